@@ -1,0 +1,355 @@
+"""Read protocol and variant files (TOML, see docs/cards.md), validate them, and compile them to
+the engine's step records. Every error names the file, the card and the key."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.engine._core import STEP_FIELDS, constants
+
+K = constants()
+BOXES = ("top", "middle", "bottom")
+OFFICIAL_DIR = Path(__file__).resolve().parent.parent.parent / "datasets" / "protocols"
+
+SELECTOR_KEYS = {"whose", "covered", "face", "other", "line", "value", "min_cards", "pick", "each"}
+STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under"}
+FIELD_VERBS = {"flip", "delete", "return", "shift", "reveal"}
+COUNT_WORDS = {"this", "that", "all", "each", "1+", "discarded+1", "value_of_that", "per_2_in_line"}
+PASSIVE_KEYS = {
+    "facedown_value", "line_value", "line_value_per_facedown", "deny_play", "play_faceup_anywhere",
+    "ignore_middle", "skip_check_cache",
+}
+
+
+class CardDataError(ValueError):
+    """A card file that cannot be used; the message says where and what was expected."""
+
+
+@dataclass
+class Box:
+    text: str = ""
+    when: str | None = None
+    by: str = "you"
+    do: list[dict[str, Any]] = field(default_factory=list)
+    passive: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def encoded(self) -> bool:
+        return not self.text or bool(self.do or self.passive)
+
+
+@dataclass
+class CardSpec:
+    name: str
+    protocol: str
+    set: str
+    value: int
+    boxes: dict[str, Box]
+    source: str
+
+    @property
+    def encoded(self) -> bool:
+        return all(b.encoded for b in self.boxes.values())
+
+    def text(self, box: str) -> str:
+        return self.boxes[box].text if box in self.boxes else ""
+
+
+@dataclass
+class ProtocolSpec:
+    name: str
+    set: str
+    cards: list[CardSpec]
+    source: str
+
+
+@dataclass
+class VariantSpec:
+    """Replacements for official cards: each entry names the card it replaces."""
+
+    name: str
+    replaces: dict[str, dict[str, Any]]
+    source: str
+
+
+def _err(path: Path | str, card: str | None, key: str | None, msg: str) -> CardDataError:
+    where = str(path)
+    if card:
+        where += f": {card}"
+    if key:
+        where += f": key '{key}'"
+    return CardDataError(f"{where}: {msg}")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise CardDataError(f"{path}: file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CardDataError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise CardDataError(f"{path}: cannot be read: {e}") from None
+
+
+def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
+    key = f"{box}.do[{i}]"
+    if not isinstance(step, dict):
+        raise _err(path, card, key, f"expected a table like {{ draw = 1 }}, got {step!r}")
+    verbs = [k for k in step if k in K["verbs"]]
+    if len(verbs) != 1:
+        raise _err(path, card, key, f"expected exactly one verb ({', '.join(sorted(K['verbs']))}), "
+                   f"got {sorted(step)}")
+    verb = verbs[0]
+    count = step[verb]
+    allowed = SELECTOR_KEYS | STEP_OPTION_KEYS | {verb}
+    for k in step:
+        if k not in allowed:
+            raise _err(path, card, f"{key}.{k}", f"unknown key for verb '{verb}'; "
+                       f"expected one of {sorted(allowed - {verb})}")
+    if verb == "either":
+        if not (isinstance(count, list) and len(count) == 2 and all(isinstance(b, list) and b for b in count)):
+            raise _err(path, card, f"{key}.either", "expected two non-empty arrays of steps")
+        for b, branch in enumerate(count):
+            for j, s in enumerate(branch):
+                _check_step(path, card, f"{box}.do[{i}].either[{b}]", s, j)
+        return
+    if verb in ("refresh", "reveal_hand"):
+        if count is not True:
+            raise _err(path, card, f"{key}.{verb}", "expected true")
+    elif verb in ("rearrange", "swap"):
+        if count not in (("yours", "theirs") if verb == "rearrange" else ("yours",)):
+            raise _err(path, card, f"{key}.{verb}", "expected \"yours\"" +
+                       (" or \"theirs\"" if verb == "rearrange" else ""))
+    elif verb == "deny_compile":
+        if count != "next_turn":
+            raise _err(path, card, f"{key}.deny_compile", "expected \"next_turn\"")
+    elif isinstance(count, bool) or not (
+            (isinstance(count, int) and 1 <= count <= 30) or count in COUNT_WORDS):
+        raise _err(path, card, f"{key}.{verb}", f"expected a count 1-30 or one of {sorted(COUNT_WORDS)}, "
+                   f"got {count!r}")
+    checks = {
+        "whose": set(K["whose"]), "face": set(K["face"]), "line": set(K["line"]),
+        "pick": set(K["pick"]), "each": set(K["each"]), "to": set(K["to"]), "from": set(K["from"]),
+        "if": set(K["if"]), "who": {"you", "opponent"}, "under": {"this"},
+    }
+    for k, ok in checks.items():
+        if k in step and step[k] not in ok:
+            raise _err(path, card, f"{key}.{k}", f"expected one of {sorted(ok)}, got {step[k]!r}")
+    if "covered" in step and step["covered"] not in (True, False, "any"):
+        raise _err(path, card, f"{key}.covered", f"expected true, false or \"any\", got {step['covered']!r}")
+    for k in ("may", "other"):
+        if k in step and not isinstance(step[k], bool):
+            raise _err(path, card, f"{key}.{k}", f"expected true or false, got {step[k]!r}")
+    if "value" in step:
+        v = step["value"]
+        if not (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x <= 15 for x in v)):
+            raise _err(path, card, f"{key}.value", f"expected a list of values 0-15, got {v!r}")
+    if "min_cards" in step and not (isinstance(step["min_cards"], int) and 0 <= step["min_cards"] <= 36):
+        raise _err(path, card, f"{key}.min_cards", "expected a whole number 0-36")
+    if verb in FIELD_VERBS and count in ("discarded+1", "value_of_that", "per_2_in_line", "1+"):
+        raise _err(path, card, f"{key}.{verb}", f"count {count!r} does not apply to '{verb}'")
+
+
+def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
+    key = f"{box}.passive[{i}]"
+    if not isinstance(mod, dict) or not (set(mod) & PASSIVE_KEYS):
+        raise _err(path, card, key, f"expected a table with one of {sorted(PASSIVE_KEYS)}")
+    extra = set(mod) - PASSIVE_KEYS - {"whose", "scope"}
+    if extra:
+        raise _err(path, card, f"{key}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(PASSIVE_KEYS)}")
+    if "deny_play" in mod and mod["deny_play"] not in ("facedown", "faceup", "any"):
+        raise _err(path, card, f"{key}.deny_play", "expected \"facedown\", \"faceup\" or \"any\"")
+    for k in ("facedown_value", "line_value", "line_value_per_facedown"):
+        if k in mod and (isinstance(mod[k], bool) or not isinstance(mod[k], int)):
+            raise _err(path, card, f"{key}.{k}", "expected a whole number")
+    if "whose" in mod and mod["whose"] not in ("you", "opponent"):
+        raise _err(path, card, f"{key}.whose", "expected \"you\" or \"opponent\"")
+    if "scope" in mod and mod["scope"] not in ("this_line", "this_stack", "all"):
+        raise _err(path, card, f"{key}.scope", "expected \"this_line\", \"this_stack\" or \"all\"")
+
+
+def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
+    if not isinstance(raw, dict):
+        raise _err(path, card, box, "expected a table with text/when/do/passive")
+    extra = set(raw) - {"text", "when", "by", "do", "passive"}
+    if extra:
+        raise _err(path, card, f"{box}.{sorted(extra)[0]}", "unknown key; expected text, when, by, do or passive")
+    text = raw.get("text", "")
+    if not isinstance(text, str):
+        raise _err(path, card, f"{box}.text", "expected a string")
+    when = raw.get("when")
+    if when is not None:
+        if box == "middle":
+            raise _err(path, card, "middle.when", "a middle box has no trigger; it runs when played or uncovered")
+        if when not in K["when"]:
+            raise _err(path, card, f"{box}.when", f"expected one of {sorted(K['when'])}, got {when!r}")
+    by = raw.get("by", "you")
+    if by not in ("you", "opponent"):
+        raise _err(path, card, f"{box}.by", "expected \"you\" or \"opponent\"")
+    do = raw.get("do", [])
+    if not isinstance(do, list):
+        raise _err(path, card, f"{box}.do", "expected an array of steps")
+    for i, s in enumerate(do):
+        _check_step(path, card, box, s, i)
+    passive = raw.get("passive", [])
+    if not isinstance(passive, list):
+        raise _err(path, card, f"{box}.passive", "expected an array of modifiers")
+    for i, m in enumerate(passive):
+        _check_passive(path, card, box, m, i)
+    if box != "middle" and do and when is None:
+        raise _err(path, card, f"{box}.when", "steps in a top or bottom box need a trigger (when = ...)")
+    return Box(text=text, when=when, by=by, do=do, passive=passive)
+
+
+def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> CardSpec:
+    if not isinstance(raw, dict):
+        raise _err(path, f"{protocol} card #{i + 1}", None, "expected a [[cards]] table")
+    value = raw.get("value")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 15:
+        raise _err(path, f"{protocol} card #{i + 1}", "value", f"expected a whole number 0-15, got {value!r}")
+    name = raw.get("name", f"{protocol} {value}")
+    extra = set(raw) - {"value", "name", "replaces", *BOXES}
+    if extra:
+        raise _err(path, name, sorted(extra)[0], "unknown key; expected value, name, top, middle or bottom")
+    boxes = {b: parse_box(path, name, b, raw[b]) for b in BOXES if b in raw}
+    return CardSpec(name=name, protocol=protocol, set=set_name, value=value, boxes=boxes, source=str(path))
+
+
+def load_file(path: str | Path) -> ProtocolSpec | VariantSpec:
+    """Parse one card file: a protocol (`protocol = ...`) or a variant (`variant = ...`)."""
+    path = Path(path)
+    raw = read_toml(path)
+    if "variant" in raw:
+        return _load_variant(path, raw)
+    for k in ("protocol", "set", "cards"):
+        if k not in raw:
+            raise _err(path, None, k, "missing; a protocol file needs protocol, set and [[cards]] "
+                       "(a variant file needs variant and [[cards]] with replaces)")
+    extra = set(raw) - {"protocol", "set", "cards"}
+    if extra:
+        raise _err(path, None, sorted(extra)[0], "unknown key; expected protocol, set, cards")
+    name, set_name = raw["protocol"], raw["set"]
+    if not isinstance(name, str) or not name.strip():
+        raise _err(path, None, "protocol", "expected a protocol name")
+    if not isinstance(raw["cards"], list) or len(raw["cards"]) != 6:
+        n = len(raw["cards"]) if isinstance(raw["cards"], list) else "no"
+        raise _err(path, name, "cards", f"expected exactly 6 [[cards]], got {n}")
+    cards = [parse_card(path, name, set_name, c, i) for i, c in enumerate(raw["cards"])]
+    names = [c.name for c in cards]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise _err(path, sorted(dup)[0], "name", "two cards have this name; give them distinct values or names")
+    return ProtocolSpec(name=name, set=set_name, cards=cards, source=str(path))
+
+
+def _load_variant(path: Path, raw: dict[str, Any]) -> VariantSpec:
+    extra = set(raw) - {"variant", "cards"}
+    if extra:
+        raise _err(path, None, sorted(extra)[0], "unknown key in a variant file; expected variant and cards")
+    cards = raw.get("cards")
+    if not isinstance(cards, list) or not cards:
+        raise _err(path, None, "cards", "expected at least one [[cards]] table with replaces = \"Card name\"")
+    out: dict[str, dict[str, Any]] = {}
+    for i, c in enumerate(cards):
+        if not isinstance(c, dict) or not isinstance(c.get("replaces"), str):
+            raise _err(path, f"card #{i + 1}", "replaces", "expected the name of the card to replace, e.g. \"Fire 1\"")
+        out[c["replaces"]] = c
+    return VariantSpec(name=str(raw["variant"]), replaces=out, source=str(path))
+
+
+def official_files() -> list[Path]:
+    return sorted(OFFICIAL_DIR.glob("*.toml"))
+
+
+# -- compiling to engine records ------------------------------------------------------------------
+
+def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, int]:
+    """The engine record for one step; an `either` compiles its alternatives onto `out`."""
+    verb = next(k for k in step if k in K["verbs"])
+    count = step[verb]
+    rec = dict.fromkeys(STEP_FIELDS, 0)
+    rec["verb"] = K["verbs"][verb]
+    if verb == "rearrange":
+        rec["n"] = 0 if count == "yours" else 1
+    elif isinstance(count, int) and not isinstance(count, bool):
+        rec["count_kind"], rec["n"] = K["count"]["n"], count
+    elif isinstance(count, str) and count in K["count"]:
+        rec["count_kind"], rec["n"] = K["count"][count], 1
+    else:
+        rec["n"] = 1
+    rec["whose"] = K["whose"][step.get("whose", "any")]
+    rec["covered"] = K["covered"][step.get("covered", False)]
+    rec["face"] = K["face"][step.get("face", "any")]
+    rec["other"] = int(step.get("other", False))
+    rec["line"] = K["line"][step.get("line", "any")]
+    rec["value_mask"] = sum(1 << v for v in step.get("value", []))
+    rec["min_cards"] = step.get("min_cards", 0)
+    rec["pick"] = K["pick"].get(step.get("pick"), 0)
+    rec["each"] = K["each"].get(step.get("each"), 0)
+    rec["to"] = K["to"][step.get("to", "any")]
+    rec["source"] = K["from"][step.get("from", "hand")]
+    rec["face_down"] = int(verb == "play" and (step.get("face") == "down" or step.get("from") == "deck_top"))
+    rec["under_this"] = int(step.get("under") == "this")
+    rec["who_opp"] = int(step.get("who") == "opponent")
+    rec["may"] = int(step.get("may", False))
+    rec["cond"] = K["if"].get(step.get("if"), 0)
+    if verb == "either":
+        for key, branch in zip(("alt_a", "alt_b"), count, strict=True):
+            rec[key] = _compile_steps(branch, out)
+            rec[key + "_len"] = len(branch)
+    return rec
+
+
+def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]]) -> int:
+    """Compile steps into contiguous records (alternatives of an `either` go after them)."""
+    start = len(out)
+    out.extend({} for _ in steps)
+    for i, step in enumerate(steps):
+        out[start + i] = _step_record(step, out)
+    return start
+
+
+def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "protocol": protocol_id, "value": card.value, "trig": [0, 0, 0], "by_opp": [0, 0, 0],
+        "step_start": [0, 0, 0], "step_len": [0, 0, 0], "passive": [0, 0, 0],
+        "facedown_value": 2, "line_value": 0, "line_value_opp": 0, "per_facedown": 0,
+    }
+    P = K["passive"]
+    for b, box_name in enumerate(BOXES):
+        box = card.boxes.get(box_name)
+        if box is None:
+            continue
+        if box.when:
+            rec["trig"][b] = K["when"][box.when]
+            rec["by_opp"][b] = int(box.by == "opponent")
+        if box.do:
+            rec["step_start"][b] = _compile_steps(box.do, steps)
+            rec["step_len"][b] = len(box.do)
+        for m in box.passive:
+            if "facedown_value" in m:
+                rec["passive"][b] |= P["facedown_value"]
+                rec["facedown_value"] = m["facedown_value"]
+            if "line_value" in m:
+                rec["passive"][b] |= P["line_value"]
+                rec["line_value"] = m["line_value"]
+                rec["line_value_opp"] = int(m.get("whose", "you") == "opponent")
+            if "line_value_per_facedown" in m:
+                rec["passive"][b] |= P["line_value_per_facedown"]
+                rec["per_facedown"] = m["line_value_per_facedown"]
+            if "deny_play" in m:
+                kind = m["deny_play"]
+                rec["passive"][b] |= {"facedown": P["deny_facedown_line"], "any": P["deny_any_line"],
+                                      "faceup": P["deny_faceup"]}[kind]
+            if m.get("play_faceup_anywhere"):
+                rec["passive"][b] |= P["play_faceup_anywhere"]
+            if m.get("ignore_middle"):
+                rec["passive"][b] |= P["ignore_middle"]
+            if m.get("skip_check_cache"):
+                rec["passive"][b] |= P["skip_check_cache"]
+    return rec

@@ -1,0 +1,142 @@
+"""Readable names for options and log entries. The same texts are used by the step API, the
+scenario runner (which answers decisions by these names) and `protolab replay`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.engine._core import constants
+
+K = constants()
+LINES = ("left", "middle", "right")
+SEATS = ("A", "B")
+DK = {v: k for k, v in K["decision"].items()}
+LG = {v: k for k, v in K["log"].items()}
+PHASES = {v: k for k, v in K["phase"].items()}
+PERMS = K["perms"]
+OPT_REFRESH, OPT_DONE, OPT_SKIP = K["opt_refresh"], K["opt_done"], K["opt_skip"]
+BOX_NAMES = ("top", "middle", "bottom")
+
+
+class Namer:
+    """Turns card instance ids into names, hiding what a viewer may not see."""
+
+    def __init__(self, pool, state: dict[str, Any], viewer: int | None = None):
+        self.pool = pool
+        self.state = state
+        self.viewer = viewer
+
+    def card(self, c: int) -> str:
+        name = self.pool.cards[self.state["cdef"][c]].name
+        if self.viewer is None:
+            return name
+        zone, face_up, owner = self.state["zone"][c], self.state["face_up"][c], self.state["owner"][c]
+        hidden = (zone == 3 and not face_up and owner != self.viewer) or (zone in (1, 2) and owner != self.viewer)
+        return "a face-down card" if hidden else name
+
+    def protocols_after(self, player: int, perm: int) -> str:
+        protos = self.state["protocols"][player]
+        return " ".join(self.pool.protocols[protos[i]] for i in PERMS[perm])
+
+    def option(self, kind: int, opt: int) -> str:
+        k = DK.get(kind, "?")
+        if k == "draft":
+            return self.pool.protocols[opt]
+        if k in ("action", "play"):
+            if opt == OPT_REFRESH:
+                return "refresh"
+            c, line, up = opt & 0xFF, (opt >> 8) & 3, (opt >> 10) & 1
+            return f"{self.card(c)} {'up' if up else 'down'} {LINES[line]}"
+        if k in ("compile_line", "line", "each_line"):
+            return LINES[opt]
+        if k == "order":
+            return self.card(opt >> 2)
+        if k == "may":
+            return "yes" if opt == 1 else "no"
+        if k == "either":
+            return str(opt + 1)
+        if k == "discard_more" and opt == OPT_DONE:
+            return "done"
+        if k in ("target", "each_card", "hand", "discard", "discard_more"):
+            return self.card(opt)
+        if k == "control_rearrange":
+            if opt == OPT_SKIP:
+                return "skip"
+            return f"{SEATS[opt >> 3]}: {self.protocols_after(opt >> 3, opt & 7)}"
+        if k == "rearrange":
+            return self.protocols_after(opt >> 3, opt & 7)
+        return str(opt)
+
+
+def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
+    """One readable, indented line per log entry (omniscient: for replays and tests)."""
+    nm = Namer(pool, state)
+    out = []
+    for kind, depth, player, card, target, a, b in entries:
+        k = LG.get(kind, "?")
+        who = SEATS[player] if player in (0, 1) else "-"
+        src = nm.card(card) if card >= 0 else who
+        tgt = nm.card(target) if target >= 0 else ""
+        pad = "  " * (depth + (0 if k == "turn" else 1))
+        if k == "turn":
+            line = f"Turn {b}: {who}"
+        elif k == "draft":
+            line = f"{who} drafts {pool.protocols[b]}"
+        elif k == "decision":
+            line = f"{who} chooses {DK.get(a, '?')}: {_decision_text(nm, a, b)}"
+        elif k == "play":
+            face = "face-up" if b & 1 else "face-down"
+            where = LINES[a] + ("" if (b >> 1) == player else f" on {SEATS[b >> 1]}'s side")
+            extra = " (under the playing card)" if b & 4 else ""
+            by = f" ({src})" if card >= 0 else ""
+            line = f"{who} plays {tgt} {face} in {where}{extra}{by}"
+        elif k == "draw":
+            line = f"{who} draws {a}"
+        elif k == "discard":
+            line = f"{who} discards {tgt}"
+        elif k == "flip":
+            line = f"{src} flips {tgt} face-{'up' if a else 'down'}"
+        elif k == "delete":
+            line = f"{'compile' if a == 1 and card < 0 else src} deletes {tgt}"
+        elif k == "return":
+            line = f"{src} returns {tgt}"
+        elif k == "shift":
+            line = f"{src} shifts {tgt} from {LINES[b]} to {LINES[a]}"
+        elif k == "compile":
+            line = f"{who} {'recompiles' if b else 'compiles'} {LINES[a]}"
+        elif k == "control":
+            line = f"{who} takes the control component" if a else f"{who} returns control to neutral"
+        elif k == "refresh":
+            line = f"{who} refreshes"
+        elif k == "rearrange":
+            line = f"{who} rearranges {SEATS[a]}'s protocols ({'-'.join(LINES[i] for i in PERMS[b])})"
+        elif k == "trigger":
+            line = f"{src} {BOX_NAMES[a]} resolves"
+        elif k == "win":
+            line = f"{who} wins"
+        elif k == "reveal":
+            line = (f"{who} reveals their hand ({b} cards)" if a == 1 else
+                    f"{who} reveals {tgt} from hand" if a == 2 else f"{src} reveals {tgt}")
+        elif k == "give":
+            line = f"{who} gives {tgt} to {SEATS[1 - player]}"
+        elif k == "take":
+            line = f"{who} takes {tgt} from {SEATS[1 - player]}" + (" (top of deck)" if a else " (at random)")
+        elif k == "cancel":
+            line = f"{src}: text interrupted"
+        elif k == "shuffle":
+            line = f"{who} shuffles their trash into their deck"
+        elif k == "deny":
+            line = f"{src}: {SEATS[1 - player]} cannot compile on turn {b}"
+        elif k == "skip":
+            line = f"{who} has no legal action" if a == 1 else f"{src}: middle text ignored"
+        else:
+            line = f"{k} {player} {card} {target} {a} {b}"
+        out.append(pad + line)
+    return out
+
+
+def _decision_text(nm: Namer, kind: int, opt: int) -> str:
+    try:
+        return nm.option(kind, opt)
+    except (IndexError, KeyError):
+        return str(opt)

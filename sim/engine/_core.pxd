@@ -1,0 +1,220 @@
+# cython: language_level=3
+"""C-level interface of the rules engine: compiled card tables, the game state and the calls a
+strategy needs. Everything here is plain C data so a whole game can run without the GIL."""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef enum:
+    NPLAYERS = 2
+    NLINES = 3
+    MAXCARDS = 36          # 2 players x 3 protocols x 6 cards
+    MAXOPT = 256
+    NBOX = 3               # top, middle, bottom
+    MAXCE = 128            # compile events kept per game
+    MAXNOTE = 40
+
+# -- compiled card vocabulary (see docs/cards.md) ---------------------------------------------
+cdef enum Verb:
+    V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_REVEAL, V_PLAY,
+    V_REFRESH, V_REARRANGE, V_SWAP, V_REVEAL_HAND, V_REVEAL_FROM_HAND, V_GIVE, V_TAKE,
+    V_DENY_COMPILE, V_EITHER
+
+cdef enum CountKind:
+    CK_N, CK_THIS, CK_THAT, CK_ALL, CK_EACH, CK_ONE_OR_MORE, CK_DISCARDED_PLUS1,
+    CK_VALUE_OF_THAT, CK_PER2_IN_LINE
+
+cdef enum Whose:
+    W_ANY, W_YOU, W_OPP
+
+cdef enum Covered:
+    C_UNCOVERED, C_COVERED, C_ANY
+
+cdef enum Face:
+    F_ANY, F_UP, F_DOWN
+
+cdef enum LineSel:
+    L_ANY, L_THIS, L_OTHER, L_CHOSEN, L_CHOSEN_OTHER
+
+cdef enum Pick:
+    P_NONE, P_HIGHEST, P_LOWEST
+
+cdef enum Each:
+    E_NONE, E_OTHER_LINE, E_LINE_WITH_YOUR_CARD
+
+cdef enum Dest:
+    T_ANY, T_THIS_LINE, T_OTHER_LINE, T_TO_OR_FROM
+
+cdef enum Source:
+    S_HAND, S_DECK_TOP, S_OPP_DECK
+
+cdef enum Cond:
+    COND_NONE, COND_DID, COND_THIS_COVERED, COND_THIS_COVERING
+
+cdef enum Trigger:
+    TR_NONE, TR_MIDDLE, TR_START, TR_END, TR_COVERED, TR_COVERED_OR_FLIPPED,
+    TR_COMPILE_DELETE, TR_AFTER_DISCARD, TR_AFTER_DRAW, TR_AFTER_DELETE, TR_AFTER_CLEAR_CACHE,
+    TR_PASSIVE
+
+# passive flags (bits of CardDef.passive[box])
+cdef enum Passive:
+    PA_FACEDOWN_VALUE = 1
+    PA_LINE_VALUE = 2
+    PA_PER_FACEDOWN = 4
+    PA_DENY_FACEDOWN_LINE = 8
+    PA_DENY_ANY_LINE = 16
+    PA_DENY_FACEUP = 32
+    PA_FACEUP_ANYWHERE = 64
+    PA_IGNORE_MIDDLE = 128
+    PA_SKIP_CACHE = 256
+
+# events that open "after" windows (bits of Game.ev[player])
+cdef enum Event:
+    EV_DISCARD = 1
+    EV_DRAW = 2
+    EV_DELETE = 4
+    EV_CLEAR_CACHE = 8
+
+cdef struct Step:
+    uint8_t verb
+    uint8_t count_kind
+    int8_t n
+    uint8_t whose
+    uint8_t covered
+    uint8_t face
+    uint8_t other
+    uint8_t line
+    uint16_t value_mask      # bit v set: value v allowed; 0: any value
+    uint8_t min_cards
+    uint8_t pick
+    uint8_t each
+    uint8_t to
+    uint8_t source
+    uint8_t face_down
+    uint8_t under_this
+    uint8_t who_opp          # the opponent performs and decides the step
+    uint8_t may
+    uint8_t cond
+    int16_t alt_a            # either: first step index and length of each alternative
+    int16_t alt_a_len
+    int16_t alt_b
+    int16_t alt_b_len
+
+cdef struct CardDef:
+    int16_t protocol
+    int8_t value
+    uint8_t trig[3]
+    uint8_t by_opp[3]        # after-triggers: fired by the opponent's action
+    int16_t step_start[3]
+    int16_t step_len[3]
+    uint16_t passive[3]
+    int8_t facedown_value
+    int8_t line_value
+    uint8_t line_value_opp
+    int8_t per_facedown
+
+# -- game state --------------------------------------------------------------------------------
+cdef enum Zone:
+    Z_OUT, Z_DECK, Z_HAND, Z_FIELD, Z_TRASH, Z_TRANSIT
+
+cdef enum Phase:
+    PH_DRAFT, PH_START, PH_CONTROL, PH_COMPILE, PH_ACTION, PH_CACHE, PH_END, PH_OVER
+
+cdef enum EndReason:
+    ER_NONE, ER_COMPILED, ER_TURN_CAP, ER_LOOP_GUARD
+
+cdef enum DecisionKind:
+    D_NONE, D_DRAFT, D_ACTION, D_COMPILE_LINE, D_ORDER, D_MAY, D_EITHER, D_TARGET, D_LINE,
+    D_DISCARD, D_DISCARD_MORE, D_HAND, D_CONTROL_REARRANGE, D_REARRANGE, D_PLAY, D_EACH_LINE,
+    D_EACH_CARD
+
+cdef enum Strategy:
+    ST_RANDOM, ST_SCRIPT
+
+cdef struct LogEntry:
+    uint8_t kind
+    int8_t depth
+    int8_t player
+    int8_t card
+    int8_t target
+    int8_t a
+    int16_t b
+
+cdef struct Game:
+    # compiled pool (owned by the Python Pool object)
+    const CardDef* cdefs
+    const Step* steps
+    const int16_t* proto_cards      # nprotocols x 6 card-def ids, by value order
+    int16_t nprotocols
+    # randomness: one counter-based stream for the game, one per player's strategy
+    uint64_t seed
+    uint64_t ctr[3]
+    # card instances
+    int16_t def_id[MAXCARDS]
+    int8_t owner[MAXCARDS]
+    int8_t face_up[MAXCARDS]
+    int8_t zone[MAXCARDS]
+    int8_t side[MAXCARDS]
+    int8_t line[MAXCARDS]
+    uint32_t epoch[MAXCARDS]
+    # zones (decks: top card at the end)
+    int8_t deck[2][MAXCARDS]
+    int8_t ndeck[2]
+    int8_t hand[2][MAXCARDS]
+    int8_t nhand[2]
+    int8_t trash[2][MAXCARDS]
+    int8_t ntrash[2]
+    int8_t stack[2][3][MAXCARDS]
+    int8_t nstack[2][3]
+    # protocols and turn
+    int16_t proto[2][3]
+    int8_t compiled[2][3]
+    int16_t drafted[6]              # picks in draft order
+    int16_t dealt[2][3]             # each side's protocols in draft order (the record's)
+    int8_t ndrafted
+    int8_t control                  # -1 neutral
+    int8_t active
+    int8_t first_player
+    int8_t phase
+    int16_t turn
+    int16_t turn_cap
+    int16_t no_compile_turn[2]
+    int8_t winner                   # -1 none, 0/1, 2 draw
+    int8_t end_reason
+    # decisions
+    int8_t strat[2]
+    int8_t halt
+    int8_t dkind
+    int8_t dplayer
+    int16_t nopts
+    int32_t opts[MAXOPT]
+    const int32_t* script
+    int32_t nscript
+    int32_t script_pos
+    # effect bookkeeping
+    uint8_t ev[2]
+    int32_t guard
+    int8_t depth
+    int8_t cur_src
+    int8_t checking                 # run invariant checks (tests)
+    int8_t violation
+    int8_t compiling_line           # line being compiled: cards uncovered there resolve nothing (4.1)
+    # statistics for the record
+    int16_t plays_up[2]
+    int16_t plays_down[2]
+    int16_t refreshes[2]
+    int16_t control_gains[2]
+    int16_t nce
+    int16_t ce_turn[MAXCE]
+    int8_t ce_player[MAXCE]
+    int8_t ce_line[MAXCE]
+    int16_t ce_proto[MAXCE]
+    int8_t ce_recompile[MAXCE]
+    # readable log (only when logging)
+    int8_t logging
+    LogEntry* log
+    int32_t nlog
+    int32_t caplog
+
+cdef void game_run(Game* g) noexcept nogil
+cdef int line_value(Game* g, int p, int l) noexcept nogil
+cdef int card_value(Game* g, int c) noexcept nogil

@@ -1,0 +1,413 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The rules engine's C core. The rules live in the included files, one concern each:
+
+- rng.pxi        counter-based randomness
+- zones.pxi      where cards are, active text, values, play restrictions
+- decisions.pxi  decisions and the readable log
+- effects.pxi    the card-step interpreter (rules 6 and 7)
+- turn.pxi       draft and turn structure (rules 1, 3 and 4)
+
+This module only adds the thin Python-facing wrappers used by `sim.game` and `sim.batch`.
+"""
+
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+include "rng.pxi"
+include "zones.pxi"
+include "decisions.pxi"
+include "effects.pxi"
+include "turn.pxi"
+include "invariants.pxi"
+
+STEP_FIELDS = (
+    "verb", "count_kind", "n", "whose", "covered", "face", "other", "line", "value_mask",
+    "min_cards", "pick", "each", "to", "source", "face_down", "under_this", "who_opp", "may",
+    "cond", "alt_a", "alt_a_len", "alt_b", "alt_b_len",
+)
+
+
+cdef class CorePool:
+    """Compiled card tables in C memory, shared read-only by every game of a pool."""
+    cdef CardDef* cards
+    cdef Step* steps
+    cdef int16_t* proto_cards
+    cdef public int ncards, nsteps, nprotocols
+
+    def __cinit__(self, list cards, list steps, list proto_cards):
+        cdef int i, b
+        cdef CardDef* d
+        cdef Step* s
+        self.ncards = len(cards)
+        self.nsteps = len(steps)
+        self.nprotocols = len(proto_cards)
+        self.cards = <CardDef*>calloc(max(1, self.ncards), sizeof(CardDef))
+        self.steps = <Step*>calloc(max(1, self.nsteps), sizeof(Step))
+        self.proto_cards = <int16_t*>calloc(max(1, self.nprotocols * 6), sizeof(int16_t))
+        for i, cd in enumerate(cards):
+            d = &self.cards[i]
+            d.protocol = cd["protocol"]
+            d.value = cd["value"]
+            for b in range(3):
+                d.trig[b] = cd["trig"][b]
+                d.by_opp[b] = cd["by_opp"][b]
+                d.step_start[b] = cd["step_start"][b]
+                d.step_len[b] = cd["step_len"][b]
+                d.passive[b] = cd["passive"][b]
+            d.facedown_value = cd["facedown_value"]
+            d.line_value = cd["line_value"]
+            d.line_value_opp = cd["line_value_opp"]
+            d.per_facedown = cd["per_facedown"]
+        for i, st in enumerate(steps):
+            s = &self.steps[i]
+            s.verb = st["verb"]; s.count_kind = st["count_kind"]; s.n = st["n"]
+            s.whose = st["whose"]; s.covered = st["covered"]; s.face = st["face"]
+            s.other = st["other"]; s.line = st["line"]; s.value_mask = st["value_mask"]
+            s.min_cards = st["min_cards"]; s.pick = st["pick"]; s.each = st["each"]
+            s.to = st["to"]; s.source = st["source"]; s.face_down = st["face_down"]
+            s.under_this = st["under_this"]; s.who_opp = st["who_opp"]; s.may = st["may"]
+            s.cond = st["cond"]; s.alt_a = st["alt_a"]; s.alt_a_len = st["alt_a_len"]
+            s.alt_b = st["alt_b"]; s.alt_b_len = st["alt_b_len"]
+        for i, six in enumerate(proto_cards):
+            for b in range(6):
+                self.proto_cards[i * 6 + b] = six[b]
+
+    def __dealloc__(self):
+        free(self.cards)
+        free(self.steps)
+        free(self.proto_cards)
+
+
+cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcept:
+    memset(g, 0, sizeof(Game))
+    g.cdefs = pool.cards
+    g.steps = pool.steps
+    g.proto_cards = pool.proto_cards
+    g.nprotocols = pool.nprotocols
+    g.seed = seed
+    g.turn_cap = turn_cap
+    g.control = -1
+    g.winner = -1
+    g.first_player = -1
+    g.cur_src = -1
+    g.compiling_line = -1
+    g.no_compile_turn[0] = -1
+    g.no_compile_turn[1] = -1
+    for p in range(2):
+        for k in range(3):
+            g.proto[p][k] = -1
+    for c in range(MAXCARDS):
+        g.def_id[c] = 0
+        g.zone[c] = Z_OUT
+        g.owner[c] = c // 18
+        g.side[c] = c // 18
+        g.line[c] = -1
+
+
+cdef inline void game_begin(Game* g, int first_player, int fixed) noexcept nogil:
+    """Coin for the first player unless fixed, then the draft (or the deal for fixed trios)."""
+    if first_player < 0:
+        g.first_player = rng_below(g, 0, 2)
+    else:
+        g.first_player = first_player
+    if fixed:
+        deal(g)
+    else:
+        g.phase = PH_DRAFT
+
+
+cdef class CoreGame:
+    """One game: a snapshot of its set-up position and a working copy replayed from it.
+
+    Decisions taken from outside (Python strategies, scenario scripts, the step API) are given as
+    a list of option indices; the engine replays them from the snapshot and halts at the next
+    decision it has no answer for. Replays are cheap (a whole game is well under a millisecond)
+    and make every position reachable exactly, with no resumable C stack."""
+    cdef Game start
+    cdef Game g
+    cdef CorePool pool
+    cdef int32_t* answers
+    cdef public int nanswers
+
+    def __cinit__(self, CorePool pool, uint64_t seed, int turn_cap=200):
+        self.pool = pool
+        game_init(&self.start, pool, seed, turn_cap)
+        game_init(&self.g, pool, seed, turn_cap)
+        self.answers = NULL
+
+    def __dealloc__(self):
+        free(self.g.log)
+        free(self.answers)
+
+    # -- set-up ------------------------------------------------------------------------------
+    def begin(self, int first_player=-1, protocols=None):
+        """Start a normal game: draft (protocols None) or fixed trios [[a,b,c],[d,e,f]]."""
+        cdef int p, k
+        if protocols is not None:
+            for p in range(2):
+                for k in range(3):
+                    self.start.proto[p][k] = protocols[p][k]
+            self.start.ndrafted = 6
+        game_begin(&self.start, first_player, protocols is not None)
+
+    def place(self, dict pos):
+        """Set up an exact position (scenarios): see sim/scenario.py for the dict layout."""
+        cdef Game* g = &self.start
+        cdef int p, k, l, c
+        g.active = pos["active"]
+        g.first_player = pos.get("first_player", 0)
+        g.turn = pos.get("turn", 1)
+        g.phase = pos["phase"]
+        g.control = pos.get("control", -1)
+        for p in range(2):
+            g.no_compile_turn[p] = pos["no_compile_turn"][p]
+            for k in range(3):
+                g.proto[p][k] = pos["protocols"][p][k]
+                g.compiled[p][k] = pos["compiled"][p][k]
+                g.dealt[p][k] = pos["protocols"][p][k]
+        g.ndrafted = 6
+        for c, d in pos["cdef"].items():
+            g.def_id[c] = d
+        for c, o in pos["owner"].items():
+            g.owner[c] = o
+        for p in range(2):
+            g.ndeck[p] = 0
+            for c in reversed(pos["deck"][p]):      # given top first; stored top last
+                g.deck[p][g.ndeck[p]] = c
+                g.ndeck[p] += 1
+                g.zone[c] = Z_DECK
+                g.side[c] = p
+            g.nhand[p] = 0
+            for c in pos["hand"][p]:
+                put_hand(g, p, c)
+            g.ntrash[p] = 0
+            for c in pos["trash"][p]:
+                g.trash[p][g.ntrash[p]] = c
+                g.ntrash[p] += 1
+                g.zone[c] = Z_TRASH
+                g.side[c] = p
+                g.face_up[c] = 1
+            for l in range(3):
+                g.nstack[p][l] = 0
+                for c, up in pos["stacks"][p][l]:
+                    g.stack[p][l][g.nstack[p][l]] = c
+                    g.nstack[p][l] += 1
+                    g.zone[c] = Z_FIELD
+                    g.side[c] = p
+                    g.line[c] = l
+                    g.face_up[c] = up
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, answers, strategies=(ST_SCRIPT, ST_SCRIPT), bint logging=False, bint checking=False):
+        """Replay from the snapshot with these answers; returns 'pending', 'over' or 'bad'."""
+        cdef int i, n = len(answers)
+        free(self.g.log)
+        memcpy(&self.g, &self.start, sizeof(Game))
+        self.g.log = NULL
+        self.g.nlog = 0
+        self.g.caplog = 0
+        self.g.logging = logging
+        self.g.checking = checking
+        free(self.answers)
+        self.answers = <int32_t*>malloc(max(1, n) * sizeof(int32_t))
+        for i in range(n):
+            self.answers[i] = answers[i]
+        self.nanswers = n
+        self.g.script = self.answers
+        self.g.nscript = n
+        self.g.script_pos = 0
+        self.g.strat[0] = strategies[0]
+        self.g.strat[1] = strategies[1]
+        with nogil:
+            game_run(&self.g)
+        if self.g.halt == 3:
+            return "violation"
+        if self.g.halt == 2:
+            return "bad"
+        if self.g.halt:
+            return "pending"
+        return "over"
+
+    def pending(self):
+        """(player, kind, options) of the decision the engine halted at."""
+        cdef int i
+        return (self.g.dplayer, self.g.dkind, [self.g.opts[i] for i in range(self.g.nopts)])
+
+    def check(self, bint boundary=False):
+        """Invariant violation code of the current position (0: none); see invariants.pxi."""
+        return check_invariants(&self.g, boundary)
+
+    def used_answers(self):
+        return self.g.script_pos
+
+    # -- reading the state -------------------------------------------------------------------
+    def state(self):
+        """The whole state as plain Python data (omniscient: tests and the scenario runner)."""
+        cdef Game* g = &self.g
+        cdef int p, l, i, c
+        return {
+            "cdef": [g.def_id[c] for c in range(MAXCARDS)],
+            "owner": [g.owner[c] for c in range(MAXCARDS)],
+            "face_up": [g.face_up[c] for c in range(MAXCARDS)],
+            "zone": [g.zone[c] for c in range(MAXCARDS)],
+            "deck": [[g.deck[p][i] for i in range(g.ndeck[p] - 1, -1, -1)] for p in range(2)],
+            "hand": [[g.hand[p][i] for i in range(g.nhand[p])] for p in range(2)],
+            "trash": [[g.trash[p][i] for i in range(g.ntrash[p])] for p in range(2)],
+            "stacks": [[[g.stack[p][l][i] for i in range(g.nstack[p][l])] for l in range(3)] for p in range(2)],
+            "protocols": [[g.proto[p][l] for l in range(3)] for p in range(2)],
+            "dealt": [[g.dealt[p][l] for l in range(3)] for p in range(2)],
+            "compiled": [[g.compiled[p][l] for l in range(3)] for p in range(2)],
+            "values": [[line_value(g, p, l) for l in range(3)] for p in range(2)],
+            "card_values": [card_value(g, c) for c in range(MAXCARDS)],
+            "control": g.control,
+            "active": g.active,
+            "first_player": g.first_player,
+            "phase": g.phase,
+            "turn": g.turn,
+            "turn_cap": g.turn_cap,
+            "winner": g.winner,
+            "end_reason": g.end_reason,
+            "violation": g.violation,
+            "plays_up": [g.plays_up[0], g.plays_up[1]],
+            "plays_down": [g.plays_down[0], g.plays_down[1]],
+            "refreshes": [g.refreshes[0], g.refreshes[1]],
+            "control_gains": [g.control_gains[0], g.control_gains[1]],
+            "compiles": [(g.ce_turn[i], g.ce_player[i], g.ce_line[i], g.ce_proto[i], g.ce_recompile[i]) for i in range(g.nce)],
+            "no_compile_turn": [g.no_compile_turn[0], g.no_compile_turn[1]],
+        }
+
+    def log_entries(self):
+        cdef int i
+        cdef LogEntry* e
+        out = []
+        for i in range(self.g.nlog):
+            e = &self.g.log[i]
+            out.append((e.kind, e.depth, e.player, e.card, e.target, e.a, e.b))
+        return out
+
+
+def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_player,
+               cnp.int16_t[:, ::1] protocols, dict out, int max_compiles, bint checking=False):
+    """Play whole games at C speed with the built-in random strategy, without the GIL.
+
+    Fills the preallocated column arrays in `out` (one row per seed): see sim/batch.py."""
+    cdef Py_ssize_t n = seeds.shape[0], i, j
+    cdef Game* g = <Game*>malloc(sizeof(Game))
+    cdef Game* proto_game = <Game*>malloc(sizeof(Game))
+    cdef cnp.int8_t[::1] winner = out["winner"]
+    cdef cnp.int8_t[::1] first = out["first_player"]
+    cdef cnp.int8_t[::1] reason = out["end_reason"]
+    cdef cnp.int16_t[::1] turns = out["turns"]
+    cdef cnp.int16_t[:, ::1] drafted = out["protocols"]
+    cdef cnp.int16_t[:, ::1] plays_up = out["plays_up"]
+    cdef cnp.int16_t[:, ::1] plays_down = out["plays_down"]
+    cdef cnp.int16_t[:, ::1] refreshes = out["refreshes"]
+    cdef cnp.int16_t[:, ::1] control_gains = out["control_gains"]
+    cdef cnp.int16_t[::1] ncomp = out["n_compiles"]
+    cdef cnp.int16_t[:, ::1] ce_turn = out["compile_turn"]
+    cdef cnp.int8_t[:, ::1] ce_player = out["compile_player"]
+    cdef cnp.int8_t[:, ::1] ce_line = out["compile_line"]
+    cdef cnp.int16_t[:, ::1] ce_proto = out["compile_protocol"]
+    cdef cnp.int8_t[:, ::1] ce_re = out["compile_recompile"]
+    cdef cnp.int8_t[::1] violation = out["violation"]
+    cdef bint fixed = protocols.shape[0] > 0
+    cdef int p, k, m
+    game_init(proto_game, pool, 0, turn_cap)
+    try:
+        with nogil:
+            for i in range(n):
+                memcpy(g, proto_game, sizeof(Game))
+                g.seed = seeds[i]
+                if fixed:
+                    for p in range(2):
+                        for k in range(3):
+                            g.proto[p][k] = protocols[i % protocols.shape[0], p * 3 + k]
+                    g.ndrafted = 6
+                g.checking = checking
+                game_begin(g, first_player, fixed)
+                game_run(g)
+                violation[i] = g.violation
+                winner[i] = g.winner
+                first[i] = g.first_player
+                reason[i] = g.end_reason
+                turns[i] = g.turn if g.turn <= g.turn_cap else g.turn_cap
+                for p in range(2):
+                    for k in range(3):
+                        drafted[i, p * 3 + k] = g.dealt[p][k]
+                    plays_up[i, p] = g.plays_up[p]
+                    plays_down[i, p] = g.plays_down[p]
+                    refreshes[i, p] = g.refreshes[p]
+                    control_gains[i, p] = g.control_gains[p]
+                m = g.nce if g.nce < max_compiles else max_compiles
+                ncomp[i] = g.nce
+                for j in range(m):
+                    ce_turn[i, j] = g.ce_turn[j]
+                    ce_player[i, j] = g.ce_player[j]
+                    ce_line[i, j] = g.ce_line[j]
+                    ce_proto[i, j] = g.ce_proto[j]
+                    ce_re[i, j] = g.ce_recompile[j]
+    finally:
+        free(g)
+        free(proto_game)
+
+
+def constants():
+    """Enum values shared with the Python side (one source of truth: _core.pxd)."""
+    return {
+        "verbs": {"draw": V_DRAW, "discard": V_DISCARD, "flip": V_FLIP, "delete": V_DELETE,
+                  "return": V_RETURN, "shift": V_SHIFT, "reveal": V_REVEAL, "play": V_PLAY,
+                  "refresh": V_REFRESH, "rearrange": V_REARRANGE, "swap": V_SWAP,
+                  "reveal_hand": V_REVEAL_HAND, "reveal_from_hand": V_REVEAL_FROM_HAND,
+                  "give": V_GIVE, "take": V_TAKE, "deny_compile": V_DENY_COMPILE,
+                  "either": V_EITHER},
+        "count": {"n": CK_N, "this": CK_THIS, "that": CK_THAT, "all": CK_ALL, "each": CK_EACH,
+                  "1+": CK_ONE_OR_MORE, "discarded+1": CK_DISCARDED_PLUS1,
+                  "value_of_that": CK_VALUE_OF_THAT, "per_2_in_line": CK_PER2_IN_LINE},
+        "whose": {"any": W_ANY, "you": W_YOU, "opponent": W_OPP},
+        "covered": {False: C_UNCOVERED, True: C_COVERED, "any": C_ANY},
+        "face": {"any": F_ANY, "up": F_UP, "down": F_DOWN},
+        "line": {"any": L_ANY, "this": L_THIS, "other": L_OTHER, "chosen": L_CHOSEN,
+                 "chosen_other": L_CHOSEN_OTHER},
+        "pick": {"highest": P_HIGHEST, "lowest": P_LOWEST},
+        "each": {"other_line": E_OTHER_LINE, "line_with_your_card": E_LINE_WITH_YOUR_CARD},
+        "to": {"any": T_ANY, "this_line": T_THIS_LINE, "other_line": T_OTHER_LINE,
+               "to_or_from_this_line": T_TO_OR_FROM},
+        "from": {"hand": S_HAND, "deck_top": S_DECK_TOP, "opponent_deck": S_OPP_DECK},
+        "if": {"did": COND_DID, "this_covered": COND_THIS_COVERED,
+               "this_covering": COND_THIS_COVERING},
+        "when": {"start": TR_START, "end": TR_END, "covered": TR_COVERED,
+                 "covered_or_flipped": TR_COVERED_OR_FLIPPED, "compile_delete": TR_COMPILE_DELETE,
+                 "after_discard": TR_AFTER_DISCARD, "after_draw": TR_AFTER_DRAW,
+                 "after_delete": TR_AFTER_DELETE, "after_clear_cache": TR_AFTER_CLEAR_CACHE},
+        "passive": {"facedown_value": PA_FACEDOWN_VALUE, "line_value": PA_LINE_VALUE,
+                    "line_value_per_facedown": PA_PER_FACEDOWN,
+                    "deny_facedown_line": PA_DENY_FACEDOWN_LINE, "deny_any_line": PA_DENY_ANY_LINE,
+                    "deny_faceup": PA_DENY_FACEUP, "play_faceup_anywhere": PA_FACEUP_ANYWHERE,
+                    "ignore_middle": PA_IGNORE_MIDDLE, "skip_check_cache": PA_SKIP_CACHE},
+        "decision": {"draft": D_DRAFT, "action": D_ACTION, "compile_line": D_COMPILE_LINE,
+                     "order": D_ORDER, "may": D_MAY, "either": D_EITHER, "target": D_TARGET,
+                     "line": D_LINE, "discard": D_DISCARD, "discard_more": D_DISCARD_MORE,
+                     "hand": D_HAND, "control_rearrange": D_CONTROL_REARRANGE,
+                     "rearrange": D_REARRANGE, "play": D_PLAY, "each_line": D_EACH_LINE,
+                     "each_card": D_EACH_CARD},
+        "phase": {"draft": PH_DRAFT, "start": PH_START, "control": PH_CONTROL,
+                  "compile": PH_COMPILE, "action": PH_ACTION, "cache": PH_CACHE, "end": PH_END,
+                  "over": PH_OVER},
+        "end_reason": {ER_NONE: "none", ER_COMPILED: "compiled", ER_TURN_CAP: "turn_cap",
+                       ER_LOOP_GUARD: "loop_guard"},
+        "log": {"turn": LG_TURN, "decision": LG_DECISION, "play": LG_PLAY, "draw": LG_DRAW,
+                "discard": LG_DISCARD, "flip": LG_FLIP, "delete": LG_DELETE, "return": LG_RETURN,
+                "shift": LG_SHIFT, "compile": LG_COMPILE, "control": LG_CONTROL,
+                "refresh": LG_REFRESH, "rearrange": LG_REARRANGE, "trigger": LG_TRIGGER,
+                "win": LG_WIN, "reveal": LG_REVEAL, "give": LG_GIVE, "take": LG_TAKE,
+                "cancel": LG_CANCEL, "draft": LG_DRAFT, "shuffle": LG_SHUFFLE, "deny": LG_DENY,
+                "skip": LG_SKIP},
+        "strategy": {"random": ST_RANDOM, "script": ST_SCRIPT},
+        "opt_refresh": OPT_REFRESH, "opt_done": OPT_DONE, "opt_skip": OPT_SKIP,
+        "perms": [[PERMS[i][j] for j in range(3)] for i in range(6)],
+    }

@@ -1,0 +1,192 @@
+"""Step-by-step Python API for tests and notebooks (in the spirit of OpenSpiel's state API).
+
+    game = Game(load_pool(), seed=7)
+    while (d := game.pending()) is not None:
+        game.answer(0)                      # or game.answer("Fire 1 up left")
+    game.record()
+
+Each answer is replayed by the C engine from the game's start position (see CoreGame), so the
+state after any sequence of answers is exact and reproducible."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sim.describe import DK, LINES, PHASES, SEATS, Namer, format_log
+from sim.engine._core import CoreGame, constants
+from sim.pool import ENGINE_VERSION, Pool, load_pool
+from sim.record import make_record
+
+K = constants()
+ST_RANDOM, ST_SCRIPT = K["strategy"]["random"], K["strategy"]["script"]
+ZONES = ("out", "deck", "hand", "field", "trash", "transit")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A choice the engine is waiting for: who decides, what kind, and the legal options."""
+
+    player: int
+    kind: str
+    options: list[str]
+    values: list[int]
+
+    @property
+    def seat(self) -> str:
+        return SEATS[self.player]
+
+
+class Game:
+    """One game. `protocols` fixes both trios (names, left to right); otherwise a draft is played.
+    `auto` names seats whose decisions the engine's random strategy takes."""
+
+    def __init__(self, pool: Pool | None = None, seed: int = 0,
+                 protocols: Sequence[Sequence[str]] | None = None, first_player: int | None = None,
+                 turn_cap: int = 200, auto: Sequence[int] = ()):
+        self.pool = pool or load_pool()
+        self.seed = seed
+        self.core = CoreGame(self.pool.core, seed, turn_cap)
+        self.turn_cap = turn_cap
+        ids = None
+        if protocols is not None:
+            ids = [[self.pool.protocol(n) for n in side] for side in protocols]
+            flat = [i for side in ids for i in side]
+            if len(flat) != 6 or len(set(flat)) != 6:
+                raise ValueError("protocols must be two trios of six distinct protocols")
+        self.core.begin(-1 if first_player is None else first_player, ids)
+        self.strategies = tuple(ST_RANDOM if p in auto else ST_SCRIPT for p in (0, 1))
+        self.answers: list[int] = []
+        self._status = self.core.run(self.answers, self.strategies)
+
+    @classmethod
+    def from_core(cls, pool: Pool, core: CoreGame, turn_cap: int = 200) -> Game:
+        """Wrap an already set-up core (scenarios)."""
+        g = cls.__new__(cls)
+        g.pool, g.seed, g.core, g.turn_cap = pool, 0, core, turn_cap
+        g.strategies = (ST_SCRIPT, ST_SCRIPT)
+        g.answers = []
+        g._status = core.run(g.answers, g.strategies)
+        return g
+
+    # -- decisions -----------------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self._status == "over"
+
+    def pending(self, viewer: int | None = None) -> Decision | None:
+        """The decision the game waits for, or None when it is over. Option texts are written
+        for `viewer` (None: omniscient names, as scenarios use)."""
+        if self.is_over:
+            return None
+        player, kind, values = self.core.pending()
+        nm = Namer(self.pool, self.core.state(), viewer)
+        return Decision(player, DK[kind], [nm.option(kind, v) for v in values], values)
+
+    def answer(self, choice: int | str) -> None:
+        d = self.pending()
+        if d is None:
+            raise RuntimeError("the game is over; there is nothing to answer")
+        if isinstance(choice, str):
+            wanted = " ".join(choice.lower().split())
+            matches = [i for i, o in enumerate(d.options) if o.lower() == wanted]
+            if not matches:
+                raise ValueError(f"{choice!r} is not an option of this {d.kind} decision for "
+                                 f"{d.seat}; options: {d.options}")
+            choice = matches[0]
+        if not 0 <= choice < len(d.options):
+            raise ValueError(f"option index {choice} out of range 0..{len(d.options) - 1}")
+        self.answers.append(choice)
+        self._status = self.core.run(self.answers, self.strategies)
+
+    def play_out(self) -> None:
+        """Finish the game with the random strategy for both seats."""
+        self.strategies = (ST_RANDOM, ST_RANDOM)
+        self._status = self.core.run(self.answers, self.strategies)
+
+    # -- state -----------------------------------------------------------------------------------
+    def raw_state(self) -> dict[str, Any]:
+        return self.core.state()
+
+    def state(self) -> dict[str, Any]:
+        """Omniscient, readable state: every zone by card name (face-down cards as 'down:NAME')."""
+        s = self.core.state()
+        nm = Namer(self.pool, s)
+        names = self.pool.protocols
+
+        def stack(cards):
+            return [nm.card(c) if s["face_up"][c] else "down:" + nm.card(c) for c in cards]
+
+        players = {}
+        for p in (0, 1):
+            players[SEATS[p]] = {
+                "protocols": [names[i] for i in s["protocols"][p]],
+                "compiled": [names[i] for i, c in zip(s["protocols"][p], s["compiled"][p], strict=True) if c],
+                "hand": [nm.card(c) for c in s["hand"][p]],
+                "deck": [nm.card(c) for c in s["deck"][p]],
+                "trash": [nm.card(c) for c in s["trash"][p]],
+                "stacks": [stack(s["stacks"][p][line]) for line in range(3)],
+                "values": s["values"][p],
+                "owns": [nm.card(c) for c in range(36)
+                         if s["zone"][c] != 0 and s["owner"][c] == p and c // 18 != p],
+            }
+        return {
+            **players,
+            "active": SEATS[s["active"]],
+            "turn": s["turn"],
+            "phase": PHASES[s["phase"]],
+            "control": "none" if s["control"] < 0 else SEATS[s["control"]],
+            "winner": {-1: "none", 0: "A", 1: "B", 2: "draw"}[s["winner"]],
+        }
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """What `player` may know (8.1): own hand and own face-down cards, the public field,
+        trashes and counts. Never the opponent's hand, face-down identities or deck order."""
+        s = self.core.state()
+        nm = Namer(self.pool, s, viewer=player)
+        names = self.pool.protocols
+
+        def card_view(c):
+            up = bool(s["face_up"][c])
+            visible = up or s["owner"][c] == player
+            return {"card": nm.card(c) if visible else None, "face_up": up, "value": s["card_values"][c]
+                    if up or s["owner"][c] == player else 2}
+
+        obs = {
+            "player": SEATS[player],
+            "turn": s["turn"],
+            "active": SEATS[s["active"]],
+            "phase": PHASES[s["phase"]],
+            "control": "none" if s["control"] < 0 else SEATS[s["control"]],
+            "hand": [nm.card(c) for c in s["hand"][player]],
+            "sides": {},
+        }
+        for p in (0, 1):
+            obs["sides"][SEATS[p]] = {
+                "protocols": [names[i] for i in s["protocols"][p]],
+                "compiled": list(map(bool, s["compiled"][p])),
+                "stacks": [[card_view(c) for c in s["stacks"][p][line]] for line in range(3)],
+                "values": s["values"][p],
+                "hand_count": len(s["hand"][p]),
+                "deck_count": len(s["deck"][p]),
+                "trash": [nm.card(c) for c in s["trash"][p]],
+            }
+        d = self.pending(viewer=player)
+        if d is not None and d.player == player:
+            obs["decision"] = {"kind": d.kind, "options": d.options}
+        return obs
+
+    # -- results ----------------------------------------------------------------------------------
+    def log(self) -> list[str]:
+        """The readable log of everything so far (each decision and effect, indented by cause)."""
+        self.core.run(self.answers, self.strategies, True)
+        lines = format_log(self.pool, self.core.state(), self.core.log_entries())
+        self._status = self.core.run(self.answers, self.strategies)
+        return lines
+
+    def record(self, strategies: Sequence[str] = ("script", "script")) -> dict[str, Any]:
+        return make_record(self.pool, self.seed, strategies, self.core.state(), ENGINE_VERSION)
+
+
+__all__ = ["Game", "Decision", "LINES", "ZONES"]

@@ -1,0 +1,137 @@
+"""A card pool: the protocols a game may use, compiled once and shared by every game."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.cards.loader import (
+    BOXES,
+    CardDataError,
+    CardSpec,
+    ProtocolSpec,
+    VariantSpec,
+    compile_card,
+    load_file,
+    official_files,
+    parse_card,
+)
+from sim.engine._core import CorePool
+
+DEFAULT_SETS = ("Main 1", "Aux 1")
+ENGINE_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    """One card of the pool as a designer reads it."""
+
+    id: int
+    name: str
+    protocol: str
+    set: str
+    value: int
+    top: str
+    middle: str
+    bottom: str
+    encoded: bool
+    source: str
+
+
+class Pool:
+    """Protocols (by id), their cards (by def id) and the compiled engine tables."""
+
+    def __init__(self, protocols: Sequence[ProtocolSpec], variants: Sequence[str] = ()):
+        self.protocols = [p.name for p in protocols]
+        self.protocol_sets = {p.name: p.set for p in protocols}
+        self.variants = list(variants)
+        self.specs: list[CardSpec] = []
+        steps: list[dict[str, int]] = []
+        cards: list[dict] = []
+        proto_cards: list[list[int]] = []
+        for pid, proto in enumerate(protocols):
+            six = []
+            for spec in sorted(proto.cards, key=lambda c: (c.value, c.name)):
+                six.append(len(cards))
+                cards.append(compile_card(spec, pid, steps))
+                self.specs.append(spec)
+            proto_cards.append(six)
+        self.cards = [
+            CardInfo(id=i, name=s.name, protocol=s.protocol, set=s.set, value=s.value,
+                     top=s.text("top"), middle=s.text("middle"), bottom=s.text("bottom"),
+                     encoded=s.encoded, source=s.source)
+            for i, s in enumerate(self.specs)
+        ]
+        self.by_name = {c.name.lower(): c for c in self.cards}
+        self.protocol_id = {n.lower(): i for i, n in enumerate(self.protocols)}
+        canonical = json.dumps({"protocols": self.protocols, "cards": cards, "steps": steps,
+                                "names": [c.name for c in self.cards]}, sort_keys=True)
+        self.hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        self.core = CorePool(cards, steps, proto_cards)
+
+    def card(self, name: str) -> CardInfo:
+        try:
+            return self.by_name[name.strip().lower()]
+        except KeyError:
+            raise KeyError(f"unknown card {name!r}: not in this pool "
+                           f"(protocols: {', '.join(self.protocols)})") from None
+
+    def protocol(self, name: str) -> int:
+        try:
+            return self.protocol_id[name.strip().lower()]
+        except KeyError:
+            raise KeyError(f"unknown protocol {name!r}; this pool has: {', '.join(self.protocols)}") from None
+
+    def __repr__(self) -> str:
+        return f"Pool({len(self.protocols)} protocols, {len(self.cards)} cards, hash {self.hash})"
+
+
+def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec) -> None:
+    index = {c.name.lower(): (p, i) for p in protos.values() for i, c in enumerate(p.cards)}
+    for target, raw in var.replaces.items():
+        if target.lower() not in index:
+            raise CardDataError(f"{var.source}: card '{target}': key 'replaces': no such card in the pool")
+        proto, i = index[target.lower()]
+        old = proto.cards[i]
+        merged = {"value": old.value, "name": old.name}
+        for b in BOXES:
+            if b in old.boxes:
+                box = old.boxes[b]
+                merged[b] = {k: copy.deepcopy(v) for k, v in (("text", box.text), ("when", box.when),
+                             ("by", box.by), ("do", box.do), ("passive", box.passive)) if v}
+        for k, v in raw.items():
+            if k != "replaces":
+                merged[k] = v
+        proto.cards[i] = parse_card(Path(var.source), proto.name, proto.set, merged, i)
+        proto.cards[i].source = var.source
+
+
+def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = ()) -> Pool:
+    """The official protocols of these sets plus designer files (new protocols or variants).
+
+    A protocol file whose name matches an official protocol replaces it; a variant file replaces
+    single cards. Files are applied in the order given."""
+    sets = list(sets)
+    official = [load_file(p) for p in official_files()]
+    known_sets = sorted({p.set for p in official})
+    for s in sets:
+        if s not in known_sets:
+            raise CardDataError(f"unknown set {s!r}; expected one of {', '.join(known_sets)}")
+    protos: dict[str, ProtocolSpec] = {p.name: p for p in official if p.set in sets}
+    variants = []
+    for f in cards:
+        spec = load_file(f)
+        if isinstance(spec, VariantSpec):
+            _apply_variant(protos, spec)
+            variants.append(f"{spec.name} ({f})")
+        else:
+            protos[spec.name] = spec
+            variants.append(f"{spec.name} ({f})")
+    if len(protos) < 6:
+        raise CardDataError(f"a game needs at least 6 protocols; sets {sets} give {len(protos)}")
+    order = sorted(protos.values(), key=lambda p: p.name)
+    return Pool(order, variants)

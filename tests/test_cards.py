@@ -1,0 +1,110 @@
+"""Card data: the official files load, match the reference texts, and bad files fail clearly."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sim.cards.loader import CardDataError, load_file
+from sim.pool import load_pool
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "cards.json"
+
+
+def reference_cards(sets=("Main 1", "Aux 1")):
+    data = json.loads(REFERENCE.read_text())
+    return {c["name"]: c for p in data["protocols"] if p["set"] in sets for c in p["cards"]}
+
+
+def test_pool_has_90_encoded_cards(pool):
+    assert len(pool.cards) == 90
+    assert len(pool.protocols) == 15
+    assert all(c.encoded for c in pool.cards), [c.name for c in pool.cards if not c.encoded]
+
+
+def test_texts_and_values_match_reference(pool):
+    ref = reference_cards()
+    assert {c.name for c in pool.cards} == set(ref)
+    for c in pool.cards:
+        r = ref[c.name]
+        assert (c.value, c.top, c.middle, c.bottom) == (r["value"], r["top"], r["middle"], r["bottom"]), c.name
+
+
+def test_pool_hash_is_stable_and_content_based(tmp_path):
+    a, b = load_pool(), load_pool()
+    assert a.hash == b.hash
+    v = tmp_path / "fire1.toml"
+    v.write_text('variant = "Fire 1 worth 3"\n[[cards]]\nreplaces = "Fire 1"\nvalue = 3\n')
+    c = load_pool(cards=[v])
+    assert c.hash != a.hash
+    assert c.card("Fire 1").value == 3
+    assert c.card("Fire 1").middle == a.card("Fire 1").middle
+
+
+def test_variant_runs_without_rebuild(tmp_path):
+    """A designer's variant (Darkness 0 draws 2 instead of 3) changes play immediately."""
+    from sim.game import Game
+
+    v = tmp_path / "dark0.toml"
+    v.write_text('variant = "Darkness 0 draws 2"\n[[cards]]\nreplaces = "Darkness 0"\n'
+                 'middle.text = "Draw 2 cards. Shift 1 of your opponent\'s covered cards."\n'
+                 'middle.do = [ { draw = 2 }, { shift = 1, whose = "opponent", covered = true } ]\n')
+    for extra, drawn in (((), 3), ((v,), 2)):
+        p = load_pool(cards=extra)
+        g = Game(p, seed=1, protocols=[["Darkness", "Fire", "Water"], ["Hate", "Light", "Life"]], first_player=0)
+        hand = g.state()["A"]["hand"]
+        opts = g.pending().options
+        choice = next((o for o in opts if o.startswith("Darkness 0 up")), None)
+        if choice is None:
+            pytest.skip("Darkness 0 not in the opening hand for this seed")
+        g.answer(choice)
+        assert len(g.state()["A"]["hand"]) == len(hand) - 1 + drawn
+
+
+BAD_FILES = {
+    "not toml": ("protocol = \n", "not valid TOML"),
+    "five cards": ('protocol = "X"\nset = "S"\n' + '[[cards]]\nvalue = 1\n' * 5, "expected exactly 6"),
+    "unknown verb": ('protocol = "X"\nset = "S"\n' + "".join(
+        f'[[cards]]\nvalue = {v}\nmiddle.text = "t"\nmiddle.do = [ {{ explode = 1 }} ]\n' for v in range(6)),
+        "expected exactly one verb"),
+    "bad count": ('protocol = "X"\nset = "S"\n' + "".join(
+        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ draw = "lots" }} ]\n' for v in range(6)), "expected a count"),
+    "bad when": ('protocol = "X"\nset = "S"\n' + "".join(
+        f'[[cards]]\nvalue = {v}\ntop.when = "noon"\ntop.do = [ {{ draw = 1 }} ]\n' for v in range(6)),
+        "key 'top.when'"),
+    "unknown selector": ('protocol = "X"\nset = "S"\n' + "".join(
+        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ flip = 1, colour = "red" }} ]\n' for v in range(6)),
+        "middle.do[0].colour"),
+    "missing set": ('protocol = "X"\n[[cards]]\nvalue = 1\n', "key 'set'"),
+    "bad value": ('protocol = "X"\nset = "S"\n' + '[[cards]]\nvalue = "one"\n' * 6, "key 'value'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_malformed_files_name_file_and_key(tmp_path, case):
+    text, fragment = BAD_FILES[case]
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(CardDataError) as e:
+        load_file(f)
+    msg = str(e.value)
+    assert str(f) in msg and fragment in msg, msg
+
+
+def test_variant_of_unknown_card(tmp_path):
+    f = tmp_path / "v.toml"
+    f.write_text('variant = "x"\n[[cards]]\nreplaces = "Fire 9"\nvalue = 1\n')
+    with pytest.raises(CardDataError, match="Fire 9.*no such card"):
+        load_pool(cards=[f])
+
+
+def test_unknown_card_and_protocol_names(pool):
+    with pytest.raises(KeyError, match="unknown card"):
+        pool.card("Fire 7")
+    with pytest.raises(KeyError, match="unknown protocol"):
+        pool.protocol("Frost")
+
+
+def test_missing_file():
+    with pytest.raises(CardDataError, match="file not found"):
+        load_file("/nonexistent/protocol.toml")
