@@ -15,6 +15,8 @@ extensions = [
 ]
 
 setup(
+    packages=["sim", "sim.engine", "sim.cards", "strategies", "analysis", "protolab_datasets"],
+    package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,
         compiler_directives={"language_level": "3", "boundscheck": False, "wraparound": False},

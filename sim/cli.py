@@ -199,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="print the readable log of the game a seed produces")
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--protocols", nargs=2, metavar="TRIO", help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"')
+    p.add_argument("--protocols", nargs=2, metavar="TRIO",
+                   help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"')
     p.add_argument("--first-player", type=int, choices=(0, 1))
     p.add_argument("--turn-cap", type=int, default=200)
     _add_pool_args(p)

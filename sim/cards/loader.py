@@ -12,7 +12,19 @@ from sim.engine._core import STEP_FIELDS, constants
 
 K = constants()
 BOXES = ("top", "middle", "bottom")
-OFFICIAL_DIR = Path(__file__).resolve().parent.parent.parent / "datasets" / "protocols"
+
+
+def _official_dir() -> Path:
+    """datasets/protocols of the source tree, or of the installed `protolab_datasets` package."""
+    here = Path(__file__).resolve().parent.parent.parent / "datasets" / "protocols"
+    if here.is_dir():
+        return here
+    from importlib.resources import files
+
+    return Path(str(files("protolab_datasets") / "protocols"))
+
+
+OFFICIAL_DIR = _official_dir()
 
 SELECTOR_KEYS = {"whose", "covered", "face", "other", "line", "value", "min_cards", "pick", "each"}
 STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under"}

@@ -1,0 +1,1 @@
+"""Data shipped with protolab: official protocol files (protocols/) and example experiments."""
