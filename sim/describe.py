@@ -136,6 +136,8 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
 
 
 def _decision_text(nm: Namer, kind: int, opt: int) -> str:
+    if DK.get(kind) in ("rearrange", "control_rearrange") and opt != OPT_SKIP:
+        return f"{SEATS[opt >> 3]}'s protocols to {'-'.join(LINES[i] for i in PERMS[opt & 7])} order"
     try:
         return nm.option(kind, opt)
     except (IndexError, KeyError):
