@@ -20,13 +20,14 @@ MAX_COMPILES = 64
 def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 200,
                  first_player: int | None = None,
                  protocols: Sequence[Sequence[Sequence[str]]] | None = None,
-                 check_invariants: bool = False) -> dict[str, np.ndarray]:
+                 check_invariants: bool = False, events: bool = False) -> dict[str, np.ndarray]:
     """Play one random-vs-random game per seed; returns columns (one row per game).
 
     `protocols`, if given, is a list of matchups ((a, b, c), (d, e, f)) used round-robin by game
     index; otherwise every game drafts. With `check_invariants` the engine verifies the
     position at every decision and turn boundary and stops a game at the first violation
-    (column `violation`, 0 when none)."""
+    (column `violation`, 0 when none). With `events`, `out["events"]` holds the dataset events
+    (draws, plays, deletes, compiles, control gains) as columns whose `game` is the row index."""
     seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
     n = len(seeds)
     if protocols:
@@ -47,8 +48,10 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
         "compile_recompile": np.zeros((n, MAX_COMPILES), np.int8),
         "violation": np.zeros(n, np.int8),
     }
-    play_batch(pool.core, seeds, turn_cap, -1 if first_player is None else first_player, fixed, out,
-               MAX_COMPILES, check_invariants)
+    ev = play_batch(pool.core, seeds, turn_cap, -1 if first_player is None else first_player, fixed, out,
+                    MAX_COMPILES, check_invariants, events)
+    if events:
+        out["events"] = ev
     out["seed"] = seeds
     return out
 

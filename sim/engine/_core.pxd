@@ -130,6 +130,23 @@ cdef enum DecisionKind:
 cdef enum Strategy:
     ST_RANDOM, ST_SCRIPT
 
+cdef enum EventKind:
+    EK_DRAW = 1
+    EK_PLAY_UP = 2
+    EK_PLAY_DOWN = 3
+    EK_DELETE = 4
+    EK_COMPILE = 5
+    EK_RECOMPILE = 6
+    EK_CONTROL = 7
+
+cdef struct EventRec:
+    int16_t turn
+    int8_t player          # drawer, player, owner of the deleted card, compiler, control taker
+    int8_t kind
+    int16_t card           # card def id (compile: protocol id; control: -1)
+    int8_t line
+    int8_t extra           # delete: 1 if by a compile; play: 1 if by an effect
+
 cdef struct LogEntry:
     uint8_t kind
     int8_t depth
@@ -209,6 +226,10 @@ cdef struct Game:
     int8_t ce_line[MAXCE]
     int16_t ce_proto[MAXCE]
     int8_t ce_recompile[MAXCE]
+    # per-game events for the dataset (only when evbuf is set)
+    EventRec* evbuf
+    int32_t nev
+    int32_t evcap
     # readable log (only when logging)
     int8_t logging
     LogEntry* log

@@ -292,10 +292,12 @@ cdef class CoreGame:
 
 
 def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_player,
-               cnp.int16_t[:, ::1] protocols, dict out, int max_compiles, bint checking=False):
+               cnp.int16_t[:, ::1] protocols, dict out, int max_compiles, bint checking=False,
+               bint events=False):
     """Play whole games at C speed with the built-in random strategy, without the GIL.
 
-    Fills the preallocated column arrays in `out` (one row per seed): see sim/batch.py."""
+    Fills the preallocated column arrays in `out` (one row per seed): see sim/batch.py. With
+    `events`, returns the dataset events of all games as numpy columns (row = game index)."""
     cdef Py_ssize_t n = seeds.shape[0], i, j
     cdef Game* g = <Game*>malloc(sizeof(Game))
     cdef Game* proto_game = <Game*>malloc(sizeof(Game))
@@ -317,11 +319,21 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     cdef cnp.int8_t[::1] violation = out["violation"]
     cdef bint fixed = protocols.shape[0] > 0
     cdef int p, k, m
+    cdef EventRec* allev = NULL
+    cdef int32_t* allgame = NULL
+    cdef Py_ssize_t nall = 0, capall = 0
     game_init(proto_game, pool, 0, turn_cap)
+    if events:
+        proto_game.evcap = 1024
+        proto_game.evbuf = <EventRec*>malloc(proto_game.evcap * sizeof(EventRec))
+        capall = 1 << 16
+        allev = <EventRec*>malloc(capall * sizeof(EventRec))
+        allgame = <int32_t*>malloc(capall * sizeof(int32_t))
     try:
         with nogil:
             for i in range(n):
                 memcpy(g, proto_game, sizeof(Game))
+                g.nev = 0
                 g.seed = seeds[i]
                 if fixed:
                     for p in range(2):
@@ -351,9 +363,50 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                     ce_line[i, j] = g.ce_line[j]
                     ce_proto[i, j] = g.ce_proto[j]
                     ce_re[i, j] = g.ce_recompile[j]
+                if events:
+                    proto_game.evbuf = g.evbuf          # keep the (possibly grown) buffer
+                    proto_game.evcap = g.evcap
+                    if nall + g.nev > capall:
+                        while nall + g.nev > capall:
+                            capall *= 2
+                        allev = <EventRec*>realloc(allev, capall * sizeof(EventRec))
+                        allgame = <int32_t*>realloc(allgame, capall * sizeof(int32_t))
+                    memcpy(&allev[nall], g.evbuf, g.nev * sizeof(EventRec))
+                    for j in range(g.nev):
+                        allgame[nall + j] = <int32_t>i
+                    nall += g.nev
+        if events:
+            return _event_columns(allev, allgame, nall)
+        return None
     finally:
         free(g)
+        if events:
+            free(proto_game.evbuf)
+            free(allev)
+            free(allgame)
         free(proto_game)
+
+
+cdef dict _event_columns(EventRec* ev, int32_t* game, Py_ssize_t n):
+    cdef cnp.int32_t[::1] gi = np.empty(n, np.int32)
+    cdef cnp.int16_t[::1] turn = np.empty(n, np.int16)
+    cdef cnp.int8_t[::1] player = np.empty(n, np.int8)
+    cdef cnp.int8_t[::1] kind = np.empty(n, np.int8)
+    cdef cnp.int16_t[::1] card = np.empty(n, np.int16)
+    cdef cnp.int8_t[::1] line = np.empty(n, np.int8)
+    cdef cnp.int8_t[::1] extra = np.empty(n, np.int8)
+    cdef Py_ssize_t i
+    for i in range(n):
+        gi[i] = game[i]
+        turn[i] = ev[i].turn
+        player[i] = ev[i].player
+        kind[i] = ev[i].kind
+        card[i] = ev[i].card
+        line[i] = ev[i].line
+        extra[i] = ev[i].extra
+    return {"game": np.asarray(gi), "turn": np.asarray(turn), "player": np.asarray(player),
+            "kind": np.asarray(kind), "card": np.asarray(card), "line": np.asarray(line),
+            "extra": np.asarray(extra)}
 
 
 def constants():
@@ -408,6 +461,9 @@ def constants():
                 "cancel": LG_CANCEL, "draft": LG_DRAFT, "shuffle": LG_SHUFFLE, "deny": LG_DENY,
                 "skip": LG_SKIP},
         "strategy": {"random": ST_RANDOM, "script": ST_SCRIPT},
+        "event_kind": {EK_DRAW: "draw", EK_PLAY_UP: "play_face_up", EK_PLAY_DOWN: "play_face_down",
+                       EK_DELETE: "delete", EK_COMPILE: "compile", EK_RECOMPILE: "recompile",
+                       EK_CONTROL: "control"},
         "opt_refresh": OPT_REFRESH, "opt_done": OPT_DONE, "opt_skip": OPT_SKIP,
         "perms": [[PERMS[i][j] for j in range(3)] for i in range(6)],
     }

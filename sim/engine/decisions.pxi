@@ -46,6 +46,23 @@ cdef void log_add(Game* g, int kind, int player, int card, int target, int a, in
     e.a = a
     e.b = b
 
+cdef void ev_rec(Game* g, int kind, int player, int card, int line, int extra) noexcept nogil:
+    """Append a dataset event (plays, draws, deletes, compiles, control) when recording."""
+    cdef EventRec* e
+    if g.evbuf == NULL:
+        return
+    if g.nev >= g.evcap:
+        g.evcap = g.evcap * 2
+        g.evbuf = <EventRec*>realloc(g.evbuf, g.evcap * sizeof(EventRec))
+    e = &g.evbuf[g.nev]
+    g.nev += 1
+    e.turn = g.turn
+    e.player = player
+    e.kind = kind
+    e.card = card
+    e.line = line
+    e.extra = extra
+
 cdef int ask(Game* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is
     none or when the game halts to wait for an answer from outside (g.halt)."""

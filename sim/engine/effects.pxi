@@ -516,6 +516,7 @@ cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             bump(g, c)
             put_trash(g, c)
             log_add(g, LG_DELETE, dec, fr.src, c, 0, 0)
+            ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], g.line[c], 0)
             g.ev[dec] |= EV_DELETE
         elif st.verb == V_RETURN:
             stack_remove(g, c)
@@ -756,6 +757,7 @@ cdef int draw_cards(Game* g, int p, int n) noexcept nogil:
         g.ndeck[p] -= 1
         c = g.deck[p][g.ndeck[p]]
         put_hand(g, p, c)
+        ev_rec(g, EK_DRAW, p, g.def_id[c], -1, 0)
         got += 1
     if got:
         g.ev[p] |= EV_DRAW
@@ -785,6 +787,7 @@ cdef int draw_from_opponent(Game* g, int p) noexcept nogil:
     c = g.deck[o][g.ndeck[o]]
     g.owner[c] = p
     put_hand(g, p, c)
+    ev_rec(g, EK_DRAW, p, g.def_id[c], -1, 1)
     g.ev[p] |= EV_DRAW
     log_add(g, LG_TAKE, p, -1, c, 1, 0)
     return 1
@@ -836,6 +839,7 @@ cdef int delete_card(Game* g, int c, int actor) noexcept nogil:
     bump(g, c)
     put_trash(g, c)
     log_add(g, LG_DELETE, actor, g.cur_src, c, 0, 0)
+    ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], l, 0)
     g.ev[actor] |= EV_DELETE
     if was_top:
         uncovered(g, s, l)
@@ -910,6 +914,7 @@ cdef void play_card(Game* g, int p, int c, int s, int l, int up, int under) noex
     else:
         g.plays_down[p] += 1
     log_add(g, LG_PLAY, p, g.cur_src, c, l, up | (s << 1) | ((under >= 0) << 2))
+    ev_rec(g, EK_PLAY_UP if up else EK_PLAY_DOWN, p, g.def_id[c], l, g.cur_src >= 0)
     if up:
         resolve_middle(g, c)
 

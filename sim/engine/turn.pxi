@@ -101,6 +101,7 @@ cdef void check_control(Game* g) noexcept nogil:
         g.control = p
         g.control_gains[p] += 1
         log_add(g, LG_CONTROL, p, -1, -1, 1, 0)
+        ev_rec(g, EK_CONTROL, p, -1, -1, 0)
 
 cdef bint check_compile(Game* g) noexcept nogil:
     """Returns True if the active player compiled (their action for the turn)."""
@@ -171,10 +172,12 @@ cdef void compile_line(Game* g, int p, int l) noexcept nogil:
             bump(g, c)
             put_trash(g, c)
             log_add(g, LG_DELETE, p, -1, c, 1, 0)
+            ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], l, 1)
             g.ev[p] |= EV_DELETE
     scope_close(g, sc)
     if stopped(g):
         return
+    ev_rec(g, EK_RECOMPILE if g.compiled[p][l] else EK_COMPILE, p, g.proto[p][l], l, 0)
     k = g.nce
     if k < MAXCE:
         g.ce_turn[k] = g.turn
