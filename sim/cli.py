@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import sys
 import time
@@ -10,6 +12,10 @@ from collections.abc import Sequence
 
 from sim.cards.loader import CardDataError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
+
+
+# Subcommands that live with their subsystem: each module defines add_commands(subparsers).
+PLUGIN_MODULES = ("sim.experiment.cli", "analysis.cli")
 
 
 class UsageError(Exception):
@@ -218,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='print one JSON object ({"games_per_second": ...})')
     _add_pool_args(p)
     p.set_defaults(func=cmd_bench)
+    for module in PLUGIN_MODULES:
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).add_commands(sub)
     return ap
 
 
