@@ -225,7 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pool_args(p)
     p.set_defaults(func=cmd_bench)
     for module in PLUGIN_MODULES:
-        if importlib.util.find_spec(module) is not None:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:          # the parent package is not there either
+            found = False
+        if found:
             importlib.import_module(module).add_commands(sub)
     return ap
 
