@@ -128,7 +128,17 @@ cdef enum DecisionKind:
     D_EACH_CARD
 
 cdef enum Strategy:
-    ST_RANDOM, ST_SCRIPT
+    ST_RANDOM, ST_SCRIPT, ST_EXTERNAL, ST_PYTHON
+
+# restrictions any strategy can be wrapped in (Jaffe et al., restricted play); bits of StratParams.restrict
+cdef enum Restrict:
+    R_NO_FACEDOWN = 1                  # never play a card face-down (when another action exists)
+    R_NO_REFRESH_WITH_CONTROL = 2      # never refresh while holding the control component
+    R_NO_FACEUP = 4                    # never play a card face-up
+
+cdef enum:
+    NWEIGHTS = 12
+    NAVOID = 8
 
 cdef enum EventKind:
     EK_DRAW = 1
@@ -146,6 +156,18 @@ cdef struct EventRec:
     int16_t card           # card def id (compile: protocol id; control: -1)
     int8_t line
     int8_t extra           # delete: 1 if by a compile; play: 1 if by an effect
+
+ctypedef int (*decide_fn_t)(Game* g, int player, int kind) noexcept nogil
+
+cdef struct StratParams:
+    int8_t kind                        # which built-in bot (see strategies/_bots.pyx)
+    int16_t sims                       # search: simulations per decision
+    int16_t depth                      # search: turns simulated after the decision
+    float w[NWEIGHTS]                  # evaluation weights
+    uint16_t restrict
+    int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
+    int16_t avoid_card[NAVOID]         # card def ids never played at all
+    int16_t avoid_protocol[NAVOID]     # protocol ids whose cards are never played
 
 cdef struct LogEntry:
     uint8_t kind
@@ -199,6 +221,13 @@ cdef struct Game:
     int8_t end_reason
     # decisions
     int8_t strat[2]
+    StratParams sp[2]
+    decide_fn_t decide[2]              # ST_EXTERNAL: the bot that answers for this player
+    void* py_strategy[2]               # ST_PYTHON: a borrowed Python object with choose()
+    int32_t forced                     # lookahead: the next action decision takes this option
+    int16_t horizon_turn               # lookahead: halt (code 4) when this turn ends; -1 never
+    int8_t cur_verb                    # verb of the step choosing targets (bots' context)
+    int8_t cur_dec_src                 # card whose text asks the current decision
     int8_t halt
     int8_t dkind
     int8_t dplayer
@@ -239,3 +268,16 @@ cdef struct Game:
 cdef void game_run(Game* g) noexcept nogil
 cdef int line_value(Game* g, int p, int l) noexcept nogil
 cdef int card_value(Game* g, int c) noexcept nogil
+cdef int apply_perm(Game* g, int p, int perm) noexcept nogil
+cdef int random_option(Game* g, int player) noexcept nogil
+cdef void shuffle_slots(Game* g, int stream, int8_t* slots, int n) noexcept nogil
+
+
+cdef class SeatConfig:
+    """How one seat decides: the built-in random bot, an external C bot (strategies/), or a
+    Python object; plus the restrictions wrapped around it."""
+    cdef StratParams sp
+    cdef int8_t strat
+    cdef decide_fn_t decide
+    cdef object py
+    cdef public str spec

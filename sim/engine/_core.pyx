@@ -83,6 +83,86 @@ cdef class CorePool:
         free(self.proto_cards)
 
 
+cdef class SeatConfig:
+    def __cinit__(self):
+        cdef int k
+        memset(&self.sp, 0, sizeof(StratParams))
+        for k in range(NAVOID):
+            self.sp.avoid_faceup[k] = -1
+            self.sp.avoid_card[k] = -1
+            self.sp.avoid_protocol[k] = -1
+        self.strat = ST_RANDOM
+        self.decide = NULL
+        self.py = None
+        self.spec = "random"
+
+    def set_restrictions(self, int flags, avoid_faceup=(), avoid_card=(), avoid_protocol=()):
+        """Restricted play: flags (R_*) and card/protocol ids the seat never plays."""
+        if max(len(avoid_faceup), len(avoid_card), len(avoid_protocol)) > NAVOID:
+            raise ValueError(f"at most {NAVOID} avoided cards or protocols per seat")
+        self.sp.restrict = flags
+        for k, v in enumerate(avoid_faceup):
+            self.sp.avoid_faceup[k] = v
+        for k, v in enumerate(avoid_card):
+            self.sp.avoid_card[k] = v
+        for k, v in enumerate(avoid_protocol):
+            self.sp.avoid_protocol[k] = v
+
+    def set_python(self, obj):
+        """Decisions go to obj._choose(view, player, kind, options) (see strategies/user.py)."""
+        self.strat = ST_PYTHON
+        self.py = obj
+
+
+cdef void seat_apply(Game* g, int p, object seat) noexcept:
+    """Install a seat's strategy in a game: an int (ST_RANDOM/ST_SCRIPT) or a SeatConfig."""
+    cdef SeatConfig sc
+    if isinstance(seat, SeatConfig):
+        sc = <SeatConfig>seat
+        g.strat[p] = sc.strat
+        g.sp[p] = sc.sp
+        g.decide[p] = sc.decide
+        g.py_strategy[p] = <void*>sc.py
+    else:
+        g.strat[p] = seat
+
+
+_python_errors = []
+
+
+cdef int _call_python_strategy(Game* g, int player, int kind) except? -2:
+    cdef int i
+    obj = <object>g.py_strategy[player]
+    opts = [g.opts[i] for i in range(g.nopts)]
+    view = LiveGame.wrap(g)
+    try:
+        idx = obj._choose(view, player, kind, opts)
+    finally:
+        view.release()
+    if not isinstance(idx, int) or not 0 <= idx < g.nopts:
+        raise ValueError(f"strategy {obj!r} returned {idx!r}; expected an option index 0..{g.nopts - 1}")
+    return g.opts[idx]
+
+
+cdef class LiveGame:
+    """A borrowed, read-only view of a running game, valid only during one decision."""
+    cdef Game* g
+
+    @staticmethod
+    cdef LiveGame wrap(Game* g):
+        cdef LiveGame v = LiveGame.__new__(LiveGame)
+        v.g = g
+        return v
+
+    def release(self):
+        self.g = NULL
+
+    def state(self):
+        if self.g == NULL:
+            raise RuntimeError("this game view is no longer valid (use it only inside choose())")
+        return state_of(self.g)
+
+
 cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcept:
     memset(g, 0, sizeof(Game))
     g.cdefs = pool.cards
@@ -95,7 +175,15 @@ cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcep
     g.winner = -1
     g.first_player = -1
     g.cur_src = -1
+    g.cur_dec_src = -1
     g.compiling_line = -1
+    g.forced = -1
+    g.horizon_turn = -1
+    for p in range(2):
+        for k in range(NAVOID):
+            g.sp[p].avoid_faceup[k] = -1
+            g.sp[p].avoid_card[k] = -1
+            g.sp[p].avoid_protocol[k] = -1
     g.no_compile_turn[0] = -1
     g.no_compile_turn[1] = -1
     for p in range(2):
@@ -119,6 +207,40 @@ cdef inline void game_begin(Game* g, int first_player, int fixed) noexcept nogil
         deal(g)
     else:
         g.phase = PH_DRAFT
+
+
+cdef dict state_of(Game* g):
+    cdef int p, l, i, c
+    return {
+        "cdef": [g.def_id[c] for c in range(MAXCARDS)],
+        "owner": [g.owner[c] for c in range(MAXCARDS)],
+        "face_up": [g.face_up[c] for c in range(MAXCARDS)],
+        "zone": [g.zone[c] for c in range(MAXCARDS)],
+        "deck": [[g.deck[p][i] for i in range(g.ndeck[p] - 1, -1, -1)] for p in range(2)],
+        "hand": [[g.hand[p][i] for i in range(g.nhand[p])] for p in range(2)],
+        "trash": [[g.trash[p][i] for i in range(g.ntrash[p])] for p in range(2)],
+        "stacks": [[[g.stack[p][l][i] for i in range(g.nstack[p][l])] for l in range(3)] for p in range(2)],
+        "protocols": [[g.proto[p][l] for l in range(3)] for p in range(2)],
+        "dealt": [[g.dealt[p][l] for l in range(3)] for p in range(2)],
+        "compiled": [[g.compiled[p][l] for l in range(3)] for p in range(2)],
+        "values": [[line_value(g, p, l) for l in range(3)] for p in range(2)],
+        "card_values": [card_value(g, c) for c in range(MAXCARDS)],
+        "control": g.control,
+        "active": g.active,
+        "first_player": g.first_player,
+        "phase": g.phase,
+        "turn": g.turn,
+        "turn_cap": g.turn_cap,
+        "winner": g.winner,
+        "end_reason": g.end_reason,
+        "violation": g.violation,
+        "plays_up": [g.plays_up[0], g.plays_up[1]],
+        "plays_down": [g.plays_down[0], g.plays_down[1]],
+        "refreshes": [g.refreshes[0], g.refreshes[1]],
+        "control_gains": [g.control_gains[0], g.control_gains[1]],
+        "compiles": [(g.ce_turn[i], g.ce_player[i], g.ce_line[i], g.ce_proto[i], g.ce_recompile[i]) for i in range(g.nce)],
+        "no_compile_turn": [g.no_compile_turn[0], g.no_compile_turn[1]],
+    }
 
 
 cdef class CoreGame:
@@ -221,10 +343,13 @@ cdef class CoreGame:
         self.g.script = self.answers
         self.g.nscript = n
         self.g.script_pos = 0
-        self.g.strat[0] = strategies[0]
-        self.g.strat[1] = strategies[1]
+        seat_apply(&self.g, 0, strategies[0])
+        seat_apply(&self.g, 1, strategies[1])
+        del _python_errors[:]
         with nogil:
             game_run(&self.g)
+        if self.g.halt == 5:
+            raise _python_errors[0]
         if self.g.halt == 3:
             return "violation"
         if self.g.halt == 2:
@@ -248,38 +373,7 @@ cdef class CoreGame:
     # -- reading the state -------------------------------------------------------------------
     def state(self):
         """The whole state as plain Python data (omniscient: tests and the scenario runner)."""
-        cdef Game* g = &self.g
-        cdef int p, l, i, c
-        return {
-            "cdef": [g.def_id[c] for c in range(MAXCARDS)],
-            "owner": [g.owner[c] for c in range(MAXCARDS)],
-            "face_up": [g.face_up[c] for c in range(MAXCARDS)],
-            "zone": [g.zone[c] for c in range(MAXCARDS)],
-            "deck": [[g.deck[p][i] for i in range(g.ndeck[p] - 1, -1, -1)] for p in range(2)],
-            "hand": [[g.hand[p][i] for i in range(g.nhand[p])] for p in range(2)],
-            "trash": [[g.trash[p][i] for i in range(g.ntrash[p])] for p in range(2)],
-            "stacks": [[[g.stack[p][l][i] for i in range(g.nstack[p][l])] for l in range(3)] for p in range(2)],
-            "protocols": [[g.proto[p][l] for l in range(3)] for p in range(2)],
-            "dealt": [[g.dealt[p][l] for l in range(3)] for p in range(2)],
-            "compiled": [[g.compiled[p][l] for l in range(3)] for p in range(2)],
-            "values": [[line_value(g, p, l) for l in range(3)] for p in range(2)],
-            "card_values": [card_value(g, c) for c in range(MAXCARDS)],
-            "control": g.control,
-            "active": g.active,
-            "first_player": g.first_player,
-            "phase": g.phase,
-            "turn": g.turn,
-            "turn_cap": g.turn_cap,
-            "winner": g.winner,
-            "end_reason": g.end_reason,
-            "violation": g.violation,
-            "plays_up": [g.plays_up[0], g.plays_up[1]],
-            "plays_down": [g.plays_down[0], g.plays_down[1]],
-            "refreshes": [g.refreshes[0], g.refreshes[1]],
-            "control_gains": [g.control_gains[0], g.control_gains[1]],
-            "compiles": [(g.ce_turn[i], g.ce_player[i], g.ce_line[i], g.ce_proto[i], g.ce_recompile[i]) for i in range(g.nce)],
-            "no_compile_turn": [g.no_compile_turn[0], g.no_compile_turn[1]],
-        }
+        return state_of(&self.g)
 
     def log_entries(self):
         cdef int i
@@ -293,7 +387,7 @@ cdef class CoreGame:
 
 def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_player,
                cnp.int16_t[:, ::1] protocols, dict out, int max_compiles, bint checking=False,
-               bint events=False):
+               bint events=False, tuple seats=(None, None)):
     """Play whole games at C speed with the built-in random strategy, without the GIL.
 
     Fills the preallocated column arrays in `out` (one row per seed): see sim/batch.py. With
@@ -323,6 +417,10 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     cdef int32_t* allgame = NULL
     cdef Py_ssize_t nall = 0, capall = 0
     game_init(proto_game, pool, 0, turn_cap)
+    for p in range(2):
+        if seats[p] is not None:
+            seat_apply(proto_game, p, seats[p])
+    del _python_errors[:]
     if events:
         proto_game.evcap = 1024
         proto_game.evbuf = <EventRec*>malloc(proto_game.evcap * sizeof(EventRec))
@@ -343,6 +441,8 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                 g.checking = checking
                 game_begin(g, first_player, fixed)
                 game_run(g)
+                if g.halt == 5:
+                    break
                 violation[i] = g.violation
                 winner[i] = g.winner
                 first[i] = g.first_player
@@ -375,6 +475,8 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                     for j in range(g.nev):
                         allgame[nall + j] = <int32_t>i
                     nall += g.nev
+        if _python_errors:
+            raise _python_errors[0]
         if events:
             return _event_columns(allev, allgame, nall)
         return None

@@ -3,6 +3,9 @@
 
 from libc.stdlib cimport realloc
 
+cdef enum:
+    OPT_REFRESH = 1 << 12      # the refresh action among action options
+
 cdef enum LogKind:
     LG_TURN = 1
     LG_DECISION
@@ -63,11 +66,52 @@ cdef void ev_rec(Game* g, int kind, int player, int card, int line, int extra) n
     e.line = line
     e.extra = extra
 
+cdef bint restricted(Game* g, int player, int kind, int32_t opt) noexcept nogil:
+    """Is this option forbidden by the player's restrictions (restricted play)?"""
+    cdef const StratParams* sp = &g.sp[player]
+    cdef int c, d, i
+    if sp.restrict == 0 and sp.avoid_faceup[0] < 0 and sp.avoid_card[0] < 0 and sp.avoid_protocol[0] < 0:
+        return False
+    if kind != D_ACTION and kind != D_PLAY:
+        return False
+    if opt == OPT_REFRESH:
+        return (sp.restrict & R_NO_REFRESH_WITH_CONTROL) != 0 and g.control == player
+    c = opt & 0xFF
+    d = g.def_id[c]
+    if (opt >> 10) & 1:
+        if sp.restrict & R_NO_FACEUP:
+            return True
+        for i in range(NAVOID):
+            if sp.avoid_faceup[i] == d:
+                return True
+    elif sp.restrict & R_NO_FACEDOWN:
+        return True
+    for i in range(NAVOID):
+        if sp.avoid_card[i] == d or (sp.avoid_protocol[i] >= 0 and sp.avoid_protocol[i] == g.cdefs[d].protocol):
+            return True
+    return False
+
+cdef void apply_restrictions(Game* g, int player, int kind) noexcept nogil:
+    """Drop restricted options, unless that would leave none (a restriction never stops play)."""
+    cdef int i, k = 0
+    cdef int32_t keep[MAXOPT]
+    for i in range(g.nopts):
+        if not restricted(g, player, kind, g.opts[i]):
+            keep[k] = g.opts[i]
+            k += 1
+    if 0 < k < g.nopts:
+        for i in range(k):
+            g.opts[i] = keep[i]
+        g.nopts = k
+
+cdef int random_option(Game* g, int player) noexcept nogil:
+    return g.opts[rng_below(g, 1 + player, g.nopts)]
+
 cdef int ask(Game* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is
     none or when the game halts to wait for an answer from outside (g.halt)."""
-    cdef int k, n = g.nopts
-    if g.halt or n <= 0:
+    cdef int k, n, choice
+    if g.halt or g.nopts <= 0:
         return -1
     if g.checking:
         k = check_invariants(g, False)
@@ -75,8 +119,27 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
             g.violation = k
             g.halt = 3
             return -1
+    if kind == D_ACTION and g.forced >= 0:
+        choice = g.forced                  # lookahead: the action being evaluated
+        g.forced = -1
+        return choice
+    if g.strat[player] != ST_SCRIPT:
+        apply_restrictions(g, player, kind)
+    n = g.nopts
     if n == 1:
         return g.opts[0]
+    if g.strat[player] == ST_EXTERNAL:
+        g.dkind = kind
+        choice = g.decide[player](g, player, kind)
+        log_add(g, LG_DECISION, player, -1, -1, kind, <int16_t>choice)
+        return choice
+    if g.strat[player] == ST_PYTHON:
+        choice = ask_python(g, player, kind)
+        if choice < 0:
+            g.halt = 5
+            return -1
+        log_add(g, LG_DECISION, player, -1, -1, kind, <int16_t>choice)
+        return choice
     if g.strat[player] == ST_SCRIPT:
         if g.script_pos >= g.nscript:
             g.halt = 1
@@ -94,3 +157,13 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
         k = rng_below(g, 1 + player, n)
     log_add(g, LG_DECISION, player, -1, -1, kind, <int16_t>g.opts[k])
     return g.opts[k]
+
+
+cdef int ask_python(Game* g, int player, int kind) noexcept nogil:
+    """A user strategy written in Python (slower: the GIL is taken for each decision)."""
+    with gil:
+        try:
+            return _call_python_strategy(g, player, kind)
+        except BaseException as e:          # reported by the caller, never swallowed silently
+            _python_errors.append(e)
+            return -1

@@ -183,6 +183,15 @@ cdef int ask_may(Game* g, int player) noexcept nogil:
 
 cdef int do_step(Game* g, Frame* fr, const Step* st) noexcept nogil:
     """Resolve one step; returns 1 if it happened (changed the game), else 0."""
+    cdef int verb = g.cur_verb, src = g.cur_dec_src, r
+    g.cur_verb = st.verb
+    g.cur_dec_src = fr.src
+    r = do_step_body(g, fr, st)
+    g.cur_verb = verb
+    g.cur_dec_src = src
+    return r
+
+cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
     cdef int dec = decider(fr, st)
     if st.may:
         if not step_possible(g, fr, st):

@@ -15,13 +15,16 @@ cdef inline int rng_below(Game* g, int stream, int n) noexcept nogil:
     """Uniform integer in [0, n) (multiply-shift on the high 32 bits)."""
     return <int>(((rng_next(g, stream) >> 32) * <uint64_t>n) >> 32)
 
-cdef void shuffle_deck(Game* g, int p) noexcept nogil:
-    cdef int i, j
+cdef void shuffle_slots(Game* g, int stream, int8_t* slots, int n) noexcept nogil:
+    """Fisher-Yates shuffle of n card slots with one of the game's streams."""
+    cdef int i = n - 1, j
     cdef int8_t t
-    i = g.ndeck[p] - 1
     while i > 0:
-        j = rng_below(g, 0, i + 1)
-        t = g.deck[p][i]
-        g.deck[p][i] = g.deck[p][j]
-        g.deck[p][j] = t
+        j = rng_below(g, stream, i + 1)
+        t = slots[i]
+        slots[i] = slots[j]
+        slots[j] = t
         i -= 1
+
+cdef inline void shuffle_deck(Game* g, int p) noexcept nogil:
+    shuffle_slots(g, 0, g.deck[p], g.ndeck[p])

@@ -8,8 +8,6 @@ PERMS[3][0] = 1; PERMS[3][1] = 2; PERMS[3][2] = 0
 PERMS[4][0] = 2; PERMS[4][1] = 0; PERMS[4][2] = 1
 PERMS[5][0] = 2; PERMS[5][1] = 1; PERMS[5][2] = 0      # swap left and right
 
-cdef enum:
-    OPT_REFRESH = 1 << 12
 
 # -- draft and deal (1.1, 1.2) -------------------------------------------------------------------
 
@@ -264,6 +262,9 @@ cdef void check_cache(Game* g) noexcept nogil:
 
 cdef void next_turn(Game* g) noexcept nogil:
     cdef int k
+    if g.horizon_turn >= 0 and g.turn >= g.horizon_turn:
+        g.halt = 4                 # lookahead horizon reached: stop at the end of this turn
+        return
     if g.checking:
         k = check_invariants(g, True)
         if k:

@@ -1,0 +1,61 @@
+"""The run-folder schema of docs/data.md as Arrow schemas: one source of truth for the columns the
+analysis reads (validated when a run is opened) and for the datasets the tests and benchmarks write."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+_DICT = pa.dictionary(pa.int32(), pa.string())
+
+SEATS = (0, 1)
+POSITIONS = ("left", "middle", "right")
+KINDS = ("draw", "play_face_up", "play_face_down", "delete", "compile", "recompile", "control")
+END_REASONS = ("compiled", "turn_cap", "loop_guard")
+
+
+def _seat_fields(fmt: str, typ: pa.DataType) -> list[pa.Field]:
+    return [pa.field(fmt.format(s=s), typ) for s in SEATS]
+
+
+GAMES_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", _DICT),
+        pa.field("game_index", pa.int64()),
+        pa.field("matchup", pa.int32()),
+        pa.field("seed", pa.uint64()),
+        pa.field("pool_hash", _DICT),
+        pa.field("spec_hash", _DICT),
+        pa.field("engine_version", _DICT),
+        pa.field("strategy_0", _DICT),
+        pa.field("strategy_1", _DICT),
+        *[pa.field(f"seat{s}_protocol_{p}", _DICT) for s in SEATS for p in POSITIONS],
+        pa.field("first_player", pa.int8()),
+        pa.field("winner", pa.int8()),
+        pa.field("end_reason", _DICT),
+        pa.field("turns", pa.int16()),
+        *[pa.field(f"seat{s}_compile{k}_turn", pa.int16()) for s in SEATS for k in (1, 2, 3)],
+        *_seat_fields("seat{s}_recompiles", pa.int16()),
+        *_seat_fields("seat{s}_plays_face_up", pa.int16()),
+        *_seat_fields("seat{s}_plays_face_down", pa.int16()),
+        *_seat_fields("seat{s}_refreshes", pa.int16()),
+        *_seat_fields("seat{s}_control_gains", pa.int16()),
+    ]
+)
+
+EVENTS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", _DICT),
+        pa.field("game_index", pa.int64()),
+        pa.field("turn", pa.int16()),
+        pa.field("seat", pa.int8()),
+        pa.field("kind", _DICT),
+        pa.field("card", _DICT),
+        pa.field("protocol", _DICT),
+        pa.field("line", pa.int8()),
+        pa.field("by_effect", pa.bool_()),
+    ]
+)
+
+# The columns a query may rely on; extra columns in a file are allowed (the schema can grow).
+GAMES_COLUMNS = tuple(GAMES_SCHEMA.names)
+EVENTS_COLUMNS = tuple(EVENTS_SCHEMA.names)
