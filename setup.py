@@ -12,6 +12,12 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     ),
+    Extension(
+        "strategies._bots",
+        ["strategies/_bots.pyx"],
+        include_dirs=[numpy.get_include(), "."],
+        extra_compile_args=["-O3"],
+    ),
 ]
 
 setup(

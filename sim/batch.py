@@ -20,8 +20,10 @@ MAX_COMPILES = 64
 def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 200,
                  first_player: int | None = None,
                  protocols: Sequence[Sequence[Sequence[str]]] | None = None,
-                 check_invariants: bool = False, events: bool = False) -> dict[str, np.ndarray]:
-    """Play one random-vs-random game per seed; returns columns (one row per game).
+                 check_invariants: bool = False, events: bool = False,
+                 strategies: Sequence[str] = ("random", "random")) -> dict[str, np.ndarray]:
+    """Play one game per seed with these strategy specs (seat 0, seat 1; strategies/spec.py);
+    returns columns (one row per game).
 
     `protocols`, if given, is a list of matchups ((a, b, c), (d, e, f)) used round-robin by game
     index; otherwise every game drafts. With `check_invariants` the engine verifies the
@@ -48,8 +50,11 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
         "compile_recompile": np.zeros((n, MAX_COMPILES), np.int8),
         "violation": np.zeros(n, np.int8),
     }
+    from strategies.spec import make_seat
+
+    seats = tuple(make_seat(s, pool) for s in strategies)
     ev = play_batch(pool.core, seeds, turn_cap, -1 if first_player is None else first_player, fixed, out,
-                    MAX_COMPILES, check_invariants, events)
+                    MAX_COMPILES, check_invariants, events, seats)
     if events:
         out["events"] = ev
     out["seed"] = seeds

@@ -16,6 +16,7 @@ from typing import Any
 
 from sim.describe import DK, LINES, PHASES, SEATS, Namer, format_log
 from sim.engine._core import CoreGame, constants
+from sim.observation import observation_from_state
 from sim.pool import ENGINE_VERSION, Pool, load_pool
 from sim.record import make_record
 
@@ -141,37 +142,9 @@ class Game:
         }
 
     def observation(self, player: int) -> dict[str, Any]:
-        """What `player` may know (8.1): own hand and own face-down cards, the public field,
-        trashes and counts. Never the opponent's hand, face-down identities or deck order."""
-        s = self.core.state()
-        nm = Namer(self.pool, s, viewer=player)
-        names = self.pool.protocols
-
-        def card_view(c):
-            up = bool(s["face_up"][c])
-            visible = up or s["owner"][c] == player
-            return {"card": nm.card(c) if visible else None, "face_up": up, "value": s["card_values"][c]
-                    if up or s["owner"][c] == player else 2}
-
-        obs = {
-            "player": SEATS[player],
-            "turn": s["turn"],
-            "active": SEATS[s["active"]],
-            "phase": PHASES[s["phase"]],
-            "control": "none" if s["control"] < 0 else SEATS[s["control"]],
-            "hand": [nm.card(c) for c in s["hand"][player]],
-            "sides": {},
-        }
-        for p in (0, 1):
-            obs["sides"][SEATS[p]] = {
-                "protocols": [names[i] for i in s["protocols"][p]],
-                "compiled": list(map(bool, s["compiled"][p])),
-                "stacks": [[card_view(c) for c in s["stacks"][p][line]] for line in range(3)],
-                "values": s["values"][p],
-                "hand_count": len(s["hand"][p]),
-                "deck_count": len(s["deck"][p]),
-                "trash": [nm.card(c) for c in s["trash"][p]],
-            }
+        """What `player` may know (8.1); see sim/observation.py. Includes the pending decision
+        when it is this player's."""
+        obs = observation_from_state(self.pool, self.core.state(), player)
         d = self.pending(viewer=player)
         if d is not None and d.player == player:
             obs["decision"] = {"kind": d.kind, "options": d.options}

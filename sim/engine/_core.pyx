@@ -163,6 +163,29 @@ cdef class LiveGame:
         return state_of(self.g)
 
 
+cdef void _permute_hidden(Game* g, int p, long seed) noexcept:
+    """Shuffle every identity p cannot see among the slots p cannot see, and p's deck order."""
+    import random
+    rnd = random.Random(seed)
+    cdef int o = 1 - p, i, s, l, c
+    slots = [g.hand[o][i] for i in range(g.nhand[o])] + [g.deck[o][i] for i in range(g.ndeck[o])]
+    for s in range(2):
+        for l in range(3):
+            for i in range(g.nstack[s][l]):
+                c = g.stack[s][l][i]
+                if not g.face_up[c] and g.owner[c] != p:
+                    slots.append(c)
+    ids = [(g.def_id[c], g.owner[c]) for c in slots]
+    rnd.shuffle(ids)
+    for c, (d, ow) in zip(slots, ids):
+        g.def_id[c] = d
+        g.owner[c] = ow
+    order = [g.deck[p][i] for i in range(g.ndeck[p])]
+    rnd.shuffle(order)
+    for i, c in enumerate(order):
+        g.deck[p][i] = c
+
+
 cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcept:
     memset(g, 0, sizeof(Game))
     g.cdefs = pool.cards
@@ -366,6 +389,29 @@ cdef class CoreGame:
     def check(self, bint boundary=False):
         """Invariant violation code of the current position (0: none); see invariants.pxi."""
         return check_invariants(&self.g, boundary)
+
+    def decide_with(self, SeatConfig seat, long permute_seed=-1):
+        """What `seat` would answer at the pending decision; with permute_seed >= 0, first
+        re-deal everything the deciding player cannot see (honesty tests)."""
+        cdef Game* tmp = <Game*>malloc(sizeof(Game))
+        cdef int p = self.g.dplayer, kind = self.g.dkind, r
+        if not self.g.halt:
+            free(tmp)
+            raise RuntimeError("no pending decision")
+        memcpy(tmp, &self.g, sizeof(Game))
+        tmp.halt = 0
+        tmp.log = NULL
+        tmp.logging = 0
+        tmp.checking = 0
+        if permute_seed >= 0:
+            _permute_hidden(tmp, p, permute_seed)
+        seat_apply(tmp, p, seat)
+        try:
+            with nogil:
+                r = ask(tmp, p, kind)
+        finally:
+            free(tmp)
+        return r
 
     def used_answers(self):
         return self.g.script_pos

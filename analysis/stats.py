@@ -1,0 +1,200 @@
+"""The statistics behind every number a designer sees: Wilson intervals, tests against a band,
+multiple-comparison corrections (Holm, Benjamini-Hochberg), differences of two proportions
+(Newcombe) and Bradley-Terry ratings. Vectorised over numpy arrays: one call per table, not per row."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+
+from sim.stats import wilson  # noqa: F401  (the scalar version; re-exported for callers of analysis)
+
+Z95 = 1.959963984540054
+ELO_SCALE = 400 / math.log(10)          # Elo points per unit of log-odds
+
+
+def z_for(level: float) -> float:
+    """Two-sided normal quantile for a confidence level (0.95 -> 1.96)."""
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def norm_sf(z: np.ndarray | float) -> np.ndarray:
+    """Upper tail of the standard normal, vectorised (scipy is not a dependency)."""
+    z = np.asarray(z, dtype=float)
+    return 0.5 * np.vectorize(math.erfc)(z / math.sqrt(2)) if z.size else z
+
+
+def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval per element (sane at small n and near 0 or 1); (0, 1) where n == 0.
+    Same formula as sim.stats.wilson."""
+    wins = np.asarray(wins, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n > 0, wins / n, 0.5)
+        nn = np.where(n > 0, n, 1.0)
+        d = 1 + z * z / nn
+        centre = (p + z * z / (2 * nn)) / d
+        half = z * np.sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / d
+    lo = np.where(n > 0, np.maximum(0.0, centre - half), 0.0)
+    hi = np.where(n > 0, np.minimum(1.0, centre + half), 1.0)
+    return lo, hi
+
+
+def add_rate(df: pd.DataFrame, wins: str = "wins", games: str = "games", prefix: str = "win_rate") -> pd.DataFrame:
+    """Add `<prefix>`, `<prefix>_low`, `<prefix>_high` (95% Wilson) from a wins and a games column."""
+    w = df[wins].to_numpy(dtype=float)
+    n = df[games].to_numpy(dtype=float)
+    lo, hi = wilson_interval(w, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df[prefix] = np.where(n > 0, w / np.where(n > 0, n, 1), np.nan)
+    df[f"{prefix}_low"] = np.where(n > 0, lo, np.nan)
+    df[f"{prefix}_high"] = np.where(n > 0, hi, np.nan)
+    return df
+
+
+def band_pvalue(wins: np.ndarray, n: np.ndarray, band: float, centre: float = 0.5) -> np.ndarray:
+    """Two-sided p-value of the score test that the true rate lies inside [centre-band, centre+band],
+    against the nearer edge. It inverts the Wilson interval: p < 0.05 exactly when the 95% Wilson
+    interval lies wholly outside the band, so a corrected p-value says the same of a wider interval."""
+    wins = np.asarray(wins, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n > 0, wins / np.where(n > 0, n, 1), centre)
+        edge = np.where(p >= centre, min(1.0, centre + band), max(0.0, centre - band))
+        se = np.sqrt(edge * (1 - edge) / np.where(n > 0, n, 1))
+        z = np.where(se > 0, np.abs(p - edge) / se, 0.0)
+    outside = np.abs(p - centre) > band
+    pv = np.where(outside & (n > 0), np.minimum(1.0, 2 * norm_sf(z)), 1.0)
+    return pv
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm step-down adjusted p-values (controls the family-wise error rate)."""
+    p = np.asarray(p, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(1.0, adj)
+    return out
+
+
+def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (q-values; controls the false discovery rate)."""
+    p = np.asarray(p, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    ranked = p[order] * m / np.arange(1, m + 1)
+    adj = np.minimum.accumulate(ranked[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(1.0, adj)
+    return out
+
+
+CORRECTIONS = {"holm": holm, "bh": benjamini_hochberg}
+CORRECTION_NAMES = {"holm": "Holm (family-wise error rate)", "bh": "Benjamini-Hochberg (false discovery rate)"}
+
+
+def adjust(p: np.ndarray, method: str) -> np.ndarray:
+    """Adjusted p-values by `method` ("holm" or "bh")."""
+    try:
+        return CORRECTIONS[method](p)
+    except KeyError:
+        raise ValueError(f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}") from None
+
+
+def two_proportion_p(w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndarray) -> np.ndarray:
+    """Two-sided pooled z-test p-value that two rates are equal; 1 where either side has no games."""
+    w1, n1, w2, n2 = (np.asarray(x, dtype=float) for x in (w1, n1, w2, n2))
+    ok = (n1 > 0) & (n2 > 0)
+    s1, s2 = np.where(ok, n1, 1), np.where(ok, n2, 1)
+    pooled = (w1 + w2) / (s1 + s2)
+    se = np.sqrt(pooled * (1 - pooled) * (1 / s1 + 1 / s2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(se > 0, (w2 / s2 - w1 / s1) / se, 0.0)
+    return np.where(ok, np.minimum(1.0, 2 * norm_sf(np.abs(z))), 1.0)
+
+
+def newcombe_diff(w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndarray,
+                  z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Difference of rates (second minus first) with Newcombe's hybrid score interval (method 10):
+    built from the two Wilson intervals, so it behaves at small counts and near 0 or 1."""
+    w1, n1, w2, n2 = (np.asarray(x, dtype=float) for x in (w1, n1, w2, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p1 = np.where(n1 > 0, w1 / np.where(n1 > 0, n1, 1), np.nan)
+        p2 = np.where(n2 > 0, w2 / np.where(n2 > 0, n2, 1), np.nan)
+    l1, u1 = wilson_interval(w1, n1, z)
+    l2, u2 = wilson_interval(w2, n2, z)
+    d = p2 - p1
+    lo = d - np.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    hi = d + np.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    return d, lo, hi
+
+
+def bradley_terry(pairs: pd.DataFrame, z: float = Z95, ridge: float = 1e-6) -> tuple[pd.DataFrame, dict]:
+    """Bradley-Terry ratings with a first-player term, fitted by Newton's method.
+
+    `pairs` has columns strategy_0, strategy_1, first_player, games (decided) and wins0 (seat 0
+    wins). Model: logit P(seat 0 wins) = r[strategy_0] - r[strategy_1] + h * (+1 if seat 0 moved
+    first else -1). Ratings are centred (mean 0) and given on the Elo scale (400 per factor-10 odds,
+    1500 = average), with Wald intervals from the observed information. Returns (ratings, extra)
+    where extra holds the first-player term."""
+    names = sorted(set(pairs["strategy_0"]) | set(pairs["strategy_1"]))
+    k = len(names)
+    idx = {s: i for i, s in enumerate(names)}
+    a = pairs["strategy_0"].map(idx).to_numpy()
+    b = pairs["strategy_1"].map(idx).to_numpy()
+    n = pairs["games"].to_numpy(dtype=float)
+    y = pairs["wins0"].to_numpy(dtype=float)
+    sgn = np.where(pairs["first_player"].to_numpy() == 0, 1.0, -1.0)
+    # Design: columns r_1..r_{k-1} (r_0 = 0 as reference), then h.
+    x = np.zeros((len(pairs), k))
+    for row, (i, j) in enumerate(zip(a, b, strict=True)):
+        if i != j:
+            if i > 0:
+                x[row, i - 1] += 1
+            if j > 0:
+                x[row, j - 1] -= 1
+    x[:, k - 1] = sgn
+    beta = np.zeros(k)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(x @ beta)))
+        grad = x.T @ (y - n * p) - ridge * beta
+        hess = (x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(k)
+        step = np.linalg.solve(hess, grad)
+        beta += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    p = 1 / (1 + np.exp(-(x @ beta)))
+    cov = np.linalg.pinv((x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(k))
+    # Full ratings r = A beta_r (r_0 = 0), then centred: C r with C = I - 1/k.
+    amap = np.zeros((k, k - 1))
+    amap[1:, :] = np.eye(k - 1)
+    centre = np.eye(k) - 1.0 / k
+    t = centre @ amap
+    r = t @ beta[: k - 1]
+    rcov = t @ cov[: k - 1, : k - 1] @ t.T
+    se = np.sqrt(np.maximum(np.diag(rcov), 0))
+    games = np.zeros(k)
+    wins = np.zeros(k)
+    for i, j, nn, yy in zip(a, b, n, y, strict=True):
+        games[i] += nn
+        wins[i] += yy
+        games[j] += nn
+        wins[j] += nn - yy
+    out = pd.DataFrame({"strategy": names, "games": games.astype(np.int64), "wins": wins.astype(np.int64)})
+    add_rate(out)
+    out["rating"] = 1500 + ELO_SCALE * r
+    out["rating_low"] = 1500 + ELO_SCALE * (r - z * se)
+    out["rating_high"] = 1500 + ELO_SCALE * (r + z * se)
+    h, hse = beta[k - 1], math.sqrt(max(cov[k - 1, k - 1], 0))
+    extra = {"first_player_elo": ELO_SCALE * h, "first_player_elo_low": ELO_SCALE * (h - z * hse),
+             "first_player_elo_high": ELO_SCALE * (h + z * hse)}
+    return out.sort_values("rating", ascending=False).reset_index(drop=True), extra

@@ -1,0 +1,409 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Built-in scripted strategies at C level: greedy one-ply (and its styles) and determinized
+search. They plug into the engine as ST_EXTERNAL deciders (see sim/engine/decisions.pxi).
+
+Honesty: a bot never reads the opponent's hand, the identities of the opponent's face-down cards
+or any deck order. Lookahead runs on a *determinized* copy: every card the bot cannot see is
+re-dealt at random (from the bot's own random stream) among the slots it cannot see, after
+sorting those cards into a canonical order, so any permutation of hidden information gives the
+very same copy and the very same choice.
+"""
+
+from libc.string cimport memcpy
+from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from sim.engine._core cimport (
+    Game, StratParams, SeatConfig, game_run, line_value, card_value, apply_perm, random_option,
+    shuffle_slots, MAXCARDS, MAXOPT, NWEIGHTS, ST_EXTERNAL, Z_FIELD, Z_HAND, Z_DECK,
+    D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
+    D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
+    V_DELETE, V_RETURN, V_FLIP, V_SHIFT,
+)
+
+cdef enum:
+    OPT_REFRESH = 1 << 12
+    OPT_DONE = 255
+    OPT_SKIP = 99
+
+# -- bots and weights ----------------------------------------------------------------------------
+cdef enum Bot:
+    B_GREEDY = 1
+    B_SEARCH = 2
+
+cdef enum:
+    W_COMPILED = 0       # per compiled protocol
+    W_VALUE = 1          # per point of value in a line not yet compiled (capped at 10)
+    W_MARGIN = 2         # per point of lead over the opponent in a line (capped at +-10)
+    W_READY = 3          # a line that can compile next turn (10+ and ahead)
+    W_CONTROL = 4        # holding the control component
+    W_HAND = 5           # per card in hand (up to 6)
+    W_NEAR = 6           # value of the line nearest to compiling (rush)
+    W_OPPONENT = 7       # how much the opponent's position counts against ours (disrupt > 1)
+    W_DECK = 8           # per card left in deck (tempo of refreshing)
+
+WEIGHT_NAMES = ("w_compiled", "w_value", "w_margin", "w_ready", "w_control", "w_hand", "w_near",
+                "w_opponent", "w_deck")
+
+cdef double WIN = 1.0e6
+
+
+cdef double side_score(Game* g, int p, const float* w) noexcept nogil:
+    cdef int o = 1 - p, l, v, ov, n = 0, near = 0
+    cdef double s = 0
+    for l in range(3):
+        v = line_value(g, p, l)
+        ov = line_value(g, o, l)
+        if g.compiled[p][l]:
+            n += 1
+        else:
+            s += w[W_VALUE] * (v if v < 10 else 10)
+            if v >= 10 and v > ov:
+                s += w[W_READY]
+            if v > near:
+                near = v if v < 10 else 10
+        v = v - ov
+        s += w[W_MARGIN] * (10 if v > 10 else (-10 if v < -10 else v))
+    s += w[W_COMPILED] * n + w[W_NEAR] * near
+    if g.control == p:
+        s += w[W_CONTROL]
+    s += w[W_HAND] * (g.nhand[p] if g.nhand[p] < 6 else 6)
+    s += w[W_DECK] * g.ndeck[p]
+    return s
+
+
+cdef double evaluate(Game* g, int p, const float* w) noexcept nogil:
+    """The documented evaluation of a position for player p (docs/strategies.md)."""
+    if g.winner == p:
+        return WIN
+    if g.winner == 1 - p:
+        return -WIN
+    return side_score(g, p, w) - w[W_OPPONENT] * side_score(g, 1 - p, w)
+
+
+# -- determinization -----------------------------------------------------------------------------
+
+cdef void determinize(Game* src, Game* dst, int p, int stream) noexcept nogil:
+    """Copy src into dst with everything p cannot see re-dealt at random (see module doc)."""
+    cdef int8_t slots[MAXCARDS]
+    cdef int16_t defs[MAXCARDS]
+    cdef int n = 0, i, j, c, o = 1 - p, s, l
+    cdef int16_t t
+    memcpy(dst, src, sizeof(Game))
+    # hidden slots, in public order: the opponent's hand, the opponent's deck, the opponent's
+    # face-down field cards; then our own deck (its order is hidden from us too)
+    for i in range(src.nhand[o]):
+        slots[n] = src.hand[o][i]; n += 1
+    for i in range(src.ndeck[o]):
+        slots[n] = src.deck[o][i]; n += 1
+    for s in range(2):
+        for l in range(3):
+            for i in range(src.nstack[s][l]):
+                c = src.stack[s][l][i]
+                if not src.face_up[c] and src.owner[c] != p:
+                    slots[n] = c; n += 1
+    _redeal(src, dst, slots, n, defs, stream)
+    n = 0
+    for i in range(src.ndeck[p]):
+        slots[n] = src.deck[p][i]; n += 1
+    _redeal(src, dst, slots, n, defs, stream)
+    # the future is unknown too: the copy's own randomness comes from this bot's stream
+    dst.seed = src.seed ^ (<uint64_t>0x5DEECE66D * <uint64_t>(1 + _below(src, stream, 1 << 30)))
+    dst.ctr[0] = 0
+
+
+cdef int _below(Game* g, int stream, int n) noexcept nogil:
+    cdef uint64_t c = g.ctr[stream]
+    cdef uint64_t z
+    g.ctr[stream] = c + 1
+    z = g.seed * <uint64_t>0x9E3779B97F4A7C15ULL + <uint64_t>(stream + 101)
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    z = z ^ (z >> 31) ^ (c * <uint64_t>0xD6E8FEB86659FD93ULL)
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    z = z ^ (z >> 31)
+    return <int>(((z >> 32) * <uint64_t>n) >> 32)
+
+
+cdef void _redeal(Game* src, Game* dst, int8_t* slots, int n, int16_t* defs, int stream) noexcept nogil:
+    """Sort the card identities of these slots, shuffle them, and deal them back."""
+    cdef int i, j
+    cdef int16_t t
+    cdef int8_t owner_tmp[MAXCARDS]
+    for i in range(n):
+        defs[i] = src.def_id[slots[i]] * 2 + src.owner[slots[i]]
+    for i in range(1, n):                      # insertion sort: n <= 36
+        t = defs[i]
+        j = i - 1
+        while j >= 0 and defs[j] > t:
+            defs[j + 1] = defs[j]
+            j -= 1
+        defs[j + 1] = t
+    i = n - 1
+    while i > 0:
+        j = _below(src, stream, i + 1)
+        t = defs[i]; defs[i] = defs[j]; defs[j] = t
+        i -= 1
+    for i in range(n):
+        dst.def_id[slots[i]] = defs[i] >> 1
+        dst.owner[slots[i]] = defs[i] & 1
+
+
+# -- the default policy for choices inside effects ---------------------------------------------
+
+cdef inline int true_value(Game* g, int p, int c) noexcept nogil:
+    """The value p can know for card c: its own face-down cards are known to p."""
+    if g.zone[c] == Z_FIELD and not g.face_up[c] and g.owner[c] == p:
+        return g.cdefs[g.def_id[c]].value
+    return card_value(g, c)
+
+
+cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
+    """Sensible, cheap choices for decisions inside effects (and any decision in a rollout)."""
+    cdef int i, best = 0, c, v, mine
+    cdef double sc, bs = -1e18
+    cdef int n = g.nopts
+    if kind == D_MAY:
+        return 1
+    if kind == D_DRAFT:
+        return random_option(g, p)
+    if kind == D_EITHER or kind == D_ORDER or kind == D_EACH_LINE:
+        return g.opts[0]
+    if kind == D_TARGET or kind == D_EACH_CARD:
+        if g.cur_verb == V_SHIFT:
+            return random_option(g, p)
+        for i in range(n):
+            c = g.opts[i]
+            mine = g.side[c] == p
+            v = true_value(g, p, c)
+            if g.cur_verb == V_DELETE or g.cur_verb == V_RETURN:
+                sc = -v if mine else v
+            elif g.cur_verb == V_FLIP:
+                if g.face_up[c]:
+                    sc = -(v - 2) - 1 if mine else v - 2
+                else:
+                    sc = (g.cdefs[g.def_id[c]].value - 2) if mine else -1
+            else:
+                sc = 0
+            if sc > bs:
+                bs = sc
+                best = i
+        return g.opts[best]
+    if kind == D_DISCARD or kind == D_HAND or kind == D_DISCARD_MORE:
+        for i in range(n):
+            c = g.opts[i]
+            if c == OPT_DONE:
+                continue
+            sc = -g.cdefs[g.def_id[c]].value
+            if sc > bs:
+                bs = sc
+                best = i
+        if kind == D_DISCARD_MORE and bs < -1:
+            for i in range(n):
+                if g.opts[i] == OPT_DONE:
+                    return OPT_DONE
+        return g.opts[best]
+    if kind == D_COMPILE_LINE:
+        for i in range(n):
+            sc = line_value(g, 1 - p, g.opts[i])
+            if sc > bs:
+                bs = sc
+                best = i
+        return g.opts[best]
+    if kind == D_PLAY:
+        for i in range(n):
+            c = g.opts[i] & 0xFF
+            sc = (g.cdefs[g.def_id[c]].value if (g.opts[i] >> 10) & 1 else 2) * 10
+            sc -= line_value(g, p, (g.opts[i] >> 8) & 3) if line_value(g, p, (g.opts[i] >> 8) & 3) >= 10 else 0
+            if sc > bs:
+                bs = sc
+                best = i
+        return g.opts[best]
+    return random_option(g, p)
+
+
+cdef float DEFAULT_W[NWEIGHTS]
+
+
+cdef int rearrange_choice(Game* g, int p, const float* w) noexcept nogil:
+    """Rearrangements are instantaneous: evaluate each on a copy with the static evaluation."""
+    cdef Game sim
+    cdef int i, best = 0, opt
+    cdef double sc, bs = -1e18
+    for i in range(g.nopts):
+        opt = g.opts[i]
+        memcpy(&sim, g, sizeof(Game))
+        if opt != OPT_SKIP:
+            apply_perm(&sim, opt >> 3, opt & 7)
+        sc = evaluate(&sim, p, w)
+        if sc > bs:
+            bs = sc
+            best = i
+    return g.opts[best]
+
+
+cdef int rollout_decide(Game* g, int p, int kind) noexcept nogil:
+    """Policy inside lookahead copies: the cheap heuristic everywhere, greedy one-ply for a
+    future turn's action (search rollouts)."""
+    if kind == D_ACTION:
+        return greedy_action(g, p, DEFAULT_W, 0)
+    if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
+        return rearrange_choice(g, p, DEFAULT_W)
+    return heuristic(g, p, kind)
+
+
+cdef int quick_decide(Game* g, int p, int kind) noexcept nogil:
+    """Policy for the rest of the turn after a one-ply action (no further lookahead)."""
+    if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
+        return rearrange_choice(g, p, DEFAULT_W)
+    if kind == D_ACTION:
+        return random_option(g, p)
+    return heuristic(g, p, kind)
+
+
+# -- greedy one-ply ---------------------------------------------------------------------------
+
+cdef int candidate_actions(Game* g, int32_t* out) noexcept nogil:
+    """Action options worth evaluating: face-down plays into one line are all alike for the
+    evaluation, so one stands for each line."""
+    cdef int i, n = 0, l, seen_down = 0, opt
+    for i in range(g.nopts):
+        opt = g.opts[i]
+        if opt != OPT_REFRESH and not ((opt >> 10) & 1):
+            l = (opt >> 8) & 3
+            if seen_down & (1 << l):
+                continue
+            seen_down |= 1 << l
+        out[n] = opt
+        n += 1
+    return n
+
+
+cdef double one_ply(Game* base, int p, int32_t opt, const float* w) noexcept nogil:
+    """Play action opt on a copy, finish the turn with the quick policy, evaluate."""
+    cdef Game sim
+    memcpy(&sim, base, sizeof(Game))
+    sim.forced = opt
+    sim.horizon_turn = base.turn
+    sim.decide[0] = quick_decide
+    sim.decide[1] = quick_decide
+    game_run(&sim)
+    return evaluate(&sim, p, w)
+
+
+cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
+    determinize(g, base, p, stream)
+    base.strat[0] = ST_EXTERNAL
+    base.strat[1] = ST_EXTERNAL
+    base.logging = 0
+    base.log = NULL
+    base.evbuf = NULL
+    base.checking = 0
+    base.halt = 0
+    base.script = NULL
+
+
+cdef int greedy_action(Game* g, int p, const float* w, int stream_shift) noexcept nogil:
+    cdef Game base
+    cdef int32_t cand[MAXOPT]
+    cdef int n, i, best = 0, ties = 0
+    cdef double sc, bs = -1e18
+    n = candidate_actions(g, cand)
+    if n == 1:
+        return cand[0]
+    prepare_copy(g, &base, p, 1 + p)
+    for i in range(n):
+        sc = one_ply(&base, p, cand[i], w)
+        if sc > bs + 1e-9:
+            bs = sc
+            best = i
+            ties = 1
+        elif sc > bs - 1e-9:
+            ties += 1
+            if _below(g, 1 + p, ties) == 0:
+                best = i
+    return cand[best]
+
+
+cdef int greedy_decide(Game* g, int p, int kind) noexcept nogil:
+    cdef const float* w = g.sp[p].w
+    if kind == D_ACTION:
+        return greedy_action(g, p, w, 0)
+    if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
+        return rearrange_choice(g, p, w)
+    return heuristic(g, p, kind)
+
+
+# -- determinized search ---------------------------------------------------------------------
+
+cdef int search_decide(Game* g, int p, int kind) noexcept nogil:
+    """Flat Monte Carlo over determinizations: each candidate action is played on many sampled
+    hidden states, followed by `depth` more turns (greedy replies), and scored by the mean
+    evaluation; the best mean wins."""
+    cdef Game base, sim
+    cdef int32_t cand[MAXOPT]
+    cdef double total[MAXOPT]
+    cdef int n, i, k, best = 0, rounds
+    cdef double bs = -1e18
+    cdef const StratParams* sp = &g.sp[p]
+    if kind != D_ACTION:
+        return greedy_decide(g, p, kind)
+    n = candidate_actions(g, cand)
+    if n == 1:
+        return cand[0]
+    rounds = sp.sims // n
+    if rounds < 1:
+        rounds = 1
+    for i in range(n):
+        total[i] = 0
+    for k in range(rounds):
+        prepare_copy(g, &base, p, 1 + p)
+        for i in range(n):
+            memcpy(&sim, &base, sizeof(Game))
+            sim.forced = cand[i]
+            sim.horizon_turn = base.turn + sp.depth
+            sim.decide[0] = rollout_decide
+            sim.decide[1] = rollout_decide
+            game_run(&sim)
+            total[i] += evaluate(&sim, p, sp.w)
+    for i in range(n):
+        if total[i] > bs:
+            bs = total[i]
+            best = i
+    return cand[best]
+
+
+# -- Python-facing configuration ----------------------------------------------------------------
+
+STYLE_WEIGHTS = {
+    # w_compiled, w_value, w_margin, w_ready, w_control, w_hand, w_near, w_opponent, w_deck
+    "greedy":  (60.0, 1.0, 0.5, 12.0, 4.0, 1.5, 0.0, 1.0, 0.0),
+    "rush":    (60.0, 1.5, 0.2, 20.0, 1.0, 1.0, 2.0, 0.6, 0.0),
+    "disrupt": (60.0, 0.8, 0.8, 10.0, 3.0, 1.5, 0.0, 1.6, 0.0),
+    "control": (60.0, 1.0, 0.6, 12.0, 14.0, 2.0, 0.0, 1.0, 0.0),
+    "search":  (60.0, 1.0, 0.5, 12.0, 4.0, 1.5, 0.0, 1.0, 0.0),
+}
+
+for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
+    DEFAULT_W[_i] = _v
+
+
+def configure(SeatConfig seat, str bot, dict weights, int sims=200, int depth=2):
+    """Make `seat` play with a built-in bot: 'greedy', a style ('rush', 'disrupt', 'control')
+    or 'search'; weights override the style's defaults by name (w_control=...)."""
+    cdef int i
+    if bot not in STYLE_WEIGHTS:
+        raise ValueError(f"unknown bot {bot!r}")
+    base = list(STYLE_WEIGHTS[bot])
+    for k, v in weights.items():
+        base[WEIGHT_NAMES.index(k)] = float(v)
+    for i in range(NWEIGHTS):
+        seat.sp.w[i] = base[i] if i < len(base) else 0.0
+    seat.sp.sims = sims
+    seat.sp.depth = depth
+    seat.strat = ST_EXTERNAL
+    if bot == "search":
+        seat.sp.kind = B_SEARCH
+        seat.decide = search_decide
+    else:
+        seat.sp.kind = B_GREEDY
+        seat.decide = greedy_decide

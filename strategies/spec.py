@@ -1,0 +1,133 @@
+"""Strategy specs: the one syntax used everywhere a strategy is named (docs/strategies.md).
+
+    random                      uniform over legal options
+    greedy | rush | disrupt | control      one-ply bots (styles are weight presets)
+    greedy:w_control=2          any weight overridden by name
+    search:sims=200,depth=2     determinized flat Monte Carlo
+    greedy+nodown               restricted play: never play face-down
+    greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
+    random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
+    mypkg.bots:MyBot            a user strategy (a class, see strategies/user.py)
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from sim.engine._core import SeatConfig
+from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
+
+BUILTIN = ("random", *STYLE_WEIGHTS)
+R_NO_FACEDOWN, R_NO_REFRESH_WITH_CONTROL, R_NO_FACEUP = 1, 2, 4
+RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
+
+
+class StrategyError(ValueError):
+    """A strategy spec that cannot be used; the message says what was expected."""
+
+
+@dataclass
+class StrategySpec:
+    base: str
+    params: dict[str, float] = field(default_factory=dict)
+    restrictions: list[tuple[str, str | None]] = field(default_factory=list)
+    text: str = ""
+
+    @property
+    def is_user(self) -> bool:
+        return self.base not in BUILTIN
+
+
+def parse(text: str) -> StrategySpec:
+    """Parse a spec string; raises StrategyError naming the part that is wrong."""
+    if not isinstance(text, str) or not text.strip():
+        raise StrategyError(f"empty strategy spec; expected one of {', '.join(BUILTIN)} or module:Class")
+    parts = [p.strip() for p in text.split("+")]
+    head, restr = parts[0], parts[1:]
+    spec = StrategySpec(base="", text=text.strip())
+    if ":" in head and head.split(":", 1)[0] not in BUILTIN:
+        module, _, cls = head.partition(":")
+        if not module or not cls.isidentifier():
+            raise StrategyError(f"strategy {head!r}: a user strategy is named package.module:ClassName")
+        spec.base = head
+    else:
+        name, _, args = head.partition(":")
+        if name not in BUILTIN:
+            raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(BUILTIN)} "
+                                "or package.module:ClassName")
+        spec.base = name
+        for kv in filter(None, (a.strip() for a in args.split(","))):
+            k, eq, v = kv.partition("=")
+            allowed = ("sims", "depth", *WEIGHT_NAMES) if name == "search" else WEIGHT_NAMES
+            if name == "random":
+                allowed = ()
+            if not eq or k not in allowed:
+                raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected "
+                                    f"{', '.join(allowed) or 'none'}")
+            try:
+                spec.params[k] = float(v)
+            except ValueError:
+                raise StrategyError(f"strategy {head!r}: parameter {k} needs a number, got {v!r}") from None
+        if "sims" in spec.params and not 1 <= spec.params["sims"] <= 100000:
+            raise StrategyError(f"strategy {head!r}: sims must be 1..100000")
+        if "depth" in spec.params and not 0 <= spec.params["depth"] <= 20:
+            raise StrategyError(f"strategy {head!r}: depth must be 0..20")
+    for r in restr:
+        name, _, arg = r.partition(":")
+        if name not in RESTRICTIONS:
+            raise StrategyError(f"unknown restriction {name!r} in {text!r}; expected one of {', '.join(RESTRICTIONS)}")
+        if name in ("avoid", "noup", "noproto") and not arg.strip():
+            raise StrategyError(f"restriction {name!r} needs a card or protocol, e.g. {name}:Fire 1")
+        spec.restrictions.append((name, arg.strip() or None))
+    return spec
+
+
+def make_seat(text: str, pool) -> SeatConfig:
+    """A SeatConfig the engine can play with, for this spec and card pool."""
+    spec = parse(text)
+    seat = SeatConfig()
+    seat.spec = spec.text
+    if spec.is_user:
+        seat.set_python(load_user_strategy(spec.base, pool))
+    elif spec.base != "random":
+        params = dict(spec.params)
+        sims = int(params.pop("sims", 200))
+        depth = int(params.pop("depth", 2))
+        configure(seat, spec.base, params, sims, depth)
+    flags, up, card, proto = 0, [], [], []
+    for name, arg in spec.restrictions:
+        try:
+            if name == "nodown":
+                flags |= R_NO_FACEDOWN
+            elif name == "norefresh":
+                flags |= R_NO_REFRESH_WITH_CONTROL
+            elif name == "noup":
+                up.append(pool.card(arg).id)
+            elif name == "avoid":
+                card.append(pool.card(arg).id)
+            elif name == "noproto":
+                proto.append(pool.protocol(arg))
+        except KeyError as e:
+            raise StrategyError(f"strategy {text!r}: {e.args[0]}") from None
+    seat.set_restrictions(flags, up, card, proto)
+    return seat
+
+
+def load_user_strategy(path: str, pool=None):
+    """Import package.module:ClassName and wrap an instance for the engine."""
+    from strategies.user import PythonSeat, Strategy
+
+    module, _, cls = path.partition(":")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:
+        raise StrategyError(f"user strategy {path!r}: cannot import module {module!r} ({e})") from None
+    obj = getattr(mod, cls, None)
+    if obj is None:
+        raise StrategyError(f"user strategy {path!r}: module {module!r} has no {cls!r}")
+    inst = obj() if isinstance(obj, type) else obj
+    if not callable(getattr(inst, "choose", None)):
+        raise StrategyError(f"user strategy {path!r}: expected a class with a choose(observation, decision) "
+                            f"method (see {Strategy.__module__}.Strategy)")
+    return PythonSeat(inst, pool)
