@@ -387,7 +387,7 @@ for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
     DEFAULT_W[_i] = _v
 
 
-def configure(SeatConfig seat, str bot, dict weights, int sims=200, int depth=2):
+def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
     """Make `seat` play with a built-in bot: 'greedy', a style ('rush', 'disrupt', 'control')
     or 'search'; weights override the style's defaults by name (w_control=...)."""
     cdef int i

@@ -3,7 +3,7 @@
     random                      uniform over legal options
     greedy | rush | disrupt | control      one-ply bots (styles are weight presets)
     greedy:w_control=2          any weight overridden by name
-    search:sims=200,depth=2     determinized flat Monte Carlo
+    search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
     greedy+nodown               restricted play: never play face-down
     greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
     random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
@@ -92,7 +92,7 @@ def make_seat(text: str, pool) -> SeatConfig:
         seat.set_python(load_user_strategy(spec.base, pool))
     elif spec.base != "random":
         params = dict(spec.params)
-        sims = int(params.pop("sims", 200))
+        sims = int(params.pop("sims", 50))
         depth = int(params.pop("depth", 2))
         configure(seat, spec.base, params, sims, depth)
     flags, up, card, proto = 0, [], [], []

@@ -139,6 +139,7 @@ cdef enum Restrict:
 cdef enum:
     NWEIGHTS = 12
     NAVOID = 8
+    MAXPROTO = 64
 
 cdef enum EventKind:
     EK_DRAW = 1
@@ -168,6 +169,8 @@ cdef struct StratParams:
     int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
     int16_t avoid_card[NAVOID]         # card def ids never played at all
     int16_t avoid_protocol[NAVOID]     # protocol ids whose cards are never played
+    int8_t draft_table                 # draft by the table below instead of the bot's choice
+    float draft_score[MAXPROTO]        # per protocol id: higher is picked first
 
 cdef struct LogEntry:
     uint8_t kind

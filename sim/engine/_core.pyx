@@ -108,6 +108,14 @@ cdef class SeatConfig:
         for k, v in enumerate(avoid_protocol):
             self.sp.avoid_protocol[k] = v
 
+    def set_draft_table(self, scores):
+        """Draft by a table of scores per protocol id (e.g. win rates from an earlier run)."""
+        if len(scores) > MAXPROTO:
+            raise ValueError(f"at most {MAXPROTO} protocols")
+        self.sp.draft_table = 1
+        for k, v in enumerate(scores):
+            self.sp.draft_score[k] = v
+
     def set_python(self, obj):
         """Decisions go to obj._choose(view, player, kind, options) (see strategies/user.py)."""
         self.strat = ST_PYTHON

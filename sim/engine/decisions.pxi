@@ -104,6 +104,14 @@ cdef void apply_restrictions(Game* g, int player, int kind) noexcept nogil:
             g.opts[i] = keep[i]
         g.nopts = k
 
+cdef int draft_by_table(Game* g, int player) noexcept nogil:
+    """Table draft: the available protocol with the highest score (first on ties)."""
+    cdef int i, best = 0
+    for i in range(1, g.nopts):
+        if g.sp[player].draft_score[g.opts[i]] > g.sp[player].draft_score[g.opts[best]]:
+            best = i
+    return g.opts[best]
+
 cdef int random_option(Game* g, int player) noexcept nogil:
     return g.opts[rng_below(g, 1 + player, g.nopts)]
 
@@ -119,6 +127,8 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
             g.violation = k
             g.halt = 3
             return -1
+    if kind == D_DRAFT and g.sp[player].draft_table and g.strat[player] != ST_SCRIPT:
+        return draft_by_table(g, player)
     if kind == D_ACTION and g.forced >= 0:
         choice = g.forced                  # lookahead: the action being evaluated
         g.forced = -1

@@ -7,6 +7,7 @@
 
 cdef enum:
     GUARD_LIMIT = 200000
+    DEPTH_LIMIT = 100          # nested texts: beyond this the players are looping forever
     OPT_DONE = 255
     OPT_SKIP = 99
 
@@ -115,6 +116,10 @@ cdef void run_box(Game* g, int c, int box) noexcept nogil:
     cdef const CardDef* d = cdef_of(g, c)
     cdef Frame fr
     if d.step_len[box] == 0 or stopped(g):
+        return
+    if g.depth >= DEPTH_LIMIT:
+        g.winner = 2
+        g.end_reason = ER_LOOP_GUARD
         return
     fr.src = c
     fr.ctrl = g.owner[c]

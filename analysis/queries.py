@@ -1,0 +1,367 @@
+"""The balance queries: each runs in DuckDB over the Parquet views and returns a small pandas
+DataFrame with the game count beside every rate and a 95% Wilson interval around it.
+
+Conventions (docs/analysis.md): a win rate counts decided games only (draws are reported beside
+it, never as half wins); a protocol's rate is per appearance (a protocol in both trios of a game
+counts once for each seat, so mirrors sit at exactly 50%); seats are 0 and 1 as in the dataset,
+and "first" means the seat that took the first turn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.open import Runs
+from analysis.stats import add_rate, bradley_terry, newcombe_diff
+from analysis.schema import POSITIONS
+
+_PROTO_COLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in POSITIONS]
+
+
+def _list(items: list[str]) -> str:
+    return "[" + ", ".join(items) + "]"
+
+
+# -- shared intermediates (computed once per opened dataset) ---------------------------------------
+
+def seat_protocol_base(runs: Runs) -> pd.DataFrame:
+    """Per (protocol, seat, position, moved first): decided games, wins, draws. 180 rows at most;
+    every protocol-level table is a roll-up of this one scan."""
+    def q() -> pd.DataFrame:
+        return runs.sql(f"""
+            select protocol, seat, position, seat = first_player as first,
+                   count(*) filter (where winner >= 0) as games,
+                   count(*) filter (where winner = seat) as wins,
+                   count(*) filter (where winner < 0) as draws
+            from (select winner, first_player, unnest({_list(_PROTO_COLS)}) as protocol,
+                         unnest([0, 0, 0, 1, 1, 1]) as seat, unnest([0, 1, 2, 0, 1, 2]) as position
+                  from games)
+            group by all""")
+    return runs.memo("seat_protocol", q)
+
+
+def trio_base(runs: Runs) -> pd.DataFrame:
+    """Per (matchup, seat-0 trio, seat-1 trio, first player, winner): game counts. Trios are the
+    sorted protocol names joined by ", " (a trio is a set; draft order is a position, not identity)."""
+    def q() -> pd.DataFrame:
+        t = [f"array_to_string(list_sort([seat{s}_protocol_left, seat{s}_protocol_middle, "
+             f"seat{s}_protocol_right]), ', ')" for s in (0, 1)]
+        return runs.sql(f"""
+            select matchup, {t[0]} as trio0, {t[1]} as trio1, first_player, winner, count(*) as n
+            from games group by all""")
+    return runs.memo("trio", q)
+
+
+# -- overview, first player, game length -----------------------------------------------------------
+
+def overview(runs: Runs) -> pd.DataFrame:
+    """One row: games, decided, draws, end reasons, turns, first-player win rate with its interval."""
+    df = runs.sql("""
+        select count(*) as games, count(*) filter (where winner >= 0) as decided,
+               count(*) filter (where winner < 0) as draws,
+               count(*) filter (where winner >= 0 and winner = first_player) as first_wins,
+               avg(turns) as mean_turns, median(turns) as median_turns,
+               count(*) filter (where end_reason = 'turn_cap') as turn_cap,
+               count(*) filter (where end_reason = 'loop_guard') as loop_guard,
+               count(distinct strategy_0) as strategies_0
+        from games""")
+    df.insert(0, "runs", runs.label)
+    add_rate(df, "first_wins", "decided", "first_player_win_rate")
+    return df
+
+
+def first_player(runs: Runs) -> pd.DataFrame:
+    """First-player advantage: overall, then per matchup of the spec (its trios named when fixed)."""
+    b = trio_base(runs)
+    dec = b[b["winner"] >= 0].assign(first_wins=lambda d: np.where(d["winner"] == d["first_player"], d["n"], 0))
+    rows = [{"matchup": "all", "trios": "", "games": int(dec["n"].sum()), "first_wins": int(dec["first_wins"].sum())}]
+    if b["matchup"].nunique() > 1:
+        for m, g in dec.groupby("matchup", sort=True):
+            pairs = g[["trio0", "trio1"]].drop_duplicates()
+            label = (f"{pairs.iloc[0, 0]} vs {pairs.iloc[0, 1]}" if len(pairs) == 1
+                     else f"drafted ({len(pairs)} trio pairs)")
+            rows.append({"matchup": str(m), "trios": label, "games": int(g["n"].sum()),
+                         "first_wins": int(g["first_wins"].sum())})
+    return add_rate(pd.DataFrame(rows), "first_wins", "games")
+
+
+def game_length(runs: Runs) -> pd.DataFrame:
+    """Histogram of turns played, by end reason and by who won (first or second player)."""
+    return runs.sql("""
+        select turns, end_reason,
+               case when winner < 0 then 'draw' when winner = first_player then 'first' else 'second' end
+                   as won_by,
+               count(*) as games
+        from games group by all order by turns, end_reason, won_by""")
+
+
+def turns_to_win(runs: Runs) -> pd.DataFrame:
+    """Turns played in decided games: mean and quantiles, overall and by who won."""
+    return runs.sql("""
+        select coalesce(won_by, 'all') as won_by, count(*) as games, avg(turns) as mean,
+               quantile_disc(turns, 0.1) as p10, quantile_disc(turns, 0.25) as p25,
+               quantile_disc(turns, 0.5) as median, quantile_disc(turns, 0.75) as p75,
+               quantile_disc(turns, 0.9) as p90
+        from (select turns, case when winner = first_player then 'first' else 'second' end as won_by
+              from games where winner >= 0)
+        group by grouping sets ((), (won_by)) order by won_by nulls first""")
+
+
+# -- protocols -------------------------------------------------------------------------------------
+
+def protocol_win_rates(runs: Runs, by: str = "overall") -> pd.DataFrame:
+    """Protocol win rate as part of a trio; `by` is "overall", "seat" (0/1), "first" (moved first
+    or second) or "position" (left/middle/right in draft order)."""
+    b = seat_protocol_base(runs)
+    keys = {"overall": [], "seat": ["seat"], "first": ["first"], "position": ["position"]}[by]
+    df = b.groupby(["protocol", *keys], as_index=False)[["games", "wins", "draws"]].sum()
+    if by == "first":
+        df["first"] = np.where(df["first"], "first", "second")
+    if by == "position":
+        df["position"] = [POSITIONS[i] for i in df["position"]]
+    add_rate(df)
+    return df.sort_values([*keys, "win_rate"], ascending=[True] * len(keys) + [False]).reset_index(drop=True)
+
+
+def protocol_matchups(runs: Runs) -> pd.DataFrame:
+    """Protocol vs protocol, long form: how often a trio holding A beats a trio holding B (both
+    seat orders pooled). Pivot with `matrix()`; cell (A, B) + cell (B, A) = 100%."""
+    def q() -> pd.DataFrame:
+        a = [f"seat0_protocol_{p}" for p in POSITIONS for _ in POSITIONS]
+        b = [f"seat1_protocol_{p}" for _ in POSITIONS for p in POSITIONS]
+        return runs.sql(f"""
+            select a, b, count(*) filter (where winner >= 0) as games, count(*) filter (where winner = 0) as wins
+            from (select winner, unnest({_list(a)}) as a, unnest({_list(b)}) as b from games)
+            group by all""")
+    raw = runs.memo("protocol_pairs", q)
+    fwd = raw.rename(columns={"a": "protocol", "b": "opponent"})
+    rev = raw.rename(columns={"b": "protocol", "a": "opponent"}).assign(wins=lambda d: d["games"] - d["wins"])
+    df = pd.concat([fwd, rev]).groupby(["protocol", "opponent"], as_index=False)[["games", "wins"]].sum()
+    return add_rate(df).sort_values(["protocol", "opponent"]).reset_index(drop=True)
+
+
+def matrix(long: pd.DataFrame, row: str, col: str, value: str = "win_rate") -> pd.DataFrame:
+    """Pivot a long matchup table into a matrix (rows beat columns at `value`)."""
+    return long.pivot(index=row, columns=col, values=value)
+
+
+def trio_matchups(runs: Runs, min_games: int = 1) -> pd.DataFrame:
+    """Trio vs trio, long form (each unordered pair once, trio_a < trio_b): games, trio_a's win
+    rate with interval, and the first player's win rate in that pairing."""
+    b = trio_base(runs)
+    b = b[b["winner"] >= 0]
+    swap = b["trio0"] > b["trio1"]
+    a_seat = np.where(swap, 1, 0)
+    df = pd.DataFrame({
+        "trio_a": np.where(swap, b["trio1"], b["trio0"]), "trio_b": np.where(swap, b["trio0"], b["trio1"]),
+        "games": b["n"], "wins": np.where(b["winner"] == a_seat, b["n"], 0),
+        "first_wins": np.where(b["winner"] == b["first_player"], b["n"], 0)})
+    df = df.groupby(["trio_a", "trio_b"], as_index=False)[["games", "wins", "first_wins"]].sum()
+    df = df[df["games"] >= min_games]
+    add_rate(df)
+    add_rate(df, "first_wins", "games", "first_player_win_rate")
+    return df.sort_values(["games", "trio_a", "trio_b"], ascending=[False, True, True]).reset_index(drop=True)
+
+
+def trio_win_rates(runs: Runs, min_games: int = 1) -> pd.DataFrame:
+    """Each trio's win rate over all its games (either seat)."""
+    b = trio_base(runs)
+    b = b[b["winner"] >= 0]
+    df = pd.concat([
+        pd.DataFrame({"trio": b["trio0"], "games": b["n"], "wins": np.where(b["winner"] == 0, b["n"], 0)}),
+        pd.DataFrame({"trio": b["trio1"], "games": b["n"], "wins": np.where(b["winner"] == 1, b["n"], 0)}),
+    ]).groupby("trio", as_index=False)[["games", "wins"]].sum()
+    df = df[df["games"] >= min_games]
+    return add_rate(df).sort_values(["win_rate", "trio"], ascending=[False, True]).reset_index(drop=True)
+
+
+# -- compiles --------------------------------------------------------------------------------------
+
+def compile_histogram(runs: Runs) -> pd.DataFrame:
+    """Per (first/second player, k = 1..3, turn of the seat's k-th compile or null): seat-games."""
+    def q() -> pd.DataFrame:
+        parts = []
+        for s in (0, 1):
+            turns = _list([f"seat{s}_compile{k}_turn" for k in (1, 2, 3)])
+            parts.append(f"select first_player = {s} as first, unnest({turns}) as turn, unnest([1, 2, 3]) as k "
+                         f"from games")
+        return runs.sql(f"select first, k, turn, count(*) as n from ({' union all '.join(parts)}) group by all")
+    return runs.memo("compile_hist", q)
+
+
+def compile_timing(runs: Runs) -> pd.DataFrame:
+    """Turn of each seat's first, second and third compile: how often it happens at all (rate over
+    seat-games) and when (quantiles over the seat-games where it happened); overall and by mover."""
+    h = compile_histogram(runs)
+    rows = []
+    for who, part in [("all", h), ("first", h[h["first"]]), ("second", h[~h["first"]])]:
+        for k in (1, 2, 3):
+            g = part[part["k"] == k]
+            total = int(g["n"].sum())
+            done = g[g["turn"].notna()].sort_values("turn")
+            n = int(done["n"].sum())
+            row = {"player": who, "compile": k, "seat_games": total, "reached": n}
+            cum = done["n"].cumsum().to_numpy()
+            t = done["turn"].to_numpy()
+            for name, q in (("p10", 0.1), ("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p90", 0.9)):
+                row[name] = float(t[np.searchsorted(cum, q * n)]) if n else np.nan
+            row["mean"] = float((t * done["n"]).sum() / n) if n else np.nan
+            rows.append(row)
+    return add_rate(pd.DataFrame(rows), "reached", "seat_games", "rate")
+
+
+def compile_curves(runs: Runs) -> pd.DataFrame:
+    """Cumulative share of seat-games that have made their k-th compile by each turn (for charts)."""
+    h = compile_histogram(runs)
+    total = h[h["k"] == 1]["n"].sum()
+    d = h[h["turn"].notna()].groupby(["k", "turn"], as_index=False)["n"].sum().sort_values(["k", "turn"])
+    d["share"] = d.groupby("k")["n"].cumsum() / total if total else np.nan
+    return d.rename(columns={"n": "seat_games"}).reset_index(drop=True)
+
+
+def compile_rates(runs: Runs) -> pd.DataFrame:
+    """Compiles and recompiles per seat-game, and the share of seat-games with a recompile."""
+    return runs.sql("""
+        select count(*) as seat_games,
+               avg(compiles) as compiles_per_game, avg(recompiles) as recompiles_per_game,
+               avg((recompiles > 0)::int) as share_with_recompile
+        from (select (seat0_compile1_turn is not null)::int + (seat0_compile2_turn is not null)::int
+                     + (seat0_compile3_turn is not null)::int as compiles, seat0_recompiles as recompiles from games
+              union all
+              select (seat1_compile1_turn is not null)::int + (seat1_compile2_turn is not null)::int
+                     + (seat1_compile3_turn is not null)::int, seat1_recompiles from games)""")
+
+
+def _compile_events(runs: Runs) -> pd.DataFrame:
+    """Compile and recompile events, with the compile's ordinal for its seat (1st, 2nd, 3rd),
+    aggregated to (kind, protocol, line, ordinal, turn) counts."""
+    def q() -> pd.DataFrame:
+        rid = "" if runs.single else "run_id, "
+        return runs.sql(f"""
+            select kind, protocol, line, ordinal, turn, count(*) as n from (
+                select kind, protocol, line, turn,
+                       case when kind = 'compile' then row_number() over
+                           (partition by {rid}game_index, seat, kind order by turn) end as ordinal
+                from events where kind in ('compile', 'recompile'))
+            group by all""")
+    return runs.memo("compile_events", q)
+
+
+def _quantiles(turn: np.ndarray, n: np.ndarray, qs: tuple[float, ...] = (0.25, 0.5, 0.75)) -> list[float]:
+    if n.sum() == 0:
+        return [np.nan] * len(qs)
+    order = np.argsort(turn)
+    t, cum = turn[order], np.cumsum(n[order])
+    return [float(t[np.searchsorted(cum, q * cum[-1])]) for q in qs]
+
+
+def compiles_by(runs: Runs, by: str = "protocol") -> pd.DataFrame:
+    """Per protocol (or per line: left/middle/right at compile time), from events: compile rate
+    over the protocol's appearances, recompiles per appearance, the turn of its compile and the
+    share compiled as a seat's 1st, 2nd and 3rd compile, with the median turn for each."""
+    if not runs.has_events:
+        return pd.DataFrame()
+    ev = _compile_events(runs)
+    key = "protocol" if by == "protocol" else "line"
+    comp = ev[ev["kind"] == "compile"]
+    rows = []
+    for name, g in comp.groupby(key):
+        n = int(g["n"].sum())
+        q25, med, q75 = _quantiles(g["turn"].to_numpy(float), g["n"].to_numpy())
+        row = {key: name, "compiles": n, "turn_p25": q25, "turn_median": med, "turn_p75": q75}
+        for k in (1, 2, 3):
+            gk = g[g["ordinal"] == k]
+            row[f"share_as_{k}"] = gk["n"].sum() / n if n else np.nan
+            row[f"median_turn_as_{k}"] = _quantiles(gk["turn"].to_numpy(float), gk["n"].to_numpy(), (0.5,))[0]
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    re = ev[ev["kind"] == "recompile"].groupby(key)["n"].sum()
+    df["recompiles"] = df[key].map(re).fillna(0).astype(np.int64)
+    if by == "protocol":
+        base = seat_protocol_base(runs)
+        appear = base.groupby("protocol")[["games", "draws"]].sum().sum(axis=1)
+        df.insert(1, "appearances", df["protocol"].map(appear).fillna(0).astype(np.int64))
+        add_rate(df, "compiles", "appearances", "compile_rate")
+        df["recompiles_per_appearance"] = df["recompiles"] / df["appearances"].where(df["appearances"] > 0)
+        df = df.sort_values("compile_rate", ascending=False)
+    else:
+        df["line"] = [POSITIONS[int(x)] if 0 <= x < 3 else str(x) for x in df["line"]]
+        df.insert(2, "share", df["compiles"] / df["compiles"].sum())
+    return df.reset_index(drop=True)
+
+
+# -- cards -----------------------------------------------------------------------------------------
+
+def card_impact(runs: Runs) -> pd.DataFrame:
+    """Card impact in the spirit of 17lands, per card, over the seat-games whose deck holds it
+    (its protocol is in the seat's trio), decided games only:
+
+    drawn / face-up / face-down rates (share of those seat-games in which the seat drew it, or
+    played it face-up or face-down at least once), the win rate when drawn (GIH WR), when played
+    face-up, when played face-down, and when never played; `iwd` = face-up win rate minus
+    never-played win rate, with a Newcombe interval. Cards drawn or played from the opponent's
+    deck are not counted (they are not in that seat's deck)."""
+    if not runs.has_events:
+        return pd.DataFrame()
+
+    def q() -> pd.DataFrame:
+        rid = "" if runs.single else "run_id, "
+        on = "f.game_index = g.game_index" + ("" if runs.single else " and f.run_id = g.run_id")
+        own = " or ".join(f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
+                          f"g.seat{s}_protocol_right))" for s in (0, 1))
+        return runs.sql(f"""
+            with f as (
+                select {rid}game_index, seat, card, any_value(protocol) as protocol,
+                       bool_or(kind = 'draw') as drawn, bool_or(kind = 'play_face_up') as up,
+                       bool_or(kind = 'play_face_down') as down
+                from events where kind in ('draw', 'play_face_up', 'play_face_down') and card is not null
+                group by {rid}game_index, seat, card),
+            j as (
+                select f.card, f.protocol, f.drawn, f.up, f.down, g.winner = f.seat as won
+                from f join games g on {on}
+                where g.winner >= 0 and ({own}))
+            select card, any_value(protocol) as protocol,
+                   count(*) filter (where drawn) as drawn, count(*) filter (where drawn and won) as drawn_wins,
+                   count(*) filter (where up) as up, count(*) filter (where up and won) as up_wins,
+                   count(*) filter (where down) as down, count(*) filter (where down and won) as down_wins,
+                   count(*) filter (where up or down) as played,
+                   count(*) filter (where (up or down) and won) as played_wins
+            from j group by card""")
+    df = runs.memo("cards", q).copy()
+    base = seat_protocol_base(runs).groupby("protocol")[["games", "wins"]].sum()
+    df.insert(2, "deck_games", df["protocol"].map(base["games"]).fillna(0).astype(np.int64))
+    deck_wins = df["protocol"].map(base["wins"]).fillna(0).astype(np.int64)
+    df["never"] = df["deck_games"] - df["played"]
+    df["never_wins"] = deck_wins - df["played_wins"]
+    n = df["deck_games"].where(df["deck_games"] > 0)
+    for c in ("drawn", "up", "down"):
+        df[f"{c}_rate"] = df[c] / n
+    add_rate(df, "drawn_wins", "drawn", "gih_wr")
+    add_rate(df, "up_wins", "up", "up_wr")
+    add_rate(df, "down_wins", "down", "down_wr")
+    add_rate(df, "never_wins", "never", "never_wr")
+    d, lo, hi = newcombe_diff(df["never_wins"], df["never"], df["up_wins"], df["up"])
+    df["iwd"], df["iwd_low"], df["iwd_high"] = d, lo, hi
+    return df.sort_values(["iwd", "card"], ascending=[False, True], na_position="last").reset_index(drop=True)
+
+
+# -- strategies ------------------------------------------------------------------------------------
+
+def strategy_pairs(runs: Runs) -> pd.DataFrame:
+    """Decided games and seat-0 wins per (strategy_0, strategy_1, first player)."""
+    return runs.memo("strategy_pairs", lambda: runs.sql("""
+        select strategy_0, strategy_1, first_player, count(*) filter (where winner >= 0) as games,
+               count(*) filter (where winner = 0) as wins0
+        from games group by all"""))
+
+
+def strategy_ratings(runs: Runs) -> tuple[pd.DataFrame, dict]:
+    """Bradley-Terry ratings (Elo scale, 95% intervals) when the run has two or more strategies;
+    an empty frame otherwise. The fit includes a first-player term so seat order cannot bias it."""
+    pairs = strategy_pairs(runs)
+    pairs = pairs[pairs["games"] > 0]
+    if len(set(pairs["strategy_0"]) | set(pairs["strategy_1"])) < 2:
+        return pd.DataFrame(), {}
+    return bradley_terry(pairs)

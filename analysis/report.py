@@ -1,0 +1,222 @@
+"""`protolab report`: every balance table of a run, computed once, shown as rich tables in the
+terminal or written as JSON / CSV for other tools."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import queries
+from analysis.flags import balance_flags
+from analysis.open import Runs
+
+
+@dataclass
+class Report:
+    """Named tables plus what produced them; `timings` holds seconds per table."""
+
+    tables: dict[str, pd.DataFrame]
+    meta: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _tables(band: float, method: str, alpha: float) -> list[tuple[str, Callable[[Runs], pd.DataFrame]]]:
+    return [
+        ("overview", queries.overview),
+        ("protocols", queries.protocol_win_rates),
+        ("protocols_by_seat", lambda r: queries.protocol_win_rates(r, "seat")),
+        ("protocols_by_first", lambda r: queries.protocol_win_rates(r, "first")),
+        ("protocols_by_position", lambda r: queries.protocol_win_rates(r, "position")),
+        ("protocol_matchups", queries.protocol_matchups),
+        ("trio_win_rates", queries.trio_win_rates),
+        ("trio_matchups", queries.trio_matchups),
+        ("first_player", queries.first_player),
+        ("compile_timing", queries.compile_timing),
+        ("compile_curves", queries.compile_curves),
+        ("compile_rates", queries.compile_rates),
+        ("turns_to_win", queries.turns_to_win),
+        ("game_length", queries.game_length),
+        ("compiles_by_protocol", lambda r: queries.compiles_by(r, "protocol")),
+        ("compiles_by_line", lambda r: queries.compiles_by(r, "line")),
+        ("card_impact", queries.card_impact),
+        ("strategy_ratings", lambda r: queries.strategy_ratings(r)[0]),
+        ("balance_flags", lambda r: balance_flags(r, band, method, alpha)),
+    ]
+
+
+TABLE_NAMES = tuple(name for name, _ in _tables(0.05, "holm", 0.05))
+
+
+def build_report(runs: Runs, band: float = 0.05, method: str = "holm", alpha: float = 0.05,
+                 only: list[str] | None = None) -> Report:
+    """Compute the report's tables (all, or those named in `only`), timing each."""
+    tables: dict[str, pd.DataFrame] = {}
+    timings: dict[str, float] = {}
+    for name, fn in _tables(band, method, alpha):
+        if only and name not in only:
+            continue
+        t0 = time.perf_counter()
+        tables[name] = fn(runs)
+        timings[name] = time.perf_counter() - t0
+    meta: dict[str, Any] = {"runs": [str(p) for p in runs.paths], "run_ids": runs.run_ids,
+                            "has_events": runs.has_events, "warnings": list(runs.warnings),
+                            "band": band, "correction": method, "alpha": alpha}
+    if "balance_flags" in tables:
+        meta["flags_statement"] = tables["balance_flags"].attrs.get("statement", "")
+    _, extra = queries.strategy_ratings(runs) if (not only or "strategy_ratings" in only) else (None, {})
+    meta.update({k: float(v) for k, v in extra.items()})
+    return Report(tables, meta, timings)
+
+
+# -- machine-readable ------------------------------------------------------------------------------
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float | np.floating):
+        return None if math.isnan(v) else float(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+def records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """A table as JSON-ready records (NaN -> null, numpy scalars -> Python)."""
+    return [{k: _clean(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
+
+
+def to_json(report: Report) -> str:
+    return json.dumps({"meta": report.meta, "tables": {k: records(v) for k, v in report.tables.items()}},
+                      indent=1, default=str)
+
+
+def write_csv(report: Report, out_dir: str | Path) -> list[Path]:
+    """One CSV per table in `out_dir`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in report.tables.items():
+        f = out / f"{name}.csv"
+        df.to_csv(f, index=False)
+        written.append(f)
+    return written
+
+
+# -- terminal --------------------------------------------------------------------------------------
+
+def pct(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+
+
+def ci(lo: float, hi: float) -> str:
+    return "-" if lo is None or math.isnan(lo) else f"{lo:.1%}-{hi:.1%}"
+
+
+def num(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{int(x):,}"
+
+
+def _table(title: str, cols: list[str], rows: list[list[str]], caption: str | None = None):
+    from rich.table import Table
+
+    t = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    for i, c in enumerate(cols):
+        t.add_column(c, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*r)
+    return t
+
+
+def print_report(report: Report, console, top_cards: int = 10) -> None:
+    """The key tables, each rate with its 95% interval and game count."""
+    tb = report.tables
+    for w in report.meta["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+    o = tb["overview"].iloc[0]
+    console.print(f"[bold]{', '.join(report.meta['run_ids'])}[/bold]: {int(o['games']):,} games, "
+                  f"{int(o['decided']):,} decided, {int(o['draws']):,} draws "
+                  f"(turn cap {int(o['turn_cap']):,}, loop guard {int(o['loop_guard']):,}); "
+                  f"turns mean {o['mean_turns']:.1f}, median {o['median_turns']:.0f}")
+    console.print(f"First player wins {pct(o['first_player_win_rate'])} "
+                  f"(95% CI {ci(o['first_player_win_rate_low'], o['first_player_win_rate_high'])}) "
+                  f"of {int(o['decided']):,} decided games")
+
+    f = tb["balance_flags"]
+    flagged = f[f["flagged"]]
+    rows = [[r["name"], r["kind"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]),
+             r["direction"], f"{r['p_adjusted']:.2g}"] for _, r in flagged.iterrows()]
+    console.print(_table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "band", "adj. p"], rows,
+                         caption=f.attrs.get("statement", "") + ("" if rows else ": nothing flagged")))
+
+    p = tb["protocols"]
+    byf = tb["protocols_by_first"].set_index(["protocol", "first"])
+    rows = []
+    for _, r in p.iterrows():
+        fr = [pct(byf.loc[(r["protocol"], w), "win_rate"]) if (r["protocol"], w) in byf.index else "-"
+              for w in ("first", "second")]
+        rows.append([r["protocol"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]),
+                     num(r["games"]), *fr, num(r["draws"])])
+    console.print(_table("Protocol win rate (as part of a trio; decided games)",
+                         ["protocol", "win rate", "95% CI", "games", "moving first", "moving second", "draws"], rows))
+
+    m = queries.matrix(tb["protocol_matchups"], "protocol", "opponent")
+    short = {c: c[:5] for c in m.columns}
+    rows = [[str(idx)] + [pct(v) if not math.isnan(v) else "" for v in r] for idx, r in m.iterrows()]
+    console.print(_table("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows))
+
+    fp = tb["first_player"]
+    if len(fp) > 1:
+        rows = [[str(r["matchup"]), r["trios"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]),
+                 num(r["games"])] for _, r in fp.iterrows()]
+        console.print(_table("First-player win rate per matchup", ["matchup", "trios", "first wins", "95% CI", "games"],
+                             rows))
+
+    ct = tb["compile_timing"]
+    rows = [[r["player"], str(r["compile"]), pct(r["rate"]), ci(r["rate_low"], r["rate_high"]),
+             num(r["reached"]), f"{r['median']:.0f}", f"{r['p25']:.0f}-{r['p75']:.0f}"]
+            for _, r in ct.iterrows() if r["reached"] > 0]
+    console.print(_table("Compile timing: turn of each seat's 1st, 2nd, 3rd compile",
+                         ["player", "compile", "happens", "95% CI", "seat-games", "median turn", "IQR"], rows))
+
+    cp = tb["compiles_by_protocol"]
+    if not cp.empty:
+        rows = [[r["protocol"], pct(r["compile_rate"]), ci(r["compile_rate_low"], r["compile_rate_high"]),
+                 num(r["appearances"]), f"{r['turn_median']:.0f}", pct(r["share_as_1"]), pct(r["share_as_3"]),
+                 f"{r['recompiles_per_appearance']:.2f}"] for _, r in cp.iterrows()]
+        console.print(_table("Compiles per protocol", ["protocol", "compiled", "95% CI", "appearances", "median turn",
+                                                       "as 1st", "as 3rd", "recompiles/app."], rows))
+
+    cards = tb["card_impact"]
+    if not cards.empty:
+        def card_rows(d: pd.DataFrame) -> list[list[str]]:
+            return [[r["card"], pct(r["drawn_rate"]), pct(r["up_rate"]), pct(r["down_rate"]), pct(r["up_wr"]),
+                     num(r["up"]), pct(r["never_wr"]), num(r["never"]),
+                     f"{r['iwd']:+.1%} ({r['iwd_low']:+.1%}, {r['iwd_high']:+.1%})"] for _, r in d.iterrows()]
+        cols = ["card", "drawn", "face-up", "face-down", "WR face-up", "n", "WR never played", "n",
+                "difference (95% CI)"]
+        d = cards.dropna(subset=["iwd"])
+        console.print(_table(f"Card impact: top {top_cards} by face-up vs never played", cols,
+                             card_rows(d.head(top_cards))))
+        console.print(_table(f"Card impact: bottom {top_cards}", cols, card_rows(d.tail(top_cards).iloc[::-1])))
+
+    sr = tb["strategy_ratings"]
+    if not sr.empty:
+        rows = [[r["strategy"], f"{r['rating']:.0f}", f"{r['rating_low']:.0f}-{r['rating_high']:.0f}",
+                 pct(r["win_rate"]), num(r["games"])] for _, r in sr.iterrows()]
+        fpe = report.meta.get("first_player_elo")
+        console.print(_table("Strategy ratings (Bradley-Terry, Elo scale)", ["strategy", "rating", "95% CI",
+                                                                             "win rate", "games"], rows,
+                             caption=f"first-player term {fpe:+.0f} Elo" if fpe is not None else None))
+
+    tw = tb["turns_to_win"]
+    rows = [[r["won_by"], num(r["games"]), f"{r['mean']:.1f}", f"{r['median']:.0f}", f"{r['p10']:.0f}-{r['p90']:.0f}"]
+            for _, r in tw.iterrows()]
+    console.print(_table("Turns to win", ["winner moved", "games", "mean", "median", "10-90%"], rows))

@@ -1,0 +1,229 @@
+"""The run folder on disk (docs/data.md): shard files written whole or not at all, their
+checksums, and the run.json manifest with a journal that survives a killed driver.
+
+A shard file is encoded in memory, written under a hidden temporary name, flushed to disk and
+renamed: a file under its final name is complete. The driver appends each finished shard to
+`shards.jsonl` the moment it hears of it (one short line) and rewrites run.json now and then and
+at the end; `--resume` reads both, so nothing recorded is ever computed twice."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+FORMAT = 1
+MANIFEST = "run.json"
+JOURNAL = "shards.jsonl"
+TOKEN = ".protolab-run"
+LOCK = ".lock"
+INPUTS = "inputs"
+ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024}
+COMPRESSION = "zstd"
+
+
+class RunDirError(ValueError):
+    """A run folder that cannot be used (missing, not a run, locked); one readable message."""
+
+
+# -- shard files ------------------------------------------------------------------------------------
+
+def parquet_bytes(table: pa.Table, kind: str) -> bytes:
+    """The whole Parquet file of one shard table, encoded in memory."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=ROW_GROUP[kind], compression=COMPRESSION,
+                   use_dictionary=True, write_statistics=True)
+    return sink.getvalue().to_pybytes()
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write under a hidden temporary name in the same folder, fsync, then rename."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def shard_paths(run_dir: Path, name: str) -> dict[str, Path]:
+    return {"games": run_dir / "games" / f"{name}.parquet", "events": run_dir / "events" / f"{name}.parquet"}
+
+
+def remove_temp_files(run_dir: Path) -> int:
+    """Temporary files left by a killed writer; returns how many were removed."""
+    n = 0
+    for sub in ("games", "events", "."):
+        for p in (run_dir / sub).glob(".*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+                n += 1
+    return n
+
+
+def verify_shard(run_dir: Path, entry: dict[str, Any]) -> str | None:
+    """None if the shard's files exist and match their checksums, else why not."""
+    for kind in ("games", "events"):
+        rel = entry.get(f"{kind}_file")
+        if rel is None:
+            continue
+        p = run_dir / rel
+        if not p.is_file():
+            return f"{rel} is missing"
+        if p.stat().st_size != entry.get(f"{kind}_bytes", p.stat().st_size):
+            return f"{rel} has the wrong size (truncated?)"
+        if file_sha256(p) != entry[f"{kind}_sha256"]:
+            return f"{rel} does not match its checksum"
+    return None
+
+
+# -- run folder -------------------------------------------------------------------------------------
+
+def create_run_dir(parent: Path, name: str, stamp: str) -> tuple[Path, str]:
+    """A new, empty run folder `<parent>/<name>-<stamp>[-k]`; returns it and the run id."""
+    parent.mkdir(parents=True, exist_ok=True)
+    for k in range(1, 1000):
+        run_id = f"{name}-{stamp}" + (f"-{k}" if k > 1 else "")
+        d = parent / run_id
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        (d / "games").mkdir()
+        (d / "events").mkdir()
+        return d, run_id
+    raise RunDirError(f"{parent}: cannot create a new run folder for {name!r}")
+
+
+def write_token(run_dir: Path) -> str:
+    """A random token a worker reads to tell whether it sees this run folder (shared disk)."""
+    token = uuid.uuid4().hex
+    write_atomic(run_dir / TOKEN, token.encode())
+    return token
+
+
+def sees_run_dir(run_dir: str, token: str) -> bool:
+    try:
+        return (Path(run_dir) / TOKEN).read_text() == token
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def locked(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder for this driver; a second driver on the same folder is refused."""
+    f = open(run_dir / LOCK, "a+")  # noqa: SIM115 - held for the whole run
+    try:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunDirError(f"{run_dir}: another protolab run is using this folder") from None
+        yield
+    finally:
+        f.close()
+
+
+# -- manifest ---------------------------------------------------------------------------------------
+
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    shards = sorted(manifest["shards"], key=lambda s: s["index"])
+    body = json.dumps({**manifest, "shards": shards}, indent=1, sort_keys=False) + "\n"
+    write_atomic(run_dir / MANIFEST, body.encode())
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """run.json plus the shards recorded only in the journal (a driver killed between writes)."""
+    p = run_dir / MANIFEST
+    if not run_dir.is_dir():
+        raise RunDirError(f"{run_dir}: no such run folder")
+    if not p.is_file():
+        raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST})")
+    try:
+        manifest = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise RunDirError(f"{p}: cannot be read ({e})") from None
+    if manifest.get("format") != FORMAT:
+        raise RunDirError(f"{p}: format {manifest.get('format')!r}; this protolab reads format {FORMAT}")
+    by_index = {s["index"]: s for s in manifest.get("shards", [])}
+    for entry in read_journal(run_dir):
+        by_index.setdefault(entry["index"], entry)
+    manifest["shards"] = sorted(by_index.values(), key=lambda s: s["index"])
+    return manifest
+
+
+def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
+    with open(run_dir / JOURNAL, "a") as f:
+        f.write(json.dumps(entry, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_journal(run_dir: Path) -> list[dict[str, Any]]:
+    p = run_dir / JOURNAL
+    if not p.is_file():
+        return []
+    out = []
+    for line in p.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            break                      # a line cut by a kill: ignore it and what follows
+    return out
+
+
+def clear_journal(run_dir: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        (run_dir / JOURNAL).unlink()
+
+
+def save_inputs(run_dir: Path, files: dict[str, str]) -> None:
+    """Copies of the card files the spec used (path as written -> contents), for --resume."""
+    d = run_dir / INPUTS
+    d.mkdir(exist_ok=True)
+    index = {}
+    for i, (path, text) in enumerate(sorted(files.items())):
+        name = f"{i:02d}-{Path(path).name}"
+        write_atomic(d / name, text.encode())
+        index[path] = name
+    write_atomic(d / "index.json", json.dumps(index, indent=1).encode())
+
+
+def load_inputs(run_dir: Path) -> dict[str, str]:
+    d = run_dir / INPUTS
+    if not (d / "index.json").is_file():
+        return {}
+    index = json.loads((d / "index.json").read_text())
+    return {path: (d / name).read_text(encoding="utf-8") for path, name in index.items()}
+
+
+def open_games(run_dir: Path, columns: list[str] | None = None) -> pa.Table:
+    """All rows of `games`, sorted by game_index (for summaries and tests)."""
+    t = pq.read_table(run_dir / "games", columns=columns)
+    if "game_index" in t.column_names:
+        t = t.sort_by("game_index")
+    return t

@@ -1,0 +1,154 @@
+"""Expand a spec into arms x matchups x games and cut it into shards, before any game is played.
+
+Loading the pools here is the last validation step: unknown protocols and card files that do not
+parse are reported with the spec file and key. The layout is a pure function of the spec:
+
+    game_index = arm * games_per_arm + matchup * games + game_in_matchup
+
+and shards are consecutive game ranges of `shard_games` games that never cross an arm, so the
+same spec always gives the same shards, whatever the number of workers."""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.cards.loader import CardDataError
+from sim.experiment.seeds import sample_order
+from sim.experiment.spec import Arm, CardFile, Spec, SpecError
+from sim.pool import Pool, load_pool
+
+Trio = tuple[str, str, str]
+Matchup = tuple[Trio, Trio]
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    """Games [first_game, first_game + games) of the run, all in one arm."""
+
+    index: int
+    arm: int
+    first_game: int
+    games: int
+
+    @property
+    def name(self) -> str:
+        return f"shard-{self.index:05d}"
+
+
+@dataclass
+class Plan:
+    spec: Spec
+    pools: list[Pool]
+    matchups: list[Matchup]        # empty for random drafts (one implicit matchup)
+    games_per_arm: int
+    total_games: int
+    shards: list[ShardPlan]
+
+    @property
+    def n_matchups(self) -> int:
+        return max(1, len(self.matchups))
+
+
+def load_arm_pool(arm: Arm, source: str = "", key: str = "") -> Pool:
+    """The pool of an arm, built from the card files' contents (not their paths), so a worker on
+    another machine builds exactly the pool the driver checked."""
+    with tempfile.TemporaryDirectory(prefix="protolab-cards-") as d:
+        paths = []
+        for i, cf in enumerate(arm.cards):
+            p = Path(d) / f"{i:02d}-{Path(cf.path).name}"
+            p.write_text(cf.text, encoding="utf-8")
+            paths.append(p)
+        try:
+            return load_pool(sets=arm.sets, cards=paths)
+        except CardDataError as e:
+            msg = str(e)
+            for p, cf in zip(paths, arm.cards, strict=True):
+                msg = msg.replace(str(p), cf.path)
+            raise SpecError(f"{source}: key '{key}': {msg}") from None
+
+
+def _canon(pool: Pool, name: str, source: str, key: str, arm: str) -> str:
+    try:
+        return pool.protocols[pool.protocol(name)]
+    except KeyError:
+        raise SpecError(f"{source}: key '{key}': unknown protocol {name!r}; expected one of "
+                        f"{', '.join(pool.protocols)} (the pool of arm {arm!r})") from None
+
+
+def _all_pairs(trios: list[Trio]) -> list[Matchup]:
+    """Every unordered pair of disjoint trios, in a fixed order."""
+    out = []
+    for i, a in enumerate(trios):
+        sa = set(a)
+        for b in trios[i + 1:]:
+            if not sa.intersection(b):
+                out.append((a, b))
+    return out
+
+
+def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
+    """The matchups of the spec's draft mode, protocol names checked against every arm's pool."""
+    d = spec.draft
+    src = spec.source
+
+    def trio(names: tuple[str, ...], key: str) -> Trio:
+        out = []
+        for j, n in enumerate(names):
+            canon = [_canon(p, n, src, f"{key}[{j}]", a.name) for p, a in zip(pools, spec.arms, strict=True)]
+            out.append(canon[0])
+        return tuple(out)  # type: ignore[return-value]
+
+    if d.mode == "random":
+        return []
+    if d.mode == "fixed":
+        return [(trio(a, f"draft.matchups[{i}][0]"), trio(b, f"draft.matchups[{i}][1]"))
+                for i, (a, b) in enumerate(d.matchups)]
+    if d.trios:
+        trios = [trio(t, f"draft.trios[{i}]") for i, t in enumerate(d.trios)]
+        if len(set(map(frozenset, trios))) != len(trios):
+            raise SpecError(f"{src}: key 'draft.trios': expected different trios, some are listed twice")
+    else:
+        if d.protocols:
+            names = sorted({trio((n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)})
+        else:
+            names = sorted(set.intersection(*(set(p.protocols) for p in pools)))
+        trios = list(itertools.combinations(names, 3))
+    pairs = _all_pairs(trios)
+    if not pairs:
+        raise SpecError(f"{src}: key 'draft.{'trios' if d.trios else 'protocols'}': expected at least one pair of "
+                        "trios without a common protocol")
+    if d.mode == "round_robin":
+        return pairs
+    if d.samples > len(pairs):
+        raise SpecError(f"{src}: key 'draft.samples': expected at most {len(pairs):,} (the number of possible "
+                        f"matchups), got {d.samples:,}")
+    order = sample_order(spec.seed, len(pairs))[: d.samples]
+    return [pairs[int(j)] for j in order]
+
+
+def make_plan(spec: Spec) -> Plan:
+    """Load every arm's pool, check the spec against it, and lay out games and shards."""
+    pools = []
+    for i, arm in enumerate(spec.arms):
+        key = f"arms[{i}].cards" if len(spec.arms) > 1 or spec.arms[0].name != "base" else "pool.cards"
+        pools.append(load_arm_pool(arm, spec.source, key))
+    matchups = expand_matchups(spec, pools)
+    per_arm = max(1, len(matchups)) * spec.games
+    shards = []
+    for a in range(len(spec.arms)):
+        start = a * per_arm
+        for first in range(start, start + per_arm, spec.shard_games):
+            shards.append(ShardPlan(len(shards), a, first, min(spec.shard_games, start + per_arm - first)))
+    return Plan(spec, pools, matchups, per_arm, per_arm * len(spec.arms), shards)
+
+
+def card_files(spec: Spec) -> list[CardFile]:
+    """Every distinct card file of the spec (saved with the run so --resume needs nothing else)."""
+    seen: dict[str, CardFile] = {}
+    for arm in spec.arms:
+        for cf in arm.cards:
+            seen.setdefault(cf.path, cf)
+    return list(seen.values())

@@ -1,0 +1,57 @@
+"""Per-game seeds that depend only on (master seed, matchup, game), never on sharding or workers.
+
+Scheme 1 (documented in docs/experiments.md; a change would be scheme 2):
+
+    mix(x)   = the splitmix64 finaliser on 64-bit unsigned integers
+    key      = mix(master + 0x9E3779B97F4A7C15)
+    seed     = mix(mix(key ^ ((matchup + 1) * 0xD1B54A32D192ED03)) ^ ((pair + 1) * 0x8CB92BA72F3D8DD7))
+
+where `pair` is the game's index within its matchup, or that index // 2 when seats are swapped
+(the two games of a pair share one seed). Arms of an A/B study share seeds on purpose: the same
+matchup and game number get the same seed in every arm (common random numbers)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SEED_SCHEME = 1
+_U = np.uint64
+_GOLDEN = _U(0x9E3779B97F4A7C15)
+_K_MATCHUP = _U(0xD1B54A32D192ED03)
+_K_PAIR = _U(0x8CB92BA72F3D8DD7)
+_K_SAMPLE = _U(0xA0761D6478BD642F)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, vectorised over uint64 arrays (wrapping arithmetic)."""
+    x = np.asarray(x, dtype=_U)
+    x = (x ^ (x >> _U(30))) * _U(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> _U(27))) * _U(0x94D049BB133111EB)
+    return x ^ (x >> _U(31))
+
+
+def master_key(master_seed: int) -> np.uint64:
+    with np.errstate(over="ignore"):
+        return mix64(np.array([master_seed], dtype=_U) + _GOLDEN)[0]
+
+
+def game_seeds(master_seed: int, matchup: np.ndarray, game: np.ndarray, swap: bool) -> np.ndarray:
+    """The engine seed of each game, given its matchup and its index within the matchup."""
+    matchup = np.asarray(matchup, dtype=_U)
+    pair = np.asarray(game, dtype=_U)
+    if swap:
+        pair = pair // _U(2)
+    with np.errstate(over="ignore"):
+        k = mix64(master_key(master_seed) ^ ((matchup + _U(1)) * _K_MATCHUP))
+        return mix64(k ^ ((pair + _U(1)) * _K_PAIR))
+
+
+def sample_order(master_seed: int, n: int) -> np.ndarray:
+    """A seeded permutation of range(n): candidate j's rank is its hashed key.
+
+    Taking the first k gives a sample without replacement, and a larger k extends a smaller one
+    (the first k matchups, and so their seeds, stay the same)."""
+    j = np.arange(n, dtype=_U)
+    with np.errstate(over="ignore"):
+        keys = mix64(master_key(master_seed) ^ ((j + _U(1)) * _K_SAMPLE))
+    return np.argsort(keys, kind="stable")

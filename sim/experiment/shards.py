@@ -1,0 +1,344 @@
+"""Play one shard: the body of a Ray task. Seeds come from (master seed, matchup, game), games run
+in C batches with the GIL released, and the result is two Arrow tables (docs/data.md).
+
+Seat swapping on paired seeds: games 2k and 2k+1 of a matchup share a seed. Game 2k is played
+first (its trios drafted or fixed, first player by the seeded coin); game 2k+1 replays the seed
+with the sides exchanged: seat 0 gets what seat 1 had (trio, strategy) and vice versa, while the
+first turn stays with the same seat, so the side that went first now goes second."""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from sim.batch import MAX_COMPILES, play_columns
+from sim.experiment.plan import Matchup, load_arm_pool
+from sim.experiment.seeds import game_seeds
+from sim.experiment.spec import Arm
+from sim.pool import Pool
+from sim.record import END_REASONS
+
+SEAT_COLS = ("left", "middle", "right")
+
+
+@dataclass(frozen=True)
+class Dictionaries:
+    """The value lists of every dictionary column, the same in every shard of a run, so that all
+    shard files have one schema and readers never have to reconcile dictionaries."""
+
+    arms: tuple[str, ...]
+    pool_hashes: tuple[str, ...]
+    strategies: tuple[str, ...]
+    protocols: tuple[str, ...]
+    cards: tuple[str, ...]
+    end_reasons: tuple[str, ...]
+    event_kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """Everything a worker needs, on any machine: no paths to the driver's files."""
+
+    run_id: str
+    index: int
+    name: str
+    arm_index: int
+    arm: Arm
+    pool_hash: str
+    first_game: int            # global game index of the shard's first game
+    games: int
+    arm_first_game: int        # global game index of the arm's first game
+    games_per_matchup: int
+    matchup_base: int          # matchups[0] is this matchup number
+    matchups: tuple[Matchup, ...]   # the matchups the shard touches; empty for random drafts
+    seed: int
+    swap: bool
+    turn_cap: int
+    events: bool
+    spec_hash: str
+    engine_version: str
+    dicts: Dictionaries
+    run_dir: str = ""
+    token: str = ""
+
+
+_POOLS: dict[str, Pool] = {}
+
+
+def pool_for(task: ShardTask) -> Pool:
+    """The arm's pool, built once per worker process and checked against the driver's hash."""
+    pool = _POOLS.get(task.pool_hash)
+    if pool is None:
+        pool = load_arm_pool(task.arm, "run.json", f"arms[{task.arm_index}]")
+        if pool.hash != task.pool_hash:
+            raise RuntimeError(f"arm {task.arm.name!r}: this worker built pool {pool.hash}, the driver "
+                               f"{task.pool_hash}; are both on the same protolab version?")
+        _POOLS[task.pool_hash] = pool
+    return pool
+
+
+def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
+         first_player: int | None, protocols: list[Matchup] | None, events: bool) -> dict[str, np.ndarray]:
+    """One C batch. Random vs random is today's batch path; other built-in strategies are passed
+    through to it by name (the spec validated them with `check_strategy`)."""
+    kw = {"turn_cap": turn_cap, "first_player": first_player, "protocols": protocols, "events": events}
+    if tuple(strategies) == ("random", "random"):
+        return play_columns(pool, seeds, **kw)
+    return play_columns(pool, seeds, strategies=tuple(strategies), **kw)  # type: ignore[call-arg]
+
+
+_GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "plays_up", "plays_down",
+                "refreshes", "control_gains", "n_compiles", "compile_turn", "compile_player",
+                "compile_recompile", "seed")
+_EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
+
+
+def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict]:
+    """Play the shard's games; returns game columns (shard order), event columns and facts
+    (matchup, game in matchup, strategies per game)."""
+    pool = pool_for(task)
+    n = task.games
+    local = np.arange(task.first_game - task.arm_first_game, task.first_game - task.arm_first_game + n,
+                      dtype=np.int64)
+    matchup = local // task.games_per_matchup
+    game = local % task.games_per_matchup
+    seeds = game_seeds(task.seed, matchup, game, task.swap)
+    s0, s1 = task.arm.strategies
+    swapped = (game % 2 == 1) if task.swap else np.zeros(n, bool)
+
+    def trios_of(idx: np.ndarray) -> list[Matchup] | None:
+        if not task.matchups:
+            return None
+        return [task.matchups[int(m) - task.matchup_base] for m in matchup[idx]]
+
+    first_idx = np.flatnonzero(~swapped)
+    results = []
+    first_cols = play(pool, seeds[first_idx], (s0, s1), task.turn_cap, None, trios_of(first_idx), task.events)
+    results.append((first_idx, (s0, s1), first_cols))
+    if task.swap:
+        # partner of odd game i is game i - 1 (pairs never cross a shard: shard sizes are even)
+        pos = np.empty(n, np.int64)
+        pos[first_idx] = np.arange(len(first_idx))
+        names = pool.protocols
+        for fp in (0, 1):
+            odd = np.flatnonzero(swapped)
+            partner = pos[odd - 1]
+            odd = odd[first_cols["first_player"][partner] == fp]
+            if not len(odd):
+                continue
+            pr = first_cols["protocols"][pos[odd - 1]]
+            trios = [(tuple(names[x] for x in row[3:]), tuple(names[x] for x in row[:3])) for row in pr.tolist()]
+            cols = play(pool, seeds[odd], (s1, s0), task.turn_cap, fp, trios, task.events)
+            results.append((odd, (s1, s0), cols))
+
+    out: dict[str, np.ndarray] = {}
+    for f in _GAME_FIELDS:
+        proto = first_cols[f]
+        out[f] = np.empty((n,) + proto.shape[1:], proto.dtype)
+    strat = np.zeros((n, 2), np.int8)
+    sidx = {s: i for i, s in enumerate(task.dicts.strategies)}
+    for idx, (a, b), cols in results:
+        for f in _GAME_FIELDS:
+            out[f][idx] = cols[f]
+        strat[idx, 0] = sidx[a]
+        strat[idx, 1] = sidx[b]
+    facts = {"matchup": matchup, "game": game, "strategies": strat}
+    if not task.events:
+        return out, None, facts
+    if len(results) == 1:
+        ev = dict(results[0][2]["events"])
+        ev["game"] = ev["game"].astype(np.int64)
+        ev["seq"] = _seq(ev["game"], n)
+        return out, ev, facts
+    # merge the batches' events into shard order (by game, then event order): counting sort
+    counts = np.zeros(n, np.int64)
+    for idx, _, cols in results:
+        counts += np.bincount(idx[cols["events"]["game"]], minlength=n)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    ev = {f: np.empty(total, results[0][2]["events"][f].dtype) for f in _EVENT_FIELDS}
+    ev["game"] = np.empty(total, np.int64)
+    ev["seq"] = np.empty(total, np.int32)
+    for idx, _, cols in results:
+        e = cols["events"]
+        g = idx[e["game"]]
+        seq = _seq(e["game"], len(idx))
+        at = offsets[g] + seq
+        for f in _EVENT_FIELDS:
+            ev[f][at] = e[f]
+        ev["game"][at] = g
+        ev["seq"][at] = seq
+    return out, ev, facts
+
+
+def _seq(game: np.ndarray, n: int) -> np.ndarray:
+    """Position of each event within its game, for events grouped by game in order."""
+    counts = np.bincount(game, minlength=n)
+    starts = np.zeros(n, np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return (np.arange(len(game), dtype=np.int64) - starts[game]).astype(np.int32)
+
+
+# -- Arrow ------------------------------------------------------------------------------------------
+
+def _dict(indices: np.ndarray, values: Sequence[str], mask: np.ndarray | None = None) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(indices, mask=mask), pa.array(list(values), pa.string()))
+
+
+def _const(n: int, value: str) -> pa.DictionaryArray:
+    return _dict(np.zeros(n, np.int8), [value])
+
+
+def games_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], facts: dict) -> pa.Table:
+    d = task.dicts
+    n = task.games
+    proto_map = np.array([d.protocols.index(p) for p in pool.protocols], np.int8)
+    reason_map = np.array([d.end_reasons.index(r) if r in d.end_reasons else 0 for r in _END], np.int8)
+    winner = cols["winner"].astype(np.int8)
+    winner = np.where((winner == 0) | (winner == 1), winner, np.int8(-1)).astype(np.int8)
+    data: dict[str, pa.Array] = {
+        "run_id": _const(n, task.run_id),
+        "game_index": pa.array(np.arange(task.first_game, task.first_game + n, dtype=np.int64)),
+        "arm": _dict(np.full(n, task.arm_index, np.int8), d.arms),
+        "matchup": pa.array(facts["matchup"].astype(np.int32)),
+        "game_in_matchup": pa.array(facts["game"].astype(np.int32)),
+        "seed": pa.array(cols["seed"].astype(np.uint64)),
+        "pool_hash": _dict(np.full(n, d.pool_hashes.index(task.pool_hash), np.int8), d.pool_hashes),
+        "spec_hash": _const(n, task.spec_hash),
+        "engine_version": _const(n, task.engine_version),
+        "strategy_0": _dict(facts["strategies"][:, 0], d.strategies),
+        "strategy_1": _dict(facts["strategies"][:, 1], d.strategies),
+    }
+    for seat in (0, 1):
+        for k, side in enumerate(SEAT_COLS):
+            data[f"seat{seat}_protocol_{side}"] = _dict(proto_map[cols["protocols"][:, seat * 3 + k]], d.protocols)
+    data["first_player"] = pa.array(cols["first_player"].astype(np.int8))
+    data["winner"] = pa.array(winner)
+    data["end_reason"] = _dict(reason_map[cols["end_reason"]], d.end_reasons)
+    data["turns"] = pa.array(cols["turns"].astype(np.int16))
+    nc = np.minimum(cols["n_compiles"].astype(np.int64), MAX_COMPILES)
+    valid = np.arange(MAX_COMPILES)[None, :] < nc[:, None]
+    first_compile = valid & (cols["compile_recompile"] == 0)
+    for seat in (0, 1):
+        mine = first_compile & (cols["compile_player"] == seat)
+        rank = np.cumsum(mine, axis=1)
+        for r in (1, 2, 3):
+            hit = mine & (rank == r)
+            has = hit.any(axis=1)
+            turn = cols["compile_turn"][np.arange(n), hit.argmax(axis=1)].astype(np.int16)
+            data[f"seat{seat}_compile{r}_turn"] = pa.array(turn, mask=~has)
+    for seat in (0, 1):
+        rec = valid & (cols["compile_recompile"] != 0) & (cols["compile_player"] == seat)
+        data[f"seat{seat}_recompiles"] = pa.array(rec.sum(axis=1).astype(np.int16))
+    for seat in (0, 1):
+        data[f"seat{seat}_plays_face_up"] = pa.array(cols["plays_up"][:, seat].astype(np.int16))
+        data[f"seat{seat}_plays_face_down"] = pa.array(cols["plays_down"][:, seat].astype(np.int16))
+        data[f"seat{seat}_refreshes"] = pa.array(cols["refreshes"][:, seat].astype(np.int16))
+        data[f"seat{seat}_control_gains"] = pa.array(cols["control_gains"][:, seat].astype(np.int16))
+    return pa.table(data)
+
+
+def events_table(task: ShardTask, pool: Pool, ev: dict[str, np.ndarray]) -> pa.Table:
+    d = task.dicts
+    n = len(ev["game"])
+    kinds = _kinds()
+    kind_map = np.zeros(max(kinds) + 1, np.int8)
+    for code, name in kinds.items():
+        kind_map[code] = d.event_kinds.index(name)
+    kind = ev["kind"].astype(np.int64)
+    is_compile = (kind == _KIND_CODE["compile"]) | (kind == _KIND_CODE["recompile"])
+    card = ev["card"].astype(np.int64)
+    has_card = (card >= 0) & ~is_compile
+    card_map = np.array([d.cards.index(c.name) for c in pool.cards], np.int16)
+    card_proto = np.array([d.protocols.index(c.protocol) for c in pool.cards], np.int8)
+    proto_map = np.array([d.protocols.index(p) for p in pool.protocols], np.int8)
+    safe = np.where(has_card, card, 0)
+    proto = np.where(is_compile, proto_map[np.where(is_compile, card, 0)], card_proto[safe]).astype(np.int8)
+    line = ev["line"].astype(np.int8)
+    return pa.table({
+        "run_id": _const(n, task.run_id),
+        "game_index": pa.array(ev["game"] + np.int64(task.first_game)),
+        "seq": pa.array(ev["seq"].astype(np.int32)),
+        "turn": pa.array(ev["turn"].astype(np.int16)),
+        "seat": pa.array(ev["player"].astype(np.int8)),
+        "kind": _dict(kind_map[kind], d.event_kinds),
+        "card": _dict(card_map[safe], d.cards, mask=~has_card),
+        "protocol": _dict(proto, d.protocols, mask=~(has_card | is_compile)),
+        "line": pa.array(line, mask=line < 0),
+        "by_effect": pa.array(ev["extra"] != 0),
+    })
+
+
+def _kinds() -> dict[int, str]:
+    from sim.engine._core import constants
+
+    return dict(constants()["event_kind"])
+
+
+_END = tuple(END_REASONS[i] for i in sorted(END_REASONS))
+_KIND_CODE = {v: k for k, v in _kinds().items()}
+
+
+def play_shard_tables(task: ShardTask) -> tuple[pa.Table, pa.Table | None]:
+    """The shard's `games` and `events` tables."""
+    cols, ev, facts = play_shard_columns(task)
+    pool = pool_for(task)
+    games = games_table(task, pool, cols, facts)
+    events = events_table(task, pool, ev) if ev is not None else None
+    return games, events
+
+
+def worker_facts(t0: float) -> dict:
+    """Where and how the shard ran (kept in run.json, not in the rows)."""
+    try:
+        import ray
+
+        node = ray.util.get_node_ip_address() if ray.is_initialized() else socket.gethostname()
+    except Exception:  # noqa: BLE001 - informative only
+        node = socket.gethostname()
+    return {"node": node, "pid": os.getpid(), "seconds": round(time.perf_counter() - t0, 3),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def execute(task: ShardTask) -> dict:
+    """The Ray task: play the shard and produce its Parquet files.
+
+    If this worker sees the run folder (same machine or a shared disk) it writes the files itself,
+    atomically; otherwise it returns their bytes and the driver writes them."""
+    from sim.experiment.dataset import parquet_bytes, sees_run_dir, sha256, shard_paths, write_atomic
+
+    t0 = time.perf_counter()
+    games, events = play_shard_tables(task)
+    entry: dict = {"index": task.index, "arm": task.arm.name, "first_game": task.first_game,
+                   "games": task.games, "matchups": _matchup_range(task)}
+    data: dict[str, bytes] = {"games": parquet_bytes(games, "games")}
+    entry["games_rows"] = games.num_rows
+    del games
+    if events is not None:
+        data["events"] = parquet_bytes(events, "events")
+        entry["events_rows"] = events.num_rows
+        del events
+    direct = bool(task.run_dir) and sees_run_dir(task.run_dir, task.token)
+    paths = shard_paths(Path(task.run_dir or "."), task.name)
+    for kind, blob in data.items():
+        entry[f"{kind}_file"] = f"{kind}/{task.name}.parquet"
+        entry[f"{kind}_bytes"] = len(blob)
+        entry[f"{kind}_sha256"] = sha256(blob)
+        if direct:
+            write_atomic(paths[kind], blob)
+    return {"entry": entry, "data": None if direct else data, "worker": worker_facts(t0)}
+
+
+def _matchup_range(task: ShardTask) -> list[int]:
+    lo = (task.first_game - task.arm_first_game) // task.games_per_matchup
+    hi = (task.first_game - task.arm_first_game + task.games - 1) // task.games_per_matchup
+    return [int(lo), int(hi)]

@@ -1,0 +1,427 @@
+"""Read and validate an experiment spec (TOML, docs/experiments.md) before any work starts.
+
+Every error is a SpecError whose message names the file, the key and what was expected, so a
+designer can fix a typo without reading code. Checks that need the card pool (protocol names,
+variant files that parse) happen in `sim.experiment.plan`, still before any game is played."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.pool import DEFAULT_SETS
+
+SPEC_FORMAT = 1
+DRAFT_MODES = ("random", "fixed", "round_robin", "sampled")
+DEFAULT_SHARD_GAMES = 10_000
+MAX_SHARD_GAMES = 50_000          # keeps a worker's peak memory well under 1 GiB
+DEFAULT_ARM = "base"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
+            "pool", "seats", "draft", "arms"}
+POOL_KEYS = {"sets", "cards"}
+SEATS_KEYS = {"strategies", "swap"}
+DRAFT_KEYS = {"random": {"mode"}, "fixed": {"mode", "matchups"},
+              "round_robin": {"mode", "protocols", "trios"},
+              "sampled": {"mode", "protocols", "trios", "samples"}}
+ARM_KEYS = {"name", "sets", "cards", "strategies"}
+
+
+class SpecError(ValueError):
+    """An experiment spec that cannot be run; the message says where and what was expected."""
+
+
+# -- strategies -------------------------------------------------------------------------------------
+
+# Strategy name -> the parameters it accepts ("search:sims=200" is name "search", parameter sims).
+# Register a new batch-path strategy here; nothing else in the experiment code needs to change.
+STRATEGIES: dict[str, frozenset[str]] = {
+    "random": frozenset(),
+}
+
+
+def check_strategy(text: Any) -> str:
+    """Validate a strategy spec ("random", or "name:key=value,...") and return it normalised.
+
+    Raises ValueError with a readable reason; the spec loader adds file and key."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"expected a strategy name ({', '.join(sorted(STRATEGIES))}), got {text!r}")
+    name, _, params = text.strip().partition(":")
+    name = name.strip().lower()
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; expected one of: {', '.join(sorted(STRATEGIES))}")
+    parts = []
+    for item in filter(None, (p.strip() for p in params.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not value.strip():
+            raise ValueError(f"strategy {text!r}: expected parameters as key=value, got {item!r}")
+        if key not in STRATEGIES[name]:
+            allowed = ", ".join(sorted(STRATEGIES[name])) or "none"
+            raise ValueError(f"strategy {text!r}: unknown parameter {key!r}; {name!r} accepts: {allowed}")
+        parts.append(f"{key}={value.strip()}")
+    return name + (":" + ",".join(parts) if parts else "")
+
+
+# -- the spec ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CardFile:
+    """A protocol or variant file the spec uses: its path as written and its exact contents."""
+
+    path: str
+    text: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One card pool and pair of strategies; an A/B study has several, sharing every seed."""
+
+    name: str
+    sets: tuple[str, ...]
+    cards: tuple[CardFile, ...]
+    strategies: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Draft:
+    mode: str
+    matchups: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    protocols: tuple[str, ...] = ()
+    trios: tuple[tuple[str, ...], ...] = ()
+    samples: int = 0
+
+
+@dataclass(frozen=True)
+class Spec:
+    """An experiment, validated and with its card files read."""
+
+    name: str
+    seed: int
+    games: int
+    turn_cap: int
+    shard_games: int
+    events: bool
+    swap: bool
+    draft: Draft
+    arms: tuple[Arm, ...]
+    description: str = ""
+    output: str = "runs"
+    source: str = ""
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as loaded (JSON-safe): stored in run.json and hashed."""
+        d = self.draft
+        draft: dict[str, Any] = {"mode": d.mode}
+        if d.mode == "fixed":
+            draft["matchups"] = [[list(a), list(b)] for a, b in d.matchups]
+        if d.mode in ("round_robin", "sampled"):
+            if d.trios:
+                draft["trios"] = [list(t) for t in d.trios]
+            else:
+                draft["protocols"] = list(d.protocols)
+        if d.mode == "sampled":
+            draft["samples"] = d.samples
+        return {
+            "format": SPEC_FORMAT, "name": self.name, "description": self.description, "seed": self.seed,
+            "games": self.games, "turn_cap": self.turn_cap, "shard_games": self.shard_games,
+            "events": self.events, "output": self.output,
+            "seats": {"strategies": list(self.arms[0].strategies), "swap": self.swap},
+            "draft": draft,
+            "arms": [{"name": a.name, "sets": list(a.sets), "strategies": list(a.strategies),
+                      "cards": [{"path": c.path, "sha256": c.sha256} for c in a.cards]} for a in self.arms],
+            "source": self.source, "overrides": dict(self.overrides),
+        }
+
+    @property
+    def hash(self) -> str:
+        """What the rows depend on: everything but where the spec and the output live."""
+        d = self.to_dict()
+        for k in ("output", "source", "overrides", "description"):
+            d.pop(k)
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# -- finding spec files -----------------------------------------------------------------------------
+
+def examples_dir() -> Path:
+    """datasets/experiments of the source tree, or of the installed `protolab_datasets` package."""
+    here = Path(__file__).resolve().parent.parent.parent / "datasets" / "experiments"
+    if here.is_dir():
+        return here
+    from importlib.resources import files
+
+    return Path(str(files("protolab_datasets") / "experiments"))
+
+
+def find_spec(arg: str) -> Path:
+    """A spec path as given, or the name of a shipped example ("demo", "demo.toml",
+    "datasets/experiments/demo.toml" from anywhere)."""
+    p = Path(arg)
+    if p.is_file():
+        return p
+    name = p.name if p.suffix == ".toml" else p.name + ".toml"
+    shipped = examples_dir() / name
+    if shipped.is_file():
+        return shipped
+    known = ", ".join(sorted(x.stem for x in examples_dir().glob("*.toml")))
+    raise SpecError(f"{arg}: file not found; expected an experiment spec file or one of the shipped "
+                    f"examples ({known})")
+
+
+# -- loading ----------------------------------------------------------------------------------------
+
+class _Checker:
+    """Type checks that phrase errors as 'FILE: key K: expected X, got Y'."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def error(self, key: str, msg: str) -> SpecError:
+        return SpecError(f"{self.source}: key '{key}': {msg}")
+
+    def table(self, raw: Any, key: str, allowed: set[str]) -> dict[str, Any]:
+        if not isinstance(raw, dict):
+            raise self.error(key, f"expected a table, got {raw!r}")
+        extra = sorted(set(raw) - allowed)
+        if extra:
+            k = f"{key}.{extra[0]}" if key else extra[0]
+            raise self.error(k, f"unknown key; expected one of: {', '.join(sorted(allowed))}")
+        return raw
+
+    def integer(self, raw: Any, key: str, lo: int, hi: int, what: str) -> int:
+        if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
+            bound = f"at least {lo}" if hi >= 2**62 else f"{lo} to {hi}"
+            raise self.error(key, f"expected {what}, a whole number {bound}; got {raw!r}")
+        return raw
+
+    def boolean(self, raw: Any, key: str) -> bool:
+        if not isinstance(raw, bool):
+            raise self.error(key, f"expected true or false, got {raw!r}")
+        return raw
+
+    def string(self, raw: Any, key: str, what: str) -> str:
+        if not isinstance(raw, str) or not raw.strip():
+            raise self.error(key, f"expected {what}, got {raw!r}")
+        return raw.strip()
+
+    def strings(self, raw: Any, key: str, what: str) -> list[str]:
+        if not isinstance(raw, list):
+            raise self.error(key, f"expected a list of {what}, got {raw!r}")
+        return [self.string(x, f"{key}[{i}]", what) for i, x in enumerate(raw)]
+
+    def trio(self, raw: Any, key: str) -> tuple[str, ...]:
+        if isinstance(raw, str):
+            raw = [x.strip() for x in raw.split(",")]
+        if not isinstance(raw, list) or len(raw) != 3:
+            raise self.error(key, f'expected a trio of protocols, e.g. ["Fire", "Water", "Death"], got {raw!r}')
+        trio = tuple(self.string(x, f"{key}[{i}]", "a protocol name") for i, x in enumerate(raw))
+        if len({t.lower() for t in trio}) != 3:
+            raise self.error(key, f"expected three different protocols, got {list(trio)}")
+        return trio
+
+    def strategy(self, raw: Any, key: str) -> str:
+        try:
+            return check_strategy(raw)
+        except ValueError as e:
+            raise self.error(key, str(e)) from None
+
+    def strategy_pair(self, raw: Any, key: str) -> tuple[str, str]:
+        if not isinstance(raw, list) or len(raw) != 2:
+            raise self.error(key, f'expected two strategies, one per seat, e.g. ["random", "random"], got {raw!r}')
+        return (self.strategy(raw[0], f"{key}[0]"), self.strategy(raw[1], f"{key}[1]"))
+
+
+def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
+    """Read a protocol or variant file named by the spec (relative to the spec's folder)."""
+    rel = check.string(raw, key, "the path of a protocol or variant file")
+    p = Path(rel) if Path(rel).is_absolute() else base / rel
+    try:
+        data = p.read_bytes()
+        text = data.decode("utf-8")
+    except FileNotFoundError:
+        raise check.error(key, f"cannot read {rel!r} ({p}): no such file; expected a protocol or variant "
+                               "file (docs/cards.md), relative to the spec's folder") from None
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise check.error(key, f"cannot read {rel!r} ({p}): {reason}; expected a readable UTF-8 protocol or "
+                               "variant file (docs/cards.md)") from None
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise check.error(key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file "
+                               "(docs/cards.md)") from None
+    return CardFile(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest())
+
+
+def load_spec(arg: str | Path, games: int | None = None) -> Spec:
+    """Read, validate and normalise a spec file; `games` overrides its `games` (`--games`)."""
+    path = find_spec(str(arg))
+    source = str(arg) if Path(str(arg)).is_file() else str(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{source}: not valid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(f"{source}: cannot be read: {e}") from None
+    return parse_spec(raw, source, path.resolve().parent, games=games)
+
+
+def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
+               card_texts: dict[str, str] | None = None) -> Spec:
+    """Validate the TOML tables of a spec. `card_texts` (path -> contents) replaces reading the
+    card files from disk, which is how `--resume` rebuilds a spec from run.json."""
+    c = _Checker(source)
+    c.table(raw, "", TOP_KEYS)
+    for k in ("name", "seed", "games"):
+        if k not in raw:
+            raise c.error(k, {"name": "missing; expected a short run name, e.g. name = \"demo\"",
+                              "seed": "missing; expected the master seed, a whole number, e.g. seed = 1",
+                              "games": "missing; expected the number of games per matchup, e.g. games = 10000"}[k])
+    name = c.string(raw["name"], "name", "a short name of letters, digits, '.', '_' or '-'")
+    if not _NAME.match(name):
+        raise c.error("name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise c.error("description", f"expected a string, got {description!r}")
+    seed = c.integer(raw["seed"], "seed", 0, 2**63 - 1, "the master seed")
+    overrides: dict[str, Any] = {}
+    n_games = c.integer(raw["games"], "games", 1, 2**62, "the number of games per matchup")
+    if games is not None:
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise SpecError(f"--games: expected a whole number of games per matchup, at least 1; got {games!r}")
+        n_games = games
+        overrides["games"] = games
+    turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
+    shard_games = c.integer(raw.get("shard_games", DEFAULT_SHARD_GAMES), "shard_games", 2, MAX_SHARD_GAMES,
+                            "the number of games per shard")
+    events = c.boolean(raw.get("events", True), "events")
+    output = c.string(raw.get("output", "runs"), "output", "an output folder")
+
+    pool = c.table(raw.get("pool", {}), "pool", POOL_KEYS)
+    sets = tuple(c.strings(pool.get("sets", list(DEFAULT_SETS)), "pool.sets", "set names"))
+    if not sets:
+        raise c.error("pool.sets", 'expected at least one set, e.g. ["Main 1", "Aux 1"]')
+
+    def cards(lst: Any, key: str) -> tuple[CardFile, ...]:
+        if not isinstance(lst, list):
+            raise c.error(key, f"expected a list of protocol or variant files, got {lst!r}")
+        out = []
+        for i, x in enumerate(lst):
+            if card_texts is not None:
+                text = card_texts[x]
+                out.append(CardFile(x, text, hashlib.sha256(text.encode()).hexdigest()))
+            else:
+                out.append(read_card_file(c, base, x, f"{key}[{i}]"))
+        return tuple(out)
+
+    base_cards = cards(pool.get("cards", []), "pool.cards")
+
+    seats = c.table(raw.get("seats", {}), "seats", SEATS_KEYS)
+    strategies = c.strategy_pair(seats.get("strategies", ["random", "random"]), "seats.strategies")
+    swap = c.boolean(seats.get("swap", False), "seats.swap")
+    if swap and n_games % 2:
+        key = "--games" if "games" in overrides else "games"
+        msg = (f"expected an even number when seats.swap = true (the two games of a pair share a seed), "
+               f"got {n_games}")
+        raise SpecError(f"--games: {msg}") if key == "--games" else c.error("games", msg)
+    if swap and shard_games % 2:
+        raise c.error("shard_games", f"expected an even number when seats.swap = true, got {shard_games}")
+
+    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}))
+
+    arms_raw = raw.get("arms")
+    if arms_raw is None:
+        arms = (Arm(DEFAULT_ARM, sets, base_cards, strategies),)
+    else:
+        if not isinstance(arms_raw, list) or not arms_raw:
+            raise c.error("arms", "expected one or more [[arms]] tables")
+        arms_l = []
+        for i, a in enumerate(arms_raw):
+            key = f"arms[{i}]"
+            a = c.table(a, key, ARM_KEYS)
+            if "name" not in a:
+                raise c.error(f"{key}.name", "missing; expected a short arm name, e.g. name = \"official\"")
+            an = c.string(a["name"], f"{key}.name", "an arm name")
+            if not _NAME.match(an):
+                raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-', got {an!r}")
+            if any(x.name == an for x in arms_l):
+                raise c.error(f"{key}.name", f"expected a name not used by another arm, got {an!r} twice")
+            a_sets = tuple(c.strings(a["sets"], f"{key}.sets", "set names")) if "sets" in a else sets
+            a_strat = c.strategy_pair(a["strategies"], f"{key}.strategies") if "strategies" in a else strategies
+            arms_l.append(Arm(an, a_sets, base_cards + cards(a.get("cards", []), f"{key}.cards"), a_strat))
+        arms = tuple(arms_l)
+    return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
+                swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
+                source=source, overrides=overrides)
+
+
+def _parse_draft(c: _Checker, raw: Any) -> Draft:
+    if not isinstance(raw, dict):
+        raise c.error("draft", f"expected a table with mode = one of {', '.join(DRAFT_MODES)}, got {raw!r}")
+    mode = raw.get("mode", "random")
+    if mode not in DRAFT_MODES:
+        raise c.error("draft.mode", f"expected one of {', '.join(DRAFT_MODES)}, got {mode!r}")
+    extra = sorted(set(raw) - DRAFT_KEYS[mode])
+    if extra:
+        modes = [m for m in DRAFT_MODES if extra[0] in DRAFT_KEYS[m]]
+        hint = f"it belongs to mode {' or '.join(modes)}" if modes else "unknown key"
+        raise c.error(f"draft.{extra[0]}", f"not used with mode = {mode!r} ({hint}); "
+                                            f"expected: {', '.join(sorted(DRAFT_KEYS[mode]))}")
+    if mode == "random":
+        return Draft("random")
+    if mode == "fixed":
+        ms = raw.get("matchups")
+        if not isinstance(ms, list) or not ms:
+            raise c.error("draft.matchups", 'expected a list of matchups, each two trios: '
+                                            '[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]')
+        out = []
+        for i, m in enumerate(ms):
+            if not isinstance(m, list) or len(m) != 2:
+                raise c.error(f"draft.matchups[{i}]", f"expected two trios (seat 0, seat 1), got {m!r}")
+            a, b = c.trio(m[0], f"draft.matchups[{i}][0]"), c.trio(m[1], f"draft.matchups[{i}][1]")
+            common = sorted(x for x in a if x.lower() in {y.lower() for y in b})
+            if common:
+                raise c.error(f"draft.matchups[{i}]", f"expected six different protocols; both trios have {common}")
+            out.append((a, b))
+        return Draft("fixed", matchups=tuple(out))
+    if "protocols" in raw and "trios" in raw:
+        raise c.error("draft.trios", "expected either protocols or trios, not both")
+    protocols: tuple[str, ...] = ()
+    trios: tuple[tuple[str, ...], ...] = ()
+    if "protocols" in raw:
+        protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
+        if len({p.lower() for p in protocols}) < 6:
+            raise c.error("draft.protocols", f"expected at least six different protocols, got {list(protocols)}")
+    if "trios" in raw:
+        if not isinstance(raw["trios"], list) or len(raw["trios"]) < 2:
+            raise c.error("draft.trios", "expected a list of at least two trios")
+        trios = tuple(c.trio(t, f"draft.trios[{i}]") for i, t in enumerate(raw["trios"]))
+    samples = 0
+    if mode == "sampled":
+        if "samples" not in raw:
+            raise c.error("draft.samples", "missing; expected the number of matchups to sample, e.g. samples = 500")
+        samples = c.integer(raw["samples"], "draft.samples", 1, 2**62, "the number of matchups to sample")
+    return Draft(mode, protocols=protocols, trios=trios, samples=samples)
+
+
+def spec_from_manifest(stored: dict[str, Any], card_texts: dict[str, str], source: str) -> Spec:
+    """Rebuild the spec a run was started with (for --resume), from run.json and the saved card files."""
+    raw: dict[str, Any] = {k: stored[k] for k in ("name", "description", "seed", "games", "turn_cap",
+                                                   "shard_games", "events", "output")}
+    raw["seats"] = dict(stored["seats"])
+    raw["draft"] = dict(stored["draft"])
+    raw["pool"] = {"sets": stored["arms"][0]["sets"], "cards": []}
+    raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
+                    "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
+    spec = parse_spec(raw, source, Path("."), card_texts=card_texts)
+    return Spec(**{**spec.__dict__, "source": stored.get("source", source),
+                   "overrides": dict(stored.get("overrides", {}))})
