@@ -145,7 +145,7 @@ def _table_html(df: pd.DataFrame, cols: list[tuple[str, str, str]], table_id: st
             missing = v is None or (isinstance(v, float) and math.isnan(v))
             sv = "" if missing else f"{float(v):.6g}"
             shown = ("" if missing else f"{v:.1%}" if fmt == "pct" else f"{int(v):,}" if fmt == "int"
-                     else f"{v * 100:+.1f}")
+                     else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})")
             cells.append(f'<td class="n" data-v="{sv}">{shown}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
@@ -156,13 +156,11 @@ def cards_table(r: Report) -> str:
     c = r.tables.get("card_impact")
     if c is None or c.empty:
         return "<p>No events in this run: card impact needs the events table.</p>"
-    c = c.assign(iwd_ci=[f"{lo * 100:+.1f} to {hi * 100:+.1f}" if not math.isnan(lo) else ""
-                         for lo, hi in zip(c["iwd_low"], c["iwd_high"], strict=True)])
-    cols = [("card", "card", "text"), ("protocol", "protocol", "text"), ("deck games", "deck_games", "int"),
+    cols = [("card", "card", "text"), ("deck games", "deck_games", "int"),
             ("drawn", "drawn_rate", "pct"), ("face-up", "up_rate", "pct"), ("face-down", "down_rate", "pct"),
             ("GIH WR", "gih_wr", "pct"), ("WR face-up", "up_wr", "pct"), ("n face-up", "up", "int"),
             ("WR face-down", "down_wr", "pct"), ("WR never played", "never_wr", "pct"), ("n never", "never", "int"),
-            ("face-up minus never (pts)", "iwd", "diff"), ("95% CI (pts)", "iwd_ci", "text")]
+            ("face-up minus never, points (95% CI)", "iwd", "diff")]
     return _table_html(c, cols, "cards")
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.open import Runs
-from analysis.stats import add_rate, bradley_terry, newcombe_diff
 from analysis.schema import POSITIONS
+from analysis.stats import add_rate, bradley_terry, newcombe_diff
 
 _PROTO_COLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in POSITIONS]
 

@@ -21,15 +21,24 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
                  first_player: int | None = None,
                  protocols: Sequence[Sequence[Sequence[str]]] | None = None,
                  check_invariants: bool = False, events: bool = False,
-                 strategies: Sequence[str] = ("random", "random")) -> dict[str, np.ndarray]:
+                 strategies: Sequence[str] = ("random", "random"), draft: str = "random") -> dict[str, np.ndarray]:
     """Play one game per seed with these strategy specs (seat 0, seat 1; strategies/spec.py);
-    returns columns (one row per game).
+    returns columns (one row per game). `draft` is a draft strategy (strategies.spec.parse_draft).
 
     `protocols`, if given, is a list of matchups ((a, b, c), (d, e, f)) used round-robin by game
     index; otherwise every game drafts. With `check_invariants` the engine verifies the
     position at every decision and turn boundary and stops a game at the first violation
     (column `violation`, 0 when none). With `events`, `out["events"]` holds the dataset events
     (draws, plays, deletes, compiles, control gains) as columns whose `game` is the row index."""
+    from strategies.spec import make_seat, parse_draft
+
+    seats = tuple(make_seat(s, pool) for s in strategies)
+    dkind, payload = parse_draft(draft, pool)
+    if dkind == "fixed" and not protocols:
+        protocols = [payload]
+    elif dkind == "table":
+        for seat in seats:
+            seat.set_draft_table(payload)
     seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
     n = len(seeds)
     if protocols:
@@ -50,9 +59,6 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
         "compile_recompile": np.zeros((n, MAX_COMPILES), np.int8),
         "violation": np.zeros(n, np.int8),
     }
-    from strategies.spec import make_seat
-
-    seats = tuple(make_seat(s, pool) for s in strategies)
     ev = play_batch(pool.core, seeds, turn_cap, -1 if first_player is None else first_player, fixed, out,
                     MAX_COMPILES, check_invariants, events, seats)
     if events:

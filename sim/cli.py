@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from sim.cards.loader import CardDataError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 
-
 # Subcommands that live with their subsystem: each module defines add_commands(subparsers).
-PLUGIN_MODULES = ("sim.experiment.cli", "analysis.cli")
+PLUGIN_MODULES = ("strategies.cli", "sim.experiment.cli", "analysis.cli")
 
 
 class UsageError(Exception):
@@ -164,15 +163,27 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from sim.bench import run_bench
+    from strategies.spec import StrategyError, make_seat
 
-    res = run_bench(_pool(args), games=args.games, seed=args.seed, repeats=args.repeats)
+    pool = _pool(args)
+    try:
+        make_seat(args.strategy, pool)
+    except StrategyError as e:
+        raise UsageError(str(e)) from None
+    games = args.games if args.games is not None else _default_bench_games(args.strategy)
+    res = run_bench(pool, games=games, seed=args.seed, repeats=args.repeats, strategy=args.strategy)
     if args.json:
         print(json.dumps(res))
     else:
-        print(f"{res['games']} games (random vs random, random drafts, 1 core): "
+        print(f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, 1 core): "
               f"{res['games_per_second']:,.0f} games/s (best of {res['repeats']}), "
               f"{res['turns_per_game']:.1f} turns/game")
     return 0
+
+
+def _default_bench_games(strategy: str) -> int:
+    base = strategy.split("+")[0].split(":")[0]
+    return {"random": 20000, "search": 40}.get(base, 2000)
 
 
 # -- parser ----------------------------------------------------------------------------------------
@@ -218,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_scenario)
 
     p = sub.add_parser("bench", help="measure games per second on one core")
-    p.add_argument("--games", type=int, default=20000)
+    p.add_argument("--games", type=int, default=None, help="games per timed run (default by strategy)")
+    p.add_argument("--strategy", default="random", help="strategy spec playing both seats (default random)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeats", type=int, default=3, help="timed runs; the best is reported")
     p.add_argument("--json", action="store_true", help='print one JSON object ({"games_per_second": ...})')

@@ -16,6 +16,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from sim.engine._core import SeatConfig
+
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 
 BUILTIN = ("random", *STYLE_WEIGHTS)
@@ -131,3 +132,49 @@ def load_user_strategy(path: str, pool=None):
         raise StrategyError(f"user strategy {path!r}: expected a class with a choose(observation, decision) "
                             f"method (see {Strategy.__module__}.Strategy)")
     return PythonSeat(inst, pool)
+
+
+def parse_draft(text: str, pool) -> tuple[str, object]:
+    """Draft strategies: `random`, `fixed:Fire,Water,Death/Hate,Light,Life` (named trios, seat 0
+    then seat 1) or `table:FILE` (pick the available protocol with the highest score; FILE is a
+    CSV with columns protocol,win_rate, or a JSON object {protocol: score})."""
+    kind, _, arg = text.partition(":")
+    if kind == "random" and not arg:
+        return "random", None
+    if kind == "fixed":
+        sides = [s.split(",") for s in arg.split("/")]
+        if len(sides) != 2 or any(len(s) != 3 for s in sides):
+            raise StrategyError(f"draft {text!r}: expected fixed:A,B,C/D,E,F (two trios)")
+        try:
+            ids = [[pool.protocol(x) for x in s] for s in sides]
+        except KeyError as e:
+            raise StrategyError(f"draft {text!r}: {e.args[0]}") from None
+        if len({i for s in ids for i in s}) != 6:
+            raise StrategyError(f"draft {text!r}: six distinct protocols needed")
+        return "fixed", [[pool.protocols[i] for i in s] for s in ids]
+    if kind == "table":
+        return "table", read_draft_table(arg, pool)
+    raise StrategyError(f"unknown draft {text!r}; expected random, fixed:A,B,C/D,E,F or table:FILE")
+
+
+def read_draft_table(path: str, pool) -> list[float]:
+    import csv
+    import json
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise StrategyError(f"draft table {path}: cannot be read ({e.strerror})") from None
+    scores = [0.5] * len(pool.protocols)
+    try:
+        if p.suffix == ".json":
+            rows = json.loads(text).items()
+        else:
+            rows = [(r["protocol"], r["win_rate"]) for r in csv.DictReader(text.splitlines())]
+        for name, score in rows:
+            scores[pool.protocol(name)] = float(score)
+    except (KeyError, ValueError, AttributeError, TypeError) as e:
+        raise StrategyError(f"draft table {path}: expected protocol,win_rate rows of known protocols ({e})") from None
+    return scores

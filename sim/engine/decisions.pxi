@@ -92,14 +92,15 @@ cdef bint restricted(Game* g, int player, int kind, int32_t opt) noexcept nogil:
     return False
 
 cdef void apply_restrictions(Game* g, int player, int kind) noexcept nogil:
-    """Drop restricted options, unless that would leave none (a restriction never stops play)."""
+    """Drop restricted options. If none is left the player passes (restricted play: the
+    restricted player simply cannot do those things)."""
     cdef int i, k = 0
     cdef int32_t keep[MAXOPT]
     for i in range(g.nopts):
         if not restricted(g, player, kind, g.opts[i]):
             keep[k] = g.opts[i]
             k += 1
-    if 0 < k < g.nopts:
+    if k < g.nopts:
         for i in range(k):
             g.opts[i] = keep[i]
         g.nopts = k
@@ -136,6 +137,8 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
     if g.strat[player] != ST_SCRIPT:
         apply_restrictions(g, player, kind)
     n = g.nopts
+    if n == 0:
+        return -1
     if n == 1:
         return g.opts[0]
     if g.strat[player] == ST_EXTERNAL:

@@ -29,6 +29,9 @@ LOCK = ".lock"
 INPUTS = "inputs"
 ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024}
 COMPRESSION = "zstd"
+# Dense integer keys compress better without a dictionary; statistics only where scans filter.
+NO_DICTIONARY = {"games": {"game_index", "seed"}, "events": {"game_index", "seq"}}
+STATISTICS = {"games": None, "events": ["game_index", "turn"]}
 
 
 class RunDirError(ValueError):
@@ -41,7 +44,8 @@ def parquet_bytes(table: pa.Table, kind: str) -> bytes:
     """The whole Parquet file of one shard table, encoded in memory."""
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, row_group_size=ROW_GROUP[kind], compression=COMPRESSION,
-                   use_dictionary=True, write_statistics=True)
+                   use_dictionary=[c for c in table.column_names if c not in NO_DICTIONARY[kind]],
+                   write_statistics=STATISTICS[kind] or True)
     return sink.getvalue().to_pybytes()
 
 

@@ -1,0 +1,84 @@
+"""The summary `protolab run` prints when a run is complete: straight from the Parquet files, so
+it is also a first check that the dataset opens in DuckDB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from sim.stats import wilson
+
+SEATS = [f"seat{s}_protocol_{side}" for s in (0, 1) for side in ("left", "middle", "right")]
+
+
+def summarize_run(run_dir: Path) -> dict[str, Any]:
+    """Per arm: games, first-player win rate, draws, turns, and win rate of each protocol as part of
+    a trio (wins over decided games it played), with 95% Wilson intervals."""
+    con = duckdb.connect()
+    games = str(Path(run_dir) / "games" / "*.parquet").replace("'", "''")
+    con.execute(f"create view g as select * from read_parquet('{games}')")
+    arms: dict[str, Any] = {}
+    rows = con.execute("""
+        select arm::varchar, count(*), count(*) filter (winner >= 0),
+               count(*) filter (winner >= 0 and winner = first_player), avg(turns), median(turns)
+        from g group by 1 order by min(game_index)""").fetchall()
+    for arm, n, decided, first_wins, mean_turns, median_turns in rows:
+        lo, hi = wilson(first_wins, decided)
+        arms[arm] = {"games": n, "decided": decided, "draws": n - decided,
+                     "first_player_win_rate": first_wins / decided if decided else None,
+                     "first_player_ci": [lo, hi], "mean_turns": mean_turns, "median_turns": median_turns,
+                     "protocols": {}}
+    union = " union all ".join(
+        f"select arm::varchar as arm, {c}::varchar as protocol, (winner = {0 if c.startswith('seat0') else 1}) as win "
+        f"from g where winner >= 0" for c in SEATS)
+    for arm, proto, n, wins in con.execute(
+            f"select arm, protocol, count(*), count(*) filter (win) from ({union}) group by 1, 2").fetchall():
+        lo, hi = wilson(wins, n)
+        arms[arm]["protocols"][proto] = {"games": n, "wins": wins, "win_rate": wins / n, "ci": [lo, hi]}
+    return {"arms": arms}
+
+
+def print_report(result, console) -> None:
+    s = summarize_run(result.run_dir)
+    m = result.manifest
+    rate = result.games / result.seconds if result.seconds else 0
+    computed = sum(sh["games"] for sh in m.get("shards", [])) if m else result.games
+    console.print(f"\n[bold]{m.get('run_id', result.run_dir.name)}[/bold]: {computed:,} games "
+                  f"({m.get('matchups', 1):,} matchups x {m.get('games_per_matchup', computed):,} games"
+                  f"{' x ' + str(m['arms']) + ' arms' if m.get('arms', 1) > 1 else ''}) "
+                  f"in {result.seconds:.1f} s ({rate:,.0f} games/s)")
+    from rich.table import Table
+
+    arms = list(s["arms"])
+    for arm, a in s["arms"].items():
+        fp = a["first_player_win_rate"]
+        lo, hi = a["first_player_ci"]
+        label = f"[{arm}] " if len(arms) > 1 else ""
+        console.print(f"{label}first player wins {fp:.1%} (95% CI {lo:.1%}-{hi:.1%}) of {a['decided']:,} decided games; "
+                      f"{a['draws']:,} draws; turns mean {a['mean_turns']:.1f}, median {a['median_turns']:.0f}"
+                      if fp is not None else f"{label}no decided games")
+    t = Table(title="Protocol win rate (as part of a trio), 95% CI")
+    t.add_column("protocol")
+    for arm in arms:
+        t.add_column(f"{arm} win rate" if len(arms) > 1 else "win rate", justify="right")
+        t.add_column("95% CI", justify="right")
+        t.add_column("games", justify="right")
+    if len(arms) > 1:
+        t.add_column(f"{arms[-1]} - {arms[0]}", justify="right")
+    protos = sorted({p for a in s["arms"].values() for p in a["protocols"]},
+                    key=lambda p: -s["arms"][arms[0]]["protocols"].get(p, {"win_rate": 0})["win_rate"])
+    for p in protos:
+        row = [p]
+        for arm in arms:
+            r = s["arms"][arm]["protocols"].get(p)
+            row += ([f"{r['win_rate']:.1%}", f"{r['ci'][0]:.1%}-{r['ci'][1]:.1%}", f"{r['games']:,}"] if r
+                    else ["-", "-", "-"])
+        if len(arms) > 1:
+            a0, a1 = s["arms"][arms[0]]["protocols"].get(p), s["arms"][arms[-1]]["protocols"].get(p)
+            row.append(f"{(a1['win_rate'] - a0['win_rate']) * 100:+.1f} pts" if a0 and a1 else "-")
+        t.add_row(*row)
+    console.print(t)
+    console.print(f"Dataset: {result.run_dir}/ (games/, events/, run.json); e.g.\n"
+                  f"  duckdb -c \"select winner, count(*) from '{result.run_dir}/games/*.parquet' group by 1\"")

@@ -1,0 +1,69 @@
+"""`protolab ladder`: round robin between strategies (registered into the main CLI)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("ladder", help="round robin between strategies: win rates and ratings")
+    p.add_argument("strategies", nargs="+", metavar="STRATEGY",
+                   help='strategy specs, e.g. random greedy "search:sims=50" "greedy+nodown" (docs/strategies.md)')
+    p.add_argument("--games", type=int, default=2000, help="games per pair, seats swapped on paired seeds")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--turn-cap", type=int, default=200)
+    p.add_argument("--draft", default="random", help="random | fixed:A,B,C/D,E,F | table:FILE")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--set", action="append", metavar="SET", help="card set (repeatable)")
+    p.add_argument("--cards", action="append", metavar="FILE", help="extra protocol or variant file")
+    p.set_defaults(func=cmd_ladder)
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from sim.cli import UsageError, _console, _pool
+    from strategies.ladder import run_ladder
+    from strategies.spec import StrategyError, make_seat, parse_draft
+
+    if len(args.strategies) < 2:
+        raise UsageError("a ladder needs at least two strategies")
+    if args.games < 2:
+        raise UsageError(f"--games must be at least 2, got {args.games}")
+    pool = _pool(args)
+    try:
+        for s in args.strategies:
+            make_seat(s, pool)
+        parse_draft(args.draft, pool)
+    except StrategyError as e:
+        raise UsageError(str(e)) from None
+    console = _console()
+    if args.json:
+        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft)
+        print(json.dumps(res, indent=1))
+        return 0
+    from rich.progress import Progress
+    from rich.table import Table
+
+    npairs = len(args.strategies) * (len(args.strategies) - 1) // 2
+    with Progress(console=console, transient=True) as prog:
+        task = prog.add_task("ladder", total=npairs)
+
+        def tick(label: str) -> None:
+            prog.update(task, description=label, advance=0)
+
+        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft,
+                         progress=lambda s: (tick(s), prog.advance(task)))
+    t = Table(title=f"Head to head ({args.games} games per pair, seats swapped on paired seeds)")
+    for c in ("a", "b", "games", "a wins", "b wins", "draws", "a win rate", "95% CI"):
+        t.add_column(c, justify="left" if c in ("a", "b") else "right")
+    for p in res["pairs"]:
+        t.add_row(p["a"], p["b"], str(p["games"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
+                  f"{p['win_rate_a']:.1%}", f"{p['ci_low']:.1%}-{p['ci_high']:.1%}")
+    console.print(t)
+    r = Table(title="Bradley-Terry rating (Elo scale, mean 0, 95% bootstrap CI)")
+    for c in ("strategy", "rating", "95% CI"):
+        r.add_column(c, justify="left" if c == "strategy" else "right")
+    for row in res["ratings"]:
+        r.add_row(row["strategy"], f"{row['elo']:+.0f}", f"{row['ci_low']:+.0f} .. {row['ci_high']:+.0f}")
+    console.print(r)
+    return 0

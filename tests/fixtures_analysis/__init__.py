@@ -1,0 +1,1 @@
+"""Helpers for the analysis tests: a headless Chromium driven over the DevTools protocol."""
