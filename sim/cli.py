@@ -131,12 +131,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
         protocols = [[x.strip() for x in side.split(",")] for side in args.protocols]
         if len(protocols) != 2 or any(len(s) != 3 for s in protocols):
             raise UsageError('--protocols takes two trios, e.g. --protocols "Fire,Water,Death" "Hate,Light,Life"')
+    from strategies.spec import StrategyError, make_seat
+
     try:
         game = Game(pool, seed=args.seed, protocols=protocols, first_player=args.first_player,
                     turn_cap=args.turn_cap, auto=(0, 1))
-    except KeyError as e:
+        seats = tuple(make_seat(s, pool) for s in args.strategies)
+    except (KeyError, StrategyError) as e:
         raise UsageError(e.args[0]) from None
-    rec = game.record(("random", "random"))
+    game.strategies = seats
+    game.core.run([], seats)
+    rec = game.record(tuple(args.strategies))
     print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}")
     for line in game.log():
         print(line)
@@ -219,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocols", nargs=2, metavar="TRIO",
                    help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"')
     p.add_argument("--first-player", type=int, choices=(0, 1))
+    p.add_argument("--strategies", nargs=2, default=("random", "random"), metavar="SPEC",
+                   help="strategy of seat A and seat B (default: random random)")
     p.add_argument("--turn-cap", type=int, default=200)
     _add_pool_args(p)
     p.set_defaults(func=cmd_replay)

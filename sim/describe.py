@@ -86,7 +86,8 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
             line = f"{who} chooses {DK.get(a, '?')}: {_decision_text(nm, a, b)}"
         elif k == "play":
             face = "face-up" if b & 1 else "face-down"
-            where = LINES[a] + ("" if (b >> 1) == player else f" on {SEATS[b >> 1]}'s side")
+            side = (b >> 1) & 1
+            where = LINES[a] + ("" if side == player else f" on {SEATS[side]}'s side")
             extra = " (under the playing card)" if b & 4 else ""
             by = f" ({src})" if card >= 0 else ""
             line = f"{who} plays {tgt} {face} in {where}{extra}{by}"

@@ -1,0 +1,66 @@
+"""The golden trace: records and full decision/effect logs of fixed seeds, committed in
+tests/golden/trace.json. Optimisations must leave it byte-identical; regenerate it (--write)
+only when the rules deliberately change, and say so in the commit.
+
+    python -m benchmarks.golden            # compare with the committed trace
+    python -m benchmarks.golden --write    # regenerate it
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from sim.describe import format_log
+from sim.game import Game
+from sim.pool import load_pool
+from sim.record import record_bytes
+from strategies.spec import make_seat
+
+TRACE = Path(__file__).resolve().parent.parent / "tests" / "golden" / "trace.json"
+CASES = [("random", "random", range(0, 40)), ("greedy", "greedy", range(100, 110)),
+         ("rush", "control", range(200, 205)), ("search:sims=8,depth=1", "disrupt", range(300, 302))]
+
+
+def trace() -> dict:
+    pool = load_pool()
+    games = []
+    for a, b, seeds in CASES:
+        for seed in seeds:
+            g = Game(pool, seed=seed)
+            g.core.run([], (make_seat(a, pool), make_seat(b, pool)), True)
+            state = g.core.state()
+            log = "\n".join(format_log(pool, state, g.core.log_entries()))
+            logged = g.record((a, b))
+            g.core.run([], (make_seat(a, pool), make_seat(b, pool)))
+            rec = g.record((a, b))
+            assert rec == logged, f"logging changed the game {a} vs {b} seed {seed}"
+            games.append({"strategies": [a, b], "seed": seed, "record": json.loads(record_bytes(rec)),
+                          "log_lines": log.count("\n") + 1,
+                          "log_sha256": hashlib.sha256(log.encode()).hexdigest()})
+    return {"pool_hash": pool.hash, "games": games}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="regenerate the committed trace")
+    args = ap.parse_args(argv)
+    now = trace()
+    if args.write:
+        TRACE.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {TRACE} ({len(now['games'])} games)")
+        return 0
+    old = json.loads(TRACE.read_text())
+    bad = [f"{n['strategies']} seed {n['seed']}" for o, n in zip(old["games"], now["games"], strict=True) if o != n]
+    if bad or old["pool_hash"] != now["pool_hash"]:
+        print("golden trace differs: " + (", ".join(bad[:10]) or "pool hash"))
+        return 1
+    print(f"golden trace identical ({len(now['games'])} games)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
