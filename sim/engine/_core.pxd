@@ -258,6 +258,12 @@ cdef struct Game:
     int8_t ce_line[MAXCE]
     int16_t ce_proto[MAXCE]
     int8_t ce_recompile[MAXCE]
+    # derived from the field, recomputed lazily when field_ver moves on (zones.pxi)
+    uint32_t field_ver
+    uint32_t cache_ver
+    uint16_t pas[2][3]                 # active passive flags per side and line
+    int8_t fdv[2][3]                   # face-down value in that stack (-1: the default 2)
+    int16_t lval[2][3]                 # line values
     # per-game events for the dataset (only when evbuf is set)
     EventRec* evbuf
     int32_t nev

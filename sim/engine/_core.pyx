@@ -210,6 +210,8 @@ cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcep
     g.compiling_line = -1
     g.forced = -1
     g.horizon_turn = -1
+    g.field_ver = 1
+    g.cache_ver = 0
     for p in range(2):
         for k in range(NAVOID):
             g.sp[p].avoid_faceup[k] = -1
@@ -354,6 +356,7 @@ cdef class CoreGame:
                     g.side[c] = p
                     g.line[c] = l
                     g.face_up[c] = up
+        g.field_ver += 1
 
     # -- running -----------------------------------------------------------------------------
     def run(self, answers, strategies=(ST_SCRIPT, ST_SCRIPT), bint logging=False, bint checking=False):

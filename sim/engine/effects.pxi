@@ -541,6 +541,7 @@ cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             if g.face_up[c] and has_trigger(g, c, TR_COVERED_OR_FLIPPED) >= 0:
                 continue            # handled below: it deletes itself instead
             g.face_up[c] = 1 - g.face_up[c]
+            touch(g)
             bump(g, c)
             log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
         elif st.verb == V_SHIFT:
@@ -838,6 +839,7 @@ cdef int flip_card(Game* g, int c, int actor) noexcept nogil:
             run_box(g, c, box)         # Metal 6: deletes itself, the flip is used up
             return 1
     g.face_up[c] = 1 - g.face_up[c]
+    touch(g)
     bump(g, c)
     log_add(g, LG_FLIP, actor, g.cur_src, c, g.face_up[c], 0)
     if g.face_up[c] and is_uncovered(g, c):

@@ -250,7 +250,7 @@ cdef void do_action(Game* g) noexcept nogil:
 cdef void check_cache(Game* g) noexcept nogil:
     cdef int p = g.active, n
     cdef Scope sc
-    if passive_card(g, p, PA_SKIP_CACHE, -1) >= 0:
+    if has_passive(g, p, PA_SKIP_CACHE, -1):
         return
     n = g.nhand[p] - 5
     if n <= 0:

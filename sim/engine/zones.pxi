@@ -46,6 +46,7 @@ cdef bint stack_remove(Game* g, int c) noexcept nogil:
     for i in range(k, n - 1):
         g.stack[s][l][i] = g.stack[s][l][i + 1]
     g.nstack[s][l] = n - 1
+    touch(g)
     return k == n - 1
 
 cdef void stack_put(Game* g, int c, int s, int l, int idx) noexcept nogil:
@@ -64,6 +65,7 @@ cdef void stack_put(Game* g, int c, int s, int l, int idx) noexcept nogil:
     g.zone[c] = Z_FIELD
     g.side[c] = s
     g.line[c] = l
+    touch(g)
 
 cdef void list_remove(int8_t* arr, int8_t* n, int c) noexcept nogil:
     cdef int i, k = -1
@@ -95,72 +97,100 @@ cdef inline void put_trash(Game* g, int c) noexcept nogil:
 cdef inline const CardDef* cdef_of(Game* g, int c) noexcept nogil:
     return &g.cdefs[g.def_id[c]]
 
-# -- passives ----------------------------------------------------------------------------------
+# -- passives and values, cached per field version --------------------------------------------
+#
+# Everything below depends only on the field (which cards, where, which face). Every change to the
+# field bumps g.field_ver (stack_put, stack_remove, flips); the first query after a change
+# recomputes the active passives and the six line values in one pass.
 
-cdef int passive_card(Game* g, int s, int flag, int l) noexcept nogil:
-    """A face-up card on side s (in line l, or anywhere if l < 0) with an active passive flag."""
-    cdef int ll, i, c, box
+cdef inline void touch(Game* g) noexcept nogil:
+    g.field_ver += 1
+
+cdef void refresh_cache(Game* g) noexcept nogil:
+    cdef int s, l, i, c, n, box, v, ndown, p
+    cdef uint16_t flags
     cdef const CardDef* d
-    for ll in range(3):
-        if l >= 0 and ll != l:
-            continue
-        for i in range(g.nstack[s][ll]):
-            c = g.stack[s][ll][i]
-            if not g.face_up[c]:
-                continue
-            d = cdef_of(g, c)
-            for box in range(3):
-                if (d.passive[box] & flag) and box_active(g, c, box):
-                    return c
-    return -1
+    for s in range(2):
+        for l in range(3):
+            flags = 0
+            g.fdv[s][l] = -1
+            n = g.nstack[s][l]
+            for i in range(n):
+                c = g.stack[s][l][i]
+                if not g.face_up[c]:
+                    continue
+                d = cdef_of(g, c)
+                for box in range(3):
+                    if d.passive[box] and (box != BOX_BOTTOM or i == n - 1):
+                        flags |= d.passive[box]
+                        if d.passive[box] & PA_FACEDOWN_VALUE:
+                            g.fdv[s][l] = d.facedown_value
+            g.pas[s][l] = flags
+    for l in range(3):
+        ndown = 0
+        for s in range(2):
+            for i in range(g.nstack[s][l]):
+                if not g.face_up[g.stack[s][l][i]]:
+                    ndown += 1
+        for p in range(2):
+            v = 0
+            for i in range(g.nstack[p][l]):
+                c = g.stack[p][l][i]
+                if g.face_up[c]:
+                    v += cdef_of(g, c).value
+                else:
+                    v += g.fdv[p][l] if g.fdv[p][l] >= 0 else 2
+            g.lval[p][l] = v
+        if (g.pas[0][l] | g.pas[1][l]) & (PA_LINE_VALUE | PA_PER_FACEDOWN):
+            for s in range(2):
+                n = g.nstack[s][l]
+                for i in range(n):
+                    c = g.stack[s][l][i]
+                    if not g.face_up[c]:
+                        continue
+                    d = cdef_of(g, c)
+                    for box in range(3):
+                        if d.passive[box] == 0 or (box == BOX_BOTTOM and i != n - 1):
+                            continue
+                        if d.passive[box] & PA_LINE_VALUE:
+                            g.lval[1 - s if d.line_value_opp else s][l] += d.line_value
+                        if d.passive[box] & PA_PER_FACEDOWN:
+                            g.lval[s][l] += d.per_facedown * ndown
+    g.cache_ver = g.field_ver
+
+cdef inline bint has_passive(Game* g, int s, int flag, int l) noexcept nogil:
+    """Does a face-up card on side s (in line l, or anywhere if l < 0) have this passive active?"""
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    if l >= 0:
+        return (g.pas[s][l] & flag) != 0
+    return ((g.pas[s][0] | g.pas[s][1] | g.pas[s][2]) & flag) != 0
 
 cdef bint middle_ignored(Game* g, int c) noexcept nogil:
     """Apathy 2: middle commands of cards in a line with an active ignore passive do nothing."""
     cdef int l = g.line[c]
-    return passive_card(g, 0, PA_IGNORE_MIDDLE, l) >= 0 or passive_card(g, 1, PA_IGNORE_MIDDLE, l) >= 0
+    return has_passive(g, 0, PA_IGNORE_MIDDLE, l) or has_passive(g, 1, PA_IGNORE_MIDDLE, l)
 
 # -- values (2.2, 2.4) -------------------------------------------------------------------------
 
 cdef int card_value(Game* g, int c) noexcept nogil:
     """Current value: printed when face-up on the field or in the trash; 2 face-down (or the
     value a passive in the same stack gives); 2 for a card that is hidden (hand, deck)."""
-    cdef int z = g.zone[c], m
+    cdef int z = g.zone[c]
     if z == Z_TRASH:
         return cdef_of(g, c).value
     if z != Z_FIELD:
         return 2
     if g.face_up[c]:
         return cdef_of(g, c).value
-    m = passive_card(g, g.side[c], PA_FACEDOWN_VALUE, g.line[c])
-    if m >= 0:
-        return cdef_of(g, m).facedown_value
-    return 2
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    return g.fdv[g.side[c]][g.line[c]] if g.fdv[g.side[c]][g.line[c]] >= 0 else 2
 
 cdef int line_value(Game* g, int p, int l) noexcept nogil:
-    cdef int v = 0, i, c, s, box, ndown = 0
-    cdef const CardDef* d
-    for i in range(g.nstack[p][l]):
-        v += card_value(g, g.stack[p][l][i])
-    for s in range(2):
-        for i in range(g.nstack[s][l]):
-            c = g.stack[s][l][i]
-            if not g.face_up[c]:
-                ndown += 1
-    for s in range(2):
-        for i in range(g.nstack[s][l]):
-            c = g.stack[s][l][i]
-            if not g.face_up[c]:
-                continue
-            d = cdef_of(g, c)
-            for box in range(3):
-                if d.passive[box] == 0 or not box_active(g, c, box):
-                    continue
-                if d.passive[box] & PA_LINE_VALUE:
-                    if (d.line_value_opp and s != p) or (not d.line_value_opp and s == p):
-                        v += d.line_value
-                if (d.passive[box] & PA_PER_FACEDOWN) and s == p:
-                    v += d.per_facedown * ndown
-    return v
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    return g.lval[p][l]
 
 cdef inline int line_cards(Game* g, int l) noexcept nogil:
     return g.nstack[0][l] + g.nstack[1][l]
@@ -171,16 +201,16 @@ cdef bint can_play_face(Game* g, int p, int c, int l, bint face_up) noexcept nog
     """May player p play card c into line l of their own side with this face?"""
     cdef int o = 1 - p
     cdef int pr
-    if passive_card(g, o, PA_DENY_ANY_LINE, l) >= 0:
+    if has_passive(g, o, PA_DENY_ANY_LINE, l):
         return False
     if face_up:
-        if passive_card(g, o, PA_DENY_FACEUP, -1) >= 0:
+        if has_passive(g, o, PA_DENY_FACEUP, -1):
             return False
         pr = cdef_of(g, c).protocol
-        if pr != g.proto[p][l] and pr != g.proto[o][l] and passive_card(g, p, PA_FACEUP_ANYWHERE, -1) < 0:
+        if pr != g.proto[p][l] and pr != g.proto[o][l] and not has_passive(g, p, PA_FACEUP_ANYWHERE, -1):
             return False
         return True
-    return passive_card(g, o, PA_DENY_FACEDOWN_LINE, l) < 0
+    return not has_passive(g, o, PA_DENY_FACEDOWN_LINE, l)
 
 cdef bint can_play_down_into(Game* g, int p, int l) noexcept nogil:
-    return passive_card(g, 1 - p, PA_DENY_ANY_LINE, l) < 0 and passive_card(g, 1 - p, PA_DENY_FACEDOWN_LINE, l) < 0
+    return not has_passive(g, 1 - p, PA_DENY_ANY_LINE, l) and not has_passive(g, 1 - p, PA_DENY_FACEDOWN_LINE, l)
