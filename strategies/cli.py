@@ -55,7 +55,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
                          progress=lambda s: (tick(s), prog.advance(task)))
     t = Table(title=f"Head to head ({args.games} games per pair, seats swapped on paired seeds)")
     for c in ("a", "b", "games", "a wins", "b wins", "draws", "a win rate", "95% CI"):
-        t.add_column(c, justify="left" if c in ("a", "b") else "right")
+        t.add_column(c, justify="left" if c in ("a", "b") else "right", no_wrap=True)
     for p in res["pairs"]:
         t.add_row(p["a"], p["b"], str(p["games"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
                   f"{p['win_rate_a']:.1%}", f"{p['ci_low']:.1%}-{p['ci_high']:.1%}")

@@ -166,6 +166,7 @@ cdef struct StratParams:
     int16_t depth                      # search: turns simulated after the decision
     float w[NWEIGHTS]                  # evaluation weights
     uint16_t restrict
+    int8_t restricted                  # any restriction at all (fast path for the common case)
     int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
     int16_t avoid_card[NAVOID]         # card def ids never played at all
     int16_t avoid_protocol[NAVOID]     # protocol ids whose cards are never played
@@ -264,6 +265,7 @@ cdef struct Game:
     uint16_t pas[2][3]                 # active passive flags per side and line
     int8_t fdv[2][3]                   # face-down value in that stack (-1: the default 2)
     int16_t lval[2][3]                 # line values
+    uint32_t trig_mask[2]              # bit t: a face-up card on that side has a box with trigger t
     # per-game events for the dataset (only when evbuf is set)
     EventRec* evbuf
     int32_t nev

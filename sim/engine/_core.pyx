@@ -101,6 +101,7 @@ cdef class SeatConfig:
         if max(len(avoid_faceup), len(avoid_card), len(avoid_protocol)) > NAVOID:
             raise ValueError(f"at most {NAVOID} avoided cards or protocols per seat")
         self.sp.restrict = flags
+        self.sp.restricted = bool(flags or avoid_faceup or avoid_card or avoid_protocol)
         for k, v in enumerate(avoid_faceup):
             self.sp.avoid_faceup[k] = v
         for k, v in enumerate(avoid_card):

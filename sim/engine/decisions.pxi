@@ -134,7 +134,7 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
         choice = g.forced                  # lookahead: the action being evaluated
         g.forced = -1
         return choice
-    if g.strat[player] != ST_SCRIPT:
+    if g.sp[player].restricted and g.strat[player] != ST_SCRIPT:
         apply_restrictions(g, player, kind)
     n = g.nopts
     if n == 0:

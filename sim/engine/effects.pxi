@@ -66,6 +66,9 @@ cdef void fire_after(Game* g, uint8_t e0, uint8_t e1) noexcept nogil:
     cdef int nn = 0, s, l, i, c, box, o
     cdef uint8_t ev, mine
     cdef const CardDef* d
+    if not may_trigger(g, (1u << TR_AFTER_DISCARD) | (1u << TR_AFTER_DRAW) | (1u << TR_AFTER_DELETE)
+                       | (1u << TR_AFTER_CLEAR_CACHE)):
+        return
     for s in range(2):
         for l in range(3):
             for i in range(g.nstack[s][l]):

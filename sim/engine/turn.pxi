@@ -77,6 +77,8 @@ cdef void phase_triggers(Game* g, int trig) noexcept nogil:
     cdef int32_t note[MAXNOTE]
     cdef int nn = 0, s, l, i, c, box
     cdef const CardDef* d
+    if not may_trigger(g, 1u << trig):
+        return
     for s in range(2):
         for l in range(3):
             for i in range(g.nstack[s][l]):

@@ -110,6 +110,8 @@ cdef void refresh_cache(Game* g) noexcept nogil:
     cdef int s, l, i, c, n, box, v, ndown, p
     cdef uint16_t flags
     cdef const CardDef* d
+    g.trig_mask[0] = 0
+    g.trig_mask[1] = 0
     for s in range(2):
         for l in range(3):
             flags = 0
@@ -120,6 +122,7 @@ cdef void refresh_cache(Game* g) noexcept nogil:
                 if not g.face_up[c]:
                     continue
                 d = cdef_of(g, c)
+                g.trig_mask[s] |= (1u << d.trig[0]) | (1u << d.trig[1]) | (1u << d.trig[2])
                 for box in range(3):
                     if d.passive[box] and (box != BOX_BOTTOM or i == n - 1):
                         flags |= d.passive[box]
@@ -157,6 +160,12 @@ cdef void refresh_cache(Game* g) noexcept nogil:
                         if d.passive[box] & PA_PER_FACEDOWN:
                             g.lval[s][l] += d.per_facedown * ndown
     g.cache_ver = g.field_ver
+
+cdef inline bint may_trigger(Game* g, uint32_t mask) noexcept nogil:
+    """Could any face-up card on the field have a box with one of these triggers?"""
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    return ((g.trig_mask[0] | g.trig_mask[1]) & mask) != 0
 
 cdef inline bint has_passive(Game* g, int s, int flag, int l) noexcept nogil:
     """Does a face-up card on side s (in line l, or anywhere if l < 0) have this passive active?"""
