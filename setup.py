@@ -21,7 +21,7 @@ extensions = [
 ]
 
 setup(
-    packages=["sim", "sim.engine", "sim.cards", "strategies", "analysis", "protolab_datasets"],
+    packages=["sim", "sim.engine", "sim.cards", "sim.experiment", "strategies", "analysis", "protolab_datasets"],
     package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,

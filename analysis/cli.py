@@ -11,7 +11,12 @@ from analysis.open import RunError, Runs, open_runs
 from analysis.stats import CORRECTIONS
 
 
-def _usage(e: Exception):
+def _usage(e: Exception) -> Exception:
+    """sim.cli.UsageError (one line on stderr, exit status 2). Under `python -m sim.cli` the running
+    module is __main__, whose UsageError is the class main() catches."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None) == "sim.cli":
+        return main.UsageError(str(e))
     from sim.cli import UsageError
 
     return UsageError(str(e))
@@ -22,6 +27,15 @@ def _open(paths: list[str], args: argparse.Namespace) -> Runs:
         return open_runs(paths, threads=args.threads)
     except RunError as e:
         raise _usage(e) from None
+
+
+def _console():
+    """Rich console; when the output is not a terminal, wide enough for the matchup matrix."""
+    import os
+
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(width=160)
 
 
 def _stat_args(p: argparse.ArgumentParser) -> None:
@@ -44,8 +58,6 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from analysis.report import TABLE_NAMES, build_report, print_report, to_json, write_csv
 
     _check(args)
@@ -72,7 +84,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         else:
             rep.tables[args.table or "protocols"].to_csv(sys.stdout, index=False)
     else:
-        print_report(rep, Console())
+        print_report(rep, _console())
     if args.timing:
         for name, s in rep.timings.items():
             print(f"{name:24s} {s:7.3f} s", file=sys.stderr)
@@ -82,8 +94,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     import json
-
-    from rich.console import Console
 
     from analysis.compare import compare_runs, print_comparison
     from analysis.report import records
@@ -100,7 +110,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         c.table.to_csv(sys.stdout, index=False)
     else:
-        print_comparison(c, Console(), limit=args.limit)
+        print_comparison(c, _console(), limit=args.limit)
     return 0
 
 
@@ -139,7 +149,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register report, compare and dashboard on the `protolab` parser."""
     from analysis.report import TABLE_NAMES
 
-    p = sub.add_parser("report", help="balance report of one or more run folders (win rates, matchups, compiles, cards)")
+    p = sub.add_parser("report", help="balance report of run folders (win rates, matchups, compiles, cards)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `protolab run`")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                    help="table: key tables in the terminal; json: every table; csv: one table (--table) or all (--out)")

@@ -183,7 +183,7 @@ def _fig_html(fig: go.Figure, div_id: str) -> str:
 
 
 CSS = """
-body{font-family:%s;margin:0;background:#fafafa;color:#222}
+body{font-family:FONT;margin:0;background:#fafafa;color:#222}
 header{background:#222;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
 header p{margin:4px 0 0;color:#ccc;font-size:13px}
 main{max-width:1200px;margin:0 auto;padding:12px 24px}
@@ -191,13 +191,14 @@ section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:14px 0
 h2{font-size:16px;margin:6px 0 8px}.muted{color:#777;font-size:12px}.ok{color:#2a7a2a}
 .flags li{margin:3px 0}.flags li.above{color:#a01818}.flags li.below{color:#1a4fa0}
 .warn{color:#a06000}
-table.sortable{border-collapse:collapse;font-size:12px;width:100%%}
+table.sortable{border-collapse:collapse;font-size:12px;width:100%}
 table.sortable th{cursor:pointer;background:#f0f0f0;position:sticky;top:0;padding:4px 6px;text-align:left;
  border-bottom:1px solid #ccc;white-space:nowrap}
 table.sortable th.asc:after{content:" \\25B2"}table.sortable th.desc:after{content:" \\25BC"}
-table.sortable td{padding:3px 6px;border-bottom:1px solid #eee}td.n{text-align:right;font-variant-numeric:tabular-nums}
+table.sortable td{padding:3px 6px;border-bottom:1px solid #eee}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{max-height:520px;overflow:auto}
-""" % FONT
+""".replace("FONT", FONT)
 
 SORT_JS = """
 document.querySelectorAll('table.sortable').forEach(function (t) {

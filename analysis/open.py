@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,7 +120,7 @@ def _check_file(f: Path, columns: Iterable[str]) -> int:
     try:
         meta = pq.read_metadata(f)
     except Exception as e:  # pyarrow raises several types for a damaged file
-        raise RunError(f"{f}: not a readable Parquet file ({e})") from None
+        raise RunError(f"{f}: not a readable Parquet file ({' '.join(str(e).split())})") from None
     names = set(meta.schema.to_arrow_schema().names)
     missing = [c for c in columns if c not in names]
     if missing:
@@ -166,6 +167,9 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     if memory_limit:
         con.execute(f"set memory_limit = '{memory_limit}'")
     con.execute("set preserve_insertion_order = false")
+    # Large event aggregations spill to disk instead of failing when memory runs short.
+    spill = Path(tempfile.gettempdir()) / "protolab-duckdb"
+    con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
     out = Runs(con, runs, manifests, games_files, events_files, warnings)
     out.execute(f"create view games as select * from read_parquet({_files_sql(games_files)})")
     if events_files:

@@ -24,50 +24,95 @@ def _list(items: list[str]) -> str:
 
 # -- shared intermediates (computed once per opened dataset) ---------------------------------------
 
+def _trio_key(s: int) -> str:
+    # An order-free key of a seat's trio without building strings per game: xor of the names' hashes.
+    return (f"xor(xor(hash(seat{s}_protocol_left), hash(seat{s}_protocol_middle)), "
+            f"hash(seat{s}_protocol_right))")
+
+
+def trio_table(runs: Runs) -> str:
+    """Materialise `trio_agg`: game counts per (matchup, seat-0 trio, seat-1 trio, first player,
+    winner). One scan of `games`; every protocol, trio and first-player table is a roll-up of this
+    small table (a few hundred thousand rows at most, whatever the number of games). Trios are
+    labelled by their sorted names joined with ", " (a trio is a set; draft order is a position)."""
+    def q() -> str:
+        names = ", ".join(f"any_value(seat{s}_protocol_{p}) as p{s}{i}"
+                          for s in (0, 1) for i, p in enumerate(POSITIONS))
+        runs.execute(f"""
+            create or replace temp table trio_agg as
+            select matchup, first_player, winner, n,
+                   [p00, p01, p02] as protos0, [p10, p11, p12] as protos1,
+                   array_to_string(list_sort([p00, p01, p02]), ', ') as trio0,
+                   array_to_string(list_sort([p10, p11, p12]), ', ') as trio1
+            from (select matchup, first_player, winner, {_trio_key(0)} as k0, {_trio_key(1)} as k1, {names},
+                         count(*) as n
+                  from games group by matchup, first_player, winner, k0, k1)""")
+        return "trio_agg"
+    return runs.memo("trio_agg", q)
+
+
 def seat_protocol_base(runs: Runs) -> pd.DataFrame:
-    """Per (protocol, seat, position, moved first): decided games, wins, draws. 180 rows at most;
-    every protocol-level table is a roll-up of this one scan."""
+    """Per (protocol, seat, moved first): decided games, wins, draws (60 rows at most)."""
     def q() -> pd.DataFrame:
+        t = trio_table(runs)
         return runs.sql(f"""
-            select protocol, seat, position, seat = first_player as first,
-                   count(*) filter (where winner >= 0) as games,
-                   count(*) filter (where winner = seat) as wins,
-                   count(*) filter (where winner < 0) as draws
-            from (select winner, first_player, unnest({_list(_PROTO_COLS)}) as protocol,
-                         unnest([0, 0, 0, 1, 1, 1]) as seat, unnest([0, 1, 2, 0, 1, 2]) as position
-                  from games)
-            group by all""")
+            select protocol, seat, seat = first_player as first,
+                   sum(n) filter (where winner >= 0)::bigint as games,
+                   sum(n) filter (where winner = seat)::bigint as wins,
+                   sum(n) filter (where winner < 0)::bigint as draws
+            from (select first_player, winner, n, unnest(protos0 || protos1) as protocol,
+                         unnest([0, 0, 0, 1, 1, 1]) as seat from {t})
+            group by all""").fillna({"games": 0, "wins": 0, "draws": 0})
     return runs.memo("seat_protocol", q)
 
 
 def trio_base(runs: Runs) -> pd.DataFrame:
-    """Per (matchup, seat-0 trio, seat-1 trio, first player, winner): game counts. Trios are the
-    sorted protocol names joined by ", " (a trio is a set; draft order is a position, not identity)."""
+    """Per (matchup, seat-0 trio, seat-1 trio, first player, winner): game counts."""
     def q() -> pd.DataFrame:
-        t = [f"array_to_string(list_sort([seat{s}_protocol_left, seat{s}_protocol_middle, "
-             f"seat{s}_protocol_right]), ', ')" for s in (0, 1)]
-        return runs.sql(f"""
-            select matchup, {t[0]} as trio0, {t[1]} as trio1, first_player, winner, count(*) as n
-            from games group by all""")
+        t = trio_table(runs)
+        return runs.sql(f"select matchup, trio0, trio1, first_player, winner, sum(n)::bigint as n "
+                        f"from {t} group by all")
     return runs.memo("trio", q)
+
+
+def length_histogram(runs: Runs) -> pd.DataFrame:
+    """Games per (turns, end reason, who won: first / second / draw): the one scan behind the
+    overview, the game-length chart and turns to win."""
+    return runs.memo("length", lambda: runs.sql("""
+        select turns, end_reason,
+               case when winner < 0 then 'draw' when winner = first_player then 'first' else 'second' end
+                   as won_by,
+               count(*) as games
+        from games group by all order by turns, end_reason, won_by"""))
+
+
+def _weighted_quantiles(values: np.ndarray, weights: np.ndarray,
+                        qs: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)) -> list[float]:
+    """Lower quantiles (the smallest value whose cumulative weight reaches q) of a histogram."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.sum() == 0:
+        return [np.nan] * len(qs)
+    order = np.argsort(values, kind="stable")
+    v, cum = np.asarray(values, dtype=float)[order], np.cumsum(weights[order])
+    return [float(v[min(np.searchsorted(cum, q * cum[-1]), len(v) - 1)]) for q in qs]
 
 
 # -- overview, first player, game length -----------------------------------------------------------
 
 def overview(runs: Runs) -> pd.DataFrame:
     """One row: games, decided, draws, end reasons, turns, first-player win rate with its interval."""
-    df = runs.sql("""
-        select count(*) as games, count(*) filter (where winner >= 0) as decided,
-               count(*) filter (where winner < 0) as draws,
-               count(*) filter (where winner >= 0 and winner = first_player) as first_wins,
-               avg(turns) as mean_turns, median(turns) as median_turns,
-               count(*) filter (where end_reason = 'turn_cap') as turn_cap,
-               count(*) filter (where end_reason = 'loop_guard') as loop_guard,
-               count(distinct strategy_0) as strategies_0
-        from games""")
-    df.insert(0, "runs", runs.label)
-    add_rate(df, "first_wins", "decided", "first_player_win_rate")
-    return df
+    h = length_histogram(runs)
+    n = h["games"]
+    turns = h["turns"].to_numpy(dtype=float)
+    total = int(n.sum())
+    df = pd.DataFrame([{
+        "runs": runs.label, "games": total, "decided": int(n[h["won_by"] != "draw"].sum()),
+        "draws": int(n[h["won_by"] == "draw"].sum()), "first_wins": int(n[h["won_by"] == "first"].sum()),
+        "mean_turns": float((turns * n).sum() / total) if total else np.nan,
+        "median_turns": _weighted_quantiles(turns, n.to_numpy(), (0.5,))[0],
+        "turn_cap": int(n[h["end_reason"] == "turn_cap"].sum()),
+        "loop_guard": int(n[h["end_reason"] == "loop_guard"].sum())}])
+    return add_rate(df, "first_wins", "decided", "first_player_win_rate")
 
 
 def first_player(runs: Runs) -> pd.DataFrame:
@@ -87,24 +132,22 @@ def first_player(runs: Runs) -> pd.DataFrame:
 
 def game_length(runs: Runs) -> pd.DataFrame:
     """Histogram of turns played, by end reason and by who won (first or second player)."""
-    return runs.sql("""
-        select turns, end_reason,
-               case when winner < 0 then 'draw' when winner = first_player then 'first' else 'second' end
-                   as won_by,
-               count(*) as games
-        from games group by all order by turns, end_reason, won_by""")
+    return length_histogram(runs).copy()
 
 
 def turns_to_win(runs: Runs) -> pd.DataFrame:
     """Turns played in decided games: mean and quantiles, overall and by who won."""
-    return runs.sql("""
-        select coalesce(won_by, 'all') as won_by, count(*) as games, avg(turns) as mean,
-               quantile_disc(turns, 0.1) as p10, quantile_disc(turns, 0.25) as p25,
-               quantile_disc(turns, 0.5) as median, quantile_disc(turns, 0.75) as p75,
-               quantile_disc(turns, 0.9) as p90
-        from (select turns, case when winner = first_player then 'first' else 'second' end as won_by
-              from games where winner >= 0)
-        group by grouping sets ((), (won_by)) order by won_by nulls first""")
+    h = length_histogram(runs)
+    h = h[h["won_by"] != "draw"]
+    rows = []
+    for who, g in [("all", h), ("first", h[h["won_by"] == "first"]), ("second", h[h["won_by"] == "second"])]:
+        n = g["games"].to_numpy()
+        t = g["turns"].to_numpy(dtype=float)
+        q = _weighted_quantiles(t, n)
+        mean = float((t * n).sum() / n.sum()) if n.sum() else np.nan
+        rows.append({"won_by": who, "games": int(n.sum()), "mean": mean,
+                     "p10": q[0], "p25": q[1], "median": q[2], "p75": q[3], "p90": q[4]})
+    return pd.DataFrame(rows)
 
 
 # -- protocols -------------------------------------------------------------------------------------
@@ -112,8 +155,8 @@ def turns_to_win(runs: Runs) -> pd.DataFrame:
 def protocol_win_rates(runs: Runs, by: str = "overall") -> pd.DataFrame:
     """Protocol win rate as part of a trio; `by` is "overall", "seat" (0/1), "first" (moved first
     or second) or "position" (left/middle/right in draft order)."""
-    b = seat_protocol_base(runs)
     keys = {"overall": [], "seat": ["seat"], "first": ["first"], "position": ["position"]}[by]
+    b = _position_base(runs) if by == "position" else seat_protocol_base(runs)
     df = b.groupby(["protocol", *keys], as_index=False)[["games", "wins", "draws"]].sum()
     if by == "first":
         df["first"] = np.where(df["first"], "first", "second")
@@ -123,15 +166,28 @@ def protocol_win_rates(runs: Runs, by: str = "overall") -> pd.DataFrame:
     return df.sort_values([*keys, "win_rate"], ascending=[True] * len(keys) + [False]).reset_index(drop=True)
 
 
+def _position_base(runs: Runs) -> pd.DataFrame:
+    """Per (protocol, position in draft order): needs the raw columns, so it is its own scan (not
+    part of the default report)."""
+    return runs.memo("position", lambda: runs.sql(f"""
+        select protocol, position, count(*) filter (where winner >= 0) as games,
+               count(*) filter (where winner = seat) as wins, count(*) filter (where winner < 0) as draws
+        from (select winner, unnest({_list(_PROTO_COLS)}) as protocol,
+                     unnest([0, 0, 0, 1, 1, 1]) as seat, unnest([0, 1, 2, 0, 1, 2]) as position from games)
+        group by all"""))
+
+
 def protocol_matchups(runs: Runs) -> pd.DataFrame:
     """Protocol vs protocol, long form: how often a trio holding A beats a trio holding B (both
     seat orders pooled). Pivot with `matrix()`; cell (A, B) + cell (B, A) = 100%."""
     def q() -> pd.DataFrame:
-        a = [f"seat0_protocol_{p}" for p in POSITIONS for _ in POSITIONS]
-        b = [f"seat1_protocol_{p}" for _ in POSITIONS for p in POSITIONS]
+        t = trio_table(runs)
+        a = [f"protos0[{i}]" for i in (1, 2, 3) for _ in (1, 2, 3)]
+        b = [f"protos1[{j}]" for _ in (1, 2, 3) for j in (1, 2, 3)]
         return runs.sql(f"""
-            select a, b, count(*) filter (where winner >= 0) as games, count(*) filter (where winner = 0) as wins
-            from (select winner, unnest({_list(a)}) as a, unnest({_list(b)}) as b from games)
+            select a, b, coalesce(sum(n) filter (where winner >= 0), 0)::bigint as games,
+                   coalesce(sum(n) filter (where winner = 0), 0)::bigint as wins
+            from (select winner, n, unnest({_list(a)}) as a, unnest({_list(b)}) as b from {t})
             group by all""")
     raw = runs.memo("protocol_pairs", q)
     fwd = raw.rename(columns={"a": "protocol", "b": "opponent"})
@@ -180,12 +236,9 @@ def trio_win_rates(runs: Runs, min_games: int = 1) -> pd.DataFrame:
 def compile_histogram(runs: Runs) -> pd.DataFrame:
     """Per (first/second player, k = 1..3, turn of the seat's k-th compile or null): seat-games."""
     def q() -> pd.DataFrame:
-        parts = []
-        for s in (0, 1):
-            turns = _list([f"seat{s}_compile{k}_turn" for k in (1, 2, 3)])
-            parts.append(f"select first_player = {s} as first, unnest({turns}) as turn, unnest([1, 2, 3]) as k "
-                         f"from games")
-        return runs.sql(f"select first, k, turn, count(*) as n from ({' union all '.join(parts)}) group by all")
+        parts = [f"select first_player = {s} as first, {k} as k, seat{s}_compile{k}_turn as turn, count(*) as n "
+                 f"from games group by all" for s in (0, 1) for k in (1, 2, 3)]
+        return runs.sql(" union all ".join(parts))
     return runs.memo("compile_hist", q)
 
 
@@ -248,11 +301,7 @@ def _compile_events(runs: Runs) -> pd.DataFrame:
 
 
 def _quantiles(turn: np.ndarray, n: np.ndarray, qs: tuple[float, ...] = (0.25, 0.5, 0.75)) -> list[float]:
-    if n.sum() == 0:
-        return [np.nan] * len(qs)
-    order = np.argsort(turn)
-    t, cum = turn[order], np.cumsum(n[order])
-    return [float(t[np.searchsorted(cum, q * cum[-1])]) for q in qs]
+    return _weighted_quantiles(turn, n, qs)
 
 
 def compiles_by(runs: Runs, by: str = "protocol") -> pd.DataFrame:
@@ -313,16 +362,16 @@ def card_impact(runs: Runs) -> pd.DataFrame:
                           f"g.seat{s}_protocol_right))" for s in (0, 1))
         return runs.sql(f"""
             with f as (
-                select {rid}game_index, seat, card, any_value(protocol) as protocol,
+                select {rid}game_index, seat, card, protocol,
                        bool_or(kind = 'draw') as drawn, bool_or(kind = 'play_face_up') as up,
                        bool_or(kind = 'play_face_down') as down
                 from events where kind in ('draw', 'play_face_up', 'play_face_down') and card is not null
-                group by {rid}game_index, seat, card),
+                group by {rid}game_index, seat, card, protocol),
             j as (
                 select f.card, f.protocol, f.drawn, f.up, f.down, g.winner = f.seat as won
                 from f join games g on {on}
                 where g.winner >= 0 and ({own}))
-            select card, any_value(protocol) as protocol,
+            select card, min(protocol) as protocol,
                    count(*) filter (where drawn) as drawn, count(*) filter (where drawn and won) as drawn_wins,
                    count(*) filter (where up) as up, count(*) filter (where up and won) as up_wins,
                    count(*) filter (where down) as down, count(*) filter (where down and won) as down_wins,

@@ -34,7 +34,6 @@ def _tables(band: float, method: str, alpha: float) -> list[tuple[str, Callable[
         ("protocols", queries.protocol_win_rates),
         ("protocols_by_seat", lambda r: queries.protocol_win_rates(r, "seat")),
         ("protocols_by_first", lambda r: queries.protocol_win_rates(r, "first")),
-        ("protocols_by_position", lambda r: queries.protocol_win_rates(r, "position")),
         ("protocol_matchups", queries.protocol_matchups),
         ("trio_win_rates", queries.trio_win_rates),
         ("trio_matchups", queries.trio_matchups),
@@ -184,7 +183,7 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
              num(r["reached"]), f"{r['median']:.0f}", f"{r['p25']:.0f}-{r['p75']:.0f}"]
             for _, r in ct.iterrows() if r["reached"] > 0]
     console.print(_table("Compile timing: turn of each seat's 1st, 2nd, 3rd compile",
-                         ["player", "compile", "happens", "95% CI", "seat-games", "median turn", "IQR"], rows))
+                         ["player", "compile", "happens", "95% CI", "seat-games with it", "median turn", "IQR"], rows))
 
     cp = tb["compiles_by_protocol"]
     if not cp.empty:
@@ -199,9 +198,10 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         def card_rows(d: pd.DataFrame) -> list[list[str]]:
             return [[r["card"], pct(r["drawn_rate"]), pct(r["up_rate"]), pct(r["down_rate"]), pct(r["up_wr"]),
                      num(r["up"]), pct(r["never_wr"]), num(r["never"]),
-                     f"{r['iwd']:+.1%} ({r['iwd_low']:+.1%}, {r['iwd_high']:+.1%})"] for _, r in d.iterrows()]
+                     f"{r['iwd'] * 100:+.1f} ({r['iwd_low'] * 100:+.1f}, {r['iwd_high'] * 100:+.1f})"]
+                    for _, r in d.iterrows()]
         cols = ["card", "drawn", "face-up", "face-down", "WR face-up", "n", "WR never played", "n",
-                "difference (95% CI)"]
+                "difference, points (95% CI)"]
         d = cards.dropna(subset=["iwd"])
         console.print(_table(f"Card impact: top {top_cards} by face-up vs never played", cols,
                              card_rows(d.head(top_cards))))

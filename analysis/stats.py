@@ -115,9 +115,9 @@ def two_proportion_p(w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndar
     w1, n1, w2, n2 = (np.asarray(x, dtype=float) for x in (w1, n1, w2, n2))
     ok = (n1 > 0) & (n2 > 0)
     s1, s2 = np.where(ok, n1, 1), np.where(ok, n2, 1)
-    pooled = (w1 + w2) / (s1 + s2)
-    se = np.sqrt(pooled * (1 - pooled) * (1 / s1 + 1 / s2))
     with np.errstate(invalid="ignore", divide="ignore"):
+        pooled = (w1 + w2) / (s1 + s2)
+        se = np.sqrt(pooled * (1 - pooled) * (1 / s1 + 1 / s2))
         z = np.where(se > 0, (w2 / s2 - w1 / s1) / se, 0.0)
     return np.where(ok, np.minimum(1.0, 2 * norm_sf(np.abs(z))), 1.0)
 

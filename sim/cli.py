@@ -263,4 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module's main, so plugins that import sim.cli share its UsageError.
+    from sim.cli import main as importable_main
+
+    sys.exit(importable_main())

@@ -1,9 +1,12 @@
-"""Behaviour must not drift: the committed golden trace (benchmarks/golden.py) is reproduced
-byte for byte (records and the hash of every game's full decision and effect log)."""
+"""Behaviour must not drift: the committed golden trace (sim/golden.py) is reproduced byte for
+byte (records and the hash of every game's full decision and effect log)."""
 
 import json
+from pathlib import Path
 
-from benchmarks.golden import TRACE, trace
+from sim.golden import trace
+
+TRACE = Path(__file__).parent / "golden" / "trace.json"
 
 
 def test_golden_trace_unchanged():
@@ -12,4 +15,4 @@ def test_golden_trace_unchanged():
     assert now["pool_hash"] == old["pool_hash"]
     for o, n in zip(old["games"], now["games"], strict=True):
         assert o == n, f"{o['strategies']} seed {o['seed']} changed; if the rules changed on purpose, " \
-                       "regenerate with python -m benchmarks.golden --write"
+                       "regenerate with python -m sim.golden --write"

@@ -174,8 +174,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise RunDirError(f"{p}: format {manifest.get('format')!r}; this protolab reads format {FORMAT}")
     by_index = {s["index"]: s for s in manifest.get("shards", [])}
-    for entry in read_journal(run_dir):
-        by_index.setdefault(entry["index"], entry)
+    for entry in read_journal(run_dir):        # newer than the run.json they follow: they win
+        by_index[entry["index"]] = entry
     manifest["shards"] = sorted(by_index.values(), key=lambda s: s["index"])
     return manifest
 

@@ -129,12 +129,25 @@ def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
     return [pairs[int(j)] for j in order]
 
 
+def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
+    """Build each seat's strategy against the arm's pool: unknown cards in restrictions and user
+    strategies that do not import fail here, before any game."""
+    from strategies.spec import StrategyError, make_seat
+
+    for j, text in enumerate(arm.strategies):
+        try:
+            make_seat(text, pool)
+        except StrategyError as e:
+            raise SpecError(f"{source}: key '{key}[{j}]': {e}") from None
+
+
 def make_plan(spec: Spec) -> Plan:
     """Load every arm's pool, check the spec against it, and lay out games and shards."""
     pools = []
     for i, arm in enumerate(spec.arms):
         key = f"arms[{i}].cards" if len(spec.arms) > 1 or spec.arms[0].name != "base" else "pool.cards"
         pools.append(load_arm_pool(arm, spec.source, key))
+        check_seats(arm, pools[-1], spec.source, f"arms[{i}].strategies" if len(spec.arms) > 1 else "seats.strategies")
     matchups = expand_matchups(spec, pools)
     per_arm = max(1, len(matchups)) * spec.games
     shards = []

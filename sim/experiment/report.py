@@ -43,42 +43,52 @@ def summarize_run(run_dir: Path) -> dict[str, Any]:
 def print_report(result, console) -> None:
     s = summarize_run(result.run_dir)
     m = result.manifest
-    rate = result.games / result.seconds if result.seconds else 0
-    computed = sum(sh["games"] for sh in m.get("shards", [])) if m else result.games
-    console.print(f"\n[bold]{m.get('run_id', result.run_dir.name)}[/bold]: {computed:,} games "
-                  f"({m.get('matchups', 1):,} matchups x {m.get('games_per_matchup', computed):,} games"
-                  f"{' x ' + str(m['arms']) + ' arms' if m.get('arms', 1) > 1 else ''}) "
-                  f"in {result.seconds:.1f} s ({rate:,.0f} games/s)")
+    spec = m["spec"]
+    shape = ("random drafts" if spec["draft"]["mode"] == "random"
+             else f"{m['matchups']:,} matchups x {m['games_per_matchup']:,} games")
+    if m["arms"] > 1:
+        shape += f" x {m['arms']} arms"
+    line = f"\n[bold]{m['run_id']}[/bold]: {result.games:,} games ({shape})"
+    if result.games_computed:
+        rate = result.games_computed / result.seconds if result.seconds else 0
+        line += (f"; played {result.games_computed:,} in {result.seconds:.1f} s "
+                 f"({rate:,.0f} games/s, Ray start-up included)")
+    console.print(line)
     from rich.table import Table
 
     arms = list(s["arms"])
     for arm, a in s["arms"].items():
         fp = a["first_player_win_rate"]
         lo, hi = a["first_player_ci"]
-        label = f"[{arm}] " if len(arms) > 1 else ""
-        console.print(f"{label}first player wins {fp:.1%} (95% CI {lo:.1%}-{hi:.1%}) of {a['decided']:,} decided games; "
-                      f"{a['draws']:,} draws; turns mean {a['mean_turns']:.1f}, median {a['median_turns']:.0f}"
-                      if fp is not None else f"{label}no decided games")
+        label = f"{arm}: " if len(arms) > 1 else ""
+        if fp is None:
+            console.print(f"{label}no decided games", markup=False)
+            continue
+        console.print(f"{label}first player wins {fp:.1%} (95% CI {lo:.1%}-{hi:.1%}) of {a['decided']:,} decided "
+                      f"games; {a['draws']:,} draws; turns mean {a['mean_turns']:.1f}, "
+                      f"median {a['median_turns']:.0f}", markup=False)
     t = Table(title="Protocol win rate (as part of a trio), 95% CI")
     t.add_column("protocol")
-    for arm in arms:
-        t.add_column(f"{arm} win rate" if len(arms) > 1 else "win rate", justify="right")
-        t.add_column("95% CI", justify="right")
-        t.add_column("games", justify="right")
-    if len(arms) > 1:
+    if len(arms) == 1:
+        for col in ("win rate", "95% CI", "games"):
+            t.add_column(col, justify="right")
+    else:
+        for arm in arms:
+            t.add_column(arm, justify="right")
         t.add_column(f"{arms[-1]} - {arms[0]}", justify="right")
+        t.add_column("games per arm", justify="right")
     protos = sorted({p for a in s["arms"].values() for p in a["protocols"]},
                     key=lambda p: -s["arms"][arms[0]]["protocols"].get(p, {"win_rate": 0})["win_rate"])
     for p in protos:
-        row = [p]
-        for arm in arms:
-            r = s["arms"][arm]["protocols"].get(p)
-            row += ([f"{r['win_rate']:.1%}", f"{r['ci'][0]:.1%}-{r['ci'][1]:.1%}", f"{r['games']:,}"] if r
-                    else ["-", "-", "-"])
-        if len(arms) > 1:
-            a0, a1 = s["arms"][arms[0]]["protocols"].get(p), s["arms"][arms[-1]]["protocols"].get(p)
-            row.append(f"{(a1['win_rate'] - a0['win_rate']) * 100:+.1f} pts" if a0 and a1 else "-")
-        t.add_row(*row)
+        rs = [s["arms"][arm]["protocols"].get(p) for arm in arms]
+        if len(arms) == 1:
+            r = rs[0]
+            t.add_row(p, f"{r['win_rate']:.1%}", f"{r['ci'][0]:.1%}-{r['ci'][1]:.1%}", f"{r['games']:,}")
+            continue
+        cells = [f"{r['win_rate']:.1%} ±{(r['ci'][1] - r['ci'][0]) * 50:.1f}" if r else "-" for r in rs]
+        diff = f"{(rs[-1]['win_rate'] - rs[0]['win_rate']) * 100:+.1f} pts" if rs[0] and rs[-1] else "-"
+        t.add_row(p, *cells, diff, f"{rs[0]['games']:,}" if rs[0] else "-")
     console.print(t)
-    console.print(f"Dataset: {result.run_dir}/ (games/, events/, run.json); e.g.\n"
-                  f"  duckdb -c \"select winner, count(*) from '{result.run_dir}/games/*.parquet' group by 1\"")
+    console.print(f"Dataset: {result.run_dir}/ (games/, events/, run.json; docs/data.md). In Python:\n"
+                  f"  duckdb.sql(\"select winner, count(*) from '{result.run_dir}/games/*.parquet' group by 1\")",
+                  highlight=False, soft_wrap=True)

@@ -8,12 +8,14 @@ by checksum and plays only what is missing or damaged."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import platform
 import resource
 import signal
 import sys
+import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -53,8 +55,9 @@ class RunOptions:
 class RunResult:
     run_dir: Path
     status: str                    # "complete", "interrupted", "failed"
-    games: int
-    seconds: float
+    games: int                     # games in the run folder now
+    seconds: float                 # this session, Ray start-up included
+    games_computed: int = 0        # games played by this session
     computed_shards: int = 0
     kept_shards: int = 0
     recomputed: list[str] = field(default_factory=list)
@@ -152,16 +155,32 @@ def _quiet_ray_logs() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
+@contextlib.contextmanager
+def _neutral_cwd():
+    """Ray puts the driver's working directory first on every worker's sys.path. Run from a source
+    checkout whose engine was built elsewhere (`pip install .`), that folder's `sim/` would shadow
+    the installed package; so Ray is started from an empty folder instead."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="protolab-ray-") as empty:
+        os.chdir(empty)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+
+
 def start_ray(address: str | None, workers: int | None) -> tuple[int, str]:
     """Join `address`, or start a local Ray on 127.0.0.1 only; returns (workers, where)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if not address:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")     # a one-node, local-only Ray
     import ray
 
     _quiet_ray_logs()
     if address:
         try:
-            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            with _neutral_cwd():
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as e:  # noqa: BLE001 - Ray raises several kinds; all mean "cannot join"
             raise RunDirError(f"--address {address}: cannot join the Ray cluster there ({e})") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -173,8 +192,9 @@ def start_ray(address: str | None, workers: int | None) -> tuple[int, str]:
         if root not in parts:
             os.environ["PYTHONPATH"] = os.pathsep.join([root, *parts])
     n = workers or os.cpu_count() or 1
-    ray.init(num_cpus=n, include_dashboard=False, _node_ip_address=LOCAL_IP, logging_level=logging.ERROR,
-             log_to_driver=False)
+    with _neutral_cwd():
+        ray.init(num_cpus=n, include_dashboard=False, _node_ip_address=LOCAL_IP, logging_level=logging.ERROR,
+                 log_to_driver=False)
     return n, f"local Ray on {LOCAL_IP} ({n} workers)"
 
 
@@ -193,7 +213,7 @@ class Progress:
     def __init__(self, console, total: int, done: int, enabled: bool):
         self.total, self.start_done, self.t0 = total, done, time.perf_counter()
         self.bar = None
-        self.last_line = 0.0
+        self.last_line = time.perf_counter()
         self.console = console
         self.enabled = enabled
         if enabled and console is not None and console.is_terminal:
@@ -242,8 +262,12 @@ def prepare(spec_arg: str | None, opts: RunOptions) -> tuple[Plan, Path | None, 
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = Path(opts.resume)
     manifest = dataset.read_manifest(run_dir)
-    stored = manifest["spec"]
-    spec = spec_from_manifest(stored, dataset.load_inputs(run_dir), str(run_dir / dataset.MANIFEST))
+    try:
+        spec = spec_from_manifest(manifest["spec"], dataset.load_inputs(run_dir), str(run_dir / dataset.MANIFEST))
+        manifest["spec_hash"], manifest["pool_hash"], manifest["run_id"], manifest["sessions"]  # noqa: B018
+    except (KeyError, TypeError, AttributeError) as e:
+        raise RunDirError(f"{run_dir / dataset.MANIFEST}: not a complete manifest (missing {e}); "
+                          "was it edited?") from None
     if spec.hash != manifest["spec_hash"]:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
     if spec_arg is not None:
@@ -286,14 +310,14 @@ def run(spec_arg: str | None, opts: RunOptions, console=None) -> RunResult:
             dataset.remove_temp_files(run_dir)
             for r in recomputed:
                 say(f"[yellow]{r}: recomputing[/yellow]")
-            if len(kept) == len(plan.shards):
-                manifest["complete"] = True
+            manifest["complete"] = len(kept) == len(plan.shards)
+            if manifest["complete"]:
                 manifest["finished"] = manifest.get("finished") or _now()
-                dataset.write_manifest(run_dir, manifest)
-                dataset.clear_journal(run_dir)
+            dataset.write_manifest(run_dir, manifest)      # the verified shards, journal folded in
+            dataset.clear_journal(run_dir)
+            if manifest["complete"]:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
-                return RunResult(run_dir, "complete", plan.total_games, 0.0, 0, len(kept), recomputed, manifest)
-            dataset.write_manifest(run_dir, manifest)
+                return RunResult(run_dir, "complete", plan.total_games, 0.0, 0, 0, len(kept), recomputed, manifest)
 
     workers, where = start_ray(opts.address, opts.workers)
     try:
@@ -328,6 +352,9 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
         f"({len(todo)} to play) on {where}\n  -> {run_dir}/")
     remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(play_shard)
     inflight: dict[Any, ShardPlan] = {}
+    # Locally Ray runs `workers` tasks at once and the rest wait queued; on a cluster an explicit
+    # --workers is the number of shards in flight.
+    max_inflight = workers if (opts.address and opts.workers) else 2 * workers
     progress = Progress(console, plan.total_games, games_done, opts.show_progress)
     last_manifest = time.perf_counter()
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -335,7 +362,7 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
     t0 = time.perf_counter()
     try:
         while todo or inflight:
-            while todo and len(inflight) < 2 * workers:
+            while todo and len(inflight) < max_inflight:
                 s = todo.popleft()
                 inflight[remote.remote(make_task(plan, s, run_id, run_dir, token, dicts))] = s
             ready, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
@@ -344,10 +371,11 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
                 try:
                     res = ray.get(ref)
                 except ray.exceptions.RayTaskError as e:
-                    raise RunFailed(f"shard {shard.index} failed: {e.cause!r}") from None
+                    raise RunFailed(f"shard {shard.index} failed: {e.cause!r}; {len(done)} finished shards are "
+                                    f"kept in {run_dir}/ (protolab run --resume {run_dir})") from None
                 except ray.exceptions.RayError as e:
-                    raise RunFailed(f"shard {shard.index} could not be played after {MAX_RETRIES} retries: "
-                                    f"{e}") from None
+                    raise RunFailed(f"shard {shard.index} could not be played after {MAX_RETRIES} retries ({e}); "
+                                    f"{len(done)} finished shards are kept (protolab run --resume {run_dir})") from None
                 entry = res["entry"]
                 if res["data"] is not None:            # the worker could not see the run folder
                     paths = dataset.shard_paths(run_dir, shard.name)
@@ -371,11 +399,8 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
     finally:
         signal.signal(signal.SIGINT, previous)
         progress.close()
-        for ref in inflight:
-            try:
-                ray.cancel(ref, force=True)
-            except Exception:  # noqa: BLE001 - Ray may be going down with the same Ctrl-C
-                pass
+        # Shards still in flight are not cancelled one by one (ray.cancel can race with a task that
+        # is just finishing): they end with the driver's Ray session, and their results are dropped.
         session["ended"] = _now()
         session["seconds"] = round(time.perf_counter() - t0, 3)
         session["outcome"] = status
@@ -392,7 +417,9 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
     if status == "interrupted":
         say(f"\n[yellow]Stopped.[/yellow] {len(done)} of {len(plan.shards)} shards ({games_done:,} games) are kept in "
             f"{run_dir}/\nFinish with: protolab run --resume {run_dir}")
-    return RunResult(run_dir, status, games_done, seconds, session["shards_computed"],
+    if status == "complete":
+        (run_dir / dataset.TOKEN).unlink(missing_ok=True)
+    return RunResult(run_dir, status, games_done, seconds, session["games_computed"], session["shards_computed"],
                      len(done) - session["shards_computed"], recomputed, manifest)
 
 

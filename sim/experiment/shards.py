@@ -87,12 +87,9 @@ def pool_for(task: ShardTask) -> Pool:
 
 def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
          first_player: int | None, protocols: list[Matchup] | None, events: bool) -> dict[str, np.ndarray]:
-    """One C batch. Random vs random is today's batch path; other built-in strategies are passed
-    through to it by name (the spec validated them with `check_strategy`)."""
-    kw = {"turn_cap": turn_cap, "first_player": first_player, "protocols": protocols, "events": events}
-    if tuple(strategies) == ("random", "random"):
-        return play_columns(pool, seeds, **kw)
-    return play_columns(pool, seeds, strategies=tuple(strategies), **kw)  # type: ignore[call-arg]
+    """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`)."""
+    return play_columns(pool, seeds, turn_cap=turn_cap, first_player=first_player, protocols=protocols,
+                        events=events, strategies=tuple(strategies))
 
 
 _GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "plays_up", "plays_down",

@@ -39,34 +39,19 @@ class SpecError(ValueError):
 
 # -- strategies -------------------------------------------------------------------------------------
 
-# Strategy name -> the parameters it accepts ("search:sims=200" is name "search", parameter sims).
-# Register a new batch-path strategy here; nothing else in the experiment code needs to change.
-STRATEGIES: dict[str, frozenset[str]] = {
-    "random": frozenset(),
-}
-
-
 def check_strategy(text: Any) -> str:
-    """Validate a strategy spec ("random", or "name:key=value,...") and return it normalised.
+    """Validate a strategy spec (strategies/spec.py: "greedy", "search:sims=50", "greedy+nodown",
+    "pkg.mod:Class") and return it stripped. Raises ValueError with a readable reason; the spec
+    loader adds file and key. Card names inside restrictions are checked against the pool later
+    (sim.experiment.plan), still before any game is played."""
+    from strategies.spec import StrategyError, parse
 
-    Raises ValueError with a readable reason; the spec loader adds file and key."""
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"expected a strategy name ({', '.join(sorted(STRATEGIES))}), got {text!r}")
-    name, _, params = text.strip().partition(":")
-    name = name.strip().lower()
-    if name not in STRATEGIES:
-        raise ValueError(f"unknown strategy {name!r}; expected one of: {', '.join(sorted(STRATEGIES))}")
-    parts = []
-    for item in filter(None, (p.strip() for p in params.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not value.strip():
-            raise ValueError(f"strategy {text!r}: expected parameters as key=value, got {item!r}")
-        if key not in STRATEGIES[name]:
-            allowed = ", ".join(sorted(STRATEGIES[name])) or "none"
-            raise ValueError(f"strategy {text!r}: unknown parameter {key!r}; {name!r} accepts: {allowed}")
-        parts.append(f"{key}={value.strip()}")
-    return name + (":" + ",".join(parts) if parts else "")
+    if not isinstance(text, str):
+        raise ValueError(f"expected a strategy spec string, got {text!r}")
+    try:
+        return parse(text).text
+    except StrategyError as e:
+        raise ValueError(str(e)) from None
 
 
 # -- the spec ---------------------------------------------------------------------------------------
@@ -126,7 +111,7 @@ class Spec:
         if d.mode in ("round_robin", "sampled"):
             if d.trios:
                 draft["trios"] = [list(t) for t in d.trios]
-            else:
+            if d.protocols:
                 draft["protocols"] = list(d.protocols)
         if d.mode == "sampled":
             draft["samples"] = d.samples
@@ -317,6 +302,8 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         out = []
         for i, x in enumerate(lst):
             if card_texts is not None:
+                if x not in card_texts:
+                    raise c.error(f"{key}[{i}]", f"the run's copy of {x!r} is missing (expected it in inputs/)")
                 text = card_texts[x]
                 out.append(CardFile(x, text, hashlib.sha256(text.encode()).hexdigest()))
             else:

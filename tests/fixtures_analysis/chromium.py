@@ -87,8 +87,10 @@ class Chromium:
         return r["result"].get("value")
 
     def open(self, url: str) -> None:
+        """Navigate and wait for the load event; events (console, network) are recorded afresh."""
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.send(f"{domain}.enable")
+        self.events = []
         self.send("Page.navigate", url=url)
         self.wait_for("Page.loadEventFired")
 

@@ -73,14 +73,13 @@ def known_run(path: Path, run_id: str = "known", events: bool = True) -> Path:
     return write_run(path, game_rows(), event_rows() if events else None, run_id=run_id, shard_games=5)
 
 
-def planted_run(path: Path, games: int, t1_wins: int, run_id: str, card_up_wins: int | None = None) -> Path:
+def planted_run(path: Path, games: int, t1_wins: int, run_id: str, card: bool = False) -> Path:
     """`games` games of T1 (seat 0) vs T2, T1 winning the first `t1_wins`, first player alternating.
-    With `card_up_wins`, seat 0 plays Fire 1 face-up in every game, and T1 wins the first
-    `card_up_wins` of them."""
+    With `card`, seat 0 plays Fire 1 face-up in every game (so its face-up win rate is T1's)."""
     rows, events = [], []
     for i in range(games):
         w = 0 if i < t1_wins else 1
         rows.append({"game_index": i, "first_player": i % 2, "winner": w})
-        if card_up_wins is not None:
+        if card:
             events.append(_ev(i, 1, 0, "play_face_up", "Fire 1", line=0))
-    return write_run(path, rows, events if card_up_wins is not None else None, run_id=run_id, shard_games=max(games, 1))
+    return write_run(path, rows, events if card else None, run_id=run_id, shard_games=max(games, 1))

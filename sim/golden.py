@@ -2,8 +2,8 @@
 tests/golden/trace.json. Optimisations must leave it byte-identical; regenerate it (--write)
 only when the rules deliberately change, and say so in the commit.
 
-    python -m benchmarks.golden            # compare with the committed trace
-    python -m benchmarks.golden --write    # regenerate it
+    python -m sim.golden                   # compare with tests/golden/trace.json
+    python -m sim.golden --write           # regenerate it (run from the repository root)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sim.pool import load_pool
 from sim.record import record_bytes
 from strategies.spec import make_seat
 
-TRACE = Path(__file__).resolve().parent.parent / "tests" / "golden" / "trace.json"
+TRACE = Path("tests") / "golden" / "trace.json"
 CASES = [("random", "random", range(0, 40)), ("greedy", "greedy", range(100, 110)),
          ("rush", "control", range(200, 205)), ("search:sims=8,depth=1", "disrupt", range(300, 302))]
 
@@ -47,13 +47,14 @@ def trace() -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true", help="regenerate the committed trace")
+    ap.add_argument("--path", type=Path, default=TRACE, help=f"the trace file (default {TRACE})")
     args = ap.parse_args(argv)
     now = trace()
     if args.write:
-        TRACE.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {TRACE} ({len(now['games'])} games)")
+        args.path.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {args.path} ({len(now['games'])} games)")
         return 0
-    old = json.loads(TRACE.read_text())
+    old = json.loads(args.path.read_text())
     bad = [f"{n['strategies']} seed {n['seed']}" for o, n in zip(old["games"], now["games"], strict=True) if o != n]
     if bad or old["pool_hash"] != now["pool_hash"]:
         print("golden trace differs: " + (", ".join(bad[:10]) or "pool hash"))

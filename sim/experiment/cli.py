@@ -1,0 +1,55 @@
+"""`protolab run SPEC`: the experiment subcommand, registered by sim/cli.py's plugin hook."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+from sim.cards.loader import CardDataError
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="run an experiment spec on Ray and write its Parquet dataset",
+        description="Run an experiment (docs/experiments.md): every game seeded, shards on Ray, "
+                    "a Parquet dataset with a run.json manifest (docs/data.md). Without --address, "
+                    "a local Ray on 127.0.0.1 uses every core and stops afterwards.")
+    p.add_argument("spec", nargs="?", metavar="SPEC",
+                   help="experiment file, or the name of a shipped example (demo, protocol_balance, fire1_ab)")
+    p.add_argument("--games", type=int, metavar="N", help="games per matchup, instead of the spec's `games`")
+    p.add_argument("--workers", type=int, metavar="K",
+                   help="shards played at once (default: every core here, or every CPU of the cluster)")
+    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of "
+                                                     "starting a local one")
+    p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default: the spec's output)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or "
+                                                       "damaged shards")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from sim.experiment.dataset import RunDirError
+    from sim.experiment.runner import RunOptions, main_run
+    from sim.experiment.spec import SpecError
+
+    opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
+                      games=args.games, show_progress=not args.no_progress)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        console = Console(soft_wrap=True)
+        if not console.is_terminal:
+            console = Console(soft_wrap=True, width=120)      # logs and pipes: room for the A/B table
+        return main_run(args.spec, opts, console)
+    except (SpecError, RunDirError, CardDataError) as e:
+        # printed here rather than raised as sim.cli.UsageError, which `python -m sim.cli` loads twice
+        print(f"protolab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("protolab: stopped before any shard was played", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
