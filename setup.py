@@ -21,7 +21,9 @@ extensions = [
 ]
 
 setup(
-    packages=["sim", "sim.engine", "sim.cards", "sim.experiment", "strategies", "analysis", "protolab_datasets"],
+    packages=["sim", "sim.engine", "sim.cards", "sim.experiment", "strategies", "analysis", "protolab_datasets",
+              "protolab_datasets.protocols", "protolab_datasets.experiments",
+              "protolab_datasets.experiments.variants"],
     package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,

@@ -1,8 +1,11 @@
-"""Open run folders as DuckDB views `games` and `events` over their Parquet shards.
+"""Open run folders as DuckDB views `games`, `events` and `cards` over their Parquet shards.
 
 Nothing is loaded into Python: the views read the files lazily, and queries return only small
 aggregates. Opening checks what is cheap to check (the manifest, each file's footer and columns)
-so that bad input fails here with one readable message naming the file, not deep inside a query."""
+so that bad input fails here with one readable message naming the file, not deep inside a query.
+
+`cards` (per shard and card, the seat-game counts behind card impact) exists only when every shard
+of every opened run has its cards file; otherwise card impact is computed from `events`."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis.schema import EVENTS_COLUMNS, GAMES_COLUMNS
+from analysis.schema import CARDS_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
 
 
 class RunError(ValueError):
@@ -27,7 +30,8 @@ class RunError(ValueError):
 
 @dataclass
 class Runs:
-    """One or more opened runs: a DuckDB connection with views `games` and `events`."""
+    """One or more opened runs: a DuckDB connection with views `games`, `events` and `cards`
+    (the last two only when the runs have them)."""
 
     con: duckdb.DuckDBPyConnection
     paths: list[Path]
@@ -35,11 +39,21 @@ class Runs:
     games_files: list[Path]
     events_files: list[Path]
     warnings: list[str] = field(default_factory=list)
+    cards_files: list[Path] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def has_events(self) -> bool:
         return bool(self.events_files)
+
+    @property
+    def has_cards(self) -> bool:
+        """Every shard of every run has a cards file (view `cards`)."""
+        return bool(self.cards_files)
+
+    @property
+    def files(self) -> list[Path]:
+        return self.games_files + self.events_files + self.cards_files
 
     @property
     def run_ids(self) -> list[str]:
@@ -59,13 +73,13 @@ class Runs:
         try:
             return self.con.execute(query, params or []).df()
         except duckdb.Error as e:
-            raise RunError(_explain(str(e), self.games_files + self.events_files)) from None
+            raise RunError(_explain(str(e), self.files)) from None
 
     def execute(self, query: str) -> None:
         try:
             self.con.execute(query)
         except duckdb.Error as e:
-            raise RunError(_explain(str(e), self.games_files + self.events_files)) from None
+            raise RunError(_explain(str(e), self.files)) from None
 
     def memo(self, key: str, fn: Callable[[], Any]) -> Any:
         """Compute a shared intermediate once per opened dataset (several tables reuse it)."""
@@ -115,6 +129,26 @@ def _shard_files(run: Path, m: dict[str, Any], kind: str) -> list[Path]:
     return sorted(f for f in folder.glob("*.parquet") if not f.name.startswith(".")) if folder.is_dir() else []
 
 
+def _cards_files(run: Path, m: dict[str, Any], shards_of: list[Path]) -> tuple[list[Path], str | None]:
+    """The run's cards files if every shard in `shards_of` (the events files, or the games files of
+    a run without events) has one, else ([], why not)."""
+    shards = [s for s in m.get("shards") or [] if isinstance(s, dict)]
+    listed = [s.get("cards_file") for s in shards]
+    if shards and all(listed):
+        files = [run / f for f in listed]
+    else:          # shards recorded before the cards table, or no manifest listing: what is on disk
+        folder = run / "cards"
+        files = sorted(f for f in folder.glob("*.parquet") if not f.name.startswith(".")) if folder.is_dir() else []
+    if not files:
+        return [], None
+    missing = [f for f in files if not f.is_file()]
+    if missing:
+        return [], f"{missing[0]}: listed in {run / 'run.json'} but missing"
+    if sorted(f.name for f in files) != sorted(f.name for f in shards_of):
+        return [], f"{run}: not every shard has a cards file"
+    return files, None
+
+
 def _check_file(f: Path, columns: Iterable[str]) -> int:
     """Read the footer only: catches truncated or corrupt files and missing columns cheaply."""
     try:
@@ -141,24 +175,34 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     if not runs:
         raise RunError("no run folder given")
     manifests, games_files, events_files, warnings = [], [], [], []
+    cards_per_run: list[list[Path]] = []
     for run in runs:
         m = _manifest(run)
         g = _shard_files(run, m, "games")
         if not g:
             raise RunError(f"{run}: not a run folder (no games/*.parquet)")
         e = _shard_files(run, m, "events")
+        c, why = _cards_files(run, m, e or g)
         for f in g:
             _check_file(f, GAMES_COLUMNS)
         for f in e:
             _check_file(f, EVENTS_COLUMNS)
+        for f in c:
+            _check_file(f, CARDS_COLUMNS)
         if m.get("complete") is False:
             warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
                             f"the report covers the {len(g)} shard(s) written so far")
         if not e:
-            warnings.append(f"{run}: no events files; card impact and per-protocol compile tables are omitted")
+            omitted = "per-protocol compile tables are" if c else "card impact and per-protocol compile tables are"
+            warnings.append(f"{run}: no events files; {omitted} omitted")
+        elif why:
+            warnings.append(f"{why}; card impact is computed from events (slower)")
         manifests.append(m)
         games_files += g
         events_files += e
+        cards_per_run.append(c)
+    # One source for card impact: the cards tables only if every run has them for every shard.
+    cards_files = [f for c in cards_per_run for f in c] if all(cards_per_run) else []
     if events_files and len(events_files) and any(not _shard_files(r, m, "events")
                                                    for r, m in zip(runs, manifests, strict=True)):
         raise RunError("some runs have events and some do not: open them separately")
@@ -170,8 +214,10 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     # Large event aggregations spill to disk instead of failing when memory runs short.
     spill = Path(tempfile.gettempdir()) / "protolab-duckdb"
     con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
-    out = Runs(con, runs, manifests, games_files, events_files, warnings)
+    out = Runs(con, runs, manifests, games_files, events_files, warnings, cards_files)
     out.execute(f"create view games as select * from read_parquet({_files_sql(games_files)})")
     if events_files:
         out.execute(f"create view events as select * from read_parquet({_files_sql(events_files)})")
+    if cards_files:
+        out.execute(f"create view cards as select * from read_parquet({_files_sql(cards_files)})")
     return out

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.open import Runs
-from analysis.schema import POSITIONS
+from analysis.schema import CARD_COUNTS, POSITIONS
 from analysis.stats import add_rate, bradley_terry, newcombe_diff
 
 _PROTO_COLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in POSITIONS]
@@ -343,7 +343,7 @@ def compiles_by(runs: Runs, by: str = "protocol") -> pd.DataFrame:
 
 # -- cards -----------------------------------------------------------------------------------------
 
-def card_impact(runs: Runs) -> pd.DataFrame:
+def card_impact(runs: Runs, source: str | None = None) -> pd.DataFrame:
     """Card impact in the spirit of 17lands, per card, over the seat-games whose deck holds it
     (its protocol is in the seat's trio), decided games only:
 
@@ -351,11 +351,25 @@ def card_impact(runs: Runs) -> pd.DataFrame:
     played it face-up or face-down at least once), the win rate when drawn (GIH WR), when played
     face-up, when played face-down, and when never played; `iwd` = face-up win rate minus
     never-played win rate, with a Newcombe interval. Cards drawn or played from the opponent's
-    deck are not counted (they are not in that seat's deck)."""
-    if not runs.has_events:
+    deck are not counted (they are not in that seat's deck).
+
+    The counts come from the runs' `cards` tables (a few thousand rows per run, written with the
+    shards) when every shard has one, else from `events` (one group per game, seat and card: slow
+    at millions of games). `source` ("cards" or "events") forces one; the result is the same."""
+    if source is None:
+        source = "cards" if runs.has_cards else "events"
+    if source not in ("cards", "events"):
+        raise ValueError(f"card_impact: source must be 'cards' or 'events', not {source!r}")
+    if source == "cards" and not runs.has_cards:
+        raise ValueError("card_impact: source 'cards' needs a cards file for every shard")
+    if source == "events" and not runs.has_events:
         return pd.DataFrame()
 
-    def q() -> pd.DataFrame:
+    def from_cards() -> pd.DataFrame:
+        sums = ", ".join(f"sum({c})::bigint as {c}" for c in CARD_COUNTS)
+        return runs.sql(f"select card, min(protocol) as protocol, {sums} from cards group by card")
+
+    def from_events() -> pd.DataFrame:
         rid = "" if runs.single else "run_id, "
         on = "f.game_index = g.game_index" + ("" if runs.single else " and f.run_id = g.run_id")
         own = " or ".join(f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
@@ -378,7 +392,7 @@ def card_impact(runs: Runs) -> pd.DataFrame:
                    count(*) filter (where up or down) as played,
                    count(*) filter (where (up or down) and won) as played_wins
             from j group by card""")
-    df = runs.memo("cards", q).copy()
+    df = runs.memo(f"cards_{source}", from_cards if source == "cards" else from_events).copy()
     base = seat_protocol_base(runs).groupby("protocol")[["games", "wins"]].sum()
     df.insert(2, "deck_games", df["protocol"].map(base["games"]).fillna(0).astype(np.int64))
     deck_wins = df["protocol"].map(base["wins"]).fillna(0).astype(np.int64)

@@ -56,6 +56,19 @@ EVENTS_SCHEMA = pa.schema(
     ]
 )
 
+# Per shard and (arm, card): the seat-game counts behind card impact (docs/data.md, `cards`).
+CARD_COUNTS = ("drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins")
+CARDS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", _DICT),
+        pa.field("arm", _DICT),
+        pa.field("card", _DICT),
+        pa.field("protocol", _DICT),
+        *[pa.field(c, pa.int64()) for c in CARD_COUNTS],
+    ]
+)
+
 # The columns a query may rely on; extra columns in a file are allowed (the schema can grow).
 GAMES_COLUMNS = tuple(GAMES_SCHEMA.names)
 EVENTS_COLUMNS = tuple(EVENTS_SCHEMA.names)
+CARDS_COLUMNS = tuple(CARDS_SCHEMA.names)

@@ -176,6 +176,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except StrategyError as e:
         raise UsageError(str(e)) from None
     games = args.games if args.games is not None else _default_bench_games(args.strategy)
+    if args.ray:
+        from sim.bench import run_ray_bench
+
+        res = run_ray_bench(pool, workers=args.ray, games=games * 10, seed=args.seed, strategy=args.strategy)
+        if args.json:
+            print(json.dumps(res))
+        else:
+            print(f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, events on) on "
+                  f"{res['where']}: {res['games_per_second']:,.0f} games/s, "
+                  f"{res['games_per_second_per_worker']:,.0f} games/s per worker (Ray start-up excluded)")
+        return 0
     res = run_bench(pool, games=games, seed=args.seed, repeats=args.repeats, strategy=args.strategy)
     if args.json:
         print(json.dumps(res))
@@ -241,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeats", type=int, default=3, help="timed runs; the best is reported")
     p.add_argument("--json", action="store_true", help='print one JSON object ({"games_per_second": ...})')
+    p.add_argument("--ray", type=int, metavar="WORKERS",
+                   help="instead: the runner's batch path on a local Ray with this many workers (10x the games)")
     _add_pool_args(p)
     p.set_defaults(func=cmd_bench)
     for module in PLUGIN_MODULES:

@@ -27,11 +27,13 @@ JOURNAL = "shards.jsonl"
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
-ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024}
+KINDS = ("games", "events", "cards")          # the shard tables, one folder each
+ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024, "cards": 128 * 1024}
 COMPRESSION = "zstd"
 # Dense integer keys compress better without a dictionary; statistics only where scans filter.
-NO_DICTIONARY = {"games": {"game_index", "seed"}, "events": {"game_index", "seq"}}
-STATISTICS = {"games": None, "events": ["game_index", "turn"]}
+NO_DICTIONARY = {"games": {"game_index", "seed"}, "events": {"game_index", "seq"},
+                 "cards": {"drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins"}}
+STATISTICS = {"games": None, "events": ["game_index", "turn"], "cards": None}
 
 
 class RunDirError(ValueError):
@@ -76,13 +78,15 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def shard_paths(run_dir: Path, name: str) -> dict[str, Path]:
-    return {"games": run_dir / "games" / f"{name}.parquet", "events": run_dir / "events" / f"{name}.parquet"}
+    return {kind: run_dir / kind / f"{name}.parquet" for kind in KINDS}
 
 
 def remove_temp_files(run_dir: Path) -> int:
     """Temporary files left by a killed writer; returns how many were removed."""
     n = 0
-    for sub in ("games", "events", "."):
+    for sub in (*KINDS, "."):
+        if not (run_dir / sub).is_dir():
+            continue
         for p in (run_dir / sub).glob(".*.tmp"):
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
@@ -91,8 +95,9 @@ def remove_temp_files(run_dir: Path) -> int:
 
 
 def verify_shard(run_dir: Path, entry: dict[str, Any]) -> str | None:
-    """None if the shard's files exist and match their checksums, else why not."""
-    for kind in ("games", "events"):
+    """None if the shard's files exist and match their checksums, else why not. A file is checked
+    when the entry lists it (shards recorded before the `cards` table existed list none)."""
+    for kind in KINDS:
         rel = entry.get(f"{kind}_file")
         if rel is None:
             continue
@@ -118,10 +123,15 @@ def create_run_dir(parent: Path, name: str, stamp: str) -> tuple[Path, str]:
             d.mkdir()
         except FileExistsError:
             continue
-        (d / "games").mkdir()
-        (d / "events").mkdir()
+        make_table_dirs(d)
         return d, run_id
     raise RunDirError(f"{parent}: cannot create a new run folder for {name!r}")
+
+
+def make_table_dirs(run_dir: Path) -> None:
+    """games/, events/, cards/ (also when resuming a folder written before cards/ existed)."""
+    for kind in KINDS:
+        (run_dir / kind).mkdir(exist_ok=True)
 
 
 def write_token(run_dir: Path) -> str:

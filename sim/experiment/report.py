@@ -89,6 +89,6 @@ def print_report(result, console) -> None:
         diff = f"{(rs[-1]['win_rate'] - rs[0]['win_rate']) * 100:+.1f} pts" if rs[0] and rs[-1] else "-"
         t.add_row(p, *cells, diff, f"{rs[0]['games']:,}" if rs[0] else "-")
     console.print(t)
-    console.print(f"Dataset: {result.run_dir}/ (games/, events/, run.json; docs/data.md). In Python:\n"
+    console.print(f"Dataset: {result.run_dir}/ (games/, events/, cards/, run.json; docs/data.md). In Python:\n"
                   f"  duckdb.sql(\"select winner, count(*) from '{result.run_dir}/games/*.parquet' group by 1\")",
                   highlight=False, soft_wrap=True)

@@ -340,6 +340,7 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
 
     say = console.print if console is not None else (lambda *a, **k: None)
     run_id = manifest["run_id"]
+    dataset.make_table_dirs(run_dir)
     token = dataset.write_token(run_dir)
     dicts = dictionaries(plan)
     done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest["shards"]}

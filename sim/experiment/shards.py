@@ -1,5 +1,6 @@
 """Play one shard: the body of a Ray task. Seeds come from (master seed, matchup, game), games run
-in C batches with the GIL released, and the result is two Arrow tables (docs/data.md).
+in C batches with the GIL released, and the result is Arrow tables (docs/data.md): `games`, and
+with events `events` and its per-card summary `cards`.
 
 Seat swapping on paired seeds: games 2k and 2k+1 of a matchup share a seed. Game 2k is played
 first (its trios drafted or fixed, first player by the seeded coin); game 2k+1 replays the seed
@@ -275,6 +276,64 @@ def events_table(task: ShardTask, pool: Pool, ev: dict[str, np.ndarray]) -> pa.T
     })
 
 
+CARD_COUNTS = ("drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins")
+
+
+def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: dict[str, np.ndarray]) -> pa.Table:
+    """Per (arm, card): the seat-game counts behind card impact (docs/data.md, `cards`), so that
+    the analysis sums a few thousand rows instead of grouping every event by (game, seat, card).
+
+    Decided games only, and only cards of the seat's own deck (the card's protocol is in that
+    seat's trio). Each count is a number of (game, seat) pairs: `up` counts the seat-games in
+    which the seat played the card face-up at least once, `up_wins` those the seat won. Computed
+    on a dense (game, seat, card) bitmask of the shard: a few MB at most (MAX_SHARD_GAMES)."""
+    d = task.dicts
+    n = task.games
+    n_cards = len(pool.cards)
+    card_proto = np.array([pool.protocols.index(c.protocol) for c in pool.cards], np.int64)
+    kind = ev["kind"].astype(np.int64)
+    card = ev["card"].astype(np.int64)
+    seat = ev["player"].astype(np.int64)
+    game = ev["game"].astype(np.int64)
+    winner = cols["winner"].astype(np.int64)
+    decided = (winner == 0) | (winner == 1)
+    bits = np.zeros(max(_KIND_CODE.values()) + 1, np.uint8)
+    bits[[_KIND_CODE["draw"], _KIND_CODE["play_face_up"], _KIND_CODE["play_face_down"]]] = (1, 2, 4)
+    sel = np.flatnonzero((bits[kind] != 0) & (card >= 0) & ((seat == 0) | (seat == 1)) & decided[game])
+    kind, card, seat, game = kind[sel], card[sel], seat[sel], game[sel]
+    trio = cols["protocols"].astype(np.int64)
+    proto = card_proto[card]
+    own = ((trio[game, seat * 3] == proto) | (trio[game, seat * 3 + 1] == proto)
+           | (trio[game, seat * 3 + 2] == proto))
+    key = ((game * 2 + seat) * n_cards + card)[own]
+    bit = bits[kind[own]]
+    flags = np.zeros(n * 2 * n_cards, np.uint8)
+    for b in (1, 2, 4):
+        flags[key[bit == b]] |= b           # duplicates write the same value: a set per flag
+    hit = np.flatnonzero(flags)
+    f = flags[hit]
+    c = hit % n_cards
+    won = (winner[hit // (2 * n_cards)] == (hit // n_cards) % 2)
+    counts = {}
+    for name, mask in (("drawn", (f & 1) != 0), ("up", (f & 2) != 0), ("down", (f & 4) != 0),
+                       ("played", (f & 6) != 0)):
+        counts[name] = np.bincount(c[mask], minlength=n_cards).astype(np.int64)
+        counts[f"{name}_wins"] = np.bincount(c[mask & won], minlength=n_cards).astype(np.int64)
+    card_map = np.array([d.cards.index(x.name) for x in pool.cards], np.int64)
+    rows = np.flatnonzero(np.bincount(c, minlength=n_cards))
+    rows = rows[np.argsort(card_map[rows], kind="stable")]          # in dictionary (name) order
+    m = len(rows)
+    data: dict[str, pa.Array] = {
+        "run_id": _const(m, task.run_id),
+        "arm": _dict(np.full(m, task.arm_index, np.int8), d.arms),
+        "card": _dict(card_map[rows].astype(np.int16), d.cards),
+        "protocol": _dict(np.array([d.protocols.index(pool.cards[i].protocol) for i in rows], np.int8), d.protocols),
+    }
+    for name in CARD_COUNTS:
+        data[name] = pa.array(counts[name][rows])
+    return pa.table(data)
+
+
 def _kinds() -> dict[int, str]:
     from sim.engine._core import constants
 
@@ -285,13 +344,14 @@ _END = tuple(END_REASONS[i] for i in sorted(END_REASONS))
 _KIND_CODE = {v: k for k, v in _kinds().items()}
 
 
-def play_shard_tables(task: ShardTask) -> tuple[pa.Table, pa.Table | None]:
-    """The shard's `games` and `events` tables."""
+def play_shard_tables(task: ShardTask) -> tuple[pa.Table, pa.Table | None, pa.Table | None]:
+    """The shard's `games`, `events` and `cards` tables (the last two None without events)."""
     cols, ev, facts = play_shard_columns(task)
     pool = pool_for(task)
     games = games_table(task, pool, cols, facts)
-    events = events_table(task, pool, ev) if ev is not None else None
-    return games, events
+    if ev is None:
+        return games, None, None
+    return games, events_table(task, pool, ev), cards_table(task, pool, cols, ev)
 
 
 def worker_facts(t0: float) -> dict:
@@ -307,14 +367,14 @@ def worker_facts(t0: float) -> dict:
 
 
 def execute(task: ShardTask) -> dict:
-    """The Ray task: play the shard and produce its Parquet files.
+    """The Ray task: play the shard and produce its Parquet files (games; events and cards).
 
     If this worker sees the run folder (same machine or a shared disk) it writes the files itself,
     atomically; otherwise it returns their bytes and the driver writes them."""
     from sim.experiment.dataset import parquet_bytes, sees_run_dir, sha256, shard_paths, write_atomic
 
     t0 = time.perf_counter()
-    games, events = play_shard_tables(task)
+    games, events, cards = play_shard_tables(task)
     entry: dict = {"index": task.index, "arm": task.arm.name, "first_game": task.first_game,
                    "games": task.games, "matchups": _matchup_range(task)}
     data: dict[str, bytes] = {"games": parquet_bytes(games, "games")}
@@ -324,6 +384,9 @@ def execute(task: ShardTask) -> dict:
         data["events"] = parquet_bytes(events, "events")
         entry["events_rows"] = events.num_rows
         del events
+    if cards is not None:
+        data["cards"] = parquet_bytes(cards, "cards")
+        entry["cards_rows"] = cards.num_rows
     direct = bool(task.run_dir) and sees_run_dir(task.run_dir, task.token)
     paths = shard_paths(Path(task.run_dir or "."), task.name)
     for kind, blob in data.items():
