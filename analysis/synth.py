@@ -3,9 +3,12 @@
 Two uses: the tests write small runs whose answers are known by construction (`write_run`, with
 defaults for the columns a test does not care about), and the benchmark writes a large synthetic
 run with realistic cardinalities (`synth_run`, ~15 protocols, 90 cards, ~150 events per game) to
-time the report at 10 million games. Command line:
+time the report at 10 million games. Both can also write the per-card `cards` table, aggregated
+from each shard's games and events with DuckDB (`add_cards`; an independent implementation of
+what the runner computes with numpy). Command line:
 
-    python -m analysis.synth OUT_DIR --games 10000000 [--events-games N] [--shard-games 100000]
+    python -m analysis.synth OUT_DIR --games 10000000 [--events-games N] [--shard-games 100000] [--no-cards]
+    python -m analysis.synth --add-cards RUN_DIR        # cards files for an existing run with events
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.schema import END_REASONS, EVENTS_SCHEMA, GAMES_SCHEMA, KINDS, POSITIONS, SEATS
+from analysis.schema import CARDS_SCHEMA, END_REASONS, EVENTS_SCHEMA, GAMES_SCHEMA, KINDS, POSITIONS, SEATS
 
 PROTOCOLS = ("Apathy", "Darkness", "Death", "Fire", "Gravity", "Hate", "Life", "Light", "Love",
              "Metal", "Plague", "Psychic", "Speed", "Spirit", "Water")
@@ -32,6 +35,7 @@ CARDS = tuple(f"{p} {v}" for p in PROTOCOLS for v in range(6))
 
 GAMES_ROW_GROUP = 128 * 1024
 EVENTS_ROW_GROUP = 1024 * 1024
+CARDS_ROW_GROUP = 128 * 1024
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -77,9 +81,10 @@ def game_defaults(i: int, run_id: str) -> dict[str, Any]:
 
 def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
               events: Sequence[Mapping[str, Any]] | None = None, run_id: str = "test-run",
-              shard_games: int = 1000, complete: bool = True) -> Path:
+              shard_games: int = 1000, complete: bool = True, cards: bool = False) -> Path:
     """Write a small run folder from row dicts. Missing game columns take `game_defaults`
-    (game_index defaults to the row's position); missing event columns are null/False."""
+    (game_index defaults to the row's position); missing event columns are null/False. With
+    `cards` (and events), each shard also gets its `cards` file (`add_cards`)."""
     path = Path(path)
     grows = []
     for i, g in enumerate(games):
@@ -110,6 +115,8 @@ def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
             shard["events_sha256"] = _write(et, path / shard["events_file"], EVENTS_ROW_GROUP)
         shards.append(shard)
     _manifest(path, run_id, n, shards, complete)
+    if cards and events is not None:
+        add_cards(path)
     return path
 
 
@@ -119,6 +126,75 @@ def _manifest(path: Path, run_id: str, games: int, shards: list[dict[str, Any]],
                 "spec_hash": "spec", "pool_hash": "pool", "engine_version": "0.1.0",
                 "protolab_version": "0.1.0", "games": games, "shards": shards}
     (path / "run.json").write_text(json.dumps(manifest, indent=1))
+
+
+# -- the cards table, aggregated from events ----------------------------------------------------------
+
+def _sql_files(*files: Path) -> str:
+    return ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+
+
+def cards_of_shard(con: Any, games_file: Path, events_file: Path) -> pa.Table:
+    """The `cards` table of one shard (docs/data.md), by DuckDB from its games and events files:
+    per (arm, card), the seat-games of decided games whose deck holds the card (its protocol in
+    the seat's trio) in which the seat drew it / played it face-up / face-down at least once."""
+    names = pq.read_schema(games_file).names
+    arm = "g.arm" if "arm" in names else "'base'"
+    own = " or ".join(f"(e.seat = {s} and e.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
+                      f"g.seat{s}_protocol_right))" for s in SEATS)
+    t = con.sql(f"""
+        with e as (
+            select game_index, seat, card, protocol,
+                   bool_or(kind = 'draw') as drawn, bool_or(kind = 'play_face_up') as up,
+                   bool_or(kind = 'play_face_down') as down
+            from read_parquet([{_sql_files(events_file)}])
+            where kind in ('draw', 'play_face_up', 'play_face_down') and card is not null
+            group by all),
+        j as (
+            select g.run_id::varchar as run_id, {arm}::varchar as arm, e.card::varchar as card,
+                   e.protocol::varchar as protocol, e.drawn, e.up, e.down, g.winner = e.seat as won
+            from e join read_parquet([{_sql_files(games_file)}]) g on e.game_index = g.game_index
+            where g.winner >= 0 and ({own}))
+        select run_id, arm, card, protocol,
+               count(*) filter (where drawn) as drawn, count(*) filter (where drawn and won) as drawn_wins,
+               count(*) filter (where up) as up, count(*) filter (where up and won) as up_wins,
+               count(*) filter (where down) as down, count(*) filter (where down and won) as down_wins,
+               count(*) filter (where up or down) as played,
+               count(*) filter (where (up or down) and won) as played_wins
+        from j group by all order by arm, card""").to_arrow_table()
+    cols = []
+    for f in CARDS_SCHEMA:
+        col = t[f.name].combine_chunks()
+        cols.append(col.dictionary_encode().cast(f.type) if pa.types.is_dictionary(f.type) else col.cast(f.type))
+    return pa.Table.from_arrays(cols, schema=CARDS_SCHEMA)
+
+
+def add_cards(run_dir: str | Path, threads: int | None = None) -> int:
+    """Write `cards/<shard>.parquet` for every shard of the run that has an events file, and record
+    it in run.json (file, rows, bytes, sha256) like the runner does. Returns the files written."""
+    import duckdb
+
+    run_dir = Path(run_dir)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    con = duckdb.connect()
+    con.execute(f"set threads = {int(threads or os.cpu_count() or 1)}")
+    con.execute("set preserve_insertion_order = false")
+    n = 0
+    for shard in manifest["shards"]:
+        if not shard.get("events_file"):
+            continue
+        rel = "cards/" + Path(shard["events_file"]).name
+        table = cards_of_shard(con, run_dir / shard["games_file"], run_dir / shard["events_file"])
+        shard["cards_file"] = rel
+        shard["cards_rows"] = table.num_rows
+        shard["cards_sha256"] = _write(table, run_dir / rel, CARDS_ROW_GROUP)
+        shard["cards_bytes"] = (run_dir / rel).stat().st_size
+        n += 1
+    con.close()
+    tmp = run_dir / ".run.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, run_dir / "run.json")
+    return n
 
 
 # -- synthetic benchmark data ----------------------------------------------------------------------
@@ -269,9 +345,10 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
 
 
 def synth_run(out: str | Path, games: int, events_games: int | None = None, shard_games: int = 100_000,
-              workers: int = 2, strategies: bool = True, run_id: str = "synthetic") -> Path:
-    """A synthetic run of `games` games; the first `events_games` (default all) also get events.
-    Shards are written in parallel by `workers` processes."""
+              workers: int = 2, strategies: bool = True, run_id: str = "synthetic", cards: bool = True) -> Path:
+    """A synthetic run of `games` games; the first `events_games` (default all) also get events
+    (and, with `cards`, cards files aggregated from them). Shards are written in parallel by
+    `workers` processes."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ev_games = games if events_games is None else events_games
@@ -282,12 +359,17 @@ def synth_run(out: str | Path, games: int, events_games: int | None = None, shar
     with ProcessPoolExecutor(max_workers=workers) as pool:
         shards = list(pool.map(_synth_shard, jobs))
     _manifest(out, run_id, games, shards, True, {"name": "synthetic", "games": games})
+    if cards:
+        add_cards(out, workers)
     return out
 
 
 def main(argv: Iterable[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="write a synthetic run folder in the schema of docs/data.md")
-    ap.add_argument("out")
+    ap.add_argument("out", help="the run folder to write (with --add-cards: an existing run folder)")
+    ap.add_argument("--add-cards", action="store_true",
+                    help="only add cards files, aggregated from the events, to the existing run OUT")
+    ap.add_argument("--no-cards", action="store_true", help="write no cards files")
     ap.add_argument("--games", type=int, default=1_000_000)
     ap.add_argument("--events-games", type=int, help="games that get events (default: all; 0: none)")
     ap.add_argument("--shard-games", type=int, default=100_000)
@@ -295,7 +377,11 @@ def main(argv: Iterable[str] | None = None) -> None:
     ap.add_argument("--one-strategy", action="store_true", help="random vs random only")
     a = ap.parse_args(list(argv) if argv is not None else None)
     t0 = time.perf_counter()
-    synth_run(a.out, a.games, a.events_games, a.shard_games, a.workers, not a.one_strategy)
+    if a.add_cards:
+        n = add_cards(a.out, a.workers)
+        print(f"wrote {n} cards files in {a.out} in {time.perf_counter() - t0:.1f} s")
+        return
+    synth_run(a.out, a.games, a.events_games, a.shard_games, a.workers, not a.one_strategy, cards=not a.no_cards)
     print(f"wrote {a.out} ({a.games:,} games) in {time.perf_counter() - t0:.1f} s")
 
 

@@ -4,6 +4,7 @@ import math
 import shutil
 
 import numpy as np
+import pandas as pd
 import pytest
 from fixtures_analysis.known import known_run
 
@@ -131,6 +132,7 @@ def test_compiles_by_protocol_and_line(runs):
 
 
 def test_card_impact(runs):
+    assert runs.has_events and not runs.has_cards      # the fixture has no cards files: the events query
     c = Q.card_impact(runs)
     f = row(c, card="Fire 1")
     assert f["protocol"] == "Fire" and f["deck_games"] == 7
@@ -147,6 +149,25 @@ def test_card_impact(runs):
     assert (h["deck_games"], h["drawn"], h["drawn_wins"], h["up"], h["never"], h["never_wins"]) == (7, 1, 0, 0, 7, 2)
     assert math.isnan(h["up_wr"]) and math.isnan(h["iwd"])
     assert list(c["card"])[-1] == "Hate 0"              # no face-up plays: sorts last
+
+
+def test_card_impact_from_cards_files_equals_events(runs, tmp_path):
+    with_cards = open_runs(known_run(tmp_path / "c", cards=True))
+    assert with_cards.has_cards and not with_cards.warnings
+    fast, slow = Q.card_impact(with_cards), Q.card_impact(with_cards, source="events")
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    pd.testing.assert_frame_equal(fast, Q.card_impact(runs), check_exact=True)
+    both = open_runs([known_run(tmp_path / "a", run_id="a", cards=True), known_run(tmp_path / "b", run_id="b",
+                                                                                      cards=True)])
+    assert both.has_cards
+    f = row(Q.card_impact(both), card="Fire 1")
+    assert (f["deck_games"], f["drawn"], f["up"], f["never"], f["never_wins"]) == (14, 6, 4, 8, 8)
+    # one run without cards files: every run falls back to events
+    mixed = open_runs([tmp_path / "a", known_run(tmp_path / "n", run_id="n")])
+    assert not mixed.has_cards
+    pd.testing.assert_frame_equal(Q.card_impact(mixed), Q.card_impact(both), check_exact=True)
+    for r in (with_cards, both, mixed):
+        r.close()
 
 
 def test_strategy_ratings_only_with_several_strategies(runs, tmp_path):

@@ -151,6 +151,8 @@ def test_rows_identical_for_1_2_4_workers(ref, spec_path, tmp_path, workers):
     assert m["sessions"][0]["workers"] == workers
     g, e = rows(res.run_dir)
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
+    cards = [pq.read_table(d / "cards").drop_columns(["run_id"]) for d in (res.run_dir, ref[0])]
+    assert cards[0].num_rows > 0 and cards[0].equals(cards[1])         # the per-card summary too
 
 
 def test_dataset_opens_in_duckdb_pandas_polars(ref):
@@ -220,7 +222,8 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     p.communicate(timeout=60)
     finished = dataset.read_manifest(run_dir)["shards"]
     assert 2 <= len(finished) < SHARDS
-    before = {s["index"]: [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events")] for s in finished}
+    before = {s["index"]: [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")]
+              for s in finished}
     r = cli("--resume", run_dir, cwd=spec_path.parent)
     out, err = r.communicate(timeout=300)
     assert r.returncode == 0, err
@@ -228,7 +231,7 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     m = check_complete(run_dir)
     assert m["sessions"][-1]["resumed"] and m["sessions"][-1]["shards_computed"] == SHARDS - len(finished)
     for s in finished:
-        after = [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events")]
+        after = [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")]
         assert [(a.st_ino, a.st_mtime_ns) for a in after] == [(b.st_ino, b.st_mtime_ns) for b in before[s["index"]]]
     g, e = rows(run_dir)
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
@@ -265,9 +268,9 @@ def test_resume_detects_corrupt_truncated_and_missing_shards(ref, tmp_path):
     blob[len(blob) // 2] ^= 0xFF                                              # one flipped byte
     e4.write_bytes(bytes(blob))
     (run_dir / "games/shard-00007.parquet").unlink()                          # gone
-    damaged = ("shard-00001.parquet", "shard-00004.parquet", "shard-00007.parquet")    # a shard is both files
+    damaged = ("shard-00001.parquet", "shard-00004.parquet", "shard-00007.parquet")    # a shard is three files
     keep = {p: p.stat().st_mtime_ns for p in run_dir.glob("*/shard-*.parquet") if p.name not in damaged}
-    assert len(keep) == 2 * SHARDS - 6
+    assert len(keep) == 3 * SHARDS - 9
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "ref"\nseed = 77\ngames = -200\n')
     snapshot = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}

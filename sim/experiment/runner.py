@@ -437,4 +437,26 @@ def main_run(spec_arg: str | None, opts: RunOptions, console=None) -> int:
         from sim.experiment.report import print_report
 
         print_report(result, console)
+        if result.status == "complete":
+            analyse(result, console)
     return 0
+
+
+def analyse(result: RunResult, console) -> None:
+    """End a finished run with the analysis report (DuckDB over the new files) and a dashboard
+    written into the run folder, so one command goes from spec to answers."""
+    from analysis.dashboard import render
+    from analysis.open import open_runs
+    from analysis.report import build_report
+    from analysis.report import print_report as print_analysis
+
+    runs = open_runs([str(result.run_dir)])
+    if result.manifest.get("arms", 1) > 1:
+        console.print(f"A/B study: compare the arms with [bold]protolab compare[/bold] on runs of one arm each; "
+                      f"full tables: protolab report {result.run_dir}")
+        return
+    rep = build_report(runs)
+    print_analysis(rep, console)
+    out = Path(result.run_dir) / "dashboard.html"
+    out.write_text(render(rep), encoding="utf-8")
+    console.print(f"Dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} --serve)")

@@ -69,8 +69,10 @@ def event_rows() -> list[dict]:
     ]
 
 
-def known_run(path: Path, run_id: str = "known", events: bool = True) -> Path:
-    return write_run(path, game_rows(), event_rows() if events else None, run_id=run_id, shard_games=5)
+def known_run(path: Path, run_id: str = "known", events: bool = True, cards: bool = False) -> Path:
+    """The known run: two shards; no cards files unless `cards` (then aggregated from the events)."""
+    return write_run(path, game_rows(), event_rows() if events else None, run_id=run_id, shard_games=5,
+                     cards=cards)
 
 
 def planted_run(path: Path, games: int, t1_wins: int, run_id: str, card: bool = False) -> Path:
