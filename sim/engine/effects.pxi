@@ -590,23 +590,28 @@ cdef void resolve_new_tops(Game* g, int32_t* tops_before) noexcept nogil:
         if is_uncovered(g, t >> 2):
             resolve_middle(g, t >> 2)
 
-cdef int hand_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
-    """Options for "Play 1 card" from hand: (card, line, face) encoded like the action."""
-    cdef int n = 0, i, c, l, up, tl = this_line(g, fr)
+cdef int play_options(Game* g, int p, int only_line, int not_line, bint down_only) noexcept nogil:
+    """Every legal (card, line, face) play from p's hand into g.opts, encoded card | line << 8 |
+    face-up << 10; the turn's action and "Play 1 card" effects share it."""
+    cdef int n = 0, i, c, l, up
     for i in range(g.nhand[p]):
         c = g.hand[p][i]
         for l in range(3):
-            if st.to == T_OTHER_LINE and l == tl:
-                continue
-            if st.to == T_THIS_LINE and l != tl:
+            if l == not_line or (only_line >= 0 and l != only_line):
                 continue
             for up in range(1, -1, -1):
-                if up and st.face_down:
+                if up and down_only:
                     continue
                 if can_play_face(g, p, c, l, up):
                     g.opts[n] = c | (l << 8) | (up << 10)
                     n += 1
     return n
+
+cdef int hand_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    """Options for "Play 1 card" from hand, with the step's line and face restrictions."""
+    cdef int tl = this_line(g, fr)
+    return play_options(g, p, tl if st.to == T_THIS_LINE else -1, tl if st.to == T_OTHER_LINE else -1,
+                        st.face_down)
 
 cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t lines[3]

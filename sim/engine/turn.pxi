@@ -216,14 +216,7 @@ cdef inline bint can_refresh(Game* g, int p) noexcept nogil:
     return g.nhand[p] < 5 and g.ndeck[p] + g.ntrash[p] > 0
 
 cdef int action_options(Game* g, int p) noexcept nogil:
-    cdef int n = 0, i, c, l, up
-    for i in range(g.nhand[p]):
-        c = g.hand[p][i]
-        for l in range(3):
-            for up in range(1, -1, -1):
-                if can_play_face(g, p, c, l, up):
-                    g.opts[n] = c | (l << 8) | (up << 10)
-                    n += 1
+    cdef int n = play_options(g, p, -1, -1, False)
     if can_refresh(g, p):
         g.opts[n] = OPT_REFRESH
         n += 1
