@@ -12,11 +12,8 @@ from analysis.stats import CORRECTIONS
 
 
 def _usage(e: Exception) -> Exception:
-    """sim.cli.UsageError (one line on stderr, exit status 2). Under `python -m sim.cli` the running
-    module is __main__, whose UsageError is the class main() catches."""
-    main = sys.modules.get("__main__")
-    if getattr(getattr(main, "__spec__", None), "name", None) == "sim.cli":
-        return main.UsageError(str(e))
+    """sim.cli.UsageError: one line on stderr, exit status 2 (`python -m sim.cli` runs the
+    importable module's main too, so this is the class it catches)."""
     from sim.cli import UsageError
 
     return UsageError(str(e))

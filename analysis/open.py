@@ -1,11 +1,13 @@
-"""Open run folders as DuckDB views `games`, `events` and `cards` over their Parquet shards.
+"""Open run folders as DuckDB views `games`, `events`, `cards` and `compiles` over their Parquet shards.
 
 Nothing is loaded into Python: the views read the files lazily, and queries return only small
 aggregates. Opening checks what is cheap to check (the manifest, each file's footer and columns)
 so that bad input fails here with one readable message naming the file, not deep inside a query.
 
 `cards` (per shard and card, the seat-game counts behind card impact) exists only when every shard
-of every opened run has its cards file; otherwise card impact is computed from `events`."""
+of every opened run has its cards file; otherwise card impact is computed from `events`. The same
+rule holds for `compiles` (per shard, compile counts by protocol, line, ordinal and turn) and the
+per-protocol and per-line compile tables."""
 
 from __future__ import annotations
 
@@ -21,7 +23,11 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis.schema import CARDS_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
+from analysis.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
+
+# The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
+SUMMARY_COLUMNS = {"cards": CARDS_COLUMNS, "compiles": COMPILES_COLUMNS}
+SUMMARY_OF = {"cards": "card impact", "compiles": "the per-protocol compile tables"}
 
 
 class RunError(ValueError):
@@ -30,8 +36,8 @@ class RunError(ValueError):
 
 @dataclass
 class Runs:
-    """One or more opened runs: a DuckDB connection with views `games`, `events` and `cards`
-    (the last two only when the runs have them)."""
+    """One or more opened runs: a DuckDB connection with views `games`, `events`, `cards` and
+    `compiles` (the last three only when the runs have them)."""
 
     con: duckdb.DuckDBPyConnection
     paths: list[Path]
@@ -40,6 +46,7 @@ class Runs:
     events_files: list[Path]
     warnings: list[str] = field(default_factory=list)
     cards_files: list[Path] = field(default_factory=list)
+    compiles_files: list[Path] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -52,8 +59,13 @@ class Runs:
         return bool(self.cards_files)
 
     @property
+    def has_compiles(self) -> bool:
+        """Every shard of every run has a compiles file (view `compiles`)."""
+        return bool(self.compiles_files)
+
+    @property
     def files(self) -> list[Path]:
-        return self.games_files + self.events_files + self.cards_files
+        return self.games_files + self.events_files + self.cards_files + self.compiles_files
 
     @property
     def run_ids(self) -> list[str]:
@@ -129,15 +141,15 @@ def _shard_files(run: Path, m: dict[str, Any], kind: str) -> list[Path]:
     return sorted(f for f in folder.glob("*.parquet") if not f.name.startswith(".")) if folder.is_dir() else []
 
 
-def _cards_files(run: Path, m: dict[str, Any], shards_of: list[Path]) -> tuple[list[Path], str | None]:
-    """The run's cards files if every shard in `shards_of` (the events files, or the games files of
-    a run without events) has one, else ([], why not)."""
+def _summary_files(run: Path, m: dict[str, Any], kind: str, shards_of: list[Path]) -> tuple[list[Path], str | None]:
+    """The run's files of a summary table (`cards`, `compiles`) if every shard in `shards_of` (the
+    events files, or the games files of a run without events) has one, else ([], why not)."""
     shards = [s for s in m.get("shards") or [] if isinstance(s, dict)]
-    listed = [s.get("cards_file") for s in shards]
+    listed = [s.get(f"{kind}_file") for s in shards]
     if shards and all(listed):
         files = [run / f for f in listed]
-    else:          # shards recorded before the cards table, or no manifest listing: what is on disk
-        folder = run / "cards"
+    else:          # shards recorded before the table existed, or no manifest listing: what is on disk
+        folder = run / kind
         files = sorted(f for f in folder.glob("*.parquet") if not f.name.startswith(".")) if folder.is_dir() else []
     if not files:
         return [], None
@@ -145,7 +157,7 @@ def _cards_files(run: Path, m: dict[str, Any], shards_of: list[Path]) -> tuple[l
     if missing:
         return [], f"{missing[0]}: listed in {run / 'run.json'} but missing"
     if sorted(f.name for f in files) != sorted(f.name for f in shards_of):
-        return [], f"{run}: not every shard has a cards file"
+        return [], f"{run}: not every shard has a {kind} file"
     return files, None
 
 
@@ -175,34 +187,40 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     if not runs:
         raise RunError("no run folder given")
     manifests, games_files, events_files, warnings = [], [], [], []
-    cards_per_run: list[list[Path]] = []
+    summaries: dict[str, list[list[Path]]] = {kind: [] for kind in SUMMARY_COLUMNS}
     for run in runs:
         m = _manifest(run)
         g = _shard_files(run, m, "games")
         if not g:
             raise RunError(f"{run}: not a run folder (no games/*.parquet)")
         e = _shard_files(run, m, "events")
-        c, why = _cards_files(run, m, e or g)
+        found = {kind: _summary_files(run, m, kind, e or g) for kind in SUMMARY_COLUMNS}
         for f in g:
             _check_file(f, GAMES_COLUMNS)
         for f in e:
             _check_file(f, EVENTS_COLUMNS)
-        for f in c:
-            _check_file(f, CARDS_COLUMNS)
+        for kind, (files, _) in found.items():
+            for f in files:
+                _check_file(f, SUMMARY_COLUMNS[kind])
         if m.get("complete") is False:
             warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
                             f"the report covers the {len(g)} shard(s) written so far")
         if not e:
-            omitted = "per-protocol compile tables are" if c else "card impact and per-protocol compile tables are"
-            warnings.append(f"{run}: no events files; {omitted} omitted")
-        elif why:
-            warnings.append(f"{why}; card impact is computed from events (slower)")
+            lost = [SUMMARY_OF[k] for k in SUMMARY_COLUMNS if not found[k][0]]
+            if lost:
+                warnings.append(f"{run}: no events files; {' and '.join(lost)} omitted")
+        else:
+            for kind, (_, why) in found.items():
+                if why:
+                    warnings.append(f"{why}; {SUMMARY_OF[kind]} from events (slower)")
         manifests.append(m)
         games_files += g
         events_files += e
-        cards_per_run.append(c)
-    # One source for card impact: the cards tables only if every run has them for every shard.
-    cards_files = [f for c in cards_per_run for f in c] if all(cards_per_run) else []
+        for kind, (files, _) in found.items():
+            summaries[kind].append(files)
+    # One source per table: a summary's files only if every run has them for every shard.
+    cards_files, compiles_files = ([f for c in summaries[k] for f in c] if all(summaries[k]) else []
+                                   for k in ("cards", "compiles"))
     if events_files and len(events_files) and any(not _shard_files(r, m, "events")
                                                    for r, m in zip(runs, manifests, strict=True)):
         raise RunError("some runs have events and some do not: open them separately")
@@ -214,10 +232,12 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     # Large event aggregations spill to disk instead of failing when memory runs short.
     spill = Path(tempfile.gettempdir()) / "protolab-duckdb"
     con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
-    out = Runs(con, runs, manifests, games_files, events_files, warnings, cards_files)
+    out = Runs(con, runs, manifests, games_files, events_files, warnings, cards_files, compiles_files)
     out.execute(f"create view games as select * from read_parquet({_files_sql(games_files)})")
     if events_files:
         out.execute(f"create view events as select * from read_parquet({_files_sql(events_files)})")
     if cards_files:
         out.execute(f"create view cards as select * from read_parquet({_files_sql(cards_files)})")
+    if compiles_files:
+        out.execute(f"create view compiles as select * from read_parquet({_files_sql(compiles_files)})")
     return out

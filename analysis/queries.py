@@ -285,10 +285,28 @@ def compile_rates(runs: Runs) -> pd.DataFrame:
                      + (seat1_compile3_turn is not null)::int, seat1_recompiles from games)""")
 
 
-def _compile_events(runs: Runs) -> pd.DataFrame:
+def _compile_events(runs: Runs, source: str | None = None) -> pd.DataFrame:
     """Compile and recompile events, with the compile's ordinal for its seat (1st, 2nd, 3rd),
-    aggregated to (kind, protocol, line, ordinal, turn) counts."""
-    def q() -> pd.DataFrame:
+    aggregated to (kind, protocol, line, ordinal, turn) counts, in that order.
+
+    From the runs' `compiles` tables (some thousands of rows per shard, written with the shards) when
+    every shard has one, else from `events` (every compile event numbered per game and seat: most
+    of the report's time at millions of games). `source` ("compiles" or "events") forces one; the
+    result is the same."""
+    if source is None:
+        source = "compiles" if runs.has_compiles else "events"
+    if source not in ("compiles", "events"):
+        raise ValueError(f"compile events: source must be 'compiles' or 'events', not {source!r}")
+    if source == "compiles" and not runs.has_compiles:
+        raise ValueError("compile events: source 'compiles' needs a compiles file for every shard")
+    order = "order by kind, protocol, line, ordinal nulls first, turn"
+
+    def from_compiles() -> pd.DataFrame:
+        return runs.sql(f"""
+            select kind, protocol, line, ordinal::bigint as ordinal, turn, sum(n)::bigint as n
+            from compiles group by all {order}""")
+
+    def from_events() -> pd.DataFrame:
         rid = "" if runs.single else "run_id, "
         return runs.sql(f"""
             select kind, protocol, line, ordinal, turn, count(*) as n from (
@@ -296,8 +314,8 @@ def _compile_events(runs: Runs) -> pd.DataFrame:
                        case when kind = 'compile' then row_number() over
                            (partition by {rid}game_index, seat, kind order by turn) end as ordinal
                 from events where kind in ('compile', 'recompile'))
-            group by all""")
-    return runs.memo("compile_events", q)
+            group by all {order}""")
+    return runs.memo(f"compile_events_{source}", from_compiles if source == "compiles" else from_events)
 
 
 def _quantiles(turn: np.ndarray, n: np.ndarray, qs: tuple[float, ...] = (0.25, 0.5, 0.75)) -> list[float]:
@@ -305,10 +323,11 @@ def _quantiles(turn: np.ndarray, n: np.ndarray, qs: tuple[float, ...] = (0.25, 0
 
 
 def compiles_by(runs: Runs, by: str = "protocol") -> pd.DataFrame:
-    """Per protocol (or per line: left/middle/right at compile time), from events: compile rate
-    over the protocol's appearances, recompiles per appearance, the turn of its compile and the
-    share compiled as a seat's 1st, 2nd and 3rd compile, with the median turn for each."""
-    if not runs.has_events:
+    """Per protocol (or per line: left/middle/right at compile time), from the compile events
+    (`_compile_events`): compile rate over the protocol's appearances, recompiles per appearance,
+    the turn of its compile and the share compiled as a seat's 1st, 2nd and 3rd compile, with the
+    median turn for each."""
+    if not runs.has_events and not runs.has_compiles:
         return pd.DataFrame()
     ev = _compile_events(runs)
     key = "protocol" if by == "protocol" else "line"

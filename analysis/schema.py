@@ -68,7 +68,23 @@ CARDS_SCHEMA = pa.schema(
     ]
 )
 
+# Per shard: compile and recompile counts per (arm, kind, protocol, line, ordinal, turn)
+# (docs/data.md, `compiles`); what the per-protocol and per-line compile tables sum.
+COMPILES_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", _DICT),
+        pa.field("arm", _DICT),
+        pa.field("kind", _DICT),
+        pa.field("protocol", _DICT),
+        pa.field("line", pa.int8()),
+        pa.field("ordinal", pa.int8()),
+        pa.field("turn", pa.int16()),
+        pa.field("n", pa.int64()),
+    ]
+)
+
 # The columns a query may rely on; extra columns in a file are allowed (the schema can grow).
 GAMES_COLUMNS = tuple(GAMES_SCHEMA.names)
 EVENTS_COLUMNS = tuple(EVENTS_SCHEMA.names)
 CARDS_COLUMNS = tuple(CARDS_SCHEMA.names)
+COMPILES_COLUMNS = tuple(COMPILES_SCHEMA.names)

@@ -3,12 +3,14 @@
 Two uses: the tests write small runs whose answers are known by construction (`write_run`, with
 defaults for the columns a test does not care about), and the benchmark writes a large synthetic
 run with realistic cardinalities (`synth_run`, ~15 protocols, 90 cards, ~150 events per game) to
-time the report at 10 million games. Both can also write the per-card `cards` table, aggregated
-from each shard's games and events with DuckDB (`add_cards`; an independent implementation of
-what the runner computes with numpy). Command line:
+time the report at 10 million games. Both can also write the per-card `cards` table and the
+`compiles` table, aggregated from each shard's games and events with DuckDB (`add_cards`,
+`add_compiles`; an independent implementation of what the runner computes with numpy). Command line:
 
     python -m analysis.synth OUT_DIR --games 10000000 [--events-games N] [--shard-games 100000] [--no-cards]
+                             [--no-compiles]
     python -m analysis.synth --add-cards RUN_DIR        # cards files for an existing run with events
+    python -m analysis.synth --add-compiles RUN_DIR     # compiles files for an existing run with events
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.schema import CARDS_SCHEMA, END_REASONS, EVENTS_SCHEMA, GAMES_SCHEMA, KINDS, POSITIONS, SEATS
+from analysis.schema import (
+    CARDS_SCHEMA,
+    COMPILES_SCHEMA,
+    END_REASONS,
+    EVENTS_SCHEMA,
+    GAMES_SCHEMA,
+    KINDS,
+    POSITIONS,
+    SEATS,
+)
 
 PROTOCOLS = ("Apathy", "Darkness", "Death", "Fire", "Gravity", "Hate", "Life", "Light", "Love",
              "Metal", "Plague", "Psychic", "Speed", "Spirit", "Water")
@@ -36,6 +47,7 @@ CARDS = tuple(f"{p} {v}" for p in PROTOCOLS for v in range(6))
 GAMES_ROW_GROUP = 128 * 1024
 EVENTS_ROW_GROUP = 1024 * 1024
 CARDS_ROW_GROUP = 128 * 1024
+COMPILES_ROW_GROUP = 128 * 1024
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -81,10 +93,12 @@ def game_defaults(i: int, run_id: str) -> dict[str, Any]:
 
 def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
               events: Sequence[Mapping[str, Any]] | None = None, run_id: str = "test-run",
-              shard_games: int = 1000, complete: bool = True, cards: bool = False) -> Path:
+              shard_games: int = 1000, complete: bool = True, cards: bool = False,
+              compiles: bool = False) -> Path:
     """Write a small run folder from row dicts. Missing game columns take `game_defaults`
     (game_index defaults to the row's position); missing event columns are null/False. With
-    `cards` (and events), each shard also gets its `cards` file (`add_cards`)."""
+    `cards` (and events), each shard also gets its `cards` file (`add_cards`); with `compiles`,
+    its `compiles` file (`add_compiles`)."""
     path = Path(path)
     grows = []
     for i, g in enumerate(games):
@@ -117,6 +131,8 @@ def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
     _manifest(path, run_id, n, shards, complete)
     if cards and events is not None:
         add_cards(path)
+    if compiles and events is not None:
+        add_compiles(path)
     return path
 
 
@@ -128,7 +144,7 @@ def _manifest(path: Path, run_id: str, games: int, shards: list[dict[str, Any]],
     (path / "run.json").write_text(json.dumps(manifest, indent=1))
 
 
-# -- the cards table, aggregated from events ----------------------------------------------------------
+# -- the cards and compiles tables, aggregated from events ------------------------------------------
 
 def _sql_files(*files: Path) -> str:
     return ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
@@ -162,18 +178,48 @@ def cards_of_shard(con: Any, games_file: Path, events_file: Path) -> pa.Table:
                count(*) filter (where up or down) as played,
                count(*) filter (where (up or down) and won) as played_wins
         from j group by all order by arm, card""").to_arrow_table()
+    return _conform(t, CARDS_SCHEMA)
+
+
+def compiles_of_shard(con: Any, games_file: Path, events_file: Path) -> pa.Table:
+    """The `compiles` table of one shard (docs/data.md), by DuckDB from its events (and the games'
+    `arm`): compile and recompile events counted per (arm, kind, protocol, line, ordinal, turn),
+    the ordinal numbering a seat's compiles 1, 2, 3 in turn order (null for recompiles)."""
+    names = pq.read_schema(games_file).names
+    if "arm" in names:
+        arm, join = "g.arm", f"join read_parquet([{_sql_files(games_file)}]) g using (game_index)"
+    else:
+        arm, join = "'base'", ""
+    t = con.sql(f"""
+        select run_id, arm, kind, protocol, line, ordinal, turn, count(*) as n from (
+            select e.run_id::varchar as run_id, {arm}::varchar as arm, e.kind::varchar as kind,
+                   e.protocol::varchar as protocol, e.line, e.turn,
+                   case when e.kind = 'compile' then row_number() over
+                       (partition by e.game_index, e.seat, e.kind order by e.turn) end as ordinal
+            from read_parquet([{_sql_files(events_file)}]) e {join}
+            where e.kind in ('compile', 'recompile'))
+        group by all order by arm, kind, protocol, line, ordinal, turn""").to_arrow_table()
+    return _conform(t, COMPILES_SCHEMA)
+
+
+def _conform(t: pa.Table, schema: pa.Schema) -> pa.Table:
     cols = []
-    for f in CARDS_SCHEMA:
+    for f in schema:
         col = t[f.name].combine_chunks()
         cols.append(col.dictionary_encode().cast(f.type) if pa.types.is_dictionary(f.type) else col.cast(f.type))
-    return pa.Table.from_arrays(cols, schema=CARDS_SCHEMA)
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
-def add_cards(run_dir: str | Path, threads: int | None = None) -> int:
-    """Write `cards/<shard>.parquet` for every shard of the run that has an events file, and record
-    it in run.json (file, rows, bytes, sha256) like the runner does. Returns the files written."""
+SUMMARIES = {"cards": (cards_of_shard, CARDS_ROW_GROUP), "compiles": (compiles_of_shard, COMPILES_ROW_GROUP)}
+
+
+def add_summary(run_dir: str | Path, kind: str, threads: int | None = None) -> int:
+    """Write `<kind>/<shard>.parquet` (kind `cards` or `compiles`) for every shard of the run that
+    has an events file, and record it in run.json (file, rows, bytes, sha256) like the runner
+    does. Returns the files written."""
     import duckdb
 
+    of_shard, row_group = SUMMARIES[kind]
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "run.json").read_text())
     con = duckdb.connect()
@@ -183,18 +229,28 @@ def add_cards(run_dir: str | Path, threads: int | None = None) -> int:
     for shard in manifest["shards"]:
         if not shard.get("events_file"):
             continue
-        rel = "cards/" + Path(shard["events_file"]).name
-        table = cards_of_shard(con, run_dir / shard["games_file"], run_dir / shard["events_file"])
-        shard["cards_file"] = rel
-        shard["cards_rows"] = table.num_rows
-        shard["cards_sha256"] = _write(table, run_dir / rel, CARDS_ROW_GROUP)
-        shard["cards_bytes"] = (run_dir / rel).stat().st_size
+        rel = f"{kind}/" + Path(shard["events_file"]).name
+        table = of_shard(con, run_dir / shard["games_file"], run_dir / shard["events_file"])
+        shard[f"{kind}_file"] = rel
+        shard[f"{kind}_rows"] = table.num_rows
+        shard[f"{kind}_sha256"] = _write(table, run_dir / rel, row_group)
+        shard[f"{kind}_bytes"] = (run_dir / rel).stat().st_size
         n += 1
     con.close()
     tmp = run_dir / ".run.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=1))
     os.replace(tmp, run_dir / "run.json")
     return n
+
+
+def add_cards(run_dir: str | Path, threads: int | None = None) -> int:
+    """`add_summary(run_dir, "cards")`."""
+    return add_summary(run_dir, "cards", threads)
+
+
+def add_compiles(run_dir: str | Path, threads: int | None = None) -> int:
+    """`add_summary(run_dir, "compiles")`."""
+    return add_summary(run_dir, "compiles", threads)
 
 
 # -- synthetic benchmark data ----------------------------------------------------------------------
@@ -345,9 +401,10 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
 
 
 def synth_run(out: str | Path, games: int, events_games: int | None = None, shard_games: int = 100_000,
-              workers: int = 2, strategies: bool = True, run_id: str = "synthetic", cards: bool = True) -> Path:
+              workers: int = 2, strategies: bool = True, run_id: str = "synthetic", cards: bool = True,
+              compiles: bool = True) -> Path:
     """A synthetic run of `games` games; the first `events_games` (default all) also get events
-    (and, with `cards`, cards files aggregated from them). Shards are written in parallel by
+    (and, with `cards` / `compiles`, cards / compiles files aggregated from them). Shards are written in parallel by
     `workers` processes."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -361,6 +418,8 @@ def synth_run(out: str | Path, games: int, events_games: int | None = None, shar
     _manifest(out, run_id, games, shards, True, {"name": "synthetic", "games": games})
     if cards:
         add_cards(out, workers)
+    if compiles:
+        add_compiles(out, workers)
     return out
 
 
@@ -369,7 +428,10 @@ def main(argv: Iterable[str] | None = None) -> None:
     ap.add_argument("out", help="the run folder to write (with --add-cards: an existing run folder)")
     ap.add_argument("--add-cards", action="store_true",
                     help="only add cards files, aggregated from the events, to the existing run OUT")
+    ap.add_argument("--add-compiles", action="store_true",
+                    help="only add compiles files, aggregated from the events, to the existing run OUT")
     ap.add_argument("--no-cards", action="store_true", help="write no cards files")
+    ap.add_argument("--no-compiles", action="store_true", help="write no compiles files")
     ap.add_argument("--games", type=int, default=1_000_000)
     ap.add_argument("--events-games", type=int, help="games that get events (default: all; 0: none)")
     ap.add_argument("--shard-games", type=int, default=100_000)
@@ -377,11 +439,13 @@ def main(argv: Iterable[str] | None = None) -> None:
     ap.add_argument("--one-strategy", action="store_true", help="random vs random only")
     a = ap.parse_args(list(argv) if argv is not None else None)
     t0 = time.perf_counter()
-    if a.add_cards:
-        n = add_cards(a.out, a.workers)
-        print(f"wrote {n} cards files in {a.out} in {time.perf_counter() - t0:.1f} s")
+    if a.add_cards or a.add_compiles:
+        for kind in ("cards",) * a.add_cards + ("compiles",) * a.add_compiles:
+            n = add_summary(a.out, kind, a.workers)
+            print(f"wrote {n} {kind} files in {a.out} in {time.perf_counter() - t0:.1f} s")
         return
-    synth_run(a.out, a.games, a.events_games, a.shard_games, a.workers, not a.one_strategy, cards=not a.no_cards)
+    synth_run(a.out, a.games, a.events_games, a.shard_games, a.workers, not a.one_strategy, cards=not a.no_cards,
+              compiles=not a.no_compiles)
     print(f"wrote {a.out} ({a.games:,} games) in {time.perf_counter() - t0:.1f} s")
 
 

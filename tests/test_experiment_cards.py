@@ -159,7 +159,7 @@ def test_resume_recomputes_a_shard_whose_cards_file_is_missing_or_damaged(cards_
     c4.write_bytes(c4.read_bytes()[: c4.stat().st_size // 2])                    # truncated
     damaged = ("shard-00001.parquet", "shard-00003.parquet", "shard-00004.parquet")
     keep = {p: p.stat().st_mtime_ns for p in run_dir.glob("*/shard-*.parquet") if p.name not in damaged}
-    assert len(keep) == 3 * (SHARDS - 3)
+    assert len(keep) == len(dataset.KINDS) * (SHARDS - 3)
     res = run(None, RunOptions(resume=str(run_dir), show_progress=False))
     assert res.status == "complete" and res.computed_shards == 3
     assert sorted(r.split(":")[0] for r in res.recomputed) == ["shard 1", "shard 3", "shard 4"]
@@ -169,7 +169,7 @@ def test_resume_recomputes_a_shard_whose_cards_file_is_missing_or_damaged(cards_
     assert m["complete"] and len(m["shards"]) == SHARDS and not (run_dir / dataset.JOURNAL).exists()
     for s in m["shards"]:
         assert dataset.verify_shard(run_dir, s) is None
-        for kind in ("games", "events", "cards"):      # the recomputed shards are the same bytes again
+        for kind in dataset.KINDS:                     # the recomputed shards are the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
             assert s[f"{kind}_rows"] == before[s["index"]][f"{kind}_rows"]
     assert not list(run_dir.rglob(".*.tmp"))

@@ -268,9 +268,9 @@ def test_resume_detects_corrupt_truncated_and_missing_shards(ref, tmp_path):
     blob[len(blob) // 2] ^= 0xFF                                              # one flipped byte
     e4.write_bytes(bytes(blob))
     (run_dir / "games/shard-00007.parquet").unlink()                          # gone
-    damaged = ("shard-00001.parquet", "shard-00004.parquet", "shard-00007.parquet")    # a shard is three files
+    damaged = ("shard-00001.parquet", "shard-00004.parquet", "shard-00007.parquet")    # one file per table each
     keep = {p: p.stat().st_mtime_ns for p in run_dir.glob("*/shard-*.parquet") if p.name not in damaged}
-    assert len(keep) == 3 * SHARDS - 9
+    assert len(keep) == len(dataset.KINDS) * (SHARDS - 3)
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "ref"\nseed = 77\ngames = -200\n')
     snapshot = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}

@@ -27,13 +27,17 @@ JOURNAL = "shards.jsonl"
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
-KINDS = ("games", "events", "cards")          # the shard tables, one folder each
-ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024, "cards": 128 * 1024}
+KINDS = ("games", "events", "cards", "compiles")          # the shard tables, one folder each
+# Per-shard summaries of the events, written beside them: a run recorded before one existed has
+# none, and the analysis then computes from `events` instead.
+SUMMARIES = ("cards", "compiles")
+ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024, "cards": 128 * 1024, "compiles": 128 * 1024}
 COMPRESSION = "zstd"
 # Dense integer keys compress better without a dictionary; statistics only where scans filter.
 NO_DICTIONARY = {"games": {"game_index", "seed"}, "events": {"game_index", "seq"},
-                 "cards": {"drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins"}}
-STATISTICS = {"games": None, "events": ["game_index", "turn"], "cards": None}
+                 "cards": {"drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins"},
+                 "compiles": {"turn", "n"}}
+STATISTICS = {"games": None, "events": ["game_index", "turn"], "cards": None, "compiles": None}
 
 
 class RunDirError(ValueError):
@@ -96,7 +100,8 @@ def remove_temp_files(run_dir: Path) -> int:
 
 def verify_shard(run_dir: Path, entry: dict[str, Any]) -> str | None:
     """None if the shard's files exist and match their checksums, else why not. A file is checked
-    when the entry lists it (shards recorded before the `cards` table existed list none)."""
+    when the entry lists it (shards recorded before the `cards` or `compiles` table existed do not
+    list it)."""
     for kind in KINDS:
         rel = entry.get(f"{kind}_file")
         if rel is None:
@@ -129,7 +134,8 @@ def create_run_dir(parent: Path, name: str, stamp: str) -> tuple[Path, str]:
 
 
 def make_table_dirs(run_dir: Path) -> None:
-    """games/, events/, cards/ (also when resuming a folder written before cards/ existed)."""
+    """games/, events/, cards/, compiles/ (also when resuming a folder written before the
+    summary tables existed)."""
     for kind in KINDS:
         (run_dir / kind).mkdir(exist_ok=True)
 

@@ -1,6 +1,7 @@
 """Play one shard: the body of a Ray task. Seeds come from (master seed, matchup, game), games run
 in C batches with the GIL released, and the result is Arrow tables (docs/data.md): `games`, and
-with events `events` and its per-card summary `cards`.
+with events `events` and its summaries `cards` (per card) and `compiles` (per compile protocol,
+line, ordinal and turn).
 
 Seat swapping on paired seeds: games 2k and 2k+1 of a matchup share a seed. Game 2k is played
 first (its trios drafted or fixed, first player by the seeded coin); game 2k+1 replays the seed
@@ -95,7 +96,7 @@ def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int
 
 _GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "plays_up", "plays_down",
                 "refreshes", "control_gains", "n_compiles", "compile_turn", "compile_player",
-                "compile_recompile", "seed")
+                "compile_line", "compile_protocol", "compile_recompile", "seed")
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
 
 
@@ -338,6 +339,65 @@ def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: di
     return pa.table(data)
 
 
+def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: dict[str, np.ndarray]) -> pa.Table:
+    """Per (arm, kind, protocol, line, ordinal, turn): the number of compile and recompile events
+    (docs/data.md, `compiles`), so that the per-protocol and per-line compile tables sum some
+    thousands of rows per shard instead of numbering every compile event of the run. `ordinal` is 1, 2, 3 for a
+    seat's compiles in game order, null for recompiles; `line` and `protocol` as in `events`.
+
+    From the game columns the batch already has (MAX_COMPILES compiles per game); a game with
+    more (recorded only in part there) takes its compiles from its events instead."""
+    d = task.dicts
+    nc = cols["n_compiles"].astype(np.int64)
+    over = nc > MAX_COMPILES
+    valid = (np.arange(MAX_COMPILES)[None, :] < nc[:, None]) & ~over[:, None]
+    g, j = np.nonzero(valid)                                   # by game, then in game order
+    game, turn, seat = g, cols["compile_turn"][g, j].astype(np.int64), cols["compile_player"][g, j].astype(np.int64)
+    line, proto = cols["compile_line"][g, j].astype(np.int64), cols["compile_protocol"][g, j].astype(np.int64)
+    rec = cols["compile_recompile"][g, j] != 0
+    if over.any():
+        k = ev["kind"]
+        e = np.flatnonzero(((k == _KIND_CODE["compile"]) | (k == _KIND_CODE["recompile"])) & over[ev["game"]])
+        game = np.concatenate([game, ev["game"][e]])
+        turn = np.concatenate([turn, ev["turn"][e].astype(np.int64)])
+        seat = np.concatenate([seat, ev["player"][e].astype(np.int64)])
+        line = np.concatenate([line, ev["line"][e].astype(np.int64)])
+        proto = np.concatenate([proto, ev["card"][e].astype(np.int64)])    # a compile event's card is its protocol
+        rec = np.concatenate([rec, k[e] == _KIND_CODE["recompile"]])
+    # ordinal: rank of each first compile among its seat-game's first compiles, in game order
+    ordinal = np.zeros(len(game), np.int64)                    # 0: null (a recompile)
+    first = np.flatnonzero(~rec)
+    key = game[first] * 2 + seat[first]
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    pos = np.arange(len(ks))
+    boundary = np.ones(len(ks), bool)
+    boundary[1:] = ks[1:] != ks[:-1]
+    start = np.maximum.accumulate(np.where(boundary, pos, 0))
+    ordinal[first[order]] = pos - start + 1
+    # one integer per (kind, protocol, line, ordinal, turn), protocols in dictionary order
+    proto_map = np.array([d.protocols.index(p) for p in pool.protocols], np.int64)
+    n_turns = int(turn.max()) + 1 if len(turn) else 1
+    packed = (((rec.astype(np.int64) * len(d.protocols) + proto_map[proto]) * 3 + line) * 4 + ordinal) * n_turns + turn
+    keys, n = np.unique(packed, return_counts=True)
+    t, rest = keys % n_turns, keys // n_turns
+    o, rest = rest % 4, rest // 4
+    ln, rest = rest % 3, rest // 3
+    pr, rc = rest % len(d.protocols), rest // len(d.protocols)
+    kind_ix = np.array([d.event_kinds.index("compile"), d.event_kinds.index("recompile")], np.int8)
+    m = len(keys)
+    return pa.table({
+        "run_id": _const(m, task.run_id),
+        "arm": _dict(np.full(m, task.arm_index, np.int8), d.arms),
+        "kind": _dict(kind_ix[rc], d.event_kinds),
+        "protocol": _dict(pr.astype(np.int8), d.protocols),
+        "line": pa.array(ln.astype(np.int8)),
+        "ordinal": pa.array(o.astype(np.int8), mask=o == 0),
+        "turn": pa.array(t.astype(np.int16)),
+        "n": pa.array(n.astype(np.int64)),
+    })
+
+
 def _kinds() -> dict[int, str]:
     from sim.engine._core import constants
 
@@ -348,14 +408,17 @@ _END = tuple(END_REASONS[i] for i in sorted(END_REASONS))
 _KIND_CODE = {v: k for k, v in _kinds().items()}
 
 
-def play_shard_tables(task: ShardTask) -> tuple[pa.Table, pa.Table | None, pa.Table | None]:
-    """The shard's `games`, `events` and `cards` tables (the last two None without events)."""
+def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
+    """The shard's tables by kind (dataset.KINDS): `games`, and with events `events` and its
+    summaries `cards` and `compiles`."""
     cols, ev, facts = play_shard_columns(task)
     pool = pool_for(task)
-    games = games_table(task, pool, cols, facts)
-    if ev is None:
-        return games, None, None
-    return games, events_table(task, pool, ev), cards_table(task, pool, cols, ev)
+    tables = {"games": games_table(task, pool, cols, facts)}
+    if ev is not None:
+        tables["events"] = events_table(task, pool, ev)
+        tables["cards"] = cards_table(task, pool, cols, ev)
+        tables["compiles"] = compiles_table(task, pool, cols, ev)
+    return tables
 
 
 def worker_facts(t0: float) -> dict:
@@ -371,26 +434,22 @@ def worker_facts(t0: float) -> dict:
 
 
 def execute(task: ShardTask) -> dict:
-    """The Ray task: play the shard and produce its Parquet files (games; events and cards).
+    """The Ray task: play the shard and produce its Parquet files (games; events, cards, compiles).
 
     If this worker sees the run folder (same machine or a shared disk) it writes the files itself,
     atomically; otherwise it returns their bytes and the driver writes them."""
     from sim.experiment.dataset import parquet_bytes, sees_run_dir, sha256, shard_paths, write_atomic
 
     t0 = time.perf_counter()
-    games, events, cards = play_shard_tables(task)
+    tables = play_shard_tables(task)
     entry: dict = {"index": task.index, "arm": task.arm.name, "first_game": task.first_game,
                    "games": task.games, "matchups": _matchup_range(task)}
-    data: dict[str, bytes] = {"games": parquet_bytes(games, "games")}
-    entry["games_rows"] = games.num_rows
-    del games
-    if events is not None:
-        data["events"] = parquet_bytes(events, "events")
-        entry["events_rows"] = events.num_rows
-        del events
-    if cards is not None:
-        data["cards"] = parquet_bytes(cards, "cards")
-        entry["cards_rows"] = cards.num_rows
+    data: dict[str, bytes] = {}
+    for kind in list(tables):
+        table = tables.pop(kind)                  # encoded one at a time, each freed once encoded
+        data[kind] = parquet_bytes(table, kind)
+        entry[f"{kind}_rows"] = table.num_rows
+        del table
     direct = bool(task.run_dir) and sees_run_dir(task.run_dir, task.token)
     paths = shard_paths(Path(task.run_dir or "."), task.name)
     for kind, blob in data.items():
