@@ -178,18 +178,42 @@ def _files_sql(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
+def split_arm(path: str | Path) -> tuple[Path, str | None]:
+    """`RUN_DIR#arm` names one arm of an A/B run; a plain path is the whole run."""
+    text = str(path)
+    if "#" in text:
+        run, _, arm = text.rpartition("#")
+        return Path(run), arm
+    return Path(text), None
+
+
+def _only_arm(run: Path, m: dict[str, Any], arm: str) -> dict[str, Any]:
+    """The manifest restricted to one arm's shards (every shard holds games of a single arm)."""
+    names = [a.get("name") for a in (m.get("spec") or {}).get("arms") or [] if isinstance(a, dict)]
+    if arm not in names:
+        raise RunError(f"{run}: no arm {arm!r} in this run; its arms: {', '.join(map(str, names)) or 'none'}")
+    shards = [s for s in m.get("shards") or [] if isinstance(s, dict) and s.get("arm") == arm]
+    if not shards:
+        raise RunError(f"{run}: arm {arm!r} has no finished shards yet")
+    return {**m, "shards": shards}
+
+
 def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = None,
               memory_limit: str | None = None) -> Runs:
-    """Open one or more run folders. Raises RunError (naming the file) for bad input."""
+    """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run). Raises RunError
+    (naming the file) for bad input."""
     if isinstance(paths, str | Path):
         paths = [paths]
-    runs = [Path(p) for p in paths]
+    parsed = [split_arm(p) for p in paths]
+    runs = [run for run, _ in parsed]
     if not runs:
         raise RunError("no run folder given")
     manifests, games_files, events_files, warnings = [], [], [], []
     summaries: dict[str, list[list[Path]]] = {kind: [] for kind in SUMMARY_COLUMNS}
-    for run in runs:
+    for run, arm in parsed:
         m = _manifest(run)
+        if arm is not None:
+            m = _only_arm(run, m, arm)
         g = _shard_files(run, m, "games")
         if not g:
             raise RunError(f"{run}: not a run folder (no games/*.parquet)")

@@ -206,3 +206,19 @@ def test_analysis_falls_back_to_events_without_every_cards_file(cards_run, tmp_p
     # ... and resuming such a run keeps its shards (they are whole without a cards file)
     res = run(None, RunOptions(resume=str(old), show_progress=False))
     assert res.status == "complete" and res.computed_shards == 0 and res.recomputed == []
+
+
+def test_one_arm_of_an_ab_run(cards_run):
+    """`RUN#arm` opens one arm's shards only; the two arms add up to the whole run, and an unknown
+    arm is a clear error naming the arms there are."""
+    from analysis.open import RunError
+
+    def games(path) -> int:
+        return open_runs([path]).sql("select count(*) as n from games")["n"][0]
+
+    a, b = games(f"{cards_run}#official"), games(f"{cards_run}#fire1-worth-3")
+    assert a == b == GAMES // 2 and a + b == games(cards_run)
+    arms = open_runs([f"{cards_run}#official"]).sql("select distinct arm::varchar as arm from games")["arm"]
+    assert list(arms) == ["official"]
+    with pytest.raises(RunError, match="no arm 'nope'.*official, fire1-worth-3"):
+        open_runs([f"{cards_run}#nope"])

@@ -450,11 +450,17 @@ def analyse(result: RunResult, console) -> None:
     from analysis.report import build_report
     from analysis.report import print_report as print_analysis
 
-    runs = open_runs([str(result.run_dir)])
-    if result.manifest.get("arms", 1) > 1:
-        console.print(f"A/B study: compare the arms with [bold]protolab compare[/bold] on runs of one arm each; "
-                      f"full tables: protolab report {result.run_dir}")
+    arms = [a["name"] for a in result.manifest["spec"].get("arms") or []]
+    if len(arms) > 1:
+        from analysis.compare import compare_runs, print_comparison
+
+        for variant in arms[1:]:
+            base, var = f"{result.run_dir}#{arms[0]}", f"{result.run_dir}#{variant}"
+            console.print(f"\n[bold]{variant} vs {arms[0]}[/bold] (protolab compare {base} {var})")
+            print_comparison(compare_runs(open_runs([base]), open_runs([var])), console)
+        console.print(f"One arm's full report: protolab report {result.run_dir}#{arms[0]}")
         return
+    runs = open_runs([str(result.run_dir)])
     rep = build_report(runs)
     print_analysis(rep, console)
     out = Path(result.run_dir) / "dashboard.html"
