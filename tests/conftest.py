@@ -12,3 +12,43 @@ def pool():
     from sim.pool import load_pool
 
     return load_pool()
+
+
+# A real two-arm A/B run on a local Ray (greedy vs random, seats swapped, 30 sampled matchups x 100
+# games, a turn cap low enough for draws): shared by the cards and compiles table tests.
+AB_SPEC = """
+name = "ab"
+seed = 31
+games = 100
+shard_games = 1000
+turn_cap = 90
+[seats]
+strategies = ["greedy", "random"]
+swap = true
+[draft]
+mode = "sampled"
+samples = 30
+[[arms]]
+name = "official"
+[[arms]]
+name = "fire1-worth-3"
+cards = ["fire1_worth_3.toml"]
+"""
+AB_SHARDS, AB_GAMES = 6, 6000
+
+
+@pytest.fixture(scope="session")
+def ab_run(tmp_path_factory):
+    import shutil
+    from pathlib import Path
+
+    from sim.experiment.runner import RunOptions, run
+
+    root = Path(__file__).resolve().parents[1]
+    d = tmp_path_factory.mktemp("spec")
+    shutil.copy(root / "datasets/experiments/variants/fire1_worth_3.toml", d / "fire1_worth_3.toml")
+    (d / "ab.toml").write_text(AB_SPEC)
+    out = tmp_path_factory.mktemp("runs")
+    res = run(str(d / "ab.toml"), RunOptions(workers=2, out=str(out), show_progress=False))
+    assert res.status == "complete" and res.games == AB_GAMES
+    return res.run_dir

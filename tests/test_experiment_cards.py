@@ -21,27 +21,8 @@ from sim.experiment.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Two arms, 30 sampled matchups of 100 games, greedy vs random with seats swapped, and a turn cap
-# low enough for draws (which card impact leaves out): 6,000 games in 6 shards.
-SPEC = """
-name = "cards"
-seed = 31
-games = 100
-shard_games = 1000
-turn_cap = 90
-[seats]
-strategies = ["greedy", "random"]
-swap = true
-[draft]
-mode = "sampled"
-samples = 30
-[[arms]]
-name = "official"
-[[arms]]
-name = "fire1-worth-3"
-cards = ["fire1_worth_3.toml"]
-"""
-SHARDS, GAMES = 6, 6000
+# The run: two arms (one with Fire 1 worth 3), greedy vs random, seats swapped, draws included.
+SHARDS, GAMES = 6, 6000          # the shared ab_run fixture (tests/conftest.py)
 
 # card_impact's events query, per arm: what each arm's cards rows must sum to.
 PER_ARM = """
@@ -66,14 +47,8 @@ from j group by all order by arm, card"""
 
 
 @pytest.fixture(scope="module")
-def cards_run(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("spec")
-    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", d / "fire1_worth_3.toml")
-    (d / "cards.toml").write_text(SPEC)
-    out = tmp_path_factory.mktemp("runs")
-    res = run(str(d / "cards.toml"), RunOptions(workers=2, out=str(out), show_progress=False))
-    assert res.status == "complete" and res.games == GAMES
-    return res.run_dir
+def cards_run(ab_run) -> Path:
+    return ab_run
 
 
 def manifest(run_dir: Path) -> dict:

@@ -23,38 +23,13 @@ from sim.experiment.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Two arms (one with a changed card), greedy vs random with seats swapped, a turn cap low enough
-# for draws, games long enough for recompiles: 4,000 games in 4 shards.
-SPEC = """
-name = "compiles"
-seed = 47
-games = 100
-shard_games = 1000
-turn_cap = 120
-[seats]
-strategies = ["greedy", "random"]
-swap = true
-[draft]
-mode = "sampled"
-samples = 20
-[[arms]]
-name = "official"
-[[arms]]
-name = "fire1-worth-3"
-cards = ["fire1_worth_3.toml"]
-"""
-SHARDS, GAMES = 4, 4000
+# The run: two arms (one with Fire 1 worth 3), greedy vs random, seats swapped, draws included.
+SHARDS, GAMES = 6, 6000          # the shared ab_run fixture (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
-def compiles_run(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("spec")
-    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", d / "fire1_worth_3.toml")
-    (d / "compiles.toml").write_text(SPEC)
-    out = tmp_path_factory.mktemp("runs")
-    res = run(str(d / "compiles.toml"), RunOptions(workers=2, out=str(out), show_progress=False))
-    assert res.status == "complete" and res.games == GAMES
-    return res.run_dir
+def compiles_run(ab_run) -> Path:
+    return ab_run
 
 
 def manifest(run_dir: Path) -> dict:
