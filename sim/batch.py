@@ -12,7 +12,7 @@ import numpy as np
 
 from sim.engine._core import play_batch
 from sim.pool import ENGINE_VERSION, Pool
-from sim.record import END_REASONS, LINES
+from sim.record import make_record
 
 MAX_COMPILES = 64
 
@@ -69,34 +69,19 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
 
 def records(pool: Pool, cols: dict[str, np.ndarray],
             strategies: Sequence[str] = ("random", "random")) -> list[dict[str, Any]]:
-    """The columns as per-game records (identical to `Game.record()` for the same game)."""
-    names = pool.protocols
+    """The columns as per-game records, built by the same `make_record` as `Game.record()`."""
     out = []
     for i in range(len(cols["seed"])):
-        w = int(cols["winner"][i])
         nc = min(int(cols["n_compiles"][i]), MAX_COMPILES)
-        out.append({
-            "seed": int(cols["seed"][i]),
-            "pool_hash": pool.hash,
-            "engine_version": ENGINE_VERSION,
-            "strategy_0": strategies[0],
-            "strategy_1": strategies[1],
-            "protocols_0": [names[x] for x in cols["protocols"][i, :3]],
-            "protocols_1": [names[x] for x in cols["protocols"][i, 3:]],
-            "first_player": int(cols["first_player"][i]),
-            "winner": w if w in (0, 1) else -1,
-            "end_reason": END_REASONS[int(cols["end_reason"][i])],
-            "turns": int(cols["turns"][i]),
-            "compiles": [
-                {"turn": int(cols["compile_turn"][i, j]), "player": int(cols["compile_player"][i, j]),
-                 "line": LINES[cols["compile_line"][i, j]],
-                 "protocol": names[cols["compile_protocol"][i, j]],
-                 "recompile": bool(cols["compile_recompile"][i, j])}
-                for j in range(nc)
-            ],
-            "plays_face_up": [int(x) for x in cols["plays_up"][i]],
-            "plays_face_down": [int(x) for x in cols["plays_down"][i]],
-            "refreshes": [int(x) for x in cols["refreshes"][i]],
-            "control_gains": [int(x) for x in cols["control_gains"][i]],
-        })
+        state = {
+            "dealt": [cols["protocols"][i, :3], cols["protocols"][i, 3:]],
+            "first_player": cols["first_player"][i], "winner": int(cols["winner"][i]),
+            "end_reason": int(cols["end_reason"][i]), "turn": int(cols["turns"][i]),
+            "turn_cap": int(cols["turns"][i]),
+            "compiles": [(cols["compile_turn"][i, j], cols["compile_player"][i, j], cols["compile_line"][i, j],
+                          cols["compile_protocol"][i, j], cols["compile_recompile"][i, j]) for j in range(nc)],
+            "plays_up": cols["plays_up"][i], "plays_down": cols["plays_down"][i],
+            "refreshes": cols["refreshes"][i], "control_gains": cols["control_gains"][i],
+        }
+        out.append(make_record(pool, int(cols["seed"][i]), strategies, state, ENGINE_VERSION))
     return out

@@ -22,14 +22,15 @@ def make_record(pool, seed: int, strategies: Sequence[str], s: dict[str, Any], v
         "engine_version": version,
         "strategy_0": strategies[0],
         "strategy_1": strategies[1],
-        "protocols_0": [names[i] for i in s["dealt"][0]],
-        "protocols_1": [names[i] for i in s["dealt"][1]],
+        "protocols_0": [names[int(i)] for i in s["dealt"][0]],
+        "protocols_1": [names[int(i)] for i in s["dealt"][1]],
         "first_player": int(s["first_player"]),
         "winner": int(winner) if winner in (0, 1) else -1,
         "end_reason": END_REASONS[s["end_reason"]],
         "turns": int(min(s["turn"], s["turn_cap"])),
         "compiles": [
-            {"turn": int(t), "player": int(p), "line": LINES[line], "protocol": names[pr], "recompile": bool(r)}
+            {"turn": int(t), "player": int(p), "line": LINES[int(line)], "protocol": names[int(pr)],
+             "recompile": bool(r)}
             for t, p, line, pr, r in s["compiles"]
         ],
         "plays_face_up": list(map(int, s["plays_up"])),

@@ -245,7 +245,7 @@ cdef int rollout_decide(Game* g, int p, int kind) noexcept nogil:
     """Policy inside lookahead copies: the cheap heuristic everywhere, greedy one-ply for a
     future turn's action (search rollouts)."""
     if kind == D_ACTION:
-        return greedy_action(g, p, DEFAULT_W, 0)
+        return greedy_action(g, p, DEFAULT_W)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_choice(g, p, DEFAULT_W)
     return heuristic(g, p, kind)
@@ -302,7 +302,7 @@ cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
     base.script = NULL
 
 
-cdef int greedy_action(Game* g, int p, const float* w, int stream_shift) noexcept nogil:
+cdef int greedy_action(Game* g, int p, const float* w) noexcept nogil:
     cdef Game base
     cdef int32_t cand[MAXOPT]
     cdef int n, i, best = 0, ties = 0
@@ -327,7 +327,7 @@ cdef int greedy_action(Game* g, int p, const float* w, int stream_shift) noexcep
 cdef int greedy_decide(Game* g, int p, int kind) noexcept nogil:
     cdef const float* w = g.sp[p].w
     if kind == D_ACTION:
-        return greedy_action(g, p, w, 0)
+        return greedy_action(g, p, w)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_choice(g, p, w)
     return heuristic(g, p, kind)

@@ -241,6 +241,7 @@ cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
 
 cdef bint step_possible(Game* g, Frame* fr, const Step* st) noexcept nogil:
     cdef int dec = decider(fr, st), v = st.verb
+    cdef int32_t scratch[MAXCARDS]
     if v == V_DRAW:
         if st.source == S_OPP_DECK:
             return g.ndeck[1 - dec] + g.ntrash[1 - dec] > 0
@@ -253,10 +254,10 @@ cdef bint step_possible(Game* g, Frame* fr, const Step* st) noexcept nogil:
         return can_refresh(g, dec)
     if v == V_FLIP or v == V_DELETE or v == V_RETURN or v == V_SHIFT or v == V_REVEAL:
         if st.count_kind == CK_THIS:
-            return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, g.opts) > 0)
+            return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
         if st.count_kind == CK_THAT:
-            return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, g.opts) > 0)
-        return collect(g, fr, st, -1, g.opts) > 0
+            return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+        return collect(g, fr, st, -1, scratch) > 0
     if v == V_PLAY:
         if st.source == S_HAND:
             return hand_play_options(g, fr, st, dec) > 0
@@ -342,17 +343,11 @@ cdef int shift_dests(Game* g, Frame* fr, const Step* st, int c, int32_t* out) no
         n += 1
     return n
 
-cdef int choose_line(Game* g, int player, int32_t* lines, int n) noexcept nogil:
+cdef int choose(Game* g, int player, int kind, int32_t* items, int n) noexcept nogil:
+    """Offer these items (cards or lines) as the options of one decision."""
     cdef int i
     for i in range(n):
-        g.opts[i] = lines[i]
-    g.nopts = n
-    return ask(g, player, D_LINE)
-
-cdef int choose_card(Game* g, int player, int kind, int32_t* cards, int n) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        g.opts[i] = cards[i]
+        g.opts[i] = items[i]
     g.nopts = n
     return ask(g, player, kind)
 
@@ -403,7 +398,7 @@ cdef int act_on(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nog
         n = shift_dests(g, fr, st, c, lines)
         if n == 0:
             return 0
-        l = choose_line(g, dec, lines, n)
+        l = choose(g, dec, D_LINE, lines, n)
         if l < 0:
             return 0
         return shift_card(g, c, l, dec)
@@ -424,7 +419,7 @@ cdef int verb_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     if ck == CK_EACH:
         n = collect(g, fr, st, -1, cand)
         while n > 0 and not stopped(g):
-            c = choose_card(g, dec, D_EACH_CARD, cand, n)
+            c = choose(g, dec, D_EACH_CARD, cand, n)
             if c < 0:
                 return done
             k = 0
@@ -447,13 +442,13 @@ cdef int verb_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
                 lines[nl] = l
                 nl += 1
         while nl > 0 and not stopped(g):
-            l = choose_line_each(g, dec, lines, nl)
+            l = choose(g, dec, D_EACH_LINE, lines, nl)
             if l < 0:
                 return done
             nl = drop_line(lines, nl, l)
             n = collect(g, fr, st, l, cand)
             if n > 0:
-                c = choose_card(g, dec, D_TARGET, cand, n)
+                c = choose(g, dec, D_TARGET, cand, n)
                 if c < 0:
                     return done
                 done |= act_on(g, fr, st, c, dec)
@@ -466,18 +461,11 @@ cdef int verb_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
         n = collect(g, fr, st, -1, cand)
         if n == 0:
             break
-        c = choose_card(g, dec, D_TARGET, cand, n)
+        c = choose(g, dec, D_TARGET, cand, n)
         if c < 0:
             break
         done |= act_on(g, fr, st, c, dec)
     return done
-
-cdef int choose_line_each(Game* g, int player, int32_t* lines, int n) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        g.opts[i] = lines[i]
-    g.nopts = n
-    return ask(g, player, D_EACH_LINE)
 
 cdef inline int drop_line(int32_t* lines, int n, int l) noexcept nogil:
     cdef int i, k = 0
@@ -506,7 +494,7 @@ cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
                 nl += 1
         if nl == 0:
             return 0
-        chosen = choose_line(g, dec, lines, nl)
+        chosen = choose(g, dec, D_LINE, lines, nl)
         if chosen < 0:
             return 0
     n = collect(g, fr, st, chosen, cand)
@@ -520,7 +508,7 @@ cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             if st.to == T_OTHER_LINE or st.to == T_ANY:
                 lines[nl] = l
                 nl += 1
-        dest = choose_line(g, dec, lines, nl)
+        dest = choose(g, dec, D_LINE, lines, nl)
         if dest < 0:
             return 0
     for s in range(2):
@@ -639,7 +627,7 @@ cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             lines[nl] = l
             nl += 1
         while nl > 0 and not stopped(g):
-            l = choose_line_each(g, dec, lines, nl)
+            l = choose(g, dec, D_EACH_LINE, lines, nl)
             if l < 0:
                 return done
             nl = drop_line(lines, nl, l)
@@ -667,7 +655,7 @@ cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
                 nl += 1
         if nl == 0 or g.ndeck[dec] == 0:
             break
-        l = choose_line(g, fr.ctrl, lines, nl)
+        l = choose(g, fr.ctrl, D_LINE, lines, nl)
         if l < 0:
             break
         done |= play_from_deck(g, dec, l, -1)
@@ -957,10 +945,9 @@ cdef int apply_perm(Game* g, int p, int perm) noexcept nogil:
 cdef int rearrange(Game* g, int dec, int target) noexcept nogil:
     """Rearrange one side's protocols into a different order (4.4)."""
     cdef int k, n = 0
-    for k in range(1, 6):
-        if distinct_perm(g, target, k):
-            g.opts[n] = target * 8 + k
-            n += 1
+    for k in range(1, 6):              # every non-identity order differs: a side's protocols are distinct
+        g.opts[n] = target * 8 + k
+        n += 1
     g.nopts = n
     k = ask(g, dec, D_REARRANGE)
     if k < 0:
@@ -968,10 +955,6 @@ cdef int rearrange(Game* g, int dec, int target) noexcept nogil:
     apply_perm(g, target, k & 7)
     log_add(g, LG_REARRANGE, dec, -1, -1, target, k & 7)
     return 1
-
-cdef bint distinct_perm(Game* g, int p, int k) noexcept nogil:
-    """Different order of protocol cards (always true: protocols on one side are distinct)."""
-    return k != 0
 
 cdef int swap_protocols(Game* g, int dec) noexcept nogil:
     cdef int k
