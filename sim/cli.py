@@ -27,7 +27,7 @@ def _pool(args: argparse.Namespace) -> Pool:
 
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", metavar="SET",
-                   help='card set to include (repeatable; default "Main 1" and "Aux 1")')
+                   help='card set to include (repeatable; default all four: Main 1, Aux 1, Main 2, Aux 2)')
     p.add_argument("--cards", action="append", metavar="FILE",
                    help="extra protocol or variant file (repeatable); see docs/cards.md")
 

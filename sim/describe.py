@@ -45,8 +45,8 @@ class Namer:
         if k in ("action", "play"):
             if opt == OPT_REFRESH:
                 return "refresh"
-            c, line, up = opt & 0xFF, (opt >> 8) & 3, (opt >> 10) & 1
-            return f"{self.card(c)} {'up' if up else 'down'} {LINES[line]}"
+            c, line, up, other_side = opt & 0xFF, (opt >> 8) & 3, (opt >> 10) & 1, (opt >> 11) & 1
+            return f"{self.card(c)} {'up' if up else 'down'} {LINES[line]}" + (" opponent" if other_side else "")
         if k in ("compile_line", "line", "each_line"):
             return LINES[opt]
         if k == "order":
@@ -57,8 +57,12 @@ class Namer:
             return str(opt + 1)
         if k == "discard_more" and opt == OPT_DONE:
             return "done"
-        if k in ("target", "each_card", "hand", "discard", "discard_more"):
+        if k in ("target", "each_card", "hand", "discard", "discard_more", "deck", "trash"):
             return self.card(opt)
+        if k == "state_number":
+            return str(opt)
+        if k == "state_protocol":
+            return self.pool.protocols[opt]
         if k == "control_rearrange":
             if opt == OPT_SKIP:
                 return "skip"
@@ -92,19 +96,24 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
             by = f" ({src})" if card >= 0 else ""
             line = f"{who} plays {tgt} {face} in {where}{extra}{by}"
         elif k == "draw":
-            line = f"{who} draws {a}"
+            line = f"{who} draws {a}" + (" from their revealed deck" if b == 1 else "")
         elif k == "discard":
-            line = f"{who} discards {tgt}"
+            line = f"{who} discards {tgt}" + {1: " from the top of their deck",
+                                              2: f" from the top of {SEATS[1 - player]}'s deck",
+                                              3: " at random",
+                                              4: f" into {SEATS[1 - player]}'s trash"}.get(a, "")
         elif k == "flip":
             line = f"{src} flips {tgt} face-{'up' if a else 'down'}"
         elif k == "delete":
             line = f"{'compile' if a == 1 and card < 0 else src} deletes {tgt}"
         elif k == "return":
-            line = f"{src} returns {tgt}"
+            line = (f"{tgt} goes on top of {SEATS[1 - player]}'s deck instead" if a == 1
+                    else f"{src} returns {tgt}")
         elif k == "shift":
             line = f"{src} shifts {tgt} from {LINES[b]} to {LINES[a]}"
         elif k == "compile":
-            line = f"{who} {'recompiles' if b else 'compiles'} {LINES[a]}"
+            line = (f"{src} flips {who}'s {LINES[a]} protocol to Compiled" if b == 2
+                    else f"{who} {'recompiles' if b else 'compiles'} {LINES[a]}")
         elif k == "control":
             line = f"{who} takes the control component" if a else f"{who} returns control to neutral"
         elif k == "refresh":
@@ -112,22 +121,32 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
         elif k == "rearrange":
             line = f"{who} rearranges {SEATS[a]}'s protocols ({'-'.join(LINES[i] for i in PERMS[b])})"
         elif k == "trigger":
-            line = f"{src} {BOX_NAMES[a]} resolves"
+            line = f"{src} {BOX_NAMES[a]} resolves" + (f" (copy of {pool.cards[b - 1].name})" if b else "")
         elif k == "win":
             line = f"{who} wins"
         elif k == "reveal":
             line = (f"{who} reveals their hand ({b} cards)" if a == 1 else
-                    f"{who} reveals {tgt} from hand" if a == 2 else f"{src} reveals {tgt}")
+                    f"{who} reveals {tgt} from hand" if a == 2 else
+                    f"{who} reveals {tgt} from the top of their deck" if a == 3 else
+                    f"{who} reveals their deck ({b} cards)" if a == 4 else
+                    f"{who} reveals {tgt}" if a == 5 else f"{src} reveals {tgt}")
         elif k == "give":
             line = f"{who} gives {tgt} to {SEATS[1 - player]}"
         elif k == "take":
-            line = f"{who} takes {tgt} from {SEATS[1 - player]}" + (" (top of deck)" if a else " (at random)")
+            line = f"{who} takes {tgt} from {SEATS[1 - player]}" + {0: " (at random)", 1: " (top of deck)",
+                                                                   2: " (from the field)"}.get(a, "")
         elif k == "cancel":
             line = f"{src}: text interrupted"
         elif k == "shuffle":
-            line = f"{who} shuffles their trash into their deck"
+            line = f"{who} shuffles their deck" if a == 1 else f"{who} shuffles their trash into their deck"
         elif k == "deny":
             line = f"{src}: {SEATS[1 - player]} cannot compile on turn {b}"
+        elif k == "state":
+            line = f"{who} states {pool.protocols[b] if a else b}"
+        elif k == "swap_stacks":
+            line = f"{src} swaps {who}'s {LINES[a]} and {LINES[b]} stacks"
+        elif k == "copy":
+            line = f"{src} copies the middle text of {tgt}"
         elif k == "skip":
             line = f"{who} has no legal action" if a == 1 else f"{src}: middle text ignored"
         else:

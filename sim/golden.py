@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sim.describe import format_log
 from sim.game import Game
-from sim.pool import load_pool
+from sim.pool import FIRST_BOX, load_pool
 from sim.record import record_bytes
 from strategies.spec import make_seat
 
@@ -26,7 +26,7 @@ CASES = [("random", "random", range(0, 40)), ("greedy", "greedy", range(100, 110
 
 
 def trace() -> dict:
-    pool = load_pool()
+    pool = load_pool(FIRST_BOX)
     games = []
     for a, b, seeds in CASES:
         for seed in seeds:

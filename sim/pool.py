@@ -22,7 +22,9 @@ from sim.cards.loader import (
 )
 from sim.engine._core import CorePool
 
-DEFAULT_SETS = ("Main 1", "Aux 1")
+ALL_SETS = ("Main 1", "Aux 1", "Main 2", "Aux 2")
+DEFAULT_SETS = ALL_SETS
+FIRST_BOX = ("Main 1", "Aux 1")          # the golden trace's pool (Main 1 + Aux 1, 90 cards)
 ENGINE_VERSION = "0.1.0"
 
 
@@ -40,6 +42,20 @@ class CardInfo:
     bottom: str
     encoded: bool
     source: str
+
+
+# Record fields added to the vocabulary after the first release (Main 2 / Aux 2), with their
+# defaults: they enter the content hash only when a card uses them, so a pool's hash (and the
+# runs keyed by it) does not change when the vocabulary grows.
+LATER_STEP_FIELDS = {"value_op": 255, "value_expr": 0, "cond_a": 0, "cond_op": 0, "cond_b": 0,
+                     "cond_n": 0, "side_opp": 0, "random": 0, "no_middle": 0, "proto_filter": 0,
+                     "into_opp": 0}
+LATER_CARD_FIELDS = {"during": [0, 0, 0], "here": [0, 0, 0], "cover_same": [0, 0, 0],
+                     "line_value_cond": 0, "per_hand": 0, "per_opp_card": 0, "self_play": 0}
+
+
+def _hashed(rec: dict, later: dict) -> dict:
+    return {k: v for k, v in rec.items() if k not in later or v != later[k]}
 
 
 class Pool:
@@ -68,7 +84,8 @@ class Pool:
         ]
         self.by_name = {c.name.lower(): c for c in self.cards}
         self.protocol_id = {n.lower(): i for i, n in enumerate(self.protocols)}
-        canonical = json.dumps({"protocols": self.protocols, "cards": cards, "steps": steps,
+        canonical = json.dumps({"protocols": self.protocols, "cards": [_hashed(c, LATER_CARD_FIELDS) for c in cards],
+                                "steps": [_hashed(s, LATER_STEP_FIELDS) for s in steps],
                                 "names": [c.name for c in self.cards]}, sort_keys=True)
         self.hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
         self.core = CorePool(cards, steps, proto_cards)

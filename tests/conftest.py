@@ -21,7 +21,7 @@ name = "ab"
 seed = 31
 games = 100
 shard_games = 1000
-turn_cap = 90
+turn_cap = 36
 [seats]
 strategies = ["greedy", "random"]
 swap = true

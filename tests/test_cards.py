@@ -11,15 +11,17 @@ from sim.pool import load_pool
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "cards.json"
 
 
-def reference_cards(sets=("Main 1", "Aux 1")):
+def reference_cards(sets=("Main 1", "Aux 1", "Main 2", "Aux 2")):
     data = json.loads(REFERENCE.read_text())
     return {c["name"]: c for p in data["protocols"] if p["set"] in sets for c in p["cards"]}
 
 
-def test_pool_has_90_encoded_cards(pool):
-    assert len(pool.cards) == 90
-    assert len(pool.protocols) == 15
+def test_pool_has_180_encoded_cards(pool):
+    """The default pool is the whole game: four sets, 30 protocols, every card encoded."""
+    assert len(pool.cards) == 180
+    assert len(pool.protocols) == 30
     assert all(c.encoded for c in pool.cards), [c.name for c in pool.cards if not c.encoded]
+    assert len(load_pool(["Main 1", "Aux 1"]).cards) == 90
 
 
 def test_texts_and_values_match_reference(pool):

@@ -41,7 +41,7 @@ def test_cards_check_bad_file(capsys, tmp_path):
 def test_simulate_json(capsys):
     code, out, _ = run(capsys, "simulate", "--games", "300", "--json")
     s = json.loads(out)
-    assert code == 0 and s["games"] == 300 and len(s["protocols"]) == 15
+    assert code == 0 and s["games"] == 300 and len(s["protocols"]) == 30
 
 
 def test_simulate_rejects_bad_games(capsys):

@@ -94,6 +94,19 @@ def test_invariants_hold_over_20000_random_games(pool):
     assert (cols["turns"] <= 200).all()
 
 
+def test_invariants_hold_with_every_protocol_and_the_bots(pool):
+    """All 30 protocols drafted, and the bots (which reach effect choices random play rarely
+    does) over the whole pool: no invariant broken."""
+    assert len(pool.protocols) == 30
+    cols = play_columns(pool, range(2_000_000, 2_002_000), check_invariants=True,
+                        strategies=("greedy", "disrupt"))
+    bad = np.nonzero(cols["violation"])[0]
+    assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
+    drafted = {pool.protocols[p] for p in np.unique(cols["protocols"]).tolist()}
+    assert drafted == set(pool.protocols)
+    assert (cols["end_reason"] == 3).mean() <= 0.001        # endless loops (loop guard) stay rare
+
+
 def test_invariant_checker_detects_a_broken_position(pool):
     from sim.engine._core import CoreGame
 

@@ -26,14 +26,46 @@ def _official_dir() -> Path:
 
 OFFICIAL_DIR = _official_dir()
 
-SELECTOR_KEYS = {"whose", "covered", "face", "other", "line", "value", "min_cards", "pick", "each"}
-STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under"}
-FIELD_VERBS = {"flip", "delete", "return", "shift", "reveal"}
-COUNT_WORDS = {"this", "that", "all", "each", "1+", "discarded+1", "value_of_that", "per_2_in_line"}
+SELECTOR_KEYS = {"whose", "covered", "face", "other", "line", "value", "value_gt", "value_lt",
+                 "min_cards", "pick", "each", "protocol"}
+STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "random",
+                    "ignore_middle", "into"}
+FIELD_VERBS = {"flip", "delete", "return", "shift", "reveal", "copy_middle"}
+COUNT_WORDS = {"this", "that", "all", "each", "1+", "0+", "hand", "discarded", "discarded+1",
+               "discarded-1", "value_of_that", "per_2_in_line", "protocols_in_field",
+               "protocols_in_line", "protocol_cards_in_field", "stated"}
+# amounts a condition (`if = "hand > 1"`) or a value selector (`value_gt = "hand"`) can name
+AMOUNTS = {"hand", "deck", "trash", "discarded", "stated", "value_of_that", "protocols_in_field",
+           "protocols_in_line", "protocol_cards_in_field", "other_protocol_cards_in_field",
+           "your_value_here", "opponent_value_here"}
+NAMED_CONDITIONS = {"did", "this_covered", "this_covering", "that_matches_stated", "same"}
 PASSIVE_KEYS = {
     "facedown_value", "line_value", "line_value_per_facedown", "deny_play", "play_faceup_anywhere",
-    "ignore_middle", "skip_check_cache",
+    "ignore_middle", "skip_check_cache", "line_value_per_hand_card", "line_value_per_opponent_card",
+    "return_to_deck_top", "unflippable", "no_draw_with_hand", "no_opponent_middle_on_your_turn",
+    "protocol_faceup_here", "play_anywhere", "play_either_side",
 }
+SIMPLE_VERB_VALUES = {
+    "refresh": (True,), "reveal_hand": (True,), "rearrange": ("yours", "theirs"), "swap": ("yours",),
+    "deny_compile": ("next_turn",), "state": ("number", "protocol"),
+    "shuffle": ("deck", "trash_into_deck"), "swap_stacks": ("yours",), "compile_protocol": ("this",),
+}
+
+
+def parse_condition(text: str) -> tuple[str, str, str | int] | None:
+    """`"hand > 1"` -> ("hand", ">", 1); `"your_value_here < opponent_value_here"` keeps names."""
+    parts = text.split()
+    if len(parts) != 3 or parts[1] not in K["ops"] or parts[0] not in AMOUNTS:
+        return None
+    rhs: str | int = parts[2]
+    if parts[2].lstrip("-").isdigit():
+        rhs = int(parts[2])
+    elif parts[2] not in AMOUNTS:
+        return None
+    return parts[0], parts[1], rhs
+
+
+BOX_KEYS = {"text", "when", "by", "do", "passive", "during", "where", "covered_by"}
 
 
 class CardDataError(ValueError):
@@ -47,6 +79,9 @@ class Box:
     by: str = "you"
     do: list[dict[str, Any]] = field(default_factory=list)
     passive: list[dict[str, Any]] = field(default_factory=list)
+    during: str | None = None
+    where: str | None = None
+    covered_by: str | None = None
 
     @property
     def encoded(self) -> bool:
@@ -130,16 +165,11 @@ def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
             for j, s in enumerate(branch):
                 _check_step(path, card, f"{box}.do[{i}].either[{b}]", s, j)
         return
-    if verb in ("refresh", "reveal_hand"):
-        if count is not True:
-            raise _err(path, card, f"{key}.{verb}", "expected true")
-    elif verb in ("rearrange", "swap"):
-        if count not in (("yours", "theirs") if verb == "rearrange" else ("yours",)):
-            raise _err(path, card, f"{key}.{verb}", "expected \"yours\"" +
-                       (" or \"theirs\"" if verb == "rearrange" else ""))
-    elif verb == "deny_compile":
-        if count != "next_turn":
-            raise _err(path, card, f"{key}.deny_compile", "expected \"next_turn\"")
+    if verb in SIMPLE_VERB_VALUES:
+        ok = SIMPLE_VERB_VALUES[verb]
+        if count not in ok or (count is True) != (True in ok):
+            raise _err(path, card, f"{key}.{verb}", "expected " + " or ".join(
+                "true" if v is True else f'"{v}"' for v in ok))
     elif isinstance(count, bool) or not (
             (isinstance(count, int) and 1 <= count <= 30) or count in COUNT_WORDS):
         raise _err(path, card, f"{key}.{verb}", f"expected a count 1-30 or one of {sorted(COUNT_WORDS)}, "
@@ -147,23 +177,37 @@ def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
     checks = {
         "whose": set(K["whose"]), "face": set(K["face"]), "line": set(K["line"]),
         "pick": set(K["pick"]), "each": set(K["each"]), "to": set(K["to"]), "from": set(K["from"]),
-        "if": set(K["if"]), "who": {"you", "opponent"}, "under": {"this"},
+        "who": {"you", "opponent"}, "under": {"this"}, "side": {"opponent"},
+        "protocol": {"same", "other"}, "into": {"opponent_trash"},
     }
     for k, ok in checks.items():
         if k in step and step[k] not in ok:
             raise _err(path, card, f"{key}.{k}", f"expected one of {sorted(ok)}, got {step[k]!r}")
+    if "if" in step:
+        c = step["if"]
+        if not isinstance(c, str) or (c not in NAMED_CONDITIONS and parse_condition(c) is None):
+            raise _err(path, card, f"{key}.if", f"expected one of {sorted(NAMED_CONDITIONS)} or a "
+                       f"comparison \"AMOUNT OP AMOUNT|N\" with AMOUNT in {sorted(AMOUNTS)} and OP "
+                       f"in {sorted(K['ops'])}, got {c!r}")
+    for k in ("value_gt", "value_lt"):
+        if k in step and step[k] not in AMOUNTS:
+            raise _err(path, card, f"{key}.{k}", f"expected one of {sorted(AMOUNTS)}, got {step[k]!r}")
     if "covered" in step and step["covered"] not in (True, False, "any"):
         raise _err(path, card, f"{key}.covered", f"expected true, false or \"any\", got {step['covered']!r}")
-    for k in ("may", "other"):
+    for k in ("may", "other", "random", "ignore_middle"):
         if k in step and not isinstance(step[k], bool):
             raise _err(path, card, f"{key}.{k}", f"expected true or false, got {step[k]!r}")
     if "value" in step:
         v = step["value"]
-        if not (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x <= 15 for x in v)):
-            raise _err(path, card, f"{key}.value", f"expected a list of values 0-15, got {v!r}")
+        if not (v in ("that", "stated") or
+                (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x <= 15 for x in v))):
+            raise _err(path, card, f"{key}.value", f"expected a list of values 0-15, \"that\" or "
+                       f"\"stated\", got {v!r}")
     if "min_cards" in step and not (isinstance(step["min_cards"], int) and 0 <= step["min_cards"] <= 36):
         raise _err(path, card, f"{key}.min_cards", "expected a whole number 0-36")
-    if verb in FIELD_VERBS and count in ("discarded+1", "value_of_that", "per_2_in_line", "1+"):
+    if verb in FIELD_VERBS and step.get("from", "field") == "field" and count in (
+            "discarded+1", "discarded-1", "discarded", "value_of_that", "per_2_in_line", "1+", "0+",
+            "hand", "stated", "protocols_in_field", "protocols_in_line", "protocol_cards_in_field"):
         raise _err(path, card, f"{key}.{verb}", f"count {count!r} does not apply to '{verb}'")
 
 
@@ -171,14 +215,17 @@ def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
     key = f"{box}.passive[{i}]"
     if not isinstance(mod, dict) or not (set(mod) & PASSIVE_KEYS):
         raise _err(path, card, key, f"expected a table with one of {sorted(PASSIVE_KEYS)}")
-    extra = set(mod) - PASSIVE_KEYS - {"whose", "scope"}
+    extra = set(mod) - PASSIVE_KEYS - {"whose", "scope", "if"}
     if extra:
         raise _err(path, card, f"{key}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(PASSIVE_KEYS)}")
     if "deny_play" in mod and mod["deny_play"] not in ("facedown", "faceup", "any"):
         raise _err(path, card, f"{key}.deny_play", "expected \"facedown\", \"faceup\" or \"any\"")
-    for k in ("facedown_value", "line_value", "line_value_per_facedown"):
+    for k in ("facedown_value", "line_value", "line_value_per_facedown", "line_value_per_hand_card",
+              "line_value_per_opponent_card"):
         if k in mod and (isinstance(mod[k], bool) or not isinstance(mod[k], int)):
             raise _err(path, card, f"{key}.{k}", "expected a whole number")
+    if "if" in mod and mod["if"] != "other_protocol_faceup_in_stack":
+        raise _err(path, card, f"{key}.if", "expected \"other_protocol_faceup_in_stack\"")
     if "whose" in mod and mod["whose"] not in ("you", "opponent"):
         raise _err(path, card, f"{key}.whose", "expected \"you\" or \"opponent\"")
     if "scope" in mod and mod["scope"] not in ("this_line", "this_stack", "all"):
@@ -188,9 +235,9 @@ def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
 def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
     if not isinstance(raw, dict):
         raise _err(path, card, box, "expected a table with text/when/do/passive")
-    extra = set(raw) - {"text", "when", "by", "do", "passive"}
+    extra = set(raw) - BOX_KEYS
     if extra:
-        raise _err(path, card, f"{box}.{sorted(extra)[0]}", "unknown key; expected text, when, by, do or passive")
+        raise _err(path, card, f"{box}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(BOX_KEYS)}")
     text = raw.get("text", "")
     if not isinstance(text, str):
         raise _err(path, card, f"{box}.text", "expected a string")
@@ -201,8 +248,12 @@ def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
         if when not in K["when"]:
             raise _err(path, card, f"{box}.when", f"expected one of {sorted(K['when'])}, got {when!r}")
     by = raw.get("by", "you")
-    if by not in ("you", "opponent"):
-        raise _err(path, card, f"{box}.by", "expected \"you\" or \"opponent\"")
+    if by not in ("you", "opponent", "any"):
+        raise _err(path, card, f"{box}.by", "expected \"you\", \"opponent\" or \"any\"")
+    for k, ok in (("during", ("your_turn", "opponent_turn")), ("where", ("this_line",)),
+                  ("covered_by", ("same_protocol",))):
+        if k in raw and raw[k] not in ok:
+            raise _err(path, card, f"{box}.{k}", "expected " + " or ".join(f'"{v}"' for v in ok))
     do = raw.get("do", [])
     if not isinstance(do, list):
         raise _err(path, card, f"{box}.do", "expected an array of steps")
@@ -215,7 +266,8 @@ def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
         _check_passive(path, card, box, m, i)
     if box != "middle" and do and when is None:
         raise _err(path, card, f"{box}.when", "steps in a top or bottom box need a trigger (when = ...)")
-    return Box(text=text, when=when, by=by, do=do, passive=passive)
+    return Box(text=text, when=when, by=by, do=do, passive=passive, during=raw.get("during"),
+               where=raw.get("where"), covered_by=raw.get("covered_by"))
 
 
 def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> CardSpec:
@@ -286,8 +338,10 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     count = step[verb]
     rec = dict.fromkeys(STEP_FIELDS, 0)
     rec["verb"] = K["verbs"][verb]
-    if verb == "rearrange":
-        rec["n"] = 0 if count == "yours" else 1
+    rec["value_op"] = 255
+    if verb in ("rearrange", "state", "shuffle"):
+        rec["n"] = {"yours": 0, "theirs": 1, "number": 0, "protocol": 1, "deck": 0,
+                    "trash_into_deck": 1}[count]
     elif isinstance(count, int) and not isinstance(count, bool):
         rec["count_kind"], rec["n"] = K["count"]["n"], count
     elif isinstance(count, str) and count in K["count"]:
@@ -299,17 +353,40 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     rec["face"] = K["face"][step.get("face", "any")]
     rec["other"] = int(step.get("other", False))
     rec["line"] = K["line"][step.get("line", "any")]
-    rec["value_mask"] = sum(1 << v for v in step.get("value", []))
+    value = step.get("value", [])
+    if isinstance(value, list):
+        rec["value_mask"] = sum(1 << v for v in value)
+    else:
+        rec["value_op"], rec["value_expr"] = K["ops"]["=="], K["count"][
+            "value_of_that" if value == "that" else "stated"]
+    for key, op in (("value_gt", ">"), ("value_lt", "<")):
+        if key in step:
+            rec["value_op"], rec["value_expr"] = K["ops"][op], K["count"][step[key]]
     rec["min_cards"] = step.get("min_cards", 0)
     rec["pick"] = K["pick"].get(step.get("pick"), 0)
     rec["each"] = K["each"].get(step.get("each"), 0)
     rec["to"] = K["to"][step.get("to", "any")]
-    rec["source"] = K["from"][step.get("from", "hand")]
-    rec["face_down"] = int(verb == "play" and (step.get("face") == "down" or step.get("from") == "deck_top"))
+    rec["source"] = K["from"][step.get("from", "hand")]     # reveal without `from`: the field
+    rec["face_down"] = int(verb == "play" and (step.get("face") == "down"
+                                               or step.get("from") in ("deck_top", "opponent_deck")))
     rec["under_this"] = int(step.get("under") == "this")
     rec["who_opp"] = int(step.get("who") == "opponent")
     rec["may"] = int(step.get("may", False))
-    rec["cond"] = K["if"].get(step.get("if"), 0)
+    cond = step.get("if")
+    if cond in K["if"]:
+        rec["cond"] = K["if"][cond]
+    elif cond is not None:
+        a, op, b = parse_condition(cond)
+        rec["cond"], rec["cond_a"], rec["cond_op"] = K["cond_cmp"], K["count"][a], K["ops"][op]
+        if isinstance(b, int):
+            rec["cond_b"], rec["cond_n"] = K["count"]["n"], b
+        else:
+            rec["cond_b"] = K["count"][b]
+    rec["side_opp"] = int(step.get("side") == "opponent")
+    rec["random"] = int(step.get("random", False))
+    rec["no_middle"] = int(step.get("ignore_middle", False))
+    rec["proto_filter"] = {"same": 1, "other": 2}.get(step.get("protocol"), 0)
+    rec["into_opp"] = int(step.get("into") == "opponent_trash")
     if verb == "either":
         for key, branch in zip(("alt_a", "alt_b"), count, strict=True):
             rec[key] = _compile_steps(branch, out)
@@ -329,8 +406,10 @@ def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]]) -> in
 def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) -> dict[str, Any]:
     rec: dict[str, Any] = {
         "protocol": protocol_id, "value": card.value, "trig": [0, 0, 0], "by_opp": [0, 0, 0],
+        "during": [0, 0, 0], "here": [0, 0, 0], "cover_same": [0, 0, 0],
         "step_start": [0, 0, 0], "step_len": [0, 0, 0], "passive": [0, 0, 0],
-        "facedown_value": 2, "line_value": 0, "line_value_opp": 0, "per_facedown": 0,
+        "facedown_value": 2, "line_value": 0, "line_value_opp": 0, "line_value_cond": 0,
+        "per_facedown": 0, "per_hand": 0, "per_opp_card": 0, "self_play": 0,
     }
     P = K["passive"]
     for b, box_name in enumerate(BOXES):
@@ -339,7 +418,10 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             continue
         if box.when:
             rec["trig"][b] = K["when"][box.when]
-            rec["by_opp"][b] = int(box.by == "opponent")
+            rec["by_opp"][b] = {"you": 0, "opponent": 1, "any": 2}[box.by]
+            rec["during"][b] = {None: 0, "your_turn": 1, "opponent_turn": 2}[box.during]
+            rec["here"][b] = int(box.where == "this_line")
+            rec["cover_same"][b] = int(box.covered_by == "same_protocol")
         if box.do:
             rec["step_start"][b] = _compile_steps(box.do, steps)
             rec["step_len"][b] = len(box.do)
@@ -351,6 +433,7 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
                 rec["passive"][b] |= P["line_value"]
                 rec["line_value"] = m["line_value"]
                 rec["line_value_opp"] = int(m.get("whose", "you") == "opponent")
+                rec["line_value_cond"] = int(m.get("if") == "other_protocol_faceup_in_stack")
             if "line_value_per_facedown" in m:
                 rec["passive"][b] |= P["line_value_per_facedown"]
                 rec["per_facedown"] = m["line_value_per_facedown"]
@@ -364,4 +447,18 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
                 rec["passive"][b] |= P["ignore_middle"]
             if m.get("skip_check_cache"):
                 rec["passive"][b] |= P["skip_check_cache"]
+            if "line_value_per_hand_card" in m:
+                rec["passive"][b] |= P["line_value_per_hand_card"]
+                rec["per_hand"] = m["line_value_per_hand_card"]
+            if "line_value_per_opponent_card" in m:
+                rec["passive"][b] |= P["line_value_per_opponent_card"]
+                rec["per_opp_card"] = m["line_value_per_opponent_card"]
+            for flag in ("return_to_deck_top", "unflippable", "no_draw_with_hand",
+                         "no_opponent_middle_on_your_turn", "protocol_faceup_here"):
+                if m.get(flag):
+                    rec["passive"][b] |= P[flag]
+            if m.get("play_anywhere"):
+                rec["self_play"] |= K["self_play"]["anywhere"]
+            if m.get("play_either_side"):
+                rec["self_play"] |= K["self_play"]["either_side"]
     return rec

@@ -17,11 +17,15 @@ cdef enum:
 cdef enum Verb:
     V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_REVEAL, V_PLAY,
     V_REFRESH, V_REARRANGE, V_SWAP, V_REVEAL_HAND, V_REVEAL_FROM_HAND, V_GIVE, V_TAKE,
-    V_DENY_COMPILE, V_EITHER
+    V_DENY_COMPILE, V_EITHER, V_STATE, V_SHUFFLE, V_SWAP_STACKS, V_COPY_MIDDLE,
+    V_COMPILE_PROTOCOL
 
 cdef enum CountKind:
     CK_N, CK_THIS, CK_THAT, CK_ALL, CK_EACH, CK_ONE_OR_MORE, CK_DISCARDED_PLUS1,
-    CK_VALUE_OF_THAT, CK_PER2_IN_LINE
+    CK_VALUE_OF_THAT, CK_PER2_IN_LINE, CK_HAND, CK_ANY_NUMBER, CK_DISCARDED,
+    CK_DISCARDED_MINUS1, CK_STATED, CK_PROTOCOLS_IN_FIELD, CK_PROTOCOLS_IN_LINE,
+    CK_PROTO_CARDS_IN_FIELD, CK_OTHER_PROTO_CARDS_IN_FIELD, CK_YOUR_VALUE_HERE,
+    CK_OPP_VALUE_HERE, CK_DECK, CK_TRASH
 
 cdef enum Whose:
     W_ANY, W_YOU, W_OPP
@@ -33,27 +37,33 @@ cdef enum Face:
     F_ANY, F_UP, F_DOWN
 
 cdef enum LineSel:
-    L_ANY, L_THIS, L_OTHER, L_CHOSEN, L_CHOSEN_OTHER
+    L_ANY, L_THIS, L_OTHER, L_CHOSEN, L_CHOSEN_OTHER, L_THIS_STACK, L_THAT, L_OPP_AHEAD,
+    L_PROTOCOL
 
 cdef enum Pick:
     P_NONE, P_HIGHEST, P_LOWEST
 
 cdef enum Each:
-    E_NONE, E_OTHER_LINE, E_LINE_WITH_YOUR_CARD
+    E_NONE, E_OTHER_LINE, E_LINE_WITH_YOUR_CARD, E_EVERY_LINE, E_LINE_WITH_FACEDOWN
 
 cdef enum Dest:
-    T_ANY, T_THIS_LINE, T_OTHER_LINE, T_TO_OR_FROM
+    T_ANY, T_THIS_LINE, T_OTHER_LINE, T_TO_OR_FROM, T_OPP_HIGHEST, T_LINE_WITH_FACEDOWN,
+    T_THIS_STACK
 
 cdef enum Source:
-    S_HAND, S_DECK_TOP, S_OPP_DECK
+    S_HAND, S_DECK_TOP, S_OPP_DECK, S_DECK, S_TRASH, S_FIELD, S_DRAWN
 
 cdef enum Cond:
-    COND_NONE, COND_DID, COND_THIS_COVERED, COND_THIS_COVERING
+    COND_NONE, COND_DID, COND_THIS_COVERED, COND_THIS_COVERING, COND_CMP, COND_THAT_STATED,
+    COND_SAME
+
+cdef enum CmpOp:
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE
 
 cdef enum Trigger:
     TR_NONE, TR_MIDDLE, TR_START, TR_END, TR_COVERED, TR_COVERED_OR_FLIPPED,
     TR_COMPILE_DELETE, TR_AFTER_DISCARD, TR_AFTER_DRAW, TR_AFTER_DELETE, TR_AFTER_CLEAR_CACHE,
-    TR_PASSIVE
+    TR_PASSIVE, TR_AFTER_PLAY, TR_AFTER_REFRESH, TR_AFTER_COMPILE, TR_AFTER_SHUFFLE
 
 # passive flags (bits of CardDef.passive[box])
 cdef enum Passive:
@@ -66,6 +76,18 @@ cdef enum Passive:
     PA_FACEUP_ANYWHERE = 64
     PA_IGNORE_MIDDLE = 128
     PA_SKIP_CACHE = 256
+    PA_PER_HAND = 512               # +n per card in your hand (Clarity 0)
+    PA_PER_OPP_CARD = 1024          # +n per opponent's card in this line (Mirror 0)
+    PA_RETURN_TO_DECK = 2048        # cards returned to your opponent's hand go to their deck top
+    PA_UNFLIPPABLE = 4096           # this card cannot be flipped (Ice 4)
+    PA_NO_DRAW_WITH_HAND = 8192     # you cannot draw while you hold cards (Ice 6)
+    PA_NO_OPP_MIDDLE = 16384        # during your turn the opponent's cards have no middle text
+    PA_PROTO_FACEUP_HERE = 32768    # cards of this protocol may be played face-up in this line
+
+# card-level play permissions (CardDef.self_play), read while the card is in hand
+cdef enum SelfPlay:
+    SP_ANYWHERE = 1                 # may be played face-up without matching protocols
+    SP_EITHER_SIDE = 2              # may be played on either player's side
 
 # events that open "after" windows (bits of Game.ev[player])
 cdef enum Event:
@@ -73,6 +95,10 @@ cdef enum Event:
     EV_DRAW = 2
     EV_DELETE = 4
     EV_CLEAR_CACHE = 8
+    EV_PLAY = 16
+    EV_REFRESH = 32
+    EV_COMPILE = 64
+    EV_SHUFFLE = 128
 
 cdef struct Step:
     uint8_t verb
@@ -98,19 +124,37 @@ cdef struct Step:
     int16_t alt_a_len
     int16_t alt_b
     int16_t alt_b_len
+    uint8_t value_op         # dynamic value selector: CmpOp against value_expr (0xFF: none)
+    uint8_t value_expr       # CountKind of the compared amount
+    uint8_t cond_a           # COND_CMP: CountKind cond_a <cond_op> (cond_b or cond_n)
+    uint8_t cond_op
+    uint8_t cond_b
+    int8_t cond_n
+    uint8_t side_opp         # play onto the opponent's side
+    uint8_t random           # discard at random
+    uint8_t no_middle        # flip without resolving the middle text (Luck 1)
+    uint8_t proto_filter     # 1: cards of this text's protocol, 2: cards of other protocols
+    uint8_t into_opp         # discard into the opponent's trash (ownership changes)
 
 cdef struct CardDef:
     int16_t protocol
     int8_t value
     uint8_t trig[3]
-    uint8_t by_opp[3]        # after-triggers: fired by the opponent's action
+    uint8_t by_opp[3]        # after-triggers: 0 your action, 1 the opponent's, 2 either player's
+    uint8_t during[3]        # after-triggers: 0 any turn, 1 your turn, 2 the opponent's turn
+    uint8_t here[3]          # after_play: only plays into this card's line
+    uint8_t cover_same[3]    # covered: only when covered by a face-up card of this protocol
     int16_t step_start[3]
     int16_t step_len[3]
-    uint16_t passive[3]
+    uint32_t passive[3]
     int8_t facedown_value
     int8_t line_value
     uint8_t line_value_opp
+    uint8_t line_value_cond   # 1: only with a face-up card of another protocol in this stack
     int8_t per_facedown
+    int8_t per_hand
+    int8_t per_opp_card
+    uint8_t self_play        # SelfPlay bits
 
 # -- game state --------------------------------------------------------------------------------
 cdef enum Zone:
@@ -125,7 +169,7 @@ cdef enum EndReason:
 cdef enum DecisionKind:
     D_NONE, D_DRAFT, D_ACTION, D_COMPILE_LINE, D_ORDER, D_MAY, D_EITHER, D_TARGET, D_LINE,
     D_DISCARD, D_DISCARD_MORE, D_HAND, D_CONTROL_REARRANGE, D_REARRANGE, D_PLAY, D_EACH_LINE,
-    D_EACH_CARD
+    D_EACH_CARD, D_STATE_NUMBER, D_STATE_PROTOCOL, D_DECK, D_TRASH
 
 cdef enum Strategy:
     ST_RANDOM, ST_SCRIPT, ST_EXTERNAL, ST_PYTHON
@@ -242,6 +286,7 @@ cdef struct Game:
     int32_t script_pos
     # effect bookkeeping
     uint8_t ev[2]
+    uint8_t evl[2]                  # lines each player played a card into (after_play "here")
     int32_t guard
     int8_t depth
     int8_t cur_src
@@ -262,7 +307,8 @@ cdef struct Game:
     # derived from the field, recomputed lazily when field_ver moves on (zones.pxi)
     uint32_t field_ver
     uint32_t cache_ver
-    uint16_t pas[2][3]                 # active passive flags per side and line
+    uint32_t pas[2][3]                 # active passive flags per side and line
+    int8_t perhand[2][3]               # Clarity 0: line bonus per card in that side's hand
     int8_t fdv[2][3]                   # face-down value in that stack (-1: the default 2)
     int16_t lval[2][3]                 # line values
     uint32_t trig_mask[2]              # bit t: a face-up card on that side has a box with trigger t

@@ -28,7 +28,13 @@ include "invariants.pxi"
 STEP_FIELDS = (
     "verb", "count_kind", "n", "whose", "covered", "face", "other", "line", "value_mask",
     "min_cards", "pick", "each", "to", "source", "face_down", "under_this", "who_opp", "may",
-    "cond", "alt_a", "alt_a_len", "alt_b", "alt_b_len",
+    "cond", "alt_a", "alt_a_len", "alt_b", "alt_b_len", "value_op", "value_expr", "cond_a",
+    "cond_op", "cond_b", "cond_n", "side_opp", "random", "no_middle", "proto_filter", "into_opp",
+)
+CARD_FIELDS = (
+    "protocol", "value", "trig", "by_opp", "during", "here", "cover_same", "step_start",
+    "step_len", "passive", "facedown_value", "line_value", "line_value_opp", "line_value_cond",
+    "per_facedown", "per_hand", "per_opp_card", "self_play",
 )
 
 
@@ -56,6 +62,9 @@ cdef class CorePool:
             for b in range(3):
                 d.trig[b] = cd["trig"][b]
                 d.by_opp[b] = cd["by_opp"][b]
+                d.during[b] = cd["during"][b]
+                d.here[b] = cd["here"][b]
+                d.cover_same[b] = cd["cover_same"][b]
                 d.step_start[b] = cd["step_start"][b]
                 d.step_len[b] = cd["step_len"][b]
                 d.passive[b] = cd["passive"][b]
@@ -63,6 +72,10 @@ cdef class CorePool:
             d.line_value = cd["line_value"]
             d.line_value_opp = cd["line_value_opp"]
             d.per_facedown = cd["per_facedown"]
+            d.line_value_cond = cd["line_value_cond"]
+            d.per_hand = cd["per_hand"]
+            d.per_opp_card = cd["per_opp_card"]
+            d.self_play = cd["self_play"]
         for i, st in enumerate(steps):
             s = &self.steps[i]
             s.verb = st["verb"]; s.count_kind = st["count_kind"]; s.n = st["n"]
@@ -73,6 +86,10 @@ cdef class CorePool:
             s.under_this = st["under_this"]; s.who_opp = st["who_opp"]; s.may = st["may"]
             s.cond = st["cond"]; s.alt_a = st["alt_a"]; s.alt_a_len = st["alt_a_len"]
             s.alt_b = st["alt_b"]; s.alt_b_len = st["alt_b_len"]
+            s.value_op = st["value_op"]; s.value_expr = st["value_expr"]; s.cond_a = st["cond_a"]
+            s.cond_op = st["cond_op"]; s.cond_b = st["cond_b"]; s.cond_n = st["cond_n"]
+            s.side_opp = st["side_opp"]; s.random = st["random"]; s.no_middle = st["no_middle"]
+            s.proto_filter = st["proto_filter"]; s.into_opp = st["into_opp"]
         for i, six in enumerate(proto_cards):
             for b in range(6):
                 self.proto_cards[i * 6 + b] = six[b]
@@ -577,37 +594,64 @@ def constants():
                   "refresh": V_REFRESH, "rearrange": V_REARRANGE, "swap": V_SWAP,
                   "reveal_hand": V_REVEAL_HAND, "reveal_from_hand": V_REVEAL_FROM_HAND,
                   "give": V_GIVE, "take": V_TAKE, "deny_compile": V_DENY_COMPILE,
-                  "either": V_EITHER},
+                  "either": V_EITHER, "state": V_STATE, "shuffle": V_SHUFFLE,
+                  "swap_stacks": V_SWAP_STACKS, "copy_middle": V_COPY_MIDDLE,
+                  "compile_protocol": V_COMPILE_PROTOCOL},
         "count": {"n": CK_N, "this": CK_THIS, "that": CK_THAT, "all": CK_ALL, "each": CK_EACH,
                   "1+": CK_ONE_OR_MORE, "discarded+1": CK_DISCARDED_PLUS1,
-                  "value_of_that": CK_VALUE_OF_THAT, "per_2_in_line": CK_PER2_IN_LINE},
+                  "value_of_that": CK_VALUE_OF_THAT, "per_2_in_line": CK_PER2_IN_LINE,
+                  "hand": CK_HAND, "0+": CK_ANY_NUMBER, "discarded": CK_DISCARDED,
+                  "discarded-1": CK_DISCARDED_MINUS1, "stated": CK_STATED,
+                  "protocols_in_field": CK_PROTOCOLS_IN_FIELD,
+                  "protocols_in_line": CK_PROTOCOLS_IN_LINE,
+                  "protocol_cards_in_field": CK_PROTO_CARDS_IN_FIELD,
+                  "other_protocol_cards_in_field": CK_OTHER_PROTO_CARDS_IN_FIELD,
+                  "your_value_here": CK_YOUR_VALUE_HERE, "opponent_value_here": CK_OPP_VALUE_HERE,
+                  "deck": CK_DECK, "trash": CK_TRASH},
+        "ops": {"==": OP_EQ, "!=": OP_NE, "<": OP_LT, "<=": OP_LE, ">": OP_GT, ">=": OP_GE},
         "whose": {"any": W_ANY, "you": W_YOU, "opponent": W_OPP},
         "covered": {False: C_UNCOVERED, True: C_COVERED, "any": C_ANY},
         "face": {"any": F_ANY, "up": F_UP, "down": F_DOWN},
         "line": {"any": L_ANY, "this": L_THIS, "other": L_OTHER, "chosen": L_CHOSEN,
-                 "chosen_other": L_CHOSEN_OTHER},
+                 "chosen_other": L_CHOSEN_OTHER, "this_stack": L_THIS_STACK, "that": L_THAT,
+                 "opponent_ahead": L_OPP_AHEAD, "protocol": L_PROTOCOL},
         "pick": {"highest": P_HIGHEST, "lowest": P_LOWEST},
-        "each": {"other_line": E_OTHER_LINE, "line_with_your_card": E_LINE_WITH_YOUR_CARD},
+        "each": {"other_line": E_OTHER_LINE, "line_with_your_card": E_LINE_WITH_YOUR_CARD,
+                 "line": E_EVERY_LINE, "line_with_facedown": E_LINE_WITH_FACEDOWN},
         "to": {"any": T_ANY, "this_line": T_THIS_LINE, "other_line": T_OTHER_LINE,
-               "to_or_from_this_line": T_TO_OR_FROM},
-        "from": {"hand": S_HAND, "deck_top": S_DECK_TOP, "opponent_deck": S_OPP_DECK},
+               "to_or_from_this_line": T_TO_OR_FROM, "opponent_highest": T_OPP_HIGHEST,
+               "line_with_facedown": T_LINE_WITH_FACEDOWN, "this_stack": T_THIS_STACK},
+        "from": {"hand": S_HAND, "deck_top": S_DECK_TOP, "opponent_deck": S_OPP_DECK,
+                 "deck": S_DECK, "trash": S_TRASH, "field": S_FIELD, "drawn": S_DRAWN},
         "if": {"did": COND_DID, "this_covered": COND_THIS_COVERED,
-               "this_covering": COND_THIS_COVERING},
+               "this_covering": COND_THIS_COVERING, "that_matches_stated": COND_THAT_STATED,
+               "same": COND_SAME},
+        "cond_cmp": COND_CMP,
         "when": {"start": TR_START, "end": TR_END, "covered": TR_COVERED,
                  "covered_or_flipped": TR_COVERED_OR_FLIPPED, "compile_delete": TR_COMPILE_DELETE,
                  "after_discard": TR_AFTER_DISCARD, "after_draw": TR_AFTER_DRAW,
-                 "after_delete": TR_AFTER_DELETE, "after_clear_cache": TR_AFTER_CLEAR_CACHE},
+                 "after_delete": TR_AFTER_DELETE, "after_clear_cache": TR_AFTER_CLEAR_CACHE,
+                 "after_play": TR_AFTER_PLAY, "after_refresh": TR_AFTER_REFRESH,
+                 "after_compile": TR_AFTER_COMPILE, "after_shuffle": TR_AFTER_SHUFFLE},
         "passive": {"facedown_value": PA_FACEDOWN_VALUE, "line_value": PA_LINE_VALUE,
                     "line_value_per_facedown": PA_PER_FACEDOWN,
                     "deny_facedown_line": PA_DENY_FACEDOWN_LINE, "deny_any_line": PA_DENY_ANY_LINE,
                     "deny_faceup": PA_DENY_FACEUP, "play_faceup_anywhere": PA_FACEUP_ANYWHERE,
-                    "ignore_middle": PA_IGNORE_MIDDLE, "skip_check_cache": PA_SKIP_CACHE},
+                    "ignore_middle": PA_IGNORE_MIDDLE, "skip_check_cache": PA_SKIP_CACHE,
+                    "line_value_per_hand_card": PA_PER_HAND,
+                    "line_value_per_opponent_card": PA_PER_OPP_CARD,
+                    "return_to_deck_top": PA_RETURN_TO_DECK, "unflippable": PA_UNFLIPPABLE,
+                    "no_draw_with_hand": PA_NO_DRAW_WITH_HAND,
+                    "no_opponent_middle_on_your_turn": PA_NO_OPP_MIDDLE,
+                    "protocol_faceup_here": PA_PROTO_FACEUP_HERE},
+        "self_play": {"anywhere": SP_ANYWHERE, "either_side": SP_EITHER_SIDE},
         "decision": {"draft": D_DRAFT, "action": D_ACTION, "compile_line": D_COMPILE_LINE,
                      "order": D_ORDER, "may": D_MAY, "either": D_EITHER, "target": D_TARGET,
                      "line": D_LINE, "discard": D_DISCARD, "discard_more": D_DISCARD_MORE,
                      "hand": D_HAND, "control_rearrange": D_CONTROL_REARRANGE,
                      "rearrange": D_REARRANGE, "play": D_PLAY, "each_line": D_EACH_LINE,
-                     "each_card": D_EACH_CARD},
+                     "each_card": D_EACH_CARD, "state_number": D_STATE_NUMBER,
+                     "state_protocol": D_STATE_PROTOCOL, "deck": D_DECK, "trash": D_TRASH},
         "phase": {"draft": PH_DRAFT, "start": PH_START, "control": PH_CONTROL,
                   "compile": PH_COMPILE, "action": PH_ACTION, "cache": PH_CACHE, "end": PH_END,
                   "over": PH_OVER},
@@ -619,7 +663,8 @@ def constants():
                 "refresh": LG_REFRESH, "rearrange": LG_REARRANGE, "trigger": LG_TRIGGER,
                 "win": LG_WIN, "reveal": LG_REVEAL, "give": LG_GIVE, "take": LG_TAKE,
                 "cancel": LG_CANCEL, "draft": LG_DRAFT, "shuffle": LG_SHUFFLE, "deny": LG_DENY,
-                "skip": LG_SKIP},
+                "skip": LG_SKIP, "state": LG_STATE, "swap_stacks": LG_SWAP_STACKS,
+                "copy": LG_COPY},
         "strategy": {"random": ST_RANDOM, "script": ST_SCRIPT},
         "event_kind": {EK_DRAW: "draw", EK_PLAY_UP: "play_face_up", EK_PLAY_DOWN: "play_face_down",
                        EK_DELETE: "delete", EK_COMPILE: "compile", EK_RECOMPILE: "recompile",

@@ -31,6 +31,9 @@ cdef enum LogKind:
     LG_SHUFFLE
     LG_DENY
     LG_SKIP
+    LG_STATE
+    LG_SWAP_STACKS
+    LG_COPY
 
 cdef void log_add(Game* g, int kind, int player, int card, int target, int a, int b) noexcept nogil:
     cdef LogEntry* e

@@ -95,9 +95,13 @@ cdef int recount_line(Game* g, int p, int l) noexcept nogil:
             d = cdef_of(g, c)
             if not g.face_up[c]:
                 continue
-            if d.passive[0] & PA_LINE_VALUE:
+            if d.passive[0] & PA_LINE_VALUE and (not d.line_value_cond or other_protocol_up_in_stack(g, s, l, c)):
                 if (d.line_value_opp != 0) == (s != p):
                     v += d.line_value
             if (d.passive[0] & PA_PER_FACEDOWN) and s == p:
                 v += d.per_facedown * ndown
+            if (d.passive[0] & PA_PER_HAND) and s == p:
+                v += d.per_hand * g.nhand[p]
+            if (d.passive[0] & PA_PER_OPP_CARD) and s == p:
+                v += d.per_opp_card * g.nstack[1 - p][l]
     return v

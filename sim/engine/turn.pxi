@@ -143,8 +143,16 @@ cdef void control_rearrange(Game* g, int p) noexcept nogil:
 cdef void compile_line(Game* g, int p, int l) noexcept nogil:
     """Compile (4.1): spend control, delete every card in the line at once (no middle text from
     uncovering), mark the protocol Compiled or recompile, win with three (4.3)."""
+    cdef Scope outer
+    outer = scope_open(g)
+    compile_body(g, p, l)
+    if not stopped(g):
+        g.ev[p] |= EV_COMPILE          # "After your opponent compiles" (War 2), once it is all done
+    scope_close(g, outer)
+
+cdef void compile_body(Game* g, int p, int l) noexcept nogil:
     cdef int32_t cards[MAXCARDS]
-    cdef int n = 0, s, i, c, box, k, o = 1 - p
+    cdef int n = 0, s, i, c, box
     cdef Scope sc
     log_add(g, LG_COMPILE, p, -1, -1, l, g.compiled[p][l])
     if g.control == p:
@@ -178,20 +186,27 @@ cdef void compile_line(Game* g, int p, int l) noexcept nogil:
     if stopped(g):
         return
     ev_rec(g, EK_RECOMPILE if g.compiled[p][l] else EK_COMPILE, p, g.proto[p][l], l, 0)
-    k = g.nce
-    if k < MAXCE:
-        g.ce_turn[k] = g.turn
-        g.ce_player[k] = p
-        g.ce_line[k] = l
-        g.ce_proto[k] = g.proto[p][l]
-        g.ce_recompile[k] = g.compiled[p][l]
-        g.nce += 1
+    record_compile(g, p, l, g.compiled[p][l])
     if g.compiled[p][l]:
         sc = scope_open(g)
         draw_from_opponent(g, p)
         scope_close(g, sc)
     else:
         g.compiled[p][l] = 1
+    check_win(g, p)
+
+cdef void record_compile(Game* g, int p, int l, int recompile) noexcept nogil:
+    cdef int k = g.nce
+    if k < MAXCE:
+        g.ce_turn[k] = g.turn
+        g.ce_player[k] = p
+        g.ce_line[k] = l
+        g.ce_proto[k] = g.proto[p][l]
+        g.ce_recompile[k] = recompile
+        g.nce += 1
+
+cdef void check_win(Game* g, int p) noexcept nogil:
+    """A player with all three protocols Compiled wins at once (4.3)."""
     if g.compiled[p][0] and g.compiled[p][1] and g.compiled[p][2]:
         g.winner = p
         g.end_reason = ER_COMPILED
@@ -203,6 +218,7 @@ cdef int do_refresh(Game* g, int p) noexcept nogil:
     if not can_refresh(g, p):
         return 0
     g.refreshes[p] += 1
+    g.ev[p] |= EV_REFRESH
     log_add(g, LG_REFRESH, p, -1, -1, 0, 0)
     if g.control == p:
         control_rearrange(g, p)
@@ -213,7 +229,7 @@ cdef int do_refresh(Game* g, int p) noexcept nogil:
 
 cdef inline bint can_refresh(Game* g, int p) noexcept nogil:
     """A refresh must draw at least one card: fewer than 5 in hand and a card in deck or trash."""
-    return g.nhand[p] < 5 and g.ndeck[p] + g.ntrash[p] > 0
+    return g.nhand[p] < 5 and g.ndeck[p] + g.ntrash[p] > 0 and not draw_blocked(g, p)
 
 cdef int action_options(Game* g, int p) noexcept nogil:
     cdef int n = play_options(g, p, -1, -1, False)
@@ -236,10 +252,7 @@ cdef void do_action(Game* g) noexcept nogil:
     if k == OPT_REFRESH:
         do_refresh(g, p)
     else:
-        c = k & 0xFF
-        list_remove(g.hand[p], &g.nhand[p], c)
-        g.zone[c] = Z_TRANSIT
-        play_card(g, p, c, p, (k >> 8) & 3, (k >> 10) & 1, -1)
+        commit_play(g, p, k)
     scope_close(g, sc)
 
 cdef void check_cache(Game* g) noexcept nogil:

@@ -106,9 +106,18 @@ cdef inline const CardDef* cdef_of(Game* g, int c) noexcept nogil:
 cdef inline void touch(Game* g) noexcept nogil:
     g.field_ver += 1
 
+cdef inline bint other_protocol_up_in_stack(Game* g, int s, int l, int c) noexcept nogil:
+    """Is there a face-up card of another protocol than card c in this stack (Diversity 3)?"""
+    cdef int i, x
+    for i in range(g.nstack[s][l]):
+        x = g.stack[s][l][i]
+        if g.face_up[x] and cdef_of(g, x).protocol != cdef_of(g, c).protocol:
+            return True
+    return False
+
 cdef void refresh_cache(Game* g) noexcept nogil:
     cdef int s, l, i, c, n, box, v, ndown, p
-    cdef uint16_t flags
+    cdef uint32_t flags
     cdef const CardDef* d
     g.trig_mask[0] = 0
     g.trig_mask[1] = 0
@@ -116,6 +125,7 @@ cdef void refresh_cache(Game* g) noexcept nogil:
         for l in range(3):
             flags = 0
             g.fdv[s][l] = -1
+            g.perhand[s][l] = 0
             n = g.nstack[s][l]
             for i in range(n):
                 c = g.stack[s][l][i]
@@ -128,6 +138,8 @@ cdef void refresh_cache(Game* g) noexcept nogil:
                         flags |= d.passive[box]
                         if d.passive[box] & PA_FACEDOWN_VALUE:
                             g.fdv[s][l] = d.facedown_value
+                        if d.passive[box] & PA_PER_HAND:
+                            g.perhand[s][l] += d.per_hand
             g.pas[s][l] = flags
     for l in range(3):
         ndown = 0
@@ -144,7 +156,7 @@ cdef void refresh_cache(Game* g) noexcept nogil:
                 else:
                     v += g.fdv[p][l] if g.fdv[p][l] >= 0 else 2
             g.lval[p][l] = v
-        if (g.pas[0][l] | g.pas[1][l]) & (PA_LINE_VALUE | PA_PER_FACEDOWN):
+        if (g.pas[0][l] | g.pas[1][l]) & (PA_LINE_VALUE | PA_PER_FACEDOWN | PA_PER_OPP_CARD):
             for s in range(2):
                 n = g.nstack[s][l]
                 for i in range(n):
@@ -156,9 +168,12 @@ cdef void refresh_cache(Game* g) noexcept nogil:
                         if d.passive[box] == 0 or (box == BOX_BOTTOM and i != n - 1):
                             continue
                         if d.passive[box] & PA_LINE_VALUE:
-                            g.lval[1 - s if d.line_value_opp else s][l] += d.line_value
+                            if not d.line_value_cond or other_protocol_up_in_stack(g, s, l, c):
+                                g.lval[1 - s if d.line_value_opp else s][l] += d.line_value
                         if d.passive[box] & PA_PER_FACEDOWN:
                             g.lval[s][l] += d.per_facedown * ndown
+                        if d.passive[box] & PA_PER_OPP_CARD:
+                            g.lval[s][l] += d.per_opp_card * g.nstack[1 - s][l]
     g.cache_ver = g.field_ver
 
 cdef inline bint may_trigger(Game* g, uint32_t mask) noexcept nogil:
@@ -180,6 +195,25 @@ cdef bint middle_ignored(Game* g, int c) noexcept nogil:
     cdef int l = g.line[c]
     return has_passive(g, 0, PA_IGNORE_MIDDLE, l) or has_passive(g, 1, PA_IGNORE_MIDDLE, l)
 
+cdef bint middle_suppressed(Game* g, int c) noexcept nogil:
+    """Fear 0: during its owner's turn, the opponent's cards have no middle text at all."""
+    return g.owner[c] != g.active and has_passive(g, g.active, PA_NO_OPP_MIDDLE, -1)
+
+cdef bint unflippable(Game* g, int c) noexcept nogil:
+    """Ice 4: a card whose active text says it cannot be flipped."""
+    cdef const CardDef* d = cdef_of(g, c)
+    cdef int box
+    if not g.face_up[c] or not ((d.passive[0] | d.passive[1] | d.passive[2]) & PA_UNFLIPPABLE):
+        return False
+    for box in range(3):
+        if (d.passive[box] & PA_UNFLIPPABLE) and box_active(g, c, box):
+            return True
+    return False
+
+cdef inline bint draw_blocked(Game* g, int p) noexcept nogil:
+    """Ice 6: a player holding cards cannot draw (checked once per batch of draws)."""
+    return g.nhand[p] > 0 and has_passive(g, p, PA_NO_DRAW_WITH_HAND, -1)
+
 # -- values (2.2, 2.4) -------------------------------------------------------------------------
 
 cdef int card_value(Game* g, int c) noexcept nogil:
@@ -199,6 +233,8 @@ cdef int card_value(Game* g, int c) noexcept nogil:
 cdef int line_value(Game* g, int p, int l) noexcept nogil:
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
+    if g.perhand[p][l]:
+        return g.lval[p][l] + g.perhand[p][l] * g.nhand[p]     # Clarity 0 follows the hand
     return g.lval[p][l]
 
 cdef inline int line_cards(Game* g, int l) noexcept nogil:
@@ -206,8 +242,18 @@ cdef inline int line_cards(Game* g, int l) noexcept nogil:
 
 # -- playing restrictions (5.1, passives) --------------------------------------------------------
 
+cdef bint protocol_welcome(Game* g, int c, int l) noexcept nogil:
+    """Unity 1: an uncovered face-up card lets cards of its protocol be played face-up here."""
+    cdef int s, t
+    for s in range(2):
+        t = top_card(g, s, l)
+        if t >= 0 and g.face_up[t] and (cdef_of(g, t).passive[BOX_BOTTOM] & PA_PROTO_FACEUP_HERE) \
+                and cdef_of(g, t).protocol == cdef_of(g, c).protocol:
+            return True
+    return False
+
 cdef bint can_play_face(Game* g, int p, int c, int l, bint face_up) noexcept nogil:
-    """May player p play card c into line l of their own side with this face?"""
+    """May player p play card c into line l (of either side) with this face?"""
     cdef int o = 1 - p
     cdef int pr
     if has_passive(g, o, PA_DENY_ANY_LINE, l):
@@ -216,7 +262,8 @@ cdef bint can_play_face(Game* g, int p, int c, int l, bint face_up) noexcept nog
         if has_passive(g, o, PA_DENY_FACEUP, -1):
             return False
         pr = cdef_of(g, c).protocol
-        if pr != g.proto[p][l] and pr != g.proto[o][l] and not has_passive(g, p, PA_FACEUP_ANYWHERE, -1):
+        if pr != g.proto[p][l] and pr != g.proto[o][l] and not has_passive(g, p, PA_FACEUP_ANYWHERE, -1) \
+                and not (cdef_of(g, c).self_play & SP_ANYWHERE) and not protocol_welcome(g, c, l):
             return False
         return True
     return not has_passive(g, o, PA_DENY_FACEDOWN_LINE, l)
