@@ -23,7 +23,7 @@ extensions = [
 setup(
     packages=["sim", "sim.engine", "sim.cards", "sim.experiment", "strategies", "analysis", "protolab_datasets",
               "protolab_datasets.protocols", "protolab_datasets.experiments",
-              "protolab_datasets.experiments.variants"],
+              "protolab_datasets.experiments.variants", "protolab_datasets.readings"],
     package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,

@@ -110,3 +110,31 @@ def test_unknown_card_and_protocol_names(pool):
 def test_missing_file():
     with pytest.raises(CardDataError, match="file not found"):
         load_file("/nonexistent/protocol.toml")
+
+
+READINGS = Path(__file__).resolve().parents[1] / "datasets" / "readings"
+
+
+def test_every_alternate_reading_is_a_selectable_variant():
+    """Each card that cards.json marks unconfirmed or gives alternate_readings has a variant file
+    in datasets/readings carrying the alternate text, which loads and runs without a rebuild."""
+    data = json.loads(REFERENCE.read_text())
+    wanted = {c["name"]: c for p in data["protocols"] for c in p["cards"]
+              if c.get("alternate_readings") or c.get("unconfirmed")}
+    assert len(wanted) == 19
+    offered: dict[str, dict] = {}
+    for f in sorted(READINGS.glob("*.toml")):
+        spec = load_file(f)
+        offered.update(spec.replaces)
+        pool = load_pool(cards=[f])
+        assert all(c.encoded for c in pool.cards), f
+    for name, card in wanted.items():
+        assert name in offered, f"{name}: no variant file for its alternate reading in {READINGS}"
+        for alt in card["alternate_readings"]:
+            assert offered[name][alt["box"]]["text"] == alt["text"], name
+
+
+def test_reading_variant_changes_the_card():
+    base = load_pool()
+    alt = load_pool(cards=[READINGS / "diversity_6_at_least_3.toml"])
+    assert base.card("Diversity 6").top != alt.card("Diversity 6").top and base.hash != alt.hash

@@ -224,6 +224,8 @@ def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
               "line_value_per_opponent_card"):
         if k in mod and (isinstance(mod[k], bool) or not isinstance(mod[k], int)):
             raise _err(path, card, f"{key}.{k}", "expected a whole number")
+    if "play_either_side" in mod and mod["play_either_side"] not in (True, "any_face"):
+        raise _err(path, card, f"{key}.play_either_side", "expected true (face-up) or \"any_face\"")
     if "if" in mod and mod["if"] != "other_protocol_faceup_in_stack":
         raise _err(path, card, f"{key}.if", "expected \"other_protocol_faceup_in_stack\"")
     if "whose" in mod and mod["whose"] not in ("you", "opponent"):
@@ -460,5 +462,6 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             if m.get("play_anywhere"):
                 rec["self_play"] |= K["self_play"]["anywhere"]
             if m.get("play_either_side"):
-                rec["self_play"] |= K["self_play"]["either_side"]
+                rec["self_play"] |= K["self_play"]["either_side" if m["play_either_side"] is True
+                                                   else "either_side_down"]
     return rec

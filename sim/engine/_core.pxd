@@ -87,7 +87,8 @@ cdef enum Passive:
 # card-level play permissions (CardDef.self_play), read while the card is in hand
 cdef enum SelfPlay:
     SP_ANYWHERE = 1                 # may be played face-up without matching protocols
-    SP_EITHER_SIDE = 2              # may be played on either player's side
+    SP_EITHER_SIDE = 2              # may be played face-up on either player's side
+    SP_EITHER_SIDE_DOWN = 4         # ... and face-down too (an alternate reading of Corruption 0)
 
 # events that open "after" windows (bits of Game.ev[player])
 cdef enum Event:

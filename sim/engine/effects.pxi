@@ -926,7 +926,7 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
         c = cards[i]
         if st != NULL and not card_fits(g, fr, st, c):
             continue
-        nsides = 2 if (cdef_of(g, c).self_play & SP_EITHER_SIDE) else 1
+        nsides = 2 if (cdef_of(g, c).self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN)) else 1
         for side in range(nsides):
             for l in range(3):
                 if l == not_line or (only_line >= 0 and l != only_line):
@@ -936,7 +936,7 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                 for up in range(1, -1, -1):
                     if up and down_only:
                         continue
-                    if side and not up:
+                    if side and not up and not (cdef_of(g, c).self_play & SP_EITHER_SIDE_DOWN):
                         continue       # face-down it has no text, so no permission to cross sides
                     if can_play_face(g, p, c, l, up):
                         g.opts[n] = c | (l << 8) | (up << 10) | (side << 11)
