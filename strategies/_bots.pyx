@@ -16,6 +16,7 @@ from sim.engine._core cimport (
     shuffle_slots, MAXCARDS, MAXOPT, NWEIGHTS, ST_EXTERNAL, Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
     D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
+    D_STATE_NUMBER, D_STATE_PROTOCOL,
     V_DELETE, V_RETURN, V_FLIP, V_SHIFT,
 )
 
@@ -202,6 +203,10 @@ cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
                 if g.opts[i] == OPT_DONE:
                     return OPT_DONE
         return g.opts[best]
+    if kind == D_STATE_NUMBER:
+        return likely_value(g, p)
+    if kind == D_STATE_PROTOCOL:
+        return likely_protocol(g, p)
     if kind == D_COMPILE_LINE:
         for i in range(n):
             sc = line_value(g, 1 - p, g.opts[i])
@@ -219,6 +224,45 @@ cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
                 best = i
         return g.opts[best]
     return random_option(g, p)
+
+
+cdef int likely_value(Game* g, int p) noexcept nogil:
+    """Luck 0: the value most common among p's own cards not in sight (deck and hand: p knows
+    which cards its deck holds, not their order)."""
+    cdef int count[7]
+    cdef int i, c, v, best = 0
+    for v in range(7):
+        count[v] = 0
+    for i in range(g.ndeck[p]):
+        c = g.deck[p][i]
+        v = g.cdefs[g.def_id[c]].value
+        if 0 <= v <= 6:
+            count[v] += 1
+    for v in range(7):
+        if count[v] > count[best]:
+            best = v
+    return best
+
+
+cdef int likely_protocol(Game* g, int p) noexcept nogil:
+    """Luck 3: the opponent's protocol with the fewest cards in public view (field face-up,
+    trash), i.e. the most cards that may still be in their deck."""
+    cdef int o = 1 - p, k, l, i, c, s, seen, best = g.proto[o][0], best_seen = 99
+    for k in range(3):
+        seen = 0
+        for i in range(g.ntrash[o]):
+            if g.cdefs[g.def_id[g.trash[o][i]]].protocol == g.proto[o][k]:
+                seen += 1
+        for s in range(2):
+            for l in range(3):
+                for i in range(g.nstack[s][l]):
+                    c = g.stack[s][l][i]
+                    if g.face_up[c] and g.cdefs[g.def_id[c]].protocol == g.proto[o][k]:
+                        seen += 1
+        if seen < best_seen:
+            best_seen = seen
+            best = g.proto[o][k]
+    return best
 
 
 cdef float DEFAULT_W[NWEIGHTS]

@@ -920,27 +920,51 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                            const Step* st) noexcept nogil:
     """Legal plays of these cards into g.opts, encoded card | line << 8 | face-up << 10 |
     opponent's side << 11. The action and every "play" effect share it; `line_rule` is a Dest
-    (T_LINE_WITH_FACEDOWN), `st` adds the step's value and protocol filters."""
-    cdef int n = 0, i, c, l, up, side, nsides
+    (T_LINE_WITH_FACEDOWN), `st` adds the step's value and protocol filters. The rules are those
+    of can_play_face (zones.pxi), with the per-line facts looked up once per call: this runs
+    for every action of every game."""
+    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, t, s
+    cdef uint32_t opp_all, mine_all
+    cdef bint line_ok[3]
+    cdef bint down_ok[3]
+    cdef int welcome[3][2]
+    cdef bint up_anywhere
+    cdef const CardDef* d
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    opp_all = g.pas[o][0] | g.pas[o][1] | g.pas[o][2]
+    mine_all = g.pas[p][0] | g.pas[p][1] | g.pas[p][2]
+    for l in range(3):
+        line_ok[l] = not (l == not_line or (only_line >= 0 and l != only_line)
+                          or (g.pas[o][l] & PA_DENY_ANY_LINE)
+                          or (line_rule == T_LINE_WITH_FACEDOWN and not line_has_facedown(g, l)))
+        down_ok[l] = not (g.pas[o][l] & PA_DENY_FACEDOWN_LINE)
+        for s in range(2):
+            welcome[l][s] = -1
+            if g.pas[s][l] & PA_PROTO_FACEUP_HERE:
+                t = top_card(g, s, l)
+                if t >= 0 and g.face_up[t] and (cdef_of(g, t).passive[BOX_BOTTOM] & PA_PROTO_FACEUP_HERE):
+                    welcome[l][s] = cdef_of(g, t).protocol
+    up_anywhere = (mine_all & PA_FACEUP_ANYWHERE) != 0
     for i in range(ncards):
         c = cards[i]
         if st != NULL and not card_fits(g, fr, st, c):
             continue
-        nsides = 2 if (cdef_of(g, c).self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN)) else 1
+        d = cdef_of(g, c)
+        pr = d.protocol
+        nsides = 2 if (d.self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN)) else 1
         for side in range(nsides):
             for l in range(3):
-                if l == not_line or (only_line >= 0 and l != only_line):
+                if not line_ok[l]:
                     continue
-                if line_rule == T_LINE_WITH_FACEDOWN and not line_has_facedown(g, l):
-                    continue
-                for up in range(1, -1, -1):
-                    if up and down_only:
-                        continue
-                    if side and not up and not (cdef_of(g, c).self_play & SP_EITHER_SIDE_DOWN):
-                        continue       # face-down it has no text, so no permission to cross sides
-                    if can_play_face(g, p, c, l, up):
-                        g.opts[n] = c | (l << 8) | (up << 10) | (side << 11)
-                        n += 1
+                if not down_only and not (opp_all & PA_DENY_FACEUP) and (
+                        up_anywhere or pr == g.proto[p][l] or pr == g.proto[o][l]
+                        or (d.self_play & SP_ANYWHERE) or pr == welcome[l][0] or pr == welcome[l][1]):
+                    g.opts[n] = c | (l << 8) | (1 << 10) | (side << 11)
+                    n += 1
+                if down_ok[l] and (side == 0 or (d.self_play & SP_EITHER_SIDE_DOWN)):
+                    g.opts[n] = c | (l << 8) | (side << 11)   # face-down it has no text to cross sides
+                    n += 1
     return n
 
 cdef bint line_has_facedown(Game* g, int l) noexcept nogil:
