@@ -27,6 +27,24 @@ def test_every_card_has_a_scenario(pool):
     assert not missing, f"cards without a scenario: {missing}"
 
 
+def test_every_ruling_has_its_own_scenario():
+    """A card with clarifications, rulings or supplemental rulings has at least one scenario for
+    the card plus one per such item (the scenario names say which one they prove)."""
+    import json
+    import tomllib
+    from collections import Counter
+
+    ref = Path(__file__).resolve().parents[2] / "shared" / "reference" / "cards.json"
+    count = Counter(tomllib.loads(p.read_text())["rule"].lower() for p in (ROOT / "cards").glob("*.toml"))
+    short = []
+    for proto in json.loads(ref.read_text())["protocols"]:
+        for c in proto["cards"]:
+            need = 1 + sum(len(c.get(k, [])) for k in ("clarifications", "rulings", "supplemental_rulings"))
+            if count[c["name"].lower()] < need:
+                short.append(f"{c['name']}: {count[c['name'].lower()]} scenarios for {need} items")
+    assert not short, short
+
+
 def test_every_numbered_rule_has_a_scenario():
     import re
     import tomllib
