@@ -4,7 +4,11 @@
 - rng.pxi        counter-based randomness
 - zones.pxi      where cards are, active text, values, play restrictions
 - decisions.pxi  decisions and the readable log
-- effects.pxi    the card-step interpreter (rules 6 and 7)
+- effects.pxi    the card-step interpreter: texts, "after" windows, conditions (rules 6 and 7)
+- targets.pxi    selectors: which cards and lines a step may act on (6.3)
+- verbs.pxi      the verbs of the card language (docs/cards.md)
+- plays.pxi      legal plays and landing a played card (rule 5)
+- primitives.pxi draw, discard, flip, delete, return, shift, rearrange
 - turn.pxi       draft and turn structure (rules 1, 3 and 4)
 
 This module only adds the thin Python-facing wrappers used by `sim.game` and `sim.batch`.
@@ -22,6 +26,10 @@ include "rng.pxi"
 include "zones.pxi"
 include "decisions.pxi"
 include "effects.pxi"
+include "targets.pxi"
+include "verbs.pxi"
+include "plays.pxi"
+include "primitives.pxi"
 include "turn.pxi"
 include "invariants.pxi"
 

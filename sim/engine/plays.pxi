@@ -1,0 +1,216 @@
+# Playing cards (rule 5): the legal (card, line, face, side) options shared by the action and
+# by "play" effects, and landing a committed card.
+
+cdef int play_options(Game* g, int p, int only_line, int not_line, bint down_only) noexcept nogil:
+    """Every legal (card, line, face) play from p's hand into g.opts (the turn's action)."""
+    return card_play_options(g, p, g.hand[p], g.nhand[p], only_line, not_line, down_only, 0, NULL, NULL)
+
+cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int only_line,
+                           int not_line, bint down_only, int line_rule, Frame* fr,
+                           const Step* st) noexcept nogil:
+    """Legal plays of these cards into g.opts, encoded card | line << 8 | face-up << 10 |
+    opponent's side << 11. The action and every "play" effect share it; `line_rule` is a Dest
+    (T_LINE_WITH_FACEDOWN), `st` adds the step's value and protocol filters. The rules are those
+    of can_play_face (zones.pxi), with the per-line facts looked up once per call: this runs
+    for every action of every game."""
+    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, t, s
+    cdef uint32_t opp_all, mine_all
+    cdef bint line_ok[3]
+    cdef bint down_ok[3]
+    cdef int welcome[3][2]
+    cdef bint up_anywhere
+    cdef const CardDef* d
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    opp_all = g.pas[o][0] | g.pas[o][1] | g.pas[o][2]
+    mine_all = g.pas[p][0] | g.pas[p][1] | g.pas[p][2]
+    for l in range(3):
+        line_ok[l] = not (l == not_line or (only_line >= 0 and l != only_line)
+                          or (g.pas[o][l] & PA_DENY_ANY_LINE)
+                          or (line_rule == T_LINE_WITH_FACEDOWN and not line_has_facedown(g, l)))
+        down_ok[l] = not (g.pas[o][l] & PA_DENY_FACEDOWN_LINE)
+        for s in range(2):
+            welcome[l][s] = -1
+            if g.pas[s][l] & PA_PROTO_FACEUP_HERE:
+                t = top_card(g, s, l)
+                if t >= 0 and g.face_up[t] and (cdef_of(g, t).passive[BOX_BOTTOM] & PA_PROTO_FACEUP_HERE):
+                    welcome[l][s] = cdef_of(g, t).protocol
+    up_anywhere = (mine_all & PA_FACEUP_ANYWHERE) != 0
+    for i in range(ncards):
+        c = cards[i]
+        if st != NULL and not card_fits(g, fr, st, c):
+            continue
+        d = cdef_of(g, c)
+        pr = d.protocol
+        nsides = 2 if (d.self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN)) else 1
+        for side in range(nsides):
+            for l in range(3):
+                if not line_ok[l]:
+                    continue
+                if not down_only and not (opp_all & PA_DENY_FACEUP) and (
+                        up_anywhere or pr == g.proto[p][l] or pr == g.proto[o][l]
+                        or (d.self_play & SP_ANYWHERE) or pr == welcome[l][0] or pr == welcome[l][1]):
+                    g.opts[n] = c | (l << 8) | (1 << 10) | (side << 11)
+                    n += 1
+                if down_ok[l] and (side == 0 or (d.self_play & SP_EITHER_SIDE_DOWN)):
+                    g.opts[n] = c | (l << 8) | (side << 11)   # face-down it has no text to cross sides
+                    n += 1
+    return n
+
+cdef bint line_has_facedown(Game* g, int l) noexcept nogil:
+    cdef int s, i
+    for s in range(2):
+        for i in range(g.nstack[s][l]):
+            if not g.face_up[g.stack[s][l][i]]:
+                return True
+    return False
+
+cdef int effect_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    """Options for "Play 1 card" from hand, from the trash or "that card", with the step's line,
+    face, value and protocol restrictions."""
+    cdef int tl = this_line(g, fr)
+    cdef int8_t one[1]
+    cdef int only = tl if st.to == T_THIS_LINE else -1
+    cdef int nope = tl if st.to == T_OTHER_LINE else -1
+    if st.count_kind == CK_THAT:
+        if fr.that < 0 or not ((g.zone[fr.that] == Z_HAND and g.side[fr.that] == p)
+                               or (g.zone[fr.that] == Z_TRASH and g.owner[fr.that] == p)):
+            return 0
+        one[0] = fr.that
+        return card_play_options(g, p, one, 1, only, nope, st.face_down, st.to, fr, st)
+    if st.source == S_TRASH:
+        return card_play_options(g, p, g.trash[p], g.ntrash[p], only, nope, st.face_down, st.to, fr, st)
+    return card_play_options(g, p, g.hand[p], g.nhand[p], only, nope, st.face_down, st.to, fr, st)
+
+cdef void commit_play(Game* g, int p, int k) noexcept nogil:
+    """Take the chosen card out of hand or trash (5.3: committed) and play it."""
+    cdef int c = k & 0xFF
+    if g.zone[c] == Z_HAND:
+        list_remove(g.hand[g.side[c]], &g.nhand[g.side[c]], c)
+    elif g.zone[c] == Z_TRASH:
+        list_remove(g.trash[g.owner[c]], &g.ntrash[g.owner[c]], c)
+    g.zone[c] = Z_TRANSIT
+    play_card(g, p, c, p ^ ((k >> 11) & 1), (k >> 8) & 3, (k >> 10) & 1, -1)
+
+cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    cdef int32_t lines[3]
+    cdef int n, k, c, l, i, nl, done = 0, tl = this_line(g, fr), q, side
+    if st.source == S_HAND or st.source == S_TRASH or st.count_kind == CK_THAT:
+        n = 1 if st.count_kind == CK_THAT else st.n
+        for i in range(n):
+            g.nopts = effect_play_options(g, fr, st, dec)
+            k = ask(g, dec, D_PLAY)
+            if k < 0:
+                break
+            fr.that = k & 0xFF
+            commit_play(g, dec, k)
+            done = 1
+        return done
+    # from the top of a deck, always face-down; no reshuffle (6.5)
+    q = 1 - dec if st.source == S_OPP_DECK else dec
+    side = 1 - dec if st.side_opp else dec
+    if st.each != E_NONE:
+        nl = each_lines(g, fr, st, lines)
+        while nl > 0 and not stopped(g) and g.ndeck[q] > 0:     # an empty deck plays nothing more
+            l = choose(g, dec, D_EACH_LINE, lines, nl)
+            if l < 0:
+                return done
+            nl = drop_line(lines, nl, l)
+            done |= play_from_deck(g, fr, dec, q, side, l, -1)
+            if g.epoch[fr.src] != fr.epoch:
+                break
+        return done
+    n = step_amount(g, fr, st, dec)
+    for i in range(n):
+        if stopped(g):
+            break
+        if st.under_this:
+            if not on_field(g, fr.src):
+                break
+            done |= play_from_deck(g, fr, dec, q, g.side[fr.src], g.line[fr.src], fr.src)
+            continue
+        if st.to == T_THIS_STACK:
+            if not on_field(g, fr.src):
+                break
+            done |= play_from_deck(g, fr, dec, q, g.side[fr.src], g.line[fr.src], -1)
+            continue
+        nl = 0
+        for l in range(3):
+            if st.to == T_THIS_LINE and l != tl:
+                continue
+            if st.to == T_OTHER_LINE and l == tl:
+                continue
+            if st.to == T_LINE_WITH_FACEDOWN and not line_has_facedown(g, l):
+                continue
+            if can_play_down_into(g, dec, l):
+                lines[nl] = l
+                nl += 1
+        if nl == 0 or g.ndeck[q] == 0:
+            break
+        l = choose(g, fr.ctrl, D_LINE, lines, nl)
+        if l < 0:
+            break
+        done |= play_from_deck(g, fr, dec, q, side, l, -1)
+    return done
+
+cdef int play_from_deck(Game* g, Frame* fr, int p, int q, int s, int l, int under) noexcept nogil:
+    """p plays the top card of q's deck face-down into side s, line l (its owner is unchanged)."""
+    cdef int c
+    if g.ndeck[q] == 0 or not can_play_down_into(g, p, l):
+        return 0
+    g.ndeck[q] -= 1
+    c = g.deck[q][g.ndeck[q]]
+    g.zone[c] = Z_TRANSIT
+    fr.that = c
+    play_card(g, p, c, s, l, 0, under)
+    return 1
+
+cdef void before_cover(Game* g, int s, int l, int incoming) noexcept nogil:
+    """"When this card would be covered: First, ..." resolves completely before a card lands
+    (5.3); if that removes the card, the next card down may have such text too. "... covered by
+    a Unity card" (cover_same) needs the incoming card to be face-up and of that protocol."""
+    cdef int fired[8]
+    cdef int nf = 0, t, box, i, seen
+    while nf < 8 and not stopped(g):
+        t = top_card(g, s, l)
+        if t < 0:
+            return
+        seen = 0
+        for i in range(nf):
+            if fired[i] == t:
+                seen = 1
+        if seen:
+            return
+        box = has_trigger(g, t, TR_COVERED)
+        if box >= 0 and cdef_of(g, t).cover_same[box] and not (
+                g.face_up[incoming] and cdef_of(g, incoming).protocol == cdef_of(g, t).protocol):
+            box = -1
+        if box < 0:
+            box = has_trigger(g, t, TR_COVERED_OR_FLIPPED)
+        if box < 0:
+            return
+        fired[nf] = t
+        nf += 1
+        run_box(g, t, box)
+
+cdef void play_card(Game* g, int p, int c, int s, int l, int up, int under) noexcept nogil:
+    """Land a committed card (5.3): on-cover texts first, then it enters the stack, then its
+    middle text if face-up."""
+    g.face_up[c] = up
+    if under >= 0 and on_field(g, under) and g.side[under] == s and g.line[under] == l:
+        stack_put(g, c, s, l, stack_pos(g, under))
+    else:
+        before_cover(g, s, l, c)
+        if stopped(g):
+            return
+        stack_put(g, c, s, l, -1)
+    if up:
+        g.plays_up[p] += 1
+    else:
+        g.plays_down[p] += 1
+    log_add(g, LG_PLAY, p, g.cur_src, c, l, up | (s << 1) | ((under >= 0) << 2))
+    ev_rec(g, EK_PLAY_UP if up else EK_PLAY_DOWN, p, g.def_id[c], l, g.cur_src >= 0)
+    g.ev[p] |= EV_PLAY
+    g.evl[p] |= 1 << l
+    if up:
+        resolve_middle(g, c)

@@ -1,0 +1,251 @@
+# Primitive changes of the game state the verbs are made of: draw, discard, flip, delete, return,
+# shift, rearrange. Each does one thing and resolves the middle text it uncovers (2.3, 7.1).
+
+cdef int discard_whole_hand(Game* g, int p) noexcept nogil:
+    """Discard every card in hand at once (Chaos 4, Fear 1, Peace 1)."""
+    cdef int k = g.nhand[p], i, c
+    for i in range(k):
+        c = g.hand[p][i]
+        put_trash(g, c)
+        log_add(g, LG_DISCARD, p, -1, c, 0, 0)
+    g.nhand[p] = 0
+    if k:
+        g.ev[p] |= EV_DISCARD
+    return k
+
+cdef int discard_random(Game* g, int p, int n) noexcept nogil:
+    """Fear 4: cards leave the hand at random (the game's stream, never a player's choice)."""
+    cdef int k = 0, c
+    while k < n and g.nhand[p] > 0:
+        c = g.hand[p][rng_below(g, 0, g.nhand[p])]
+        list_remove(g.hand[p], &g.nhand[p], c)
+        put_trash(g, c)
+        log_add(g, LG_DISCARD, p, -1, c, 3, 0)
+        k += 1
+    if k:
+        g.ev[p] |= EV_DISCARD
+    return k
+
+cdef int has_trigger(Game* g, int c, int trig) noexcept nogil:
+    """The box of card c with this trigger if that box is active now, else -1."""
+    cdef const CardDef* d = cdef_of(g, c)
+    cdef int box
+    for box in range(3):
+        if d.trig[box] == trig and box_active(g, c, box):
+            return box
+    return -1
+
+cdef void uncovered(Game* g, int s, int l) noexcept nogil:
+    """The card now at the end of this stack was just uncovered: its middle text resolves."""
+    cdef int t = top_card(g, s, l)
+    if l == g.compiling_line:
+        return
+    if t >= 0 and g.face_up[t]:
+        resolve_middle(g, t)
+
+cdef int draw_cards(Game* g, int p, int n) noexcept nogil:
+    cdef int i, c, got = 0
+    if n > 0 and draw_blocked(g, p):
+        return 0
+    for i in range(n):
+        if g.ndeck[p] == 0:
+            if g.ntrash[p] == 0:
+                break
+            reshuffle_trash(g, p)
+        g.ndeck[p] -= 1
+        c = g.deck[p][g.ndeck[p]]
+        put_hand(g, p, c)
+        ev_rec(g, EK_DRAW, p, g.def_id[c], -1, 0)
+        got += 1
+    if got:
+        g.ev[p] |= EV_DRAW
+        log_add(g, LG_DRAW, p, -1, -1, got, 0)
+    return got
+
+cdef void reshuffle_trash(Game* g, int p) noexcept nogil:
+    cdef int i, c
+    for i in range(g.ntrash[p]):
+        c = g.trash[p][i]
+        g.deck[p][g.ndeck[p]] = c
+        g.ndeck[p] += 1
+        g.zone[c] = Z_DECK
+        g.face_up[c] = 0
+    g.ntrash[p] = 0
+    shuffle_deck(g, p)
+    if g.ndeck[p] > 1:
+        g.ev[p] |= EV_SHUFFLE          # shuffling 0 or 1 cards changes nothing (Time 2 ruling)
+    log_add(g, LG_SHUFFLE, p, -1, -1, 0, 0)
+
+cdef int draw_from_opponent(Game* g, int p) noexcept nogil:
+    """Draw the top card of the opponent's deck: it becomes yours (9.1)."""
+    cdef int o = 1 - p, c
+    if g.ndeck[o] == 0:
+        if g.ntrash[o] == 0:
+            return 0
+        reshuffle_trash(g, o)
+    g.ndeck[o] -= 1
+    c = g.deck[o][g.ndeck[o]]
+    g.owner[c] = p
+    put_hand(g, p, c)
+    ev_rec(g, EK_DRAW, p, g.def_id[c], -1, 1)
+    g.ev[p] |= EV_DRAW
+    log_add(g, LG_TAKE, p, -1, c, 1, 0)
+    return 1
+
+cdef int discard_cards(Game* g, int p, int n, bint one_or_more, bint any_number=False,
+                       bint into_opp=False) noexcept nogil:
+    """Player p discards n cards of their choice (or 1 or more / any number, stopping at
+    "done"); `into_opp` puts them in the opponent's trash, who then owns them (Assimilation 1)."""
+    cdef int i, k, c, got = 0
+    while got < n and g.nhand[p] > 0 and not stopped(g):
+        for i in range(g.nhand[p]):
+            g.opts[i] = g.hand[p][i]
+        k = g.nhand[p]
+        if (one_or_more and got >= 1) or any_number:
+            g.opts[k] = OPT_DONE
+            k += 1
+        g.nopts = k
+        c = ask(g, p, D_DISCARD_MORE if (one_or_more or any_number) else D_DISCARD)
+        if c < 0 or c == OPT_DONE:
+            break
+        list_remove(g.hand[p], &g.nhand[p], c)
+        if into_opp:
+            g.owner[c] = 1 - p
+        put_trash(g, c)
+        log_add(g, LG_DISCARD, p, -1, c, 4 if into_opp else 0, 0)
+        got += 1
+    if got:
+        g.ev[p] |= EV_DISCARD
+    return got
+
+cdef int flip_card(Game* g, int c, int actor) noexcept nogil:
+    return flip_card_ex(g, c, actor, True)
+
+cdef int flip_card_ex(Game* g, int c, int actor, bint with_middle) noexcept nogil:
+    cdef int box
+    if not on_field(g, c) or unflippable(g, c):
+        return 0
+    if g.face_up[c]:
+        box = has_trigger(g, c, TR_COVERED_OR_FLIPPED)
+        if box >= 0:
+            run_box(g, c, box)         # Metal 6: deletes itself, the flip is used up
+            return 1
+    g.face_up[c] = 1 - g.face_up[c]
+    touch(g)
+    bump(g, c)
+    log_add(g, LG_FLIP, actor, g.cur_src, c, g.face_up[c], 0)
+    if with_middle and g.face_up[c] and is_uncovered(g, c):
+        resolve_middle(g, c)
+    return 1
+
+cdef int delete_card(Game* g, int c, int actor) noexcept nogil:
+    cdef int s = g.side[c], l = g.line[c]
+    cdef bint was_top
+    if not on_field(g, c):
+        return 0
+    was_top = stack_remove(g, c)
+    bump(g, c)
+    put_trash(g, c)
+    log_add(g, LG_DELETE, actor, g.cur_src, c, 0, 0)
+    ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], l, 0)
+    g.ev[actor] |= EV_DELETE
+    if was_top:
+        uncovered(g, s, l)
+    return 1
+
+cdef int return_card(Game* g, int c, int actor) noexcept nogil:
+    cdef int s = g.side[c], l = g.line[c]
+    cdef bint was_top
+    if not on_field(g, c):
+        return 0
+    was_top = stack_remove(g, c)
+    bump(g, c)
+    put_returned(g, c)
+    log_add(g, LG_RETURN, actor, g.cur_src, c, 0, 0)
+    if was_top:
+        uncovered(g, s, l)
+    return 1
+
+cdef void put_returned(Game* g, int c) noexcept nogil:
+    """A returned card goes to its owner's hand (6.7), or face-down on top of their deck when
+    the other player has an active Corruption 1."""
+    cdef int o = g.owner[c]
+    if has_passive(g, 1 - o, PA_RETURN_TO_DECK, -1):
+        g.deck[o][g.ndeck[o]] = c
+        g.ndeck[o] += 1
+        g.zone[c] = Z_DECK
+        g.side[c] = o
+        g.face_up[c] = 0
+        log_add(g, LG_RETURN, 1 - o, -1, c, 1, 0)
+        return
+    put_hand(g, o, c)
+
+cdef int take_from_field(Game* g, int c, int p) noexcept nogil:
+    """Assimilation 0: put a card from the field into p's hand; p owns it from now on (9.1)."""
+    cdef int s = g.side[c], l = g.line[c]
+    cdef bint was_top
+    if not on_field(g, c):
+        return 0
+    was_top = stack_remove(g, c)
+    bump(g, c)
+    g.owner[c] = p
+    put_hand(g, p, c)
+    log_add(g, LG_TAKE, p, g.cur_src, c, 2, 0)
+    if was_top:
+        uncovered(g, s, l)
+    return 1
+
+cdef int shift_card(Game* g, int c, int dest, int actor) noexcept nogil:
+    cdef int s = g.side[c], l = g.line[c]
+    cdef bint was_top
+    if not on_field(g, c) or dest == l:
+        return 0
+    was_top = stack_remove(g, c)
+    g.zone[c] = Z_TRANSIT
+    before_cover(g, s, dest, c)
+    stack_put(g, c, s, dest, -1)
+    log_add(g, LG_SHIFT, actor, g.cur_src, c, dest, l)
+    if was_top:
+        uncovered(g, s, l)
+    elif g.face_up[c] and is_uncovered(g, c):
+        resolve_middle(g, c)       # a covered card shifted to become uncovered (2.3)
+    return 1
+
+cdef int apply_perm(Game* g, int p, int perm) noexcept nogil:
+    cdef int16_t pr[3]
+    cdef int8_t cp[3]
+    cdef int i
+    for i in range(3):
+        pr[i] = g.proto[p][PERMS[perm][i]]
+        cp[i] = g.compiled[p][PERMS[perm][i]]
+    for i in range(3):
+        g.proto[p][i] = pr[i]
+        g.compiled[p][i] = cp[i]
+    return 1
+
+cdef int rearrange(Game* g, int dec, int target) noexcept nogil:
+    """Rearrange one side's protocols into a different order (4.4)."""
+    cdef int k, n = 0
+    for k in range(1, 6):              # every non-identity order differs: a side's protocols are distinct
+        g.opts[n] = target * 8 + k
+        n += 1
+    g.nopts = n
+    k = ask(g, dec, D_REARRANGE)
+    if k < 0:
+        return 0
+    apply_perm(g, target, k & 7)
+    log_add(g, LG_REARRANGE, dec, -1, -1, target, k & 7)
+    return 1
+
+cdef int swap_protocols(Game* g, int dec) noexcept nogil:
+    cdef int k
+    g.opts[0] = dec * 8 + 1    # swap middle and right
+    g.opts[1] = dec * 8 + 2    # swap left and middle
+    g.opts[2] = dec * 8 + 5    # swap left and right
+    g.nopts = 3
+    k = ask(g, dec, D_REARRANGE)
+    if k < 0:
+        return 0
+    apply_perm(g, dec, k & 7)
+    log_add(g, LG_REARRANGE, dec, -1, -1, dec, k & 7)
+    return 1

@@ -1,0 +1,175 @@
+# Which cards and lines a step may act on (rule 6.3): selectors, destinations, "each" lines.
+
+cdef bint matches(Game* g, Frame* fr, const Step* st, int c, int top, int l) noexcept nogil:
+    cdef int tl = this_line(g, fr)
+    if st.covered == C_UNCOVERED and not top:
+        return False
+    if st.covered == C_COVERED and top:
+        return False
+    if st.face == F_UP and not g.face_up[c]:
+        return False
+    if st.face == F_DOWN and g.face_up[c]:
+        return False
+    if st.other and c == fr.src:
+        return False
+    if st.line == L_THIS and l != tl:
+        return False
+    if st.line == L_OTHER and l == tl:
+        return False
+    if st.value_mask and not ((st.value_mask >> card_value(g, c)) & 1):
+        return False
+    if st.value_op != 0xFF and not compare(card_value(g, c), st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl)):
+        return False
+    if st.line == L_THIS_STACK and (l != tl or g.side[c] != g.side[fr.src] or not on_field(g, fr.src)):
+        return False
+    if st.line == L_THAT and (fr.that < 0 or not on_field(g, fr.that) or l != g.line[fr.that]):
+        return False
+    if st.line == L_OPP_AHEAD and line_value(g, 1 - fr.ctrl, l) <= line_value(g, fr.ctrl, l):
+        return False
+    if st.line == L_PROTOCOL and l != protocol_line(g, fr):
+        return False
+    if st.verb == V_SHIFT and st.to == T_THIS_LINE and l == tl:
+        return False
+    if st.verb == V_FLIP and unflippable(g, c):
+        return False                   # flipping it would change nothing (6.2)
+    if st.verb == V_COPY_MIDDLE:       # only face-up text that is there to copy (10.2, 10.3)
+        if not g.face_up[c] or cdef_of(g, c).step_len[BOX_MIDDLE] == 0:
+            return False
+        if middle_ignored(g, c) or middle_suppressed(g, c):
+            return False
+    return True
+
+cdef int protocol_line(Game* g, Frame* fr) noexcept nogil:
+    """The line of the controller's protocol of this text's protocol (Unity 1), or -1."""
+    cdef int l
+    for l in range(3):
+        if g.proto[fr.ctrl][l] == g.cdefs[fr.defn].protocol:
+            return l
+    return -1
+
+cdef int collect(Game* g, Frame* fr, const Step* st, int only_line, int32_t* out) noexcept nogil:
+    """Cards on the field matching the step's selectors, by side, line and position (public
+    order, so the option list never depends on hidden identities)."""
+    cdef int n = 0, s, l, i, c, ns, v, best, k
+    for s in range(2):
+        if st.whose == W_YOU and s != fr.ctrl:
+            continue
+        if st.whose == W_OPP and s == fr.ctrl:
+            continue
+        for l in range(3):
+            if only_line >= 0 and l != only_line:
+                continue
+            ns = g.nstack[s][l]
+            for i in range(ns):
+                c = g.stack[s][l][i]
+                if matches(g, fr, st, c, i == ns - 1, l):
+                    out[n] = c
+                    n += 1
+    if st.pick != P_NONE and n > 1:
+        best = card_value(g, out[0])
+        for i in range(1, n):
+            v = card_value(g, out[i])
+            if (st.pick == P_HIGHEST and v > best) or (st.pick == P_LOWEST and v < best):
+                best = v
+        k = 0
+        for i in range(n):
+            if card_value(g, out[i]) == best:
+                out[k] = out[i]
+                k += 1
+        n = k
+    return n
+
+cdef int shift_dests(Game* g, Frame* fr, const Step* st, int c, int32_t* out) noexcept nogil:
+    """Lines card c may be shifted to (always another line of its own side, 6.6)."""
+    cdef int n = 0, l, cl = g.line[c], tl = this_line(g, fr)
+    for l in range(3):
+        if l == cl:
+            continue
+        if st.to == T_THIS_LINE and l != tl:
+            continue
+        if st.to == T_OTHER_LINE and l == tl:
+            continue
+        if st.to == T_TO_OR_FROM and cl != tl and l != tl:
+            continue
+        if st.to == T_OPP_HIGHEST and not opp_highest(g, fr, l):
+            continue
+        out[n] = l
+        n += 1
+    return n
+
+cdef bint opp_highest(Game* g, Frame* fr, int l) noexcept nogil:
+    """Is l a line where the controller's opponent has their highest total (ties: any)?"""
+    cdef int k, o = 1 - fr.ctrl, v = line_value(g, o, l)
+    for k in range(3):
+        if line_value(g, o, k) > v:
+            return False
+    return True
+
+cdef int choose(Game* g, int player, int kind, int32_t* items, int n) noexcept nogil:
+    """Offer these items (cards or lines) as the options of one decision."""
+    cdef int i
+    for i in range(n):
+        g.opts[i] = items[i]
+    g.nopts = n
+    return ask(g, player, kind)
+
+cdef int deck_matches(Game* g, Frame* fr, const Step* st, int p, int32_t* out) noexcept nogil:
+    """Cards of p's (revealed) deck a "draw 1 card with ..." step may take, in deck order."""
+    cdef int i, c, n = 0
+    for i in range(g.ndeck[p] - 1, -1, -1):
+        c = g.deck[p][i]
+        if card_fits(g, fr, st, c):
+            out[n] = c
+            n += 1
+    return n
+
+cdef bint card_fits(Game* g, Frame* fr, const Step* st, int c) noexcept nogil:
+    """Value and protocol filters for a card off the field (its printed value and protocol)."""
+    cdef int v = cdef_of(g, c).value
+    if st.value_mask and not ((st.value_mask >> v) & 1):
+        return False
+    if st.value_op != 0xFF and not compare(v, st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl)):
+        return False
+    if st.proto_filter == 1 and cdef_of(g, c).protocol != g.cdefs[fr.defn].protocol:
+        return False
+    if st.proto_filter == 2 and cdef_of(g, c).protocol == g.cdefs[fr.defn].protocol:
+        return False
+    return True
+
+cdef int each_lines(Game* g, Frame* fr, const Step* st, int32_t* lines) noexcept nogil:
+    """The lines an "in each line" step notes before it starts (6.4)."""
+    cdef int nl = 0, l, tl = this_line(g, fr), s, i, down
+    for l in range(3):
+        if st.each == E_OTHER_LINE and l == tl:
+            continue
+        if st.each == E_LINE_WITH_YOUR_CARD and g.nstack[fr.ctrl][l] == 0:
+            continue
+        if st.each == E_LINE_WITH_FACEDOWN:
+            down = 0
+            for s in range(2):
+                for i in range(g.nstack[s][l]):
+                    if not g.face_up[g.stack[s][l][i]]:
+                        down = 1
+            if not down:
+                continue
+        lines[nl] = l
+        nl += 1
+    return nl
+
+cdef int lines_with_targets(Game* g, Frame* fr, const Step* st, int32_t* lines, int n) noexcept nogil:
+    """Keep the noted lines that still hold a card the step could act on."""
+    cdef int32_t cand[MAXCARDS]
+    cdef int i, k = 0
+    for i in range(n):
+        if collect(g, fr, st, lines[i], cand) > 0:
+            lines[k] = lines[i]
+            k += 1
+    return k
+
+cdef inline int drop_line(int32_t* lines, int n, int l) noexcept nogil:
+    cdef int i, k = 0
+    for i in range(n):
+        if lines[i] != l:
+            lines[k] = lines[i]
+            k += 1
+    return k
