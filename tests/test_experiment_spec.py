@@ -29,7 +29,7 @@ BASE = 'name = "t"\nseed = 1\ngames = 10\n'
 
 def test_shipped_examples_load_and_plan():
     names = {p.stem for p in examples_dir().glob("*.toml")}
-    assert {"demo", "protocol_balance", "fire1_ab"} <= names
+    assert {"demo", "protocol_balance", "fire1_ab", "readings_ab"} <= names
     demo = make_plan(load_spec(ROOT / "datasets/experiments/demo.toml"))
     assert demo.spec.draft.mode == "random" and demo.total_games == 50_000 and demo.spec.swap
     rr = make_plan(load_spec("protocol_balance"))
@@ -38,6 +38,9 @@ def test_shipped_examples_load_and_plan():
     assert [a.name for a in ab.spec.arms] == ["official", "fire1-worth-3"]
     assert ab.pools[0].hash != ab.pools[1].hash
     assert ab.pools[1].card("Fire 1").value == 3 and ab.pools[0].card("Fire 1").value == 1
+    readings = make_plan(load_spec("readings_ab"))          # arms load datasets/readings files
+    assert readings.n_matchups == 57 and len({p.hash for p in readings.pools}) == 4
+    assert readings.pools[2].card("Unity 4").top.startswith("Start:")
 
 
 def test_find_spec_by_name_from_anywhere(tmp_path, monkeypatch):
