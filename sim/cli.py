@@ -21,8 +21,8 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit status 2."""
 
 
-def _pool(args: argparse.Namespace) -> Pool:
-    return load_pool(sets=args.set or DEFAULT_SETS, cards=args.cards or ())
+def _pool(args: argparse.Namespace, require_encoded: bool = True) -> Pool:
+    return load_pool(sets=args.set or DEFAULT_SETS, cards=args.cards or (), require_encoded=require_encoded)
 
 
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
@@ -41,7 +41,7 @@ def _console():
 # -- cards -----------------------------------------------------------------------------------------
 
 def cmd_cards_list(args: argparse.Namespace) -> int:
-    pool = _pool(args)
+    pool = _pool(args, require_encoded=False)
     rows = [c for c in pool.cards if not args.set or c.set in args.set or c.source in (args.cards or [])]
     if args.format == "json":
         print(json.dumps([{"name": c.name, "protocol": c.protocol, "set": c.set, "value": c.value,
@@ -60,7 +60,7 @@ def cmd_cards_list(args: argparse.Namespace) -> int:
 
 
 def cmd_cards_show(args: argparse.Namespace) -> int:
-    pool = _pool(args)
+    pool = _pool(args, require_encoded=False)
     try:
         c = pool.card(args.name)
     except KeyError as e:
@@ -92,7 +92,7 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
             print(f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
                   + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded"))
         else:
-            load_pool(cards=[f])
+            load_pool(cards=[f], require_encoded=False)
             print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
     return 0
 

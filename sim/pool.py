@@ -127,11 +127,14 @@ def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec) -> None:
         proto.cards[i].source = var.source
 
 
-def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = ()) -> Pool:
+def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = (),
+              require_encoded: bool = True) -> Pool:
     """The official protocols of these sets plus designer files (new protocols or variants).
 
     A protocol file whose name matches an official protocol replaces it; a variant file replaces
-    single cards. Files are applied in the order given."""
+    single cards. Files are applied in the order given. A card whose text is not fully encoded
+    would silently play as blank, so such a pool is refused unless `require_encoded` is False
+    (the `cards` commands, which only show cards)."""
     sets = list(sets)
     official = [load_file(p) for p in official_files()]
     known_sets = sorted({p.set for p in official})
@@ -151,4 +154,13 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
     if len(protos) < 6:
         raise CardDataError(f"a game needs at least 6 protocols; sets {sets} give {len(protos)}")
     order = sorted(protos.values(), key=lambda p: p.name)
+    if require_encoded:
+        for proto in order:
+            for card in proto.cards:
+                for name, box in card.boxes.items():
+                    if not box.encoded:
+                        raise CardDataError(
+                            f"{card.source}: {card.name}: key '{name}': the text {box.text!r} has no "
+                            f"'do' or 'passive', so the engine would play it as blank; encode it "
+                            f"(docs/cards.md) or remove the text")
     return Pool(order, variants)

@@ -138,3 +138,21 @@ def test_reading_variant_changes_the_card():
     base = load_pool()
     alt = load_pool(cards=[READINGS / "diversity_6_at_least_3.toml"])
     assert base.card("Diversity 6").top != alt.card("Diversity 6").top and base.hash != alt.hash
+
+
+def test_unencoded_text_is_refused_for_play_but_listed(tmp_path, capsys):
+    """A card with text but no steps would play as blank: simulating refuses it, naming the file,
+    card and box; `cards list` still shows it as not encoded."""
+    from sim.cli import main
+
+    v = tmp_path / "draft.toml"
+    v.write_text('variant = "draft"\n[[cards]]\nreplaces = "Fire 1"\n'
+                 'middle.text = "Draw 4 cards."\n')
+    with pytest.raises(CardDataError) as e:
+        load_pool(cards=[v])
+    assert "Fire 1" in str(e.value) and "middle" in str(e.value) and "blank" in str(e.value)
+    assert main(["simulate", "--games", "10", "--cards", str(v)]) == 2
+    assert "Fire 1" in capsys.readouterr().err
+    assert main(["cards", "list", "--cards", str(v), "--format", "json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["Fire 1"]["encoded"] is False
