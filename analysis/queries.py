@@ -285,6 +285,18 @@ def compile_rates(runs: Runs) -> pd.DataFrame:
                      + (seat1_compile3_turn is not null)::int, seat1_recompiles from games)""")
 
 
+def _summary_source(what: str, table: str, available: bool, source: str | None) -> str:
+    """Which table answers a query: the per-shard summary `table` when every shard has one (or
+    when asked for), else `events`."""
+    if source is None:
+        return table if available else "events"
+    if source not in (table, "events"):
+        raise ValueError(f"{what}: source must be '{table}' or 'events', not {source!r}")
+    if source == table and not available:
+        raise ValueError(f"{what}: source '{table}' needs a {table} file for every shard")
+    return source
+
+
 def _compile_events(runs: Runs, source: str | None = None) -> pd.DataFrame:
     """Compile and recompile events, with the compile's ordinal for its seat (1st, 2nd, 3rd),
     aggregated to (kind, protocol, line, ordinal, turn) counts, in that order.
@@ -293,12 +305,7 @@ def _compile_events(runs: Runs, source: str | None = None) -> pd.DataFrame:
     every shard has one, else from `events` (every compile event numbered per game and seat: most
     of the report's time at millions of games). `source` ("compiles" or "events") forces one; the
     result is the same."""
-    if source is None:
-        source = "compiles" if runs.has_compiles else "events"
-    if source not in ("compiles", "events"):
-        raise ValueError(f"compile events: source must be 'compiles' or 'events', not {source!r}")
-    if source == "compiles" and not runs.has_compiles:
-        raise ValueError("compile events: source 'compiles' needs a compiles file for every shard")
+    source = _summary_source("compile events", "compiles", runs.has_compiles, source)
     order = "order by kind, protocol, line, ordinal nulls first, turn"
 
     def from_compiles() -> pd.DataFrame:
@@ -375,12 +382,7 @@ def card_impact(runs: Runs, source: str | None = None) -> pd.DataFrame:
     The counts come from the runs' `cards` tables (a few thousand rows per run, written with the
     shards) when every shard has one, else from `events` (one group per game, seat and card: slow
     at millions of games). `source` ("cards" or "events") forces one; the result is the same."""
-    if source is None:
-        source = "cards" if runs.has_cards else "events"
-    if source not in ("cards", "events"):
-        raise ValueError(f"card_impact: source must be 'cards' or 'events', not {source!r}")
-    if source == "cards" and not runs.has_cards:
-        raise ValueError("card_impact: source 'cards' needs a cards file for every shard")
+    source = _summary_source("card_impact", "cards", runs.has_cards, source)
     if source == "events" and not runs.has_events:
         return pd.DataFrame()
 

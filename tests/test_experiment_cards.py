@@ -3,7 +3,6 @@ on a real local Ray with real Parquet: card impact from the cards tables equals 
 the events exactly (every column, and the counts per arm), resume recomputes a shard whose cards
 file is missing or damaged, and the analysis falls back to events when a shard has none."""
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fixtures_analysis.runcopies import copy_without_table, manifest
 
 from analysis import queries as Q
 from analysis.open import open_runs
@@ -49,10 +49,6 @@ from j group by all order by arm, card"""
 @pytest.fixture(scope="module")
 def cards_run(ab_run) -> Path:
     return ab_run
-
-
-def manifest(run_dir: Path) -> dict:
-    return json.loads((run_dir / "run.json").read_text())
 
 
 def test_every_shard_records_its_cards_file(cards_run):
@@ -166,14 +162,7 @@ def test_analysis_falls_back_to_events_without_every_cards_file(cards_run, tmp_p
         Q.card_impact(runs, source="cards")
     runs.close()
     # a run from before the cards table (no cards/ and nothing in run.json): silently from events
-    old = tmp_path / "old"
-    shutil.copytree(cards_run, old)
-    shutil.rmtree(old / "cards")
-    m = manifest(old)
-    for s in m["shards"]:
-        for k in ("cards_file", "cards_rows", "cards_bytes", "cards_sha256"):
-            del s[k]
-    (old / "run.json").write_text(json.dumps(m))
+    old = copy_without_table(cards_run, tmp_path / "old", "cards")
     runs = open_runs(old)
     assert not runs.has_cards and not runs.warnings
     pd.testing.assert_frame_equal(Q.card_impact(runs), want, check_exact=True)

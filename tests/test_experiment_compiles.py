@@ -4,7 +4,6 @@ the events exactly, each shard's file equals an independent DuckDB aggregation o
 resume replays a shard whose compiles file is gone, and the analysis falls back to events when a
 shard has none."""
 
-import json
 import shutil
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fixtures_analysis.runcopies import copy_without_table, manifest
 
 from analysis import queries as Q
 from analysis.open import open_runs
@@ -30,10 +30,6 @@ SHARDS, GAMES = 6, 6000          # the shared ab_run fixture (tests/conftest.py)
 @pytest.fixture(scope="module")
 def compiles_run(ab_run) -> Path:
     return ab_run
-
-
-def manifest(run_dir: Path) -> dict:
-    return json.loads((run_dir / "run.json").read_text())
 
 
 def test_every_shard_records_its_compiles_file(compiles_run):
@@ -125,14 +121,7 @@ def test_analysis_falls_back_to_events_without_every_compiles_file(compiles_run,
         Q._compile_events(runs, source="compiles")
     runs.close()
     # a run from before the compiles table (no compiles/, nothing in run.json): silently from events
-    old = tmp_path / "old"
-    shutil.copytree(compiles_run, old)
-    shutil.rmtree(old / "compiles")
-    m = manifest(old)
-    for s in m["shards"]:
-        for k in ("compiles_file", "compiles_rows", "compiles_bytes", "compiles_sha256"):
-            del s[k]
-    (old / "run.json").write_text(json.dumps(m))
+    old = copy_without_table(compiles_run, tmp_path / "old", "compiles")
     runs = open_runs(old)
     assert not runs.has_compiles and not runs.warnings
     pd.testing.assert_frame_equal(Q._compile_events(runs), want, check_exact=True)

@@ -39,12 +39,15 @@ AMOUNTS = {"hand", "deck", "trash", "discarded", "stated", "value_of_that", "pro
            "protocols_in_line", "protocol_cards_in_field", "other_protocol_cards_in_field",
            "your_value_here", "opponent_value_here"}
 NAMED_CONDITIONS = {"did", "this_covered", "this_covering", "that_matches_stated", "same"}
-PASSIVE_KEYS = {
-    "facedown_value", "line_value", "line_value_per_facedown", "deny_play", "play_faceup_anywhere",
-    "ignore_middle", "skip_check_cache", "line_value_per_hand_card", "line_value_per_opponent_card",
-    "return_to_deck_top", "unflippable", "no_draw_with_hand", "no_opponent_middle_on_your_turn",
-    "protocol_faceup_here", "play_anywhere", "play_either_side",
-}
+# passive keys that carry an amount (the record field it goes to), and those that are a flag
+AMOUNT_PASSIVES = {"facedown_value": "facedown_value", "line_value": "line_value",
+                   "line_value_per_facedown": "per_facedown", "line_value_per_hand_card": "per_hand",
+                   "line_value_per_opponent_card": "per_opp_card"}
+FLAG_PASSIVES = ("play_faceup_anywhere", "ignore_middle", "skip_check_cache", "return_to_deck_top",
+                 "unflippable", "no_draw_with_hand", "no_opponent_middle_on_your_turn",
+                 "protocol_faceup_here")
+DENY_PASSIVES = {"facedown": "deny_facedown_line", "any": "deny_any_line", "faceup": "deny_faceup"}
+PASSIVE_KEYS = {*AMOUNT_PASSIVES, *FLAG_PASSIVES, "deny_play", "play_anywhere", "play_either_side"}
 SIMPLE_VERB_VALUES = {
     "refresh": (True,), "reveal_hand": (True,), "rearrange": ("yours", "theirs"), "swap": ("yours",),
     "deny_compile": ("next_turn",), "state": ("number", "protocol"),
@@ -218,10 +221,9 @@ def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
     extra = set(mod) - PASSIVE_KEYS - {"whose", "scope", "if"}
     if extra:
         raise _err(path, card, f"{key}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(PASSIVE_KEYS)}")
-    if "deny_play" in mod and mod["deny_play"] not in ("facedown", "faceup", "any"):
+    if "deny_play" in mod and mod["deny_play"] not in DENY_PASSIVES:
         raise _err(path, card, f"{key}.deny_play", "expected \"facedown\", \"faceup\" or \"any\"")
-    for k in ("facedown_value", "line_value", "line_value_per_facedown", "line_value_per_hand_card",
-              "line_value_per_opponent_card"):
+    for k in AMOUNT_PASSIVES:
         if k in mod and (isinstance(mod[k], bool) or not isinstance(mod[k], int)):
             raise _err(path, card, f"{key}.{k}", "expected a whole number")
     if "play_either_side" in mod and mod["play_either_side"] not in (True, "any_face"):
@@ -339,7 +341,7 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     verb = next(k for k in step if k in K["verbs"])
     count = step[verb]
     rec = dict.fromkeys(STEP_FIELDS, 0)
-    rec["verb"] = K["verbs"][verb]
+    rec["verb"] = K["verb_from"].get((verb, step.get("from")), K["verbs"][verb])
     rec["value_op"] = 255
     if verb in ("rearrange", "state", "shuffle"):
         rec["n"] = {"yours": 0, "theirs": 1, "number": 0, "protocol": 1, "deck": 0,
@@ -368,7 +370,7 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     rec["pick"] = K["pick"].get(step.get("pick"), 0)
     rec["each"] = K["each"].get(step.get("each"), 0)
     rec["to"] = K["to"][step.get("to", "any")]
-    rec["source"] = K["from"][step.get("from", "hand")]     # reveal without `from`: the field
+    rec["source"] = K["from"][step.get("from", "hand")]
     rec["face_down"] = int(verb == "play" and (step.get("face") == "down"
                                                or step.get("from") in ("deck_top", "opponent_deck")))
     rec["under_this"] = int(step.get("under") == "this")
@@ -428,35 +430,16 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             rec["step_start"][b] = _compile_steps(box.do, steps)
             rec["step_len"][b] = len(box.do)
         for m in box.passive:
-            if "facedown_value" in m:
-                rec["passive"][b] |= P["facedown_value"]
-                rec["facedown_value"] = m["facedown_value"]
+            for key, field_name in AMOUNT_PASSIVES.items():
+                if key in m:
+                    rec["passive"][b] |= P[key]
+                    rec[field_name] = m[key]
             if "line_value" in m:
-                rec["passive"][b] |= P["line_value"]
-                rec["line_value"] = m["line_value"]
                 rec["line_value_opp"] = int(m.get("whose", "you") == "opponent")
                 rec["line_value_cond"] = int(m.get("if") == "other_protocol_faceup_in_stack")
-            if "line_value_per_facedown" in m:
-                rec["passive"][b] |= P["line_value_per_facedown"]
-                rec["per_facedown"] = m["line_value_per_facedown"]
             if "deny_play" in m:
-                kind = m["deny_play"]
-                rec["passive"][b] |= {"facedown": P["deny_facedown_line"], "any": P["deny_any_line"],
-                                      "faceup": P["deny_faceup"]}[kind]
-            if m.get("play_faceup_anywhere"):
-                rec["passive"][b] |= P["play_faceup_anywhere"]
-            if m.get("ignore_middle"):
-                rec["passive"][b] |= P["ignore_middle"]
-            if m.get("skip_check_cache"):
-                rec["passive"][b] |= P["skip_check_cache"]
-            if "line_value_per_hand_card" in m:
-                rec["passive"][b] |= P["line_value_per_hand_card"]
-                rec["per_hand"] = m["line_value_per_hand_card"]
-            if "line_value_per_opponent_card" in m:
-                rec["passive"][b] |= P["line_value_per_opponent_card"]
-                rec["per_opp_card"] = m["line_value_per_opponent_card"]
-            for flag in ("return_to_deck_top", "unflippable", "no_draw_with_hand",
-                         "no_opponent_middle_on_your_turn", "protocol_faceup_here"):
+                rec["passive"][b] |= P[DENY_PASSIVES[m["deny_play"]]]
+            for flag in FLAG_PASSIVES:
                 if m.get(flag):
                     rec["passive"][b] |= P[flag]
             if m.get("play_anywhere"):

@@ -18,7 +18,9 @@ cdef enum Verb:
     V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_REVEAL, V_PLAY,
     V_REFRESH, V_REARRANGE, V_SWAP, V_REVEAL_HAND, V_REVEAL_FROM_HAND, V_GIVE, V_TAKE,
     V_DENY_COMPILE, V_EITHER, V_STATE, V_SHUFFLE, V_SWAP_STACKS, V_COPY_MIDDLE,
-    V_COMPILE_PROTOCOL
+    V_COMPILE_PROTOCOL,
+    V_REVEAL_ZONE,      # `reveal` from a deck, the trash or the cards just drawn (loader's choice)
+    V_TAKE_FIELD        # `take` from the field (loader's choice)
 
 cdef enum CountKind:
     CK_N, CK_THIS, CK_THAT, CK_ALL, CK_EACH, CK_ONE_OR_MORE, CK_DISCARDED_PLUS1,

@@ -605,6 +605,10 @@ def constants():
                   "either": V_EITHER, "state": V_STATE, "shuffle": V_SHUFFLE,
                   "swap_stacks": V_SWAP_STACKS, "copy_middle": V_COPY_MIDDLE,
                   "compile_protocol": V_COMPILE_PROTOCOL},
+        # the engine verb a card-language verb compiles to when its source is not the usual one
+        "verb_from": {("reveal", "deck_top"): V_REVEAL_ZONE, ("reveal", "deck"): V_REVEAL_ZONE,
+                      ("reveal", "trash"): V_REVEAL_ZONE, ("reveal", "drawn"): V_REVEAL_ZONE,
+                      ("take", "field"): V_TAKE_FIELD},
         "count": {"n": CK_N, "this": CK_THIS, "that": CK_THAT, "all": CK_ALL, "each": CK_EACH,
                   "1+": CK_ONE_OR_MORE, "discarded+1": CK_DISCARDED_PLUS1,
                   "value_of_that": CK_VALUE_OF_THAT, "per_2_in_line": CK_PER2_IN_LINE,

@@ -309,6 +309,11 @@ cdef int amount(Game* g, Frame* fr, int kind, int n, int who) noexcept nogil:
         return line_value(g, 1 - fr.ctrl, tl)
     return n
 
+cdef inline bint acts_on_field(int verb) noexcept nogil:
+    """Verbs whose targets are cards on the field, chosen by the step's selectors."""
+    return (verb == V_FLIP or verb == V_DELETE or verb == V_RETURN or verb == V_SHIFT
+            or verb == V_REVEAL or verb == V_TAKE_FIELD or verb == V_COPY_MIDDLE)
+
 cdef inline int decider(Frame* fr, const Step* st) noexcept nogil:
     return 1 - fr.ctrl if st.who_opp else fr.ctrl
 
@@ -339,11 +344,9 @@ cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
         return verb_draw(g, fr, st, dec)
     if st.verb == V_DISCARD:
         return verb_discard(g, fr, st, dec)
-    if st.verb == V_REVEAL and st.source != S_FIELD and st.source != S_HAND:
+    if st.verb == V_REVEAL_ZONE:
         return verb_reveal_zone(g, fr, st, dec)
-    if st.verb == V_TAKE and st.source == S_FIELD:
-        return verb_field(g, fr, st, dec)
-    if st.verb == V_FLIP or st.verb == V_DELETE or st.verb == V_RETURN or st.verb == V_SHIFT or st.verb == V_REVEAL:
+    if acts_on_field(st.verb):
         return verb_field(g, fr, st, dec)
     if st.verb == V_PLAY:
         return verb_play(g, fr, st, dec)
@@ -374,8 +377,6 @@ cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
         return verb_shuffle(g, dec, st.n)
     if st.verb == V_SWAP_STACKS:
         return verb_swap_stacks(g, fr, dec)
-    if st.verb == V_COPY_MIDDLE:
-        return verb_field(g, fr, st, dec)
     if st.verb == V_COMPILE_PROTOCOL:
         return verb_compile_protocol(g, fr, dec)
     return 0
@@ -397,23 +398,19 @@ cdef bint step_possible(Game* g, Frame* fr, const Step* st) noexcept nogil:
         if st.source == S_OPP_DECK:
             return g.ndeck[1 - dec] > 0
         return g.nhand[dec] > 0
-    if v == V_REVEAL and st.source != S_FIELD and st.source != S_HAND:
+    if v == V_REVEAL_ZONE:
         return reveal_candidates(g, fr, st, dec, scratch) > 0
     if v == V_GIVE or v == V_REVEAL_FROM_HAND:
         return g.nhand[dec] > 0
-    if v == V_TAKE and st.source == S_FIELD:
-        return collect(g, fr, st, -1, scratch) > 0
     if v == V_TAKE:
         return g.nhand[1 - dec] > 0
     if v == V_SHUFFLE:
         return g.ntrash[dec] > 0 if st.n == 1 else g.ndeck[dec] > 1
     if v == V_SWAP_STACKS:
         return (g.nstack[dec][0] > 0) + (g.nstack[dec][1] > 0) + (g.nstack[dec][2] > 0) >= 2
-    if v == V_COPY_MIDDLE:
-        return collect(g, fr, st, -1, scratch) > 0
     if v == V_REFRESH:
         return can_refresh(g, dec)
-    if v == V_FLIP or v == V_DELETE or v == V_RETURN or v == V_SHIFT or v == V_REVEAL:
+    if acts_on_field(v):
         if st.count_kind == CK_THIS:
             return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
         if st.count_kind == CK_THAT:

@@ -9,11 +9,11 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                            int not_line, bint down_only, int line_rule, Frame* fr,
                            const Step* st) noexcept nogil:
     """Legal plays of these cards into g.opts, encoded card | line << 8 | face-up << 10 |
-    opponent's side << 11. The action and every "play" effect share it; `line_rule` is a Dest
-    (T_LINE_WITH_FACEDOWN), `st` adds the step's value and protocol filters. The rules are those
-    of can_play_face (zones.pxi), with the per-line facts looked up once per call: this runs
+    opponent's side << 11: the one statement of rule 5.1 and the play passives, shared by the
+    action and every "play" effect. `line_rule` is a Dest (T_LINE_WITH_FACEDOWN), `st` adds the
+    step's value and protocol filters. The per-line facts are looked up once per call: this runs
     for every action of every game."""
-    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, t, s
+    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, s
     cdef uint32_t opp_all, mine_all
     cdef bint line_ok[3]
     cdef bint down_ok[3]
@@ -30,11 +30,7 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                           or (line_rule == T_LINE_WITH_FACEDOWN and not line_has_facedown(g, l)))
         down_ok[l] = not (g.pas[o][l] & PA_DENY_FACEDOWN_LINE)
         for s in range(2):
-            welcome[l][s] = -1
-            if g.pas[s][l] & PA_PROTO_FACEUP_HERE:
-                t = top_card(g, s, l)
-                if t >= 0 and g.face_up[t] and (cdef_of(g, t).passive[BOX_BOTTOM] & PA_PROTO_FACEUP_HERE):
-                    welcome[l][s] = cdef_of(g, t).protocol
+            welcome[l][s] = welcome_protocol(g, s, l)
     up_anywhere = (mine_all & PA_FACEUP_ANYWHERE) != 0
     for i in range(ncards):
         c = cards[i]
@@ -56,14 +52,6 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                     g.opts[n] = c | (l << 8) | (side << 11)   # face-down it has no text to cross sides
                     n += 1
     return n
-
-cdef bint line_has_facedown(Game* g, int l) noexcept nogil:
-    cdef int s, i
-    for s in range(2):
-        for i in range(g.nstack[s][l]):
-            if not g.face_up[g.stack[s][l][i]]:
-                return True
-    return False
 
 cdef int effect_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Options for "Play 1 card" from hand, from the trash or "that card", with the step's line,
@@ -124,15 +112,11 @@ cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     for i in range(n):
         if stopped(g):
             break
-        if st.under_this:
+        if st.under_this or st.to == T_THIS_STACK:       # under / onto this card's stack
             if not on_field(g, fr.src):
                 break
-            done |= play_from_deck(g, fr, dec, q, g.side[fr.src], g.line[fr.src], fr.src)
-            continue
-        if st.to == T_THIS_STACK:
-            if not on_field(g, fr.src):
-                break
-            done |= play_from_deck(g, fr, dec, q, g.side[fr.src], g.line[fr.src], -1)
+            done |= play_from_deck(g, fr, dec, q, g.side[fr.src], g.line[fr.src],
+                                   fr.src if st.under_this else -1)
             continue
         nl = 0
         for l in range(3):

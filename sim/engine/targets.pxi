@@ -16,9 +16,7 @@ cdef bint matches(Game* g, Frame* fr, const Step* st, int c, int top, int l) noe
         return False
     if st.line == L_OTHER and l == tl:
         return False
-    if st.value_mask and not ((st.value_mask >> card_value(g, c)) & 1):
-        return False
-    if st.value_op != 0xFF and not compare(card_value(g, c), st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl)):
+    if not value_allowed(g, fr, st, card_value(g, c)):
         return False
     if st.line == L_THIS_STACK and (l != tl or g.side[c] != g.side[fr.src] or not on_field(g, fr.src)):
         return False
@@ -123,12 +121,15 @@ cdef int deck_matches(Game* g, Frame* fr, const Step* st, int p, int32_t* out) n
             n += 1
     return n
 
-cdef bint card_fits(Game* g, Frame* fr, const Step* st, int c) noexcept nogil:
-    """Value and protocol filters for a card off the field (its printed value and protocol)."""
-    cdef int v = cdef_of(g, c).value
+cdef bint value_allowed(Game* g, Frame* fr, const Step* st, int v) noexcept nogil:
+    """The step's value selectors: a list of values, or a comparison with an amount."""
     if st.value_mask and not ((st.value_mask >> v) & 1):
         return False
-    if st.value_op != 0xFF and not compare(v, st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl)):
+    return st.value_op == 0xFF or compare(v, st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl))
+
+cdef bint card_fits(Game* g, Frame* fr, const Step* st, int c) noexcept nogil:
+    """Value and protocol filters for a card off the field (its printed value and protocol)."""
+    if not value_allowed(g, fr, st, cdef_of(g, c).value):
         return False
     if st.proto_filter == 1 and cdef_of(g, c).protocol != g.cdefs[fr.defn].protocol:
         return False
@@ -138,20 +139,14 @@ cdef bint card_fits(Game* g, Frame* fr, const Step* st, int c) noexcept nogil:
 
 cdef int each_lines(Game* g, Frame* fr, const Step* st, int32_t* lines) noexcept nogil:
     """The lines an "in each line" step notes before it starts (6.4)."""
-    cdef int nl = 0, l, tl = this_line(g, fr), s, i, down
+    cdef int nl = 0, l, tl = this_line(g, fr)
     for l in range(3):
         if st.each == E_OTHER_LINE and l == tl:
             continue
         if st.each == E_LINE_WITH_YOUR_CARD and g.nstack[fr.ctrl][l] == 0:
             continue
-        if st.each == E_LINE_WITH_FACEDOWN:
-            down = 0
-            for s in range(2):
-                for i in range(g.nstack[s][l]):
-                    if not g.face_up[g.stack[s][l][i]]:
-                        down = 1
-            if not down:
-                continue
+        if st.each == E_LINE_WITH_FACEDOWN and not line_has_facedown(g, l):
+            continue
         lines[nl] = l
         nl += 1
     return nl

@@ -22,7 +22,7 @@ cdef int draw_searched(Game* g, Frame* fr, const Step* st, int p) noexcept nogil
     """Draw chosen cards out of a revealed deck (Clarity 2/3: one; Unity 4: all that match).
     A draw, so Ice 6 stops it and after-draw triggers see it; it never reshuffles."""
     cdef int32_t cand[MAXCARDS]
-    cdef int n, c, got = 0, k
+    cdef int n, c, got = 0
     if draw_blocked(g, p):
         return 0
     while not stopped(g):
@@ -34,10 +34,7 @@ cdef int draw_searched(Game* g, Frame* fr, const Step* st, int p) noexcept nogil
         c = cand[0] if st.count_kind == CK_ALL else choose(g, p, D_DECK, cand, n)
         if c < 0:
             break
-        for k in range(g.ndeck[p]):
-            if g.deck[p][k] == c:
-                list_remove(g.deck[p], &g.ndeck[p], c)
-                break
+        list_remove(g.deck[p], &g.ndeck[p], c)
         put_hand(g, p, c)
         ev_rec(g, EK_DRAW, p, g.def_id[c], -1, 0)
         got += 1
@@ -81,7 +78,7 @@ cdef int act_on(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nog
     fr.that = c
     if st.verb == V_FLIP:
         return flip_card_ex(g, c, dec, not st.no_middle)
-    if st.verb == V_TAKE:
+    if st.verb == V_TAKE_FIELD:
         return take_from_field(g, c, dec)
     if st.verb == V_COPY_MIDDLE:
         return copy_middle(g, fr, c)
@@ -358,23 +355,19 @@ cdef int verb_state(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
 
 cdef int verb_shuffle(Game* g, int p, int trash_too) noexcept nogil:
     """Shuffle p's deck, first putting the trash into it (Clarity 4, Time 0/2)."""
-    cdef int i, c
-    if g.ndeck[p] + (g.ntrash[p] if trash_too else 0) == 0:
-        return 0
     if trash_too:
-        for i in range(g.ntrash[p]):
-            c = g.trash[p][i]
-            g.deck[p][g.ndeck[p]] = c
-            g.ndeck[p] += 1
-            g.zone[c] = Z_DECK
-            g.face_up[c] = 0
-        g.ntrash[p] = 0
-    shuffle_deck(g, p)
-    log_add(g, LG_SHUFFLE, p, -1, -1, 1 + trash_too, 0)
-    if g.ndeck[p] > 1:
-        g.ev[p] |= EV_SHUFFLE
+        if g.ndeck[p] + g.ntrash[p] == 0:
+            return 0
+        reshuffle_trash(g, p)
         return 1
-    return trash_too
+    if g.ndeck[p] == 0:
+        return 0
+    shuffle_deck(g, p)
+    log_add(g, LG_SHUFFLE, p, -1, -1, 1, 0)
+    if g.ndeck[p] < 2:
+        return 0                       # shuffling 1 card changes nothing (Time 2 ruling)
+    g.ev[p] |= EV_SHUFFLE
+    return 1
 
 cdef int verb_swap_stacks(Game* g, Frame* fr, int p) noexcept nogil:
     """Mirror 2: two of p's non-empty stacks trade lines, keeping their order (no card is

@@ -242,31 +242,30 @@ cdef inline int line_cards(Game* g, int l) noexcept nogil:
 
 # -- playing restrictions (5.1, passives) --------------------------------------------------------
 
-cdef bint protocol_welcome(Game* g, int c, int l) noexcept nogil:
-    """Unity 1: an uncovered face-up card lets cards of its protocol be played face-up here."""
-    cdef int s, t
-    for s in range(2):
-        t = top_card(g, s, l)
-        if t >= 0 and g.face_up[t] and (cdef_of(g, t).passive[BOX_BOTTOM] & PA_PROTO_FACEUP_HERE) \
-                and cdef_of(g, t).protocol == cdef_of(g, c).protocol:
-            return True
-    return False
+cdef int welcome_protocol(Game* g, int s, int l) noexcept nogil:
+    """Unity 1: the protocol whose cards may be played face-up in line l because of an active
+    text in stack (s, l), or -1."""
+    cdef int i, c, box, n = g.nstack[s][l]
+    cdef const CardDef* d
+    if not has_passive(g, s, PA_PROTO_FACEUP_HERE, l):
+        return -1
+    for i in range(n):
+        c = g.stack[s][l][i]
+        d = cdef_of(g, c)
+        if not g.face_up[c]:
+            continue
+        for box in range(3):
+            if (d.passive[box] & PA_PROTO_FACEUP_HERE) and (box != BOX_BOTTOM or i == n - 1):
+                return d.protocol
+    return -1
 
-cdef bint can_play_face(Game* g, int p, int c, int l, bint face_up) noexcept nogil:
-    """May player p play card c into line l (of either side) with this face?"""
-    cdef int o = 1 - p
-    cdef int pr
-    if has_passive(g, o, PA_DENY_ANY_LINE, l):
-        return False
-    if face_up:
-        if has_passive(g, o, PA_DENY_FACEUP, -1):
-            return False
-        pr = cdef_of(g, c).protocol
-        if pr != g.proto[p][l] and pr != g.proto[o][l] and not has_passive(g, p, PA_FACEUP_ANYWHERE, -1) \
-                and not (cdef_of(g, c).self_play & SP_ANYWHERE) and not protocol_welcome(g, c, l):
-            return False
-        return True
-    return not has_passive(g, o, PA_DENY_FACEDOWN_LINE, l)
+cdef bint line_has_facedown(Game* g, int l) noexcept nogil:
+    cdef int s, i
+    for s in range(2):
+        for i in range(g.nstack[s][l]):
+            if not g.face_up[g.stack[s][l][i]]:
+                return True
+    return False
 
 cdef bint can_play_down_into(Game* g, int p, int l) noexcept nogil:
     return not has_passive(g, 1 - p, PA_DENY_ANY_LINE, l) and not has_passive(g, 1 - p, PA_DENY_FACEDOWN_LINE, l)
