@@ -65,19 +65,20 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
         c = pool.card(args.name)
     except KeyError as e:
         raise UsageError(e.args[0]) from None
-    spec = pool.specs[c.id]
+    data = pool.specs[c.id].as_data()
+    if args.format == "json":
+        print(json.dumps({**data, "protocol": c.protocol, "set": c.set, "source": c.source, "encoded": c.encoded},
+                         indent=1))
+        return 0
     print(f"{c.name}  ({c.set}, value {c.value}, from {c.source})")
     for box in ("top", "middle", "bottom"):
-        b = spec.boxes.get(box)
-        if b is None:
+        if box not in data:
             continue
-        print(f"  {box}: {b.text}")
-        if b.when:
-            print(f"    when: {b.when}" + (f" (by {b.by})" if b.when.startswith("after") else ""))
-        for step in b.do:
-            print(f"    do: {step}")
-        for m in b.passive:
-            print(f"    passive: {m}")
+        keys = dict(data[box])
+        print(f"  {box}: {keys.pop('text', '')}")
+        for key, value in keys.items():
+            for item in value if isinstance(value, list) else [value]:
+                print(f"    {key}: {item}")
     print(f"  encoded: {'yes' if c.encoded else 'no'}")
     return 0
 
@@ -87,13 +88,25 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
 
     for f in args.files:
         spec = load_file(f)
+        pool = load_pool(cards=[f], require_encoded=False)     # against the official pool: names, targets
         if isinstance(spec, ProtocolSpec):
             missing = [c.name for c in spec.cards if not c.encoded]
             print(f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
                   + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded"))
-        else:
-            load_pool(cards=[f], require_encoded=False)
-            print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
+            continue
+        print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
+        for name, raw in spec.replaces.items():
+            card = pool.card(name)
+            for box in ("top", "middle", "bottom"):
+                named = raw.get(box) if isinstance(raw.get(box), dict) else {}
+                kept = pool.specs[card.id].boxes.get(box)
+                if "text" in named and not {"do", "passive"} & set(named) and kept and (kept.do or kept.passive):
+                    print(f"  note: {card.name}: {box}.text changed but {box}.do/{box}.passive not named: "
+                          "the card keeps its old steps")
+            same = [o.name for o in pool.cards
+                    if o.protocol == card.protocol and o.value == card.value and o is not card]
+            if same:
+                print(f"  note: {card.name} now has value {card.value}, like {', '.join(same)}")
     return 0
 
 
@@ -222,8 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "json"), default="table")
     _add_pool_args(p)
     p.set_defaults(func=cmd_cards_list)
-    p = csub.add_parser("show", help='show one card, e.g. protolab cards show "Fire 1"')
+    p = csub.add_parser("show", help='one card and every key it is encoded with: protolab cards show "Fire 1"')
     p.add_argument("name")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="json: the card as data, the keys a card file would write")
     _add_pool_args(p)
     p.set_defaults(func=cmd_cards_show)
     p = csub.add_parser("check", help="validate protocol or variant files")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -88,6 +87,8 @@ class Pool:
                                 "steps": [_hashed(s, LATER_STEP_FIELDS) for s in steps],
                                 "names": [c.name for c in self.cards]}, sort_keys=True)
         self.hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        # The compiled engine records, kept for inspection (what a card compiles to, tests).
+        self.card_records, self.step_records = cards, steps
         self.core = CorePool(cards, steps, proto_cards)
 
     def card(self, name: str) -> CardInfo:
@@ -108,23 +109,34 @@ class Pool:
 
 
 def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec) -> None:
+    """Replace cards by the variant's tables: a replacement changes exactly the keys it names (a
+    box key such as `middle.do` replaces that key only) and inherits every other key of the card."""
     index = {c.name.lower(): (p, i) for p in protos.values() for i, c in enumerate(p.cards)}
     for target, raw in var.replaces.items():
         if target.lower() not in index:
             raise CardDataError(f"{var.source}: card '{target}': key 'replaces': no such card in the pool")
         proto, i = index[target.lower()]
-        old = proto.cards[i]
-        merged = {"value": old.value, "name": old.name}
-        for b in BOXES:
-            if b in old.boxes:
-                box = old.boxes[b]
-                merged[b] = {k: copy.deepcopy(v) for k, v in (("text", box.text), ("when", box.when),
-                             ("by", box.by), ("do", box.do), ("passive", box.passive)) if v}
+        merged = proto.cards[i].as_data()
         for k, v in raw.items():
-            if k != "replaces":
+            if k == "replaces":
+                continue
+            if k in BOXES and isinstance(v, dict) and isinstance(merged.get(k), dict):
+                merged[k] = {**merged[k], **v}
+            else:
                 merged[k] = v
         proto.cards[i] = parse_card(Path(var.source), proto.name, proto.set, merged, i)
         proto.cards[i].source = var.source
+
+
+def _check_names(protos: Iterable[ProtocolSpec]) -> None:
+    """Two cards of one name would shadow each other in every table keyed by name."""
+    seen: dict[str, CardSpec] = {}
+    for proto in protos:
+        for card in proto.cards:
+            other = seen.setdefault(card.name.lower(), card)
+            if other is not card:
+                raise CardDataError(f"{card.source}: {card.name}: key 'name': the pool already has a card of this "
+                                    f"name (from {other.source}); card names must be unique")
 
 
 def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = (),
@@ -154,6 +166,7 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
     if len(protos) < 6:
         raise CardDataError(f"a game needs at least 6 protocols; sets {sets} give {len(protos)}")
     order = sorted(protos.values(), key=lambda p: p.name)
+    _check_names(protos.values())          # official first: a clash is blamed on the file that adds it
     if require_encoded:
         for proto in order:
             for card in proto.cards:

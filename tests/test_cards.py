@@ -147,7 +147,7 @@ def test_unencoded_text_is_refused_for_play_but_listed(tmp_path, capsys):
 
     v = tmp_path / "draft.toml"
     v.write_text('variant = "draft"\n[[cards]]\nreplaces = "Fire 1"\n'
-                 'middle.text = "Draw 4 cards."\n')
+                 'middle.text = "Draw 4 cards."\nmiddle.do = []\n')
     with pytest.raises(CardDataError) as e:
         load_pool(cards=[v])
     assert "Fire 1" in str(e.value) and "middle" in str(e.value) and "blank" in str(e.value)

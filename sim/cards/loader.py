@@ -3,8 +3,9 @@ the engine's step records. Every error names the file, the card and the key."""
 
 from __future__ import annotations
 
+import copy
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,6 @@ def parse_condition(text: str) -> tuple[str, str, str | int] | None:
     return parts[0], parts[1], rhs
 
 
-BOX_KEYS = {"text", "when", "by", "do", "passive", "during", "where", "covered_by"}
-
 
 class CardDataError(ValueError):
     """A card file that cannot be used; the message says where and what was expected."""
@@ -90,6 +89,16 @@ class Box:
     def encoded(self) -> bool:
         return not self.text or bool(self.do or self.passive)
 
+    def as_data(self) -> dict[str, Any]:
+        """The keys this box sets (those that differ from an empty box), as a file would write them:
+        what a variant inherits and what `cards show` prints."""
+        return {k: copy.deepcopy(getattr(self, k)) for k in BOX_KEYS if getattr(self, k) != getattr(EMPTY_BOX, k)}
+
+
+# The keys a box may have: the fields of Box, declared once above.
+BOX_KEYS = tuple(f.name for f in fields(Box))
+EMPTY_BOX = Box()
+
 
 @dataclass
 class CardSpec:
@@ -106,6 +115,11 @@ class CardSpec:
 
     def text(self, box: str) -> str:
         return self.boxes[box].text if box in self.boxes else ""
+
+    def as_data(self) -> dict[str, Any]:
+        """The card as a file would write it (every encoded key), e.g. `cards show --format json`."""
+        boxes = {b: self.boxes[b].as_data() for b in BOXES if b in self.boxes}
+        return {"name": self.name, "value": self.value, **boxes}
 
 
 @dataclass
@@ -239,7 +253,7 @@ def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
 def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
     if not isinstance(raw, dict):
         raise _err(path, card, box, "expected a table with text/when/do/passive")
-    extra = set(raw) - BOX_KEYS
+    extra = set(raw) - set(BOX_KEYS)
     if extra:
         raise _err(path, card, f"{box}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(BOX_KEYS)}")
     text = raw.get("text", "")
@@ -270,8 +284,7 @@ def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
         _check_passive(path, card, box, m, i)
     if box != "middle" and do and when is None:
         raise _err(path, card, f"{box}.when", "steps in a top or bottom box need a trigger (when = ...)")
-    return Box(text=text, when=when, by=by, do=do, passive=passive, during=raw.get("during"),
-               where=raw.get("where"), covered_by=raw.get("covered_by"))
+    return Box(**{k: raw[k] for k in BOX_KEYS if k in raw})
 
 
 def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> CardSpec:
@@ -312,6 +325,12 @@ def load_file(path: str | Path) -> ProtocolSpec | VariantSpec:
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise _err(path, sorted(dup)[0], "name", "two cards have this name; give them distinct values or names")
+    values = [c.value for c in cards]
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        named = [c.name for c in cards if c.value == twice[0]]
+        raise _err(path, named[1], "value", f"value {twice[0]} is also {named[0]}'s; the six cards of a protocol "
+                   "have distinct values (a variant file may give a card another card's value)")
     return ProtocolSpec(name=name, set=set_name, cards=cards, source=str(path))
 
 
@@ -326,7 +345,12 @@ def _load_variant(path: Path, raw: dict[str, Any]) -> VariantSpec:
     for i, c in enumerate(cards):
         if not isinstance(c, dict) or not isinstance(c.get("replaces"), str):
             raise _err(path, f"card #{i + 1}", "replaces", "expected the name of the card to replace, e.g. \"Fire 1\"")
-        out[c["replaces"]] = c
+        target = c["replaces"].strip()
+        earlier = next((n for n in out if n.lower() == target.lower()), None)
+        if earlier is not None:
+            raise _err(path, f"card #{i + 1}", "replaces", f"{target!r} is already replaced by an earlier [[cards]] "
+                       "table of this file; put both changes in one table")
+        out[target] = c
     return VariantSpec(name=str(raw["variant"]), replaces=out, source=str(path))
 
 
