@@ -1,9 +1,16 @@
-"""Scenario files (docs/scenarios.md): an exact position, scripted decisions, expectations."""
+"""Scenario files (docs/scenarios.md): an exact position, scripted decisions, expectations.
+
+The runner is strict: every key a file may hold is declared once, in SCHEMA below, with the
+value it accepts. An unknown section or key, a value of the wrong kind, an expectation naming a
+card or protocol that is not in play, or a file that checks nothing is refused with one line
+naming the file and the key, because a silently ignored key is a check that never runs."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,17 +22,246 @@ from sim.pool import Pool, load_pool
 
 K = constants()
 PHASES = K["phase"]
-SIDE_KEYS = {"protocols", "compiled", "hand", "deck", "trash", "stacks", "owns"}
-SETUP_KEYS = {"active", "phase", "turn", "control", "seed", "turn_cap", "deny_compile", "A", "B"}
-EXPECT_SIDE = {"hand", "trash", "stacks", "deck", "deck_count", "compiled", "protocols", "values", "owns",
-               "hand_count"}
-EXPECT_TOP = {"control", "winner", "active", "phase", "turn", "pending", "options", "log", "no_log", "error",
-              "A", "B"}
+SETUP_PHASES = ("start", "control", "compile", "action", "cache", "end")
 
 
 class ScenarioError(ValueError):
-    """A scenario that cannot be set up; names the file and the key."""
+    """A scenario that cannot be set up or is malformed; names the file and the key."""
 
+
+# -- the schema: every allowed key and the value it accepts, declared once ---------------------------
+
+@dataclass(frozen=True)
+class Kind:
+    """What one key accepts: a test of the value's shape, the words for messages and the docs, and
+    which names inside it must exist in the game (in [expect], checked once the position is known;
+    the names of [setup] are checked by placing them)."""
+
+    expected: str
+    accepts: Callable[[Any], bool]
+    names: str = ""  # "" | "cards" | "stacks" | "protocols" | "text"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A TOML table: its allowed keys (values or sub-tables) and which of them must be present."""
+
+    doc: str
+    keys: dict[str, Kind | Table]
+    required: tuple[str, ...] = ()
+
+
+def _integer(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)  # TOML true/false are Python ints too
+
+
+def _whole(v: Any, lowest: int) -> bool:
+    return _integer(v) and v >= lowest
+
+
+def _strings(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _three(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and len(v) == 3 and all(item(x) for x in v)
+
+
+def _one_of(*allowed: str) -> Kind:
+    quoted = [f'"{a}"' for a in allowed]
+    return Kind(f"{', '.join(quoted[:-1])} or {quoted[-1]}", lambda v: isinstance(v, str) and v in allowed)
+
+
+TEXT = Kind("a string", lambda v: isinstance(v, str))
+NON_EMPTY = Kind("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip()))
+RULE = Kind('a non-empty string: a card name or a rule number such as "1.2"',
+            lambda v: isinstance(v, str) and bool(v.strip()))
+FILES = Kind("an array of file paths", _strings)
+SEAT = _one_of(*SEATS)
+SEAT_OR_NONE = _one_of("none", *SEATS)
+WINNER = _one_of("none", *SEATS, "draw")
+SETUP_PHASE = _one_of(*SETUP_PHASES)
+PHASE = _one_of(*(p for p in PHASES if p != "draft"))  # a scenario starts after the draft
+COUNT = Kind("a whole number from 0", lambda v: _whole(v, 0))
+FROM_ONE = Kind("a whole number from 1", lambda v: _whole(v, 1))
+STRINGS = Kind("an array of strings", _strings)
+CARDS = Kind("an array of card names", _strings, "cards")
+STACKS = Kind("three arrays of card names (left, middle, right; each bottom to top)", _three(_strings), "stacks")
+THREE_PROTOCOLS = Kind("three protocol names", _three(lambda x: isinstance(x, str)), "protocols")
+PROTOCOLS = Kind("an array of protocol names", _strings, "protocols")
+VALUES = Kind("three whole numbers (a line value may be negative)", _three(_integer))
+TEXTS = Kind("an array of strings", _strings, "text")
+
+SETUP_SIDE = Table("one player's position", {
+    "protocols": THREE_PROTOCOLS, "compiled": PROTOCOLS, "hand": CARDS, "deck": CARDS, "trash": CARDS,
+    "stacks": STACKS, "owns": CARDS,
+}, required=("protocols",))
+EXPECT_SIDE = Table("one player's expected zones", {
+    "hand": CARDS, "hand_count": COUNT, "trash": CARDS, "deck": CARDS, "deck_count": COUNT, "stacks": STACKS,
+    "compiled": PROTOCOLS, "protocols": THREE_PROTOCOLS, "values": VALUES, "owns": CARDS,
+})
+SCHEMA = Table("a scenario file", {
+    "name": TEXT,
+    "rule": RULE,
+    "cards": FILES,
+    "setup": Table("the position", {
+        "active": SEAT, "phase": SETUP_PHASE, "turn": FROM_ONE, "control": SEAT_OR_NONE, "seed": COUNT,
+        "turn_cap": FROM_ONE, "deny_compile": SEAT, "A": SETUP_SIDE, "B": SETUP_SIDE,
+    }, required=SEATS),
+    "play": Table("the scripted decisions", {"decisions": STRINGS}, required=("decisions",)),
+    "expect": Table("what must hold at the stop", {
+        "A": EXPECT_SIDE, "B": EXPECT_SIDE, "control": SEAT_OR_NONE, "winner": WINNER, "active": SEAT,
+        "phase": PHASE, "turn": FROM_ONE, "pending": SEAT_OR_NONE, "options": TEXTS, "log": TEXTS,
+        "no_log": TEXTS, "error": NON_EMPTY,
+    }),
+}, required=("rule", "setup", "expect"))
+
+
+def _err(path: Path, key: str, msg: str) -> ScenarioError:
+    return ScenarioError(f"{path}: key '{key}': {msg}")
+
+
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def check_shape(path: Path, raw: dict[str, Any], table: Table = SCHEMA, prefix: str = "") -> None:
+    """Refuse a missing required key, an unknown key or section, or a value of the wrong kind."""
+    for k, v in raw.items():  # unknown keys first: a misspelt required key is named as misspelt
+        key, spec = _join(prefix, k), table.keys.get(k)
+        if spec is None:
+            what = "unknown section" if isinstance(v, dict) else "unknown key"
+            raise _err(path, key, f"{what}; expected one of {', '.join(table.keys)}")
+        if isinstance(spec, Table):
+            if not isinstance(v, dict):
+                raise _err(path, key, f"expected a table ({spec.doc}), got {v!r}")
+            check_shape(path, v, spec, key)
+        elif not spec.accepts(v):
+            raise _err(path, key, f"expected {spec.expected}, got {v!r}")
+    for k in table.required:
+        if k not in raw:
+            spec = table.keys[k]
+            what = f"the [{_join(prefix, k)}] table" if isinstance(spec, Table) else spec.expected
+            raise _err(path, _join(prefix, k), f"missing; expected {what}")
+
+
+def check_checks_something(path: Path, raw: dict[str, Any]) -> None:
+    """A scenario must check something; `error` stands alone (a file that fails to load plays nothing)."""
+    expect = raw["expect"]
+    flat = [k for k in expect if k not in SEATS] + [f"{s}.{k}" for s in SEATS for k in expect.get(s, {})]
+    if not flat:
+        raise _err(path, "expect", "no expectation; a scenario must check something (see docs/scenarios.md)")
+    if "error" in expect and (len(flat) > 1 or "play" in raw):
+        others = [k for k in flat if k != "error"] + (["play"] if "play" in raw else [])
+        raise _err(path, "expect.error", f"cannot be combined with {', '.join(others)}: a scenario that must "
+                   "fail to load plays and checks nothing else")
+
+
+def allowed_keys_markdown() -> str:
+    """The table of allowed keys for docs/scenarios.md, generated from SCHEMA so the two cannot drift."""
+    rows = ["| key | accepts |", "|---|---|"]
+
+    def walk(table: Table, prefix: str) -> None:
+        for k, spec in table.keys.items():
+            if isinstance(spec, Table):
+                if k == "B":
+                    rows.append(f"| `[{_join(prefix, 'B')}]` | as `[{_join(prefix, 'A')}]` |")
+                    continue
+                rows.append(f"| `[{_join(prefix, k)}]` | {spec.doc}{_required(table, k)} |")
+                walk(spec, _join(prefix, k))
+            else:
+                rows.append(f"| `{_join(prefix, k)}` | {spec.expected.replace('|', '/')}{_required(table, k)} |")
+
+    walk(SCHEMA, "")
+    return "\n".join(rows)
+
+
+def _required(table: Table, key: str) -> str:
+    return " (required)" if key in table.required else ""
+
+
+# -- names in expectations: every card and protocol named must be in play ------------------------------
+
+CARD_TOKEN = re.compile(r"\b([A-Za-z]+) (\d+)\b")
+RULE_NUMBER = re.compile(r"\d+\.\d+")
+TEXT_WORDS_WITH_NUMBERS = {"turn"}  # capitalised log words that are followed by a number but are no card
+
+
+@dataclass(frozen=True)
+class InPlay:
+    """The cards and protocols of the six protocols in this scenario's setup."""
+
+    pool: Pool
+    protocols: frozenset[str]
+    cards: frozenset[str]
+
+    @classmethod
+    def of(cls, pool: Pool, setup: dict[str, Any]) -> InPlay:
+        protos = frozenset(p.strip().lower() for s in SEATS for p in setup[s]["protocols"])
+        cards = frozenset(c.name.lower() for c in pool.cards if c.protocol.lower() in protos)
+        return cls(pool, protos, cards)
+
+    def card(self, path: Path, key: str, name: str) -> None:
+        n = name.strip().lower()
+        if n not in self.pool.by_name:
+            raise _err(path, key, f"unknown card {name!r}")
+        if n not in self.cards:
+            raise _err(path, key, f"card {name!r} is not in play: its protocol is not one of the six in setup")
+
+    def protocol(self, path: Path, key: str, name: str) -> None:
+        n = name.strip().lower()
+        if n not in self.pool.protocol_id:
+            raise _err(path, key, f"unknown protocol {name!r}")
+        if n not in self.protocols:
+            raise _err(path, key, f"protocol {name!r} is not one of the six in setup")
+
+
+def _names_cards(ctx: InPlay, path: Path, key: str, value: list[str]) -> None:
+    for i, name in enumerate(value):
+        if name.strip().lower().startswith("down:"):
+            raise _err(path, f"{key}[{i}]", f"{name!r}: 'down:' belongs in stacks only; give the card name")
+        ctx.card(path, f"{key}[{i}]", name)
+
+
+def _names_stacks(ctx: InPlay, path: Path, key: str, value: list[list[str]]) -> None:
+    for li, stack in enumerate(value):
+        for i, name in enumerate(stack):
+            n = name.strip()
+            ctx.card(path, f"{key}[{li}][{i}]", n[5:] if n.lower().startswith("down:") else n)
+
+
+def _names_protocols(ctx: InPlay, path: Path, key: str, value: list[str]) -> None:
+    for i, name in enumerate(value):
+        ctx.protocol(path, f"{key}[{i}]", name)
+
+
+def _names_text(ctx: InPlay, path: Path, key: str, value: list[str]) -> None:
+    """A card named in a log line or option text must be in play: a misspelt one would make a
+    `no_log` check pass whatever happens."""
+    for i, text in enumerate(value):
+        for m in CARD_TOKEN.finditer(text):
+            word = m.group(1)
+            if word.lower() in ctx.pool.protocol_id or (word[0].isupper() and word.lower()
+                                                          not in TEXT_WORDS_WITH_NUMBERS):
+                ctx.card(path, f"{key}[{i}]", m.group(0))
+
+
+NAME_CHECKS: dict[str, Callable[[InPlay, Path, str, Any], None]] = {
+    "cards": _names_cards, "stacks": _names_stacks, "protocols": _names_protocols, "text": _names_text,
+}
+
+
+def check_names(path: Path, ctx: InPlay, raw: dict[str, Any], table: Table = SCHEMA, prefix: str = "") -> None:
+    """Walk the (already shape-checked) expectations and check every name they hold against the game."""
+    for k, v in raw.items():
+        spec, key = table.keys[k], _join(prefix, k)
+        if isinstance(spec, Table):
+            check_names(path, ctx, v, spec, key)
+        elif spec.names:
+            NAME_CHECKS[spec.names](ctx, path, key, v)
+
+
+# -- building the position ------------------------------------------------------------------------------
 
 @dataclass
 class ScenarioResult:
@@ -34,8 +270,11 @@ class ScenarioResult:
     ok: bool
     problems: list[str] = field(default_factory=list)
     game: Game | None = None
+    invalid: str = ""  # the one-line error when the file itself is malformed or cannot be set up
 
     def report(self) -> str:
+        if self.invalid:
+            return self.invalid
         head = f"{'PASS' if self.ok else 'FAIL'} {self.path}: {self.name}"
         return head + "".join(f"\n    {p}" for p in self.problems)
 
@@ -43,52 +282,32 @@ class ScenarioResult:
 _pool_cache: dict[tuple, Pool] = {}
 
 
-def _pool(extra: tuple[str, ...]) -> Pool:
+def _pool(path: Path, files: list[str]) -> Pool:
+    extra = tuple(str((path.parent / c).resolve()) for c in files)
     if extra not in _pool_cache:
-        _pool_cache[extra] = load_pool(cards=extra)
+        try:
+            _pool_cache[extra] = load_pool(cards=extra)
+        except ValueError as e:
+            raise _err(path, "cards", str(e)) from None
     return _pool_cache[extra]
 
 
-def _err(path: Path, key: str, msg: str) -> ScenarioError:
-    return ScenarioError(f"{path}: key '{key}': {msg}")
-
-
-def build(path: Path, raw: dict[str, Any]) -> tuple[Pool, CoreGame, int]:
-    """Validate the setup and place the position into a new core game."""
-    extra = tuple(str((path.parent / c).resolve()) for c in raw.get("cards", []))
-    pool = _pool(extra)
-    setup = raw.get("setup")
-    if not isinstance(setup, dict):
-        raise _err(path, "setup", "missing [setup] table")
-    for k in setup:
-        if k not in SETUP_KEYS:
-            raise _err(path, f"setup.{k}", f"unknown key; expected one of {sorted(SETUP_KEYS)}")
-    sides = []
-    for seat in SEATS:
-        side = setup.get(seat)
-        if not isinstance(side, dict):
-            raise _err(path, f"setup.{seat}", "missing table for this player")
-        for k in side:
-            if k not in SIDE_KEYS:
-                raise _err(path, f"setup.{seat}.{k}", f"unknown key; expected one of {sorted(SIDE_KEYS)}")
-        sides.append(side)
+def _protocol_ids(path: Path, pool: Pool, sides: list[dict[str, Any]]) -> list[list[int]]:
     protos = []
-    for p, side in enumerate(sides):
-        names = side.get("protocols")
-        if not (isinstance(names, list) and len(names) == 3):
-            raise _err(path, f"setup.{SEATS[p]}.protocols", "expected three protocol names")
-        ids = []
-        for n in names:
-            try:
-                ids.append(pool.protocol(n))
-            except KeyError as e:
-                raise _err(path, f"setup.{SEATS[p]}.protocols", str(e.args[0])) from None
-        protos.append(ids)
+    for seat, side in zip(SEATS, sides, strict=True):
+        try:
+            protos.append([pool.protocol(n) for n in side["protocols"]])
+        except KeyError as e:
+            raise _err(path, f"setup.{seat}.protocols", str(e.args[0])) from None
     flat = [i for ids in protos for i in ids]
     if len(set(flat)) != 6:
         dup = [pool.protocols[i] for i, n in Counter(flat).items() if n > 1]
         raise _err(path, "setup.protocols", f"protocol {dup[0]} is in play twice; six distinct protocols needed")
-    # card instance ids: player p, protocol slot k, value index j -> p*18 + k*6 + j
+    return protos
+
+
+def _instances(pool: Pool, protos: list[list[int]]) -> tuple[dict[str, int], dict[int, int]]:
+    """Card instance ids: player p, protocol slot k, value index j -> p*18 + k*6 + j."""
     iid_of: dict[str, int] = {}
     cdef_of: dict[int, int] = {}
     for p in (0, 1):
@@ -99,164 +318,187 @@ def build(path: Path, raw: dict[str, Any]) -> tuple[Pool, CoreGame, int]:
                 iid = p * 18 + k * 6 + j
                 iid_of[pool.cards[cid].name.lower()] = iid
                 cdef_of[iid] = cid
-    seen: dict[int, str] = {}
+    return iid_of, cdef_of
 
-    def card(name: Any, key: str) -> tuple[int, int]:
-        if not isinstance(name, str):
-            raise _err(path, key, f"expected a card name, got {name!r}")
-        up = 1
-        n = name.strip()
+
+class _Placer:
+    """Resolves the card names of the setup to instance ids, each card once only."""
+
+    def __init__(self, path: Path, pool: Pool, iid_of: dict[str, int]):
+        self.path, self.pool, self.iid_of = path, pool, iid_of
+        self.seen: dict[int, str] = {}
+
+    def card(self, name: str, key: str) -> tuple[int, int]:
+        up, n = 1, name.strip()
         if n.lower().startswith("down:"):
             up, n = 0, n[5:].strip()
-        if n.lower() not in pool.by_name:
-            raise _err(path, key, f"unknown card {n!r}")
-        if n.lower() not in iid_of:
-            raise _err(path, key, f"card {n!r} is not in play: its protocol is not one of the six in setup")
-        iid = iid_of[n.lower()]
-        if iid in seen:
-            raise _err(path, key, f"card {n!r} appears twice (also in {seen[iid]})")
-        seen[iid] = key
+        if n.lower() not in self.pool.by_name:
+            raise _err(self.path, key, f"unknown card {n!r}")
+        if n.lower() not in self.iid_of:
+            raise _err(self.path, key, f"card {n!r} is not in play: its protocol is not one of the six in setup")
+        iid = self.iid_of[n.lower()]
+        if iid in self.seen:
+            raise _err(self.path, key, f"card {n!r} appears twice (also in {self.seen[iid]})")
+        self.seen[iid] = key
         return iid, up
 
-    def cards(lst: Any, key: str) -> list[int]:
-        if not isinstance(lst, list):
-            raise _err(path, key, "expected an array of card names")
-        return [card(x, f"{key}[{i}]")[0] for i, x in enumerate(lst)]
+    def cards(self, names: list[str], key: str) -> list[int]:
+        return [self.card(x, f"{key}[{i}]")[0] for i, x in enumerate(names)]
 
+    def stacks(self, stacks: list[list[str]], key: str) -> list[list[tuple[int, int]]]:
+        return [[self.card(x, f"{key}[{li}][{i}]") for i, x in enumerate(st)] for li, st in enumerate(stacks)]
+
+
+def _compiled(path: Path, pool: Pool, seat: str, ids: list[int], compiled: list[str]) -> list[int]:
+    names = [pool.protocols[i].lower() for i in ids]
+    for c in compiled:
+        if c.lower() not in names:
+            raise _err(path, f"setup.{seat}.compiled", f"{c!r} is not one of {seat}'s protocols")
+    return [int(n in [c.lower() for c in compiled]) for n in names]
+
+
+def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreGame, int]:
+    """Place the (shape-checked) setup into a new core game; refuse an impossible position."""
+    setup = raw["setup"]
+    sides = [setup[s] for s in SEATS]
+    protos = _protocol_ids(path, pool, sides)
+    iid_of, cdef_of = _instances(pool, protos)
+    placer = _Placer(path, pool, iid_of)
     pos: dict[str, Any] = {"deck": [], "hand": [], "trash": [], "stacks": [], "protocols": protos,
                            "compiled": [], "owner": {}, "cdef": cdef_of}
     for p, side in enumerate(sides):
         s = SEATS[p]
-        pos["hand"].append(cards(side.get("hand", []), f"setup.{s}.hand"))
-        pos["deck"].append(cards(side.get("deck", []), f"setup.{s}.deck"))
-        pos["trash"].append(cards(side.get("trash", []), f"setup.{s}.trash"))
-        stacks = side.get("stacks", [[], [], []])
-        if not (isinstance(stacks, list) and len(stacks) == 3):
-            raise _err(path, f"setup.{s}.stacks", "expected three stacks (arrays), left to right")
-        pos["stacks"].append([[card(x, f"setup.{s}.stacks[{li}][{i}]") for i, x in enumerate(st)]
-                              if isinstance(st, list) else _bad_stack(path, s, li) for li, st in enumerate(stacks)])
-        comp = side.get("compiled", [])
-        names = [pool.protocols[i].lower() for i in protos[p]]
-        for c in comp:
-            if not isinstance(c, str) or c.lower() not in names:
-                raise _err(path, f"setup.{s}.compiled", f"{c!r} is not one of {s}'s protocols")
-        pos["compiled"].append([int(n in [c.lower() for c in comp]) for n in names])
+        for zone in ("hand", "deck", "trash"):
+            pos[zone].append(placer.cards(side.get(zone, []), f"setup.{s}.{zone}"))
+        pos["stacks"].append(placer.stacks(side.get("stacks", [[], [], []]), f"setup.{s}.stacks"))
+        pos["compiled"].append(_compiled(path, pool, s, protos[p], side.get("compiled", [])))
     for p, side in enumerate(sides):
         for i, n in enumerate(side.get("owns", [])):
-            key = f"setup.{SEATS[p]}.owns[{i}]"
-            if not isinstance(n, str) or n.lower().removeprefix("down:") not in iid_of:
-                raise _err(path, key, f"unknown or not-in-play card {n!r}")
-            pos["owner"][iid_of[n.lower().removeprefix('down:')]] = p
-    for iid in seen:
+            name = n.strip().lower().removeprefix("down:").strip()
+            if name not in iid_of:
+                raise _err(path, f"setup.{SEATS[p]}.owns[{i}]", f"unknown or not-in-play card {n!r}")
+            pos["owner"][iid_of[name]] = p
+    for iid in placer.seen:
         pos["owner"].setdefault(iid, iid // 18)
-    pos["active"] = _seat(path, "setup.active", setup.get("active", "A"))
-    phase = setup.get("phase", "action")
-    if phase not in PHASES or phase in ("draft", "over"):
-        raise _err(path, "setup.phase", f"expected start, control, compile, action, cache or end, got {phase!r}")
-    pos["phase"] = PHASES[phase]
     turn = setup.get("turn", 1)
-    if not isinstance(turn, int) or turn < 1:
-        raise _err(path, "setup.turn", "expected a whole number from 1")
-    pos["turn"] = turn
+    pos.update(active=SEATS.index(setup.get("active", "A")), phase=PHASES[setup.get("phase", "action")],
+               turn=turn, first_player=0)
     control = setup.get("control", "none")
-    pos["control"] = -1 if control == "none" else _seat(path, "setup.control", control)
+    pos["control"] = -1 if control == "none" else SEATS.index(control)
     nct = [-1, -1]
     if "deny_compile" in setup:
-        nct[_seat(path, "setup.deny_compile", setup["deny_compile"])] = turn
+        nct[SEATS.index(setup["deny_compile"])] = turn
     pos["no_compile_turn"] = nct
-    pos["first_player"] = 0
     turn_cap = setup.get("turn_cap", 200)
-    if not isinstance(turn_cap, int) or turn_cap < 1:
-        raise _err(path, "setup.turn_cap", "expected a whole number from 1")
-    seed = setup.get("seed", 1)
-    core = CoreGame(pool.core, seed, turn_cap)
+    core = CoreGame(pool.core, setup.get("seed", 1), turn_cap)
     core.place(pos)
-    return pool, core, turn_cap
+    return core, turn_cap
 
 
-def _bad_stack(path: Path, seat: str, li: int):
-    raise _err(path, f"setup.{seat}.stacks[{li}]", "expected an array of card names")
+# -- running ------------------------------------------------------------------------------------------
 
-
-def _seat(path: Path, key: str, v: Any) -> int:
-    if v not in SEATS:
-        raise _err(path, key, f"expected \"A\" or \"B\", got {v!r}")
-    return SEATS.index(v)
-
-
-def run_file(path: str | Path) -> ScenarioResult:
-    """Run one scenario file and compare every expectation; never raises for a failing check."""
-    path = Path(path)
+def load(path: Path) -> dict[str, Any]:
+    """Read a scenario file and refuse it unless every key is known, well-typed and it checks something."""
     try:
         with open(path, "rb") as fh:
             raw = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        return ScenarioResult(str(path), path.stem, False, [f"cannot read scenario: {e}"])
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read scenario: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    check_shape(path, raw)
+    check_checks_something(path, raw)
+    return raw
+
+
+def check_rule(path: Path, pool: Pool, rule: str) -> None:
+    """The coverage tests count scenarios by `rule`: a misspelt one would prove nothing it names."""
+    if rule.strip().lower() not in pool.by_name and not RULE_NUMBER.fullmatch(rule.strip()):
+        raise _err(path, "rule", f"{rule!r} is neither a card of the pool nor a rule number such as \"1.2\"")
+
+
+def _invalid(path: Path, name: str, e: ScenarioError) -> ScenarioResult:
+    return ScenarioResult(str(path), name, False, [str(e)], invalid=str(e))
+
+
+def run_file(path: str | Path) -> ScenarioResult:
+    """Run one scenario file and compare every expectation; never raises (a malformed file gives a
+    result whose `invalid` is the one-line error)."""
+    path = Path(path)
+    try:
+        raw = load(path)
+        pool = _pool(path, raw.get("cards", []))
+        check_rule(path, pool, raw["rule"])
+    except ScenarioError as e:
+        return _invalid(path, path.stem, e)
     name = raw.get("name", path.stem)
-    expect = raw.get("expect", {})
+    expect = raw["expect"]
     want_error = expect.get("error")
     try:
-        pool, core, cap = build(path, raw)
-    except (ScenarioError, KeyError, ValueError) as e:
-        msg = str(e.args[0]) if e.args else str(e)
-        if want_error is not None:
-            ok = want_error.lower() in msg.lower()
-            return ScenarioResult(str(path), name, ok, [] if ok else [f"error {msg!r} lacks {want_error!r}"])
-        return ScenarioResult(str(path), name, False, [f"setup error: {msg}"])
+        core, cap = build(path, raw, pool)
+    except ScenarioError as e:
+        msg = str(e)
+        if want_error is None:
+            return _invalid(path, name, e)
+        ok = want_error.lower() in msg.lower()
+        return ScenarioResult(str(path), name, ok, [] if ok else [f"error {msg!r} lacks {want_error!r}"])
     if want_error is not None:
         return ScenarioResult(str(path), name, False, [f"expected a setup error containing {want_error!r}, "
                                                        "but the scenario loaded"])
+    try:
+        check_names(path, InPlay.of(pool, raw["setup"]), expect, SCHEMA.keys["expect"], "expect")
+    except ScenarioError as e:
+        return _invalid(path, name, e)
     game = Game.from_core(pool, core, cap)
-    problems: list[str] = []
-    for i, ans in enumerate(raw.get("play", {}).get("decisions", [])):
-        d = game.pending()
-        if d is None:
-            problems.append(f"decision #{i + 1} {ans!r}: the game is already over")
-            break
-        try:
-            game.answer(str(ans))
-        except ValueError:
-            problems.append(f"decision #{i + 1} {ans!r}: not an option; {d.seat} is asked "
-                            f"'{d.kind}' with options {d.options}")
-            break
+    problems = play(game, raw.get("play", {}).get("decisions", []))
     if not problems:
         problems = check(game, expect)
     return ScenarioResult(str(path), name, not problems, problems, game)
+
+
+def play(game: Game, decisions: list[str]) -> list[str]:
+    """Answer the scripted decisions in order; the first one that cannot be given is the problem."""
+    for i, ans in enumerate(decisions):
+        d = game.pending()
+        if d is None:
+            return [f"decision #{i + 1} {ans!r}: the game is already over"]
+        try:
+            game.answer(ans)
+        except ValueError:
+            return [f"decision #{i + 1} {ans!r}: not an option; {d.seat} is asked '{d.kind}' with options {d.options}"]
+    return []
 
 
 def _same(a: list[str], b: list[str]) -> bool:
     return Counter(x.lower() for x in a) == Counter(x.lower() for x in b)
 
 
+def _in_order(a: list[str], b: list[str]) -> bool:
+    return [x.lower() for x in a] == [x.lower() for x in b]
+
+
+SIDE_COMPARE: dict[str, Callable[[dict[str, Any], Any], tuple[Any, bool]]] = {
+    "hand": lambda side, want: (side["hand"], _same(side["hand"], want)),
+    "hand_count": lambda side, want: (len(side["hand"]), len(side["hand"]) == want),
+    "trash": lambda side, want: (side["trash"], _same(side["trash"], want)),
+    "deck": lambda side, want: (side["deck"], _in_order(side["deck"], want)),
+    "deck_count": lambda side, want: (len(side["deck"]), len(side["deck"]) == want),
+    "stacks": lambda side, want: (side["stacks"], all(_in_order(g, w) for g, w in zip(side["stacks"], want,
+                                                                                       strict=True))),
+    "compiled": lambda side, want: (side["compiled"], _same(side["compiled"], want)),
+    "protocols": lambda side, want: (side["protocols"], _in_order(side["protocols"], want)),
+    "values": lambda side, want: (side["values"], list(side["values"]) == want),
+    "owns": lambda side, want: (side["owns"], _same(side["owns"], want)),
+}
+
+
 def check(game: Game, expect: dict[str, Any]) -> list[str]:
+    """Every expectation that does not hold, as one readable line each."""
     s = game.state()
     out = []
-    for k in expect:
-        if k not in EXPECT_TOP:
-            out.append(f"unknown expectation '{k}'; expected one of {sorted(EXPECT_TOP)}")
     for seat in SEATS:
         for k, want in expect.get(seat, {}).items():
-            got: Any
-            if k not in EXPECT_SIDE:
-                out.append(f"unknown expectation '{seat}.{k}'; expected one of {sorted(EXPECT_SIDE)}")
-                continue
-            side = s[seat]
-            if k == "deck_count":
-                got, ok = len(side["deck"]), len(side["deck"]) == want
-            elif k == "hand_count":
-                got, ok = len(side["hand"]), len(side["hand"]) == want
-            elif k in ("hand", "trash", "compiled", "owns"):
-                got = side[k]
-                ok = _same(got, want)
-            elif k == "stacks":
-                got = side[k]
-                ok = [[x.lower() for x in st] for st in got] == [[x.lower() for x in st] for st in want]
-            elif k in ("deck", "protocols"):
-                got = side[k]
-                ok = [x.lower() for x in got] == [x.lower() for x in want]
-            else:
-                got = side[k]
-                ok = got == want
+            got, ok = SIDE_COMPARE[k](s[seat], want)
             if not ok:
                 out.append(f"{seat}.{k}: expected {want!r}, got {got!r}")
     for k in ("control", "winner", "active", "phase", "turn"):
