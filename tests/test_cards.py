@@ -8,7 +8,7 @@ import pytest
 from sim.cards.loader import CardDataError, load_file
 from sim.pool import load_pool
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "cards.json"
+REFERENCE = Path(__file__).resolve().parent / "reference" / "cards.json"   # see reference/README.md
 
 
 def reference_cards(sets=("Main 1", "Aux 1", "Main 2", "Aux 2")):
