@@ -120,10 +120,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"--games must be at least 1, got {args.games}")
     pool = _pool(args)
     seeds = range(args.seed, args.seed + args.games)
+    strategies = tuple(args.strategies)
+    _check_strategies(strategies, pool)
     t0 = time.perf_counter()
-    cols = play_columns(pool, seeds, turn_cap=args.turn_cap)
+    cols = play_columns(pool, seeds, turn_cap=args.turn_cap, strategies=strategies)
     dt = time.perf_counter() - t0
     summary = summarize(pool, cols)
+    summary["strategies"] = list(strategies)
+    summary["sets"] = list(args.set or DEFAULT_SETS)
+    summary["variants"] = pool.variants
+    summary["first_seed"] = args.seed
     summary["seconds"] = round(dt, 3)
     summary["games_per_second"] = round(args.games / dt, 1)
     if args.json:
@@ -133,6 +139,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     print_summary(summary, _console())
     return 0
+
+
+def _check_strategies(specs: Sequence[str], pool: Pool) -> None:
+    from strategies.spec import StrategyError, make_seat
+
+    for spec in specs:
+        try:
+            make_seat(spec, pool)
+        except StrategyError as e:
+            raise UsageError(str(e)) from None
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -168,15 +184,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_scenario(args: argparse.Namespace) -> int:
     from sim.scenario import run_file
 
-    failed = 0
+    failed = invalid = 0
     for f in args.files:
         r = run_file(f)
+        if r.invalid:  # a malformed file: one line, exit status 2 (docs/scenarios.md)
+            print(f"protolab: error: {r.invalid}", file=sys.stderr)
+            invalid += 1
+            continue
         print(r.report())
         if args.log and r.game is not None:
             print("\n".join("    | " + ln for ln in r.game.log()))
         failed += not r.ok
-    print(f"{len(args.files) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"{len(args.files) - failed - invalid} passed, {failed} failed, {invalid} invalid")
+    return 2 if invalid else 1 if failed else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -221,8 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="protolab", description="Balance lab for the card game Compile.")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("simulate", help="play a batch of random-vs-random games and print a summary")
+    p = sub.add_parser("simulate", help="play a batch of games (greedy vs greedy unless told) and print a summary")
     p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
+    p.add_argument("--strategies", nargs=2, default=("greedy", "greedy"), metavar="SPEC",
+                   help="strategy of seat A and seat B (default: greedy greedy; random is for exploring rules, "
+                        "not for balance: its protocol ranking is close to the reverse of competent play)")
     p.add_argument("--seed", type=int, default=1, help="first seed; game i uses seed+i (default 1)")
     p.add_argument("--turn-cap", type=int, default=200, help="turns before a game is a draw (default 200)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

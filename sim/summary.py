@@ -51,8 +51,10 @@ def summarize(pool: Pool, cols: dict[str, np.ndarray]) -> dict[str, Any]:
 def print_summary(s: dict[str, Any], console) -> None:
     from rich.table import Table
 
-    console.print(f"[bold]{s['games']:,} games[/bold] (pool {s['pool_hash']}) in {s['seconds']} s "
-                  f"= {s['games_per_second']:,.0f} games/s")
+    console.print(f"[bold]{s['games']:,} games[/bold], {' vs '.join(s['strategies'])}, seeds {s['first_seed']:,}-"
+                  f"{s['first_seed'] + s['games'] - 1:,}; sets {', '.join(s['sets'])}"
+                  + (f"; variants {', '.join(s['variants'])}" if s["variants"] else "")
+                  + f"; pool {s['pool_hash']}; {s['seconds']} s = {s['games_per_second']:,.0f} games/s")
     fp = s["first_player_win_rate"]
     if fp is not None:
         lo, hi = s["first_player_ci"]

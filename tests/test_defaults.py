@@ -1,0 +1,28 @@
+"""Defaults that do not mislead: random play ranks protocols almost the reverse of competent play,
+so nothing a user runs without choosing plays random seats (docs/strategies.md)."""
+
+import json
+
+from sim.cli import build_parser, main
+from sim.experiment.spec import examples_dir, load_spec
+
+
+def _base(spec: str) -> str:
+    return spec.split("+")[0].split(":")[0]
+
+
+def test_shipped_example_specs_play_competent_seats():
+    specs = sorted(examples_dir().glob("*.toml"))
+    assert specs
+    for path in specs:
+        spec = load_spec(path)
+        seats = [s for arm in spec.arms for s in arm.strategies]
+        assert seats and "random" not in {_base(s) for s in seats}, f"{path.name} plays random seats: {seats}"
+
+
+def test_simulate_defaults_to_greedy_and_states_it(capsys):
+    assert tuple(build_parser().parse_args(["simulate"]).strategies) == ("greedy", "greedy")
+    assert main(["simulate", "--games", "50", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["strategies"] == ["greedy", "greedy"] and out["games"] == 50
+    assert out["sets"] == ["Main 1", "Aux 1", "Main 2", "Aux 2"] and out["first_seed"] == 1
