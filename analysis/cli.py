@@ -7,8 +7,10 @@ import sys
 import time
 from pathlib import Path
 
+from analysis.cardvalue import is_card_value_run
 from analysis.open import RunError, Runs, open_runs
 from analysis.stats import CORRECTIONS
+from analysis.verify import LEVELS as VERIFY_LEVELS
 
 
 def _usage(e: Exception) -> Exception:
@@ -21,9 +23,17 @@ def _usage(e: Exception) -> Exception:
 
 def _open(paths: list[str], args: argparse.Namespace) -> Runs:
     try:
-        return open_runs(paths, threads=args.threads)
+        return open_runs(paths, threads=args.threads, verify=args.verify, trust=args.trust)
     except RunError as e:
         raise _usage(e) from None
+
+
+def _warn(runs: Runs, shown_with_figures: bool) -> None:
+    """Warnings (with --trust: what verification found) go to stderr when the output itself
+    (json, csv, a dashboard file) would not show them in front of the reader."""
+    if not shown_with_figures:
+        for w in runs.warnings:
+            print(f"protolab: warning: {w}", file=sys.stderr)
 
 
 def _console():
@@ -40,6 +50,13 @@ def _stat_args(p: argparse.ArgumentParser) -> None:
                    help="multiple-comparison correction: holm (family-wise) or bh (false discovery rate); default holm")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level after correction (default 0.05)")
     p.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
+    p.add_argument("--verify", choices=VERIFY_LEVELS, default="fast",
+                   help="checks against run.json before reading: fast (default) checksums every file the "
+                        "figures come from and checks size and row count of the others; full checksums every "
+                        "file, events included")
+    p.add_argument("--trust", action="store_true",
+                   help="report what verification finds as warnings and compute the figures anyway "
+                        "(a run given twice is opened once)")
 
 
 def _band(p: argparse.ArgumentParser) -> None:
@@ -47,11 +64,78 @@ def _band(p: argparse.ArgumentParser) -> None:
                    help="flag win rates outside 50%% +/- BAND beyond chance (default 0.05: 45-55%%)")
 
 
+MAX_THREADS = 256
+
+
 def _check(args: argparse.Namespace) -> None:
+    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
+        raise _usage(ValueError(f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}"))
+    if getattr(args, "limit", 1) < 1:
+        raise _usage(ValueError(f"--limit: expected at least 1 row, got {args.limit}"))
+    if not 0 <= getattr(args, "port", 0) <= 65535:
+        raise _usage(ValueError(f"--port: expected 0 (any free port) to 65535, got {args.port}"))
     if not 0 < args.alpha < 1:
         raise _usage(ValueError(f"--alpha must be between 0 and 1, got {args.alpha}"))
     if getattr(args, "band", 0.05) is not None and not 0 <= getattr(args, "band", 0.05) < 0.5:
         raise _usage(ValueError(f"--band must be in [0, 0.5), got {args.band}"))
+
+
+def _check_out_dir(out: str | None) -> None:
+    """`report --out DIR`: a folder that exists or can be made, checked before any figure is computed."""
+    if out is None:
+        return
+    p = Path(out)
+    existing = next((q for q in (p, *p.parents) if q.exists()), Path("."))
+    if not existing.is_dir():
+        raise _usage(ValueError(f"--out {out}: {existing} is a file; expected a folder for the CSV files"))
+
+
+def _check_out_file(out: str) -> None:
+    """`dashboard --out FILE.html`: a file name in an existing folder, checked before the report is built."""
+    p = Path(out)
+    if p.is_dir():
+        raise _usage(ValueError(f"--out {out}: is a folder; expected a file name, e.g. {p / 'dashboard.html'}"))
+    if not p.parent.is_dir():
+        raise _usage(ValueError(f"--out {out}: no folder {p.parent}; expected a file in an existing folder"))
+
+
+def _written(out: str, write) -> None:
+    """Run `write()`; a disk or permission error becomes one line naming the file (the writers go
+    through a temporary file, so an existing file is left as it was)."""
+    try:
+        write()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _usage(ValueError(f"--out {out}: cannot write ({e.strerror or e})")) from None
+
+
+def _arms(paths: list[str]) -> list[str] | None:
+    """`RUN#arm` for each arm when `paths` is one A/B run, else None (analysis.ab.arm_paths)."""
+    from analysis.ab import arm_paths
+
+    try:
+        return arm_paths(paths)
+    except RunError as e:
+        raise _usage(e) from None
+
+
+def _report_arms(args: argparse.Namespace, arms: list[str]) -> int:
+    """`report` of an A/B run: one report per arm, never pooled (docs/analysis.md)."""
+    from analysis.ab import label_arm, output_arm_reports
+    from analysis.report import build_report
+
+    only = [args.table] if args.table and args.table != "balance_flags" else None
+    reports = []
+    for path in arms:
+        runs = _open([path], args)
+        _warn(runs, args.format == "table")
+        try:
+            reports.append(label_arm(build_report(runs, args.band, args.correction, args.alpha, only=only), path))
+        except RunError as e:
+            raise _usage(e) from None
+    _written(args.out or "", lambda: output_arm_reports(reports, args.format, args.table, args.out, _console()))
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -60,8 +144,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     _check(args)
     if args.table and args.table not in TABLE_NAMES:
         raise _usage(ValueError(f"unknown table {args.table!r}; tables: {', '.join(TABLE_NAMES)}"))
+    if args.out is not None and args.format != "csv":
+        raise _usage(ValueError(f"--out {args.out}: goes with --format csv (one CSV file per table)"))
+    _check_out_dir(args.out)
+    arms = _arms(args.runs)
+    if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
+        args.runs, arms = arms[:1], None
+    if arms:
+        return _report_arms(args, arms)
     t0 = time.perf_counter()
     runs = _open(args.runs, args)
+    t_open = time.perf_counter() - t0
+    _warn(runs, args.format == "table")
     try:
         only = [args.table] if args.table else None
         if only and args.table == "balance_flags":
@@ -76,7 +170,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(to_json(rep))
     elif args.format == "csv":
         if args.out:
-            for f in write_csv(rep, args.out):
+            files: list[Path] = []
+            _written(args.out, lambda: files.extend(write_csv(rep, args.out)))
+            for f in files:
                 print(f)
         else:
             rep.tables[args.table or "protocols"].to_csv(sys.stdout, index=False)
@@ -85,6 +181,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.timing:
         for name, s in rep.timings.items():
             print(f"{name:24s} {s:7.3f} s", file=sys.stderr)
+        print(f"{'open (verify ' + args.verify + ')':24s} {t_open:7.3f} s", file=sys.stderr)
         print(f"{'total (open + all tables)':24s} {total:7.3f} s", file=sys.stderr)
     return 0
 
@@ -96,14 +193,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from analysis.report import records
 
     _check(args)
+    for side in (args.base, args.variant):
+        if _arms([side]):
+            raise _usage(RunError(f"{side}: an A/B run; compare its arms ({side}#ARM) rather than its pooled games"))
     base = _open([args.base], args)
     variant = _open([args.variant], args)
+    _warn(base, args.format == "table")
+    _warn(variant, args.format == "table")
     try:
         c = compare_runs(base, variant, args.correction, args.alpha)
     except RunError as e:
         raise _usage(e) from None
     if args.format == "json":
-        print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table)}, indent=1))
+        print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table),
+                          "changed_cards": records(c.cards)}, indent=1))
     elif args.format == "csv":
         c.table.to_csv(sys.stdout, index=False)
     else:
@@ -111,21 +214,47 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ab_page(args: argparse.Namespace, arms: list[str]) -> tuple[str, str]:
+    """(run id, the A/B page) of an A/B run: every arm against the first (analysis.ab)."""
+    from analysis.ab import ab_compare, render_ab
+
+    def opened(path: str) -> Runs:
+        runs = _open([path], args)
+        _warn(runs, False)
+        return runs
+
+    try:
+        ab = ab_compare(arms, args.correction, args.alpha, open_fn=opened)
+    except RunError as e:
+        raise _usage(e) from None
+    return ab.run_id, render_ab(ab)
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from analysis.dashboard import make_server, render
+    from analysis.dashboard import make_server, render, write_page
     from analysis.report import build_report
 
     _check(args)
-    runs = _open(args.runs, args)
-    try:
-        page = render(build_report(runs, args.band, args.correction, args.alpha))
-    except RunError as e:
-        raise _usage(e) from None
+    if args.out is not None:
+        _check_out_file(args.out)
+    arms = _arms(args.runs)
+    if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
+        args.runs, arms = arms[:1], None
+    if arms:
+        run_id, page = _ab_page(args, arms)
+    else:
+        runs = _open(args.runs, args)
+        _warn(runs, False)
+        try:
+            page = render(build_report(runs, args.band, args.correction, args.alpha))
+        except RunError as e:
+            raise _usage(e) from None
+        run_id = runs.run_ids[0]
     out = args.out
     if out is None and not args.serve:
-        out = f"dashboard-{runs.run_ids[0]}.html"
+        out = f"dashboard-{run_id}.html"
     if out:
-        Path(out).write_text(page, encoding="utf-8")
+        _written(out, lambda: write_page(out, page))
         print(f"wrote {out} ({len(page) / 1e6:.1f} MB, works offline)")
     if args.serve:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import math
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -145,6 +146,7 @@ def _table_html(df: pd.DataFrame, cols: list[tuple[str, str, str]], table_id: st
             missing = v is None or (isinstance(v, float) and math.isnan(v))
             sv = "" if missing else f"{float(v):.6g}"
             shown = ("" if missing else f"{v:.1%}" if fmt == "pct" else f"{int(v):,}" if fmt == "int"
+                     else f"{v:.2g}" if fmt == "p"
                      else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})")
             cells.append(f'<td class="n" data-v="{sv}">{shown}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -162,6 +164,41 @@ def cards_table(r: Report) -> str:
             ("WR face-down", "down_wr", "pct"), ("WR never played", "never_wr", "pct"), ("n never", "never", "int"),
             ("face-up minus never, points (95% CI)", "iwd", "diff")]
     return _table_html(c, cols, "cards")
+
+
+def card_value_html(r: Report) -> str:
+    """The card-value section of a `protolab cardvalue` run (analysis/cardvalue.py); empty otherwise."""
+    c = r.tables.get("card_value")
+    if c is None or c.empty:
+        return ""
+    shown = c.assign(restriction=c["restriction"].map({"avoid": "never played", "noup": "never face-up"}),
+                     check=c["restriction_held"].map({True: "held", False: "VIOLATED"}).fillna("unchecked"))
+    cols = [("card", "card", "text"), ("restriction", "restriction", "text"),
+            ("value: unrestricted minus restricted, points (95% CI)", "value", "diff"),
+            ("adj. p", "p_adjusted", "p"), ("WR unrestricted", "win_rate_unrestricted", "pct"),
+            ("WR restricted", "win_rate_restricted", "pct"), ("games", "games", "int"),
+            ("baseline plays up", "baseline_up_plays", "int"), ("baseline plays down", "baseline_down_plays", "int"),
+            ("restricted plays up", "restricted_up_plays", "int"), ("restriction", "check", "text")]
+    return (f'<section><h2>Card value under {html.escape(str(c.attrs.get("strategy", "")))} (restricted play)</h2>'
+            '<p class="muted">What playing the card at all (never played) or face-up (never face-up) is worth to the '
+            "side holding its protocol: its win rate against the same strategy unrestricted minus restricted, on "
+            "shared seeds and trios (draws count half), with a paired 95% interval; p adjusted across all rows "
+            f'({html.escape(str(c.attrs.get("correction", "holm")))}).</p>'
+            f'<div class="scroll">{_table_html(shown, cols, "card-value")}</div></section>')
+
+
+def trios_html(r: Report) -> str:
+    """Every trio's win rate with its 95% Wilson interval and games, as a sortable table."""
+    t = r.tables.get("trio_win_rates")
+    if t is None or t.empty:
+        return ""
+    cols = [("trio", "trio", "text"), ("win rate", "win_rate", "pct"), ("95% CI low", "win_rate_low", "pct"),
+            ("95% CI high", "win_rate_high", "pct"), ("games", "games", "int"), ("wins", "wins", "int"),
+            ("draws", "draws", "int")]
+    return (f"<section><h2>Trio win rate: {len(t):,} trios, best first (click a header to sort)</h2>"
+            '<p class="muted">Each trio over all its decided games, either seat; 95% Wilson interval; draws '
+            "beside it, never as half wins.</p>"
+            f'<div class="scroll">{_table_html(t, cols, "trios")}</div></section>')
 
 
 def flags_html(r: Report) -> str:
@@ -248,6 +285,8 @@ def render(r: Report) -> str:
 drawn. Face-up minus never: win rate when played face-up minus win rate when never played (the 17lands IWD
 idea), in percentage points with a 95% Newcombe interval.</p>
 <div class="scroll">{cards_table(r)}</div></section>
+{trios_html(r)}
+{card_value_html(r)}
 </main>
 <script>{SORT_JS}</script>
 </body></html>
@@ -275,3 +314,11 @@ def make_server(page: str, port: int = 8000) -> ThreadingHTTPServer:
     """An HTTP server for the page, bound to 127.0.0.1 only (port 0: any free port)."""
     handler = type("DashboardHandler", (_Handler,), {"page": page.encode()})
     return ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def write_page(path: str | Path, page: str) -> None:
+    """Write the page whole or not at all (a temporary file in the same folder, then a rename):
+    a full disk or Ctrl-C never leaves a truncated dashboard, and an older one stays as it was."""
+    from sim.experiment.dataset import write_atomic
+
+    write_atomic(Path(path), page.encode("utf-8"))

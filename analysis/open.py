@@ -1,8 +1,10 @@
 """Open run folders as DuckDB views `games`, `events`, `cards` and `compiles` over their Parquet shards.
 
 Nothing is loaded into Python: the views read the files lazily, and queries return only small
-aggregates. Opening checks what is cheap to check (the manifest, each file's footer and columns)
-so that bad input fails here with one readable message naming the file, not deep inside a query.
+aggregates. Opening checks the manifest and each file's footer and columns so that bad input
+fails here with one readable message naming the file, not deep inside a query, and verifies each
+run against its manifest (analysis.verify: checksums, coverage, stray files, a run given twice) so
+that files other than the ones the run wrote never give figures silently; only listed files are read.
 
 `cards` (per shard and card, the seat-game counts behind card impact) exists only when every shard
 of every opened run has its cards file; otherwise card impact is computed from `events`. The same
@@ -23,7 +25,10 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 
+from analysis import verify as checks
 from analysis.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
+from sim.experiment import dataset
+from sim.inputs import MAX_MANIFEST_BYTES, InputFileError, read_input_text
 
 # The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
 SUMMARY_COLUMNS = {"cards": CARDS_COLUMNS, "compiles": COMPILES_COLUMNS}
@@ -111,52 +116,87 @@ def _explain(message: str, files: list[Path]) -> str:
     return f"reading the run failed: {first}"
 
 
+def peek_manifest(path: str | Path) -> dict[str, Any] | None:
+    """The run.json of a run folder (or `RUN#arm`) without any checks, or None when it cannot be
+    read: for deciding how to open a run; opening it then reports any problem."""
+    run, _ = split_arm(path)
+    try:
+        m = json.loads(read_input_text(run / "run.json", MAX_MANIFEST_BYTES))
+    except (InputFileError, OSError, ValueError):
+        return None
+    return m if isinstance(m, dict) else None
+
+
 def _manifest(run: Path) -> dict[str, Any]:
+    """run.json, with the shards recorded since it was last written (shards.jsonl, an unfinished run)."""
     if not run.exists():
         raise RunError(f"{run}: no such folder")
     if not run.is_dir():
         raise RunError(f"{run}: not a run folder (a run is a folder with run.json and games/*.parquet)")
     mf = run / "run.json"
-    if not mf.is_file():
+    if not mf.exists():
         raise RunError(f"{run}: not a run folder (no run.json; a run is what `protolab run` writes)")
     try:
-        m = json.loads(mf.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        m = json.loads(read_input_text(mf, MAX_MANIFEST_BYTES))
+    except InputFileError as e:
+        raise RunError(str(e)) from None
+    except (OSError, json.JSONDecodeError) as e:
         raise RunError(f"{mf}: not a readable run manifest ({e})") from None
     if not isinstance(m, dict):
         raise RunError(f"{mf}: not a run manifest (expected a JSON object)")
+    try:
+        journal = {e["index"]: e for e in dataset.read_journal(run) if isinstance(e, dict) and "index" in e}
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunError(f"{run / dataset.JOURNAL}: cannot be read ({e})") from None
+    if journal and isinstance(m.get("shards"), list):      # newer than run.json: they win
+        older = [s for s in m["shards"] if not (isinstance(s, dict) and s.get("index") in journal)]
+        m["shards"] = older + list(journal.values())
     return m
 
 
-def _shard_files(run: Path, m: dict[str, Any], kind: str) -> list[Path]:
-    """Files of one table: those the manifest lists, else every complete file on disk."""
-    listed = [s.get(f"{kind}_file") for s in m.get("shards") or [] if isinstance(s, dict)]
-    if listed and all(listed):
-        files = [run / f for f in listed]
-        missing = [f for f in files if not f.is_file()]
-        if missing:
-            raise RunError(f"{missing[0]}: listed in {run / 'run.json'} but missing")
-        return files
-    folder = run / kind
-    return sorted(f for f in folder.glob("*.parquet") if not f.name.startswith(".")) if folder.is_dir() else []
+@dataclass
+class _Findings:
+    """Verification problems: the first is a RunError, or with `trust` each is a warning."""
+
+    trust: bool
+    warnings: list[str]
+
+    def add(self, problems: list[str]) -> None:
+        if problems and not self.trust:
+            raise RunError(problems[0])
+        self.warnings += [f"{p} (read anyway: --trust)" for p in problems]
 
 
-def _summary_files(run: Path, m: dict[str, Any], kind: str, shards_of: list[Path]) -> tuple[list[Path], str | None]:
-    """The run's files of a summary table (`cards`, `compiles`) if every shard in `shards_of` (the
-    events files, or the games files of a run without events) has one, else ([], why not)."""
-    shards = [s for s in m.get("shards") or [] if isinstance(s, dict)]
-    listed = [s.get(f"{kind}_file") for s in shards]
-    if shards and all(listed):
-        files = [run / f for f in listed]
-    else:          # shards recorded before the table existed, or no manifest listing: what is on disk
-        folder = run / kind
-        files = sorted(f for f in folder.glob("*.parquet") if not f.name.startswith(".")) if folder.is_dir() else []
+Listed = list[tuple[Path, dict[str, Any]]]           # (file, its shard entry) of one table
+
+
+def _listed(run: Path, m: dict[str, Any], kind: str) -> Listed:
+    return [(run / s[f"{kind}_file"], s) for s in checks.shard_entries(m) if isinstance(s.get(f"{kind}_file"), str)]
+
+
+def _shard_files(run: Path, m: dict[str, Any], kind: str, found: _Findings) -> Listed:
+    """The files of `games` or `events` that the manifest lists (files it does not list are never read)."""
+    files, entries = _listed(run, m, kind), checks.shard_entries(m)
+    if files and len(files) < len(entries):
+        without = next(s.get("index") for s in entries if not isinstance(s.get(f"{kind}_file"), str))
+        found.add([f"{run / 'run.json'}: shard {without} lists no {kind}_file ({len(files)} of {len(entries)} "
+                   f"shards do); it is not read"])
+    missing = [f for f, _ in files if not f.is_file()]
+    if missing:
+        raise RunError(f"{missing[0]}: listed in {run / 'run.json'} but missing")
+    return files
+
+
+def _summary_files(run: Path, m: dict[str, Any], kind: str) -> tuple[Listed, str | None]:
+    """The run's files of a summary table (`cards`, `compiles`) if every shard lists one, else
+    ([], why not: None when no shard has one, as in runs from before the table existed)."""
+    files = _listed(run, m, kind)
     if not files:
         return [], None
-    missing = [f for f in files if not f.is_file()]
+    missing = [f for f, _ in files if not f.is_file()]
     if missing:
         return [], f"{missing[0]}: listed in {run / 'run.json'} but missing"
-    if sorted(f.name for f in files) != sorted(f.name for f in shards_of):
+    if len(files) != len(checks.shard_entries(m)):
         return [], f"{run}: not every shard has a {kind} file"
     return files, None
 
@@ -172,6 +212,12 @@ def _check_file(f: Path, columns: Iterable[str]) -> int:
     if missing:
         raise RunError(f"{f}: not a {f.parent.name} file of docs/data.md (missing columns: {', '.join(missing)})")
     return meta.num_rows
+
+
+def _check_files(files: Listed, kind: str, columns: Iterable[str], found: _Findings) -> None:
+    """Footer, columns, size and row count of each file against its shard entry."""
+    for f, entry in files:
+        found.add(checks.size_rows_problems(f, entry, kind, _check_file(f, columns)))
 
 
 def _files_sql(files: list[Path]) -> str:
@@ -198,57 +244,113 @@ def _only_arm(run: Path, m: dict[str, Any], arm: str) -> dict[str, Any]:
     return {**m, "shards": shards}
 
 
+Opened = tuple[Path, str | None, dict[str, Any]]      # (run folder, arm or None, manifest)
+
+
+def _overlaps(a: Opened, b: Opened) -> bool:
+    """Same run (run_id: a copy of a folder is the same run) and the same games: the whole run and
+    one of its arms overlap, two different arms do not."""
+    same_run = str(a[2].get("run_id", a[0].resolve())) == str(b[2].get("run_id", b[0].resolve()))
+    return same_run and (a[1] is None or b[1] is None or a[1] == b[1])
+
+
+def _name(o: Opened) -> str:
+    return f"{o[0]}#{o[1]}" if o[1] is not None else str(o[0])
+
+
+def _distinct(opened: list[Opened], found: _Findings) -> list[Opened]:
+    """Each run once: a run given twice would count every game twice (narrower intervals, same
+    rates). An error; with `trust`, the later copy is dropped (the whole run replaces its arms)."""
+    kept: list[Opened] = []
+    for o in opened:
+        clash = [k for k in kept if _overlaps(k, o)]
+        if not clash:
+            kept.append(o)
+            continue
+        what = f"{_name(o)}: the same run as {_name(clash[0])} (run_id {o[2].get('run_id')!r})"
+        if not found.trust:
+            raise RunError(f"{what}; its games would be counted twice: give each run once")
+        if o[1] is None and all(k[1] is not None for k in clash):    # the whole run replaces its arms
+            kept = [o if k is clash[0] else k for k in kept if all(k is not c for c in clash[1:])]
+        found.warnings.append(f"{what}; opened once (--trust)")
+    return kept
+
+
+@dataclass
+class _RunFiles:
+    """One opened run: its manifest (restricted to the arm) and the files of each table it lists."""
+
+    manifest: dict[str, Any]
+    games: Listed
+    events: Listed
+    summaries: dict[str, tuple[Listed, str | None]]     # kind -> (files if every shard has one, why not)
+
+
+def _verified(opened: Opened, found: _Findings) -> _RunFiles:
+    """One run's games, events and summary files, checked against its manifest (all but checksums)."""
+    run, arm, m = opened
+    for check in (checks.listing_problems, checks.coverage_problems, checks.stray_problems):
+        found.add(check(run, m))
+    if arm is not None:
+        m = _only_arm(run, m, arm)
+    g = _shard_files(run, m, "games", found)
+    if not g:
+        raise RunError(f"{run}: no games to read ({run / 'run.json'} lists no shard with a games file)")
+    e = _shard_files(run, m, "events", found)
+    found_summaries = {kind: _summary_files(run, m, kind) for kind in SUMMARY_COLUMNS}
+    _check_files(g, "games", GAMES_COLUMNS, found)
+    _check_files(e, "events", EVENTS_COLUMNS, found)
+    for kind, (files, _) in found_summaries.items():
+        _check_files(files, kind, SUMMARY_COLUMNS[kind], found)
+    if not checks.is_complete(m):
+        found.warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
+                              f"the report covers the {len(g)} shard(s) written so far")
+    if not e:
+        lost = [SUMMARY_OF[k] for k in SUMMARY_COLUMNS if not found_summaries[k][0]]
+        if lost:
+            found.warnings.append(f"{run}: no events files; {' and '.join(lost)} omitted")
+    else:
+        for kind, (_, why) in found_summaries.items():
+            if why:
+                found.warnings.append(f"{why}; {SUMMARY_OF[kind]} from events (slower)")
+    return _RunFiles(m, g, e, found_summaries)
+
+
 def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = None,
-              memory_limit: str | None = None) -> Runs:
-    """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run). Raises RunError
-    (naming the file) for bad input."""
+              memory_limit: str | None = None, verify: str = "fast", trust: bool = False) -> Runs:
+    """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run), each verified against
+    its run.json first (analysis.verify; `verify` "fast" or "full"). Raises RunError (naming
+    the file) for bad input; with `trust`, what verification finds is a warning in `Runs.warnings`."""
     if isinstance(paths, str | Path):
         paths = [paths]
-    parsed = [split_arm(p) for p in paths]
-    runs = [run for run, _ in parsed]
-    if not runs:
+    if verify not in checks.LEVELS:
+        raise RunError(f"verify {verify!r}: expected one of {', '.join(checks.LEVELS)}")
+    found = _Findings(trust, [])
+    opened = [(run, arm, _manifest(run)) for run, arm in map(split_arm, paths)]
+    if not opened:
         raise RunError("no run folder given")
-    manifests, games_files, events_files, warnings = [], [], [], []
-    summaries: dict[str, list[list[Path]]] = {kind: [] for kind in SUMMARY_COLUMNS}
-    for run, arm in parsed:
-        m = _manifest(run)
-        if arm is not None:
-            m = _only_arm(run, m, arm)
-        g = _shard_files(run, m, "games")
-        if not g:
-            raise RunError(f"{run}: not a run folder (no games/*.parquet)")
-        e = _shard_files(run, m, "events")
-        found = {kind: _summary_files(run, m, kind, e or g) for kind in SUMMARY_COLUMNS}
-        for f in g:
-            _check_file(f, GAMES_COLUMNS)
-        for f in e:
-            _check_file(f, EVENTS_COLUMNS)
-        for kind, (files, _) in found.items():
-            for f in files:
-                _check_file(f, SUMMARY_COLUMNS[kind])
-        if m.get("complete") is False:
-            warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
-                            f"the report covers the {len(g)} shard(s) written so far")
-        if not e:
-            lost = [SUMMARY_OF[k] for k in SUMMARY_COLUMNS if not found[k][0]]
-            if lost:
-                warnings.append(f"{run}: no events files; {' and '.join(lost)} omitted")
-        else:
-            for kind, (_, why) in found.items():
-                if why:
-                    warnings.append(f"{why}; {SUMMARY_OF[kind]} from events (slower)")
-        manifests.append(m)
-        games_files += g
-        events_files += e
-        for kind, (files, _) in found.items():
-            summaries[kind].append(files)
-    # One source per table: a summary's files only if every run has them for every shard.
-    cards_files, compiles_files = ([f for c in summaries[k] for f in c] if all(summaries[k]) else []
-                                   for k in ("cards", "compiles"))
-    if events_files and len(events_files) and any(not _shard_files(r, m, "events")
-                                                   for r, m in zip(runs, manifests, strict=True)):
+    opened = _distinct(opened, found)
+    files = [_verified(o, found) for o in opened]
+    if any(r.events for r in files) and not all(r.events for r in files):
         raise RunError("some runs have events and some do not: open them separately")
-    con = duckdb.connect()
+    games = [f for r in files for f in r.games]
+    events = [f for r in files for f in r.events]
+    # One source per table: a summary's files only if every run has them for every shard.
+    used = {k: [f for r in files for f in r.summaries[k][0]] if all(r.summaries[k][0] for r in files) else []
+            for k in SUMMARY_COLUMNS}
+    hashed = [("games", games), *used.items()]
+    if verify == "full" or (events and not all(used.values())):     # events read, or asked for
+        hashed.append(("events", events))
+    found.add(checks.checksum_problems([(f, entry, kind) for kind, fs in hashed for f, entry in fs], threads))
+    paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"])]
+    runs = Runs(duckdb.connect(), [run for run, _, _ in opened], [r.manifest for r in files], paths_of[0],
+                paths_of[1], found.warnings, paths_of[2], paths_of[3])
+    return _connect(runs, threads, memory_limit)
+
+
+def _connect(out: Runs, threads: int | None, memory_limit: str | None) -> Runs:
+    """Settings and the views over the verified files."""
+    con = out.con
     con.execute(f"set threads = {int(threads or os.cpu_count() or 1)}")
     if memory_limit:
         con.execute(f"set memory_limit = '{memory_limit}'")
@@ -256,12 +358,8 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     # Large event aggregations spill to disk instead of failing when memory runs short.
     spill = Path(tempfile.gettempdir()) / "protolab-duckdb"
     con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
-    out = Runs(con, runs, manifests, games_files, events_files, warnings, cards_files, compiles_files)
-    out.execute(f"create view games as select * from read_parquet({_files_sql(games_files)})")
-    if events_files:
-        out.execute(f"create view events as select * from read_parquet({_files_sql(events_files)})")
-    if cards_files:
-        out.execute(f"create view cards as select * from read_parquet({_files_sql(cards_files)})")
-    if compiles_files:
-        out.execute(f"create view compiles as select * from read_parquet({_files_sql(compiles_files)})")
+    for name, files in (("games", out.games_files), ("events", out.events_files), ("cards", out.cards_files),
+                        ("compiles", out.compiles_files)):
+        if files:
+            out.execute(f"create view {name} as select * from read_parquet({_files_sql(files)})")
     return out

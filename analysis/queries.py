@@ -116,18 +116,32 @@ def overview(runs: Runs) -> pd.DataFrame:
 
 
 def first_player(runs: Runs) -> pd.DataFrame:
-    """First-player advantage: overall, then per matchup of the spec (its trios named when fixed)."""
-    b = trio_base(runs)
-    dec = b[b["winner"] >= 0].assign(first_wins=lambda d: np.where(d["winner"] == d["first_player"], d["n"], 0))
-    rows = [{"matchup": "all", "trios": "", "games": int(dec["n"].sum()), "first_wins": int(dec["first_wins"].sum())}]
-    if b["matchup"].nunique() > 1:
-        for m, g in dec.groupby("matchup", sort=True):
-            pairs = g[["trio0", "trio1"]].drop_duplicates()
-            label = (f"{pairs.iloc[0, 0]} vs {pairs.iloc[0, 1]}" if len(pairs) == 1
-                     else f"drafted ({len(pairs)} trio pairs)")
-            rows.append({"matchup": str(m), "trios": label, "games": int(g["n"].sum()),
-                         "first_wins": int(g["first_wins"].sum())})
-    return add_rate(pd.DataFrame(rows), "first_wins", "games")
+    """First-player advantage: overall, then per matchup of the spec (its trios named when fixed,
+    "(seats swapped)" when both seat orders were played, else the number of drafted trio pairs).
+
+    One DuckDB roll-up of `trio_agg` (a round robin has tens of thousands of matchups)."""
+    t = trio_table(runs)
+    per_matchup = runs.sql(f"select min(matchup) < max(matchup) as many from {t}")["many"].iloc[0]
+    lo, hi = "least(trio0, trio1)", "greatest(trio0, trio1)"
+    # one seat order: min = max of both trios; both orders of one pair: of least/greatest; else count
+    matchups = f"""
+        union all
+        select matchup::varchar,
+               case when min(trio0) = max(trio0) and min(trio1) = max(trio1) then min(trio0) || ' vs ' || min(trio1)
+                    when min({lo}) = max({lo}) and min({hi}) = max({hi})
+                        then min({lo}) || ' vs ' || min({hi}) || ' (seats swapped)'
+                    else 'drafted (' || count(distinct hash({lo}, {hi})) || ' trio pairs)' end,
+               sum(n)::bigint, coalesce(sum(n) filter (where winner = first_player), 0)::bigint, 1, matchup
+        from {t} where winner >= 0 group by matchup""" if per_matchup else ""
+    df = runs.sql(f"""
+        select matchup, trios, games, first_wins from (
+            select 'all' as matchup, '' as trios, coalesce(sum(n), 0)::bigint as games,
+                   coalesce(sum(n) filter (where winner = first_player), 0)::bigint as first_wins,
+                   0 as part, -1 as m
+            from {t} where winner >= 0
+            {matchups})
+        order by part, m""")
+    return add_rate(df, "first_wins", "games")
 
 
 def game_length(runs: Runs) -> pd.DataFrame:
@@ -203,31 +217,31 @@ def matrix(long: pd.DataFrame, row: str, col: str, value: str = "win_rate") -> p
 
 def trio_matchups(runs: Runs, min_games: int = 1) -> pd.DataFrame:
     """Trio vs trio, long form (each unordered pair once, trio_a < trio_b): games, trio_a's win
-    rate with interval, and the first player's win rate in that pairing."""
-    b = trio_base(runs)
-    b = b[b["winner"] >= 0]
-    swap = b["trio0"] > b["trio1"]
-    a_seat = np.where(swap, 1, 0)
-    df = pd.DataFrame({
-        "trio_a": np.where(swap, b["trio1"], b["trio0"]), "trio_b": np.where(swap, b["trio0"], b["trio1"]),
-        "games": b["n"], "wins": np.where(b["winner"] == a_seat, b["n"], 0),
-        "first_wins": np.where(b["winner"] == b["first_player"], b["n"], 0)})
-    df = df.groupby(["trio_a", "trio_b"], as_index=False)[["games", "wins", "first_wins"]].sum()
-    df = df[df["games"] >= min_games]
+    rate with interval, and the first player's win rate in that pairing. One DuckDB roll-up of
+    `trio_agg`."""
+    t = trio_table(runs)
+    df = runs.sql(f"""
+        select least(trio0, trio1) as trio_a, greatest(trio0, trio1) as trio_b, sum(n)::bigint as games,
+               coalesce(sum(n) filter (where winner = (trio0 > trio1)::int), 0)::bigint as wins,
+               coalesce(sum(n) filter (where winner = first_player), 0)::bigint as first_wins
+        from {t} where winner >= 0
+        group by all having sum(n) >= ?
+        order by games desc, trio_a, trio_b""", [min_games])
     add_rate(df)
-    add_rate(df, "first_wins", "games", "first_player_win_rate")
-    return df.sort_values(["games", "trio_a", "trio_b"], ascending=[False, True, True]).reset_index(drop=True)
+    return add_rate(df, "first_wins", "games", "first_player_win_rate")
 
 
 def trio_win_rates(runs: Runs, min_games: int = 1) -> pd.DataFrame:
-    """Each trio's win rate over all its games (either seat)."""
-    b = trio_base(runs)
-    b = b[b["winner"] >= 0]
-    df = pd.concat([
-        pd.DataFrame({"trio": b["trio0"], "games": b["n"], "wins": np.where(b["winner"] == 0, b["n"], 0)}),
-        pd.DataFrame({"trio": b["trio1"], "games": b["n"], "wins": np.where(b["winner"] == 1, b["n"], 0)}),
-    ]).groupby("trio", as_index=False)[["games", "wins"]].sum()
-    df = df[df["games"] >= min_games]
+    """Each trio's win rate over all its decided games (either seat), with its draws beside it.
+    One DuckDB roll-up of `trio_agg`."""
+    t = trio_table(runs)
+    df = runs.sql(f"""
+        select trio, coalesce(sum(n) filter (where winner >= 0), 0)::bigint as games,
+               coalesce(sum(n) filter (where winner = seat), 0)::bigint as wins,
+               coalesce(sum(n) filter (where winner < 0), 0)::bigint as draws
+        from (select trio0 as trio, 0 as seat, winner, n from {t}
+              union all select trio1, 1, winner, n from {t})
+        group by trio having coalesce(sum(n) filter (where winner >= 0), 0) >= ?""", [min_games])
     return add_rate(df).sort_values(["win_rate", "trio"], ascending=[False, True]).reset_index(drop=True)
 
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from analysis import queries
+from analysis.cardvalue import card_value, print_card_value
 from analysis.flags import balance_flags
 from analysis.open import Runs
 
@@ -48,6 +48,7 @@ def _tables(band: float, method: str, alpha: float) -> list[tuple[str, Callable[
         ("card_impact", queries.card_impact),
         ("strategy_ratings", lambda r: queries.strategy_ratings(r)[0]),
         ("balance_flags", lambda r: balance_flags(r, band, method, alpha)),
+        ("card_value", lambda r: card_value(r, method)),          # empty unless a `protolab cardvalue` run
     ]
 
 
@@ -77,19 +78,10 @@ def build_report(runs: Runs, band: float = 0.05, method: str = "holm", alpha: fl
 
 # -- machine-readable ------------------------------------------------------------------------------
 
-def _clean(v: Any) -> Any:
-    if isinstance(v, float | np.floating):
-        return None if math.isnan(v) else float(v)
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.bool_):
-        return bool(v)
-    return v
-
-
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """A table as JSON-ready records (NaN -> null, numpy scalars -> Python)."""
-    return [{k: _clean(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
+    """A table as JSON-ready records (NaN -> null, numpy scalars -> Python), converted column by
+    column (a round robin's tables have tens of thousands of rows)."""
+    return df.astype(object).where(df.notna(), None).to_dict(orient="records")
 
 
 def to_json(report: Report) -> str:
@@ -99,12 +91,14 @@ def to_json(report: Report) -> str:
 
 def write_csv(report: Report, out_dir: str | Path) -> list[Path]:
     """One CSV per table in `out_dir`."""
+    from sim.experiment.dataset import write_atomic
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, df in report.tables.items():
         f = out / f"{name}.csv"
-        df.to_csv(f, index=False)
+        write_atomic(f, df.to_csv(index=False).encode("utf-8"))     # whole or not at all, like every output
         written.append(f)
     return written
 
@@ -132,6 +126,39 @@ def _table(title: str, cols: list[str], rows: list[list[str]], caption: str | No
     for r in rows:
         t.add_row(*r)
     return t
+
+
+def head_and_tail(df: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The first and last n rows of a sorted table (all of it when it has at most 2n rows)."""
+    return df if len(df) <= 2 * n else pd.concat([df.head(n), df.tail(n)])
+
+
+def rest_note(report: Report, table: str, shown: int, total: int, what: str) -> str | None:
+    """Where the rows a terminal table leaves out are: the CSV or JSON of that table."""
+    if shown >= total:
+        return None
+    runs = " ".join(report.meta["runs"])
+    return (f"{shown} of {total:,} {what} shown; all: protolab report {runs} --format csv --table {table} "
+            "(or --format json)")
+
+
+def print_trios(report: Report, console, top: int = 10) -> None:
+    """Trio win rates (95% Wilson), the best and the worst `top` with a pointer to the rest."""
+    tw = report.tables.get("trio_win_rates")
+    if tw is None or tw.empty:
+        return
+
+    def rows(d: pd.DataFrame) -> list[list[str]]:
+        return [[t, pct(w), ci(lo, hi), num(g), num(dr)] for t, w, lo, hi, g, dr in
+                zip(d["trio"], d["win_rate"], d["win_rate_low"], d["win_rate_high"], d["games"], d["draws"],
+                    strict=True)]
+    cols = ["trio", "win rate", "95% CI", "games", "draws"]
+    n = min(top, len(tw))
+    note = rest_note(report, "trio_win_rates", 2 * n if len(tw) > n else n, len(tw), "trios")
+    console.print(_table(f"Trio win rate (decided games, either seat): best {n}", cols, rows(tw.head(n))))
+    if len(tw) > n:
+        console.print(_table(f"Trio win rate: worst {min(n, len(tw) - n)}", cols,
+                             rows(tw.tail(min(n, len(tw) - n)).iloc[::-1]), caption=note))
 
 
 def print_report(report: Report, console, top_cards: int = 10) -> None:
@@ -173,10 +200,17 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
 
     fp = tb["first_player"]
     if len(fp) > 1:
-        rows = [[str(r["matchup"]), r["trios"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]),
-                 num(r["games"])] for _, r in fp.iterrows()]
-        console.print(_table("First-player win rate per matchup", ["matchup", "trios", "first wins", "95% CI", "games"],
-                             rows))
+        per = fp.iloc[1:].sort_values(["win_rate", "games"], ascending=[False, False], na_position="last")
+        shown = pd.concat([fp.iloc[:1], head_and_tail(per, top_cards)])
+        rows = [[str(m), t, pct(w), ci(lo, hi), num(g)] for m, t, w, lo, hi, g in
+                zip(shown["matchup"], shown["trios"], shown["win_rate"], shown["win_rate_low"],
+                    shown["win_rate_high"], shown["games"], strict=True)]
+        title = "First-player win rate per matchup" + ("" if len(shown) == len(fp) else
+                                                       f" (the {top_cards} highest and lowest)")
+        console.print(_table(title, ["matchup", "trios", "first wins", "95% CI", "games"], rows,
+                             caption=rest_note(report, "first_player", len(shown) - 1, len(fp) - 1, "matchups")))
+
+    print_trios(report, console, top_cards)
 
     ct = tb["compile_timing"]
     rows = [[r["player"], str(r["compile"]), pct(r["rate"]), ci(r["rate_low"], r["rate_high"]),
@@ -220,3 +254,6 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     rows = [[r["won_by"], num(r["games"]), f"{r['mean']:.1f}", f"{r['median']:.0f}", f"{r['p10']:.0f}-{r['p90']:.0f}"]
             for _, r in tw.iterrows()]
     console.print(_table("Turns to win", ["winner moved", "games", "mean", "median", "10-90%"], rows))
+
+    if not tb.get("card_value", pd.DataFrame()).empty:
+        print_card_value(tb["card_value"], console)

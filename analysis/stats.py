@@ -198,3 +198,48 @@ def bradley_terry(pairs: pd.DataFrame, z: float = Z95, ridge: float = 1e-6) -> t
     extra = {"first_player_elo": ELO_SCALE * h, "first_player_elo_low": ELO_SCALE * (h - z * hse),
              "first_player_elo_high": ELO_SCALE * (h + z * hse)}
     return out.sort_values("rating", ascending=False).reset_index(drop=True), extra
+
+
+# -- paired differences (arms or runs that share seeds) ---------------------------------------------
+
+def paired_rate_diff(wins_a: np.ndarray, n_a: np.ndarray, wins_b: np.ndarray, n_b: np.ndarray,
+                     ss_paired: np.ndarray, ss_unpaired: np.ndarray, clusters: np.ndarray | int,
+                     z: float = Z95) -> dict[str, np.ndarray]:
+    """Difference of two rates measured on the same seed clusters (common random numbers), B minus A.
+
+    Each rate R = sum(w_i) / sum(n_i) is a ratio over the m seed clusters i (the games sharing one
+    seed: one game, or a seat-swapped pair). With the residuals e_i = w_i - R n_i, the linearised
+    (delta-method) variance of R_B - R_A over clusters is
+        paired:   m / (m - 1) * sum_i (e_Bi / N_B - e_Ai / N_A)^2      (`ss_paired` is the sum)
+        unpaired: m / (m - 1) * [sum_i (e_Ai / N_A)^2 + sum_i (e_Bi / N_B)^2]   (`ss_unpaired`)
+    with N = sum(n_i). The two differ by the covariance the shared seeds create; their ratio is
+    how much variance the pairing saves. When every n_i is 1 the paired variance is the textbook
+    s_d^2 / m of the per-cluster differences d_i = w_Bi - w_Ai. Interval: d +- z se; test: z = d / se,
+    two-sided normal (se = 0: p = 1 if d = 0, else 0)."""
+    wa, na, wb, nb, ssp, ssu = (np.asarray(x, dtype=float) for x in (wins_a, n_a, wins_b, n_b, ss_paired,
+                                                                       ss_unpaired))
+    m = np.asarray(clusters, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = (na > 0) & (nb > 0) & (m > 1)
+        d = np.where(ok, wb / np.where(nb > 0, nb, 1) - wa / np.where(na > 0, na, 1), np.nan)
+        k = np.where(m > 1, m / np.where(m > 1, m - 1, 1), np.nan)
+        var_p = np.where(ok, k * ssp, np.nan)
+        var_u = np.where(ok, k * ssu, np.nan)
+        se = np.sqrt(var_p)
+        zstat = np.where(se > 0, np.abs(d) / np.where(se > 0, se, 1), np.where(d == 0, 0.0, np.inf))
+        ratio = np.where(var_p > 0, var_u / np.where(var_p > 0, var_p, 1), np.nan)
+    p = np.where(ok, np.minimum(1.0, 2 * norm_sf(np.where(ok, zstat, 0.0))), np.nan)
+    return {"change": d, "low": d - z * se, "high": d + z * se, "se": se, "se_unpaired": np.sqrt(var_u),
+            "p_value": p, "variance_ratio": ratio}
+
+
+def paired_rate_diff_clusters(n_a: np.ndarray, w_a: np.ndarray, n_b: np.ndarray, w_b: np.ndarray,
+                              z: float = Z95) -> dict[str, float]:
+    """`paired_rate_diff` of one rate from its per-cluster counts (arrays over the m clusters, in the
+    same order on both sides): the reference the DuckDB query is checked against."""
+    na, wa, nb, wb = (np.asarray(x, dtype=float) for x in (n_a, w_a, n_b, w_b))
+    ra, rb = wa.sum() / na.sum(), wb.sum() / nb.sum()
+    ea, eb = (wa - ra * na) / na.sum(), (wb - rb * nb) / nb.sum()
+    out = paired_rate_diff(wa.sum(), na.sum(), wb.sum(), nb.sum(), ((eb - ea) ** 2).sum(),
+                           (ea ** 2).sum() + (eb ** 2).sum(), len(na), z)
+    return {k: float(v) for k, v in out.items()}

@@ -18,6 +18,7 @@ from typing import Any
 from sim.describe import SEATS
 from sim.engine._core import CoreGame, constants
 from sim.game import Game
+from sim.inputs import InputFileError, read_input_text
 from sim.pool import Pool, load_pool
 
 K = constants()
@@ -400,10 +401,9 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreGame, int]:
 def load(path: Path) -> dict[str, Any]:
     """Read a scenario file and refuse it unless every key is known, well-typed and it checks something."""
     try:
-        with open(path, "rb") as fh:
-            raw = tomllib.load(fh)
-    except OSError as e:
-        raise ScenarioError(f"{path}: cannot read scenario: {e.strerror or e}") from None
+        raw = tomllib.loads(read_input_text(path))
+    except InputFileError as e:
+        raise ScenarioError(f"cannot read scenario {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{path}: not valid TOML: {e}") from None
     check_shape(path, raw)

@@ -14,14 +14,19 @@ def add_commands(sub) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--turn-cap", type=int, default=200)
     p.add_argument("--draft", default="random", help="random | fixed:A,B,C/D,E,F | table:FILE")
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    from sim.cli import add_format
+
+    add_format(p, "the head-to-head pairs; json: pairs and ratings", json_alias=True)
     p.add_argument("--set", action="append", metavar="SET", help="card set (repeatable)")
     p.add_argument("--cards", action="append", metavar="FILE", help="extra protocol or variant file")
+    from sim.cli import add_decision_timeout
+
+    add_decision_timeout(p)
     p.set_defaults(func=cmd_ladder)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    from sim.cli import UsageError, _console, _pool
+    from sim.cli import UsageError, _console, _pool, check_batch
     from strategies.ladder import run_ladder
     from strategies.spec import StrategyError, make_seat, parse_draft
 
@@ -29,6 +34,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         raise UsageError("a ladder needs at least two strategies")
     if args.games < 2:
         raise UsageError(f"--games must be at least 2, got {args.games}")
+    check_batch(args.games, args.seed, args.turn_cap)
     pool = _pool(args)
     try:
         for s in args.strategies:
@@ -37,9 +43,14 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     except StrategyError as e:
         raise UsageError(str(e)) from None
     console = _console()
-    if args.json:
+    if args.format in ("json", "csv"):
         res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft)
-        print(json.dumps(res, indent=1))
+        if args.format == "json":
+            print(json.dumps(res, indent=1))
+        else:
+            from sim.cli import print_csv
+
+            print_csv(res["pairs"])
         return 0
     from rich.progress import Progress
     from rich.table import Table

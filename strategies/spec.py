@@ -4,6 +4,7 @@
     greedy | rush | disrupt | control      one-ply bots (styles are weight presets)
     greedy:w_control=2          any weight overridden by name
     search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
+    ismcts:iters=3000,c=0.7,rollout=rules   information-set MCTS (these are the defaults; rollout=random too)
     greedy+nodown               restricted play: never play face-down
     greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
     random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
@@ -18,8 +19,11 @@ from dataclasses import dataclass, field
 from sim.engine._core import SeatConfig
 
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
+from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
+from strategies._ismcts import configure as configure_ismcts
 
-BUILTIN = ("random", *STYLE_WEIGHTS)
+BUILTIN = ("random", *STYLE_WEIGHTS, "ismcts")
+PARAMS = {"random": (), "search": ("sims", "depth", *WEIGHT_NAMES), "ismcts": ("iters", "c", "rollout")}
 R_NO_FACEDOWN, R_NO_REFRESH_WITH_CONTROL, R_NO_FACEUP = 1, 2, 4
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 
@@ -31,7 +35,7 @@ class StrategyError(ValueError):
 @dataclass
 class StrategySpec:
     base: str
-    params: dict[str, float] = field(default_factory=dict)
+    params: dict[str, float | str] = field(default_factory=dict)
     restrictions: list[tuple[str, str | None]] = field(default_factory=list)
     text: str = ""
 
@@ -60,12 +64,15 @@ def parse(text: str) -> StrategySpec:
         spec.base = name
         for kv in filter(None, (a.strip() for a in args.split(","))):
             k, eq, v = kv.partition("=")
-            allowed = ("sims", "depth", *WEIGHT_NAMES) if name == "search" else WEIGHT_NAMES
-            if name == "random":
-                allowed = ()
+            allowed = PARAMS.get(name, WEIGHT_NAMES)
             if not eq or k not in allowed:
                 raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected "
                                     f"{', '.join(allowed) or 'none'}")
+            if k == "rollout":
+                if v not in ROLLOUTS:
+                    raise StrategyError(f"strategy {head!r}: rollout must be one of {', '.join(ROLLOUTS)}, got {v!r}")
+                spec.params[k] = v
+                continue
             try:
                 spec.params[k] = float(v)
             except ValueError:
@@ -74,6 +81,10 @@ def parse(text: str) -> StrategySpec:
             raise StrategyError(f"strategy {head!r}: sims must be 1..100000")
         if "depth" in spec.params and not 0 <= spec.params["depth"] <= 20:
             raise StrategyError(f"strategy {head!r}: depth must be 0..20")
+        if "iters" in spec.params and not (1 <= spec.params["iters"] <= MAX_ITERS and spec.params["iters"] % 1 == 0):
+            raise StrategyError(f"strategy {head!r}: iters must be a whole number 1..{MAX_ITERS}")
+        if "c" in spec.params and not 0 <= spec.params["c"] <= 100:
+            raise StrategyError(f"strategy {head!r}: c must be 0..100")
     for r in restr:
         name, _, arg = r.partition(":")
         if name not in RESTRICTIONS:
@@ -91,6 +102,10 @@ def make_seat(text: str, pool) -> SeatConfig:
     seat.spec = spec.text
     if spec.is_user:
         seat.set_python(load_user_strategy(spec.base, pool))
+    elif spec.base == "ismcts":
+        p = spec.params
+        configure_ismcts(seat, int(p.get("iters", DEFAULT_ITERS)), float(p.get("c", DEFAULT_C)),
+                         str(p.get("rollout", DEFAULT_ROLLOUT)))
     elif spec.base != "random":
         params = dict(spec.params)
         sims = int(params.pop("sims", 50))
@@ -117,21 +132,27 @@ def make_seat(text: str, pool) -> SeatConfig:
 
 def load_user_strategy(path: str, pool=None):
     """Import package.module:ClassName and wrap an instance for the engine."""
-    from strategies.user import PythonSeat, Strategy
+    from strategies.user import PythonSeat, Strategy, where_raised
 
     module, _, cls = path.partition(":")
     try:
         mod = importlib.import_module(module)
     except ImportError as e:
         raise StrategyError(f"user strategy {path!r}: cannot import module {module!r} ({e})") from None
+    except (Exception, SystemExit) as e:       # the user's module itself fails: say where, not a traceback
+        raise StrategyError(f"user strategy {path!r}: importing module {module!r} raised {where_raised(e)}") from None
     obj = getattr(mod, cls, None)
     if obj is None:
         raise StrategyError(f"user strategy {path!r}: module {module!r} has no {cls!r}")
-    inst = obj() if isinstance(obj, type) else obj
-    if not callable(getattr(inst, "choose", None)):
+    try:
+        inst = obj() if isinstance(obj, type) else obj
+    except Exception as e:  # noqa: BLE001 - the user's constructor
+        raise StrategyError(f"user strategy {path!r}: creating {cls} raised {where_raised(e)}") from None
+    choose = getattr(type(inst), "choose", None) if isinstance(obj, type) else getattr(inst, "choose", None)
+    if not callable(choose) or choose is Strategy.choose:
         raise StrategyError(f"user strategy {path!r}: expected a class with a choose(observation, decision) "
                             f"method (see {Strategy.__module__}.Strategy)")
-    return PythonSeat(inst, pool)
+    return PythonSeat(inst, pool, name=path)
 
 
 def parse_draft(text: str, pool) -> tuple[str, object]:
@@ -162,11 +183,13 @@ def read_draft_table(path: str, pool) -> list[float]:
     import json
     from pathlib import Path
 
+    from sim.inputs import InputFileError, read_input_text
+
     p = Path(path)
     try:
-        text = p.read_text()
-    except OSError as e:
-        raise StrategyError(f"draft table {path}: cannot be read ({e.strerror})") from None
+        text = read_input_text(p)
+    except InputFileError as e:
+        raise StrategyError(f"draft table {e}") from None
     scores = [0.5] * len(pool.protocols)
     try:
         if p.suffix == ".json":

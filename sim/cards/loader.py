@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.engine._core import STEP_FIELDS, constants
+from sim.inputs import InputFileError, describe_char, find_control_char, read_input_text
 
 K = constants()
 BOXES = ("top", "middle", "bottom")
@@ -149,15 +150,19 @@ def _err(path: Path | str, card: str | None, key: str | None, msg: str) -> CardD
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file (at most a few MB, a regular file); strings holding control characters are
+    refused, since names and texts are printed to the terminal (an ESC would reach it)."""
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise CardDataError(f"{path}: file not found") from None
+        raw = tomllib.loads(read_input_text(path))
+    except InputFileError as e:
+        raise CardDataError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise CardDataError(f"{path}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise CardDataError(f"{path}: cannot be read: {e}") from None
+    found = find_control_char(raw)
+    if found:
+        key, ch = found
+        raise _err(path, None, key, f"contains the control character {describe_char(ch)}; expected printable text")
+    return raw
 
 
 def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:

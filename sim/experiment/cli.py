@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
-from sim.cards.loader import CardDataError
+MAX_WORKERS = 100_000              # --workers with --address: tasks in flight
 
 
 def add_commands(subparsers) -> None:
@@ -22,32 +23,39 @@ def add_commands(subparsers) -> None:
                    help="shards played at once (default: every core here, or every CPU of the cluster)")
     p.add_argument("--address", metavar="ADDR", help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of "
                                                      "starting a local one")
+    p.add_argument("--connect-timeout", type=float, metavar="S", default=None,
+                   help="with --address: give up after S seconds if the cluster does not answer (default 20)")
     p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default: the spec's output)")
     p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or "
                                                        "damaged shards")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from sim.cli import add_decision_timeout
+
+    add_decision_timeout(p)
     p.set_defaults(func=cmd_run)
+    from sim.experiment.cardvalue import add_command as add_cardvalue
+
+    add_cardvalue(subparsers)              # `protolab cardvalue`: a spec built in code, the same runner
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from sim.experiment.dataset import RunDirError
+    from sim.cli import check_range
     from sim.experiment.runner import RunOptions, main_run
-    from sim.experiment.spec import SpecError
 
+    # a local Ray starts one worker process per CPU it is given: more than a few per core only fills memory
+    check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
     opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
                       games=args.games, show_progress=not args.no_progress)
+    if args.connect_timeout is not None:
+        opts.connect_timeout = args.connect_timeout
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         console = Console(soft_wrap=True)
         if not console.is_terminal:
             console = Console(soft_wrap=True, width=120)      # logs and pipes: room for the A/B table
-        return main_run(args.spec, opts, console)
-    except (SpecError, RunDirError, CardDataError) as e:
-        # printed here rather than raised as sim.cli.UsageError, which `python -m sim.cli` loads twice
-        print(f"protolab: error: {e}", file=sys.stderr)
-        return 2
+        return main_run(args.spec, opts, console)       # a bad spec or run folder: sim.cli.main reports it
     except KeyboardInterrupt:
         print("protolab: stopped before any shard was played", file=sys.stderr)
         return 130

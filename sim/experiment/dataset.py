@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import json
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from sim.inputs import MAX_MANIFEST_BYTES, InputFileError, read_input_text
 
 FORMAT = 1
 MANIFEST = "run.json"
@@ -116,7 +119,61 @@ def verify_shard(run_dir: Path, entry: dict[str, Any]) -> str | None:
     return None
 
 
+# -- files the manifest does not list ---------------------------------------------------------------
+
+def shard_name(index: int) -> str:
+    """The file name stem of shard `index` (plan.ShardPlan.name)."""
+    return f"shard-{index:05d}"
+
+
+def table_files(run_dir: Path) -> list[Path]:
+    """Every Parquet file under games/ events/ cards/ compiles/ (subfolders included: pandas and
+    pyarrow read a folder recursively). Hidden temporary files end in `.tmp`, so they are not here."""
+    out: list[Path] = []
+    for kind in KINDS:
+        folder = run_dir / kind
+        if folder.is_dir():
+            out += sorted(p for p in folder.rglob("*.parquet") if p.is_file())
+    return out
+
+
+def listed_files(run_dir: Path, shards: list[dict[str, Any]]) -> set[Path]:
+    """The files the shard entries list (every table)."""
+    return {run_dir / s[f"{kind}_file"] for s in shards if isinstance(s, dict)
+            for kind in KINDS if isinstance(s.get(f"{kind}_file"), str)}
+
+
+def pending_files(run_dir: Path, shard_count: int, recorded: set[int], events: bool) -> set[Path]:
+    """Files of planned shards that are not recorded yet (a driver killed after a worker renamed its
+    file, before the shard was recorded): the next `--resume` plays the shard and overwrites them."""
+    kinds = KINDS if events else ("games",)
+    return {shard_paths(run_dir, shard_name(i))[kind] for i in range(shard_count) if i not in recorded
+            for kind in kinds}
+
+
+def unlisted_files(run_dir: Path, shards: list[dict[str, Any]], pending: set[Path] = frozenset()) -> list[Path]:
+    """Parquet files in the table folders that no shard entry lists and no pending shard will write:
+    a glob over `games/*.parquet` would read them, so a run holding one is not what run.json says."""
+    known = listed_files(run_dir, shards) | set(pending)
+    return [p for p in table_files(run_dir) if p not in known]
+
+
 # -- run folder -------------------------------------------------------------------------------------
+
+def check_writable(parent: Path, where: str) -> None:
+    """Refuse a folder a run folder cannot be created in (`where` names the option or spec key):
+    it is made if missing and a probe file is written and removed, before anything is started."""
+    if parent.exists() and not parent.is_dir():
+        raise RunDirError(f"{where}: {parent} is a file; expected a folder to create the run folder in")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".protolab-probe-", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise RunDirError(f"{where}: cannot create a run folder in {parent} ({e.strerror or e}); "
+                          "expected a writable folder") from None
+
 
 def create_run_dir(parent: Path, name: str, stamp: str) -> tuple[Path, str]:
     """A new, empty run folder `<parent>/<name>-<stamp>[-k]`; returns it and the run id."""
@@ -184,16 +241,42 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if not p.is_file():
         raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST})")
     try:
-        manifest = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise RunDirError(f"{p}: cannot be read ({e})") from None
+        manifest = json.loads(read_input_text(p, MAX_MANIFEST_BYTES))
+    except (InputFileError, json.JSONDecodeError) as e:
+        raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
+    if not isinstance(manifest, dict):
+        raise RunDirError(f"{p}: expected a JSON object, got {type(manifest).__name__}; was it edited?")
     if manifest.get("format") != FORMAT:
         raise RunDirError(f"{p}: format {manifest.get('format')!r}; this protolab reads format {FORMAT}")
-    by_index = {s["index"]: s for s in manifest.get("shards", [])}
+    shards = manifest.get("shards", [])
+    if not isinstance(shards, list) or not isinstance(manifest.get("sessions", []), list):
+        raise RunDirError(f"{p}: key 'shards' or 'sessions': expected a list; was it edited?")
+    for i, entry in enumerate(shards):
+        _check_entry(entry, f"{p}: key 'shards[{i}]'")
+    by_index = {s["index"]: s for s in shards}
     for entry in read_journal(run_dir):        # newer than the run.json they follow: they win
         by_index[entry["index"]] = entry
     manifest["shards"] = sorted(by_index.values(), key=lambda s: s["index"])
     return manifest
+
+
+def _check_entry(entry: Any, where: str) -> None:
+    """A shard entry as the driver records it (index, games, and per table its file, size and
+    checksum); a hand-edited one is refused with `where` (file and key)."""
+    problem = None
+    if not isinstance(entry, dict):
+        problem = f"expected a shard entry (an object), got {entry!r:.60}"
+    elif any(isinstance(entry.get(k), bool) or not isinstance(entry.get(k), int) or entry[k] < 0
+             for k in ("index", "games")):
+        problem = "expected whole numbers 'index' and 'games'"
+    else:
+        for kind in KINDS:
+            f, size, digest = (entry.get(f"{kind}_{x}") for x in ("file", "bytes", "sha256"))
+            if f is not None and (not isinstance(f, str) or not isinstance(digest, str)
+                                  or not isinstance(size, int | None)):
+                problem = f"expected '{kind}_file' and '{kind}_sha256' strings and '{kind}_bytes' a whole number"
+    if problem:
+        raise RunDirError(f"{where}: {problem}; was it edited?")
 
 
 def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
@@ -207,12 +290,18 @@ def read_journal(run_dir: Path) -> list[dict[str, Any]]:
     p = run_dir / JOURNAL
     if not p.is_file():
         return []
+    try:
+        text = read_input_text(p, MAX_MANIFEST_BYTES)
+    except InputFileError as e:
+        raise RunDirError(str(e)) from None
     out = []
-    for line in p.read_text().splitlines():
+    for n, line in enumerate(text.splitlines(), 1):
         try:
-            out.append(json.loads(line))
+            entry = json.loads(line)
         except json.JSONDecodeError:
             break                      # a line cut by a kill: ignore it and what follows
+        _check_entry(entry, f"{p}: line {n}")
+        out.append(entry)
     return out
 
 
@@ -237,8 +326,13 @@ def load_inputs(run_dir: Path) -> dict[str, str]:
     d = run_dir / INPUTS
     if not (d / "index.json").is_file():
         return {}
-    index = json.loads((d / "index.json").read_text())
-    return {path: (d / name).read_text(encoding="utf-8") for path, name in index.items()}
+    try:
+        index = json.loads(read_input_text(d / "index.json"))
+        if not isinstance(index, dict) or not all(isinstance(v, str) and "/" not in v for v in index.values()):
+            raise RunDirError(f"{d / 'index.json'}: expected an object of card file names; was it edited?")
+        return {path: read_input_text(d / name) for path, name in index.items()}
+    except (InputFileError, json.JSONDecodeError) as e:
+        raise RunDirError(f"{d}: the run's copies of its card files cannot be read ({e})") from None
 
 
 def open_games(run_dir: Path, columns: list[str] | None = None) -> pa.Table:

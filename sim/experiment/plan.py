@@ -6,19 +6,29 @@ parse are reported with the spec file and key. The layout is a pure function of 
     game_index = arm * games_per_arm + matchup * games + game_in_matchup
 
 and shards are consecutive game ranges of `shard_games` games that never cross an arm, so the
-same spec always gives the same shards, whatever the number of workers."""
+same spec always gives the same shards, whatever the number of workers. A shard is one Ray task,
+and a worker's memory grows with it (docs/experiments.md, "Memory"), so the spec's `shard_games`
+is capped at SHARD_CAP (with events) or SHARD_CAP_NO_EVENTS: a worker stays under WORKER_BOUND_MB
+whatever the size of the run."""
 
 from __future__ import annotations
 
 import itertools
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from sim.cards.loader import CardDataError
 from sim.experiment.seeds import sample_order
-from sim.experiment.spec import Arm, CardFile, Spec, SpecError
+from sim.experiment.spec import Arm, CardFile, Spec, SpecError, check_matchups, check_size
 from sim.pool import Pool, load_pool
+
+WORKER_BOUND_MB = 500              # a worker's peak resident memory stays under this (measured, see above)
+SHARD_CAP = 10_000                 # games per shard with events (the events table dominates a worker's memory)
+SHARD_CAP_NO_EVENTS = 50_000       # without events: the games table only
 
 Trio = tuple[str, str, str]
 Matchup = tuple[Trio, Trio]
@@ -46,6 +56,7 @@ class Plan:
     games_per_arm: int
     total_games: int
     shards: list[ShardPlan]
+    shard_games: int = 0           # games per shard (the last one of an arm may have fewer)
 
     @property
     def n_matchups(self) -> int:
@@ -106,6 +117,12 @@ def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
     if d.mode == "fixed":
         return [(trio(a, f"draft.matchups[{i}][0]"), trio(b, f"draft.matchups[{i}][1]"))
                 for i, (a, b) in enumerate(d.matchups)]
+    if d.mode == "holding":
+        holders = [trio((n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)]
+        names = sorted(set.intersection(*(set(p.protocols) for p in pools)))
+        if len(names) < 6:
+            raise SpecError(f"{src}: key 'pool.sets': expected a pool of at least six protocols, got {names}")
+        return holding_matchups(spec.seed, holders, names, d.samples)
     if d.trios:
         trios = [trio(t, f"draft.trios[{i}]") for i, t in enumerate(d.trios)]
         if len(set(map(frozenset, trios))) != len(trios):
@@ -116,6 +133,7 @@ def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
         else:
             names = sorted(set.intersection(*(set(p.protocols) for p in pools)))
         trios = list(itertools.combinations(names, 3))
+    check_matchups(spec, len(trios) * (len(trios) - 1) // 2)
     pairs = _all_pairs(trios)
     if not pairs:
         raise SpecError(f"{src}: key 'draft.{'trios' if d.trios else 'protocols'}': expected at least one pair of "
@@ -127,6 +145,26 @@ def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
                         f"matchups), got {d.samples:,}")
     order = sample_order(spec.seed, len(pairs))[: d.samples]
     return [pairs[int(j)] for j in order]
+
+
+def holding_matchups(seed: int, holders: list[str], names: list[str], samples: int) -> list[Matchup]:
+    """Draft mode `holding`: for each protocol P of `holders`, `samples` matchups in which seat 0's
+    trio is P and two other protocols and seat 1's trio three more, all drawn uniformly from `names`
+    (P at a uniformly random line). Each P has its own stream, seeded by (master seed, P's name), read
+    in order, so a larger `samples` extends a smaller one and P's matchups do not depend on the others."""
+    out: list[Matchup] = []
+    for p in holders:
+        others = [n for n in names if n != p]
+        rng = np.random.default_rng([seed, zlib.crc32(p.lower().encode())])
+        for start in range(0, samples, 10_000):          # chunks: the same stream, bounded memory
+            u = rng.random((min(10_000, samples - start), len(others) + 1))
+            picks = np.argsort(u[:, :-1], axis=1, kind="stable")[:, :5].tolist()
+            lines = (u[:, -1] * 3).astype(int).tolist()
+            for pick, line in zip(picks, lines, strict=True):
+                mine = [others[pick[0]], others[pick[1]]]
+                mine.insert(line, p)
+                out.append((tuple(mine), tuple(others[j] for j in pick[2:])))  # type: ignore[arg-type]
+    return out
 
 
 def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
@@ -141,8 +179,14 @@ def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
             raise SpecError(f"{source}: key '{key}[{j}]': {e}") from None
 
 
-def make_plan(spec: Spec) -> Plan:
-    """Load every arm's pool, check the spec against it, and lay out games and shards."""
+def shard_size(spec: Spec) -> int:
+    """Games per shard: the spec's `shard_games`, capped so that a worker's memory stays bounded."""
+    return min(spec.shard_games, SHARD_CAP if spec.events else SHARD_CAP_NO_EVENTS)
+
+
+def make_plan(spec: Spec, shard_games: int | None = None) -> Plan:
+    """Load every arm's pool, check the spec against it, and lay out games and shards.
+    `shard_games` keeps the layout a run was started with (`--resume`); by default `shard_size`."""
     pools = []
     for i, arm in enumerate(spec.arms):
         key = f"arms[{i}].cards" if len(spec.arms) > 1 or spec.arms[0].name != "base" else "pool.cards"
@@ -150,12 +194,14 @@ def make_plan(spec: Spec) -> Plan:
         check_seats(arm, pools[-1], spec.source, f"arms[{i}].strategies" if len(spec.arms) > 1 else "seats.strategies")
     matchups = expand_matchups(spec, pools)
     per_arm = max(1, len(matchups)) * spec.games
+    size = shard_games or shard_size(spec)
+    check_size(spec, len(matchups), size)
     shards = []
     for a in range(len(spec.arms)):
         start = a * per_arm
-        for first in range(start, start + per_arm, spec.shard_games):
-            shards.append(ShardPlan(len(shards), a, first, min(spec.shard_games, start + per_arm - first)))
-    return Plan(spec, pools, matchups, per_arm, per_arm * len(spec.arms), shards)
+        for first in range(start, start + per_arm, size):
+            shards.append(ShardPlan(len(shards), a, first, min(size, start + per_arm - first)))
+    return Plan(spec, pools, matchups, per_arm, per_arm * len(spec.arms), shards, size)
 
 
 def card_files(spec: Spec) -> list[CardFile]:

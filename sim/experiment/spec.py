@@ -14,12 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.inputs import InputFileError, describe_char, find_control_char, read_input_bytes, read_input_text
 from sim.pool import DEFAULT_SETS
 
 SPEC_FORMAT = 1
-DRAFT_MODES = ("random", "fixed", "round_robin", "sampled")
+DRAFT_MODES = ("random", "fixed", "round_robin", "sampled", "holding")
 DEFAULT_SHARD_GAMES = 10_000
 MAX_SHARD_GAMES = 50_000          # keeps a worker's peak memory well under 1 GiB
+# Limits that keep a typo (games = 10**17) from growing the driver without bound before any game:
+MAX_GAMES = 1_000_000_000         # games per matchup (per arm)
+MAX_TOTAL_GAMES = 5_000_000_000   # games of one run, every arm
+MAX_SHARDS = 100_000              # run.json keeps about 1 KB per shard
+MAX_MATCHUPS = 10_000_000         # per arm; the round robin of 30 protocols has 5,937,750
+MAX_TRIOS = 4_400                 # draft.trios: every pair of them is a matchup (30 protocols make 4,060 trios)
+MAX_ARMS = 32
 DEFAULT_ARM = "base"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -29,7 +37,8 @@ POOL_KEYS = {"sets", "cards"}
 SEATS_KEYS = {"strategies", "swap"}
 DRAFT_KEYS = {"random": {"mode"}, "fixed": {"mode", "matchups"},
               "round_robin": {"mode", "protocols", "trios"},
-              "sampled": {"mode", "protocols", "trios", "samples"}}
+              "sampled": {"mode", "protocols", "trios", "samples"},
+              "holding": {"mode", "protocols", "samples"}}
 ARM_KEYS = {"name", "sets", "cards", "strategies"}
 
 
@@ -108,12 +117,12 @@ class Spec:
         draft: dict[str, Any] = {"mode": d.mode}
         if d.mode == "fixed":
             draft["matchups"] = [[list(a), list(b)] for a, b in d.matchups]
-        if d.mode in ("round_robin", "sampled"):
+        if d.mode in ("round_robin", "sampled", "holding"):
             if d.trios:
                 draft["trios"] = [list(t) for t in d.trios]
             if d.protocols:
                 draft["protocols"] = list(d.protocols)
-        if d.mode == "sampled":
+        if d.mode in ("sampled", "holding"):
             draft["samples"] = d.samples
         return {
             "format": SPEC_FORMAT, "name": self.name, "description": self.description, "seed": self.seed,
@@ -153,6 +162,8 @@ def find_spec(arg: str) -> Path:
     p = Path(arg)
     if p.is_file():
         return p
+    if p.exists():
+        raise SpecError(f"{arg}: not a regular file (a folder, device or pipe); expected an experiment spec file")
     name = p.name if p.suffix == ".toml" else p.name + ".toml"
     shipped = examples_dir() / name
     if shipped.is_file():
@@ -184,7 +195,7 @@ class _Checker:
 
     def integer(self, raw: Any, key: str, lo: int, hi: int, what: str) -> int:
         if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
-            bound = f"at least {lo}" if hi >= 2**62 else f"{lo} to {hi}"
+            bound = f"at least {lo:,}" if hi >= 2**62 else f"at least {lo:,} and at most {hi:,}"
             raise self.error(key, f"expected {what}, a whole number {bound}; got {raw!r}")
         return raw
 
@@ -229,14 +240,14 @@ def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
     """Read a protocol or variant file named by the spec (relative to the spec's folder)."""
     rel = check.string(raw, key, "the path of a protocol or variant file")
     p = Path(rel) if Path(rel).is_absolute() else base / rel
-    try:
-        data = p.read_bytes()
-        text = data.decode("utf-8")
-    except FileNotFoundError:
+    if not p.exists():
         raise check.error(key, f"cannot read {rel!r} ({p}): no such file; expected a protocol or variant "
-                               "file (docs/cards.md), relative to the spec's folder") from None
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+                               "file (docs/cards.md), relative to the spec's folder")
+    try:
+        data = read_input_bytes(p)
+        text = data.decode("utf-8")
+    except (InputFileError, UnicodeDecodeError) as e:
+        reason = str(e).removeprefix(f"{p}: ")
         raise check.error(key, f"cannot read {rel!r} ({p}): {reason}; expected a readable UTF-8 protocol or "
                                "variant file (docs/cards.md)") from None
     try:
@@ -252,11 +263,15 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     path = find_spec(str(arg))
     source = str(arg) if Path(str(arg)).is_file() else str(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_input_text(path))
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{source}: not valid TOML: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SpecError(f"{source}: cannot be read: {e}") from None
+    except InputFileError as e:
+        raise SpecError(str(e).replace(str(path), source, 1)) from None
+    found = find_control_char(raw)
+    if found:
+        raise SpecError(f"{source}: key '{found[0]}': contains the control character {describe_char(found[1])}; "
+                        "expected printable text")
     return parse_spec(raw, source, path.resolve().parent, games=games)
 
 
@@ -279,10 +294,11 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         raise c.error("description", f"expected a string, got {description!r}")
     seed = c.integer(raw["seed"], "seed", 0, 2**63 - 1, "the master seed")
     overrides: dict[str, Any] = {}
-    n_games = c.integer(raw["games"], "games", 1, 2**62, "the number of games per matchup")
+    n_games = c.integer(raw["games"], "games", 1, MAX_GAMES, "the number of games per matchup")
     if games is not None:
-        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise SpecError(f"--games: expected a whole number of games per matchup, at least 1; got {games!r}")
+        if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+            raise SpecError(f"--games: expected a whole number of games per matchup, at least 1 and at most "
+                            f"{MAX_GAMES:,}; got {games!r}")
         n_games = games
         overrides["games"] = games
     turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
@@ -302,7 +318,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         out = []
         for i, x in enumerate(lst):
             if card_texts is not None:
-                if x not in card_texts:
+                if not isinstance(x, str) or x not in card_texts:
                     raise c.error(f"{key}[{i}]", f"the run's copy of {x!r} is missing (expected it in inputs/)")
                 text = card_texts[x]
                 out.append(CardFile(x, text, hashlib.sha256(text.encode()).hexdigest()))
@@ -331,6 +347,8 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     else:
         if not isinstance(arms_raw, list) or not arms_raw:
             raise c.error("arms", "expected one or more [[arms]] tables")
+        if len(arms_raw) > MAX_ARMS:
+            raise c.error("arms", f"expected at most {MAX_ARMS} [[arms]] tables, got {len(arms_raw)}")
         arms_l = []
         for i, a in enumerate(arms_raw):
             key = f"arms[{i}]"
@@ -380,6 +398,8 @@ def _parse_draft(c: _Checker, raw: Any) -> Draft:
                 raise c.error(f"draft.matchups[{i}]", f"expected six different protocols; both trios have {common}")
             out.append((a, b))
         return Draft("fixed", matchups=tuple(out))
+    if mode == "holding":
+        return _parse_holding(c, raw)
     if "protocols" in raw and "trios" in raw:
         raise c.error("draft.trios", "expected either protocols or trios, not both")
     protocols: tuple[str, ...] = ()
@@ -389,26 +409,75 @@ def _parse_draft(c: _Checker, raw: Any) -> Draft:
         if len({p.lower() for p in protocols}) < 6:
             raise c.error("draft.protocols", f"expected at least six different protocols, got {list(protocols)}")
     if "trios" in raw:
-        if not isinstance(raw["trios"], list) or len(raw["trios"]) < 2:
-            raise c.error("draft.trios", "expected a list of at least two trios")
+        if not isinstance(raw["trios"], list) or not 2 <= len(raw["trios"]) <= MAX_TRIOS:
+            raise c.error("draft.trios", f"expected a list of 2 to {MAX_TRIOS:,} trios")
         trios = tuple(c.trio(t, f"draft.trios[{i}]") for i, t in enumerate(raw["trios"]))
     samples = 0
     if mode == "sampled":
         if "samples" not in raw:
             raise c.error("draft.samples", "missing; expected the number of matchups to sample, e.g. samples = 500")
-        samples = c.integer(raw["samples"], "draft.samples", 1, 2**62, "the number of matchups to sample")
+        samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups to sample")
     return Draft(mode, protocols=protocols, trios=trios, samples=samples)
 
 
+def _parse_holding(c: _Checker, raw: dict[str, Any]) -> Draft:
+    """mode = "holding": `samples` matchups per listed protocol, seat 0's trio holding it (the card
+    value design, docs/strategies.md); the other protocols are drawn in sim.experiment.plan."""
+    if "protocols" not in raw:
+        raise c.error("draft.protocols", 'missing; expected the protocols seat 0 holds, e.g. protocols = ["Fire"]')
+    protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
+    if not protocols or len({p.lower() for p in protocols}) != len(protocols):
+        raise c.error("draft.protocols", f"expected one or more different protocols, got {list(protocols)}")
+    if "samples" not in raw:
+        raise c.error("draft.samples", "missing; expected the number of matchups per protocol, e.g. samples = 500")
+    samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups per protocol")
+    if samples * len(protocols) > MAX_MATCHUPS:
+        raise c.error("draft.samples", f"expected at most {MAX_MATCHUPS:,} matchups in all; {samples:,} for each of "
+                                       f"{len(protocols)} protocols make {samples * len(protocols):,}")
+    return Draft("holding", protocols=protocols, samples=samples)
+
+
+def check_matchups(spec: Spec, count: int) -> None:
+    """Refuse a draft with more than MAX_MATCHUPS matchups (`count` may be an upper bound), before
+    they are listed."""
+    if count > MAX_MATCHUPS:
+        raise SpecError(f"{spec.source}: key 'draft': up to {count:,} matchups; expected at most {MAX_MATCHUPS:,} "
+                        "(fewer protocols or trios, or mode = \"sampled\")")
+
+
+def check_size(spec: Spec, matchups: int, shard_games: int) -> None:
+    """Refuse a run too large to lay out (games in all, shards of `shard_games`) before its shards
+    are listed."""
+    per_arm = max(1, matchups) * spec.games
+    total = per_arm * len(spec.arms)
+    key = "--games" if "games" in spec.overrides else "games"
+    if total > MAX_TOTAL_GAMES:
+        raise SpecError(f"{spec.source}: key '{key}': {spec.games:,} games per matchup x {max(1, matchups):,} "
+                        f"matchups x {len(spec.arms)} arms = {total:,} games; expected at most "
+                        f"{MAX_TOTAL_GAMES:,} games in one run")
+    shards = len(spec.arms) * -(-per_arm // shard_games)
+    if shards > MAX_SHARDS:
+        raise SpecError(f"{spec.source}: key '{key}': {total:,} games in shards of {shard_games:,} make "
+                        f"{shards:,} shards; expected at most {MAX_SHARDS:,} (fewer games, or larger shards: "
+                        "shard_games, docs/experiments.md)")
+
+
 def spec_from_manifest(stored: dict[str, Any], card_texts: dict[str, str], source: str) -> Spec:
-    """Rebuild the spec a run was started with (for --resume), from run.json and the saved card files."""
-    raw: dict[str, Any] = {k: stored[k] for k in ("name", "description", "seed", "games", "turn_cap",
-                                                   "shard_games", "events", "output")}
-    raw["seats"] = dict(stored["seats"])
-    raw["draft"] = dict(stored["draft"])
-    raw["pool"] = {"sets": stored["arms"][0]["sets"], "cards": []}
-    raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
-                    "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
+    """Rebuild the spec a run was started with (for --resume), from run.json and the saved card files.
+    A hand-edited run.json is refused with its file and key, like a spec file."""
+    try:
+        raw: dict[str, Any] = {k: stored[k] for k in ("name", "description", "seed", "games", "turn_cap",
+                                                       "shard_games", "events", "output")}
+        raw["seats"] = dict(stored["seats"])
+        raw["draft"] = dict(stored["draft"])
+        raw["pool"] = {"sets": stored["arms"][0]["sets"], "cards": []}
+        raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
+                        "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
+        origin, overrides = stored.get("source", source), dict(stored.get("overrides", {}))
+    except KeyError as e:
+        raise SpecError(f"{source}: key 'spec.{e.args[0]}': missing; was run.json edited?") from None
+    except (TypeError, AttributeError, IndexError, ValueError):
+        raise SpecError(f"{source}: key 'spec': not an experiment spec as protolab writes it; "
+                        "was run.json edited?") from None
     spec = parse_spec(raw, source, Path("."), card_texts=card_texts)
-    return Spec(**{**spec.__dict__, "source": stored.get("source", source),
-                   "overrides": dict(stored.get("overrides", {}))})
+    return Spec(**{**spec.__dict__, "source": str(origin), "overrides": overrides})

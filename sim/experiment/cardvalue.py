@@ -1,0 +1,239 @@
+"""`protolab cardvalue PROTOCOL|CARD...`: what a card is worth to the player holding it, measured by
+restricted play (docs/strategies.md, "Card value"), as one ordinary experiment on Ray.
+
+The command builds a spec (draft mode `holding`: for each tested protocol P, GAMES/2 matchups whose
+seat-0 trio holds P with two other protocols drawn from the pool, against three more; seats swapped on
+paired seeds) with a `baseline` arm (S against S) and, per card, an arm `avoid-CARD` (S+avoid:CARD
+against S) and an arm `noup-CARD` (S+noup:CARD against S). All arms share seeds and trios, so the
+run folder is a normal, resumable A/B run; analysis/cardvalue.py turns it into the table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sim.cards.loader import CardDataError
+from sim.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
+from sim.pool import DEFAULT_SETS, CardInfo, Pool
+
+DEFAULT_GAMES = 2000
+SOURCE = "protolab cardvalue"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+# -- the spec ---------------------------------------------------------------------------------------
+
+def expand_targets(pool: Pool, items: list[str]) -> list[CardInfo]:
+    """The cards to test: a protocol name stands for its six cards (by value), a card for itself;
+    each card once, in the order given."""
+    out: dict[str, CardInfo] = {}
+    for item in items:
+        name = item.strip().lower()
+        if name in pool.protocol_id:
+            proto = pool.protocols[pool.protocol_id[name]]
+            cards = sorted((c for c in pool.cards if c.protocol == proto), key=lambda c: (c.value, c.name))
+        elif name in pool.by_name:
+            cards = [pool.by_name[name]]
+        else:
+            raise SpecError(f"{item!r}: not a protocol or card of the pool; expected a protocol "
+                            f"({', '.join(pool.protocols)}) or a card such as 'Fire 1'")
+        for c in cards:
+            out.setdefault(c.name, c)
+    return list(out.values())
+
+
+def arm_name(restriction: str, card: str, taken: set[str]) -> str:
+    """A spec-safe, unique arm name such as `avoid-Fire_1` (the card itself is read from the strategy)."""
+    base = f"{restriction}-{_UNSAFE.sub('_', card).strip('_')}"[:60]
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base[:57]}-{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _raw_spec(strategy: str, games: int, seed: int, sets: list[str], cards: list[str], output: str,
+              holders: list[str], tested: list[CardInfo], label: str) -> dict[str, Any]:
+    """The TOML tables of a card-value spec (docs/experiments.md), before validation."""
+    taken = {"baseline"}
+    arms = [{"name": "baseline"}]
+    for c in tested:
+        for restriction in ("avoid", "noup"):
+            arms.append({"name": arm_name(restriction, c.name, taken),
+                         "strategies": [f"{strategy}+{restriction}:{c.name}", strategy]})
+    return {"name": f"cardvalue-{_UNSAFE.sub('_', label).strip('_')}"[:64], "seed": seed, "games": 2,
+            "description": f"card value under {strategy} of {label} ({SOURCE})", "output": output,
+            "events": True, "pool": {"sets": sets, "cards": cards},
+            "seats": {"strategies": [strategy, strategy], "swap": True},
+            "draft": {"mode": "holding", "protocols": holders, "samples": games // 2}, "arms": arms}
+
+
+def card_value_spec(items: list[str], strategy: str = "greedy", games: int = DEFAULT_GAMES, seed: int = 1,
+                    sets: list[str] | None = None, cards: list[str] | None = None, output: str = "runs") -> Spec:
+    """Validate the command's input and build its spec; every bad input is a one-line SpecError."""
+    from sim.experiment.plan import load_arm_pool
+
+    if not items:
+        raise SpecError("expected at least one PROTOCOL or CARD (e.g. Fire, or 'Fire 1'), or --resume RUN_DIR")
+    try:
+        strategy = check_strategy(strategy)
+    except ValueError as e:
+        raise SpecError(f"--strategy: {e}") from None
+    if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
+        raise SpecError(f"--games: expected an even number of games per card, at least 2 (each seed is played "
+                        f"twice, seats swapped), got {games}")
+    if not 0 <= seed < 2**63:
+        raise SpecError(f"--seed: expected a whole number 0 .. 2^63-1, got {seed}")
+    sets, cards = list(sets or DEFAULT_SETS), list(cards or [])
+    try:
+        base = parse_spec({"name": "cardvalue", "seed": seed, "games": 2, "pool": {"sets": sets, "cards": cards}},
+                          SOURCE, Path.cwd())
+        pool = load_arm_pool(base.arms[0], SOURCE, "--set/--cards")
+    except SpecError as e:       # name the command's options, not the spec keys they fill
+        msg = re.sub(rf"^{SOURCE}: key '(pool\.cards\[\d+\]|--set/--cards)': ", "", str(e))
+        raise SpecError(f"--set/--cards: {msg.replace('the spec' + chr(39) + 's folder', 'this folder')}") from None
+    tested = expand_targets(pool, items)
+    if 1 + 2 * len(tested) > MAX_ARMS:
+        raise SpecError(f"expected at most {(MAX_ARMS - 1) // 2} cards in one run (each takes two arms, a run has at "
+                        f"most {MAX_ARMS}), got {len(tested)}: split them over several runs")
+    holders = list(dict.fromkeys(c.protocol for c in tested))
+    raw = _raw_spec(strategy, games, seed, sets, cards, output, holders, tested, "_".join(items))
+    return parse_spec(raw, SOURCE, Path.cwd())
+
+
+# -- running and reporting --------------------------------------------------------------------------
+
+def check_resumable(run_dir: str) -> None:
+    """`--resume` takes only a card-value run (a different run resumes with `protolab run --resume`)."""
+    from analysis.cardvalue import design_of
+    from sim.experiment import dataset
+
+    if design_of(dataset.read_manifest(Path(run_dir))) is None:
+        raise SpecError(f"{run_dir}: not a card-value run (run.json has no baseline arm and restricted arms in "
+                        "draft mode 'holding'); expected a folder written by protolab cardvalue")
+
+
+def analyse(run_dir: Path):
+    """Build the report of the finished run's baseline arm (its card-value table from every arm) and
+    write its dashboard into the run folder, as `protolab run` does; returns (card-value table, dashboard path)."""
+    from analysis.dashboard import render
+    from analysis.open import open_runs
+    from analysis.report import build_report
+
+    runs = open_runs([f"{run_dir}#baseline"])              # the baseline arm; card values from every arm
+    try:
+        report = build_report(runs)
+    finally:
+        runs.close()
+    out = Path(run_dir) / "dashboard.html"
+    out.write_text(render(report), encoding="utf-8")
+    return report.tables["card_value"], out
+
+
+def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
+    """The table on stdout: a rich table, JSON ({meta, cards}) or CSV."""
+    from analysis.cardvalue import print_card_value
+    from analysis.report import records
+
+    if fmt == "json":
+        print(json.dumps({"meta": meta, "cards": records(table)}, indent=1))
+    elif fmt == "csv":
+        table.to_csv(sys.stdout, index=False)
+    else:
+        print_card_value(table, console)
+        console.print(f"Run folder: {meta['run_dir']} (protolab report {meta['run_dir']}); dashboard: "
+                      f"{meta['dashboard']}")
+
+
+def main_cardvalue(args: argparse.Namespace, console) -> int:
+    """Validate, run on Ray, analyse, print; the exit status (1 when a restriction did not hold)."""
+    from analysis.cardvalue import restriction_problems
+    from sim.experiment.runner import RunFailed, RunOptions, run
+
+    given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]
+    if args.resume and (args.targets or given):
+        raise SpecError(f"--resume: a run keeps its own cards, strategy, games and seed; drop "
+                        f"{', '.join(given) or ' '.join(args.targets)}")
+    spec = None
+    if args.resume:
+        check_resumable(args.resume)
+    else:
+        spec = card_value_spec(args.targets, args.strategy or "greedy", DEFAULT_GAMES if args.games is None
+                               else args.games, 1 if args.seed is None else args.seed, args.set, args.cards,
+                               args.out or "runs")
+    opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
+                      show_progress=not args.no_progress)
+    t0 = time.perf_counter()
+    try:
+        result = run(spec, opts, console)
+    except RunFailed as e:
+        print(f"protolab: error: {e}", file=sys.stderr)
+        return 1
+    if result.status != "complete":
+        return 128 + int(getattr(result, "signum", 2))
+    table, dashboard = analyse(result.run_dir)
+    m = result.manifest
+    meta = {"run_dir": str(result.run_dir), "run_id": m["run_id"], "strategy": table.attrs.get("strategy"),
+            "games_per_card": 2 * m["spec"]["draft"]["samples"], "seed": m["spec"]["seed"],
+            "games": result.games, "seconds": round(time.perf_counter() - t0, 1), "correction": "holm",
+            "dashboard": str(dashboard)}
+    emit(table, args.format, meta, console)
+    problems = restriction_problems(table)
+    for p in problems:
+        print(f"protolab: error: restriction did not hold: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def cmd_cardvalue(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from analysis.open import RunError
+    from sim.experiment.dataset import RunDirError
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        console = Console(soft_wrap=True, stderr=args.format != "table")
+        if not console.is_terminal:
+            console = Console(soft_wrap=True, width=160, stderr=args.format != "table")
+        return main_cardvalue(args, console)
+    except (SpecError, RunDirError, CardDataError, RunError) as e:
+        print(f"protolab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("protolab: stopped before any shard was played", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def add_command(subparsers) -> None:
+    """Register `protolab cardvalue` (called from sim/experiment/cli.py's add_commands)."""
+    p = subparsers.add_parser(
+        "cardvalue", help="what each card is worth: restricted play (never played / never face-up) on Ray",
+        description="Card value by restricted play (docs/strategies.md, Card value): for each card, the side "
+                    "holding its protocol plays S+avoid:CARD and S+noup:CARD against S on the seeds and trios of a "
+                    "baseline S vs S, seats swapped. Value = unrestricted minus restricted win rate, in points, with "
+                    "a paired 95%% interval and a Holm-corrected p-value. Writes a normal run folder.")
+    p.add_argument("targets", nargs="*", metavar="PROTOCOL|CARD",
+                   help="a protocol (its six cards) or a card, e.g. Fire or 'Fire 1' (repeatable)")
+    p.add_argument("--strategy", metavar="S", help="the strategy both sides play (default greedy)")
+    p.add_argument("--games", type=int, metavar="N",
+                   help=f"games per card and restriction, even (default {DEFAULT_GAMES}: {DEFAULT_GAMES // 2} "
+                        "matchups of one seat-swapped pair)")
+    p.add_argument("--seed", type=int, metavar="S", help="master seed (default 1)")
+    p.add_argument("--set", action="append", metavar="SET", help="card set of the pool (repeatable; default all four)")
+    p.add_argument("--cards", action="append", metavar="FILE", help="protocol or variant file to add (repeatable)")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                   help="table: rich table; json or csv on stdout (progress goes to stderr)")
+    p.add_argument("--workers", type=int, metavar="K", help="shards played at once (default: every core or CPU)")
+    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
+    p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default runs)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted card-value run")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_cardvalue)

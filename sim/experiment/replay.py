@@ -1,0 +1,337 @@
+"""Replay any game of a run exactly: `protolab replay RUN --game N` (and `RUN#arm --game N`).
+
+Everything is rebuilt from the run folder, never from the caller's flags: the spec and card files
+from run.json and inputs/ (as `--resume` does), the arm's pool (checked against the run's pool
+hash), the game's seed from (master seed, matchup, game in matchup) as the runner derives it, its
+trios, first player and strategies as the shard played them. A seat-swapped game (2k+1) takes the
+trios and first player of its partner 2k, so the partner's draft is played up to its first turn.
+
+The replayed game is then turned into a `games` row by the runner's own code (`games_table`) and
+compared with the stored row, column by column (all but `run_id`): any difference is an error,
+so a replay that is printed is the game the dataset describes."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from sim.batch import MAX_COMPILES
+from sim.describe import LINES, SEATS, format_log
+from sim.engine._core import constants
+from sim.game import Game
+from sim.pool import ENGINE_VERSION, Pool
+
+LOG_TURN = constants()["log"]["turn"]
+FINAL_TURN = -1             # turn_states key of the state after the last turn
+
+
+class ReplayError(ValueError):
+    """Bad input (no such run, arm or game; a shard not played yet): one line, exit status 2."""
+
+
+class ReplayMismatch(RuntimeError):
+    """The replayed game differs from the stored row: one line, exit status 1."""
+
+
+@dataclass(frozen=True)
+class RunGame:
+    """One game of a run, located and set up exactly as its shard played it."""
+
+    run_dir: Path
+    run_id: str
+    arm: str
+    arm_index: int
+    game_index: int             # the row's game_index (global over arms)
+    arm_game: int               # its index within the arm: matchup * games + game_in_matchup
+    matchup: int
+    game_in_matchup: int
+    seed: int
+    swapped: bool
+    strategies: tuple[str, str]
+    protocols: tuple[tuple[str, ...], tuple[str, ...]] | None
+    first_player: int | None
+    turn_cap: int
+    pool: Pool
+    plan: Any                   # sim.experiment.plan.Plan
+    shards: tuple[dict[str, Any], ...] = ()     # the manifest's shard entries
+
+
+# -- locating the game -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OpenRun:
+    """A run folder's manifest and the plan rebuilt from it (open once, locate many games)."""
+
+    run_dir: Path
+    manifest: dict[str, Any]
+    plan: Any                   # sim.experiment.plan.Plan
+
+
+def open_run(run_dir: str | Path) -> OpenRun:
+    run_dir = Path(run_dir)
+    return OpenRun(run_dir, *_open_run(run_dir))
+
+
+def _open_run(run_dir: Path) -> tuple[dict[str, Any], Any]:
+    """The manifest and the plan rebuilt from it (spec, card texts, pools)."""
+    from sim.cards.loader import CardDataError
+    from sim.experiment import dataset
+    from sim.experiment.plan import make_plan
+    from sim.experiment.spec import SpecError, spec_from_manifest
+
+    try:
+        manifest = dataset.read_manifest(run_dir)
+        source = str(run_dir / dataset.MANIFEST)
+        spec = spec_from_manifest(manifest["spec"], dataset.load_inputs(run_dir), source)
+        plan = make_plan(spec)
+    except (dataset.RunDirError, SpecError, CardDataError) as e:
+        raise ReplayError(str(e)) from None
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ReplayError(f"{run_dir / dataset.MANIFEST}: not a complete manifest (missing {e})") from None
+    if manifest.get("engine_version") != ENGINE_VERSION:
+        raise ReplayError(f"{run_dir}: made by engine {manifest.get('engine_version')}, this is {ENGINE_VERSION}; "
+                          "its games cannot be replayed exactly here")
+    for arm, pool in zip(spec.arms, plan.pools, strict=True):
+        want = (manifest.get("pool_hashes") or {}).get(arm.name, manifest.get("pool_hash"))
+        if pool.hash != want:
+            raise ReplayError(f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want}; "
+                              "its games cannot be replayed exactly here")
+    return manifest, plan
+
+
+def _global_index(run_arg: str, run_dir: Path, arm: str | None, game: int, plan: Any) -> int:
+    """The row's game_index: `game` itself for a whole run, the arm's first game + `game` for RUN#arm."""
+    names = [a.name for a in plan.spec.arms]
+    per_arm = plan.games_per_arm
+    if arm is None:
+        if not 0 <= game < plan.total_games:
+            raise ReplayError(f"{run_arg}: --game {game} is out of range; the run has games 0..{plan.total_games - 1}")
+        return game
+    if arm not in names:
+        raise ReplayError(f"{run_dir}: no arm {arm!r} in this run; its arms: {', '.join(names)}")
+    if not 0 <= game < per_arm:
+        raise ReplayError(f"{run_arg}: --game {game} is out of range; arm {arm!r} has games 0..{per_arm - 1}")
+    return names.index(arm) * per_arm + game
+
+
+def locate(run_arg: str, game: int, opened: OpenRun | None = None) -> RunGame:
+    """Set up game `game` of RUN (its game_index) or of RUN#arm (its index within the arm);
+    `opened` is RUN already opened (open_run), to replay many of its games."""
+    from analysis.open import split_arm
+    from sim.experiment.seeds import game_seeds
+
+    run_dir, arm_name = split_arm(run_arg)
+    if opened is None:
+        opened = open_run(run_dir)
+    manifest, plan = opened.manifest, opened.plan
+    spec = plan.spec
+    gi = _global_index(run_arg, run_dir, arm_name, game, plan)
+    arm_index, arm_game = divmod(gi, plan.games_per_arm)
+    matchup, gim = divmod(arm_game, spec.games)
+    seed = int(game_seeds(spec.seed, np.array([matchup]), np.array([gim]), spec.swap)[0])
+    arm = spec.arms[arm_index]
+    pool = plan.pools[arm_index]
+    base = RunGame(run_dir, str(manifest.get("run_id", run_dir.name)), arm.name, arm_index, gi, arm_game, matchup,
+                   gim, seed, False, tuple(arm.strategies), plan.matchups[matchup] if plan.matchups else None,
+                   None, spec.turn_cap, pool, plan, tuple(manifest.get("shards") or ()))
+    if not (spec.swap and gim % 2 == 1):
+        return base
+    # the partner (2k) as drafted or listed, with the seeded coin; this game exchanges its sides
+    partner = dataclasses.replace(base, game_index=gi - 1, arm_game=arm_game - 1, game_in_matchup=gim - 1)
+    start = _core_after_turn(partner, 1)
+    names = pool.protocols
+    dealt = [tuple(names[i] for i in side) for side in start["dealt"]]
+    return dataclasses.replace(base, swapped=True, strategies=(arm.strategies[1], arm.strategies[0]),
+                               protocols=(dealt[1], dealt[0]), first_player=int(start["first_player"]))
+
+
+# -- playing it ------------------------------------------------------------------------------------
+
+def new_game(pool: Pool, seed: int, strategies: tuple[str, str], protocols: Any = None,
+             first_player: int | None = None, turn_cap: int = 200, until_turn: int = -1) -> Game:
+    """A Game played by these strategy specs (the engine's seats, as in the batch path) to its end,
+    or with `until_turn` to the end of that turn."""
+    from strategies.spec import make_seat
+
+    # scripted seats first: the constructor stops at the first decision instead of playing a game
+    game = Game(pool, seed=seed, protocols=protocols, first_player=first_player, turn_cap=turn_cap)
+    seats = tuple(make_seat(s, pool) for s in strategies)
+    game.strategies = seats
+    game._status = game.core.run(game.answers, seats, until_turn=until_turn)   # Game has no setter for seats
+    return game
+
+
+def play(g: RunGame, until_turn: int = -1) -> Game:
+    return new_game(g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn)
+
+
+def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:
+    """The raw engine state when `turn` ends (or at the game's end, if sooner)."""
+    return play(g, until_turn=turn).core.state()
+
+
+# -- checking it against the stored row --------------------------------------------------------------
+
+def stored_row(g: RunGame) -> dict[str, Any]:
+    """The row of `games` with this game_index, read from the one shard file that holds it."""
+    from sim.experiment import dataset
+
+    for entry in g.shards:
+        first, n = int(entry["first_game"]), int(entry["games"])
+        if first <= g.game_index < first + n:
+            path = g.run_dir / entry.get("games_file", f"games/{dataset.shard_name(entry['index'])}.parquet")
+            try:
+                rows = pq.read_table(path, filters=[("game_index", "=", g.game_index)]).to_pylist()
+            except Exception as e:  # pyarrow raises several types for a missing or damaged file
+                raise ReplayError(f"{path}: cannot be read ({' '.join(str(e).split())})") from None
+            if len(rows) != 1:
+                raise ReplayError(f"{path}: expected one row with game_index {g.game_index}, found {len(rows)}")
+            return rows[0]
+    raise ReplayError(f"{g.run_dir}: game {g.game_index} is in a shard that has not been played yet; finish the run "
+                      f"with `protolab run --resume {g.run_dir}`")
+
+
+def _columns(state: dict[str, Any]) -> dict[str, np.ndarray]:
+    """One game's engine state as the batch columns `games_table` reads (sim/batch.py)."""
+    comp = state["compiles"][:MAX_COMPILES]
+    cols: dict[str, np.ndarray] = {
+        "winner": np.array([state["winner"]], np.int8), "first_player": np.array([state["first_player"]], np.int8),
+        "end_reason": np.array([state["end_reason"]], np.int8),
+        "turns": np.array([min(state["turn"], state["turn_cap"])], np.int16),
+        "protocols": np.array([[*state["dealt"][0], *state["dealt"][1]]], np.int16),
+        "n_compiles": np.array([len(state["compiles"])], np.int16),
+    }
+    for name in ("plays_up", "plays_down", "refreshes", "control_gains"):
+        cols[name] = np.array([state[name]], np.int16)
+    for k, (name, dtype) in enumerate((("compile_turn", np.int16), ("compile_player", np.int8),
+                                       ("compile_line", np.int8), ("compile_protocol", np.int16),
+                                       ("compile_recompile", np.int8))):
+        arr = np.zeros((1, MAX_COMPILES), dtype)
+        arr[0, :len(comp)] = [c[k] for c in comp]
+        cols[name] = arr
+    return cols
+
+
+def replayed_row(g: RunGame, game: Game) -> dict[str, Any]:
+    """The `games` row the runner would write for this replayed game (its own code, `games_table`)."""
+    from sim.experiment.plan import ShardPlan
+    from sim.experiment.runner import dictionaries, make_task
+    from sim.experiment.shards import games_table
+
+    dicts = dictionaries(g.plan)
+    task = make_task(g.plan, ShardPlan(0, g.arm_index, g.game_index, 1), g.run_id, g.run_dir, "", dicts)
+    cols = _columns(game.core.state())
+    cols["seed"] = np.array([g.seed], np.uint64)
+    strat = np.array([[dicts.strategies.index(s) for s in g.strategies]], np.int8)
+    facts = {"matchup": np.array([g.matchup]), "game": np.array([g.game_in_matchup]), "strategies": strat}
+    return games_table(task, g.pool, cols, facts).to_pylist()[0]
+
+
+def differences(replayed: dict[str, Any], stored: dict[str, Any]) -> list[str]:
+    """Every column (but run_id) whose value differs, as 'column: replayed X, stored Y'."""
+    out = []
+    for col in sorted(set(replayed) | set(stored)):
+        if col == "run_id":
+            continue
+        a, b = replayed.get(col, "<missing>"), stored.get(col, "<missing>")
+        if a != b:
+            out.append(f"{col}: replayed {a!r}, stored {b!r}")
+    return out
+
+
+def check(g: RunGame, game: Game) -> int:
+    """Raise ReplayMismatch unless the replay gives the stored row; returns the columns compared."""
+    stored = stored_row(g)
+    diff = differences(replayed_row(g, game), stored)
+    if diff:
+        raise ReplayMismatch(f"{g.run_dir}: game {g.game_index} replays differently from its stored row "
+                             f"({len(diff)} column(s)): {'; '.join(diff)}")
+    return len(stored) - 1
+
+
+# -- printing --------------------------------------------------------------------------------------
+
+def turn_states(game: Game) -> dict[int, dict[str, Any]]:
+    """Game.state() at the end of every turn (key: the turn) and after the game (key FINAL_TURN).
+
+    Each is replayed from the start and stopped as that turn ends (CoreGame.run's until_turn),
+    so every state is the exact position, not one rebuilt from the log."""
+    states: dict[int, dict[str, Any]] = {}
+    last = game.record()["turns"]
+    for t in range(1, last + 1):
+        if game.core.run(game.answers, game.strategies, until_turn=t) != "turn_end":
+            break
+        states[t] = game.state()
+    game.core.run(game.answers, game.strategies)
+    states[FINAL_TURN] = game.state()
+    return states
+
+
+def format_state(state: dict[str, Any], title: str) -> list[str]:
+    """A position as the log names cards: per seat hand, deck and trash sizes, then each line's
+    protocol, value and stack (bottom to top, face-down cards marked as in the log)."""
+    out = [f"  == {title}: control {state['control']}; compiled A: "
+           f"{', '.join(state['A']['compiled']) or 'none'}; B: {', '.join(state['B']['compiled']) or 'none'} =="]
+    width = max(len(x) for seat in SEATS for x in state[seat]["protocols"]) + len(" (compiled)")
+    for seat in SEATS:
+        p = state[seat]
+        out.append(f"     {seat}  hand {len(p['hand'])}, deck {len(p['deck'])}, trash {len(p['trash'])}")
+        for line, proto, value, stack in zip(LINES, p["protocols"], p["values"], p["stacks"], strict=True):
+            name = proto + (" (compiled)" if proto in p["compiled"] else "")
+            cards = ", ".join(c[5:] + " (face-down)" if c.startswith("down:") else c for c in stack) or "-"
+            out.append(f"        {line:<6}  {name:<{width}}  {value:>2}   {cards}")
+    return out
+
+
+def log_lines(game: Game, states: bool = False) -> list[str]:
+    """The readable log; with `states`, the position at every turn boundary and at the end."""
+    game.core.run(game.answers, game.strategies, True)
+    entries = game.core.log_entries()
+    lines = format_log(game.pool, game.core.state(), entries)
+    game.core.run(game.answers, game.strategies)
+    if not any(e[0] == LOG_TURN and e[6] == 1 for e in entries):
+        # fixed trios are dealt when the game is set up, before the log starts: name turn 1 too
+        first = (LOG_TURN, 0, game.core.state()["first_player"], -1, -1, 0, 1)
+        entries, lines = [first, *entries], [f"Turn 1: {SEATS[first[2]]}", *lines]
+    if not states:
+        return lines
+    at = turn_states(game)
+    out = []
+    for entry, line in zip(entries, lines, strict=True):
+        turn = entry[6]
+        if entry[0] == LOG_TURN and turn - 1 in at:
+            out += format_state(at[turn - 1], f"after turn {turn - 1}, bottom to top")
+        out.append(line)
+    out += format_state(at[FINAL_TURN], "at the end, bottom to top")
+    return out
+
+
+def result_line(rec: dict[str, Any]) -> str:
+    w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
+    return (f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
+            f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
+            f"first player {'AB'[rec['first_player']]}")
+
+
+def header(g: RunGame) -> str:
+    how = ("seats swapped: seat 0 has its partner's seat-1 trio and strategy" if g.swapped
+           else "as drafted" if g.protocols is None else "as listed")
+    return (f"run {g.run_id}  game {g.game_index} (arm {g.arm!r} game {g.arm_game}: matchup {g.matchup}, "
+            f"game {g.game_in_matchup} in matchup; {how})\n"
+            f"seed {g.seed}  pool {g.pool.hash}  engine {ENGINE_VERSION}  A = {g.strategies[0]}, "
+            f"B = {g.strategies[1]}  turn cap {g.turn_cap}")
+
+
+def replay_run(run_arg: str, game: int, states: bool = False) -> list[str]:
+    """The printed replay of one game of a run, checked against its stored row first."""
+    g = locate(run_arg, game)
+    played = play(g)
+    compared = check(g, played)
+    rec = played.record(g.strategies)
+    return [header(g), *log_lines(played, states), result_line(rec),
+            f"Checked: the replay matches the stored row ({compared} columns, all but run_id)."]
