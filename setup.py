@@ -18,12 +18,24 @@ extensions = [
         include_dirs=[numpy.get_include(), "."],
         extra_compile_args=["-O3"],
     ),
+    Extension(
+        "strategies._ismcts",
+        ["strategies/_ismcts.pyx"],
+        include_dirs=[numpy.get_include(), "."],
+        extra_compile_args=["-O3"],
+    ),
+    Extension(
+        "strategies._draft",
+        ["strategies/_draft.pyx"],
+        include_dirs=[numpy.get_include(), "."],
+        extra_compile_args=["-O3"],
+    ),
 ]
 
 setup(
     packages=["sim", "sim.engine", "sim.cards", "sim.experiment", "strategies", "analysis", "protolab_datasets",
               "protolab_datasets.protocols", "protolab_datasets.experiments",
-              "protolab_datasets.experiments.variants", "protolab_datasets.readings"],
+              "protolab_datasets.experiments.variants", "protolab_datasets.readings", "protolab_datasets.drafts"],
     package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,

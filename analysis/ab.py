@@ -22,6 +22,7 @@ from analysis import queries
 from analysis.compare import Comparison, compare_runs
 from analysis.dashboard import CSS, SORT_JS, _fig_html, _layout, _table_html
 from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
+from analysis.provenance import as_html, of_runs
 from analysis.report import Report, records, to_json
 
 OpenFn = Callable[[str], Runs]
@@ -111,6 +112,7 @@ class ABResult:
     arms: list[str]
     overview: pd.DataFrame
     comparisons: list[tuple[str, Comparison]] = field(default_factory=list)
+    provenance: list[dict[str, Any]] = field(default_factory=list)     # one block per arm
 
 
 def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
@@ -123,9 +125,10 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
     overview = pd.concat([queries.overview(r).assign(arm=a) for a, r in runs.items()], ignore_index=True)
     comps = [(a, compare_runs(runs[arms[0]], runs[a], method, alpha)) for a in arms[1:]]
     run_id = runs[arms[0]].run_ids[0]
+    blocks = [b for r in runs.values() for b in of_runs(r)]
     for r in runs.values():
         r.close()
-    return ABResult(str(split_arm(paths[0])[0]), run_id, arms, overview, comps)
+    return ABResult(str(split_arm(paths[0])[0]), run_id, arms, overview, comps, blocks)
 
 
 # -- the page --------------------------------------------------------------------------------------
@@ -281,7 +284,7 @@ def render_ab(ab: ABResult) -> str:
 </head><body>
 <header><h1>protolab A/B dashboard: {html.escape(title)}</h1>
 <p>Each arm against {html.escape(ab.arms[0])}; {html.escape(design)}. One arm's full dashboard: protolab dashboard
-{html.escape(ab.run)}#ARM</p></header>
+{html.escape(ab.run)}#ARM</p>{as_html(ab.provenance)}</header>
 <main>{warnings}
 <section><h2>Arms</h2>{_overview_html(ab)}</section>
 {sections}
@@ -322,6 +325,9 @@ def output_arm_reports(reports: list[Report], fmt: str, table: str | None, out: 
             for f in write_arms_csv(reports, out):
                 print(f)
         else:
-            arms_csv(reports, table or "protocols").to_csv(sys.stdout, index=False)
+            from analysis.provenance import csv_header
+
+            blocks = [b for r in reports for b in r.meta.get("provenance") or []]
+            sys.stdout.write(csv_header(blocks) + arms_csv(reports, table or "protocols").to_csv(index=False))
     else:
         print_arm_reports(reports, console)

@@ -138,16 +138,59 @@ def _report_arms(args: argparse.Namespace, arms: list[str]) -> int:
     return 0
 
 
+def _tier_study(args: argparse.Namespace):
+    """The tier study of a tier-study run (analysis.tiers), each tier opened with the command's options."""
+    from analysis.tiers import tier_study
+
+    def opened(path: str) -> Runs:
+        runs = _open([path], args)
+        _warn(runs, getattr(args, "format", "html") == "table")
+        return runs
+
+    try:
+        return tier_study(args.runs[0], args.band, args.correction, args.alpha, open_fn=opened)
+    except RunError as e:
+        raise _usage(e) from None
+
+
+def _report_tiers(args: argparse.Namespace) -> int:
+    """`report` of a tier study: each finding under every tier, rank agreement, flag verdicts."""
+    from analysis import tiers
+
+    study = _tier_study(args)
+    if args.format == "json":
+        if args.table:
+            study.tables = {args.table: study.tables[args.table]}
+        print(tiers.to_json(study))
+    elif args.format == "csv":
+        if args.out:
+            files: list[Path] = []
+            _written(args.out, lambda: files.extend(tiers.write_csv(study, args.out)))
+            for f in files:
+                print(f)
+        else:
+            sys.stdout.write(tiers.table_csv(study, args.table or "agreement"))
+    else:
+        tiers.print_tiers(study, _console())
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
-    from analysis.report import TABLE_NAMES, build_report, print_report, to_json, write_csv
+    from analysis.report import TABLE_NAMES, build_report, print_report, table_csv, to_json, write_csv
+    from analysis.tiers import TABLE_NAMES as TIER_TABLES
+    from analysis.tiers import is_tier_run
 
     _check(args)
-    if args.table and args.table not in TABLE_NAMES:
-        raise _usage(ValueError(f"unknown table {args.table!r}; tables: {', '.join(TABLE_NAMES)}"))
+    tiered = len(args.runs) == 1 and is_tier_run(args.runs[0])
+    names = TIER_TABLES if tiered else TABLE_NAMES
+    if args.table and args.table not in names:
+        raise _usage(ValueError(f"unknown table {args.table!r}; tables: {', '.join(names)}"))
     if args.out is not None and args.format != "csv":
         raise _usage(ValueError(f"--out {args.out}: goes with --format csv (one CSV file per table)"))
     _check_out_dir(args.out)
     arms = _arms(args.runs)
+    if tiered:
+        return _report_tiers(args)
     if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
         args.runs, arms = arms[:1], None
     if arms:
@@ -175,7 +218,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             for f in files:
                 print(f)
         else:
-            rep.tables[args.table or "protocols"].to_csv(sys.stdout, index=False)
+            sys.stdout.write(table_csv(rep, rep.tables[args.table or "protocols"]))
     else:
         print_report(rep, _console())
     if args.timing:
@@ -208,7 +251,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table),
                           "changed_cards": records(c.cards)}, indent=1))
     elif args.format == "csv":
-        c.table.to_csv(sys.stdout, index=False)
+        from analysis.provenance import csv_header
+
+        sys.stdout.write(csv_header(c.meta.get("provenance") or []) + c.table.to_csv(index=False))
     else:
         print_comparison(c, _console(), limit=args.limit)
     return 0
@@ -240,7 +285,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     arms = _arms(args.runs)
     if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
         args.runs, arms = arms[:1], None
-    if arms:
+    from analysis.tiers import is_tier_run, render_tiers
+
+    if len(args.runs) == 1 and is_tier_run(args.runs[0]):
+        study = _tier_study(args)
+        run_id, page = study.run_id, render_tiers(study)
+    elif arms:
         run_id, page = _ab_page(args, arms)
     else:
         runs = _open(args.runs, args)
@@ -302,3 +352,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _band(p)
     _stat_args(p)
     p.set_defaults(func=cmd_dashboard)
+
+    from analysis.meta_cli import add_command as add_meta
+
+    add_meta(sub)                          # `protolab meta`: the metagame (analysis/meta.py)

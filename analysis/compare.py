@@ -22,7 +22,9 @@ import pandas as pd
 from analysis import queries
 from analysis.flags import CARD_METRIC
 from analysis.open import Runs
+from analysis.provenance import of_runs
 from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p
+from sim.experiment.storage import parquet_view
 
 _SIDES = ("side_a", "side_b")
 _PROTOCOLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in ("left", "middle", "right")]
@@ -85,7 +87,7 @@ def pair_connection(base: Runs, variant: Runs) -> Runs:
     pc = Runs(con=con, paths=base.paths + variant.paths, manifests=base.manifests + variant.manifests,
               games_files=base.games_files + variant.games_files, events_files=[])
     for view, side in zip(_SIDES, (base, variant), strict=True):
-        pc.execute(f"create view {view} as select * from read_parquet({_files_sql(side.games_files)})")
+        parquet_view(con, view, side.games_files)       # sim.experiment.storage: local or object store
     return pc
 
 
@@ -326,7 +328,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     cards = card_use(base, variant, names)
     meta = {"base": side_label(base), "variant": side_label(variant), "correction": method, "alpha": alpha,
             "tests": int(tested.sum()), "warnings": base.warnings + variant.warnings, **design.as_dict(),
-            "changed_cards": names, "notes": notes}
+            "changed_cards": names, "notes": notes, "provenance": of_runs(base) + of_runs(variant)}
     if design.paired:
         ratios = df.loc[df["design"] == "paired", "variance_ratio"].dropna()
         meta["median_variance_ratio"] = float(ratios.median()) if len(ratios) else None
@@ -438,8 +440,10 @@ CARDS_COLUMNS = ["card", "face-up", "change, points (95% CI)", "face-down", "nev
 
 
 def print_comparison(c: Comparison, console, limit: int = 25) -> None:
+    from analysis.provenance import print_lines
     from analysis.report import _table, pct
 
+    print_lines(c.meta.get("provenance") or [], console)
     for w in c.meta.get("warnings", []):
         console.print(f"[yellow]warning:[/yellow] {w}")
     for n in c.meta.get("notes", []):

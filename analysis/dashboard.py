@@ -18,6 +18,7 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from analysis import queries
+from analysis.provenance import as_html
 from analysis.report import Report
 
 FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
@@ -160,7 +161,7 @@ def cards_table(r: Report) -> str:
         return "<p>No events in this run: card impact needs the events table.</p>"
     cols = [("card", "card", "text"), ("deck games", "deck_games", "int"),
             ("drawn", "drawn_rate", "pct"), ("face-up", "up_rate", "pct"), ("face-down", "down_rate", "pct"),
-            ("GIH WR", "gih_wr", "pct"), ("WR face-up", "up_wr", "pct"), ("n face-up", "up", "int"),
+            ("WR face-up", "up_wr", "pct"), ("n face-up", "up", "int"),
             ("WR face-down", "down_wr", "pct"), ("WR never played", "never_wr", "pct"), ("n never", "never", "int"),
             ("face-up minus never, points (95% CI)", "iwd", "diff")]
     return _table_html(c, cols, "cards")
@@ -201,16 +202,38 @@ def trios_html(r: Report) -> str:
             f'<div class="scroll">{_table_html(t, cols, "trios")}</div></section>')
 
 
+def metagame_html(r: Report) -> str:
+    """The metagame section (analysis/meta.py, no bootstrap) from the report's trio-vs-trio table."""
+    from analysis.meta import meta_analysis
+    from analysis.meta_report import meta_html
+
+    t = r.tables.get("trio_matchups")
+    if t is None or t.empty:
+        return ""
+    protocols = {p for col in ("trio_a", "trio_b") for x in t[col].unique() for p in x.split(", ")}
+    if len(protocols) > 18:          # 816 trios: beyond that the page would wait on the solver
+        return meta_html(None, f"{len(protocols)} protocols: see protolab meta {' '.join(r.meta.get('runs', []))}.")
+    try:
+        res = meta_analysis(t.assign(draws=0)[["trio_a", "trio_b", "games", "wins", "draws"]], bootstrap=0)
+    except ValueError as e:
+        return meta_html(None, f"No metagame: {e}.")
+    res.meta["runs"] = r.meta.get("run_ids", [])
+    return meta_html(res)
+
+
 def flags_html(r: Report) -> str:
     f = r.tables["balance_flags"]
     flagged = f[f["flagged"]]
     statement = html.escape(f.attrs.get("statement", r.meta.get("flags_statement", "")))
     if flagged.empty:
         return f'<p class="ok">Nothing flagged. <span class="muted">{statement}.</span></p>'
+    from analysis.report import against
+
     items = "".join(
-        f'<li class="{x.direction}"><b>{html.escape(str(x.name))}</b> ({x.kind}, {html.escape(x.metric)}): '
-        f"{x.win_rate:.1%} (95% CI {x.win_rate_low:.1%}-{x.win_rate_high:.1%}, {x.games:,} games), "
-        f"{x.direction} the band; adjusted p = {x.p_adjusted:.2g}</li>" for x in flagged.itertuples())
+        f'<li class="{x["direction"]}"><b>{html.escape(str(x["name"]))}</b> ({x["kind"]}, '
+        f'{html.escape(x["metric"])}): {x["win_rate"]:.1%} (95% CI {x["win_rate_low"]:.1%}-{x["win_rate_high"]:.1%}, '
+        f'{int(x["games"]):,} games), {x["direction"]} {html.escape(against(x))}; adjusted p = '
+        f'{x["p_adjusted"]:.2g}</li>' for _, x in flagged.iterrows())
     return f'<ul class="flags">{items}</ul><p class="muted">{statement}.</p>'
 
 
@@ -222,7 +245,7 @@ def _fig_html(fig: go.Figure, div_id: str) -> str:
 CSS = """
 body{font-family:FONT;margin:0;background:#fafafa;color:#222}
 header{background:#222;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
-header p{margin:4px 0 0;color:#ccc;font-size:13px}
+header p{margin:4px 0 0;color:#ccc;font-size:13px}header p.prov{color:#9fc3e8;font-size:12px}
 main{max-width:1200px;margin:0 auto;padding:12px 24px}
 section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:14px 0;padding:10px 14px}
 h2{font-size:16px;margin:6px 0 8px}.muted{color:#777;font-size:12px}.ok{color:#2a7a2a}
@@ -276,16 +299,19 @@ def render(r: Report) -> str:
 <style>{CSS}</style>
 <script type="text/javascript">{get_plotlyjs()}</script>
 </head><body>
-<header><h1>protolab balance dashboard: {html.escape(title)}</h1><p>{html.escape(summary)}</p></header>
+<header><h1>protolab balance dashboard: {html.escape(title)}</h1><p>{html.escape(summary)}</p>
+{as_html(r.meta.get("provenance") or [])}</header>
 <main>{warnings}
 <section><h2>Balance flags</h2>{flags_html(r)}</section>
 {charts}
 <section><h2>Card impact (click a header to sort)</h2>
-<p class="muted">Per card, over the seat-games whose deck holds it, decided games only. GIH WR: win rate when
-drawn. Face-up minus never: win rate when played face-up minus win rate when never played (the 17lands IWD
+<p class="muted">Per card, over the seat-games whose deck holds it, decided games only (win rate when drawn is
+left out: nearly every card of a held protocol is drawn, so it is the protocol's win rate again).
+Face-up minus never: win rate when played face-up minus win rate when never played (the 17lands IWD
 idea), in percentage points with a 95% Newcombe interval.</p>
 <div class="scroll">{cards_table(r)}</div></section>
 {trios_html(r)}
+{metagame_html(r)}
 {card_value_html(r)}
 </main>
 <script>{SORT_JS}</script>
@@ -321,4 +347,4 @@ def write_page(path: str | Path, page: str) -> None:
     a full disk or Ctrl-C never leaves a truncated dashboard, and an older one stays as it was."""
     from sim.experiment.dataset import write_atomic
 
-    write_atomic(Path(path), page.encode("utf-8"))
+    write_atomic(path, page.encode("utf-8"))

@@ -28,7 +28,8 @@ import pyarrow.parquet as pq
 from analysis import verify as checks
 from analysis.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
 from sim.experiment import dataset
-from sim.inputs import MAX_MANIFEST_BYTES, InputFileError, read_input_text
+from sim.experiment.storage import Location, StorageError, location, parquet_view
+from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
 # The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
 SUMMARY_COLUMNS = {"cards": CARDS_COLUMNS, "compiles": COMPILES_COLUMNS}
@@ -119,16 +120,23 @@ def _explain(message: str, files: list[Path]) -> str:
 def peek_manifest(path: str | Path) -> dict[str, Any] | None:
     """The run.json of a run folder (or `RUN#arm`) without any checks, or None when it cannot be
     read: for deciding how to open a run; opening it then reports any problem."""
-    run, _ = split_arm(path)
     try:
-        m = json.loads(read_input_text(run / "run.json", MAX_MANIFEST_BYTES))
-    except (InputFileError, OSError, ValueError):
+        run, _ = split_arm(path)
+        m = json.loads((location(run) / "run.json").read_text(MAX_MANIFEST_BYTES))
+    except (InputFileError, OSError, ValueError, RunError):
         return None
     return m if isinstance(m, dict) else None
 
 
-def _manifest(run: Path) -> dict[str, Any]:
-    """run.json, with the shards recorded since it was last written (shards.jsonl, an unfinished run)."""
+def _manifest(run: Location) -> dict[str, Any]:
+    """run.json, with the shards recorded since it was last written (the journal, an unfinished run)."""
+    try:
+        return _read_manifest(run)
+    except StorageError as e:
+        raise RunError(str(e)) from None
+
+
+def _read_manifest(run: Location) -> dict[str, Any]:
     if not run.exists():
         raise RunError(f"{run}: no such folder")
     if not run.is_dir():
@@ -137,7 +145,7 @@ def _manifest(run: Path) -> dict[str, Any]:
     if not mf.exists():
         raise RunError(f"{run}: not a run folder (no run.json; a run is what `protolab run` writes)")
     try:
-        m = json.loads(read_input_text(mf, MAX_MANIFEST_BYTES))
+        m = json.loads(mf.read_text(MAX_MANIFEST_BYTES))
     except InputFileError as e:
         raise RunError(str(e)) from None
     except (OSError, json.JSONDecodeError) as e:
@@ -201,10 +209,11 @@ def _summary_files(run: Path, m: dict[str, Any], kind: str) -> tuple[Listed, str
     return files, None
 
 
-def _check_file(f: Path, columns: Iterable[str]) -> int:
+def _check_file(f: Location, columns: Iterable[str]) -> int:
     """Read the footer only: catches truncated or corrupt files and missing columns cheaply."""
     try:
-        meta = pq.read_metadata(f)
+        with f.open_input() as src:
+            meta = pq.read_metadata(src)
     except Exception as e:  # pyarrow raises several types for a damaged file
         raise RunError(f"{f}: not a readable Parquet file ({' '.join(str(e).split())})") from None
     names = set(meta.schema.to_arrow_schema().names)
@@ -227,10 +236,13 @@ def _files_sql(files: list[Path]) -> str:
 def split_arm(path: str | Path) -> tuple[Path, str | None]:
     """`RUN_DIR#arm` names one arm of an A/B run; a plain path is the whole run."""
     text = str(path)
+    arm = None
     if "#" in text:
-        run, _, arm = text.rpartition("#")
-        return Path(run), arm
-    return Path(text), None
+        text, _, arm = text.rpartition("#")
+    try:
+        return location(text).public, arm      # a pathlib.Path when local
+    except StorageError as e:
+        raise RunError(str(e)) from None
 
 
 def _only_arm(run: Path, m: dict[str, Any], arm: str) -> dict[str, Any]:
@@ -326,7 +338,7 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     if verify not in checks.LEVELS:
         raise RunError(f"verify {verify!r}: expected one of {', '.join(checks.LEVELS)}")
     found = _Findings(trust, [])
-    opened = [(run, arm, _manifest(run)) for run, arm in map(split_arm, paths)]
+    opened = [(location(run), arm, _manifest(location(run))) for run, arm in map(split_arm, paths)]
     if not opened:
         raise RunError("no run folder given")
     opened = _distinct(opened, found)
@@ -343,7 +355,7 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
         hashed.append(("events", events))
     found.add(checks.checksum_problems([(f, entry, kind) for kind, fs in hashed for f, entry in fs], threads))
     paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"])]
-    runs = Runs(duckdb.connect(), [run for run, _, _ in opened], [r.manifest for r in files], paths_of[0],
+    runs = Runs(duckdb.connect(), [run.public for run, _, _ in opened], [r.manifest for r in files], paths_of[0],
                 paths_of[1], found.warnings, paths_of[2], paths_of[3])
     return _connect(runs, threads, memory_limit)
 
@@ -361,5 +373,8 @@ def _connect(out: Runs, threads: int | None, memory_limit: str | None) -> Runs:
     for name, files in (("games", out.games_files), ("events", out.events_files), ("cards", out.cards_files),
                         ("compiles", out.compiles_files)):
         if files:
-            out.execute(f"create view {name} as select * from read_parquet({_files_sql(files)})")
+            try:
+                parquet_view(con, name, files)
+            except duckdb.Error as e:
+                raise RunError(_explain(str(e), out.files)) from None
     return out

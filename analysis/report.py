@@ -13,10 +13,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import queries
+from analysis import picks, queries
 from analysis.cardvalue import card_value, print_card_value
 from analysis.flags import balance_flags
 from analysis.open import Runs
+from analysis.provenance import csv_header, of_runs, print_lines
+from sim.experiment.dataset import events_statement
 
 
 @dataclass
@@ -49,6 +51,8 @@ def _tables(band: float, method: str, alpha: float) -> list[tuple[str, Callable[
         ("strategy_ratings", lambda r: queries.strategy_ratings(r)[0]),
         ("balance_flags", lambda r: balance_flags(r, band, method, alpha)),
         ("card_value", lambda r: card_value(r, method)),          # empty unless a `protolab cardvalue` run
+        ("draft_picks", picks.report_picks),                       # empty unless the run's games drafted
+        ("draft_first_pick", picks.report_first_pick),
     ]
 
 
@@ -67,8 +71,9 @@ def build_report(runs: Runs, band: float = 0.05, method: str = "holm", alpha: fl
         tables[name] = fn(runs)
         timings[name] = time.perf_counter() - t0
     meta: dict[str, Any] = {"runs": [str(p) for p in runs.paths], "run_ids": runs.run_ids,
-                            "has_events": runs.has_events, "warnings": list(runs.warnings),
-                            "band": band, "correction": method, "alpha": alpha}
+                            "has_events": runs.has_events, "events": events_statement(runs.manifests),
+                            "warnings": list(runs.warnings),
+                            "band": band, "correction": method, "alpha": alpha, "provenance": of_runs(runs)}
     if "balance_flags" in tables:
         meta["flags_statement"] = tables["balance_flags"].attrs.get("statement", "")
     _, extra = queries.strategy_ratings(runs) if (not only or "strategy_ratings" in only) else (None, {})
@@ -98,9 +103,15 @@ def write_csv(report: Report, out_dir: str | Path) -> list[Path]:
     written = []
     for name, df in report.tables.items():
         f = out / f"{name}.csv"
-        write_atomic(f, df.to_csv(index=False).encode("utf-8"))     # whole or not at all, like every output
+        write_atomic(f, table_csv(report, df).encode("utf-8"))     # whole or not at all, like every output
         written.append(f)
     return written
+
+
+def table_csv(report: Report, df: pd.DataFrame) -> str:
+    """One table as CSV, after the provenance header (`# Produced by ...` lines; read it with
+    `comment="#"`)."""
+    return csv_header(report.meta.get("provenance") or []) + df.to_csv(index=False)
 
 
 # -- terminal --------------------------------------------------------------------------------------
@@ -161,11 +172,22 @@ def print_trios(report: Report, console, top: int = 10) -> None:
                              rows(tw.tail(min(n, len(tw) - n)).iloc[::-1]), caption=note))
 
 
+def against(r: pd.Series) -> str:
+    """What a flag row was tested against: the band, or (a card) its protocol's other cards."""
+    if r.get("kind") != "card" or pd.isna(r.get("baseline_rate")):
+        return str(r.get("versus", "the band"))
+    return (f"{r['versus']} ({pct(r['baseline_rate'])}; {r['difference'] * 100:+.1f} points, 95% CI "
+            f"{r['difference_low'] * 100:+.1f} to {r['difference_high'] * 100:+.1f})")
+
+
 def print_report(report: Report, console, top_cards: int = 10) -> None:
     """The key tables, each rate with its 95% interval and game count."""
     tb = report.tables
     for w in report.meta["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}")
+    if report.meta.get("events"):
+        console.print(f"Recorded: {report.meta['events']}")
+    print_lines(report.meta.get("provenance") or [], console)
     o = tb["overview"].iloc[0]
     console.print(f"[bold]{', '.join(report.meta['run_ids'])}[/bold]: {int(o['games']):,} games, "
                   f"{int(o['decided']):,} decided, {int(o['draws']):,} draws "
@@ -178,8 +200,8 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     f = tb["balance_flags"]
     flagged = f[f["flagged"]]
     rows = [[r["name"], r["kind"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]),
-             r["direction"], f"{r['p_adjusted']:.2g}"] for _, r in flagged.iterrows()]
-    console.print(_table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "band", "adj. p"], rows,
+             f"{r['direction']} {against(r)}", f"{r['p_adjusted']:.2g}"] for _, r in flagged.iterrows()]
+    console.print(_table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "against", "adj. p"], rows,
                          caption=f.attrs.get("statement", "") + ("" if rows else ": nothing flagged")))
 
     p = tb["protocols"]
@@ -257,3 +279,6 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
 
     if not tb.get("card_value", pd.DataFrame()).empty:
         print_card_value(tb["card_value"], console)
+
+    if not tb.get("draft_picks", pd.DataFrame()).empty:
+        picks.print_draft(tb["draft_picks"], tb["draft_first_pick"], console)

@@ -83,6 +83,11 @@ COMPILES_SCHEMA = pa.schema(
     ]
 )
 
+# An optional games column (written since the learned draft; older runs lack it): the six protocols in
+# pick order (picks 1 to 6: A, B, B, A, A, B with A the first player), null when the game did not draft
+# (fixed trios, and the seat-swapped replay 2k+1 of a drafted game 2k).
+PICKS_FIELD = pa.field("picks", pa.list_(pa.string()))
+
 # The columns a query may rely on; extra columns in a file are allowed (the schema can grow).
 GAMES_COLUMNS = tuple(GAMES_SCHEMA.names)
 EVENTS_COLUMNS = tuple(EVENTS_SCHEMA.names)

@@ -111,7 +111,7 @@ def stray_problems(run: Path, m: dict[str, Any]) -> list[str]:
     planned = m.get("shard_count")
     pending: set[Path] = set()
     if not is_complete(m) and _ints(planned):
-        events = bool((m.get("spec") or {}).get("events", True)) if isinstance(m.get("spec"), dict) else True
+        events = m["spec"].get("events", True) if isinstance(m.get("spec"), dict) else True
         pending = dataset.pending_files(run, planned, {s.get("index") for s in entries}, events)
     stray = dataset.unlisted_files(run, entries, pending)
     if not stray:

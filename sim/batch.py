@@ -5,7 +5,7 @@ without the GIL; `records()` turns the columns into the same records the step AP
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,28 +17,41 @@ from sim.record import make_record
 MAX_COMPILES = 64
 
 
+def make_seats(pool: Pool, strategies: Sequence[str], draft: str | Sequence[str] = "random",
+               draft_read: Callable[[str], str] | None = None) -> tuple[tuple[Any, ...], Any]:
+    """The engine seats for these strategy specs, each drafting by its draft strategy (one for
+    both seats, or one per seat); also the trios a `fixed` draft names (None otherwise). The one
+    place seats are built, so a replay plays exactly what the batch played."""
+    from strategies.spec import install_draft, make_seat, parse_draft
+
+    seats = tuple(make_seat(s, pool) for s in strategies)
+    fixed_trios = None
+    for seat, text in zip(seats, (draft, draft) if isinstance(draft, str) else draft, strict=True):
+        dkind, payload = parse_draft(text, pool, draft_read)
+        if dkind == "fixed":
+            fixed_trios = payload
+        install_draft(seat, dkind, payload)
+    return seats, fixed_trios
+
+
 def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 200,
                  first_player: int | None = None,
                  protocols: Sequence[Sequence[Sequence[str]]] | None = None,
                  check_invariants: bool = False, events: bool = False,
-                 strategies: Sequence[str] = ("random", "random"), draft: str = "random") -> dict[str, np.ndarray]:
+                 strategies: Sequence[str] = ("random", "random"), draft: str | Sequence[str] = "random",
+                 draft_read: Callable[[str], str] | None = None) -> dict[str, np.ndarray]:
     """Play one game per seed with these strategy specs (seat 0, seat 1; strategies/spec.py);
-    returns columns (one row per game). `draft` is a draft strategy (strategies.spec.parse_draft).
+    returns columns (one row per game). `draft` is a draft strategy (strategies.spec.parse_draft),
+    or one per seat; `draft_read(path)` gives the text of a draft table it names (a run's copy).
 
     `protocols`, if given, is a list of matchups ((a, b, c), (d, e, f)) used round-robin by game
     index; otherwise every game drafts. With `check_invariants` the engine verifies the
     position at every decision and turn boundary and stops a game at the first violation
     (column `violation`, 0 when none). With `events`, `out["events"]` holds the dataset events
     (draws, plays, deletes, compiles, control gains) as columns whose `game` is the row index."""
-    from strategies.spec import make_seat, parse_draft
-
-    seats = tuple(make_seat(s, pool) for s in strategies)
-    dkind, payload = parse_draft(draft, pool)
-    if dkind == "fixed" and not protocols:
-        protocols = [payload]
-    elif dkind == "table":
-        for seat in seats:
-            seat.set_draft_table(payload)
+    seats, fixed_trios = make_seats(pool, strategies, draft, draft_read)
+    if fixed_trios is not None and not protocols:
+        protocols = [fixed_trios]
     seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
     n = len(seeds)
     if protocols:
@@ -49,6 +62,7 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
         "winner": np.zeros(n, np.int8), "first_player": np.zeros(n, np.int8),
         "end_reason": np.zeros(n, np.int8), "turns": np.zeros(n, np.int16),
         "protocols": np.zeros((n, 6), np.int16),
+        "picks": np.zeros((n, 6), np.int16),
         "plays_up": np.zeros((n, 2), np.int16), "plays_down": np.zeros((n, 2), np.int16),
         "refreshes": np.zeros((n, 2), np.int16), "control_gains": np.zeros((n, 2), np.int16),
         "n_compiles": np.zeros(n, np.int16),

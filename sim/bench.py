@@ -12,7 +12,11 @@ from sim.pool import Pool
 
 def run_bench(pool: Pool, games: int = 20000, seed: int = 1, repeats: int = 3,
               strategy: str = "random") -> dict[str, Any]:
-    """Time `repeats` runs of the same fixed seeds in this process (one core) and report the best."""
+    """Time `repeats` runs of the same fixed seeds in this process (one core) and report the best.
+
+    `decisions_per_second` counts turns per second: each turn is one action decision (both seats
+    run the strategy), the decision the search bots spend their budget on, so it compares bots'
+    cost per decision whatever their games' lengths."""
     best = float("inf")
     turns = 0.0
     strategies = (strategy, strategy)
@@ -27,6 +31,7 @@ def run_bench(pool: Pool, games: int = 20000, seed: int = 1, repeats: int = 3,
         "seconds": round(best, 4),
         "games_per_second": round(games / best, 1),
         "turns_per_game": round(turns, 2),
+        "decisions_per_second": round(games * turns / best, 1),
         "strategy": strategy,
         "pool_hash": pool.hash,
         "repeats": max(1, repeats),

@@ -12,8 +12,9 @@ very same copy and the very same choice.
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
 from sim.engine._core cimport (
-    Game, StratParams, SeatConfig, game_run, line_value, card_value, apply_perm, random_option,
-    shuffle_slots, MAXCARDS, MAXOPT, NWEIGHTS, ST_EXTERNAL, Z_FIELD, Z_HAND, Z_DECK,
+    Game, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    apply_perm, random_option, shuffle_slots, MAXCARDS, MAXOPT, NWEIGHTS, ST_EXTERNAL,
+    Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
     D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
     D_STATE_NUMBER, D_STATE_PROTOCOL,
@@ -47,12 +48,13 @@ WEIGHT_NAMES = ("w_compiled", "w_value", "w_margin", "w_ready", "w_control", "w_
 cdef double WIN = 1.0e6
 
 
-cdef double side_score(Game* g, int p, const float* w) noexcept nogil:
+cdef inline double side_score(Game* g, int lv[2][3], int p, const float* w) noexcept nogil:
+    """One side's part of the evaluation, from the six line values."""
     cdef int o = 1 - p, l, v, ov, n = 0, near = 0
     cdef double s = 0
     for l in range(3):
-        v = line_value(g, p, l)
-        ov = line_value(g, o, l)
+        v = lv[p][l]
+        ov = lv[o][l]
         if g.compiled[p][l]:
             n += 1
         else:
@@ -71,24 +73,37 @@ cdef double side_score(Game* g, int p, const float* w) noexcept nogil:
     return s
 
 
-cdef double evaluate(Game* g, int p, const float* w) noexcept nogil:
-    """The documented evaluation of a position for player p (docs/strategies.md)."""
+cdef inline double evaluate_with(Game* g, int lv[2][3], int p, const float* w) noexcept nogil:
+    """evaluate() with the line values already fetched (they are the same for every order of
+    the protocols: rearranging moves no card)."""
     if g.winner == p:
         return WIN
     if g.winner == 1 - p:
         return -WIN
-    return side_score(g, p, w) - w[W_OPPONENT] * side_score(g, 1 - p, w)
+    return side_score(g, lv, p, w) - w[W_OPPONENT] * side_score(g, lv, 1 - p, w)
+
+
+cdef double evaluate(Game* g, int p, const float* w) noexcept nogil:
+    """The documented evaluation of a position for player p (docs/strategies.md)."""
+    cdef int lv[2][3]
+    if g.winner == p:
+        return WIN
+    if g.winner == 1 - p:
+        return -WIN
+    line_values(g, lv)
+    return evaluate_with(g, lv, p, w)
 
 
 # -- determinization -----------------------------------------------------------------------------
 
 cdef void determinize(Game* src, Game* dst, int p, int stream) noexcept nogil:
-    """Copy src into dst with everything p cannot see re-dealt at random (see module doc)."""
+    """Copy src into dst with everything p cannot see re-dealt at random (see module doc). The
+    copy leaves out the game's scratch tail (copy_for_lookahead): dst is for lookahead runs."""
     cdef int8_t slots[MAXCARDS]
     cdef int16_t defs[MAXCARDS]
     cdef int n = 0, i, j, c, o = 1 - p, s, l
     cdef int16_t t
-    memcpy(dst, src, sizeof(Game))
+    copy_for_lookahead(dst, src)
     # hidden slots, in public order: the opponent's hand, the opponent's deck, the opponent's
     # face-down field cards; then our own deck (its order is hidden from us too)
     for i in range(src.nhand[o]):
@@ -269,16 +284,38 @@ cdef float DEFAULT_W[NWEIGHTS]
 
 
 cdef int rearrange_choice(Game* g, int p, const float* w) noexcept nogil:
-    """Rearrangements are instantaneous: evaluate each on a copy with the static evaluation."""
-    cdef Game sim
-    cdef int i, best = 0, opt
+    """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
+    only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so each is
+    tried in place on g and undone; the line values and the other side's score do not change,
+    so they are worked out once: no copy of the game, one side score per option."""
+    cdef int16_t proto[3]
+    cdef int8_t compiled[3]
+    cdef int lv[2][3]
+    cdef double base[2]
+    cdef double side[2]
+    cdef int i, best = 0, opt, t
     cdef double sc, bs = -1e18
+    line_values(g, lv)
+    base[0] = side_score(g, lv, 0, w)
+    base[1] = side_score(g, lv, 1, w)
     for i in range(g.nopts):
         opt = g.opts[i]
-        memcpy(&sim, g, sizeof(Game))
+        side[0] = base[0]
+        side[1] = base[1]
         if opt != OPT_SKIP:
-            apply_perm(&sim, opt >> 3, opt & 7)
-        sc = evaluate(&sim, p, w)
+            t = opt >> 3
+            memcpy(proto, g.proto[t], sizeof(proto))
+            memcpy(compiled, g.compiled[t], sizeof(compiled))
+            apply_perm(g, t, opt & 7)
+            side[t] = side_score(g, lv, t, w)
+            memcpy(g.proto[t], proto, sizeof(proto))
+            memcpy(g.compiled[t], compiled, sizeof(compiled))
+        if g.winner == p:
+            sc = WIN
+        elif g.winner == 1 - p:
+            sc = -WIN
+        else:
+            sc = side[p] - w[W_OPPONENT] * side[1 - p]     # as evaluate_with()
         if sc > bs:
             bs = sc
             best = i
@@ -322,16 +359,21 @@ cdef int candidate_actions(Game* g, int32_t* out) noexcept nogil:
     return n
 
 
-cdef double one_ply(Game* base, int p, int32_t opt, const float* w) noexcept nogil:
-    """Play action opt on a copy, finish the turn with the quick policy, evaluate."""
-    cdef Game sim
-    memcpy(&sim, base, sizeof(Game))
+cdef double play_out(Game* sim, int p, int32_t opt, const float* w) noexcept nogil:
+    """Play action opt in sim (a lookahead copy), finish the turn with the quick policy, evaluate."""
     sim.forced = opt
-    sim.horizon_turn = base.turn
+    sim.horizon_turn = sim.turn
     sim.decide[0] = quick_decide
     sim.decide[1] = quick_decide
-    game_run(&sim)
-    return evaluate(&sim, p, w)
+    game_run(sim)
+    return evaluate(sim, p, w)
+
+
+cdef double one_ply(Game* base, int p, int32_t opt, const float* w) noexcept nogil:
+    """Play action opt on a copy of base, finish the turn with the quick policy, evaluate."""
+    cdef Game sim
+    copy_for_lookahead(&sim, base)
+    return play_out(&sim, p, opt, w)
 
 
 cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
@@ -356,7 +398,10 @@ cdef int greedy_action(Game* g, int p, const float* w) noexcept nogil:
         return cand[0]
     prepare_copy(g, &base, p, 1 + p)
     for i in range(n):
-        sc = one_ply(&base, p, cand[i], w)
+        if i < n - 1:
+            sc = one_ply(&base, p, cand[i], w)
+        else:
+            sc = play_out(&base, p, cand[i], w)     # the last one may use up the base itself
         if sc > bs + 1e-9:
             bs = sc
             best = i
@@ -402,7 +447,7 @@ cdef int search_decide(Game* g, int p, int kind) noexcept nogil:
     for k in range(rounds):
         prepare_copy(g, &base, p, 1 + p)
         for i in range(n):
-            memcpy(&sim, &base, sizeof(Game))
+            copy_for_lookahead(&sim, &base)
             sim.forced = cand[i]
             sim.horizon_turn = base.turn + sp.depth
             sim.decide[0] = rollout_decide

@@ -155,11 +155,20 @@ def load_user_strategy(path: str, pool=None):
     return PythonSeat(inst, pool, name=path)
 
 
-def parse_draft(text: str, pool) -> tuple[str, object]:
+def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
     """Draft strategies: `random`, `fixed:Fire,Water,Death/Hate,Light,Life` (named trios, seat 0
-    then seat 1) or `table:FILE` (pick the available protocol with the highest score; FILE is a
-    CSV with columns protocol,win_rate, or a JSON object {protocol: score})."""
+    then seat 1), `table:FILE` (pick the available protocol with the highest score; FILE is a
+    CSV with columns protocol,win_rate, or a JSON object {protocol: score}) or
+    `learned:FILE[,style=full|greedy|counter][,temp=T]` (strategies/draft.py). `read(path)` gives a
+    learned table's text instead of the file (a run's saved copy, on a worker)."""
     kind, _, arg = text.partition(":")
+    if kind == "learned":
+        from strategies.draft import DraftTableError, learned_draft
+
+        try:
+            return "learned", learned_draft(arg, list(pool.protocols), read)
+        except DraftTableError as e:
+            raise StrategyError(str(e)) from None
     if kind == "random" and not arg:
         return "random", None
     if kind == "fixed":
@@ -175,7 +184,15 @@ def parse_draft(text: str, pool) -> tuple[str, object]:
         return "fixed", [[pool.protocols[i] for i in s] for s in ids]
     if kind == "table":
         return "table", read_draft_table(arg, pool)
-    raise StrategyError(f"unknown draft {text!r}; expected random, fixed:A,B,C/D,E,F or table:FILE")
+    raise StrategyError(f"unknown draft {text!r}; expected random, fixed:A,B,C/D,E,F, table:FILE or learned:FILE")
+
+
+def install_draft(seat: SeatConfig, kind: str, payload) -> None:
+    """Make a seat draft by a parsed draft strategy (`random` and `fixed` need nothing)."""
+    if kind == "table":
+        seat.set_draft_table(payload)
+    elif kind == "learned":
+        payload.install(seat)
 
 
 def read_draft_table(path: str, pool) -> list[float]:
@@ -195,7 +212,8 @@ def read_draft_table(path: str, pool) -> list[float]:
         if p.suffix == ".json":
             rows = json.loads(text).items()
         else:
-            rows = [(r["protocol"], r["win_rate"]) for r in csv.DictReader(text.splitlines())]
+            lines = [x for x in text.splitlines() if not x.startswith("#")]     # report's provenance header
+            rows = [(r["protocol"], r["win_rate"]) for r in csv.DictReader(lines)]
         for name, score in rows:
             scores[pool.protocol(name)] = float(score)
     except (KeyError, ValueError, AttributeError, TypeError) as e:

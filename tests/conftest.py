@@ -52,3 +52,15 @@ def ab_run(tmp_path_factory):
     res = run(str(d / "ab.toml"), RunOptions(workers=2, out=str(out), show_progress=False))
     assert res.status == "complete" and res.games == AB_GAMES
     return res.run_dir
+
+
+@pytest.fixture(scope="session")
+def draft_run(tmp_path_factory):
+    """The shipped learned-draft example, small: every game drafts by the learned table (replay,
+    pick metrics in `meta`)."""
+    from sim.experiment.runner import RunOptions, run
+
+    res = run("draft_learned", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40,
+                                          show_progress=False))
+    assert res.status == "complete" and res.games == 40
+    return res.run_dir

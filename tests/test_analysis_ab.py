@@ -236,11 +236,14 @@ def test_report_on_an_ab_run_shows_each_arm(capsys, ab_run, arms):
     assert data["meta"]["arms"] == list(ARMS)
     assert [data["arms"][a]["tables"]["overview"][0]["games"] for a in ARMS] == [3000, 3000]
     code, out, _ = run_cli(capsys, "report", ab_run, "--format", "csv", "--table", "overview")
-    lines = out.strip().splitlines()
+    head = [x for x in out.strip().splitlines() if x.startswith("# Produced by ")]    # provenance, one per arm
+    lines = [x for x in out.strip().splitlines() if not x.startswith("#")]
+    assert [f"#{a}: arm {a}" in h for h, a in zip(head, ARMS, strict=True)] == [True, True]
     assert lines[0].startswith("arm,") and [x.split(",")[0] for x in lines[1:]] == list(ARMS)
     # one arm alone is a plain report
     code, out, _ = run_cli(capsys, "report", arms[0], "--format", "csv", "--table", "overview")
-    assert code == 0 and out.startswith("runs,") and len(out.strip().splitlines()) == 2
+    lines = [x for x in out.strip().splitlines() if not x.startswith("#")]
+    assert code == 0 and out.startswith("# Produced by ") and lines[0].startswith("runs,") and len(lines) == 2
 
 
 def test_an_ab_run_with_other_runs_is_refused(capsys, ab_run, hand):

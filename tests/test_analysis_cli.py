@@ -47,7 +47,8 @@ def test_report_json_has_every_table(capsys, known):
 
 def test_report_csv_one_table_or_all(capsys, known, tmp_path):
     code, out, _ = run(capsys, "report", known, "--format", "csv", "--table", "protocol_matchups")
-    rows = list(csv.DictReader(io.StringIO(out)))
+    assert out.startswith("# Produced by ")                 # the provenance header (analysis/provenance.py)
+    rows = list(csv.DictReader(line for line in io.StringIO(out) if not line.startswith("#")))
     assert code == 0 and len(rows) == 18 and {"protocol", "opponent", "games", "win_rate_low"} <= set(rows[0])
     code, out, _ = run(capsys, "report", known, "--format", "csv", "--out", tmp_path / "csv")
     assert code == 0 and (tmp_path / "csv" / "card_impact.csv").exists()

@@ -10,15 +10,13 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
 
 import sim
 from sim.experiment.runner import RunOptions, run
@@ -44,24 +42,6 @@ cards = ["fire1_worth_3.toml"]
 """
 
 
-def sh(*args, check=True, **kw):
-    r = subprocess.run(list(map(str, args)), capture_output=True, text=True, **kw)
-    if check and r.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, args))} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def namespaces_unavailable() -> str | None:
-    if shutil.which("ip") is None:
-        return "iproute2 (`ip`) is not installed"
-    probe = f"plprobe{os.getpid()}"
-    r = sh("ip", "netns", "add", probe, check=False)
-    if r.returncode != 0:
-        return f"cannot create network namespaces here (`ip netns add`: {r.stderr.strip()})"
-    sh("ip", "netns", "del", probe, check=False)
-    return None
-
-
 def rows(run_dir: Path):
     g = pq.read_table(run_dir / "games").sort_by("game_index").drop_columns(["run_id"])
     e = pq.read_table(run_dir / "events").sort_by([("game_index", "ascending"), ("seq", "ascending")])
@@ -73,10 +53,6 @@ def two_nodes(tmp_path):
     reason = namespaces_unavailable()
     if reason:
         pytest.skip(reason)
-    tag = os.getpid() % 100_000
-    head_ns, work_ns = f"plh{tag}", f"plw{tag}"
-    net = f"10.213.{tag % 200 + 20}"
-    head_ip, work_ip = f"{net}.1", f"{net}.2"
     temp = Path(tempfile.mkdtemp(prefix="plr", dir="/tmp"))       # short: Ray's socket paths must fit
     out = tmp_path / "out"
     out.mkdir()
@@ -84,34 +60,16 @@ def two_nodes(tmp_path):
            "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)     # "0" (tests/conftest.py) forbids joining a head
     try:
-        sh("ip", "netns", "add", head_ns)
-        sh("ip", "netns", "add", work_ns)
-        sh("ip", "link", "add", f"{head_ns}a", "type", "veth", "peer", "name", f"{head_ns}b")
-        sh("ip", "link", "set", f"{head_ns}a", "netns", head_ns)
-        sh("ip", "link", "set", f"{head_ns}b", "netns", work_ns)
-        for ns, dev, ip in ((head_ns, f"{head_ns}a", head_ip), (work_ns, f"{head_ns}b", work_ip)):
-            sh("ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", dev)
-            sh("ip", "-n", ns, "link", "set", dev, "up")
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-        sh("ip", "netns", "exec", head_ns, RAY, "start", "--head", f"--node-ip-address={head_ip}", "--port=6379",
-           "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp / 'h'}",
-           env=env, timeout=120)
-        sh("ip", "netns", "exec", work_ns, "sh", "-c",
-           f"mount -t tmpfs tmpfs '{out}' && exec '{RAY}' start --address={head_ip}:6379 "
-           f"--node-ip-address={work_ip} --num-cpus=1 --disable-usage-stats --temp-dir='{temp / 'w'}'",
-           env=env, timeout=120)
-        yield {"head_ns": head_ns, "head_ip": head_ip, "work_ip": work_ip, "env": env, "out": out}
+        with namespace_pair("pl", 213) as n:
+            sh("ip", "netns", "exec", n.head_ns, RAY, "start", "--head", f"--node-ip-address={n.head_ip}",
+               "--port=6379", "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats",
+               f"--temp-dir={temp / 'h'}", env=env, timeout=120)
+            sh("ip", "netns", "exec", n.work_ns, "sh", "-c",
+               f"mount -t tmpfs tmpfs '{out}' && exec '{RAY}' start --address={n.head_ip}:6379 "
+               f"--node-ip-address={n.work_ip} --num-cpus=1 --disable-usage-stats --temp-dir='{temp / 'w'}'",
+               env=env, timeout=120)
+            yield {"head_ns": n.head_ns, "head_ip": n.head_ip, "work_ip": n.work_ip, "env": env, "out": out}
     finally:
-        for ns in (head_ns, work_ns):                 # every process in our namespaces is ours
-            r = sh("ip", "netns", "pids", ns, check=False)
-            for pid in map(int, r.stdout.split()):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        time.sleep(0.5)
-        for ns in (head_ns, work_ns):
-            sh("ip", "netns", "del", ns, check=False)
         shutil.rmtree(temp, ignore_errors=True)
 
 

@@ -15,6 +15,11 @@ from sim.experiment import replay
 from sim.experiment.runner import RunOptions, run
 
 
+def columns(run_dir: Path) -> int:
+    """How many columns a replay checks: every stored games column but run_id."""
+    return len(pq.read_schema(next((run_dir / "games").glob("*.parquet"))).names) - 1
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, ab_run) -> dict[str, Path]:
     """A shipped example, small (fire1_ab: random drafts, a variant-file arm, seats swapped), and the
@@ -32,7 +37,7 @@ def test_100_random_rows_replay_exactly(runs):
         opened = replay.open_run(runs[name])
         for n in rng.sample(range(opened.plan.total_games), k):
             g = replay.locate(str(runs[name]), n, opened)
-            assert replay.check(g, replay.play(g)) == 36          # every column but run_id
+            assert replay.check(g, replay.play(g)) == columns(runs[name])          # every column but run_id
             seen["swapped"] += g.swapped
             seen["drafted"] += g.protocols is None
             seen["listed"] += not g.swapped and g.protocols is not None
@@ -65,7 +70,7 @@ def test_arm_row_by_index_within_the_arm(runs, capsys):
     assert main(["replay", f"{run_dir}#fire1-worth-3", "--game", "7"]) == 0
     by_arm = capsys.readouterr().out
     assert "game 47 (arm 'fire1-worth-3' game 7:" in by_arm                # 40 games per arm
-    assert "Checked: the replay matches the stored row (36 columns" in by_arm
+    assert f"Checked: the replay matches the stored row ({columns(run_dir)} columns" in by_arm
     assert by_arm.splitlines()[2].startswith("Turn 1: ")          # a swapped game is dealt before its log starts
     assert main(["replay", str(run_dir), "--game", "47"]) == 0
     assert capsys.readouterr().out == by_arm
@@ -141,3 +146,15 @@ def test_replay_seed_still_works_and_prints_the_same_log(pool, capsys):
     assert out[-1].startswith("Result: ")
     assert main(["replay", "--seed", "5", "--states"]) == 0
     assert "  == after turn 1, bottom to top: control" in capsys.readouterr().out
+
+
+def test_rows_of_a_learned_draft_run_replay_exactly(draft_run):
+    """The shipped learned-draft example: each seat drafts by its table (its copy in the run's
+    inputs), so a replay must install the same draft strategies to play the same game."""
+    opened = replay.open_run(draft_run)
+    picks = pq.read_table(draft_run / "games", columns=["game_index", "picks"]).to_pylist()
+    assert all(r["picks"] for r in picks)                           # every game drafted
+    for n in range(0, opened.plan.total_games, 3):
+        g = replay.locate(str(draft_run), n, opened)
+        assert g.draft[0].startswith("learned:") and g.protocols is None
+        assert replay.check(g, replay.play(g)) == columns(draft_run)

@@ -13,7 +13,8 @@ from sim.cli import main
 from sim.game import Game
 from strategies.spec import StrategyError, make_seat, parse
 
-BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1"]
+BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40",
+            "ismcts:iters=40,rollout=random"]
 
 
 def positions(pool, n_games=6, stops=(6, 15, 30, 45)):
@@ -86,6 +87,32 @@ def test_search_beats_greedy(pool):
     assert _win_rate(pool, "search:sims=20,depth=2", "greedy", 60, seed=500) > 0.55
 
 
+def test_ismcts_beats_random(pool):
+    assert _win_rate(pool, "ismcts:iters=40", "random", 20) >= 0.8
+
+
+def test_ismcts_is_deterministic_for_a_seed(pool):
+    """The same position and seed give the same choice; whole games replay identically."""
+    seat = make_seat("ismcts:iters=60", pool)
+    choices = []
+    for g in positions(pool, n_games=3):
+        first = g.core.decide_with(seat)
+        assert first in g.core.pending()[2]
+        assert all(g.core.decide_with(seat) == first for _ in range(2))
+        choices.append(first)
+    assert len(choices) >= 8
+    a = play_columns(pool, range(3), strategies=("ismcts:iters=30", "random"))
+    b = play_columns(pool, range(3), strategies=("ismcts:iters=30", "random"))
+    assert all(np.array_equal(a[k], b[k]) for k in ("winner", "turns", "plays_up", "plays_down"))
+
+
+def test_ismcts_arena_is_sized_at_configure(pool):
+    from strategies._ismcts import arena_nodes
+
+    make_seat("ismcts:iters=1234", pool)
+    assert min(arena_nodes()) >= 1235
+
+
 def test_styles_play_differently(pool):
     cols = {s: play_columns(pool, range(200), strategies=(s, "random")) for s in ("greedy", "rush", "control")}
     turns = {s: c["turns"].mean() for s, c in cols.items()}
@@ -142,6 +169,11 @@ def test_norefresh_with_control(pool):
     ("greedy+teleport", "unknown restriction"),
     ("greedy+avoid", "needs a card"),
     ("nosuchmodule_xyz:Bot", "cannot import"),
+    ("ismcts:sims=5", "unknown parameter"),
+    ("ismcts:rollout=greedy", "rollout must be one of"),
+    ("ismcts:iters=0", "iters must be"),
+    ("ismcts:iters=2.5", "iters must be"),
+    ("ismcts:c=-1", "c must be"),
 ])
 def test_bad_specs(pool, bad, fragment):
     with pytest.raises(StrategyError, match=fragment):
@@ -157,6 +189,8 @@ def test_spec_roundtrip():
     s = parse("search:sims=30,depth=1+nodown+avoid:Fire 1")
     assert s.base == "search" and s.params == {"sims": 30.0, "depth": 1.0}
     assert s.restrictions == [("nodown", None), ("avoid", "Fire 1")]
+    s = parse("ismcts:iters=300,c=1.2,rollout=random")
+    assert s.base == "ismcts" and s.params == {"iters": 300.0, "c": 1.2, "rollout": "random"}
 
 
 USER_BOT = textwrap.dedent('''
@@ -219,3 +253,4 @@ def test_bench_strategy_json(capsys):
     assert main(["bench", "--strategy", "greedy", "--games", "50", "--repeats", "1", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["strategy"] == "greedy" and res["games_per_second"] > 0
+    assert res["decisions_per_second"] == pytest.approx(res["games_per_second"] * res["turns_per_game"], rel=0.02)

@@ -158,6 +158,9 @@ cdef struct CardDef:
     int8_t per_hand
     int8_t per_opp_card
     uint8_t self_play        # SelfPlay bits
+    # derived when the pool is loaded (CorePool), for the per-line cache (zones.pxi)
+    uint32_t trig_bits       # bit t: one of the boxes has trigger t
+    uint32_t any_passive     # union of passive[0..2]
 
 # -- game state --------------------------------------------------------------------------------
 cdef enum Zone:
@@ -217,8 +220,9 @@ cdef struct StratParams:
     int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
     int16_t avoid_card[NAVOID]         # card def ids never played at all
     int16_t avoid_protocol[NAVOID]     # protocol ids whose cards are never played
-    int8_t draft_table                 # draft by the table below instead of the bot's choice
-    float draft_score[MAXPROTO]        # per protocol id: higher is picked first
+    int8_t draft_table                 # draft by the seat's table (Game.draft_score) instead of the bot's choice
+    decide_fn_t draft_pick             # a draft strategy of the seat's own (strategies/_draft.pyx); NULL: none
+    const void* draft_model            # that strategy's data, kept alive by SeatConfig.draft_owner
 
 cdef struct LogEntry:
     uint8_t kind
@@ -283,7 +287,6 @@ cdef struct Game:
     int8_t dkind
     int8_t dplayer
     int16_t nopts
-    int32_t opts[MAXOPT]
     const int32_t* script
     int32_t nscript
     int32_t script_pos
@@ -302,11 +305,6 @@ cdef struct Game:
     int16_t refreshes[2]
     int16_t control_gains[2]
     int16_t nce
-    int16_t ce_turn[MAXCE]
-    int8_t ce_player[MAXCE]
-    int8_t ce_line[MAXCE]
-    int16_t ce_proto[MAXCE]
-    int8_t ce_recompile[MAXCE]
     # derived from the field, recomputed lazily when field_ver moves on (zones.pxi)
     uint32_t field_ver
     uint32_t cache_ver
@@ -315,6 +313,8 @@ cdef struct Game:
     int8_t fdv[2][3]                   # face-down value in that stack (-1: the default 2)
     int16_t lval[2][3]                 # line values
     uint32_t trig_mask[2]              # bit t: a face-up card on that side has a box with trigger t
+    uint32_t trig_line[2][3]           # the same per stack (trig_mask is their union)
+    uint8_t stale_lines                # bit l: line l changed since the last refresh (0: all)
     # per-game events for the dataset (only when evbuf is set)
     EventRec* evbuf
     int32_t nev
@@ -324,9 +324,22 @@ cdef struct Game:
     LogEntry* log
     int32_t nlog
     int32_t caplog
+    # tail left out of lookahead copies (copy_for_lookahead): the options of the current
+    # decision (refilled before every decision), the compile record (only appended to, at index
+    # nce) and the draft table (lookahead starts after the draft). Keep opts first: the copy
+    # stops there.
+    int32_t opts[MAXOPT]
+    int16_t ce_turn[MAXCE]
+    int8_t ce_player[MAXCE]
+    int8_t ce_line[MAXCE]
+    int16_t ce_proto[MAXCE]
+    int8_t ce_recompile[MAXCE]
+    float draft_score[2][MAXPROTO]     # table drafts: per seat and protocol id, higher is picked first (read only while drafting)
 
 cdef void game_run(Game* g) noexcept nogil
 cdef int line_value(Game* g, int p, int l) noexcept nogil
+cdef void line_values(Game* g, int lv[2][3]) noexcept nogil
+cdef void copy_for_lookahead(Game* dst, Game* src) noexcept nogil
 cdef int card_value(Game* g, int c) noexcept nogil
 cdef int apply_perm(Game* g, int p, int perm) noexcept nogil
 cdef int random_option(Game* g, int player) noexcept nogil
@@ -337,7 +350,9 @@ cdef class SeatConfig:
     """How one seat decides: the built-in random bot, an external C bot (strategies/), or a
     Python object; plus the restrictions wrapped around it."""
     cdef StratParams sp
+    cdef float draft_score[MAXPROTO]
     cdef int8_t strat
     cdef decide_fn_t decide
     cdef object py
+    cdef object draft_owner
     cdef public str spec

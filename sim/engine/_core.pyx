@@ -15,7 +15,7 @@ This module only adds the thin Python-facing wrappers used by `sim.game` and `si
 """
 
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 import numpy as np
 cimport numpy as cnp
@@ -76,6 +76,8 @@ cdef class CorePool:
                 d.step_start[b] = cd["step_start"][b]
                 d.step_len[b] = cd["step_len"][b]
                 d.passive[b] = cd["passive"][b]
+                d.trig_bits |= 1u << d.trig[b]
+                d.any_passive |= d.passive[b]
             d.facedown_value = cd["facedown_value"]
             d.line_value = cd["line_value"]
             d.line_value_opp = cd["line_value_opp"]
@@ -112,6 +114,7 @@ cdef class SeatConfig:
     def __cinit__(self):
         cdef int k
         memset(&self.sp, 0, sizeof(StratParams))
+        memset(self.draft_score, 0, sizeof(self.draft_score))
         for k in range(NAVOID):
             self.sp.avoid_faceup[k] = -1
             self.sp.avoid_card[k] = -1
@@ -140,7 +143,7 @@ cdef class SeatConfig:
             raise ValueError(f"at most {MAXPROTO} protocols")
         self.sp.draft_table = 1
         for k, v in enumerate(scores):
-            self.sp.draft_score[k] = v
+            self.draft_score[k] = v
 
     def set_python(self, obj):
         """Decisions go to obj._choose(view, player, kind, options) (see strategies/user.py)."""
@@ -155,6 +158,7 @@ cdef void seat_apply(Game* g, int p, object seat) noexcept:
         sc = <SeatConfig>seat
         g.strat[p] = sc.strat
         g.sp[p] = sc.sp
+        memcpy(g.draft_score[p], sc.draft_score, sizeof(sc.draft_score))
         g.decide[p] = sc.decide
         g.py_strategy[p] = <void*>sc.py
     else:
@@ -195,6 +199,13 @@ cdef class LiveGame:
         if self.g == NULL:
             raise RuntimeError("this game view is no longer valid (use it only inside choose())")
         return state_of(self.g)
+
+    @property
+    def seed(self):
+        """The seed of the game being played (named in a user strategy's errors)."""
+        if self.g == NULL:
+            raise RuntimeError("this game view is no longer valid (use it only inside choose())")
+        return self.g.seed
 
 
 cdef void _permute_hidden(Game* g, int p, long seed) noexcept:
@@ -281,6 +292,7 @@ cdef dict state_of(Game* g):
         "stacks": [[[g.stack[p][l][i] for i in range(g.nstack[p][l])] for l in range(3)] for p in range(2)],
         "protocols": [[g.proto[p][l] for l in range(3)] for p in range(2)],
         "dealt": [[g.dealt[p][l] for l in range(3)] for p in range(2)],
+        "picks": [g.drafted[k] for k in range(6)],      # pick order, when the game drafted
         "compiled": [[g.compiled[p][l] for l in range(3)] for p in range(2)],
         "values": [[line_value(g, p, l) for l in range(3)] for p in range(2)],
         "card_values": [card_value(g, c) for c in range(MAXCARDS)],
@@ -382,11 +394,16 @@ cdef class CoreGame:
                     g.side[c] = p
                     g.line[c] = l
                     g.face_up[c] = up
-        g.field_ver += 1
+        touch(g)
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, answers, strategies=(ST_SCRIPT, ST_SCRIPT), bint logging=False, bint checking=False):
-        """Replay from the snapshot with these answers; returns 'pending', 'over' or 'bad'."""
+    def run(self, answers, strategies=(ST_SCRIPT, ST_SCRIPT), bint logging=False, bint checking=False,
+            int until_turn=-1):
+        """Replay from the snapshot with these answers; returns 'pending', 'over' or 'bad'.
+
+        With `until_turn` >= 1, stop when that turn ends (after its End phase, before the next
+        turn starts) and return 'turn_end': the state is then the turn boundary (replay --states).
+        It uses the lookahead horizon the turn loop already checks, so the batch path is unchanged."""
         cdef int i, n = len(answers)
         free(self.g.log)
         memcpy(&self.g, &self.start, sizeof(Game))
@@ -395,6 +412,7 @@ cdef class CoreGame:
         self.g.caplog = 0
         self.g.logging = logging
         self.g.checking = checking
+        self.g.horizon_turn = until_turn if until_turn >= 1 else -1
         free(self.answers)
         self.answers = <int32_t*>malloc(max(1, n) * sizeof(int32_t))
         for i in range(n):
@@ -414,6 +432,8 @@ cdef class CoreGame:
             return "violation"
         if self.g.halt == 2:
             return "bad"
+        if self.g.halt == 4:
+            return "turn_end"
         if self.g.halt:
             return "pending"
         return "over"
@@ -483,6 +503,7 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     cdef cnp.int8_t[::1] reason = out["end_reason"]
     cdef cnp.int16_t[::1] turns = out["turns"]
     cdef cnp.int16_t[:, ::1] drafted = out["protocols"]
+    cdef cnp.int16_t[:, ::1] picks = out["picks"]           # protocol ids in pick order; -1: not drafted
     cdef cnp.int16_t[:, ::1] plays_up = out["plays_up"]
     cdef cnp.int16_t[:, ::1] plays_down = out["plays_down"]
     cdef cnp.int16_t[:, ::1] refreshes = out["refreshes"]
@@ -531,6 +552,8 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                 first[i] = g.first_player
                 reason[i] = g.end_reason
                 turns[i] = g.turn if g.turn <= g.turn_cap else g.turn_cap
+                for k in range(6):
+                    picks[i, k] = -1 if fixed else g.drafted[k]
                 for p in range(2):
                     for k in range(3):
                         drafted[i, p * 3 + k] = g.dealt[p][k]

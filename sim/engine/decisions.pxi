@@ -112,12 +112,18 @@ cdef int draft_by_table(Game* g, int player) noexcept nogil:
     """Table draft: the available protocol with the highest score (first on ties)."""
     cdef int i, best = 0
     for i in range(1, g.nopts):
-        if g.sp[player].draft_score[g.opts[i]] > g.sp[player].draft_score[g.opts[best]]:
+        if g.draft_score[player][g.opts[i]] > g.draft_score[player][g.opts[best]]:
             best = i
     return g.opts[best]
 
 cdef int random_option(Game* g, int player) noexcept nogil:
     return g.opts[rng_below(g, 1 + player, g.nopts)]
+
+cdef void copy_for_lookahead(Game* dst, Game* src) noexcept nogil:
+    """Copy a game for a lookahead run: everything but the scratch tail (the option list and the
+    compile record, see Game in _core.pxd), which the engine always writes before it reads.
+    Half the bytes of a whole copy, and bots make one per candidate action."""
+    memcpy(dst, src, <size_t>(<char*>&src.opts[0] - <char*>src))
 
 cdef int ask(Game* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is
@@ -131,6 +137,8 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
             g.violation = k
             g.halt = 3
             return -1
+    if kind == D_DRAFT and g.sp[player].draft_pick != NULL and g.strat[player] != ST_SCRIPT:
+        return g.sp[player].draft_pick(g, player, kind)
     if kind == D_DRAFT and g.sp[player].draft_table and g.strat[player] != ST_SCRIPT:
         return draft_by_table(g, player)
     if kind == D_ACTION and g.forced >= 0:

@@ -77,10 +77,26 @@ cdef inline uint8_t event_of(int trig) noexcept nogil:
         return EV_SHUFFLE
     return 0
 
-cdef enum:
-    AFTER_MASK = ((1 << TR_AFTER_DISCARD) | (1 << TR_AFTER_DRAW) | (1 << TR_AFTER_DELETE)
-                  | (1 << TR_AFTER_CLEAR_CACHE) | (1 << TR_AFTER_PLAY) | (1 << TR_AFTER_REFRESH)
-                  | (1 << TR_AFTER_COMPILE) | (1 << TR_AFTER_SHUFFLE))
+cdef inline uint32_t after_triggers(uint8_t ev) noexcept nogil:
+    """The "After ..." triggers these events can fire (the inverse of event_of)."""
+    cdef uint32_t m = 0
+    if ev & EV_DISCARD:
+        m |= 1u << TR_AFTER_DISCARD
+    if ev & EV_DRAW:
+        m |= 1u << TR_AFTER_DRAW
+    if ev & EV_DELETE:
+        m |= 1u << TR_AFTER_DELETE
+    if ev & EV_CLEAR_CACHE:
+        m |= 1u << TR_AFTER_CLEAR_CACHE
+    if ev & EV_PLAY:
+        m |= 1u << TR_AFTER_PLAY
+    if ev & EV_REFRESH:
+        m |= 1u << TR_AFTER_REFRESH
+    if ev & EV_COMPILE:
+        m |= 1u << TR_AFTER_COMPILE
+    if ev & EV_SHUFFLE:
+        m |= 1u << TR_AFTER_SHUFFLE
+    return m
 
 cdef void fire_after(Game* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) noexcept nogil:
     """Note every active "After ...:" box matching these events, then resolve them one at a time
@@ -90,10 +106,13 @@ cdef void fire_after(Game* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) no
     cdef int nn = 0, s, l, i, c, box, o
     cdef uint8_t ev, mine, lines
     cdef const CardDef* d
-    if not may_trigger(g, AFTER_MASK):
-        return
+    cdef uint32_t wanted = after_triggers(e0 | e1)
+    if not may_trigger(g, wanted):
+        return                         # no face-up card listens to these events: nothing to note
     for s in range(2):
         for l in range(3):
+            if not (g.trig_line[s][l] & wanted):
+                continue
             for i in range(g.nstack[s][l]):
                 c = g.stack[s][l][i]
                 if not g.face_up[c]:

@@ -11,6 +11,7 @@ cdef enum Violation:
     INV_CONTROL = 6
     INV_COMPILED = 7        # three compiled protocols without a winner
     INV_VALUE = 8           # a line value disagrees with the sum of its cards and modifiers
+    INV_CACHE = 9           # the per-line field cache disagrees with a recomputation of every line
 
 cdef int check_invariants(Game* g, bint boundary) noexcept nogil:
     cdef int seen[MAXCARDS]
@@ -70,7 +71,25 @@ cdef int check_invariants(Game* g, bint boundary) noexcept nogil:
         for l in range(3):
             if line_value(g, p, l) != recount_line(g, p, l):
                 return INV_VALUE
+    if not cache_agrees(g):
+        return INV_CACHE
     return INV_OK
+
+cdef bint cache_agrees(Game* g) noexcept nogil:
+    """Only the lines a change touched are recomputed (zones.pxi): the result must be what a
+    recomputation of every line gives (passives, triggers, face-down values and line values)."""
+    cdef Game fresh
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    copy_for_lookahead(&fresh, g)
+    touch(&fresh)
+    refresh_cache(&fresh)
+    return (memcmp(fresh.pas, g.pas, sizeof(g.pas)) == 0
+            and memcmp(fresh.perhand, g.perhand, sizeof(g.perhand)) == 0
+            and memcmp(fresh.fdv, g.fdv, sizeof(g.fdv)) == 0
+            and memcmp(fresh.lval, g.lval, sizeof(g.lval)) == 0
+            and memcmp(fresh.trig_line, g.trig_line, sizeof(g.trig_line)) == 0
+            and memcmp(fresh.trig_mask, g.trig_mask, sizeof(g.trig_mask)) == 0)
 
 cdef int recount_line(Game* g, int p, int l) noexcept nogil:
     """Independent recount of a line value from the rules (2.2, 2.4) and the passives in play."""

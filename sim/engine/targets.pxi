@@ -16,8 +16,8 @@ cdef bint matches(Game* g, Frame* fr, const Step* st, int c, int top, int l) noe
         return False
     if st.line == L_OTHER and l == tl:
         return False
-    if not value_allowed(g, fr, st, card_value(g, c)):
-        return False
+    if (st.value_mask or st.value_op != 0xFF) and not value_allowed(g, fr, st, card_value(g, c)):
+        return False                   # (most steps have no value selector: no value to work out)
     if st.line == L_THIS_STACK and (l != tl or g.side[c] != g.side[fr.src] or not on_field(g, fr.src)):
         return False
     if st.line == L_THAT and (fr.that < 0 or not on_field(g, fr.that) or l != g.line[fr.that]):
@@ -58,7 +58,8 @@ cdef int collect(Game* g, Frame* fr, const Step* st, int only_line, int32_t* out
             if only_line >= 0 and l != only_line:
                 continue
             ns = g.nstack[s][l]
-            for i in range(ns):
+            # most selectors want uncovered cards: only the top of each stack can match
+            for i in range(ns - 1 if st.covered == C_UNCOVERED and ns > 0 else 0, ns):
                 c = g.stack[s][l][i]
                 if matches(g, fr, st, c, i == ns - 1, l):
                     out[n] = c

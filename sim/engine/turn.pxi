@@ -81,6 +81,8 @@ cdef void phase_triggers(Game* g, int trig) noexcept nogil:
         return
     for s in range(2):
         for l in range(3):
+            if not (g.trig_line[s][l] & (1u << trig)):
+                continue                   # no face-up card of this stack has the trigger
             for i in range(g.nstack[s][l]):
                 c = g.stack[s][l][i]
                 if g.owner[c] != g.active or not g.face_up[c]:
@@ -241,11 +243,13 @@ cdef int action_options(Game* g, int p) noexcept nogil:
 cdef void do_action(Game* g) noexcept nogil:
     cdef int p = g.active, k, c
     cdef Scope sc
-    g.nopts = action_options(g, p)
-    if g.nopts == 0:
-        log_add(g, LG_SKIP, p, -1, -1, 1, 0)
-        return
-    k = ask(g, p, D_ACTION)
+    if g.forced >= 0 and not g.checking:
+        # lookahead copy: the action was picked from this very position's options, so listing
+        # them again (a third of a one-ply evaluation) would change nothing; ask() would return it
+        k = g.forced
+        g.forced = -1
+    else:
+        k = choose_action(g, p)
     if k < 0:
         return
     sc = scope_open(g)
@@ -254,6 +258,14 @@ cdef void do_action(Game* g) noexcept nogil:
     else:
         commit_play(g, p, k)
     scope_close(g, sc)
+
+cdef int choose_action(Game* g, int p) noexcept nogil:
+    """List the action options and ask the active player; -1 when there is none (a skip)."""
+    g.nopts = action_options(g, p)
+    if g.nopts == 0:
+        log_add(g, LG_SKIP, p, -1, -1, 1, 0)
+        return -1
+    return ask(g, p, D_ACTION)
 
 cdef void check_cache(Game* g) noexcept nogil:
     cdef int p = g.active, n

@@ -219,7 +219,7 @@ cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             if unflippable(g, c):
                 continue
             g.face_up[c] = 1 - g.face_up[c]
-            touch(g)
+            touch_line(g, g.line[c])
             bump(g, c)
             log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
         elif st.verb == V_SHIFT:

@@ -139,21 +139,30 @@ def analyse(run_dir: Path):
 def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
     """The table on stdout: a rich table, JSON ({meta, cards}) or CSV."""
     from analysis.cardvalue import print_card_value
+    from analysis.provenance import csv_header, print_lines
     from analysis.report import records
 
     if fmt == "json":
         print(json.dumps({"meta": meta, "cards": records(table)}, indent=1))
     elif fmt == "csv":
-        table.to_csv(sys.stdout, index=False)
+        sys.stdout.write(csv_header(meta.get("provenance") or []) + table.to_csv(index=False))
     else:
+        print_lines(meta.get("provenance") or [], console)
         print_card_value(table, console)
         console.print(f"Run folder: {meta['run_dir']} (protolab report {meta['run_dir']}); dashboard: "
                       f"{meta['dashboard']}")
 
 
+def baseline_only(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest as `protolab report RUN` opens a card-value run (its baseline arm), so the command's
+    provenance header is the report's."""
+    return {**manifest, "shards": [s for s in manifest.get("shards") or [] if s.get("arm") == "baseline"]}
+
+
 def main_cardvalue(args: argparse.Namespace, console) -> int:
     """Validate, run on Ray, analyse, print; the exit status (1 when a restriction did not hold)."""
     from analysis.cardvalue import restriction_problems
+    from analysis.provenance import provenance
     from sim.experiment.runner import RunFailed, RunOptions, run
 
     given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]
@@ -182,7 +191,7 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
     meta = {"run_dir": str(result.run_dir), "run_id": m["run_id"], "strategy": table.attrs.get("strategy"),
             "games_per_card": 2 * m["spec"]["draft"]["samples"], "seed": m["spec"]["seed"],
             "games": result.games, "seconds": round(time.perf_counter() - t0, 1), "correction": "holm",
-            "dashboard": str(dashboard)}
+            "dashboard": str(dashboard), "provenance": [provenance(baseline_only(m), result.run_dir)]}
     emit(table, args.format, meta, console)
     problems = restriction_problems(table)
     for p in problems:

@@ -55,6 +55,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         console = Console(soft_wrap=True)
         if not console.is_terminal:
             console = Console(soft_wrap=True, width=120)      # logs and pipes: room for the A/B table
+        from sim.experiment.psro import is_loop_spec, main_psro
+
+        if args.spec and not args.resume and is_loop_spec(args.spec, args.games):   # [meta]: the PSRO loop
+            return main_psro(args.spec, opts, console)
         return main_run(args.spec, opts, console)       # a bad spec or run folder: sim.cli.main reports it
     except KeyboardInterrupt:
         print("protolab: stopped before any shard was played", file=sys.stderr)

@@ -1,10 +1,12 @@
-"""The run folder on disk (docs/data.md): shard files written whole or not at all, their
-checksums, and the run.json manifest with a journal that survives a killed driver.
+"""The run folder (docs/data.md), wherever it lives (storage.py: a local folder, a shared disk, an
+object store): shard files written whole or not at all, their checksums, and the run.json manifest
+with a journal that survives a killed driver.
 
-A shard file is encoded in memory, written under a hidden temporary name, flushed to disk and
-renamed: a file under its final name is complete. The driver appends each finished shard to
-`shards.jsonl` the moment it hears of it (one short line) and rewrites run.json now and then and
-at the end; `--resume` reads both, so nothing recorded is ever computed twice."""
+A shard file is encoded in memory and written whole (a hidden temporary name then a rename on a
+filesystem, one put on an object store): a file under its final name is complete. The driver
+records each finished shard in the journal the moment it hears of it (one short line of
+`shards.jsonl`, or on an object store one small object under `journal/`) and rewrites run.json now
+and then and at the end; `--resume` reads both, so nothing recorded is ever computed twice."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
+import socket
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,11 +26,17 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.inputs import MAX_MANIFEST_BYTES, InputFileError, read_input_text
+from sim.experiment.storage import Location, StorageError, location
+from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
+
+Where = str | os.PathLike | Location       # a run folder or file: a local path or a storage.Location
 
 FORMAT = 1
 MANIFEST = "run.json"
 JOURNAL = "shards.jsonl"
+JOURNAL_DIR = "journal"          # the journal on a store that cannot append: one object per shard
+LOCK_STALE = 120.0               # seconds after which another machine's lock object is taken over
+LOCK_BEAT = 30.0                 # seconds between refreshes of a held lock object
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
@@ -47,6 +57,14 @@ class RunDirError(ValueError):
     """A run folder that cannot be used (missing, not a run, locked); one readable message."""
 
 
+def open_location(where: Where) -> Location:
+    """storage.location, its errors as RunDirError (a user's error: exit status 2)."""
+    try:
+        return location(where)
+    except StorageError as e:
+        raise RunDirError(str(e)) from None
+
+
 # -- shard files ------------------------------------------------------------------------------------
 
 def parquet_bytes(table: pa.Table, kind: str) -> bytes:
@@ -62,49 +80,40 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Where) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_location(path).open_input() as f:
         for block in iter(lambda: f.read(1 << 22), b""):
             h.update(block)
     return h.hexdigest()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write under a hidden temporary name in the same folder, fsync, then rename."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+def write_atomic(path: Where, data: bytes) -> None:
+    """The whole file or nothing under its name (storage.Location.write_atomic)."""
+    open_location(path).write_atomic(data)
 
 
-def shard_paths(run_dir: Path, name: str) -> dict[str, Path]:
+def shard_paths(run_dir: Where, name: str) -> dict[str, Location]:
+    run_dir = open_location(run_dir)
     return {kind: run_dir / kind / f"{name}.parquet" for kind in KINDS}
 
 
-def remove_temp_files(run_dir: Path) -> int:
+def remove_temp_files(run_dir: Where) -> int:
     """Temporary files left by a killed writer; returns how many were removed."""
+    run_dir = open_location(run_dir)
     n = 0
     for sub in (*KINDS, "."):
-        if not (run_dir / sub).is_dir():
-            continue
         for p in (run_dir / sub).glob(".*.tmp"):
-            with contextlib.suppress(FileNotFoundError):
-                p.unlink()
-                n += 1
+            p.unlink()
+            n += 1
     return n
 
 
-def verify_shard(run_dir: Path, entry: dict[str, Any]) -> str | None:
+def verify_shard(run_dir: Where, entry: dict[str, Any]) -> str | None:
     """None if the shard's files exist and match their checksums, else why not. A file is checked
     when the entry lists it (shards recorded before the `cards` or `compiles` table existed do not
     list it)."""
+    run_dir = open_location(run_dir)
     for kind in KINDS:
         rel = entry.get(f"{kind}_file")
         if rel is None:
@@ -126,63 +135,75 @@ def shard_name(index: int) -> str:
     return f"shard-{index:05d}"
 
 
-def table_files(run_dir: Path) -> list[Path]:
+def table_files(run_dir: Where) -> list[Path | Location]:
     """Every Parquet file under games/ events/ cards/ compiles/ (subfolders included: pandas and
     pyarrow read a folder recursively). Hidden temporary files end in `.tmp`, so they are not here."""
-    out: list[Path] = []
-    for kind in KINDS:
-        folder = run_dir / kind
-        if folder.is_dir():
-            out += sorted(p for p in folder.rglob("*.parquet") if p.is_file())
-    return out
+    run_dir = open_location(run_dir)
+    return [p.public for kind in KINDS for p in (run_dir / kind).rglob("*.parquet")]
 
 
-def listed_files(run_dir: Path, shards: list[dict[str, Any]]) -> set[Path]:
+def listed_files(run_dir: Where, shards: list[dict[str, Any]]) -> set[Location]:
     """The files the shard entries list (every table)."""
+    run_dir = open_location(run_dir)
     return {run_dir / s[f"{kind}_file"] for s in shards if isinstance(s, dict)
             for kind in KINDS if isinstance(s.get(f"{kind}_file"), str)}
 
 
-def pending_files(run_dir: Path, shard_count: int, recorded: set[int], events: bool) -> set[Path]:
+def shard_kinds(events: Any) -> tuple[str, ...]:
+    """The tables a shard writes for the spec's `events` value (spec.py): `false` games only;
+    "none" games and the summaries; true, "all" or a fraction every table."""
+    if events is False:
+        return ("games",)
+    if events == "none":
+        return ("games", *SUMMARIES)
+    return KINDS
+
+
+def pending_files(run_dir: Where, shard_count: int, recorded: set[int], events: Any) -> set[Path | Location]:
     """Files of planned shards that are not recorded yet (a driver killed after a worker renamed its
     file, before the shard was recorded): the next `--resume` plays the shard and overwrites them."""
-    kinds = KINDS if events else ("games",)
-    return {shard_paths(run_dir, shard_name(i))[kind] for i in range(shard_count) if i not in recorded
-            for kind in kinds}
+    return {shard_paths(run_dir, shard_name(i))[kind].public for i in range(shard_count) if i not in recorded
+            for kind in shard_kinds(events)}
 
 
-def unlisted_files(run_dir: Path, shards: list[dict[str, Any]], pending: set[Path] = frozenset()) -> list[Path]:
+def unlisted_files(run_dir: Where, shards: list[dict[str, Any]],
+                   pending: set[Path | Location] = frozenset()) -> list[Path | Location]:
     """Parquet files in the table folders that no shard entry lists and no pending shard will write:
     a glob over `games/*.parquet` would read them, so a run holding one is not what run.json says."""
-    known = listed_files(run_dir, shards) | set(pending)
-    return [p for p in table_files(run_dir) if p not in known]
+    known = listed_files(run_dir, shards) | {open_location(p) for p in pending}
+    return [p for p in table_files(run_dir) if open_location(p) not in known]
 
 
 # -- run folder -------------------------------------------------------------------------------------
 
-def check_writable(parent: Path, where: str) -> None:
-    """Refuse a folder a run folder cannot be created in (`where` names the option or spec key):
-    it is made if missing and a probe file is written and removed, before anything is started."""
-    if parent.exists() and not parent.is_dir():
-        raise RunDirError(f"{where}: {parent} is a file; expected a folder to create the run folder in")
+def check_writable(parent: Where, where: str) -> None:
+    """Refuse a location a run folder cannot be created in (`where` names the option or spec key):
+    a folder is made if missing and a probe file is written and removed, before anything is started."""
+    parent = open_location(parent)
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".protolab-probe-", dir=parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise RunDirError(f"{where}: cannot create a run folder in {parent} ({e.strerror or e}); "
-                          "expected a writable folder") from None
+        if parent.is_file():
+            raise RunDirError(f"{where}: {parent} is a file; expected a folder to create the run folder in")
+        parent.mkdir()
+        probe = parent / f".protolab-probe-{uuid.uuid4().hex[:12]}"
+        probe.write_atomic(b"")
+        probe.unlink()
+    except (OSError, StorageError) as e:
+        why = getattr(e, "strerror", None) or " ".join(str(e).split())[:300]
+        raise RunDirError(f"{where}: cannot create a run folder in {parent} ({why}); "
+                          "expected a writable folder or object-store location") from None
 
 
-def create_run_dir(parent: Path, name: str, stamp: str) -> tuple[Path, str]:
+def create_run_dir(parent: Where, name: str, stamp: str) -> tuple[Location, str]:
     """A new, empty run folder `<parent>/<name>-<stamp>[-k]`; returns it and the run id."""
-    parent.mkdir(parents=True, exist_ok=True)
+    parent = open_location(parent)
+    parent.mkdir()
     for k in range(1, 1000):
         run_id = f"{name}-{stamp}" + (f"-{k}" if k > 1 else "")
         d = parent / run_id
+        if d.exists():
+            continue
         try:
-            d.mkdir()
+            d.mkdir(parents=False, exist_ok=False)       # locally the claim is atomic
         except FileExistsError:
             continue
         make_table_dirs(d)
@@ -190,30 +211,38 @@ def create_run_dir(parent: Path, name: str, stamp: str) -> tuple[Path, str]:
     raise RunDirError(f"{parent}: cannot create a new run folder for {name!r}")
 
 
-def make_table_dirs(run_dir: Path) -> None:
+def make_table_dirs(run_dir: Where) -> None:
     """games/, events/, cards/, compiles/ (also when resuming a folder written before the
-    summary tables existed)."""
+    summary tables existed); nothing to make on an object store."""
+    run_dir = open_location(run_dir)
     for kind in KINDS:
-        (run_dir / kind).mkdir(exist_ok=True)
+        (run_dir / kind).mkdir()
 
 
-def write_token(run_dir: Path) -> str:
+def write_token(run_dir: Where) -> str:
     """A random token a worker reads to tell whether it sees this run folder (shared disk)."""
     token = uuid.uuid4().hex
-    write_atomic(run_dir / TOKEN, token.encode())
+    write_atomic(open_location(run_dir) / TOKEN, token.encode())
     return token
 
 
 def sees_run_dir(run_dir: str, token: str) -> bool:
+    """Whether this process reaches the run folder `run_dir` (a Location's `uri`) and it holds `token`."""
     try:
-        return (Path(run_dir) / TOKEN).read_text() == token
-    except OSError:
+        return (location(run_dir) / TOKEN).read_bytes().decode() == token
+    except (OSError, StorageError, ValueError):
         return False
 
 
 @contextlib.contextmanager
-def locked(run_dir: Path) -> Iterator[None]:
-    """Hold the run folder for this driver; a second driver on the same folder is refused."""
+def locked(run_dir: Where) -> Iterator[None]:
+    """Hold the run folder for this driver; a second driver on the same folder is refused. Locally an
+    flock; on an object store a lock object naming its holder, refreshed while held."""
+    run_dir = open_location(run_dir)
+    if not run_dir.is_local:
+        with _lock_object(run_dir):
+            yield
+        return
     f = open(run_dir / LOCK, "a+")  # noqa: SIM115 - held for the whole run
     try:
         try:
@@ -225,24 +254,74 @@ def locked(run_dir: Path) -> Iterator[None]:
         f.close()
 
 
+def _lock_holder_alive(holder: dict[str, Any]) -> bool:
+    """A lock object's holder still runs: on this machine its process exists; elsewhere it refreshed
+    the object within LOCK_STALE seconds."""
+    if holder.get("host") == socket.gethostname() and isinstance(holder.get("pid"), int):
+        try:
+            os.kill(holder["pid"], 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    beat = holder.get("time")
+    return isinstance(beat, int | float) and time.time() - beat < LOCK_STALE
+
+
+@contextlib.contextmanager
+def _lock_object(run_dir: Location) -> Iterator[None]:
+    lock = run_dir / LOCK
+    try:
+        holder = json.loads(lock.read_bytes()) if lock.is_file() else None
+    except (OSError, ValueError):
+        holder = None
+    if isinstance(holder, dict) and _lock_holder_alive(holder):
+        raise RunDirError(f"{run_dir}: another protolab run is using this folder ({holder.get('host')}, "
+                          f"pid {holder.get('pid')}; a lock not refreshed for {LOCK_STALE:g} s is taken over)")
+    me = {"host": socket.gethostname(), "pid": os.getpid()}
+    stop = threading.Event()
+
+    def write() -> None:
+        lock.write_atomic(json.dumps({**me, "time": time.time()}).encode())
+
+    def beat() -> None:
+        while not stop.wait(LOCK_BEAT):
+            with contextlib.suppress(OSError, StorageError):
+                write()
+
+    write()                                   # held before anything is written to the run
+
+    beat_thread = threading.Thread(target=beat, name="protolab-lock", daemon=True)
+    beat_thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beat_thread.join()
+        with contextlib.suppress(OSError, StorageError):
+            lock.unlink()
+
+
 # -- manifest ---------------------------------------------------------------------------------------
 
-def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(run_dir: Where, manifest: dict[str, Any]) -> None:
     shards = sorted(manifest["shards"], key=lambda s: s["index"])
     body = json.dumps({**manifest, "shards": shards}, indent=1, sort_keys=False) + "\n"
-    write_atomic(run_dir / MANIFEST, body.encode())
+    write_atomic(open_location(run_dir) / MANIFEST, body.encode())
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
+def read_manifest(run_dir: Where) -> dict[str, Any]:
     """run.json plus the shards recorded only in the journal (a driver killed between writes)."""
+    run_dir = open_location(run_dir)
     p = run_dir / MANIFEST
-    if not run_dir.is_dir():
-        raise RunDirError(f"{run_dir}: no such run folder")
-    if not p.is_file():
-        raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST})")
     try:
-        manifest = json.loads(read_input_text(p, MAX_MANIFEST_BYTES))
-    except (InputFileError, json.JSONDecodeError) as e:
+        if not p.is_file():
+            if not run_dir.is_dir():
+                raise RunDirError(f"{run_dir}: no such run folder")
+            raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST})")
+        manifest = json.loads(p.read_text(MAX_MANIFEST_BYTES))
+    except (InputFileError, json.JSONDecodeError, StorageError) as e:
         raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
     if not isinstance(manifest, dict):
         raise RunDirError(f"{p}: expected a JSON object, got {type(manifest).__name__}; was it edited?")
@@ -279,41 +358,53 @@ def _check_entry(entry: Any, where: str) -> None:
         raise RunDirError(f"{where}: {problem}; was it edited?")
 
 
-def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
-    with open(run_dir / JOURNAL, "a") as f:
-        f.write(json.dumps(entry, sort_keys=True) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+def append_journal(run_dir: Where, entry: dict[str, Any]) -> None:
+    """Record one finished shard at once: a line of shards.jsonl, or on a store that cannot append,
+    its own object journal/shard-NNNNN.json."""
+    run_dir = open_location(run_dir)
+    line = json.dumps(entry, sort_keys=True) + "\n"
+    if run_dir.can_append:
+        (run_dir / JOURNAL).append_line(line)
+    else:
+        (run_dir / JOURNAL_DIR / f"{shard_name(entry['index'])}.json").write_atomic(line.encode())
 
 
-def read_journal(run_dir: Path) -> list[dict[str, Any]]:
+def read_journal(run_dir: Where) -> list[dict[str, Any]]:
+    run_dir = open_location(run_dir)
     p = run_dir / JOURNAL
-    if not p.is_file():
-        return []
+    lines: list[tuple[str, str]] = []
     try:
-        text = read_input_text(p, MAX_MANIFEST_BYTES)
-    except InputFileError as e:
+        if p.is_file():
+            text = p.read_text(MAX_MANIFEST_BYTES)
+            lines += [(f"{p}: line {n}", line) for n, line in enumerate(text.splitlines(), 1)]
+        for f in (run_dir / JOURNAL_DIR).files(recursive=False):
+            lines.append((str(f), f.read_text(MAX_MANIFEST_BYTES)))
+    except (InputFileError, StorageError) as e:
         raise RunDirError(str(e)) from None
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for where, line in lines:
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
-            break                      # a line cut by a kill: ignore it and what follows
-        _check_entry(entry, f"{p}: line {n}")
+            if where.startswith(str(p)):
+                break                  # a line cut by a kill: ignore it and what follows
+            continue
+        _check_entry(entry, where)
         out.append(entry)
     return out
 
 
-def clear_journal(run_dir: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        (run_dir / JOURNAL).unlink()
+def clear_journal(run_dir: Where) -> None:
+    run_dir = open_location(run_dir)
+    (run_dir / JOURNAL).unlink()
+    for f in (run_dir / JOURNAL_DIR).files(recursive=False):
+        f.unlink()
 
 
-def save_inputs(run_dir: Path, files: dict[str, str]) -> None:
+def save_inputs(run_dir: Where, files: dict[str, str]) -> None:
     """Copies of the card files the spec used (path as written -> contents), for --resume."""
-    d = run_dir / INPUTS
-    d.mkdir(exist_ok=True)
+    d = open_location(run_dir) / INPUTS
+    d.mkdir()
     index = {}
     for i, (path, text) in enumerate(sorted(files.items())):
         name = f"{i:02d}-{Path(path).name}"
@@ -322,22 +413,43 @@ def save_inputs(run_dir: Path, files: dict[str, str]) -> None:
     write_atomic(d / "index.json", json.dumps(index, indent=1).encode())
 
 
-def load_inputs(run_dir: Path) -> dict[str, str]:
-    d = run_dir / INPUTS
+def load_inputs(run_dir: Where) -> dict[str, str]:
+    d = open_location(run_dir) / INPUTS
     if not (d / "index.json").is_file():
         return {}
     try:
-        index = json.loads(read_input_text(d / "index.json"))
+        index = json.loads((d / "index.json").read_text())
         if not isinstance(index, dict) or not all(isinstance(v, str) and "/" not in v for v in index.values()):
             raise RunDirError(f"{d / 'index.json'}: expected an object of card file names; was it edited?")
-        return {path: read_input_text(d / name) for path, name in index.items()}
-    except (InputFileError, json.JSONDecodeError) as e:
+        return {path: (d / name).read_text() for path, name in index.items()}
+    except (InputFileError, json.JSONDecodeError, StorageError) as e:
         raise RunDirError(f"{d}: the run's copies of its card files cannot be read ({e})") from None
 
 
-def open_games(run_dir: Path, columns: list[str] | None = None) -> pa.Table:
+def open_games(run_dir: Where, columns: list[str] | None = None) -> pa.Table:
     """All rows of `games`, sorted by game_index (for summaries and tests)."""
-    t = pq.read_table(run_dir / "games", columns=columns)
+    games = open_location(run_dir) / "games"
+    t = pq.read_table(games.path, filesystem=games.fs, columns=columns)
     if "game_index" in t.column_names:
         t = t.sort_by("game_index")
     return t
+
+
+def events_statement(manifests: list[dict[str, Any]]) -> str:
+    """What the runs kept of their events (spec key `events`), for the report: every game's, a seeded
+    sample, none but the summaries, or nothing beyond the games table."""
+    said = []
+    for m in manifests:
+        value = (m.get("spec") or {}).get("events", True) if isinstance(m.get("spec"), dict) else True
+        if value is True:
+            text = "events of every game"
+        elif value is False:
+            text = "no events and no card or compile summaries (events = false)"
+        elif value == "none":
+            text = 'no events (events = "none"); card impact and compile tables from every game\'s summaries'
+        else:
+            text = (f"events of a seeded {float(value):.0%} sample of the games (events = {value}); card impact "
+                    "and compile tables from every game's summaries")
+        if text not in said:
+            said.append(text)
+    return "; ".join(said)

@@ -179,6 +179,20 @@ def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
             raise SpecError(f"{source}: key '{key}[{j}]': {e}") from None
 
 
+def check_draft(spec: Spec, pools: list[Pool]) -> None:
+    """Build each seat's draft strategy (mode "draft") against every arm's pool: a learned table
+    naming a protocol the pool lacks, or holding a bad value, fails here with its file and key."""
+    from strategies.spec import StrategyError, parse_draft
+
+    files = {t.path: t.text for t in spec.draft.tables}
+    for j, text in enumerate(spec.draft.policy):
+        for pool in pools:
+            try:
+                parse_draft(text, pool, files.__getitem__)
+            except StrategyError as e:
+                raise SpecError(f"{spec.source}: key 'draft.policy[{j}]': {e}") from None
+
+
 def shard_size(spec: Spec) -> int:
     """Games per shard: the spec's `shard_games`, capped so that a worker's memory stays bounded."""
     return min(spec.shard_games, SHARD_CAP if spec.events else SHARD_CAP_NO_EVENTS)
@@ -189,9 +203,12 @@ def make_plan(spec: Spec, shard_games: int | None = None) -> Plan:
     `shard_games` keeps the layout a run was started with (`--resume`); by default `shard_size`."""
     pools = []
     for i, arm in enumerate(spec.arms):
-        key = f"arms[{i}].cards" if len(spec.arms) > 1 or spec.arms[0].name != "base" else "pool.cards"
+        own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not arm.tier     # tiers share [pool]
+        key = f"arms[{i}].cards" if own else "pool.cards"
         pools.append(load_arm_pool(arm, spec.source, key))
-        check_seats(arm, pools[-1], spec.source, f"arms[{i}].strategies" if len(spec.arms) > 1 else "seats.strategies")
+        seats = f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies" if len(spec.arms) > 1 else "seats.strategies"
+        check_seats(arm, pools[-1], spec.source, seats)
+    check_draft(spec, pools)
     matchups = expand_matchups(spec, pools)
     per_arm = max(1, len(matchups)) * spec.games
     size = shard_games or shard_size(spec)
@@ -210,4 +227,6 @@ def card_files(spec: Spec) -> list[CardFile]:
     for arm in spec.arms:
         for cf in arm.cards:
             seen.setdefault(cf.path, cf)
+    for table in spec.draft.tables:          # learned draft tables (draft mode "draft")
+        seen.setdefault(table.path, table)
     return list(seen.values())

@@ -59,6 +59,8 @@ class RunGame:
     pool: Pool
     plan: Any                   # sim.experiment.plan.Plan
     shards: tuple[dict[str, Any], ...] = ()     # the manifest's shard entries
+    draft: tuple[str, str] = ("random", "random")          # each seat's draft strategy (draft mode "draft")
+    draft_files: tuple[tuple[str, str], ...] = ()          # (path, contents) of the tables it names
 
 
 # -- locating the game -----------------------------------------------------------------------------
@@ -138,7 +140,9 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None) -> RunGame:
     pool = plan.pools[arm_index]
     base = RunGame(run_dir, str(manifest.get("run_id", run_dir.name)), arm.name, arm_index, gi, arm_game, matchup,
                    gim, seed, False, tuple(arm.strategies), plan.matchups[matchup] if plan.matchups else None,
-                   None, spec.turn_cap, pool, plan, tuple(manifest.get("shards") or ()))
+                   None, spec.turn_cap, pool, plan, tuple(manifest.get("shards") or ()),
+                   tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
+                   tuple((t.path, t.text) for t in spec.draft.tables))
     if not (spec.swap and gim % 2 == 1):
         return base
     # the partner (2k) as drafted or listed, with the seeded coin; this game exchanges its sides
@@ -153,21 +157,23 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None) -> RunGame:
 # -- playing it ------------------------------------------------------------------------------------
 
 def new_game(pool: Pool, seed: int, strategies: tuple[str, str], protocols: Any = None,
-             first_player: int | None = None, turn_cap: int = 200, until_turn: int = -1) -> Game:
-    """A Game played by these strategy specs (the engine's seats, as in the batch path) to its end,
-    or with `until_turn` to the end of that turn."""
-    from strategies.spec import make_seat
+             first_player: int | None = None, turn_cap: int = 200, until_turn: int = -1,
+             draft: tuple[str, str] = ("random", "random"), draft_files: tuple[tuple[str, str], ...] = ()) -> Game:
+    """A Game played by these strategy specs and draft strategies (the engine's seats, built as in
+    the batch path) to its end, or with `until_turn` to the end of that turn."""
+    from sim.batch import make_seats
 
     # scripted seats first: the constructor stops at the first decision instead of playing a game
     game = Game(pool, seed=seed, protocols=protocols, first_player=first_player, turn_cap=turn_cap)
-    seats = tuple(make_seat(s, pool) for s in strategies)
+    seats, _ = make_seats(pool, strategies, draft, dict(draft_files).__getitem__)
     game.strategies = seats
     game._status = game.core.run(game.answers, seats, until_turn=until_turn)   # Game has no setter for seats
     return game
 
 
 def play(g: RunGame, until_turn: int = -1) -> Game:
-    return new_game(g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn)
+    return new_game(g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn,
+                    g.draft, g.draft_files)
 
 
 def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:
@@ -196,10 +202,12 @@ def stored_row(g: RunGame) -> dict[str, Any]:
                       f"with `protolab run --resume {g.run_dir}`")
 
 
-def _columns(state: dict[str, Any]) -> dict[str, np.ndarray]:
-    """One game's engine state as the batch columns `games_table` reads (sim/batch.py)."""
+def _columns(state: dict[str, Any], drafted: bool) -> dict[str, np.ndarray]:
+    """One game's engine state as the batch columns `games_table` reads (sim/batch.py); `drafted`:
+    the game drafted its trios (else its picks are -1, as the batch records listed trios)."""
     comp = state["compiles"][:MAX_COMPILES]
     cols: dict[str, np.ndarray] = {
+        "picks": np.array([state["picks"] if drafted else [-1] * 6], np.int16),
         "winner": np.array([state["winner"]], np.int8), "first_player": np.array([state["first_player"]], np.int8),
         "end_reason": np.array([state["end_reason"]], np.int8),
         "turns": np.array([min(state["turn"], state["turn_cap"])], np.int16),
@@ -225,7 +233,7 @@ def replayed_row(g: RunGame, game: Game) -> dict[str, Any]:
 
     dicts = dictionaries(g.plan)
     task = make_task(g.plan, ShardPlan(0, g.arm_index, g.game_index, 1), g.run_id, g.run_dir, "", dicts)
-    cols = _columns(game.core.state())
+    cols = _columns(game.core.state(), g.protocols is None)
     cols["seed"] = np.array([g.seed], np.uint64)
     strat = np.array([[dicts.strategies.index(s) for s in g.strategies]], np.int8)
     facts = {"matchup": np.array([g.matchup]), "game": np.array([g.game_in_matchup]), "strategies": strat}

@@ -16,9 +16,10 @@ SEATS = [f"seat{s}_protocol_{side}" for s in (0, 1) for side in ("left", "middle
 def summarize_run(run_dir: Path) -> dict[str, Any]:
     """Per arm: games, first-player win rate, draws, turns, and win rate of each protocol as part of
     a trio (wins over decided games it played), with 95% Wilson intervals."""
+    from sim.experiment.storage import location, parquet_view
+
     con = duckdb.connect()
-    games = str(Path(run_dir) / "games" / "*.parquet").replace("'", "''")
-    con.execute(f"create view g as select * from read_parquet('{games}')")
+    parquet_view(con, "g", (location(run_dir) / "games").glob("*.parquet"))
     arms: dict[str, Any] = {}
     rows = con.execute("""
         select arm::varchar, count(*), count(*) filter (winner >= 0),

@@ -148,7 +148,9 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Path, token: s
         arm_first_game=arm_first, games_per_matchup=spec.games, matchup_base=lo,
         matchups=tuple(plan.matchups[lo:hi + 1]) if plan.matchups else (),
         seed=spec.seed, swap=spec.swap, turn_cap=spec.turn_cap, events=spec.events, spec_hash=spec.hash,
-        engine_version=ENGINE_VERSION, dicts=dicts, run_dir=str(run_dir.resolve()), token=token)
+        engine_version=ENGINE_VERSION, dicts=dicts, run_dir=dataset.open_location(run_dir).uri, token=token,
+        draft=tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
+        draft_files=tuple((t.path, t.text) for t in spec.draft.tables))
 
 
 def _now() -> str:
@@ -493,10 +495,13 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
             raise SpecError("expected SPEC (an experiment file, e.g. datasets/experiments/demo.toml) "
                             "or --resume RUN_DIR")
         spec = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
+        if spec.meta:                      # a [meta] loop plays one ordinary run per iteration (psro.py)
+            raise SpecError(f"{spec.source}: key 'meta': a metagame loop, played by `protolab run SPEC` one run per "
+                            "iteration; it cannot be played as one run")
         return make_plan(spec), None, None
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
-    run_dir = Path(opts.resume)
+    run_dir = dataset.open_location(opts.resume)
     manifest = dataset.read_manifest(run_dir)
     try:
         spec = spec_from_manifest(manifest["spec"], dataset.load_inputs(run_dir), str(run_dir / dataset.MANIFEST))
@@ -569,11 +574,12 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
             dataset.clear_journal(run_dir)
             if manifest["complete"]:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
-                return RunResult(run_dir, "complete", plan.total_games, 0.0, 0, 0, len(kept), recomputed, manifest)
+                return RunResult(run_dir.public, "complete", plan.total_games, 0.0, 0, 0, len(kept), recomputed,
+                                 manifest)
 
     if run_dir is None:               # a folder the run cannot be written in fails now, before Ray starts
         where = f"--out {opts.out}" if opts.out else f"{plan.spec.source}: key 'output'"
-        dataset.check_writable(Path(opts.out or plan.spec.output), where)
+        dataset.check_writable(opts.out or plan.spec.output, where)
     with StopSignals() as signals:
         return _start_and_play(plan, run_dir, manifest, opts, console, recomputed, t_start, signals)
 
@@ -586,7 +592,7 @@ def _start_and_play(plan: Plan, run_dir: Path | None, manifest: dict[str, Any] |
         workers, where = start_ray(opts.address, opts.workers, opts.connect_timeout)
         signals.arm()
         if run_dir is None:
-            parent = Path(opts.out or spec.output)
+            parent = opts.out or spec.output
             run_dir, run_id = dataset.create_run_dir(parent, spec.name, datetime.now().strftime("%Y%m%d-%H%M%S"))
             manifest = new_manifest(plan, run_id)
             dataset.save_inputs(run_dir, {cf.path: cf.text for cf in card_files(spec)})
@@ -613,7 +619,8 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
     todo = deque(s for s in plan.shards if s.index not in done)
     games_done = sum(e["games"] for e in done.values())
     session = {"started": _now(), "where": where, "workers": workers, "address": opts.address,
-               "resumed": opts.resume is not None, "shards_computed": 0, "games_computed": 0}
+               "resumed": opts.resume is not None, "shards_computed": 0, "games_computed": 0,
+               "driver_received_bytes": 0, "shards_via_driver": 0}
     manifest["sessions"].append(session)
     say(f"Run [bold]{run_id}[/bold]: {plan.total_games:,} games in {len(plan.shards)} shards "
         f"({len(todo)} to play) on {where}\n  -> {run_dir}/")
@@ -648,7 +655,11 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
                     raise RunFailed(f"shard {shard.index} could not be played after {MAX_RETRIES} retries ({e}); "
                                     f"{len(done)} finished shards are kept (protolab run --resume {run_dir})") from None
                 entry = res["entry"]
-                if res["data"] is not None:            # the worker could not see the run folder
+                session["driver_received_bytes"] += received_bytes(res)
+                if res["data"] is not None:            # the fallback: the worker could not reach the run
+                    say(f"[yellow]shard {shard.index}: the worker on {res['worker'].get('node')} cannot reach "
+                        f"{run_dir}; its files came back through the driver (fallback)[/yellow]")
+                    session["shards_via_driver"] += 1
                     paths = dataset.shard_paths(run_dir, shard.name)
                     for kind, blob in res["data"].items():
                         dataset.write_atomic(paths[kind], blob)
@@ -692,8 +703,16 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
             f"{run_dir}/\nFinish with: protolab run --resume {run_dir}")
     if status == "complete":
         (run_dir / dataset.TOKEN).unlink(missing_ok=True)
-    return RunResult(run_dir, status, games_done, seconds, session["games_computed"], session["shards_computed"],
+    return RunResult(run_dir.public, status, games_done, seconds, session["games_computed"], session["shards_computed"],
                      len(done) - session["shards_computed"], recomputed, manifest, signum, session)
+
+
+def received_bytes(result: dict) -> int:
+    """The size of what a shard task sent the driver, serialised: a receipt (a few hundred bytes)
+    when the worker wrote its files, the files themselves in the fallback."""
+    import pickle
+
+    return len(pickle.dumps(result, protocol=5))
 
 
 def main_run(spec_arg: str | None, opts: RunOptions, console=None) -> int:
@@ -727,13 +746,23 @@ def analyse(result: RunResult, console) -> None:
     from analysis.report import print_report as print_analysis
 
     arms = [a["name"] for a in result.manifest["spec"].get("arms") or []]
+    if result.manifest["spec"].get("tiers"):           # a tier study: every finding under every tier
+        from analysis.tiers import print_tiers, render_tiers, tier_study
+
+        study = tier_study(result.run_dir)
+        print_tiers(study, console)
+        out = Path(result.run_dir) / "dashboard.html"
+        write_page(out, render_tiers(study))
+        console.print(f"Tier dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} "
+                      "--serve)")
+        return
     card_value = is_card_value_run(result.run_dir)      # `protolab cardvalue`: its baseline arm, card values included
     if len(arms) > 1 and not card_value:
         from analysis.ab import ab_compare, print_ab, render_ab
 
         ab = ab_compare([f"{result.run_dir}#{a}" for a in arms])
         print_ab(ab, console)
-        out = Path(result.run_dir) / "dashboard.html"
+        out = dataset.open_location(result.run_dir) / "dashboard.html"
         write_page(out, render_ab(ab))
         console.print(f"One arm's full report: protolab report {result.run_dir}#{arms[0]}")
         console.print(f"A/B dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} "
@@ -742,6 +771,6 @@ def analyse(result: RunResult, console) -> None:
     runs = open_runs([f"{result.run_dir}#{arms[0]}" if card_value else str(result.run_dir)])
     rep = build_report(runs)
     print_analysis(rep, console)
-    out = Path(result.run_dir) / "dashboard.html"
+    out = dataset.open_location(result.run_dir) / "dashboard.html"
     write_page(out, render(rep))
     console.print(f"Dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} --serve)")

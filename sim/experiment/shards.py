@@ -16,14 +16,14 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
+from analysis.schema import PICKS_FIELD
 from sim.batch import MAX_COMPILES, play_columns
 from sim.experiment.plan import Matchup, load_arm_pool
-from sim.experiment.seeds import game_seeds
+from sim.experiment.seeds import game_seeds, mix64
 from sim.experiment.spec import Arm
 from sim.pool import Pool
 from sim.record import END_REASONS
@@ -64,12 +64,14 @@ class ShardTask:
     seed: int
     swap: bool
     turn_cap: int
-    events: bool
+    events: bool | str | float     # spec.parse_events: true, false, "none" or a fraction of the games
     spec_hash: str
     engine_version: str
     dicts: Dictionaries
     run_dir: str = ""
     token: str = ""
+    draft: tuple[str, str] = ("random", "random")   # each seat's draft strategy (draft mode "draft")
+    draft_files: tuple[tuple[str, str], ...] = ()    # (path as written, contents) of the tables it names
 
 
 _POOLS: dict[str, Pool] = {}
@@ -88,13 +90,19 @@ def pool_for(task: ShardTask) -> Pool:
 
 
 def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
-         first_player: int | None, protocols: list[Matchup] | None, events: bool) -> dict[str, np.ndarray]:
-    """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`)."""
+         first_player: int | None, protocols: list[Matchup] | None, events: bool,
+         task: ShardTask | None = None) -> dict[str, np.ndarray]:
+    """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`); with
+    `task`, the seats draft by its draft strategies (their tables from the task, not from files)."""
+    if task is None:
+        return play_columns(pool, seeds, turn_cap=turn_cap, first_player=first_player, protocols=protocols,
+                            events=events, strategies=tuple(strategies))
+    files = dict(task.draft_files)
     return play_columns(pool, seeds, turn_cap=turn_cap, first_player=first_player, protocols=protocols,
-                        events=events, strategies=tuple(strategies))
+                        events=events, strategies=tuple(strategies), draft=task.draft, draft_read=files.__getitem__)
 
 
-_GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "plays_up", "plays_down",
+_GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "picks", "plays_up", "plays_down",
                 "refreshes", "control_gains", "n_compiles", "compile_turn", "compile_player",
                 "compile_line", "compile_protocol", "compile_recompile", "seed")
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
@@ -120,7 +128,8 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
 
     first_idx = np.flatnonzero(~swapped)
     results = []
-    first_cols = play(pool, seeds[first_idx], (s0, s1), task.turn_cap, None, trios_of(first_idx), task.events)
+    events = task.events is not False          # "none" and a fraction play with events: the summaries need them
+    first_cols = play(pool, seeds[first_idx], (s0, s1), task.turn_cap, None, trios_of(first_idx), events, task)
     results.append((first_idx, (s0, s1), first_cols))
     if task.swap:
         # partner of odd game i is game i - 1 (pairs never cross a shard: shard sizes are even)
@@ -135,7 +144,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
                 continue
             pr = first_cols["protocols"][pos[odd - 1]]
             trios = [(tuple(names[x] for x in row[3:]), tuple(names[x] for x in row[:3])) for row in pr.tolist()]
-            cols = play(pool, seeds[odd], (s1, s0), task.turn_cap, fp, trios, task.events)
+            cols = play(pool, seeds[odd], (s1, s0), task.turn_cap, fp, trios, events)
             results.append((odd, (s1, s0), cols))
 
     out: dict[str, np.ndarray] = {}
@@ -150,7 +159,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
         strat[idx, 0] = sidx[a]
         strat[idx, 1] = sidx[b]
     facts = {"matchup": matchup, "game": game, "strategies": strat}
-    if not task.events:
+    if not events:
         return out, None, facts
     if len(results) == 1:
         ev = dict(results[0][2]["events"])
@@ -243,7 +252,19 @@ def games_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], facts:
         data[f"seat{seat}_plays_face_down"] = pa.array(cols["plays_down"][:, seat].astype(np.int16))
         data[f"seat{seat}_refreshes"] = pa.array(cols["refreshes"][:, seat].astype(np.int16))
         data[f"seat{seat}_control_gains"] = pa.array(cols["control_gains"][:, seat].astype(np.int16))
+    data[PICKS_FIELD.name] = picks_array(cols["picks"], pool.protocols)
     return pa.table(data)
+
+
+def picks_array(picks: np.ndarray, names: Sequence[str]) -> pa.Array:
+    """The `picks` column (analysis/schema.py PICKS_FIELD): six protocol names per drafted game, null
+    for games that did not draft (pick ids -1)."""
+    n = len(picks)
+    drafted = picks[:, 0] >= 0
+    values = pa.array(np.array(list(names), dtype=object)[np.where(drafted[:, None], picks, 0).ravel()],
+                      PICKS_FIELD.type.value_type)
+    offsets = pa.array(np.arange(0, 6 * n + 1, 6, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, values, type=PICKS_FIELD.type, mask=pa.array(~drafted))
 
 
 def events_table(task: ShardTask, pool: Pool, ev: dict[str, np.ndarray]) -> pa.Table:
@@ -408,16 +429,33 @@ _END = tuple(END_REASONS[i] for i in sorted(END_REASONS))
 _KIND_CODE = {v: k for k, v in _kinds().items()}
 
 
+_K_EVENTS_SAMPLE = np.uint64(0xE7037ED1A0B428DB)
+
+
+def sampled_games(seeds: np.ndarray, fraction: float) -> np.ndarray:
+    """Which games keep their events under `events = fraction`: a hash of each game's seed below
+    the fraction. The seed comes from (master seed, matchup, game), so the choice is reproducible
+    from the master seed, the same in every arm (common random numbers) and for both games of a
+    seat-swapped pair, whatever the sharding."""
+    h = mix64(np.asarray(seeds, np.uint64) ^ _K_EVENTS_SAMPLE)
+    return (h >> np.uint64(11)).astype(np.float64) * 2.0**-53 < fraction
+
+
 def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
-    """The shard's tables by kind (dataset.KINDS): `games`, and with events `events` and its
-    summaries `cards` and `compiles`."""
+    """The shard's tables by kind (dataset.shard_kinds): `games`, and unless events = false the
+    summaries `cards` and `compiles` from every game, and `events` of every game, of a seeded
+    fraction of them, or of none."""
     cols, ev, facts = play_shard_columns(task)
     pool = pool_for(task)
     tables = {"games": games_table(task, pool, cols, facts)}
     if ev is not None:
-        tables["events"] = events_table(task, pool, ev)
         tables["cards"] = cards_table(task, pool, cols, ev)
         tables["compiles"] = compiles_table(task, pool, cols, ev)
+        if isinstance(task.events, float):
+            keep = sampled_games(cols["seed"], task.events)[ev["game"]]
+            ev = {k: v[keep] for k, v in ev.items()}
+        if task.events != "none":
+            tables["events"] = events_table(task, pool, ev)
     return tables
 
 
@@ -436,12 +474,15 @@ def worker_facts(t0: float) -> dict:
 def execute(task: ShardTask) -> dict:
     """The Ray task: play the shard and produce its Parquet files (games; events, cards, compiles).
 
-    If this worker sees the run folder (same machine or a shared disk) it writes the files itself,
-    atomically; otherwise it returns their bytes and the driver writes them."""
-    from sim.experiment.dataset import parquet_bytes, sees_run_dir, sha256, shard_paths, write_atomic
+    If this worker reaches the run location (the same machine, a shared disk, or the object store
+    the run lives in) it writes the files there itself, each whole, and returns only a receipt: the
+    shard entry (file names, sizes, checksums, row counts) and where and how long it ran. Otherwise
+    (the explicit fallback) it returns the files' bytes as well, and the driver writes them."""
+    from sim.experiment.dataset import parquet_bytes, sees_run_dir, sha256, shard_paths
 
     t0 = time.perf_counter()
     tables = play_shard_tables(task)
+    t_play = time.perf_counter()
     entry: dict = {"index": task.index, "arm": task.arm.name, "first_game": task.first_game,
                    "games": task.games, "matchups": _matchup_range(task)}
     data: dict[str, bytes] = {}
@@ -450,15 +491,19 @@ def execute(task: ShardTask) -> dict:
         data[kind] = parquet_bytes(table, kind)
         entry[f"{kind}_rows"] = table.num_rows
         del table
+    t_encode = time.perf_counter()
     direct = bool(task.run_dir) and sees_run_dir(task.run_dir, task.token)
-    paths = shard_paths(Path(task.run_dir or "."), task.name)
+    paths = shard_paths(task.run_dir or ".", task.name) if direct else {}
     for kind, blob in data.items():
         entry[f"{kind}_file"] = f"{kind}/{task.name}.parquet"
         entry[f"{kind}_bytes"] = len(blob)
         entry[f"{kind}_sha256"] = sha256(blob)
         if direct:
-            write_atomic(paths[kind], blob)
-    return {"entry": entry, "data": None if direct else data, "worker": worker_facts(t0)}
+            paths[kind].write_atomic(blob)
+    facts = worker_facts(t0)
+    facts["phases"] = {"play": round(t_play - t0, 3), "encode": round(t_encode - t_play, 3),
+                       "write": round(time.perf_counter() - t_encode, 3)}
+    return {"entry": entry, "data": None if direct else data, "worker": facts}
 
 
 def _matchup_range(task: ShardTask) -> list[int]:

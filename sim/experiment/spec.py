@@ -18,7 +18,7 @@ from sim.inputs import InputFileError, describe_char, find_control_char, read_in
 from sim.pool import DEFAULT_SETS
 
 SPEC_FORMAT = 1
-DRAFT_MODES = ("random", "fixed", "round_robin", "sampled", "holding")
+DRAFT_MODES = ("random", "draft", "fixed", "round_robin", "sampled", "holding")
 DEFAULT_SHARD_GAMES = 10_000
 MAX_SHARD_GAMES = 50_000          # keeps a worker's peak memory well under 1 GiB
 # Limits that keep a typo (games = 10**17) from growing the driver without bound before any game:
@@ -32,14 +32,16 @@ DEFAULT_ARM = "base"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
-            "pool", "seats", "draft", "arms"}
+            "pool", "seats", "draft", "arms", "tiers", "meta"}
 POOL_KEYS = {"sets", "cards"}
 SEATS_KEYS = {"strategies", "swap"}
-DRAFT_KEYS = {"random": {"mode"}, "fixed": {"mode", "matchups"},
+DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
               "round_robin": {"mode", "protocols", "trios"},
               "sampled": {"mode", "protocols", "trios", "samples"},
               "holding": {"mode", "protocols", "samples"}}
 ARM_KEYS = {"name", "sets", "cards", "strategies"}
+TIER_KEYS = {"name", "strategy", "strategies"}
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 class SpecError(ValueError):
@@ -76,12 +78,14 @@ class CardFile:
 
 @dataclass(frozen=True)
 class Arm:
-    """One card pool and pair of strategies; an A/B study has several, sharing every seed."""
+    """One card pool and pair of strategies; an A/B study has several, sharing every seed. A tier of a
+    tier study (`tier`) is an arm that differs from the others only by its strategies."""
 
     name: str
     sets: tuple[str, ...]
     cards: tuple[CardFile, ...]
     strategies: tuple[str, str]
+    tier: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,8 @@ class Draft:
     protocols: tuple[str, ...] = ()
     trios: tuple[tuple[str, ...], ...] = ()
     samples: int = 0
+    policy: tuple[str, ...] = ()             # mode "draft": each seat's draft strategy (seat 0, seat 1)
+    tables: tuple[CardFile, ...] = ()        # the learned draft tables they name, read when the spec is loaded
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,7 @@ class Spec:
     games: int
     turn_cap: int
     shard_games: int
-    events: bool
+    events: bool | str | float     # true (all games), false (games only), "none" (summaries only), a fraction
     swap: bool
     draft: Draft
     arms: tuple[Arm, ...]
@@ -110,6 +116,7 @@ class Spec:
     output: str = "runs"
     source: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] | None = None       # [meta]: a metagame loop (sim/experiment/psro.py); None for a run
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as loaded (JSON-safe): stored in run.json and hashed."""
@@ -124,8 +131,14 @@ class Spec:
                 draft["protocols"] = list(d.protocols)
         if d.mode in ("sampled", "holding"):
             draft["samples"] = d.samples
+        if d.mode == "draft":
+            draft["policy"] = list(d.policy)
+            draft["tables"] = [{"path": t.path, "sha256": t.sha256} for t in d.tables]
+        tiers = {"tiers": [a.name for a in self.arms]} if any(a.tier for a in self.arms) else {}
+        loop = {"meta": dict(self.meta)} if self.meta else {}
         return {
-            "format": SPEC_FORMAT, "name": self.name, "description": self.description, "seed": self.seed,
+            **tiers, **loop, "format": SPEC_FORMAT, "name": self.name, "description": self.description,
+            "seed": self.seed,
             "games": self.games, "turn_cap": self.turn_cap, "shard_games": self.shard_games,
             "events": self.events, "output": self.output,
             "seats": {"strategies": list(self.arms[0].strategies), "swap": self.swap},
@@ -304,7 +317,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
     shard_games = c.integer(raw.get("shard_games", DEFAULT_SHARD_GAMES), "shard_games", 2, MAX_SHARD_GAMES,
                             "the number of games per shard")
-    events = c.boolean(raw.get("events", True), "events")
+    events = parse_events(c, raw.get("events", True))
     output = c.string(raw.get("output", "runs"), "output", "an output folder")
 
     pool = c.table(raw.get("pool", {}), "pool", POOL_KEYS)
@@ -339,10 +352,17 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     if swap and shard_games % 2:
         raise c.error("shard_games", f"expected an even number when seats.swap = true, got {shard_games}")
 
-    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}))
+    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts)
 
     arms_raw = raw.get("arms")
-    if arms_raw is None:
+    if "tiers" in raw:
+        if arms_raw is not None:
+            raise c.error("tiers", "expected either [[arms]] (pools that differ) or tiers (strategies that differ), "
+                                   "not both")
+        if "strategies" in seats:
+            raise c.error("seats.strategies", "not used with tiers: each tier names its strategies; remove it")
+        arms = _parse_tiers(c, raw["tiers"], sets, base_cards)
+    elif arms_raw is None:
         arms = (Arm(DEFAULT_ARM, sets, base_cards, strategies),)
     else:
         if not isinstance(arms_raw, list) or not arms_raw:
@@ -364,12 +384,54 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
             a_strat = c.strategy_pair(a["strategies"], f"{key}.strategies") if "strategies" in a else strategies
             arms_l.append(Arm(an, a_sets, base_cards + cards(a.get("cards", []), f"{key}.cards"), a_strat))
         arms = tuple(arms_l)
+    meta = None
+    if "meta" in raw:                   # a metagame loop: its keys are checked by the loop's module
+        from sim.experiment.psro import parse_meta
+
+        meta = parse_meta(c, raw["meta"], draft, len(arms))
     return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
                 swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
-                source=source, overrides=overrides)
+                source=source, overrides=overrides, meta=meta)
 
 
-def _parse_draft(c: _Checker, raw: Any) -> Draft:
+def tier_name(strategy: str) -> str:
+    """A tier's default name: its strategy spec made safe for a run name (`ismcts:iters=300` ->
+    `ismcts-iters-300`)."""
+    return _UNSAFE.sub("-", strategy).strip("-._")[:64] or "tier"
+
+
+def _parse_tier(c: _Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
+    """One tier: a strategy spec (both seats play it) or a table {name, strategy | strategies}."""
+    if isinstance(raw, str):
+        s = c.strategy(raw, key)
+        return tier_name(s), (s, s)
+    t = c.table(raw, key, TIER_KEYS)
+    if ("strategy" in t) == ("strategies" in t):
+        raise c.error(key, 'expected exactly one of strategy = "greedy" (both seats) or strategies = [seat 0, seat 1]')
+    pair = ((c.strategy(t["strategy"], f"{key}.strategy"),) * 2 if "strategy" in t
+            else c.strategy_pair(t["strategies"], f"{key}.strategies"))
+    name = c.string(t["name"], f"{key}.name", "a tier name") if "name" in t else tier_name(pair[0])
+    if not _NAME.match(name):
+        raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
+    return name, pair  # type: ignore[return-value]
+
+
+def _parse_tiers(c: _Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardFile, ...]) -> tuple[Arm, ...]:
+    """`tiers`: the same pool, seeds and drafts played by each tier's strategies (one arm per tier)."""
+    if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_ARMS:
+        raise c.error("tiers", f'expected a list of 2 to {MAX_ARMS} tiers, e.g. tiers = ["greedy", "search"] or '
+                               f"[[tiers]] tables, got {raw!r}")
+    out: list[Arm] = []
+    for i, item in enumerate(raw):
+        name, pair = _parse_tier(c, item, f"tiers[{i}]")
+        if any(a.name == name for a in out):
+            raise c.error(f"tiers[{i}]", f"expected a tier name not used by another tier, got {name!r} twice "
+                                         "(give it a name: [[tiers]] name = ...)")
+        out.append(Arm(name, sets, cards, pair, tier=True))
+    return tuple(out)
+
+
+def _parse_draft(c: _Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None) -> Draft:
     if not isinstance(raw, dict):
         raise c.error("draft", f"expected a table with mode = one of {', '.join(DRAFT_MODES)}, got {raw!r}")
     mode = raw.get("mode", "random")
@@ -383,6 +445,8 @@ def _parse_draft(c: _Checker, raw: Any) -> Draft:
                                             f"expected: {', '.join(sorted(DRAFT_KEYS[mode]))}")
     if mode == "random":
         return Draft("random")
+    if mode == "draft":
+        return _parse_policy(c, raw, base, card_texts)
     if mode == "fixed":
         ms = raw.get("matchups")
         if not isinstance(ms, list) or not ms:
@@ -418,6 +482,71 @@ def _parse_draft(c: _Checker, raw: Any) -> Draft:
             raise c.error("draft.samples", "missing; expected the number of matchups to sample, e.g. samples = 500")
         samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups to sample")
     return Draft(mode, protocols=protocols, trios=trios, samples=samples)
+
+
+def parse_events(c: _Checker, raw: Any) -> bool | str | float:
+    """`events`: true or "all" (every game's events), a fraction between 0 and 1 (the events of that
+    share of the games, chosen from each game's seed), "none" (no events, but the per-shard summaries
+    `cards` and `compiles`, from every game), or false (the games table only). Normalised so that
+    "all" and 1 hash as true, and 0 as "none"."""
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in ("all", "none"):
+        return True if raw.strip().lower() == "all" else "none"
+    if isinstance(raw, int | float) and 0 <= raw <= 1:
+        return True if raw == 1 else "none" if raw == 0 else float(raw)
+    raise c.error("events", 'expected true, false, "all", "none" or a fraction between 0 and 1 (e.g. 0.1), '
+                  f"got {raw!r}")
+
+
+def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict[str, str] | None) -> Draft:
+    """mode = "draft": the 1-2-2-1 draft with a draft strategy per seat, `policy = "learned:FILE"` (both
+    seats) or `policy = ["learned:FILE", "random"]`; FILE is relative to the spec and read now, so the
+    workers and --resume use its contents, not the path."""
+    from strategies.draft import DraftTableError, parse_learned
+
+    pol = raw.get("policy", "random")
+    if isinstance(pol, str):
+        pol = [pol, pol]
+    if not isinstance(pol, list) or len(pol) != 2:
+        raise c.error("draft.policy", "expected a draft strategy or two (seat 0, seat 1), e.g. "
+                                      f'"learned:FILE", got {pol!r}')
+    policy, tables = [], {}
+    for i, text in enumerate(pol):
+        key = f"draft.policy[{i}]" if not isinstance(raw.get("policy"), str) else "draft.policy"
+        text = c.string(text, key, "a draft strategy: random or learned:FILE[,style=...][,temp=T]")
+        kind, _, arg = text.partition(":")
+        if text == "random":
+            policy.append(text)
+            continue
+        if kind != "learned":
+            raise c.error(key, f"expected random or learned:FILE[,style=full|greedy|counter][,temp=T], got {text!r}")
+        try:
+            path = parse_learned(arg).path
+        except DraftTableError as e:
+            raise c.error(key, str(e)) from None
+        if path not in tables:
+            if card_texts is not None:
+                if path not in card_texts:
+                    raise c.error(key, f"the run's copy of {path!r} is missing (expected it in inputs/)")
+                text_ = card_texts[path]
+                tables[path] = CardFile(path, text_, hashlib.sha256(text_.encode()).hexdigest())
+            else:
+                tables[path] = _read_table(c, base, path, key)
+        policy.append(text)
+    return Draft("draft", policy=tuple(policy), tables=tuple(tables.values()))
+
+
+def _read_table(c: _Checker, base: Path, rel: str, key: str) -> CardFile:
+    p = Path(rel) if Path(rel).is_absolute() else base / rel
+    try:
+        data = read_input_bytes(p)
+        text = data.decode("utf-8")
+    except (InputFileError, UnicodeDecodeError) as e:
+        reason = str(e).removeprefix(f"{p}: ")
+        raise c.error(key, f"cannot read the draft table {rel!r} ({p}): {reason}; expected a learned draft table "
+                           "(docs/strategies.md), relative to the spec's folder") from None
+    return CardFile(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest())
 
 
 def _parse_holding(c: _Checker, raw: dict[str, Any]) -> Draft:
@@ -469,10 +598,15 @@ def spec_from_manifest(stored: dict[str, Any], card_texts: dict[str, str], sourc
         raw: dict[str, Any] = {k: stored[k] for k in ("name", "description", "seed", "games", "turn_cap",
                                                        "shard_games", "events", "output")}
         raw["seats"] = dict(stored["seats"])
-        raw["draft"] = dict(stored["draft"])
+        raw["draft"] = {k: v for k, v in dict(stored["draft"]).items() if k != "tables"}   # read from inputs/
         raw["pool"] = {"sets": stored["arms"][0]["sets"], "cards": []}
-        raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
-                        "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
+        if "tiers" in stored:                       # a tier study: one pool, the tiers' strategies
+            raw["pool"]["cards"] = [cf["path"] for cf in stored["arms"][0]["cards"]]
+            raw["seats"].pop("strategies", None)
+            raw["tiers"] = [{"name": a["name"], "strategies": a["strategies"]} for a in stored["arms"]]
+        else:
+            raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
+                            "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
         origin, overrides = stored.get("source", source), dict(stored.get("overrides", {}))
     except KeyError as e:
         raise SpecError(f"{source}: key 'spec.{e.args[0]}': missing; was run.json edited?") from None

@@ -1,0 +1,127 @@
+"""What produced a figure: every report, comparison, A/B page, tier page and dashboard states it in
+its header, built here from the run's manifest (run.json) and nowhere else.
+
+A balance number is only as true as the players and the pool behind it, so a reader must see, next to
+the number, which bots played each seat (per arm or tier), which sets and variant files made the pool,
+the pool hash, the master seed, how many games, and which protolab version wrote the run."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from analysis.open import Runs
+
+
+def _spec(manifest: dict[str, Any]) -> dict[str, Any]:
+    spec = manifest.get("spec") if isinstance(manifest, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def _arms(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [a for a in _spec(manifest).get("arms") or [] if isinstance(a, dict)]
+
+
+def opened_arm(manifest: dict[str, Any]) -> str | None:
+    """The arm a manifest was opened as (`RUN#arm`: every listed shard is of that arm), or None for a
+    whole run or a run with a single arm."""
+    arms = _arms(manifest)
+    played = {s.get("arm") for s in manifest.get("shards") or [] if isinstance(s, dict)}
+    if len(arms) > 1 and len(played) == 1:
+        name = next(iter(played))
+        return name if any(a.get("name") == name for a in arms) else None
+    return None
+
+
+def tier_names(manifest: dict[str, Any]) -> list[str]:
+    """The tiers of a tier study (spec key `tiers`), in spec order; [] for any other run."""
+    tiers = _spec(manifest).get("tiers")
+    return [str(t) for t in tiers] if isinstance(tiers, list) else []
+
+
+def provenance(manifest: dict[str, Any], path: str | Path | None = None) -> dict[str, Any]:
+    """The provenance block of one opened run (its manifest, restricted to an arm when opened as
+    `RUN#arm`): JSON-ready. Keys a run.json lacks (hand-made or old runs) are None."""
+    spec = _spec(manifest)
+    arm = opened_arm(manifest)
+    arms = _arms(manifest)
+    shown = [a for a in arms if arm is None or a.get("name") == arm]
+    tiers = tier_names(manifest)
+    shards = [s for s in manifest.get("shards") or [] if isinstance(s, dict)]
+    games = sum(int(s.get("games") or 0) for s in shards) if shards else manifest.get("games")
+    hashes = manifest.get("pool_hashes") if isinstance(manifest.get("pool_hashes"), dict) else {}
+    first = shown[0] if shown else {}
+    return {
+        "run_id": manifest.get("run_id"),
+        "path": str(path) if path is not None else None,
+        "arm": arm,
+        "design": "tiers" if tiers else ("arms" if len(arms) > 1 else "single"),
+        "tiers": tiers or None,
+        "strategies": {str(a.get("name")): list(a.get("strategies") or []) for a in shown} or None,
+        "sets": list(first.get("sets") or []) or None,
+        "card_files": [{"path": c.get("path"), "sha256": c.get("sha256")} for c in first.get("cards") or []
+                       if isinstance(c, dict)],
+        "pool_hash": hashes.get(arm) if arm is not None and arm in hashes else manifest.get("pool_hash"),
+        "seed": spec.get("seed"),
+        "games": games,
+        "draft": (spec.get("draft") or {}).get("mode") if isinstance(spec.get("draft"), dict) else None,
+        "spec_hash": manifest.get("spec_hash"),
+        "protolab_version": manifest.get("protolab_version"),
+        "engine_version": manifest.get("engine_version"),
+    }
+
+
+def of_runs(runs: Runs) -> list[dict[str, Any]]:
+    """The provenance block of each opened run."""
+    return [provenance(m, p) for m, p in zip(runs.manifests, runs.paths, strict=True)]
+
+
+def _seats(strategies: list[str]) -> str:
+    if len(strategies) == 2 and strategies[0] == strategies[1]:
+        return f"{strategies[0]} on both seats"
+    return ", ".join(f"seat {i} {s}" for i, s in enumerate(strategies)) or "not recorded"
+
+
+def describe(p: dict[str, Any]) -> str:
+    """One line: the run (and arm or tier), its bots per seat, pool, seed, games and version."""
+    name = str(p.get("run_id") or p.get("path") or "run")
+    kind = "tier" if p.get("design") == "tiers" else "arm"
+    label = f"{name}#{p['arm']}" if p.get("arm") else name
+    strategies = p.get("strategies") or {}
+    if not strategies:
+        bots = "strategies not recorded in run.json"
+    elif len(strategies) == 1:
+        bots = "strategies: " + _seats(next(iter(strategies.values())))
+    else:
+        bots = "strategies per " + kind + ": " + "; ".join(f"{a} {_seats(s)}" for a, s in strategies.items())
+    if p.get("arm"):
+        bots = f"{kind} {p['arm']}, {bots}"
+    cards = ", ".join(str(c["path"]) for c in p.get("card_files") or []) or "none"
+    sets = ", ".join(p.get("sets") or []) or "not recorded"
+    pool = str(p.get("pool_hash") or "not recorded")
+    games = f"{p['games']:,}" if isinstance(p.get("games"), int) else "not recorded"
+    seed = p.get("seed") if p.get("seed") is not None else "not recorded"
+    version = p.get("protolab_version") or "not recorded"
+    return (f"{label}: {bots}; sets {sets}; variant files {cards}; pool {pool}; master seed {seed}; "
+            f"{games} games; protolab {version}")
+
+
+def lines(blocks: list[dict[str, Any]]) -> list[str]:
+    """One 'Produced by' line per run."""
+    return [f"Produced by {describe(p)}" for p in blocks]
+
+
+def csv_header(blocks: list[dict[str, Any]]) -> str:
+    """Comment lines (`# ...`) put before a CSV table; readers skip them (`comment="#"`)."""
+    return "".join(f"# {line}\n" for line in lines(blocks))
+
+
+def as_html(blocks: list[dict[str, Any]]) -> str:
+    """The header paragraph of a page."""
+    return "".join(f'<p class="prov">{html.escape(line)}</p>' for line in lines(blocks))
+
+
+def print_lines(blocks: list[dict[str, Any]], console) -> None:
+    for line in lines(blocks):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,270 @@
+"""The metagame loop (PSRO-lite, docs/experiments.md "Metagame loop"): a spec with a `[meta]` table
+plays one ordinary run per iteration through the runner, and after each one asks which trios the
+current equilibrium leaves open.
+
+    iteration 0: every pair of the start trios (disjoint) is played
+    after each iteration: fit the payoff model on every game so far (analysis/meta.py), solve the
+    game restricted to the population of trios played so far, score every trio against that
+    equilibrium; the best responses that gain more than `epsilon` join the population, and their
+    matchups against the equilibrium's support (and each other) are the next iteration's run
+    stop: no trio gains more than epsilon (converged), the equilibrium moved less than `tolerance`
+    in total variation, or `iterations` runs were played
+
+The loop folder holds the iteration runs and meta.json (what each iteration found and added);
+`protolab meta LOOP_DIR` analyses all its games together and prints the iterations."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.experiment.spec import Draft, Spec, SpecError, load_spec
+
+META_KEYS = {"mode", "iterations", "responses", "epsilon", "tolerance", "start", "prior_games"}
+DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2, "epsilon": 0.01, "tolerance": 0.02,
+                            "start": 6, "prior_games": 10.0}
+LOOP_FILE = "meta.json"
+MAX_ITERATIONS = 50
+
+
+# -- the [meta] table -----------------------------------------------------------------------------
+
+def _number(c, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
+        raise c.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
+    return float(raw)
+
+
+def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
+    """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
+    t = c.table(raw, "meta", META_KEYS)
+    mode = t.get("mode", "psro")
+    if mode != "psro":
+        raise c.error("meta.mode", f'expected "psro" (the metagame loop), got {mode!r}')
+    if draft.mode != "round_robin":
+        raise c.error("draft.mode", f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
+                                    f'the pool; draft.trios: the start population), got {draft.mode!r}')
+    if arms != 1:
+        raise c.error("meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of "
+                              "strategies")
+    out = dict(DEFAULTS)
+    out["iterations"] = c.integer(t.get("iterations", DEFAULTS["iterations"]), "meta.iterations", 1, MAX_ITERATIONS,
+                                  "the most runs the loop plays")
+    out["responses"] = c.integer(t.get("responses", DEFAULTS["responses"]), "meta.responses", 1, 20,
+                                 "best-response trios added per iteration")
+    out["epsilon"] = _number(c, t.get("epsilon", DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
+                             "the gain (win rate - 50%) a best response needs to be added")
+    out["tolerance"] = _number(c, t.get("tolerance", DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
+                               "the total-variation change below which the equilibrium has stopped moving")
+    out["prior_games"] = _number(c, t.get("prior_games", DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
+                                 "pseudo-games shrinking observed rates toward the model")
+    if "start" in t and draft.trios:
+        raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both")
+    out["start"] = len(draft.trios) if draft.trios else c.integer(t.get("start", DEFAULTS["start"]), "meta.start",
+                                                                    2, 200, "the number of start trios")
+    return out
+
+
+def is_loop_spec(arg: str, games: int | None = None) -> bool:
+    """Whether the spec file has a [meta] table (its errors are raised here, as `protolab run` would)."""
+    return load_spec(arg, games=games).meta is not None
+
+
+# -- the loop -------------------------------------------------------------------------------------
+
+Trio = tuple[str, ...]
+
+
+def candidates(spec: Spec) -> list[str]:
+    """The protocols the loop may combine: draft.protocols (checked against the pool), else the pool's."""
+    from sim.experiment.plan import load_arm_pool
+
+    pool = load_arm_pool(spec.arms[0], spec.source, "pool.cards")
+    names = []
+    for i, n in enumerate(spec.draft.protocols or pool.protocols):
+        try:
+            names.append(pool.protocols[pool.protocol(n)])
+        except KeyError:
+            raise SpecError(f"{spec.source}: key 'draft.protocols[{i}]': unknown protocol {n!r}; expected one of "
+                            f"{', '.join(pool.protocols)}") from None
+    return sorted(set(names))
+
+
+def start_trios(spec: Spec, names: list[str]) -> list[Trio]:
+    """draft.trios, or meta.start trios drawn from every trio of `names` with the master seed."""
+    if spec.draft.trios:
+        canon = {n.lower(): n for n in names}
+        out = []
+        for i, t in enumerate(spec.draft.trios):
+            missing = [p for p in t if p.lower() not in canon]
+            if missing:
+                raise SpecError(f"{spec.source}: key 'draft.trios[{i}]': unknown protocol {missing[0]!r}; expected "
+                                f"one of {', '.join(names)}")
+            out.append(tuple(sorted(canon[p.lower()] for p in t)))
+        return out
+    trios = list(itertools.combinations(names, 3))
+    pick = np.random.default_rng([spec.seed, 0x5E5D]).permutation(len(trios))[: spec.meta["start"]]
+    return [trios[int(i)] for i in sorted(pick)]
+
+
+def label(t: Trio) -> str:
+    return ", ".join(sorted(t))
+
+
+def new_matchups(added: list[Trio], opponents: list[Trio], played: set[frozenset[str]]) -> list[tuple[Trio, Trio]]:
+    """Each added trio against each opponent (and the added ones against each other): the pairs that
+    share no protocol and were not played yet; the alphabetically first trio takes seat 0."""
+    out, seen = [], set(played)
+    for a in added:
+        for b in [*opponents, *added]:
+            key = frozenset((label(a), label(b)))
+            if a == b or set(a) & set(b) or key in seen:
+                continue
+            seen.add(key)
+            out.append((a, b) if label(a) < label(b) else (b, a))
+    return out
+
+
+def _iteration_spec(spec: Spec, k: int, matchups: list[tuple[Trio, Trio]]) -> Spec:
+    """Iteration k as an ordinary run: fixed matchups, its own master seed (seed + k)."""
+    return dataclasses.replace(spec, name=f"{spec.name}-i{k:02d}"[:64], seed=(spec.seed + k) % 2**63,
+                               draft=Draft("fixed", matchups=tuple(matchups)), meta=None)
+
+
+def _write(loop_dir: Path, manifest: dict[str, Any]) -> None:
+    from sim.experiment.dataset import write_atomic
+
+    write_atomic(loop_dir / LOOP_FILE, json.dumps(manifest, indent=1, default=str).encode())
+
+
+def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio],
+             meta: dict[str, Any]):
+    """Fit and solve on every game of the loop so far (analysis.meta.population_step)."""
+    from analysis.meta import matchup_table, population_step
+    from analysis.open import open_runs
+
+    runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
+    try:
+        table = matchup_table(runs)
+    finally:
+        runs.close()
+    return population_step(table, names, [label(t) for t in population], meta["prior_games"])
+
+
+def _make_loop_dir(spec: Spec, out: str | None) -> Path:
+    parent = Path(out or spec.output)
+    parent.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    for k in range(1, 1000):
+        d = parent / (f"{spec.name}-psro-{stamp}" + ("" if k == 1 else f"-{k}"))
+        try:
+            d.mkdir()
+            return d
+        except FileExistsError:
+            continue
+    raise SpecError(f"{parent}: cannot create a loop folder")
+
+
+def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]:
+    """Play the loop; returns (loop folder, its manifest, exit status)."""
+    from sim.experiment.runner import RunFailed, run
+
+    meta = spec.meta or {}
+    names = candidates(spec)
+    population = start_trios(spec, names)
+    matchups = new_matchups(population, [], set())
+    if not matchups:
+        raise SpecError(f"{spec.source}: key 'draft.trios': expected start trios of which at least two share no "
+                        "protocol")
+    say = console.print if console is not None else (lambda *a, **k: None)
+    loop_dir = _make_loop_dir(spec, opts.out)
+    manifest: dict[str, Any] = {"kind": "psro", "name": spec.name, "spec": spec.to_dict(), "meta": meta,
+                                "protocols": names, "iterations": [], "stopped": None}
+    _write(loop_dir, manifest)
+    played: set[frozenset[str]] = set()
+    previous: dict[str, float] = {}
+    status = 0
+    for k in range(int(meta["iterations"])):
+        say(f"[bold]Metagame loop[/bold], iteration {k}: {len(matchups)} new matchups, population "
+            f"{len(population)} trios")
+        child_opts = dataclasses.replace(opts, out=str(loop_dir), resume=None, games=None)
+        try:
+            result = run(_iteration_spec(spec, k, matchups), child_opts, console)
+        except RunFailed as e:
+            print(f"protolab: error: {e}", file=sys.stderr)
+            manifest["stopped"] = f"iteration {k} failed: {e}"
+            _write(loop_dir, manifest)
+            return loop_dir, manifest, 1
+        if result.status != "complete":
+            manifest["stopped"] = f"iteration {k} interrupted; its run can be finished with protolab run --resume"
+            _write(loop_dir, manifest)
+            return loop_dir, manifest, 128 + int(result.signum)
+        played.update(frozenset((label(a), label(b))) for a, b in matchups)
+        entry: dict[str, Any] = {"iteration": k, "run": Path(result.run_dir).name, "matchups": len(matchups),
+                                 "games": int(result.games), "trios": len(population)}
+        manifest["iterations"].append(entry)
+        step = _analyse(loop_dir, manifest, names, population, meta)
+        mixture = {t: float(x) for t, x in zip(step.population, step.mixture, strict=True)}
+        support = {t: x for t, x in mixture.items() if x > 1e-6}
+        tv = (0.5 * sum(abs(mixture.get(t, 0.0) - previous.get(t, 0.0)) for t in set(mixture) | set(previous))
+              if previous else None)
+        open_gains = step.gains.drop([label(t) for t in population]).sort_values(ascending=False)
+        best = [t for t, g in open_gains.items() if g > meta["epsilon"]][: int(meta["responses"])]
+        entry.update({"support_size": len(support), "support": sorted(support, key=lambda t: -support[t]),
+                      "support_probabilities": support, "exploitability": step.exploitability,
+                      "best_gain": float(open_gains.iloc[0]) if len(open_gains) else 0.0,
+                      "tv_change": tv, "added": best})
+        previous = mixture
+        stop = None
+        if not best:
+            stop = f"converged: no trio gains more than epsilon = {meta['epsilon']:g} against the equilibrium"
+        elif tv is not None and tv < meta["tolerance"]:
+            stop = f"the equilibrium moved {tv:.3f} < tolerance {meta['tolerance']:g} (total variation)"
+        elif k + 1 == int(meta["iterations"]):
+            stop = f"reached meta.iterations = {meta['iterations']}"
+        added = [tuple(t.split(", ")) for t in best]
+        if stop is None:
+            support_trios = [tuple(t.split(", ")) for t in support]
+            matchups = new_matchups(added, support_trios, played) or new_matchups(added, population, played)
+            if not matchups:
+                stop = "the best responses share a protocol with every trio of the population: nothing new to play"
+        if stop is not None:
+            entry["added"] = []
+            manifest["stopped"] = stop
+            _write(loop_dir, manifest)
+            say(f"Metagame loop stopped after iteration {k}: {stop}")
+            break
+        population.extend(added)
+        _write(loop_dir, manifest)
+        say(f"  equilibrium support {len(support)}, exploitability {step.exploitability:.3f}; adding "
+            f"{'; '.join(best)}")
+    return loop_dir, manifest, status
+
+
+def main_psro(spec_arg: str, opts, console) -> int:
+    """`protolab run SPEC` of a [meta] spec: the loop, then the metagame of all its games."""
+    from analysis.meta import analyse_runs, iterations_table
+    from analysis.meta_report import print_meta
+    from analysis.open import open_runs
+
+    spec = load_spec(spec_arg, games=opts.games)
+    loop_dir, manifest, status = run_loop(spec, opts, console)
+    if status != 0 or not manifest["iterations"]:
+        return status
+    runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
+    try:
+        res = analyse_runs(runs, bootstrap=0, prior_games=manifest["meta"]["prior_games"])
+    finally:
+        runs.close()
+    res.iterations = iterations_table(manifest)
+    res.meta["stopped"] = manifest["stopped"]
+    print_meta(res, console)
+    console.print(f"Loop folder: {loop_dir} (protolab meta {loop_dir})")
+    return 0

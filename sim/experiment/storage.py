@@ -1,0 +1,258 @@
+"""Where a run lives: a local folder, a shared disk, or an object store (`s3://bucket/runs`,
+`gs://bucket/runs`, anything `pyarrow.fs.FileSystem.from_uri` resolves), behind one small
+path-like interface over pyarrow's filesystem layer, so that the run folder's code (dataset.py,
+the analysis) has one code path for all of them.
+
+Credentials and endpoints come from the usual places (pyarrow reads them): for S3 the
+environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
+AWS_ENDPOINT_URL for an S3-compatible server) or ~/.aws/config and credentials; for GCS the
+application-default credentials. The two things that differ by kind of store are kept here:
+a whole-file write (temporary name then rename on a filesystem; one put, visible only when
+complete, on an object store) and appending (a filesystem appends to the journal; an object
+store cannot, so each journal entry is its own object)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from sim.inputs import MAX_INPUT_BYTES, InputFileError, read_input_text
+
+
+class StorageError(ValueError):
+    """A run location that cannot be opened (unknown scheme, no credentials); one readable line."""
+
+
+def is_uri(text: str) -> bool:
+    """`scheme://...` (but not a Windows drive or a plain path)."""
+    scheme, sep, _ = text.partition("://")
+    return bool(sep) and scheme.isalnum() and len(scheme) > 1
+
+
+@dataclass(frozen=True, eq=False)
+class Location:
+    """A file or folder on some filesystem: `fs` and its path there, plus how to name it to a user
+    (`text`: the path or URI as given, joined with '/') and to a worker on another machine (`uri`)."""
+
+    fs: pafs.FileSystem
+    path: str            # the filesystem's own path: absolute locally, `bucket/key` on S3 and GCS
+    text: str            # for messages
+    prefix: str = ""     # `s3://` and the like; empty for local paths
+    query: str = ""      # `?endpoint_override=...` when given in the URI, kept for child locations
+
+    # -- naming ----------------------------------------------------------------------------------
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.fs, pafs.LocalFileSystem)
+
+    @property
+    def uri(self) -> str:
+        """What another process (a Ray worker) opens with `location()`: an absolute path or a URI."""
+        return self.path if self.is_local else f"{self.prefix}{self.path}{self.query}"
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path.rstrip("/"))
+
+    @property
+    def parent(self) -> Location:
+        return Location(self.fs, posixpath.dirname(self.path.rstrip("/")), posixpath.dirname(self.text.rstrip("/")),
+                        self.prefix, self.query)
+
+    def __truediv__(self, rel: str) -> Location:
+        rel = str(rel)
+        return Location(self.fs, posixpath.join(self.path, rel), posixpath.join(self.text, rel), self.prefix,
+                        self.query)
+
+    def with_name(self, name: str) -> Location:
+        return self.parent / name
+
+    def __str__(self) -> str:
+        return self.text + (self.query if not self.is_local else "")
+
+    def __repr__(self) -> str:
+        return f"Location({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Location) and (self.prefix, self.path) == (other.prefix, other.path)
+
+    def __hash__(self) -> int:
+        return hash((self.prefix, self.path))
+
+    def __fspath__(self) -> str:
+        if not self.is_local:
+            raise TypeError(f"{self}: not a local path")
+        return self.text
+
+    def resolve(self) -> Location:
+        return self
+
+    def relative_to(self, other: Location) -> str:
+        return posixpath.relpath(self.path, other.path)
+
+    def is_relative_to(self, other: Location) -> bool:
+        return self.prefix == other.prefix and (self.path + "/").startswith(other.path.rstrip("/") + "/")
+
+    @property
+    def public(self) -> Path | Location:
+        """A pathlib.Path for a local location (what callers and tests always had), else itself."""
+        return Path(self.text) if self.is_local else self
+
+    # -- looking ---------------------------------------------------------------------------------
+    def info(self) -> pafs.FileInfo:
+        try:
+            return self.fs.get_file_info(self.path)
+        except OSError as e:
+            raise StorageError(f"{self}: cannot be reached ({_short(e)})") from None
+
+    def exists(self) -> bool:
+        return self.info().type != pafs.FileType.NotFound
+
+    def is_file(self) -> bool:
+        return self.info().type == pafs.FileType.File
+
+    def is_dir(self) -> bool:
+        return self.info().type == pafs.FileType.Directory
+
+    def stat(self) -> SimpleNamespace:
+        info = self.info()
+        if info.type == pafs.FileType.NotFound:
+            raise FileNotFoundError(str(self))
+        return SimpleNamespace(st_size=info.size or 0)
+
+    def files(self, recursive: bool = True) -> list[Location]:
+        """Every file below this folder (none if it does not exist), sorted by path."""
+        sel = pafs.FileSelector(self.path, recursive=recursive, allow_not_found=True)
+        try:
+            infos = self.fs.get_file_info(sel)
+        except OSError as e:
+            raise StorageError(f"{self}: cannot be listed ({_short(e)})") from None
+        base = self.path.rstrip("/")
+        return sorted((self / posixpath.relpath(i.path, base) for i in infos if i.type == pafs.FileType.File),
+                      key=lambda loc: loc.path)
+
+    def rglob(self, pattern: str) -> list[Location]:
+        import fnmatch
+
+        return [f for f in self.files() if fnmatch.fnmatch(f.name, pattern)]
+
+    def glob(self, pattern: str) -> list[Location]:
+        import fnmatch
+
+        return [f for f in self.files(recursive=False) if fnmatch.fnmatch(f.name, pattern)]
+
+    # -- reading ---------------------------------------------------------------------------------
+    def open_input(self) -> pa.NativeFile:
+        """A random-access file (Parquet footers, checksums)."""
+        return self.fs.open_input_file(self.path)
+
+    def read_bytes(self) -> bytes:
+        with self.open_input() as f:
+            return f.read()
+
+    def read_text(self, limit: int = MAX_INPUT_BYTES) -> str:
+        """The file's text, refused past `limit` bytes (and, locally, when not a regular file:
+        sim.inputs' checks, so a device or a pipe is named, never read)."""
+        if self.is_local:
+            return read_input_text(Path(self.text), limit)
+        info = self.info()
+        if info.type != pafs.FileType.File:
+            raise InputFileError(f"{self}: no such file")
+        if (info.size or 0) > limit:
+            raise InputFileError(f"{self}: {info.size:,} bytes; expected at most {limit:,}")
+        try:
+            return self.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputFileError(f"{self}: not UTF-8 text (byte {e.start})") from None
+
+    # -- writing ---------------------------------------------------------------------------------
+    def mkdir(self, parents: bool = True, exist_ok: bool = True) -> None:
+        """A folder (locally); on an object store folders are only key prefixes, so nothing is made."""
+        if self.is_local:
+            Path(self.path).mkdir(parents=parents, exist_ok=exist_ok)
+
+    def write_atomic(self, data: bytes) -> None:
+        """The whole file or nothing under this name: locally a hidden temporary file in the same folder,
+        fsync, rename; on an object store one put (multipart uploads too become visible only when
+        complete)."""
+        if not self.is_local:
+            with self.fs.open_output_stream(self.path) as out:
+                out.write(data)
+            return
+        final = Path(self.path)
+        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.tmp")
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, final)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+    @property
+    def can_append(self) -> bool:
+        return self.is_local
+
+    def append_line(self, line: str) -> None:
+        """Append one line and flush it to disk (filesystems only: see `can_append`)."""
+        with open(self.path, "a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def unlink(self, missing_ok: bool = True) -> None:
+        try:
+            self.fs.delete_file(self.path)
+        except FileNotFoundError:
+            if not missing_ok:
+                raise
+        except OSError as e:
+            if self.exists() or not missing_ok:
+                raise StorageError(f"{self}: cannot be removed ({_short(e)})") from None
+
+
+def _short(e: BaseException) -> str:
+    return " ".join(str(e).split())[:300]
+
+
+def location(where: str | os.PathLike | Location) -> Location:
+    """The Location of a local path (relative paths stay relative in messages) or a URI."""
+    if isinstance(where, Location):
+        return where
+    text = os.fspath(where)
+    if not is_uri(text) or text.startswith("file://"):
+        local = text.removeprefix("file://")
+        return Location(pafs.LocalFileSystem(), os.path.abspath(local), local)
+    base, _, query = text.partition("?")
+    prefix = base.split("://", 1)[0] + "://"
+    try:
+        fs, path = pafs.FileSystem.from_uri(text)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as e:
+        raise StorageError(f"{text}: cannot open this location ({_short(e)}); expected a local path or a URI that "
+                           "pyarrow.fs.FileSystem.from_uri resolves (s3://bucket/path, gs://bucket/path)") from None
+    return Location(fs, path.rstrip("/"), base.rstrip("/"), prefix, f"?{query}" if query else "")
+
+
+def parquet_view(con, name: str, files: list[Location]) -> None:
+    """A DuckDB view `name` over these Parquet files: DuckDB's own reader for local files, and for
+    any other store an Arrow dataset over pyarrow's filesystem registered with DuckDB (no DuckDB
+    extension is downloaded; projections and filters are pushed down into the Arrow scan)."""
+    if all(f.is_local for f in files):
+        listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+        con.execute(f"create view {name} as select * from read_parquet([{listed}])")
+        return
+    import pyarrow.dataset as ds
+
+    data = ds.dataset([f.path for f in files], filesystem=files[0].fs, format="parquet")
+    con.register(f"{name}_arrow", data)
+    con.execute(f"create view {name} as select * from {name}_arrow")

@@ -1,0 +1,387 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""`ismcts`: single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse,
+"Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012), a strong player that owes nothing to
+greedy's hand-tuned evaluation weights.
+
+One tree over the searching player's information sets. Each iteration draws a fresh honest
+determinization (strategies/_bots.pyx `determinize`: everything the searcher cannot see is re-dealt
+from the bot's own stream after a canonical sort), walks the tree by UCB1 with availability counts,
+expands one untried action, plays the game out to its end with a rollout policy, and backs the
+result up (win 1, draw 0.5, loss 0, from the point of view of the player who moved into each node).
+
+What goes through the tree: the turn's *action* decisions of both players. The engine resolves
+effects recursively on the C stack, so a copy of the game taken inside an effect cannot be resumed;
+only action decisions (top of the turn loop) are restartable. Choices inside effects (targets,
+"may", order, discards, compile line) use a cheap fixed rule policy: the documented default
+heuristic shared with the other bots (rules, no weights) and, for rearrangements, a weight-free
+rule (see `rearrange_rule`).
+
+Tree keys are what the searcher observes: its own plays by card identity, line and face; the
+opponent's face-up plays by identity, line and face; the opponent's face-down plays by line only
+(the card is hidden); refresh. So branches mean the same thing in every determinization.
+
+The tree walk runs inside the engine: the copy's decision callback is `walk_decide`, and the copy is
+the first member of a `Walk`, so the callback recovers the walk from the game pointer alone.
+
+Memory: a node arena per seat index (0, 1), thread-local, allocated (and checked) at configure time
+to hold `iters` + 1 nodes and reused by every decision; no allocation during play.
+"""
+
+from libc.math cimport log, sqrt
+from libc.stdlib cimport realloc
+from libc.string cimport memcpy
+from libc.stdint cimport int8_t, int32_t
+from sim.engine._core cimport (
+    Game, SeatConfig, game_run, line_value, apply_perm, random_option,
+    ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE,
+)
+from strategies._bots cimport prepare_copy, heuristic, _below
+
+cdef enum:
+    OPT_REFRESH = 1 << 12
+    OPT_SKIP = 99
+    B_ISMCTS = 3           # StratParams.kind (1, 2 are greedy and search in _bots.pyx)
+    SP_C = 0               # StratParams.w index holding the exploration constant (no weights here)
+
+cdef enum Rollout:
+    RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
+    RO_RULES = 1           # the cheap rule policy below (no evaluation weights)
+
+ROLLOUTS = ("random", "rules")
+DEFAULT_ITERS = 3000
+DEFAULT_C = 0.7
+DEFAULT_ROLLOUT = "rules"
+MAX_ITERS = 30000          # StratParams.sims is 16-bit
+
+cdef enum Mode:
+    M_TREE = 0             # descending the tree
+    M_LEAVING = 1          # the expanded action is resolving (its choices use the rule policy)
+    M_ROLLOUT = 2          # past the tree: the rollout policy plays to the end
+
+
+cdef struct Node:
+    int32_t key            # the observed action that leads here (action_key)
+    int32_t parent
+    int32_t child          # first child
+    int32_t sibling        # next child of the same parent
+    int32_t visits
+    int32_t avail          # iterations in which this action was legal at the parent
+    int32_t stamp          # last iteration that counted avail (legal options can repeat a key)
+    int8_t player          # who took the action
+    double reward          # summed results for `player`
+
+
+cdef struct Walk:
+    Game sim               # first member: the engine passes &sim to walk_decide
+    Node* nodes
+    int32_t nnodes
+    int32_t cap
+    int32_t cur
+    int32_t iter
+    int8_t mode
+    int8_t searcher
+    int8_t policy
+    double c
+
+
+cdef extern from *:
+    """
+    static __thread void* ismcts_arena[2] = {0, 0};
+    static __thread int ismcts_arena_cap[2] = {0, 0};
+    """
+    void* ismcts_arena[2]
+    int ismcts_arena_cap[2]
+
+
+# -- the rule policy (no evaluation weights) ---------------------------------------------------
+
+cdef int nearest_open(Game* g, int s) noexcept nogil:
+    """Value of side s's highest line whose protocol is not compiled yet."""
+    cdef int l, v, best = 0
+    for l in range(3):
+        if not g.compiled[s][l]:
+            v = line_value(g, s, l)
+            if v > best:
+                best = v
+    return best
+
+
+cdef int rearrange_rule(Game* g, int q) noexcept nogil:
+    """Rearrangements: the order that leaves q's best open line highest and the opponent's lowest
+    (an uncompiled protocol on q's biggest stack, a compiled one on theirs); skip on ties."""
+    cdef Game sim
+    cdef int i, opt, best = 0, sc, bs = -1000
+    for i in range(g.nopts):
+        opt = g.opts[i]
+        memcpy(&sim, g, sizeof(Game))
+        if opt != OPT_SKIP:
+            apply_perm(&sim, opt >> 3, opt & 7)
+        sc = nearest_open(&sim, q) - nearest_open(&sim, 1 - q)
+        if sc > bs:
+            bs = sc
+            best = i
+    return g.opts[best]
+
+
+cdef int rules_sub(Game* g, int q, int kind) noexcept nogil:
+    """Choices inside effects: the shared rule heuristic, the weight-free rearrangement rule."""
+    if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
+        return rearrange_rule(g, q)
+    return heuristic(g, q, kind)
+
+
+cdef int play_score(Game* g, int q, int32_t opt) noexcept nogil:
+    """How much a play helps q, by rule (no weights): the points it adds to q's own lines
+    (face-down counts 2), less in a line whose protocol is already compiled; points given to the
+    opponent count against; refresh only when nothing else is legal. (A variant that also rewarded
+    making a line ready to compile played no better: docs/strategies.md.)"""
+    cdef int l, v
+    if opt == OPT_REFRESH:
+        return -1000
+    l = (opt >> 8) & 3
+    v = g.cdefs[g.def_id[opt & 0xFF]].value if (opt >> 10) & 1 else 2
+    if (opt >> 11) & 1:
+        return -10 * v
+    return 10 * v - (15 if g.compiled[q][l] else 0)
+
+
+cdef int rules_action(Game* g, int q) noexcept nogil:
+    """Rollout action: one time in eight a uniform option, otherwise the best `play_score`,
+    random among ties."""
+    cdef int i, sc, bs = -100000, ties = 0, best = 0
+    if _below(g, 1 + q, 8) == 0:
+        return random_option(g, q)
+    for i in range(g.nopts):
+        sc = play_score(g, q, g.opts[i])
+        if sc > bs:
+            bs = sc
+            best = i
+            ties = 1
+        elif sc == bs:
+            ties += 1
+            if _below(g, 1 + q, ties) == 0:
+                best = i
+    return g.opts[best]
+
+
+# -- the tree --------------------------------------------------------------------------------
+
+cdef inline int32_t action_key(Game* g, int q, int searcher, int32_t opt) noexcept nogil:
+    """The action as the searcher observes it: player, line, face, side, and the card's identity
+    unless the opponent plays it face-down."""
+    cdef int32_t ident = 0
+    if opt == OPT_REFRESH:
+        return q | OPT_REFRESH
+    if q == searcher or (opt >> 10) & 1:
+        ident = g.def_id[opt & 0xFF] + 1
+    return q | (opt & 0xF00) | (ident << 13)
+
+
+cdef int option_of(Game* g, int q, int searcher, int32_t key) noexcept nogil:
+    """A legal option with this key; several (the opponent's hidden face-down plays into one
+    line): one of them at random from q's stream."""
+    cdef int i, n = 0, k
+    for i in range(g.nopts):
+        if action_key(g, q, searcher, g.opts[i]) == key:
+            n += 1
+    if n == 0:
+        return g.opts[0]
+    k = _below(g, 1 + q, n) if n > 1 else 0
+    for i in range(g.nopts):
+        if action_key(g, q, searcher, g.opts[i]) == key:
+            if k == 0:
+                return g.opts[i]
+            k -= 1
+    return g.opts[0]
+
+
+cdef inline int32_t find_child(Node* nodes, int32_t parent, int32_t key) noexcept nogil:
+    cdef int32_t ch = nodes[parent].child
+    while ch >= 0 and nodes[ch].key != key:
+        ch = nodes[ch].sibling
+    return ch
+
+
+cdef int32_t add_child(Walk* w, int32_t parent, int32_t key, int q) noexcept nogil:
+    cdef int32_t ch = w.nnodes
+    cdef Node* n = &w.nodes[ch]
+    w.nnodes += 1
+    n.key = key
+    n.parent = parent
+    n.child = -1
+    n.sibling = w.nodes[parent].child
+    n.visits = 0
+    n.avail = 1
+    n.stamp = w.iter
+    n.player = q
+    n.reward = 0
+    w.nodes[parent].child = ch
+    return ch
+
+
+cdef int tree_step(Walk* w, int q) noexcept nogil:
+    """Selection at the current node: count availability of every legal child, expand one untried
+    action at random if any (and the arena has room), else take the UCB1 best."""
+    cdef Game* g = &w.sim
+    cdef Node* nodes = w.nodes
+    cdef Node* n
+    cdef int32_t untried[256]
+    cdef int i, j, nunt = 0, dup
+    cdef int32_t k, ch, best = -1
+    cdef double v, bv = -1e300
+    for i in range(g.nopts):
+        k = action_key(g, q, w.searcher, g.opts[i])
+        ch = find_child(nodes, w.cur, k)
+        if ch < 0:
+            dup = 0
+            for j in range(nunt):
+                if untried[j] == k:
+                    dup = 1
+                    break
+            if not dup:
+                untried[nunt] = k
+                nunt += 1
+        elif nodes[ch].stamp != w.iter:
+            n = &nodes[ch]
+            n.stamp = w.iter
+            n.avail += 1
+            v = n.reward / n.visits + w.c * sqrt(log(<double>n.avail) / n.visits)
+            if v > bv:
+                bv = v
+                best = ch
+    if nunt > 0 and w.nnodes < w.cap:
+        k = untried[_below(g, 1 + q, nunt)]
+        w.cur = add_child(w, w.cur, k, q)
+        w.mode = M_LEAVING
+        return option_of(g, q, w.searcher, k)
+    if best < 0:                       # arena full and nothing tried here: leave the tree
+        w.mode = M_LEAVING
+        return random_option(g, q) if w.policy == RO_RANDOM else rules_action(g, q)
+    w.cur = best
+    return option_of(g, q, w.searcher, nodes[best].key)
+
+
+cdef int walk_decide(Game* g, int q, int kind) noexcept nogil:
+    """Every decision of both players inside an iteration's copy."""
+    cdef Walk* w = <Walk*>g
+    if kind != D_ACTION:
+        if w.mode == M_ROLLOUT and w.policy == RO_RANDOM:
+            return random_option(g, q)
+        return rules_sub(g, q, kind)
+    if w.mode == M_TREE:
+        return tree_step(w, q)
+    if w.mode == M_LEAVING:
+        w.mode = M_ROLLOUT
+        if w.policy == RO_RANDOM:          # the engine's own random player is the fastest rollout
+            g.strat[0] = ST_RANDOM
+            g.strat[1] = ST_RANDOM
+    if w.policy == RO_RANDOM:
+        return random_option(g, q)
+    return rules_action(g, q)
+
+
+cdef void backpropagate(Walk* w) noexcept nogil:
+    """Count the iteration on the path from the last node reached up to the root, each node
+    scoring the result for the player who moved into it."""
+    cdef int winner = w.sim.winner, pl
+    cdef int32_t i = w.cur
+    cdef Node* n
+    while i >= 0:
+        n = &w.nodes[i]
+        n.visits += 1
+        if i != 0:
+            pl = n.player
+            n.reward += 1.0 if winner == pl else (0.0 if winner == 1 - pl else 0.5)
+        i = n.parent
+
+
+cdef int ismcts_decide(Game* g, int p, int kind) noexcept nogil:
+    """The root: `iters` iterations, then the most visited action (ties: better mean, then the
+    first found)."""
+    cdef Walk w
+    cdef int it, iters = g.sp[p].sims
+    cdef int32_t ch, best = -1
+    cdef Node* n
+    if kind != D_ACTION:
+        return rules_sub(g, p, kind)
+    if ismcts_arena[p] == NULL or ismcts_arena_cap[p] < 2:
+        return rules_action(g, p)          # no arena in this thread (configure was not called here)
+    w.nodes = <Node*>ismcts_arena[p]
+    w.cap = ismcts_arena_cap[p]
+    if iters > w.cap - 1:
+        iters = w.cap - 1
+    w.c = g.sp[p].w[SP_C]
+    w.policy = g.sp[p].depth
+    w.searcher = p
+    w.nnodes = 1
+    n = &w.nodes[0]
+    n.key = -1
+    n.parent = -1
+    n.child = -1
+    n.sibling = -1
+    n.visits = 0
+    n.avail = 0
+    n.stamp = 0
+    n.player = 1 - p
+    n.reward = 0
+    for it in range(iters):
+        prepare_copy(g, &w.sim, p, 1 + p)
+        w.sim.decide[0] = walk_decide
+        w.sim.decide[1] = walk_decide
+        w.sim.forced = -1
+        w.sim.horizon_turn = -1
+        w.cur = 0
+        w.iter = it + 1
+        w.mode = M_TREE
+        game_run(&w.sim)
+        backpropagate(&w)
+    ch = w.nodes[0].child
+    while ch >= 0:
+        n = &w.nodes[ch]
+        if n.player == p and (best < 0 or n.visits > w.nodes[best].visits or
+                              (n.visits == w.nodes[best].visits and
+                               n.reward * w.nodes[best].visits > w.nodes[best].reward * n.visits)):
+            best = ch
+        ch = n.sibling
+    if best < 0:
+        return rules_action(g, p)
+    return option_of(g, p, p, w.nodes[best].key)
+
+
+# -- Python-facing configuration ----------------------------------------------------------------
+
+cdef void ensure_arena(int nodes) except *:
+    """Grow both seat indices' arenas in this thread to hold `nodes` nodes (never shrinks)."""
+    cdef int p
+    cdef void* mem
+    for p in range(2):
+        if ismcts_arena_cap[p] >= nodes:
+            continue
+        mem = realloc(ismcts_arena[p], nodes * sizeof(Node))
+        if mem == NULL:
+            raise MemoryError(f"ismcts: cannot allocate a tree of {nodes} nodes")
+        ismcts_arena[p] = mem
+        ismcts_arena_cap[p] = nodes
+
+
+def arena_nodes() -> tuple:
+    """Capacity (nodes) of this thread's two arenas (tests)."""
+    return (ismcts_arena_cap[0], ismcts_arena_cap[1])
+
+
+def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str rollout=DEFAULT_ROLLOUT):
+    """Make `seat` play ismcts with `iters` iterations per action decision, exploration constant
+    `c` and a rollout policy ('random' or 'rules')."""
+    if not 1 <= iters <= MAX_ITERS:
+        raise ValueError(f"ismcts: iters must be 1..{MAX_ITERS}, got {iters}")
+    if not 0 <= c <= 100:
+        raise ValueError(f"ismcts: c must be 0..100, got {c}")
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"ismcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+    ensure_arena(iters + 1)
+    seat.sp.kind = B_ISMCTS
+    seat.sp.sims = iters
+    seat.sp.depth = ROLLOUTS.index(rollout)
+    seat.sp.w[SP_C] = c
+    seat.strat = ST_EXTERNAL
+    seat.decide = ismcts_decide
