@@ -184,7 +184,7 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     """The key tables, each rate with its 95% interval and game count."""
     tb = report.tables
     for w in report.meta["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)          # a path or a shard name stays whole
     if report.meta.get("events"):
         console.print(f"Recorded: {report.meta['events']}")
     print_lines(report.meta.get("provenance") or [], console)

@@ -397,7 +397,7 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
     from analysis.report import _table, pct
 
     for w in study.meta["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)          # a path or a shard name stays whole
     print_lines(study.meta["provenance"], console)
     console.print(f"[bold]Tier study {study.run_id}[/bold]: {len(study.tiers)} tiers ({', '.join(study.tiers)}) on the "
                   "same seeds, pool and drafts. One tier's full report: protolab report "

@@ -15,10 +15,12 @@ from types import SimpleNamespace
 import pytest
 from fixtures_analysis.known import known_run
 
+import sim
 from sim.cli import main
 from strategies.user import TIMEOUT_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
+SIM_ROOT = Path(sim.__file__).resolve().parents[1]      # the checkout, or site-packages when installed
 
 SMALL_SPEC = 'name = "small"\nseed = 1\ngames = 4\nshard_games = 2\n'
 
@@ -362,17 +364,19 @@ def test_error_message_is_one_line_even_with_control_characters(capsys):
 
 
 def _module_env() -> dict[str, str]:
+    """`python -m sim.cli` in a subprocess imports the `sim` these tests import (the checkout when
+    built in place, site-packages when installed), never a checkout without its compiled engine."""
     env = {k: v for k, v in os.environ.items() if k != TIMEOUT_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(SIM_ROOT), env.get("PYTHONPATH", "")])
     return env
 
 
-def test_broken_pipe_ends_quietly():
+def test_broken_pipe_ends_quietly(tmp_path):
     """`protolab replay --seed 1 | head -1`: no traceback when the reader leaves."""
     import fcntl
 
     p = subprocess.Popen([sys.executable, "-m", "sim.cli", "replay", "--seed", "1"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=_module_env(), cwd=ROOT)
+                         stderr=subprocess.PIPE, env=_module_env(), cwd=tmp_path)
     fcntl.fcntl(p.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)      # smaller than the log: the writer must wait
     assert p.stdout.readline().startswith(b"seed 1")
     p.stdout.close()

@@ -322,6 +322,45 @@ def local_ray_failure() -> str | None:
     return ", ".join(sorted(set(dead))) or None
 
 
+class BrokenRayWatch:
+    """Ends the driver when its local Ray has lost a process it cannot run without (gcs_server,
+    raylet) and the play loop has not noticed within GRACE seconds: Ray calls such as `ray.wait`
+    can block for good once the gcs_server is gone, and no exception reaches them. Finished shards
+    are already in the journal, so the run resumes; the exit is the one RunFailed would give."""
+
+    GRACE = 5.0
+    POLL = 0.5
+
+    def __init__(self, run_dir: Path, finished: Any):
+        self.run_dir, self.finished = run_dir, finished       # finished(): shards recorded so far
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="protolab-ray-watch", daemon=True)
+
+    def start(self) -> BrokenRayWatch:
+        if _local is not None:           # on a cluster, the cluster's to heal
+            self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def _watch(self) -> None:
+        since = None
+        while not self.stopped.wait(self.POLL):
+            broken = local_ray_failure()
+            since = None if not broken else since or time.monotonic()
+            if since is not None and time.monotonic() - since > self.GRACE and not self.stopped.is_set():
+                print(f"protolab: error: the local Ray stopped ({broken} exited); {self.finished()} finished shards "
+                      f"are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})", file=sys.stderr,
+                      flush=True)
+                local = _local
+                if local is not None:
+                    reaper.sweep(local.root, exclude={local.watcher.proc.pid})
+                    local.watcher.done()
+                    shutil.rmtree(local.root, ignore_errors=True)
+                os._exit(1)
+
+
 def stop_ray() -> None:
     """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder."""
     global _local
@@ -634,6 +673,7 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
     memory = MemoryLedger()
     status, signum = "failed", 0
     t0 = time.perf_counter()
+    watch = BrokenRayWatch(run_dir, lambda: len(done)).start()
     try:
         while todo or inflight:
             while todo and len(inflight) < max_inflight:
@@ -681,6 +721,7 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
     except KeyboardInterrupt as e:
         status, signum = "interrupted", getattr(e, "signum", signal.SIGINT)
     finally:
+        watch.stop()
         memory.sample_local()
         progress.close()
         # Shards still in flight are not cancelled one by one (ray.cancel can race with a task that
