@@ -94,7 +94,7 @@ cdef double best_completion(const Model* m, int* trio, int have, const int* pool
     when `opp` is NULL, else by value(T, opp) against that complete trio. Writes the trio to best_out
     (when not NULL) and returns its score; NEG when the pool is too small."""
     cdef int i, j, k, x
-    cdef double s, base, best = NEG
+    cdef double base, best = NEG
     cdef int t[3]
     cdef double w[MAXP]
     if opp == NULL:
@@ -104,35 +104,29 @@ cdef double best_completion(const Model* m, int* trio, int have, const int* pool
     base = -trio_strength(m, opp[0], opp[1], opp[2])
     t[0] = trio[0]; t[1] = trio[1]; t[2] = trio[2]
     if have == 3:
-        best = base + reply_score(m, t, w)
-        if best_out != NULL:
-            best_out[0] = t[0]; best_out[1] = t[1]; best_out[2] = t[2]
-        return best
+        return keep_better(base + reply_score(m, t, w), NEG, t, best_out)
     for i in range(npool):
         t[have] = pool[i]
         if have == 2:
-            s = base + reply_score(m, t, w)
-            if s > best:
-                best = s
-                if best_out != NULL:
-                    best_out[0] = t[0]; best_out[1] = t[1]; best_out[2] = t[2]
+            best = keep_better(base + reply_score(m, t, w), best, t, best_out)
             continue
         for j in range(i + 1, npool):
             t[have + 1] = pool[j]
             if have == 1:
-                s = base + reply_score(m, t, w)
-                if s > best:
-                    best = s
-                    if best_out != NULL:
-                        best_out[0] = t[0]; best_out[1] = t[1]; best_out[2] = t[2]
+                best = keep_better(base + reply_score(m, t, w), best, t, best_out)
                 continue
             for k in range(j + 1, npool):
                 t[2] = pool[k]
-                s = base + reply_score(m, t, w)
-                if s > best:
-                    best = s
-                    if best_out != NULL:
-                        best_out[0] = t[0]; best_out[1] = t[1]; best_out[2] = t[2]
+                best = keep_better(base + reply_score(m, t, w), best, t, best_out)
+    return best
+
+
+cdef inline double keep_better(double s, double best, const int* t, int* best_out) noexcept nogil:
+    """The higher of `s` and `best`; when `s` is strictly higher, trio `t` goes to best_out (if set)."""
+    if s > best:
+        if best_out != NULL:
+            best_out[0] = t[0]; best_out[1] = t[1]; best_out[2] = t[2]
+        return s
     return best
 
 
