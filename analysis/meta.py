@@ -362,6 +362,11 @@ def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.percentile(samples, 2.5, axis=0), np.percentile(samples, 97.5, axis=0)
 
 
+def _add_interval(df: pd.DataFrame, column: str, samples: np.ndarray) -> None:
+    """Columns `<column>_low` and `<column>_high`: the 95% bootstrap interval of each row."""
+    df[f"{column}_low"], df[f"{column}_high"] = _interval(samples)
+
+
 def _bootstrap(matchups: pd.DataFrame, u: Universe, pair_l2: float, prior_games: float, reps: int, seed: int,
                alpha: float, population: int, start: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Resample the played pairs of trios with replacement (a pair with its games is the unit: the
@@ -432,13 +437,10 @@ def _trio_table(u: Universe, matchups: pd.DataFrame, model: PayoffModel, sol: So
     df["nash_rating"] = sol.ratings
     df["alpharank"] = sol.alpharank
     if boot is not None:
-        lo, hi = _interval(boot["nash"])
-        df["nash_probability_low"], df["nash_probability_high"] = lo, hi
+        _add_interval(df, "nash_probability", boot["nash"])
         df["in_support_share"] = (boot["nash"] > USED).mean(axis=0)
-        lo, hi = _interval(boot["ratings"])
-        df["nash_rating_low"], df["nash_rating_high"] = lo, hi
-        lo, hi = _interval(boot["alpharank"])
-        df["alpharank_low"], df["alpharank_high"] = lo, hi
+        _add_interval(df, "nash_rating", boot["ratings"])
+        _add_interval(df, "alpharank", boot["alpharank"])
     return df.sort_values(["nash_probability", "nash_rating", "alpharank", "trio"],
                           ascending=[False, False, False, True]).reset_index(drop=True)
 
@@ -459,11 +461,9 @@ def _protocol_table(u: Universe, model: PayoffModel, sol: Solution, boot: dict[s
                      "uniform_win_rate": float(sol.uniform[mine].mean())})
     df = add_rate(pd.DataFrame(rows))
     if boot is not None:
-        lo, hi = _interval(boot["weight"])
-        df["nash_weight_low"], df["nash_weight_high"] = lo, hi
+        _add_interval(df, "nash_weight", boot["weight"])
         df["used_share"] = (boot["weight"] > USED).mean(axis=0)
-        lo, hi = _interval(boot["rank_weight"])
-        df["alpharank_weight_low"], df["alpharank_weight_high"] = lo, hi
+        _add_interval(df, "alpharank_weight", boot["rank_weight"])
     return df.sort_values(["nash_weight", "best_trio_rating", "protocol"],
                           ascending=[False, False, True]).reset_index(drop=True)
 
