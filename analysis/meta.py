@@ -523,18 +523,23 @@ def analyse_runs(runs: Runs, bootstrap: int = BOOTSTRAP, seed: int = 1, prior_ga
     return res
 
 
+def _point_solve(runs: Runs | str | Path | list, prior_games: float) -> MetaResult:
+    """The model fit and equilibrium without bootstrap, opening (and closing) the runs if given paths."""
+    opened = runs if isinstance(runs, Runs) else open_runs(runs)
+    try:
+        return meta_analysis(matchup_table(opened), bootstrap=0, prior_games=prior_games)
+    finally:
+        if not isinstance(runs, Runs):
+            opened.close()
+
+
 def trio_scores(runs: Runs | str | Path | list, prior_games: float = PRIOR_GAMES) -> pd.DataFrame:
     """One row per trio of the run's protocols (played or not): `trio` (sorted names joined by ", "),
     observed `games`, `wins`, `win_rate` (with 95% Wilson interval), the model's `strength` (logit,
     centred: protocol effects plus synergy), `uniform_win_rate` (modelled win rate against a uniformly
     drawn trio sharing no protocol), `nash_probability` and `nash_rating` (payoff against the
     maximum-entropy equilibrium; 0 in the support). No bootstrap: fast enough to call per run."""
-    opened = runs if isinstance(runs, Runs) else open_runs(runs)
-    try:
-        res = meta_analysis(matchup_table(opened), bootstrap=0, prior_games=prior_games)
-    finally:
-        if not isinstance(runs, Runs):
-            opened.close()
+    res = _point_solve(runs, prior_games)
     cols = ["trio", "games", "wins", "win_rate", "win_rate_low", "win_rate_high", "strength", "uniform_win_rate",
             "nash_probability", "nash_rating", "alpharank"]
     return res.trios[cols].sort_values(["uniform_win_rate", "trio"], ascending=[False, True]).reset_index(drop=True)
@@ -544,13 +549,7 @@ def protocol_scores(runs: Runs | str | Path | list, prior_games: float = PRIOR_G
     """One row per protocol: the model's `effect` (logit), observed games and win rate, its
     equilibrium `nash_weight` (P(the equilibrium trio holds it)), `best_trio_rating` and `best_trio`,
     `uniform_win_rate` (mean over its trios). Same model and solve as `trio_scores`."""
-    opened = runs if isinstance(runs, Runs) else open_runs(runs)
-    try:
-        res = meta_analysis(matchup_table(opened), bootstrap=0, prior_games=prior_games)
-    finally:
-        if not isinstance(runs, Runs):
-            opened.close()
-    return res.protocols
+    return _point_solve(runs, prior_games).protocols
 
 
 def compare_meta(base: MetaResult, variant: MetaResult) -> pd.DataFrame:

@@ -92,19 +92,19 @@ def test_no_file_reaches_outside_the_repository():
 
 # Samples for the detector, assembled from pieces so that this file does not flag itself.
 UP, HERE = ".." + "/", "Path(__file__)"
-MACHINE_PATH = "/" + "work/shared/reference/cards.json"
+MACHINE_PATH = "/" + "work/elsewhere/reference/cards.json"
 
 
 @pytest.mark.parametrize("rel, text, expected", [
-    ("README.md", f"rules in `{UP}shared/rules/compile-rules.md`;", [f"{UP}shared/rules/compile-rules.md"]),
-    ("docs/data.md", f"see [rules]({UP}{UP}shared/rules.md)", [f"{UP}{UP}shared/rules.md"]),
+    ("README.md", f"rules in `{UP}elsewhere/rules/game-rules.md`;", [f"{UP}elsewhere/rules/game-rules.md"]),
+    ("docs/data.md", f"see [rules]({UP}{UP}elsewhere/rules.md)", [f"{UP}{UP}elsewhere/rules.md"]),
     ("docs/data.md", f"see [rules]({UP}README.md) and {UP}tests/reference/", []),
     ("datasets/experiments/ab.toml", f'cards = ["{UP}readings/unity_4_start.toml"]', []),
     ("tests/scenarios/cards/a.toml", f'cards = ["{UP * 3}datasets/readings/unity_4_start.toml"]', []),
     ("tests/scenarios/cards/a.toml", f'cards = ["{UP * 4}datasets/x.toml"]', [f"{UP * 4}datasets/x.toml"]),
-    ("tests/reference/README.md", f"from {UP}{UP}shared/rules.md", [f"{UP}{UP}shared/rules.md"]),
+    ("tests/reference/README.md", f"from {UP}{UP}elsewhere/rules.md", [f"{UP}{UP}elsewhere/rules.md"]),
     ("tests/test_x.py", HERE + '.resolve().parents[1] / "datasets"', []),
-    ("tests/test_x.py", HERE + '.resolve().parents[2] / "shared"', [HERE + ".resolve().parents[2]"]),
+    ("tests/test_x.py", HERE + '.resolve().parents[2] / "elsewhere"', [HERE + ".resolve().parents[2]"]),
     ("sim/cards/loader.py", HERE + '.resolve().parent.parent.parent / "datasets"', []),
     ("sim/cards/loader.py", HERE + ".parent.parent.parent.parent", [HERE + ".parent.parent.parent.parent"]),
     ("tests/test_x.py", "Path(sim.__file__).resolve().parents[1]", []),

@@ -256,18 +256,25 @@ def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
     if not p.exists():
         raise check.error(key, f"cannot read {rel!r} ({p}): no such file; expected a protocol or variant "
                                "file (docs/cards.md), relative to the spec's folder")
+    found = read_beside(check, base, rel, key, "a readable UTF-8 protocol or variant file (docs/cards.md)")
+    try:
+        tomllib.loads(found.text)
+    except tomllib.TOMLDecodeError as e:
+        raise check.error(key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file "
+                               "(docs/cards.md)") from None
+    return found
+
+
+def read_beside(check: _Checker, base: Path, rel: str, key: str, expected: str, what: str = "") -> CardFile:
+    """A file the spec names, relative to the spec's folder, read with the input limits and kept
+    whole (text and checksum) for the run's inputs/; an unreadable one is an error naming the key."""
+    p = Path(rel) if Path(rel).is_absolute() else base / rel
     try:
         data = read_input_bytes(p)
         text = data.decode("utf-8")
     except (InputFileError, UnicodeDecodeError) as e:
         reason = str(e).removeprefix(f"{p}: ")
-        raise check.error(key, f"cannot read {rel!r} ({p}): {reason}; expected a readable UTF-8 protocol or "
-                               "variant file (docs/cards.md)") from None
-    try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise check.error(key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file "
-                               "(docs/cards.md)") from None
+        raise check.error(key, f"cannot read {what}{rel!r} ({p}): {reason}; expected {expected}") from None
     return CardFile(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -532,21 +539,12 @@ def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict
                 text_ = card_texts[path]
                 tables[path] = CardFile(path, text_, hashlib.sha256(text_.encode()).hexdigest())
             else:
-                tables[path] = _read_table(c, base, path, key)
+                tables[path] = read_beside(c, base, path, key, "a learned draft table (docs/strategies.md), "
+                                           "relative to the spec's folder", what="the draft table ")
         policy.append(text)
     return Draft("draft", policy=tuple(policy), tables=tuple(tables.values()))
 
 
-def _read_table(c: _Checker, base: Path, rel: str, key: str) -> CardFile:
-    p = Path(rel) if Path(rel).is_absolute() else base / rel
-    try:
-        data = read_input_bytes(p)
-        text = data.decode("utf-8")
-    except (InputFileError, UnicodeDecodeError) as e:
-        reason = str(e).removeprefix(f"{p}: ")
-        raise c.error(key, f"cannot read the draft table {rel!r} ({p}): {reason}; expected a learned draft table "
-                           "(docs/strategies.md), relative to the spec's folder") from None
-    return CardFile(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest())
 
 
 def _parse_holding(c: _Checker, raw: dict[str, Any]) -> Draft:
