@@ -33,7 +33,8 @@ extensions = [
 ]
 
 setup(
-    packages=["sim", "sim.engine", "sim.cards", "sim.experiment", "strategies", "analysis", "protolab_datasets",
+    packages=["sim", "sim.engine", "sim.cards", "strategies", "analysis", "protolab", "protolab.commands",
+              "protolab.experiment", "protolab_datasets",
               "protolab_datasets.protocols", "protolab_datasets.experiments",
               "protolab_datasets.experiments.variants", "protolab_datasets.readings", "protolab_datasets.drafts"],
     package_dir={"protolab_datasets": "datasets"},

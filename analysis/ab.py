@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +20,11 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from analysis import queries
-from analysis.compare import Comparison, compare_runs
+from analysis.compare import Comparison, compare_runs, print_comparison
 from analysis.dashboard import CSS, SORT_JS, _fig_html, _layout, _table_html
 from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
-from analysis.provenance import as_html, of_runs
-from analysis.report import Report, records, to_json
+from analysis.provenance import as_html, csv_header, of_runs
+from analysis.report import Report, print_report, records, to_json, write_csv
 
 OpenFn = Callable[[str], Runs]
 
@@ -85,14 +86,11 @@ def arms_csv(reports: list[Report], table: str) -> pd.DataFrame:
 
 def write_arms_csv(reports: list[Report], out_dir: str | Path) -> list[Path]:
     """Every table of every arm as OUT_DIR/ARM/NAME.csv."""
-    from analysis.report import write_csv
 
     return [f for r in reports for f in write_csv(r, Path(out_dir) / r.meta["arm"])]
 
 
 def print_arm_reports(reports: list[Report], console) -> None:
-    from analysis.report import print_report
-
     arms = [r.meta["arm"] for r in reports]
     console.print(f"[bold]An A/B run with {len(arms)} arms ({', '.join(arms)}): one report per arm, never pooled. "
                   f"protolab compare RUN#{arms[0]} RUN#{arms[-1]} compares two arms.[/bold]")
@@ -296,7 +294,6 @@ def render_ab(ab: ABResult) -> str:
 
 def print_ab(ab: ABResult, console, run_dir: Any = None) -> None:
     """Each comparison in the terminal, with the command that reproduces it."""
-    from analysis.compare import print_comparison
 
     where = run_dir if run_dir is not None else ab.run
     for variant, c in ab.comparisons:
@@ -313,7 +310,6 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
 def output_arm_reports(reports: list[Report], fmt: str, table: str | None, out: str | None, console) -> None:
     """`report` of an A/B run in the chosen format: a section per arm (table), one JSON object keyed
     by arm, one CSV table with an `arm` column, or OUT/ARM/NAME.csv files."""
-    import sys
 
     if fmt == "json":
         if table:
@@ -325,7 +321,6 @@ def output_arm_reports(reports: list[Report], fmt: str, table: str | None, out: 
             for f in write_arms_csv(reports, out):
                 print(f)
         else:
-            from analysis.provenance import csv_header
 
             blocks = [b for r in reports for b in r.meta.get("provenance") or []]
             sys.stdout.write(csv_header(blocks) + arms_csv(reports, table or "protocols").to_csv(index=False))

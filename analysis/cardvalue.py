@@ -1,6 +1,6 @@
 """Card value by restricted play (docs/strategies.md, "Card value"): the statistics and the table.
 
-A card-value run (`protolab cardvalue`, sim/experiment/cardvalue.py) is an A/B run of a fixed shape:
+A card-value run (`protolab cardvalue`, protolab/experiment/cardvalue.py) is an A/B run of a fixed shape:
 draft mode `holding` (seat 0's trio holds protocol P, in one block of `samples` matchups per P,
 seats swapped on paired seeds), a `baseline` arm where both seats play S, and one arm per tested card
 and restriction where the side holding P plays `S+avoid:CARD` or `S+noup:CARD` against S. Every arm
@@ -9,7 +9,7 @@ only by the restriction. A card's value is the mean over its protocol's matchups
 score (1 win, 1/2 draw, 0 loss) in the baseline minus in the restricted arm; the matchup (one
 seat-swapped pair of games) is the unit, so the interval respects the pairing.
 
-The run is found from run.json alone (`design_of`); this module never imports sim.experiment."""
+The run is found from run.json alone (`design_of`); this module never imports protolab.experiment."""
 
 from __future__ import annotations
 

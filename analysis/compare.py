@@ -20,11 +20,13 @@ import numpy as np
 import pandas as pd
 
 from analysis import queries
+from analysis.cells import pct, table
 from analysis.flags import CARD_METRIC
 from analysis.open import Runs
-from analysis.provenance import of_runs
+from analysis.provenance import of_runs, print_lines
+from analysis.runfolder import load_inputs
 from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p
-from sim.experiment.storage import parquet_view
+from analysis.storage import parquet_view
 
 _SIDES = ("side_a", "side_b")
 _PROTOCOLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in ("left", "middle", "right")]
@@ -87,7 +89,7 @@ def pair_connection(base: Runs, variant: Runs) -> Runs:
     pc = Runs(con=con, paths=base.paths + variant.paths, manifests=base.manifests + variant.manifests,
               games_files=base.games_files + variant.games_files, events_files=[])
     for view, side in zip(_SIDES, (base, variant), strict=True):
-        parquet_view(con, view, side.games_files)       # sim.experiment.storage: local or object store
+        parquet_view(con, view, side.games_files)       # analysis.storage: local or object store
     return pc
 
 
@@ -226,7 +228,6 @@ def _cards_in_file(text: str) -> list[str]:
 def changed_cards(base: Runs, variant: Runs) -> tuple[list[str], list[str]]:
     """Cards whose definition differs between the sides: those of the card files one side's arm
     uses and the other's does not (read from each run's inputs/ copies). Returns (cards, notes)."""
-    from sim.experiment.dataset import load_inputs
 
     sides = [_arm_entry(r) for r in (base, variant)]
     if None in sides:
@@ -422,7 +423,6 @@ def _change(d: float, lo: float, hi: float) -> str:
 
 def cards_rows(cards: pd.DataFrame) -> list[list[str]]:
     """The changed-card table's rows: each play rate and win rate base -> variant with its change."""
-    from analysis.report import pct
 
     def arrow(u: pd.Series, c: str) -> str:
         return f"{pct(u[c + '_base'])} -> {pct(u[c + '_variant'])}"
@@ -440,9 +440,6 @@ CARDS_COLUMNS = ["card", "face-up", "change, points (95% CI)", "face-down", "nev
 
 
 def print_comparison(c: Comparison, console, limit: int = 25) -> None:
-    from analysis.provenance import print_lines
-    from analysis.report import _table, pct
-
     print_lines(c.meta.get("provenance") or [], console)
     for w in c.meta.get("warnings", []):
         console.print(f"[yellow]warning:[/yellow] {w}")
@@ -457,13 +454,13 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
                      r["design"], _ratio(r.get("variance_ratio", np.nan)),
                      "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",
                      "yes" if r["significant"] else ""])
-    console.print(_table(f"Changes in win rate (points, 95% CI); {limit if len(t) > limit else len(t)} of {len(t)} "
+    console.print(table(f"Changes in win rate (points, 95% CI); {limit if len(t) > limit else len(t)} of {len(t)} "
                          "rows, most significant and largest first",
                          ["name", "kind", "base", "games", "variant", "games", "change", "design", "var. saved",
                           "adj. p", "significant"], rows,
                          caption="var. saved: unpaired / paired variance of the change (paired rows)"))
     if not c.cards.empty:
-        console.print(_table("Changed cards: how the bots used them (share of the decided seat-games whose deck "
+        console.print(table("Changed cards: how the bots used them (share of the decided seat-games whose deck "
                              "holds the card) and their win rates, base -> variant", CARDS_COLUMNS,
                              cards_rows(c.cards),
                              caption="a seat-game can count as both face-up and face-down; WR: win rate"))

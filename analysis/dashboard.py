@@ -18,8 +18,11 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from analysis import queries
+from analysis.meta import meta_analysis
+from analysis.meta_report import meta_html
 from analysis.provenance import as_html
-from analysis.report import Report
+from analysis.report import Report, against
+from analysis.runfolder import write_atomic
 
 FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
@@ -204,8 +207,6 @@ def trios_html(r: Report) -> str:
 
 def metagame_html(r: Report) -> str:
     """The metagame section (analysis/meta.py, no bootstrap) from the report's trio-vs-trio table."""
-    from analysis.meta import meta_analysis
-    from analysis.meta_report import meta_html
 
     t = r.tables.get("trio_matchups")
     if t is None or t.empty:
@@ -227,7 +228,6 @@ def flags_html(r: Report) -> str:
     statement = html.escape(f.attrs.get("statement", r.meta.get("flags_statement", "")))
     if flagged.empty:
         return f'<p class="ok">Nothing flagged. <span class="muted">{statement}.</span></p>'
-    from analysis.report import against
 
     items = "".join(
         f'<li class="{x["direction"]}"><b>{html.escape(str(x["name"]))}</b> ({x["kind"]}, '
@@ -345,6 +345,5 @@ def make_server(page: str, port: int = 8000) -> ThreadingHTTPServer:
 def write_page(path: str | Path, page: str) -> None:
     """Write the page whole or not at all (a temporary file in the same folder, then a rename):
     a full disk or Ctrl-C never leaves a truncated dashboard, and an older one stays as it was."""
-    from sim.experiment.dataset import write_atomic
 
     write_atomic(path, page.encode("utf-8"))

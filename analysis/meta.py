@@ -15,7 +15,7 @@ PSRO loop), this module
 `trio_scores(runs)` and `protocol_scores(runs)` are the small, stable public tables other parts of
 protolab use (draft strategies): one row per trio / protocol with its observed and modelled
 strength. docs/analysis.md ("Metagame") explains every number. This module never imports
-sim.experiment; the PSRO loop (sim/experiment/psro.py) imports it."""
+protolab.experiment; the PSRO loop (protolab/experiment/psro.py) imports it."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ POPULATION = 50                   # alpha-rank population size
 BOOTSTRAP = 20
 ALPHARANK_LIMIT = 2500            # alpha-rank solves an n x n linear system: skipped (NaN) above this many trios
 USED = 1e-6                       # equilibrium probability above which a strategy counts as used
-LOOP_FILE = "meta.json"           # a PSRO loop folder's manifest (sim/experiment/psro.py)
+LOOP_FILE = "meta.json"           # a PSRO loop folder's manifest (protolab/experiment/psro.py)
 
 
 # -- 1. the data ------------------------------------------------------------------------------------

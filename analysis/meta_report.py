@@ -9,8 +9,10 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.cells import ci, num, pct, table
 from analysis.meta import MetaResult, compare_meta
-from analysis.report import _table, ci, num, pct, records
+from analysis.picks import print_draft
+from analysis.report import records
 
 TABLES = ("protocols", "trios", "fit", "iterations", "picks", "first_pick")
 
@@ -71,7 +73,7 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
              ci(r.nash_weight_low, r.nash_weight_high) if "nash_weight_low" in p else "-",
              pct(r.used_share) if "used_share" in p else "-", _pts(r.best_trio_rating), pct(r.alpharank_weight),
              f"{r.effect:+.2f}", pct(r.uniform_win_rate), r.best_trio] for r in p.itertuples()]
-    console.print(_table(f"Protocols: weight in the equilibrium ({boot} intervals)",
+    console.print(table(f"Protocols: weight in the equilibrium ({boot} intervals)",
                          ["protocol", "Nash weight", "interval", "used in", "best trio vs Nash (pts)",
                           "alpha-rank", "effect (logit)", "vs uniform field", "best trio"], rows,
                          "Nash weight: chance the equilibrium's trio holds the protocol (sums to 300%)."))
@@ -80,7 +82,7 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
              ci(r.nash_probability_low, r.nash_probability_high) if "nash_probability_low" in t else "-",
              pct(r.in_support_share) if "in_support_share" in t else "-", _pts(r.nash_rating), pct(r.alpharank),
              pct(r.uniform_win_rate), num(r.games)] for r in t.itertuples()]
-    console.print(_table(f"Trios: the equilibrium first (top {len(t)} of {len(res.trios):,})",
+    console.print(table(f"Trios: the equilibrium first (top {len(t)} of {len(res.trios):,})",
                          ["trio", "Nash prob.", "interval", "in support", "vs Nash (pts)", "alpha-rank",
                           "vs uniform field", "games"], rows,
                          f"all: protolab meta ... --format csv --table trios. Exploitability of the point "
@@ -88,24 +90,23 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
     if not res.fit.empty:
         rows = [[r.model, f"{r.log_loss:.4f}", f"{r.brier:.4f}", "chosen" if r.chosen else ""]
                 for r in res.fit.itertuples()]
-        console.print(_table(f"Payoff model, held-out fit ({res.fit.attrs.get('folds', 5)}-fold over trio pairs, "
+        console.print(table(f"Payoff model, held-out fit ({res.fit.attrs.get('folds', 5)}-fold over trio pairs, "
                              "per game; lower is better)", ["model", "log-loss", "Brier", ""], rows))
     if not res.iterations.empty:
         it = res.iterations
         rows = [[str(r.iteration), num(r.trios), num(r.support_size), f"{r.exploitability:.3f}",
                  "-" if pd.isna(r.tv_change) else f"{r.tv_change:.3f}", num(r.games), str(r.added or "-")]
                 for r in it.itertuples()]
-        console.print(_table("PSRO iterations", ["iteration", "population", "support", "exploitability",
+        console.print(table("PSRO iterations", ["iteration", "population", "support", "exploitability",
                                                  "TV change", "games", "best responses added"], rows,
                              res.meta.get("stopped", "")))
     if not res.picks.empty:
-        from analysis.picks import print_draft
 
         print_draft(res.picks, res.first_pick, console)
     if moved is not None:
         rows = [[r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]
                 for r in moved.itertuples()]
-        console.print(_table(f"How the equilibrium moved (protocol weights; total variation "
+        console.print(table(f"How the equilibrium moved (protocol weights; total variation "
                              f"{moved.attrs['protocol_tv']:.3f})", ["protocol", "base", "this run", "change (pts)"],
                              rows))
 

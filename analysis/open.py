@@ -25,10 +25,10 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 
+from analysis import runfolder
 from analysis import verify as checks
 from analysis.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
-from sim.experiment import dataset
-from sim.experiment.storage import Location, StorageError, location, parquet_view
+from analysis.storage import Location, StorageError, location, parquet_view
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
 # The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
@@ -153,9 +153,9 @@ def _read_manifest(run: Location) -> dict[str, Any]:
     if not isinstance(m, dict):
         raise RunError(f"{mf}: not a run manifest (expected a JSON object)")
     try:
-        journal = {e["index"]: e for e in dataset.read_journal(run) if isinstance(e, dict) and "index" in e}
+        journal = {e["index"]: e for e in runfolder.read_journal(run) if isinstance(e, dict) and "index" in e}
     except (OSError, UnicodeDecodeError) as e:
-        raise RunError(f"{run / dataset.JOURNAL}: cannot be read ({e})") from None
+        raise RunError(f"{run / runfolder.JOURNAL}: cannot be read ({e})") from None
     if journal and isinstance(m.get("shards"), list):      # newer than run.json: they win
         older = [s for s in m["shards"] if not (isinstance(s, dict) and s.get("index") in journal)]
         m["shards"] = older + list(journal.values())

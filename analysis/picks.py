@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.cells import ci, num, pct, table
 from analysis.open import Runs
 from analysis.schema import PICKS_FIELD
 from analysis.stats import add_rate
@@ -89,7 +90,6 @@ def report_first_pick(runs: Runs) -> pd.DataFrame:
 
 def print_draft(picks: pd.DataFrame, first: pd.DataFrame, console) -> None:
     """The report's "Draft" section: one row per protocol, then the first-pick advantage."""
-    from analysis.report import _table, ci, num, pct
 
     def rate(r: pd.Series, p: int) -> str:
         return pct(r[f"win_rate_p{p}"]) if r[f"games_p{p}"] else ""
@@ -97,13 +97,13 @@ def print_draft(picks: pd.DataFrame, first: pd.DataFrame, console) -> None:
     rows = [[r["protocol"], pct(r["pick_rate"]), f"{r['avg_position']:.2f}", pct(r["win_rate"]),
              ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]), *[rate(r, p) for p in POSITIONS]]
             for _, r in picks.iterrows()]
-    console.print(_table("Draft: picks per protocol", ["protocol", "pick rate", "avg pick", "picker wins", "95% CI",
+    console.print(table("Draft: picks per protocol", ["protocol", "pick rate", "avg pick", "picker wins", "95% CI",
                                                        "games", *[f"won @{p}" for p in POSITIONS]], rows,
                          caption="pick rate: share of drafted games it was picked in; won @N: win rate of the "
                                  "seat that took it with pick N (A B B A A B)"))
     rows = [[r["picker"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"])]
             for _, r in first.iterrows()]
-    console.print(_table("Draft: first-pick advantage", ["seat that picked", "win rate", "95% CI", "games"], rows))
+    console.print(table("Draft: first-pick advantage", ["seat that picked", "win rate", "95% CI", "games"], rows))
 
 
 def draft_section(runs: Runs) -> dict[str, pd.DataFrame] | None:

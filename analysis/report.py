@@ -15,10 +15,11 @@ import pandas as pd
 
 from analysis import picks, queries
 from analysis.cardvalue import card_value, print_card_value
+from analysis.cells import ci, num, pct, table
 from analysis.flags import balance_flags
 from analysis.open import Runs
 from analysis.provenance import csv_header, of_runs, print_lines
-from sim.experiment.dataset import events_statement
+from analysis.runfolder import events_statement, write_atomic
 
 
 @dataclass
@@ -96,7 +97,6 @@ def to_json(report: Report) -> str:
 
 def write_csv(report: Report, out_dir: str | Path) -> list[Path]:
     """One CSV per table in `out_dir`."""
-    from sim.experiment.dataset import write_atomic
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -115,29 +115,6 @@ def table_csv(report: Report, df: pd.DataFrame) -> str:
 
 
 # -- terminal --------------------------------------------------------------------------------------
-
-def pct(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
-
-
-def ci(lo: float, hi: float) -> str:
-    return "-" if lo is None or math.isnan(lo) else f"{lo:.1%}-{hi:.1%}"
-
-
-def num(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{int(x):,}"
-
-
-def _table(title: str, cols: list[str], rows: list[list[str]], caption: str | None = None):
-    from rich.table import Table
-
-    t = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
-    for i, c in enumerate(cols):
-        t.add_column(c, justify="left" if i == 0 else "right")
-    for r in rows:
-        t.add_row(*r)
-    return t
-
 
 def head_and_tail(df: pd.DataFrame, n: int) -> pd.DataFrame:
     """The first and last n rows of a sorted table (all of it when it has at most 2n rows)."""
@@ -166,9 +143,9 @@ def print_trios(report: Report, console, top: int = 10) -> None:
     cols = ["trio", "win rate", "95% CI", "games", "draws"]
     n = min(top, len(tw))
     note = rest_note(report, "trio_win_rates", 2 * n if len(tw) > n else n, len(tw), "trios")
-    console.print(_table(f"Trio win rate (decided games, either seat): best {n}", cols, rows(tw.head(n))))
+    console.print(table(f"Trio win rate (decided games, either seat): best {n}", cols, rows(tw.head(n))))
     if len(tw) > n:
-        console.print(_table(f"Trio win rate: worst {min(n, len(tw) - n)}", cols,
+        console.print(table(f"Trio win rate: worst {min(n, len(tw) - n)}", cols,
                              rows(tw.tail(min(n, len(tw) - n)).iloc[::-1]), caption=note))
 
 
@@ -201,7 +178,7 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     flagged = f[f["flagged"]]
     rows = [[r["name"], r["kind"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]),
              f"{r['direction']} {against(r)}", f"{r['p_adjusted']:.2g}"] for _, r in flagged.iterrows()]
-    console.print(_table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "against", "adj. p"], rows,
+    console.print(table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "against", "adj. p"], rows,
                          caption=f.attrs.get("statement", "") + ("" if rows else ": nothing flagged")))
 
     p = tb["protocols"]
@@ -212,13 +189,13 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
               for w in ("first", "second")]
         rows.append([r["protocol"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]),
                      num(r["games"]), *fr, num(r["draws"])])
-    console.print(_table("Protocol win rate (as part of a trio; decided games)",
+    console.print(table("Protocol win rate (as part of a trio; decided games)",
                          ["protocol", "win rate", "95% CI", "games", "moving first", "moving second", "draws"], rows))
 
     m = queries.matrix(tb["protocol_matchups"], "protocol", "opponent")
     short = {c: c[:5] for c in m.columns}
     rows = [[str(idx)] + [pct(v) if not math.isnan(v) else "" for v in r] for idx, r in m.iterrows()]
-    console.print(_table("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows))
+    console.print(table("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows))
 
     fp = tb["first_player"]
     if len(fp) > 1:
@@ -229,7 +206,7 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
                     shown["win_rate_high"], shown["games"], strict=True)]
         title = "First-player win rate per matchup" + ("" if len(shown) == len(fp) else
                                                        f" (the {top_cards} highest and lowest)")
-        console.print(_table(title, ["matchup", "trios", "first wins", "95% CI", "games"], rows,
+        console.print(table(title, ["matchup", "trios", "first wins", "95% CI", "games"], rows,
                              caption=rest_note(report, "first_player", len(shown) - 1, len(fp) - 1, "matchups")))
 
     print_trios(report, console, top_cards)
@@ -238,7 +215,7 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     rows = [[r["player"], str(r["compile"]), pct(r["rate"]), ci(r["rate_low"], r["rate_high"]),
              num(r["reached"]), f"{r['median']:.0f}", f"{r['p25']:.0f}-{r['p75']:.0f}"]
             for _, r in ct.iterrows() if r["reached"] > 0]
-    console.print(_table("Compile timing: turn of each seat's 1st, 2nd, 3rd compile",
+    console.print(table("Compile timing: turn of each seat's 1st, 2nd, 3rd compile",
                          ["player", "compile", "happens", "95% CI", "seat-games with it", "median turn", "IQR"], rows))
 
     cp = tb["compiles_by_protocol"]
@@ -246,7 +223,7 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         rows = [[r["protocol"], pct(r["compile_rate"]), ci(r["compile_rate_low"], r["compile_rate_high"]),
                  num(r["appearances"]), f"{r['turn_median']:.0f}", pct(r["share_as_1"]), pct(r["share_as_3"]),
                  f"{r['recompiles_per_appearance']:.2f}"] for _, r in cp.iterrows()]
-        console.print(_table("Compiles per protocol", ["protocol", "compiled", "95% CI", "appearances", "median turn",
+        console.print(table("Compiles per protocol", ["protocol", "compiled", "95% CI", "appearances", "median turn",
                                                        "as 1st", "as 3rd", "recompiles/app."], rows))
 
     cards = tb["card_impact"]
@@ -259,23 +236,23 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         cols = ["card", "drawn", "face-up", "face-down", "WR face-up", "n", "WR never played", "n",
                 "difference, points (95% CI)"]
         d = cards.dropna(subset=["iwd"])
-        console.print(_table(f"Card impact: top {top_cards} by face-up vs never played", cols,
+        console.print(table(f"Card impact: top {top_cards} by face-up vs never played", cols,
                              card_rows(d.head(top_cards))))
-        console.print(_table(f"Card impact: bottom {top_cards}", cols, card_rows(d.tail(top_cards).iloc[::-1])))
+        console.print(table(f"Card impact: bottom {top_cards}", cols, card_rows(d.tail(top_cards).iloc[::-1])))
 
     sr = tb["strategy_ratings"]
     if not sr.empty:
         rows = [[r["strategy"], f"{r['rating']:.0f}", f"{r['rating_low']:.0f}-{r['rating_high']:.0f}",
                  pct(r["win_rate"]), num(r["games"])] for _, r in sr.iterrows()]
         fpe = report.meta.get("first_player_elo")
-        console.print(_table("Strategy ratings (Bradley-Terry, Elo scale)", ["strategy", "rating", "95% CI",
+        console.print(table("Strategy ratings (Bradley-Terry, Elo scale)", ["strategy", "rating", "95% CI",
                                                                              "win rate", "games"], rows,
                              caption=f"first-player term {fpe:+.0f} Elo" if fpe is not None else None))
 
     tw = tb["turns_to_win"]
     rows = [[r["won_by"], num(r["games"]), f"{r['mean']:.1f}", f"{r['median']:.0f}", f"{r['p10']:.0f}-{r['p90']:.0f}"]
             for _, r in tw.iterrows()]
-    console.print(_table("Turns to win", ["winner moved", "games", "mean", "median", "10-90%"], rows))
+    console.print(table("Turns to win", ["winner moved", "games", "mean", "median", "10-90%"], rows))
 
     if not tb.get("card_value", pd.DataFrame()).empty:
         print_card_value(tb["card_value"], console)

@@ -1,5 +1,6 @@
-"""The run-folder schema of docs/data.md as Arrow schemas: one source of truth for the columns the
-analysis reads (validated when a run is opened) and for the datasets the tests and benchmarks write."""
+"""The run-folder schema of docs/data.md as Arrow schemas: the one declaration of every column the
+runner writes (its tables are built through `conform`), the analysis reads (checked when a run is
+opened) and the tests' synthetic runs hold."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ _DICT = pa.dictionary(pa.int32(), pa.string())
 
 SEATS = (0, 1)
 POSITIONS = ("left", "middle", "right")
-KINDS = ("draw", "play_face_up", "play_face_down", "delete", "compile", "recompile", "control")
+EVENT_KINDS = ("draw", "play_face_up", "play_face_down", "delete", "compile", "recompile", "control")
 END_REASONS = ("compiled", "turn_cap", "loop_guard")
 
 
@@ -21,7 +22,9 @@ GAMES_SCHEMA = pa.schema(
     [
         pa.field("run_id", _DICT),
         pa.field("game_index", pa.int64()),
+        pa.field("arm", _DICT),
         pa.field("matchup", pa.int32()),
+        pa.field("game_in_matchup", pa.int32()),
         pa.field("seed", pa.uint64()),
         pa.field("pool_hash", _DICT),
         pa.field("spec_hash", _DICT),
@@ -39,6 +42,9 @@ GAMES_SCHEMA = pa.schema(
         *_seat_fields("seat{s}_plays_face_down", pa.int16()),
         *_seat_fields("seat{s}_refreshes", pa.int16()),
         *_seat_fields("seat{s}_control_gains", pa.int16()),
+        # the six protocols in pick order (picks 1 to 6: A, B, B, A, A, B with A the first player), null
+        # when the game did not draft (fixed trios, and the seat-swapped replay 2k+1 of a drafted game 2k)
+        pa.field("picks", pa.list_(pa.string())),
     ]
 )
 
@@ -46,6 +52,7 @@ EVENTS_SCHEMA = pa.schema(
     [
         pa.field("run_id", _DICT),
         pa.field("game_index", pa.int64()),
+        pa.field("seq", pa.int32()),
         pa.field("turn", pa.int16()),
         pa.field("seat", pa.int8()),
         pa.field("kind", _DICT),
@@ -83,13 +90,30 @@ COMPILES_SCHEMA = pa.schema(
     ]
 )
 
-# An optional games column (written since the learned draft; older runs lack it): the six protocols in
-# pick order (picks 1 to 6: A, B, B, A, A, B with A the first player), null when the game did not draft
-# (fixed trios, and the seat-swapped replay 2k+1 of a drafted game 2k).
-PICKS_FIELD = pa.field("picks", pa.list_(pa.string()))
+PICKS_FIELD = GAMES_SCHEMA.field("picks")
+
+# Columns the runner writes that a run folder need not have (runs written before them, synthetic runs).
+OPTIONAL = {"games": ("arm", "game_in_matchup", "picks"), "events": ("seq",)}
+
+
+def required(schema: pa.Schema, kind: str) -> pa.Schema:
+    """The schema without the optional columns of its kind."""
+    return pa.schema([f for f in schema if f.name not in OPTIONAL.get(kind, ())])
+
+
+def conform(columns: dict[str, pa.Array], schema: pa.Schema) -> pa.Table:
+    """A table of exactly the schema's columns, in its order and types; a column missing or not in
+    the schema is an error in protolab (the writer and the schema disagree), never silently kept."""
+    missing = [n for n in schema.names if n not in columns]
+    unknown = [n for n in columns if n not in schema.names]
+    if missing or unknown:
+        raise ValueError(f"table does not match its schema: missing {missing}, not in the schema {unknown}")
+    arrays = [columns[f.name] if columns[f.name].type == f.type else columns[f.name].cast(f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
 
 # The columns a query may rely on; extra columns in a file are allowed (the schema can grow).
-GAMES_COLUMNS = tuple(GAMES_SCHEMA.names)
-EVENTS_COLUMNS = tuple(EVENTS_SCHEMA.names)
+GAMES_COLUMNS = tuple(required(GAMES_SCHEMA, "games").names)
+EVENTS_COLUMNS = tuple(required(EVENTS_SCHEMA, "events").names)
 CARDS_COLUMNS = tuple(CARDS_SCHEMA.names)
 COMPILES_COLUMNS = tuple(COMPILES_SCHEMA.names)

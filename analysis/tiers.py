@@ -22,9 +22,13 @@ import numpy as np
 import pandas as pd
 
 from analysis import queries
+from analysis.cells import pct, table
+from analysis.dashboard import CSS, SORT_JS, _fig_html, _layout
 from analysis.flags import balance_flags
 from analysis.open import Runs, open_runs, peek_manifest, split_arm
 from analysis.provenance import as_html, csv_header, of_runs, print_lines, tier_names
+from analysis.report import records
+from analysis.runfolder import write_atomic
 
 RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
@@ -287,13 +291,13 @@ def agreement_table(per_cluster: dict[str, Cells], protocols: pd.DataFrame, card
     rows = []
     sources = {"protocol": (protocols, "protocol", "win_rate", protocol_rates),
                "card": (cards, "card", "difference", card_differences)}
-    for kind, (table, key, value, stat) in sources.items():
+    for kind, (frame, key, value, stat) in sources.items():
         c = per_cluster.get(kind)
-        if table is None or table.empty or c is None or not c.items:
+        if frame is None or frame.empty or c is None or not c.items:
             continue
         for i, a in enumerate(tiers):
             for b in tiers[i + 1:]:
-                x, y = _both(_values(table, key, value, a, c.items), _values(table, key, value, b, c.items))
+                x, y = _both(_values(frame, key, value, a, c.items), _values(frame, key, value, b, c.items))
                 boot = bootstrap_agreement(stat(c, a), stat(c, b), c.clusters, resamples, seed)
                 rows.append({"finding": FINDINGS[kind], "kind": kind, "tier_a": a, "tier_b": b, "items": len(x),
                              "kendall_tau": kendall_tau(x, y), **{k: boot[k] for k in ("tau_low", "tau_high")},
@@ -335,8 +339,6 @@ def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha
 # -- output -----------------------------------------------------------------------------------------
 
 def to_json(study: TierStudy) -> str:
-    from analysis.report import records
-
     return json.dumps({"meta": study.meta, "tables": {k: records(v) for k, v in study.tables.items()}}, indent=1,
                       default=str)
 
@@ -346,8 +348,6 @@ def table_csv(study: TierStudy, name: str) -> str:
 
 
 def write_csv(study: TierStudy, out_dir: str | Path) -> list[Path]:
-    from sim.experiment.dataset import write_atomic
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -394,8 +394,6 @@ def wide_cards(study: TierStudy) -> pd.DataFrame:
 
 
 def print_tiers(study: TierStudy, console, top: int = 15) -> None:
-    from analysis.report import _table, pct
-
     for w in study.meta["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)          # a path or a shard name stays whole
     print_lines(study.meta["provenance"], console)
@@ -404,24 +402,24 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
                   f"{study.run}#{study.tiers[0]}")
     a = study.tables["agreement"]
     b = study.meta["bootstrap"]
-    console.print(_table("Rank agreement between tiers (95% bootstrap interval)",
+    console.print(table("Rank agreement between tiers (95% bootstrap interval)",
                          ["finding", "tiers", "items", "Kendall tau-b", "Spearman rho"], _agreement_rows(a),
                          caption=f"Bootstrap: {b['resamples']} resamples of {b['unit']}; seed {b['seed']}. "
                                  "1 = same order, 0 = unrelated, -1 = reversed."))
     f = study.tables["flags"]
     rows = [[r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
             for _, r in f.iterrows()]
-    console.print(_table("Balance flags under each tier", ["name", "kind", *study.tiers, "verdict"], rows,
+    console.print(table("Balance flags under each tier", ["name", "kind", *study.tiers, "verdict"], rows,
                          caption=study.meta["flags_statement"] + ("" if rows else ": nothing flagged under any tier")))
     w = wide_protocols(study)
     rows = [[idx, *[pct(v) for v in r]] for idx, r in w.iterrows()]
-    console.print(_table("Protocol win rate under each tier (decided games)", ["protocol", *study.tiers], rows))
+    console.print(table("Protocol win rate under each tier (decided games)", ["protocol", *study.tiers], rows))
     wc = wide_cards(study)
     if not wc.empty:
         shown = wc.head(top)
         rows = [[idx, *[_num(r[f"{t}_difference"] * 100, "{:+.1f}") + (" *" if _flag(r[f"{t}_flagged"]) else "")
                         for t in study.tiers]] for idx, r in shown.iterrows()]
-        console.print(_table(f"Card vs its protocol's other cards: face-up win rate difference, points ({len(shown)} "
+        console.print(table(f"Card vs its protocol's other cards: face-up win rate difference, points ({len(shown)} "
                              f"of {len(wc)}: flagged first, then the largest)", ["card", *study.tiers], rows,
                              caption=f"* flagged. All: protolab report {study.run} --format csv --table cards"))
 
@@ -429,7 +427,6 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
 def fig_protocols(study: TierStudy):
     import plotly.graph_objects as go
 
-    from analysis.dashboard import _layout
 
     p = study.tables["protocols"]
     order = wide_protocols(study).index.tolist()[::-1]
@@ -449,7 +446,6 @@ def render_tiers(study: TierStudy) -> str:
     """The tier page as one HTML string (plotly.js inline: it works offline)."""
     from plotly.offline import get_plotlyjs
 
-    from analysis.dashboard import CSS, SORT_JS, _fig_html
 
     def simple(df: pd.DataFrame, tid: str) -> str:
         head = "".join(f'<th data-col="{i}">{html.escape(str(c))}</th>' for i, c in enumerate(df.columns))

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sim.experiment import dataset
+from analysis import runfolder
 
 # fast: SHA-256 of every file a report's figures come from (games, and cards / compiles / events when
 #       a table is computed from them); the size and footer row count of the others.
@@ -42,7 +42,7 @@ def _ints(*values: Any) -> bool:
 
 def listing_problems(run: Path, m: dict[str, Any]) -> list[str]:
     """Shard entries that are malformed, listed twice or hold overlapping game_index ranges."""
-    mf = run / dataset.MANIFEST
+    mf = run / runfolder.MANIFEST
     if not isinstance(m.get("shards", []), list):
         return [f"{mf}: key 'shards': expected a list of shard entries"]
     entries = shard_entries(m)
@@ -60,7 +60,7 @@ def listing_problems(run: Path, m: dict[str, Any]) -> list[str]:
         rows = s.get("games_rows")
         if _ints(rows, s.get("games")) and rows != s["games"]:
             problems.append(f"{mf}: shard {s.get('index')}: games_rows {rows} but games {s['games']}")
-    for kind in dataset.KINDS:
+    for kind in runfolder.TABLES:
         files = [s.get(f"{kind}_file") for s in entries if s.get(f"{kind}_file") is not None]
         twice = sorted({f for f in files if files.count(f) > 1})
         if twice:
@@ -82,7 +82,7 @@ def _overlap_problems(mf: Path, entries: list[dict[str, Any]]) -> list[str]:
 def coverage_problems(run: Path, m: dict[str, Any]) -> list[str]:
     """A finished run must list every planned shard (`shard_count`) and every planned game (`games`);
     an unfinished one may list fewer (analysis.open warns), never more."""
-    mf = run / dataset.MANIFEST
+    mf = run / runfolder.MANIFEST
     entries = shard_entries(m)
     indices = {s.get("index") for s in entries}
     planned, total = m.get("shard_count"), m.get("games")
@@ -112,13 +112,13 @@ def stray_problems(run: Path, m: dict[str, Any]) -> list[str]:
     pending: set[Path] = set()
     if not is_complete(m) and _ints(planned):
         events = m["spec"].get("events", True) if isinstance(m.get("spec"), dict) else True
-        pending = dataset.pending_files(run, planned, {s.get("index") for s in entries}, events)
-    stray = dataset.unlisted_files(run, entries, pending)
+        pending = runfolder.pending_files(run, planned, {s.get("index") for s in entries}, events)
+    stray = runfolder.unlisted_files(run, entries, pending)
     if not stray:
         return []
     more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
     folder = stray[0].parent.relative_to(run) if stray[0].is_relative_to(run) else stray[0].parent
-    return [f"{stray[0]}: not listed in {run / dataset.MANIFEST}{more}; a glob over {folder}/*.parquet would "
+    return [f"{stray[0]}: not listed in {run / runfolder.MANIFEST}{more}; a glob over {folder}/*.parquet would "
             f"read it with the run's rows: move it out of the run folder"]
 
 
@@ -142,6 +142,6 @@ def checksum_problems(files: Iterable[tuple[Path, dict[str, Any], str]], threads
     if missing:
         return missing[:1]
     with ThreadPoolExecutor(max_workers=max(1, threads or os.cpu_count() or 1)) as pool:
-        digests = list(pool.map(lambda t: dataset.file_sha256(t[0]), todo))
+        digests = list(pool.map(lambda t: runfolder.file_sha256(t[0]), todo))
     return [f"{f}: does not match its SHA-256 in run.json (changed after the run wrote it)"
             for (f, e, kind), digest in zip(todo, digests, strict=True) if digest != e[f"{kind}_sha256"]]

@@ -5,53 +5,30 @@ without the GIL; `records()` turns the columns into the same records the step AP
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from sim.engine._core import play_batch
+from sim.engine._core import SeatConfig, play_batch
 from sim.pool import ENGINE_VERSION, Pool
 from sim.record import make_record
 
 MAX_COMPILES = 64
 
 
-def make_seats(pool: Pool, strategies: Sequence[str], draft: str | Sequence[str] = "random",
-               draft_read: Callable[[str], str] | None = None) -> tuple[tuple[Any, ...], Any]:
-    """The engine seats for these strategy specs, each drafting by its draft strategy (one for
-    both seats, or one per seat); also the trios a `fixed` draft names (None otherwise). The one
-    place seats are built, so a replay plays exactly what the batch played."""
-    from strategies.spec import install_draft, make_seat, parse_draft
-
-    seats = tuple(make_seat(s, pool) for s in strategies)
-    fixed_trios = None
-    for seat, text in zip(seats, (draft, draft) if isinstance(draft, str) else draft, strict=True):
-        dkind, payload = parse_draft(text, pool, draft_read)
-        if dkind == "fixed":
-            fixed_trios = payload
-        install_draft(seat, dkind, payload)
-    return seats, fixed_trios
-
-
-def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 200,
+def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, seats: Sequence[SeatConfig], turn_cap: int = 200,
                  first_player: int | None = None,
                  protocols: Sequence[Sequence[Sequence[str]]] | None = None,
-                 check_invariants: bool = False, events: bool = False,
-                 strategies: Sequence[str] = ("random", "random"), draft: str | Sequence[str] = "random",
-                 draft_read: Callable[[str], str] | None = None) -> dict[str, np.ndarray]:
-    """Play one game per seed with these strategy specs (seat 0, seat 1; strategies/spec.py);
-    returns columns (one row per game). `draft` is a draft strategy (strategies.spec.parse_draft),
-    or one per seat; `draft_read(path)` gives the text of a draft table it names (a run's copy).
+                 check_invariants: bool = False, events: bool = False) -> dict[str, np.ndarray]:
+    """Play one game per seed with these built seats (seat 0, seat 1: strategies.seats.make_seats
+    builds them from specs); returns columns (one row per game).
 
     `protocols`, if given, is a list of matchups ((a, b, c), (d, e, f)) used round-robin by game
     index; otherwise every game drafts. With `check_invariants` the engine verifies the
     position at every decision and turn boundary and stops a game at the first violation
     (column `violation`, 0 when none). With `events`, `out["events"]` holds the dataset events
     (draws, plays, deletes, compiles, control gains) as columns whose `game` is the row index."""
-    seats, fixed_trios = make_seats(pool, strategies, draft, draft_read)
-    if fixed_trios is not None and not protocols:
-        protocols = [fixed_trios]
     seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
     n = len(seeds)
     if protocols:
@@ -74,7 +51,7 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
         "violation": np.zeros(n, np.int8),
     }
     ev = play_batch(pool.core, seeds, turn_cap, -1 if first_player is None else first_player, fixed, out,
-                    MAX_COMPILES, check_invariants, events, seats)
+                    MAX_COMPILES, check_invariants, events, tuple(seats))
     if events:
         out["events"] = ev
     out["seed"] = seeds
@@ -83,7 +60,7 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, turn_cap: int = 
 
 def records(pool: Pool, cols: dict[str, np.ndarray],
             strategies: Sequence[str] = ("random", "random")) -> list[dict[str, Any]]:
-    """The columns as per-game records, built by the same `make_record` as `Game.record()`."""
+    """The columns as per-game records, built by the same `make_record` as `State.record()`."""
     out = []
     for i in range(len(cols["seed"])):
         nc = min(int(cols["n_compiles"][i]), MAX_COMPILES)

@@ -9,7 +9,7 @@ from sim.engine._core import constants
 
 K = constants()
 LINES = ("left", "middle", "right")
-SEATS = ("A", "B")
+SEAT_NAMES = ("A", "B")
 DK = {v: k for k, v in K["decision"].items()}
 LG = {v: k for k, v in K["log"].items()}
 PHASES = {v: k for k, v in K["phase"].items()}
@@ -66,7 +66,7 @@ class Namer:
         if k == "control_rearrange":
             if opt == OPT_SKIP:
                 return "skip"
-            return f"{SEATS[opt >> 3]}: {self.protocols_after(opt >> 3, opt & 7)}"
+            return f"{SEAT_NAMES[opt >> 3]}: {self.protocols_after(opt >> 3, opt & 7)}"
         if k == "rearrange":
             return self.protocols_after(opt >> 3, opt & 7)
         return str(opt)
@@ -78,7 +78,7 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
     out = []
     for kind, depth, player, card, target, a, b in entries:
         k = LG.get(kind, "?")
-        who = SEATS[player] if player in (0, 1) else "-"
+        who = SEAT_NAMES[player] if player in (0, 1) else "-"
         src = nm.card(card) if card >= 0 else who
         tgt = nm.card(target) if target >= 0 else ""
         pad = "  " * (depth + (0 if k == "turn" else 1))
@@ -91,7 +91,7 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
         elif k == "play":
             face = "face-up" if b & 1 else "face-down"
             side = (b >> 1) & 1
-            where = LINES[a] + ("" if side == player else f" on {SEATS[side]}'s side")
+            where = LINES[a] + ("" if side == player else f" on {SEAT_NAMES[side]}'s side")
             extra = " (under the playing card)" if b & 4 else ""
             by = f" ({src})" if card >= 0 else ""
             line = f"{who} plays {tgt} {face} in {where}{extra}{by}"
@@ -99,15 +99,15 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
             line = f"{who} draws {a}" + (" from their revealed deck" if b == 1 else "")
         elif k == "discard":
             line = f"{who} discards {tgt}" + {1: " from the top of their deck",
-                                              2: f" from the top of {SEATS[1 - player]}'s deck",
+                                              2: f" from the top of {SEAT_NAMES[1 - player]}'s deck",
                                               3: " at random",
-                                              4: f" into {SEATS[1 - player]}'s trash"}.get(a, "")
+                                              4: f" into {SEAT_NAMES[1 - player]}'s trash"}.get(a, "")
         elif k == "flip":
             line = f"{src} flips {tgt} face-{'up' if a else 'down'}"
         elif k == "delete":
             line = f"{'compile' if a == 1 and card < 0 else src} deletes {tgt}"
         elif k == "return":
-            line = (f"{tgt} goes on top of {SEATS[1 - player]}'s deck instead" if a == 1
+            line = (f"{tgt} goes on top of {SEAT_NAMES[1 - player]}'s deck instead" if a == 1
                     else f"{src} returns {tgt}")
         elif k == "shift":
             line = f"{src} shifts {tgt} from {LINES[b]} to {LINES[a]}"
@@ -119,7 +119,7 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
         elif k == "refresh":
             line = f"{who} refreshes"
         elif k == "rearrange":
-            line = f"{who} rearranges {SEATS[a]}'s protocols ({'-'.join(LINES[i] for i in PERMS[b])})"
+            line = f"{who} rearranges {SEAT_NAMES[a]}'s protocols ({'-'.join(LINES[i] for i in PERMS[b])})"
         elif k == "trigger":
             line = f"{src} {BOX_NAMES[a]} resolves" + (f" (copy of {pool.cards[b - 1].name})" if b else "")
         elif k == "win":
@@ -131,16 +131,16 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
                     f"{who} reveals their deck ({b} cards)" if a == 4 else
                     f"{who} reveals {tgt}" if a == 5 else f"{src} reveals {tgt}")
         elif k == "give":
-            line = f"{who} gives {tgt} to {SEATS[1 - player]}"
+            line = f"{who} gives {tgt} to {SEAT_NAMES[1 - player]}"
         elif k == "take":
-            line = f"{who} takes {tgt} from {SEATS[1 - player]}" + {0: " (at random)", 1: " (top of deck)",
+            line = f"{who} takes {tgt} from {SEAT_NAMES[1 - player]}" + {0: " (at random)", 1: " (top of deck)",
                                                                    2: " (from the field)"}.get(a, "")
         elif k == "cancel":
             line = f"{src}: text interrupted"
         elif k == "shuffle":
             line = f"{who} shuffles their deck" if a == 1 else f"{who} shuffles their trash into their deck"
         elif k == "deny":
-            line = f"{src}: {SEATS[1 - player]} cannot compile on turn {b}"
+            line = f"{src}: {SEAT_NAMES[1 - player]} cannot compile on turn {b}"
         elif k == "state":
             line = f"{who} states {pool.protocols[b] if a else b}"
         elif k == "swap_stacks":
@@ -157,7 +157,7 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
 
 def _decision_text(nm: Namer, kind: int, opt: int) -> str:
     if DK.get(kind) in ("rearrange", "control_rearrange") and opt != OPT_SKIP:
-        return f"{SEATS[opt >> 3]}'s protocols to {'-'.join(LINES[i] for i in PERMS[opt & 7])} order"
+        return f"{SEAT_NAMES[opt >> 3]}'s protocols to {'-'.join(LINES[i] for i in PERMS[opt & 7])} order"
     try:
         return nm.option(kind, opt)
     except (IndexError, KeyError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.describe import PHASES, SEATS, Namer
+from sim.describe import PHASES, SEAT_NAMES, Namer
 
 
 def observation_from_state(pool, s: dict[str, Any], player: int) -> dict[str, Any]:
@@ -20,16 +20,16 @@ def observation_from_state(pool, s: dict[str, Any], player: int) -> dict[str, An
                 "value": s["card_values"][c] if up else (2 if not visible else s["card_values"][c])}
 
     obs: dict[str, Any] = {
-        "player": SEATS[player],
+        "player": SEAT_NAMES[player],
         "turn": s["turn"],
-        "active": SEATS[s["active"]],
+        "active": SEAT_NAMES[s["active"]],
         "phase": PHASES[s["phase"]],
-        "control": "none" if s["control"] < 0 else SEATS[s["control"]],
+        "control": "none" if s["control"] < 0 else SEAT_NAMES[s["control"]],
         "hand": [nm.card(c) for c in s["hand"][player]],
         "sides": {},
     }
     for p in (0, 1):
-        obs["sides"][SEATS[p]] = {
+        obs["sides"][SEAT_NAMES[p]] = {
             "protocols": [names[i] for i in s["protocols"][p]],
             "compiled": list(map(bool, s["compiled"][p])),
             "stacks": [[card_view(c) for c in s["stacks"][p][line]] for line in range(3)],

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.describe import SEATS
+from sim.describe import SEAT_NAMES
 from sim.engine._core import CoreGame, constants
-from sim.game import Game
 from sim.inputs import InputFileError, read_input_text
 from sim.pool import Pool, load_pool
+from sim.state import State
 
 K = constants()
 PHASES = K["phase"]
@@ -78,9 +78,9 @@ NON_EMPTY = Kind("a non-empty string", lambda v: isinstance(v, str) and bool(v.s
 RULE = Kind('a non-empty string: a card name or a rule number such as "1.2"',
             lambda v: isinstance(v, str) and bool(v.strip()))
 FILES = Kind("an array of file paths", _strings)
-SEAT = _one_of(*SEATS)
-SEAT_OR_NONE = _one_of("none", *SEATS)
-WINNER = _one_of("none", *SEATS, "draw")
+SEAT = _one_of(*SEAT_NAMES)
+SEAT_OR_NONE = _one_of("none", *SEAT_NAMES)
+WINNER = _one_of("none", *SEAT_NAMES, "draw")
 SETUP_PHASE = _one_of(*SETUP_PHASES)
 PHASE = _one_of(*(p for p in PHASES if p != "draft"))  # a scenario starts after the draft
 COUNT = Kind("a whole number from 0", lambda v: _whole(v, 0))
@@ -108,7 +108,7 @@ SCHEMA = Table("a scenario file", {
     "setup": Table("the position", {
         "active": SEAT, "phase": SETUP_PHASE, "turn": FROM_ONE, "control": SEAT_OR_NONE, "seed": COUNT,
         "turn_cap": FROM_ONE, "deny_compile": SEAT, "A": SETUP_SIDE, "B": SETUP_SIDE,
-    }, required=SEATS),
+    }, required=SEAT_NAMES),
     "play": Table("the scripted decisions", {"decisions": STRINGS}, required=("decisions",)),
     "expect": Table("what must hold at the stop", {
         "A": EXPECT_SIDE, "B": EXPECT_SIDE, "control": SEAT_OR_NONE, "winner": WINNER, "active": SEAT,
@@ -149,7 +149,7 @@ def check_shape(path: Path, raw: dict[str, Any], table: Table = SCHEMA, prefix: 
 def check_checks_something(path: Path, raw: dict[str, Any]) -> None:
     """A scenario must check something; `error` stands alone (a file that fails to load plays nothing)."""
     expect = raw["expect"]
-    flat = [k for k in expect if k not in SEATS] + [f"{s}.{k}" for s in SEATS for k in expect.get(s, {})]
+    flat = [k for k in expect if k not in SEAT_NAMES] + [f"{s}.{k}" for s in SEAT_NAMES for k in expect.get(s, {})]
     if not flat:
         raise _err(path, "expect", "no expectation; a scenario must check something (see docs/scenarios.md)")
     if "error" in expect and (len(flat) > 1 or "play" in raw):
@@ -198,7 +198,7 @@ class InPlay:
 
     @classmethod
     def of(cls, pool: Pool, setup: dict[str, Any]) -> InPlay:
-        protos = frozenset(p.strip().lower() for s in SEATS for p in setup[s]["protocols"])
+        protos = frozenset(p.strip().lower() for s in SEAT_NAMES for p in setup[s]["protocols"])
         cards = frozenset(c.name.lower() for c in pool.cards if c.protocol.lower() in protos)
         return cls(pool, protos, cards)
 
@@ -270,7 +270,7 @@ class ScenarioResult:
     name: str
     ok: bool
     problems: list[str] = field(default_factory=list)
-    game: Game | None = None
+    game: State | None = None
     invalid: str = ""  # the one-line error when the file itself is malformed or cannot be set up
 
     def report(self) -> str:
@@ -295,7 +295,7 @@ def _pool(path: Path, files: list[str]) -> Pool:
 
 def _protocol_ids(path: Path, pool: Pool, sides: list[dict[str, Any]]) -> list[list[int]]:
     protos = []
-    for seat, side in zip(SEATS, sides, strict=True):
+    for seat, side in zip(SEAT_NAMES, sides, strict=True):
         try:
             protos.append([pool.protocol(n) for n in side["protocols"]])
         except KeyError as e:
@@ -361,14 +361,14 @@ def _compiled(path: Path, pool: Pool, seat: str, ids: list[int], compiled: list[
 def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreGame, int]:
     """Place the (shape-checked) setup into a new core game; refuse an impossible position."""
     setup = raw["setup"]
-    sides = [setup[s] for s in SEATS]
+    sides = [setup[s] for s in SEAT_NAMES]
     protos = _protocol_ids(path, pool, sides)
     iid_of, cdef_of = _instances(pool, protos)
     placer = _Placer(path, pool, iid_of)
     pos: dict[str, Any] = {"deck": [], "hand": [], "trash": [], "stacks": [], "protocols": protos,
                            "compiled": [], "owner": {}, "cdef": cdef_of}
     for p, side in enumerate(sides):
-        s = SEATS[p]
+        s = SEAT_NAMES[p]
         for zone in ("hand", "deck", "trash"):
             pos[zone].append(placer.cards(side.get(zone, []), f"setup.{s}.{zone}"))
         pos["stacks"].append(placer.stacks(side.get("stacks", [[], [], []]), f"setup.{s}.stacks"))
@@ -377,18 +377,18 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreGame, int]:
         for i, n in enumerate(side.get("owns", [])):
             name = n.strip().lower().removeprefix("down:").strip()
             if name not in iid_of:
-                raise _err(path, f"setup.{SEATS[p]}.owns[{i}]", f"unknown or not-in-play card {n!r}")
+                raise _err(path, f"setup.{SEAT_NAMES[p]}.owns[{i}]", f"unknown or not-in-play card {n!r}")
             pos["owner"][iid_of[name]] = p
     for iid in placer.seen:
         pos["owner"].setdefault(iid, iid // 18)
     turn = setup.get("turn", 1)
-    pos.update(active=SEATS.index(setup.get("active", "A")), phase=PHASES[setup.get("phase", "action")],
+    pos.update(active=SEAT_NAMES.index(setup.get("active", "A")), phase=PHASES[setup.get("phase", "action")],
                turn=turn, first_player=0)
     control = setup.get("control", "none")
-    pos["control"] = -1 if control == "none" else SEATS.index(control)
+    pos["control"] = -1 if control == "none" else SEAT_NAMES.index(control)
     nct = [-1, -1]
     if "deny_compile" in setup:
-        nct[SEATS.index(setup["deny_compile"])] = turn
+        nct[SEAT_NAMES.index(setup["deny_compile"])] = turn
     pos["no_compile_turn"] = nct
     turn_cap = setup.get("turn_cap", 200)
     core = CoreGame(pool.core, setup.get("seed", 1), turn_cap)
@@ -449,14 +449,14 @@ def run_file(path: str | Path) -> ScenarioResult:
         check_names(path, InPlay.of(pool, raw["setup"]), expect, SCHEMA.keys["expect"], "expect")
     except ScenarioError as e:
         return _invalid(path, name, e)
-    game = Game.from_core(pool, core, cap)
+    game = State.from_core(pool, core, cap)
     problems = play(game, raw.get("play", {}).get("decisions", []))
     if not problems:
         problems = check(game, expect)
     return ScenarioResult(str(path), name, not problems, problems, game)
 
 
-def play(game: Game, decisions: list[str]) -> list[str]:
+def play(game: State, decisions: list[str]) -> list[str]:
     """Answer the scripted decisions in order; the first one that cannot be given is the problem."""
     for i, ans in enumerate(decisions):
         d = game.pending()
@@ -492,11 +492,11 @@ SIDE_COMPARE: dict[str, Callable[[dict[str, Any], Any], tuple[Any, bool]]] = {
 }
 
 
-def check(game: Game, expect: dict[str, Any]) -> list[str]:
+def check(game: State, expect: dict[str, Any]) -> list[str]:
     """Every expectation that does not hold, as one readable line each."""
     s = game.state()
     out = []
-    for seat in SEATS:
+    for seat in SEAT_NAMES:
         for k, want in expect.get(seat, {}).items():
             got, ok = SIDE_COMPARE[k](s[seat], want)
             if not ok:

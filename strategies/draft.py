@@ -22,6 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from sim.inputs import InputFileError, read_input_text
+from strategies._draft import LearnedDraft
+
 TABLE_KEYS = ("about", "protocols", "trios", "counters")
 STYLES = ("full", "greedy", "counter")
 MAX_VALUE = 1.0          # a value is a win-rate difference: |v| <= 1
@@ -68,7 +71,6 @@ def read_table_text(path: str, read: Callable[[str], str] | None = None) -> str:
     """The table's text: from `read` (a run's saved copy) or the file itself."""
     if read is not None:
         return read(path)
-    from sim.inputs import InputFileError, read_input_text
 
     try:
         return read_input_text(Path(path))
@@ -140,7 +142,6 @@ def _value(v: Any, source: str, key: str) -> float:
 
 def learned_draft(arg: str, protocols: list[str], read: Callable[[str], str] | None = None):
     """A LearnedDraft (strategies/_draft.pyx) for `learned:ARG` and a pool's protocols."""
-    from strategies._draft import LearnedDraft
 
     spec = parse_learned(arg)
     trio, net = table_arrays(read_table_text(spec.path, read), spec.path, protocols)

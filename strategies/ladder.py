@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.batch import play_columns
 from sim.stats import wilson
+from strategies.seats import play_games
 
 
 def play_pair(pool, a: str, b: str, games: int, seed: int = 1, turn_cap: int = 200,
@@ -20,8 +20,8 @@ def play_pair(pool, a: str, b: str, games: int, seed: int = 1, turn_cap: int = 2
     swapped, so seat and draft luck cancel out."""
     half = max(1, games // 2)
     seeds = range(seed, seed + half)
-    ab = play_columns(pool, seeds, turn_cap=turn_cap, strategies=(a, b), draft=draft)
-    ba = play_columns(pool, seeds, turn_cap=turn_cap, strategies=(b, a), draft=draft)
+    ab = play_games(pool, seeds, (a, b), draft, turn_cap=turn_cap)
+    ba = play_games(pool, seeds, (b, a), draft, turn_cap=turn_cap)
     wins_a = int((ab["winner"] == 0).sum() + (ba["winner"] == 1).sum())
     wins_b = int((ab["winner"] == 1).sum() + (ba["winner"] == 0).sum())
     n = 2 * half

@@ -13,23 +13,26 @@
 
 from __future__ import annotations
 
+import csv
 import importlib
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sim.engine._core import SeatConfig
 
+from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
 from strategies._ismcts import configure as configure_ismcts
+from strategies.draft import DraftTableError, learned_draft
+from strategies.errors import StrategyError
+from strategies.user import PythonSeat, Strategy, where_raised
 
 BUILTIN = ("random", *STYLE_WEIGHTS, "ismcts")
 PARAMS = {"random": (), "search": ("sims", "depth", *WEIGHT_NAMES), "ismcts": ("iters", "c", "rollout")}
 R_NO_FACEDOWN, R_NO_REFRESH_WITH_CONTROL, R_NO_FACEUP = 1, 2, 4
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
-
-
-class StrategyError(ValueError):
-    """A strategy spec that cannot be used; the message says what was expected."""
 
 
 @dataclass
@@ -132,7 +135,6 @@ def make_seat(text: str, pool) -> SeatConfig:
 
 def load_user_strategy(path: str, pool=None):
     """Import package.module:ClassName and wrap an instance for the engine."""
-    from strategies.user import PythonSeat, Strategy, where_raised
 
     module, _, cls = path.partition(":")
     try:
@@ -163,7 +165,6 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
     learned table's text instead of the file (a run's saved copy, on a worker)."""
     kind, _, arg = text.partition(":")
     if kind == "learned":
-        from strategies.draft import DraftTableError, learned_draft
 
         try:
             return "learned", learned_draft(arg, list(pool.protocols), read)
@@ -196,12 +197,6 @@ def install_draft(seat: SeatConfig, kind: str, payload) -> None:
 
 
 def read_draft_table(path: str, pool) -> list[float]:
-    import csv
-    import json
-    from pathlib import Path
-
-    from sim.inputs import InputFileError, read_input_text
-
     p = Path(path)
     try:
         text = read_input_text(p)

@@ -32,7 +32,7 @@ from typing import Any
 
 from sim.describe import DK, Namer
 from sim.observation import observation_from_state
-from strategies.spec import StrategyError
+from strategies.errors import StrategyError
 
 TIMEOUT_ENV = "PROTOLAB_DECISION_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0

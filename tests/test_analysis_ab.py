@@ -10,12 +10,12 @@ import shutil
 import numpy as np
 import pytest
 from fixtures_analysis.known import T1, T2
+from fixtures_analysis.synth import write_run
 
 from analysis.compare import compare_runs
 from analysis.open import open_runs
 from analysis.stats import Z95, newcombe_diff, paired_rate_diff, paired_rate_diff_clusters
-from analysis.synth import write_run
-from sim.cli import main
+from protolab.cli import main
 
 ARMS = ("official", "fire1-worth-3")        # the shared ab_run fixture (tests/conftest.py)
 
@@ -283,7 +283,7 @@ def test_dashboard_on_an_ab_run_writes_the_ab_page(capsys, ab_run, arms, tmp_pat
 def test_run_ends_an_ab_run_with_the_ab_dashboard(ab_run, tmp_path):
     from rich.console import Console
 
-    from sim.experiment.runner import RunResult, analyse
+    from protolab.experiment.runner import RunResult, analyse
 
     copy = shutil.copytree(ab_run, tmp_path / "run")
     manifest = json.loads((copy / "run.json").read_text())

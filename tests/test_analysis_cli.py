@@ -9,7 +9,7 @@ import urllib.request
 import pytest
 from fixtures_analysis.known import known_run, planted_run
 
-from sim.cli import main
+from protolab.cli import main
 
 
 def run(capsys, *argv):

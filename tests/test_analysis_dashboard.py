@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from fixtures_analysis.chromium import Chromium, find_chromium
+from fixtures_analysis.synth import synth_run
 
 from analysis.dashboard import render
 from analysis.open import open_runs
 from analysis.report import build_report
-from analysis.synth import synth_run
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 

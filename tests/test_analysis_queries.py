@@ -172,7 +172,7 @@ def test_card_impact_from_cards_files_equals_events(runs, tmp_path):
 
 def test_strategy_ratings_only_with_several_strategies(runs, tmp_path):
     assert Q.strategy_ratings(runs)[0].empty
-    from analysis.synth import write_run
+    from fixtures_analysis.synth import write_run
 
     rows = []
     for i in range(400):       # A beats B 3:1 in every (seat, first player) cell

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from fixtures_analysis.known import T1, T2
+from fixtures_analysis.synth import write_run
 
 from analysis.flags import card_items, flag_table
-from analysis.synth import write_run
 from analysis.tiers import (
     average_ranks,
     bootstrap_agreement,
@@ -21,8 +21,8 @@ from analysis.tiers import (
     tier_study,
     verdict,
 )
-from sim.cli import main
-from sim.experiment.spec import SpecError, parse_spec, spec_from_manifest
+from protolab.cli import main
+from protolab.experiment.spec import SpecError, parse_spec, spec_from_manifest
 
 # -- rank agreement, by hand -------------------------------------------------------------------------
 

@@ -10,13 +10,13 @@ import random
 from collections import Counter
 
 import pytest
+from fixtures_analysis.synth import write_run
 
 from analysis import queries as Q
 from analysis.dashboard import render
 from analysis.open import open_runs
 from analysis.report import build_report, print_report
-from analysis.synth import write_run
-from sim.cli import main
+from protolab.cli import main
 from sim.stats import wilson
 
 PROTOCOLS = ("Apathy", "Darkness", "Death", "Fire", "Gravity", "Hate", "Life", "Light")

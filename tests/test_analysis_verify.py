@@ -16,9 +16,9 @@ from conftest import AB_GAMES, AB_SHARDS
 from fixtures_analysis.known import known_run
 from fixtures_analysis.runcopies import manifest
 
+from analysis import runfolder
 from analysis.open import RunError, open_runs
-from sim.cli import main
-from sim.experiment import dataset
+from protolab.cli import main
 
 ARMS = ("official", "fire1-worth-3")
 
@@ -207,7 +207,7 @@ def test_an_unfinished_run_keeps_its_warning(capsys, ab_copy):
     assert [w for w in runs.warnings if "not complete" in w] == runs.warnings != []
     runs.close()
     # the shards recorded since run.json was written (shards.jsonl) are listed too
-    (ab_copy / dataset.JOURNAL).write_text(json.dumps(gone) + "\n")
+    (ab_copy / runfolder.JOURNAL).write_text(json.dumps(gone) + "\n")
     assert games_in(ab_copy) == AB_GAMES
 
 
@@ -249,10 +249,10 @@ def test_a_stray_shard_file_is_an_error_and_resume_refuses_it(capsys, ab_copy):
     code, _, err = cli(capsys, "report", ab_copy, "--trust", "--format", "csv")
     assert code == 0 and "shard-00040.parquet" in err
     # --resume refuses, naming the file, and leaves the folder as it was
-    before = {p: p.read_bytes() for p in ab_copy.rglob("*") if p.is_file() and p.name != dataset.LOCK}
+    before = {p: p.read_bytes() for p in ab_copy.rglob("*") if p.is_file() and p.name != runfolder.LOCK}
     msg = one_error(capsys, "run", "--resume", ab_copy)
     assert str(stray) in msg and "not a file of this run" in msg and "move it out" in msg
-    assert {p: p.read_bytes() for p in ab_copy.rglob("*") if p.is_file() and p.name != dataset.LOCK} == before
+    assert {p: p.read_bytes() for p in ab_copy.rglob("*") if p.is_file() and p.name != runfolder.LOCK} == before
     # moved aside, the run is whole again
     stray.rename(ab_copy.parent / stray.name)
     assert games_in(ab_copy) == AB_GAMES
@@ -271,10 +271,10 @@ def test_files_of_unrecorded_planned_shards_are_pending_not_stray(ab_copy):
     """After a driver is killed, a shard's files may exist unrecorded: resume overwrites them."""
     m = manifest(ab_copy)
     gone = m["shards"].pop()
-    pending = dataset.pending_files(ab_copy, AB_SHARDS, {s["index"] for s in m["shards"]}, events=True)
-    assert {ab_copy / gone[f"{k}_file"] for k in dataset.KINDS} == pending
-    assert dataset.unlisted_files(ab_copy, m["shards"], pending) == []
-    unlisted = dataset.unlisted_files(ab_copy, m["shards"])
+    pending = runfolder.pending_files(ab_copy, AB_SHARDS, {s["index"] for s in m["shards"]}, events=True)
+    assert {ab_copy / gone[f"{k}_file"] for k in runfolder.TABLES} == pending
+    assert runfolder.unlisted_files(ab_copy, m["shards"], pending) == []
+    unlisted = runfolder.unlisted_files(ab_copy, m["shards"])
     assert sorted(unlisted) == sorted(pending)
     # a games-only run would not write events: an events file there is a stray
-    assert not any(p.parent.name == "events" for p in dataset.pending_files(ab_copy, 6, set(), events=False))
+    assert not any(p.parent.name == "events" for p in runfolder.pending_files(ab_copy, 6, set(), events=False))

@@ -45,7 +45,7 @@ def test_pool_hash_is_stable_and_content_based(tmp_path):
 
 def test_variant_runs_without_rebuild(tmp_path):
     """A designer's variant (Darkness 0 draws 2 instead of 3) changes play immediately."""
-    from sim.game import Game
+    from sim.state import State
 
     v = tmp_path / "dark0.toml"
     v.write_text('variant = "Darkness 0 draws 2"\n[[cards]]\nreplaces = "Darkness 0"\n'
@@ -53,7 +53,7 @@ def test_variant_runs_without_rebuild(tmp_path):
                  'middle.do = [ { draw = 2 }, { shift = 1, whose = "opponent", covered = true } ]\n')
     for extra, drawn in (((), 3), ((v,), 2)):
         p = load_pool(cards=extra)
-        g = Game(p, seed=1, protocols=[["Darkness", "Fire", "Water"], ["Hate", "Light", "Life"]], first_player=0)
+        g = State(p, seed=1, protocols=[["Darkness", "Fire", "Water"], ["Hate", "Light", "Life"]], first_player=0)
         hand = g.state()["A"]["hand"]
         opts = g.pending().options
         choice = next((o for o in opts if o.startswith("Darkness 0 up")), None)
@@ -143,7 +143,7 @@ def test_reading_variant_changes_the_card():
 def test_unencoded_text_is_refused_for_play_but_listed(tmp_path, capsys):
     """A card with text but no steps would play as blank: simulating refuses it, naming the file,
     card and box; `cards list` still shows it as not encoded."""
-    from sim.cli import main
+    from protolab.cli import main
 
     v = tmp_path / "draft.toml"
     v.write_text('variant = "draft"\n[[cards]]\nreplaces = "Fire 1"\n'

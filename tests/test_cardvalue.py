@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from analysis import cardvalue as cv
-from sim.cli import main
-from sim.experiment.plan import holding_matchups
-from sim.experiment.spec import SpecError, parse_spec
+from protolab.cli import main
+from protolab.experiment.plan import holding_matchups
+from protolab.experiment.spec import SpecError, parse_spec
 
 GAMES = 10                      # per card and restriction: 5 seat-swapped pairs
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sim.cli import main
+from protolab.cli import main
 
 
 def run(capsys, *argv):
@@ -73,13 +73,13 @@ def test_console_script_help():
 
 
 def test_module_entry_point(tmp_path):
-    """`python -m sim.cli` works from any folder, using the same sim package as the tests."""
+    """`python -m protolab` works from any folder, using the same sim package as the tests."""
     import os
     from pathlib import Path
 
     import sim
 
     env = {**os.environ, "PYTHONPATH": str(Path(sim.__file__).resolve().parents[1])}
-    r = subprocess.run([sys.executable, "-m", "sim.cli", "cards", "show", "Hate 2"], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "protolab", "cards", "show", "Hate 2"], capture_output=True,
                        text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0 and "highest value" in r.stdout

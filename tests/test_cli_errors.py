@@ -16,7 +16,7 @@ import pytest
 from fixtures_analysis.known import known_run
 
 import sim
-from sim.cli import main
+from protolab.cli import main
 from strategies.user import TIMEOUT_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -330,7 +330,7 @@ def test_spec_limit_ends_quickly(capsys, bad):
 
 def _full_disk(monkeypatch) -> None:
     """Every fsync of a file being written fails as on a full disk."""
-    import sim.experiment.dataset as dataset
+    import analysis.runfolder as dataset
 
     def no_space(fd):
         raise OSError(28, "No space left on device")
@@ -364,7 +364,7 @@ def test_error_message_is_one_line_even_with_control_characters(capsys):
 
 
 def _module_env() -> dict[str, str]:
-    """`python -m sim.cli` in a subprocess imports the `sim` these tests import (the checkout when
+    """`python -m protolab` in a subprocess imports the `sim` these tests import (the checkout when
     built in place, site-packages when installed), never a checkout without its compiled engine."""
     env = {k: v for k, v in os.environ.items() if k != TIMEOUT_ENV}
     env["PYTHONPATH"] = os.pathsep.join([str(SIM_ROOT), env.get("PYTHONPATH", "")])
@@ -375,7 +375,7 @@ def test_broken_pipe_ends_quietly(tmp_path):
     """`protolab replay --seed 1 | head -1`: no traceback when the reader leaves."""
     import fcntl
 
-    p = subprocess.Popen([sys.executable, "-m", "sim.cli", "replay", "--seed", "1"], stdout=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-m", "protolab", "replay", "--seed", "1"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=_module_env(), cwd=tmp_path)
     fcntl.fcntl(p.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)      # smaller than the log: the writer must wait
     assert p.stdout.readline().startswith(b"seed 1")

@@ -10,7 +10,7 @@ from importlib.metadata import version
 
 import pytest
 
-from sim.cli import main
+from protolab.cli import main
 
 COMMANDS = {                                         # argv, the CSV's first columns
     "simulate": (["simulate", "--games", "40", "--strategies", "random", "random"], ["protocol", "games", "win_rate"]),

@@ -3,8 +3,8 @@ so nothing a user runs without choosing plays random seats (docs/strategies.md).
 
 import json
 
-from sim.cli import build_parser, main
-from sim.experiment.spec import examples_dir, load_spec
+from protolab.cli import build_parser, main
+from protolab.experiment.spec import examples_dir, load_spec
 
 
 def _base(spec: str) -> str:

@@ -11,11 +11,11 @@ import pytest
 
 from analysis.open import Runs
 from analysis.picks import first_pick, has_picks, pick_metrics
-from sim.batch import play_columns
-from sim.cli import main
-from sim.experiment.plan import make_plan
-from sim.experiment.spec import SpecError, load_spec
+from protolab.cli import main
+from protolab.experiment.plan import make_plan
+from protolab.experiment.spec import SpecError, load_spec
 from sim.pool import load_pool
+from strategies.seats import play_games
 
 POOL = load_pool(sets=["Main 1", "Aux 1"])
 TABLE = """
@@ -35,7 +35,7 @@ def _table(tmp_path: Path, text: str = TABLE, name: str = "t.toml") -> str:
 
 
 def _picks(draft: str, seeds=range(12)) -> tuple[list[list[str]], np.ndarray]:
-    cols = play_columns(POOL, seeds, strategies=("random", "random"), draft=draft)
+    cols = play_games(POOL, seeds, strategies=("random", "random"), draft=draft)
     return [[POOL.protocols[i] for i in row] for row in cols["picks"]], cols["first_player"]
 
 
@@ -70,7 +70,7 @@ def test_deterministic_and_seeded(tmp_path):
 
 
 def test_fixed_trios_record_no_picks():
-    cols = play_columns(POOL, range(2), protocols=[(("Fire", "Water", "Death"), ("Hate", "Light", "Life"))])
+    cols = play_games(POOL, range(2), protocols=[(("Fire", "Water", "Death"), ("Hate", "Light", "Life"))])
     assert (cols["picks"] == -1).all()
 
 

@@ -2,47 +2,48 @@
 
 import numpy as np
 
-from sim.batch import play_columns, records
-from sim.game import Game
+from sim.batch import records
 from sim.record import record_bytes
+from sim.state import State
+from strategies.seats import play_games
 
 
 def test_same_seed_same_record_bytes(pool):
-    a = records(pool, play_columns(pool, range(100, 400)))
-    b = records(pool, play_columns(pool, range(100, 400)))
+    a = records(pool, play_games(pool, range(100, 400)))
+    b = records(pool, play_games(pool, range(100, 400)))
     assert [record_bytes(r) for r in a] == [record_bytes(r) for r in b]
 
 
 def test_record_independent_of_batch_split_and_order(pool):
-    whole = records(pool, play_columns(pool, range(0, 300)))
-    parts = records(pool, play_columns(pool, range(200, 300))) + records(pool, play_columns(pool, range(0, 200)))
+    whole = records(pool, play_games(pool, range(0, 300)))
+    parts = records(pool, play_games(pool, range(200, 300))) + records(pool, play_games(pool, range(0, 200)))
     by_seed = {r["seed"]: record_bytes(r) for r in parts}
     assert [record_bytes(r) for r in whole] == [by_seed[s] for s in range(300)]
 
 
 def test_step_api_matches_batch(pool):
-    recs = records(pool, play_columns(pool, range(50)))
+    recs = records(pool, play_games(pool, range(50)))
     for seed in (0, 7, 23, 49):
-        g = Game(pool, seed=seed, auto=(0, 1))
+        g = State(pool, seed=seed, auto=(0, 1))
         assert g.is_over
         assert record_bytes(g.record(("random", "random"))) == record_bytes(recs[seed])
 
 
 def test_known_record_for_seed(pool):
     """A fixed seed gives a fixed game on every machine (counter-based RNG, integer-only)."""
-    r = records(pool, play_columns(pool, [12345]))[0]
-    again = Game(pool, seed=12345, auto=(0, 1)).record(("random", "random"))
+    r = records(pool, play_games(pool, [12345]))[0]
+    again = State(pool, seed=12345, auto=(0, 1)).record(("random", "random"))
     assert r == again
     assert r["winner"] in (0, 1, -1) and r["turns"] >= 1
 
 
 def test_different_seeds_differ(pool):
-    cols = play_columns(pool, range(200))
+    cols = play_games(pool, range(200))
     assert len({tuple(x) for x in cols["protocols"]}) > 100
 
 
 def test_step_by_step_answers(pool):
-    g = Game(pool, seed=3, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
+    g = State(pool, seed=3, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
     d = g.pending()
     assert d.player == 0 and d.kind == "action"
     assert "refresh" not in d.options           # 5 cards in hand: refresh would draw nothing
@@ -57,7 +58,7 @@ def test_step_by_step_answers(pool):
 
 
 def test_answer_by_name_and_bad_answer(pool):
-    g = Game(pool, seed=3, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
+    g = State(pool, seed=3, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
     opt = g.pending().options[0]
     g.answer(opt.upper())
     assert len(g.answers) == 1
@@ -68,7 +69,7 @@ def test_answer_by_name_and_bad_answer(pool):
 
 
 def test_observation_hides_opponent_secrets(pool):
-    g = Game(pool, seed=11, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
+    g = State(pool, seed=11, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
     for _ in range(12):                        # play a few turns face-down where possible
         d = g.pending()
         down = [i for i, o in enumerate(d.options) if " down " in o]
@@ -86,7 +87,7 @@ def test_observation_hides_opponent_secrets(pool):
 
 
 def test_invariants_hold_over_20000_random_games(pool):
-    cols = play_columns(pool, range(1_000_000, 1_020_000), check_invariants=True)
+    cols = play_games(pool, range(1_000_000, 1_020_000), check_invariants=True)
     bad = np.nonzero(cols["violation"])[0]
     assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
     reasons = set(np.unique(cols["end_reason"]).tolist())
@@ -98,7 +99,7 @@ def test_invariants_hold_with_every_protocol_and_the_bots(pool):
     """All 30 protocols drafted, and the bots (which reach effect choices random play rarely
     does) over the whole pool: no invariant broken."""
     assert len(pool.protocols) == 30
-    cols = play_columns(pool, range(2_000_000, 2_002_000), check_invariants=True,
+    cols = play_games(pool, range(2_000_000, 2_002_000), check_invariants=True,
                         strategies=("greedy", "disrupt"))
     bad = np.nonzero(cols["violation"])[0]
     assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
@@ -122,6 +123,6 @@ def test_invariant_checker_detects_a_broken_position(pool):
 
 
 def test_turn_cap_is_a_draw(pool):
-    cols = play_columns(pool, range(300), turn_cap=6)
+    cols = play_games(pool, range(300), turn_cap=6)
     assert (cols["winner"] == 2).all() and (cols["end_reason"] == 2).all()
     assert (cols["turns"] == 6).all()

@@ -14,10 +14,10 @@ import pytest
 from fixtures_analysis.runcopies import copy_without_table, manifest
 
 from analysis import queries as Q
+from analysis import runfolder
 from analysis.open import open_runs
 from analysis.schema import CARD_COUNTS, CARDS_SCHEMA
-from sim.experiment import dataset
-from sim.experiment.runner import RunOptions, run
+from protolab.experiment.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,8 +58,8 @@ def test_every_shard_records_its_cards_file(cards_run):
         name = Path(s["games_file"]).name
         assert s["cards_file"] == f"cards/{name}"
         p = cards_run / s["cards_file"]
-        assert s["cards_bytes"] == p.stat().st_size and s["cards_sha256"] == dataset.file_sha256(p)
-        assert dataset.verify_shard(cards_run, s) is None
+        assert s["cards_bytes"] == p.stat().st_size and s["cards_sha256"] == runfolder.file_sha256(p)
+        assert runfolder.verify_shard(cards_run, s) is None
         t = pq.read_table(p)
         assert t.num_rows == s["cards_rows"] > 0
         assert t.schema.names == CARDS_SCHEMA.names
@@ -130,17 +130,17 @@ def test_resume_recomputes_a_shard_whose_cards_file_is_missing_or_damaged(cards_
     c4.write_bytes(c4.read_bytes()[: c4.stat().st_size // 2])                    # truncated
     damaged = ("shard-00001.parquet", "shard-00003.parquet", "shard-00004.parquet")
     keep = {p: p.stat().st_mtime_ns for p in run_dir.glob("*/shard-*.parquet") if p.name not in damaged}
-    assert len(keep) == len(dataset.KINDS) * (SHARDS - 3)
+    assert len(keep) == len(runfolder.TABLES) * (SHARDS - 3)
     res = run(None, RunOptions(resume=str(run_dir), show_progress=False))
     assert res.status == "complete" and res.computed_shards == 3
     assert sorted(r.split(":")[0] for r in res.recomputed) == ["shard 1", "shard 3", "shard 4"]
     assert "cards/shard-00001.parquet is missing" in " ".join(res.recomputed)
     assert {p: p.stat().st_mtime_ns for p in keep} == keep                      # nothing else rewritten
     m = manifest(run_dir)
-    assert m["complete"] and len(m["shards"]) == SHARDS and not (run_dir / dataset.JOURNAL).exists()
+    assert m["complete"] and len(m["shards"]) == SHARDS and not (run_dir / runfolder.JOURNAL).exists()
     for s in m["shards"]:
-        assert dataset.verify_shard(run_dir, s) is None
-        for kind in dataset.KINDS:                     # the recomputed shards are the same bytes again
+        assert runfolder.verify_shard(run_dir, s) is None
+        for kind in runfolder.TABLES:                     # the recomputed shards are the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
             assert s[f"{kind}_rows"] == before[s["index"]][f"{kind}_rows"]
     assert not list(run_dir.rglob(".*.tmp"))

@@ -19,7 +19,7 @@ import pytest
 from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
 
 import sim
-from sim.experiment.runner import RunOptions, run
+from protolab.experiment.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]      # the checkout, or site-packages when installed
@@ -78,7 +78,7 @@ def test_two_node_cluster_matches_single_node(two_nodes, tmp_path):
     spec.write_text(SPEC)
     shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
     n = two_nodes
-    r = sh("ip", "netns", "exec", n["head_ns"], sys.executable, "-m", "sim.cli", "run", spec,
+    r = sh("ip", "netns", "exec", n["head_ns"], sys.executable, "-m", "protolab", "run", spec,
            "--address", f"{n['head_ip']}:6379", "--out", n["out"], "--no-progress", env=n["env"], cwd=tmp_path,
            check=False, timeout=600)
     assert r.returncode == 0, r.stderr

@@ -13,13 +13,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from fixtures_analysis.runcopies import copy_without_table, manifest
+from fixtures_analysis.synth import compiles_of_shard
 
 from analysis import queries as Q
+from analysis import runfolder
 from analysis.open import open_runs
 from analysis.schema import COMPILES_SCHEMA
-from analysis.synth import compiles_of_shard
-from sim.experiment import dataset
-from sim.experiment.runner import RunOptions, run
+from protolab.experiment.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,8 +38,8 @@ def test_every_shard_records_its_compiles_file(compiles_run):
     for s in m["shards"]:
         assert s["compiles_file"] == "compiles/" + Path(s["games_file"]).name
         p = compiles_run / s["compiles_file"]
-        assert s["compiles_bytes"] == p.stat().st_size and s["compiles_sha256"] == dataset.file_sha256(p)
-        assert dataset.verify_shard(compiles_run, s) is None
+        assert s["compiles_bytes"] == p.stat().st_size and s["compiles_sha256"] == runfolder.file_sha256(p)
+        assert runfolder.verify_shard(compiles_run, s) is None
         t = pq.read_table(p)
         assert t.num_rows == s["compiles_rows"] > 0 and t.schema.names == COMPILES_SCHEMA.names
         for f in COMPILES_SCHEMA:
@@ -101,8 +101,8 @@ def test_resume_replays_a_shard_whose_compiles_file_was_deleted(compiles_run, tm
     m = manifest(run_dir)
     assert m["complete"] and len(m["shards"]) == SHARDS
     for s in m["shards"]:
-        assert dataset.verify_shard(run_dir, s) is None
-        for kind in dataset.KINDS:                           # the replayed shard is the same bytes again
+        assert runfolder.verify_shard(run_dir, s) is None
+        for kind in runfolder.TABLES:                           # the replayed shard is the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
 
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 import sim
-from sim.cli import main
-from sim.experiment import dataset
-from sim.experiment.plan import SHARD_CAP, SHARD_CAP_NO_EVENTS, make_plan, shard_size
-from sim.experiment.runner import RunOptions, new_manifest, prepare
-from sim.experiment.spec import load_spec
+from analysis import runfolder
+from protolab.cli import main
+from protolab.experiment.plan import SHARD_CAP, SHARD_CAP_NO_EVENTS, make_plan, shard_size
+from protolab.experiment.runner import RunOptions, new_manifest, prepare
+from protolab.experiment.spec import load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
@@ -133,7 +133,7 @@ def no_driver_left():
 
 def start(spec: Path, out: Path, *extra) -> subprocess.Popen:
     """`protolab run` in its own process group (as a shell runs a command)."""
-    p = subprocess.Popen([sys.executable, "-m", "sim.cli", "run", str(spec), "--workers", "1", "--out", str(out),
+    p = subprocess.Popen([sys.executable, "-m", "protolab", "run", str(spec), "--workers", "1", "--out", str(out),
                              "--no-progress", *map(str, extra)], env=ENV, cwd=spec.parent, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     STARTED.append(p)
@@ -147,11 +147,11 @@ def playing(p: subprocess.Popen, out: Path, timeout: float = 120) -> dict[int, t
         assert p.poll() is None, p.communicate()
         runs = [d for d in out.iterdir() if d.is_dir()] if out.exists() else []
         try:
-            if runs and dataset.read_manifest(runs[0])["shards"]:
+            if runs and runfolder.read_manifest(runs[0])["shards"]:
                 procs = tree(p.pid)
                 if any("ray::" in cmd for _, cmd in procs.values()):
                     return procs
-        except (dataset.RunDirError, ValueError):
+        except (runfolder.RunDirError, ValueError):
             pass
         time.sleep(0.1)
     raise AssertionError("no shard finished")
@@ -191,7 +191,7 @@ def test_ctrl_c_twice_or_sigterm_stops_cleanly(spec, tmp_path, signals, status):
     assert p.returncode == status, err
     assert "Stopped." in out and "--resume" in out, out
     (run_dir,) = (tmp_path / "out").iterdir()
-    m = dataset.read_manifest(run_dir)
+    m = runfolder.read_manifest(run_dir)
     session = m["sessions"][-1]
     assert session["outcome"] == "interrupted" and m["shards"]
     # the whole process tree's memory: driver, the worker that played, Ray's own processes
@@ -276,11 +276,11 @@ def test_a_resumed_run_keeps_the_layout_it_was_started_with(tmp_path):
     run_dir.mkdir()
     manifest = new_manifest(make_plan(spec, shard_games=50_000), "old-run")
     del manifest["shard_games"]
-    dataset.save_inputs(run_dir, {})
-    dataset.write_manifest(run_dir, manifest)
+    runfolder.save_inputs(run_dir, {})
+    runfolder.write_manifest(run_dir, manifest)
     plan, _, _ = prepare(None, RunOptions(resume=str(run_dir)))
     assert [s.games for s in plan.shards] == [50_000, 50_000] and plan.shard_games == 50_000
     manifest["shard_count"] = 7                                      # an edited manifest is refused
-    dataset.write_manifest(run_dir, manifest)
-    with pytest.raises(dataset.RunDirError, match="key 'shard_count': expected 2 shards of 50,000 games"):
+    runfolder.write_manifest(run_dir, manifest)
+    with pytest.raises(runfolder.RunDirError, match="key 'shard_count': expected 2 shards of 50,000 games"):
         prepare(None, RunOptions(resume=str(run_dir)))

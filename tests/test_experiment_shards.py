@@ -9,11 +9,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sim.batch import play_columns, records
-from sim.experiment.plan import make_plan
-from sim.experiment.runner import dictionaries, make_task
-from sim.experiment.shards import execute
-from sim.experiment.spec import load_spec
+from protolab.experiment.plan import make_plan
+from protolab.experiment.runner import dictionaries, make_task
+from protolab.experiment.shards import execute
+from protolab.experiment.spec import load_spec
+from sim.batch import records
+from strategies.seats import play_games
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +68,7 @@ def test_seat_swapping_on_paired_seeds(tmp_path):
 def test_columns_agree_with_the_engine_records(tmp_path, pool):
     _, g, e = play_inline(spec_file(tmp_path, 'name = "x"\nseed = 11\ngames = 300\nshard_games = 128\n'))
     seeds = np.array(g["seed"].to_pylist(), dtype=np.uint64)
-    cols = play_columns(pool, seeds, events=True)
+    cols = play_games(pool, seeds, events=True)
     recs = records(pool, cols)
     rows = g.to_pylist()
     for r, rec in zip(rows, recs, strict=True):

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.cli import main
-from sim.experiment.plan import make_plan
-from sim.experiment.seeds import game_seeds, sample_order
-from sim.experiment.spec import SpecError, check_strategy, examples_dir, find_spec, load_spec
+from protolab.cli import main
+from protolab.experiment.plan import make_plan
+from protolab.experiment.seeds import game_seeds, sample_order
+from protolab.experiment.spec import SpecError, check_strategy, examples_dir, find_spec, load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def test_check_strategy_is_the_one_gate():
 
 
 def test_restriction_cards_checked_against_the_pool(tmp_path):
-    from sim.experiment.plan import make_plan
+    from protolab.experiment.plan import make_plan
 
     f = tmp_path / "x.toml"
     f.write_text(BASE + '[seats]\nstrategies = ["greedy+avoid:Fire 9", "random"]\n')
@@ -150,7 +150,7 @@ def test_bad_spec_as_a_real_process(tmp_path):
     import sim
 
     env = {**os.environ, "PYTHONPATH": str(Path(sim.__file__).resolve().parents[1])}
-    r = subprocess.run([sys.executable, "-m", "sim.cli", "run", str(spec), "--out", str(tmp_path / "o")],
+    r = subprocess.run([sys.executable, "-m", "protolab", "run", str(spec), "--out", str(tmp_path / "o")],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert r.returncode == 2 and "key 'seats.strategies[0]'" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()
@@ -199,7 +199,7 @@ def test_round_robin_of_listed_trios_and_shards(tmp_path):
     '["Fire", "Water", "Death", "Hate", "Light", "Life"]\n',
     '[draft]\nmode = "fixed"\nmatchups = [["Fire, Water, Death", "Hate, Light, Life"]]\n'])
 def test_spec_round_trips_through_the_manifest(tmp_path, draft):
-    from sim.experiment.spec import spec_from_manifest
+    from protolab.experiment.spec import spec_from_manifest
 
     (tmp_path / "v.toml").write_text('variant = "x"\n[[cards]]\nreplaces = "Fire 1"\nvalue = 3\n')
     spec = load_spec(write(tmp_path, BASE + draft + '[[arms]]\nname = "a"\n[[arms]]\nname = "b"\ncards = ["v.toml"]\n'))

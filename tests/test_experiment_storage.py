@@ -1,4 +1,4 @@
-"""Runs that live in an object store (sim/experiment/storage.py): an S3-compatible server (moto's
+"""Runs that live in an object store (analysis/storage.py): an S3-compatible server (moto's
 standalone server) started by the tests on a private address, never on an outside one.
 
 The cluster test puts two Ray nodes in network namespaces (as tests/test_experiment_cluster.py
@@ -27,10 +27,10 @@ import yaml
 from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
 
 import sim
-from sim.experiment import dataset
-from sim.experiment.runner import RunOptions, run
-from sim.experiment.shards import sampled_games
-from sim.experiment.spec import SpecError, load_spec
+from analysis import runfolder
+from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.shards import sampled_games
+from protolab.experiment.spec import SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
@@ -89,33 +89,33 @@ def s3(monkeypatch):
 
 
 def test_object_store_files_journal_and_lock(s3):
-    run_dir, run_id = dataset.create_run_dir(f"{s3}/runs", "t", "20260101-000000")
+    run_dir, run_id = runfolder.create_run_dir(f"{s3}/runs", "t", "20260101-000000")
     assert str(run_dir) == f"{s3}/runs/{run_id}" and not run_dir.is_local
-    dataset.write_atomic(run_dir / "games/shard-00000.parquet", b"x" * 10)
-    assert [f.name for f in dataset.table_files(run_dir)] == ["shard-00000.parquet"]
-    assert dataset.file_sha256(run_dir / "games/shard-00000.parquet") == dataset.sha256(b"x" * 10)
+    runfolder.write_atomic(run_dir / "games/shard-00000.parquet", b"x" * 10)
+    assert [f.name for f in runfolder.table_files(run_dir)] == ["shard-00000.parquet"]
+    assert runfolder.file_sha256(run_dir / "games/shard-00000.parquet") == runfolder.sha256(b"x" * 10)
     # the journal: one object per shard on a store that cannot append, read back like shards.jsonl
     for i in (0, 1):
-        dataset.append_journal(run_dir, {"index": i, "games": 5, "games_file": f"games/shard-{i:05d}.parquet",
+        runfolder.append_journal(run_dir, {"index": i, "games": 5, "games_file": f"games/shard-{i:05d}.parquet",
                                          "games_bytes": 10, "games_sha256": "ab"})
-    assert [e["index"] for e in dataset.read_journal(run_dir)] == [0, 1]
-    dataset.clear_journal(run_dir)
-    assert dataset.read_journal(run_dir) == []
+    assert [e["index"] for e in runfolder.read_journal(run_dir)] == [0, 1]
+    runfolder.clear_journal(run_dir)
+    assert runfolder.read_journal(run_dir) == []
     # the lock object: a live holder is refused, a dead one on this machine is taken over
-    with dataset.locked(run_dir), pytest.raises(dataset.RunDirError, match="another protolab run"):
-        with dataset.locked(run_dir):
+    with runfolder.locked(run_dir), pytest.raises(runfolder.RunDirError, match="another protolab run"):
+        with runfolder.locked(run_dir):
             pass
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (run_dir / dataset.LOCK).write_atomic(json.dumps({"host": socket.gethostname(), "pid": int(dead.stdout),
+    (run_dir / runfolder.LOCK).write_atomic(json.dumps({"host": socket.gethostname(), "pid": int(dead.stdout),
                                                       "time": time.time()}).encode())
-    with dataset.locked(run_dir):
+    with runfolder.locked(run_dir):
         pass
-    assert not (run_dir / dataset.LOCK).exists()
+    assert not (run_dir / runfolder.LOCK).exists()
 
 
 def test_bad_location_is_one_line(tmp_path):
-    with pytest.raises(dataset.RunDirError, match=r"nope://x: cannot open this location .*s3://bucket/path"):
-        dataset.read_manifest("nope://x")
+    with pytest.raises(runfolder.RunDirError, match=r"nope://x: cannot open this location .*s3://bucket/path"):
+        runfolder.read_manifest("nope://x")
 
 
 # -- events = fraction: which games keep their events -------------------------------------------------------
@@ -209,7 +209,7 @@ def test_bucket_run_on_two_nodes_resumes_and_reports(bucket_cluster, tmp_path):
     spec = tmp_path / "bucket.toml"
     spec.write_text(SPEC)
     in_ns = ("ip", "netns", "exec", n["head_ns"])
-    protolab = (*in_ns, sys.executable, "-m", "sim.cli")
+    protolab = (*in_ns, sys.executable, "-m", "protolab")
     out = "s3://lab/runs"
     driver = subprocess.Popen([*protolab, "run", str(spec), "--address", f"{n['head_ip']}:6379", "--out", out,
                                "--no-progress"], env=n["env"], cwd=tmp_path, stdout=subprocess.PIPE,
@@ -238,7 +238,7 @@ def test_bucket_run_on_two_nodes_resumes_and_reports(bucket_cluster, tmp_path):
     assert {s["written_by"] for s in m["shards"]} == {"worker"}
     assert resumed["shards_via_driver"] == 0
     per_shard = resumed["driver_received_bytes"] / resumed["shards_computed"]
-    shard_bytes = min(sum(s[f"{k}_bytes"] for k in dataset.KINDS) for s in m["shards"])
+    shard_bytes = min(sum(s[f"{k}_bytes"] for k in runfolder.TABLES) for s in m["shards"])
     assert per_shard < 2048 < shard_bytes, (per_shard, shard_bytes)    # receipts, not files
 
     # the same rows as a run on one machine with local files (per-shard summaries: shard by shard)

@@ -1,10 +1,10 @@
-"""Behaviour must not drift: the committed golden trace (sim/golden.py) is reproduced byte for
+"""Behaviour must not drift: the committed golden trace (protolab/golden.py) is reproduced byte for
 byte (records and the hash of every game's full decision and effect log)."""
 
 import json
 from pathlib import Path
 
-from sim.golden import trace
+from protolab.golden import trace
 
 TRACE = Path(__file__).parent / "golden" / "trace.json"
 
@@ -15,4 +15,4 @@ def test_golden_trace_unchanged():
     assert now["pool_hash"] == old["pool_hash"]
     for o, n in zip(old["games"], now["games"], strict=True):
         assert o == n, f"{o['strategies']} seed {o['seed']} changed; if the rules changed on purpose, " \
-                       "regenerate with python -m sim.golden --write"
+                       "regenerate with python -m protolab.golden --write"

@@ -1,4 +1,4 @@
-"""The metagame (analysis/meta.py, analysis/meta_games.py, sim/experiment/psro.py): known answers for
+"""The metagame (analysis/meta.py, analysis/meta_games.py, protolab/experiment/psro.py): known answers for
 the solvers, the payoff model on data whose true effects are known, `protolab meta` on a synthetic
 run, and the PSRO loop on a tiny spec (one small Ray run per iteration)."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from fixtures_analysis.synth import write_run
 
 from analysis import meta as M
 from analysis import meta_games as G
-from analysis.synth import write_run
-from sim.cli import main
+from protolab.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_analysis_trios import round_robin_rows  # noqa: E402
@@ -237,15 +237,15 @@ def _spec(tmp_path: Path, meta: str, draft: str = 'mode = "round_robin"\nprotoco
     ("epsilon = -1", None, "meta.epsilon"), ("bogus = 1", None, "meta.bogus"),
     ("iterations = 2", 'mode = "sampled"\nsamples = 5', "draft.mode")])
 def test_meta_table_errors_name_the_key(tmp_path, meta, draft, message):
-    from sim.experiment.spec import SpecError, load_spec
+    from protolab.experiment.spec import SpecError, load_spec
 
     with pytest.raises(SpecError, match=message.replace(".", r"\.")):
         load_spec(_spec(tmp_path, meta, draft) if draft else _spec(tmp_path, meta))
 
 
 def test_a_loop_spec_is_not_played_as_one_run(tmp_path):
-    from sim.experiment.runner import RunOptions, prepare
-    from sim.experiment.spec import SpecError
+    from protolab.experiment.runner import RunOptions, prepare
+    from protolab.experiment.spec import SpecError
 
     with pytest.raises(SpecError, match="metagame loop"):
         prepare(str(_spec(tmp_path, "iterations = 2")), RunOptions())

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis.provenance import describe, provenance
-from sim.cli import main
+from protolab.cli import main
 
 SPEC = """
 name = "prov"
@@ -27,7 +27,7 @@ SEARCH = "search-sims-2-depth-1"
 
 @pytest.fixture(scope="module")
 def tier_run(tmp_path_factory):
-    from sim.experiment.runner import RunOptions, run
+    from protolab.experiment.runner import RunOptions, run
 
     d = tmp_path_factory.mktemp("prov")
     (d / "prov.toml").write_text(SPEC)
@@ -35,7 +35,7 @@ def tier_run(tmp_path_factory):
     assert res.status == "complete" and res.games == 40
     from rich.console import Console
 
-    from sim.experiment.runner import analyse
+    from protolab.experiment.runner import analyse
 
     analyse(res, Console(file=io.StringIO(), width=160))         # what `protolab run` ends with: the tier page
     return res.run_dir

@@ -10,9 +10,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sim.cli import main
-from sim.experiment import replay
-from sim.experiment.runner import RunOptions, run
+from protolab.cli import main
+from protolab.experiment import replay
+from protolab.experiment.runner import RunOptions, run
 
 
 def columns(run_dir: Path) -> int:
@@ -137,11 +137,11 @@ def test_states_are_the_exact_positions_at_each_turn_end(runs):
 
 
 def test_replay_seed_still_works_and_prints_the_same_log(pool, capsys):
-    from sim.game import Game
+    from sim.state import State
 
     assert main(["replay", "--seed", "5"]) == 0
     out = capsys.readouterr().out.splitlines()
-    game = Game(pool, seed=5, auto=(0, 1))
+    game = State(pool, seed=5, auto=(0, 1))
     assert out[1:-1] == game.log()
     assert out[-1].startswith("Result: ")
     assert main(["replay", "--seed", "5", "--states"]) == 0

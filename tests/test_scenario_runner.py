@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import main
+from protolab.cli import main
 from sim.scenario import allowed_keys_markdown, run_file
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "scenarios.md"

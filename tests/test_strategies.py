@@ -8,9 +8,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from sim.batch import play_columns
-from sim.cli import main
-from sim.game import Game
+from protolab.cli import main
+from sim.state import State
+from strategies.seats import play_games
 from strategies.spec import StrategyError, make_seat, parse
 
 BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40",
@@ -22,7 +22,7 @@ def positions(pool, n_games=6, stops=(6, 15, 30, 45)):
     out = []
     for seed in range(n_games):
         for stop in stops:
-            g = Game(pool, seed=seed)
+            g = State(pool, seed=seed)
             rng = np.random.default_rng(seed * 100 + stop)
             for _ in range(stop):
                 d = g.pending()
@@ -69,8 +69,8 @@ def test_honesty_check_catches_a_cheater(pool):
 
 def _win_rate(pool, a, b, games, seed=1):
     half = games // 2
-    ab = play_columns(pool, range(seed, seed + half), strategies=(a, b))
-    ba = play_columns(pool, range(seed, seed + half), strategies=(b, a))
+    ab = play_games(pool, range(seed, seed + half), strategies=(a, b))
+    ba = play_games(pool, range(seed, seed + half), strategies=(b, a))
     return ((ab["winner"] == 0).sum() + (ba["winner"] == 1).sum()) / (2 * half)
 
 
@@ -101,8 +101,8 @@ def test_ismcts_is_deterministic_for_a_seed(pool):
         assert all(g.core.decide_with(seat) == first for _ in range(2))
         choices.append(first)
     assert len(choices) >= 8
-    a = play_columns(pool, range(3), strategies=("ismcts:iters=30", "random"))
-    b = play_columns(pool, range(3), strategies=("ismcts:iters=30", "random"))
+    a = play_games(pool, range(3), strategies=("ismcts:iters=30", "random"))
+    b = play_games(pool, range(3), strategies=("ismcts:iters=30", "random"))
     assert all(np.array_equal(a[k], b[k]) for k in ("winner", "turns", "plays_up", "plays_down"))
 
 
@@ -114,7 +114,7 @@ def test_ismcts_arena_is_sized_at_configure(pool):
 
 
 def test_styles_play_differently(pool):
-    cols = {s: play_columns(pool, range(200), strategies=(s, "random")) for s in ("greedy", "rush", "control")}
+    cols = {s: play_games(pool, range(200), strategies=(s, "random")) for s in ("greedy", "rush", "control")}
     turns = {s: c["turns"].mean() for s, c in cols.items()}
     gains = {s: c["control_gains"][:, 0].mean() for s, c in cols.items()}
     assert len(set(np.round(list(turns.values()), 3))) == 3
@@ -130,8 +130,8 @@ def _action_plays(ev, seat, kinds, cards=None):
 
 
 def test_restriction_nodown(pool):
-    free = play_columns(pool, range(300), strategies=("greedy", "random"), events=True)["events"]
-    tied = play_columns(pool, range(300), strategies=("greedy+nodown", "random"), events=True)["events"]
+    free = play_games(pool, range(300), strategies=("greedy", "random"), events=True)["events"]
+    tied = play_games(pool, range(300), strategies=("greedy+nodown", "random"), events=True)["events"]
     base = _action_plays(free, 0, [3])
     assert base > 500 and _action_plays(tied, 0, [3]) < 0.1 * base
 
@@ -139,12 +139,12 @@ def test_restriction_nodown(pool):
 def test_restriction_avoid_protocol_and_card(pool):
     seeds = range(400)
     fixed = "fixed:Fire,Water,Death/Hate,Light,Life"
-    c = play_columns(pool, seeds, strategies=("random+noproto:Fire", "random"), draft=fixed, events=True)
+    c = play_games(pool, seeds, strategies=("random+noproto:Fire", "random"), draft=fixed, events=True)
     fire = {card.id for card in pool.cards if card.protocol == "Fire"}
-    base = play_columns(pool, seeds, strategies=("random", "random"), draft=fixed, events=True)["events"]
+    base = play_games(pool, seeds, strategies=("random", "random"), draft=fixed, events=True)["events"]
     base_fire = _action_plays(base, 0, [2, 3], fire)
     assert base_fire > 500 and _action_plays(c["events"], 0, [2, 3], fire) < 0.1 * base_fire
-    up = play_columns(pool, seeds, strategies=("random+noup:Fire 1", "random"), draft=fixed, events=True)["events"]
+    up = play_games(pool, seeds, strategies=("random+noup:Fire 1", "random"), draft=fixed, events=True)["events"]
     fire1 = pool.card("Fire 1").id
     assert _action_plays(base, 0, [2], [fire1]) > 20 and _action_plays(up, 0, [2], [fire1]) == 0
 
@@ -152,7 +152,7 @@ def test_restriction_avoid_protocol_and_card(pool):
 def test_norefresh_with_control(pool):
     """Seat 0 never refreshes while holding control (a refresh with control spends it)."""
     for spec in ("greedy+norefresh",):
-        g = Game(pool, seed=4)
+        g = State(pool, seed=4)
         g.core.run([], (make_seat(spec, pool), make_seat("random", pool)), True)
         from sim.describe import format_log
 
@@ -218,18 +218,18 @@ USER_BOT = textwrap.dedent('''
 def test_user_strategy_plays_full_games(pool, tmp_path, monkeypatch):
     (tmp_path / "mybots.py").write_text(USER_BOT)
     monkeypatch.syspath_prepend(str(tmp_path))
-    c = play_columns(pool, range(20), strategies=("mybots:Cautious", "random"))
+    c = play_games(pool, range(20), strategies=("mybots:Cautious", "random"))
     assert set(np.unique(c["end_reason"])) <= {1, 2}
     assert c["plays_down"][:, 0].sum() > c["plays_down"][:, 1].sum()
     with pytest.raises(ValueError, match="expected an option index"):
-        play_columns(pool, range(2), strategies=("mybots:Broken", "random"))
+        play_games(pool, range(2), strategies=("mybots:Broken", "random"))
     sys.modules.pop("mybots", None)
 
 
 def test_table_draft(pool, tmp_path):
     t = tmp_path / "wr.csv"
     t.write_text("protocol,win_rate\nSpeed,0.9\nLove,0.8\nApathy,0.7\nLife,0.6\nGravity,0.55\nDarkness,0.54\n")
-    c = play_columns(pool, range(10), draft=f"table:{t}")
+    c = play_games(pool, range(10), draft=f"table:{t}")
     for row in c["protocols"]:
         assert {pool.protocols[i] for i in row} == {"Speed", "Love", "Apathy", "Life", "Gravity", "Darkness"}
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from protolab.cli import main
 from sim.cards.loader import BOX_KEYS, BOXES, EMPTY_BOX, CardDataError
-from sim.cli import main
 from sim.pool import load_pool
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from dataclasses import dataclass, field, fields
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,6 @@ def _official_dir() -> Path:
     here = Path(__file__).resolve().parent.parent.parent / "datasets" / "protocols"
     if here.is_dir():
         return here
-    from importlib.resources import files
 
     return Path(str(files("protolab_datasets") / "protocols"))
 

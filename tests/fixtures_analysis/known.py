@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.synth import write_run
+from fixtures_analysis.synth import write_run
 
 T1 = ("Fire", "Water", "Death")     # sorted: "Death, Fire, Water"
 T2 = ("Hate", "Light", "Life")      # sorted: "Hate, Life, Light"

@@ -25,51 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from sim.experiment.spec import Draft, Spec, SpecError, load_spec
+from analysis.meta import analyse_runs, iterations_table, matchup_table, population_step
+from analysis.meta_report import print_meta
+from analysis.open import open_runs
+from analysis.runfolder import write_atomic
+from protolab.experiment.plan import load_arm_pool
+from protolab.experiment.runner import RunFailed, run
+from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
 
-META_KEYS = {"mode", "iterations", "responses", "epsilon", "tolerance", "start", "prior_games"}
-DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2, "epsilon": 0.01, "tolerance": 0.02,
-                            "start": 6, "prior_games": 10.0}
 LOOP_FILE = "meta.json"
-MAX_ITERATIONS = 50
-
-
-# -- the [meta] table -----------------------------------------------------------------------------
-
-def _number(c, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
-        raise c.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
-    return float(raw)
-
-
-def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
-    """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
-    t = c.table(raw, "meta", META_KEYS)
-    mode = t.get("mode", "psro")
-    if mode != "psro":
-        raise c.error("meta.mode", f'expected "psro" (the metagame loop), got {mode!r}')
-    if draft.mode != "round_robin":
-        raise c.error("draft.mode", f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
-                                    f'the pool; draft.trios: the start population), got {draft.mode!r}')
-    if arms != 1:
-        raise c.error("meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of "
-                              "strategies")
-    out = dict(DEFAULTS)
-    out["iterations"] = c.integer(t.get("iterations", DEFAULTS["iterations"]), "meta.iterations", 1, MAX_ITERATIONS,
-                                  "the most runs the loop plays")
-    out["responses"] = c.integer(t.get("responses", DEFAULTS["responses"]), "meta.responses", 1, 20,
-                                 "best-response trios added per iteration")
-    out["epsilon"] = _number(c, t.get("epsilon", DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
-                             "the gain (win rate - 50%) a best response needs to be added")
-    out["tolerance"] = _number(c, t.get("tolerance", DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
-                               "the total-variation change below which the equilibrium has stopped moving")
-    out["prior_games"] = _number(c, t.get("prior_games", DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
-                                 "pseudo-games shrinking observed rates toward the model")
-    if "start" in t and draft.trios:
-        raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both")
-    out["start"] = len(draft.trios) if draft.trios else c.integer(t.get("start", DEFAULTS["start"]), "meta.start",
-                                                                    2, 200, "the number of start trios")
-    return out
 
 
 def is_loop_spec(arg: str, games: int | None = None) -> bool:
@@ -84,7 +48,6 @@ Trio = tuple[str, ...]
 
 def candidates(spec: Spec) -> list[str]:
     """The protocols the loop may combine: draft.protocols (checked against the pool), else the pool's."""
-    from sim.experiment.plan import load_arm_pool
 
     pool = load_arm_pool(spec.arms[0], spec.source, "pool.cards")
     names = []
@@ -139,16 +102,12 @@ def _iteration_spec(spec: Spec, k: int, matchups: list[tuple[Trio, Trio]]) -> Sp
 
 
 def _write(loop_dir: Path, manifest: dict[str, Any]) -> None:
-    from sim.experiment.dataset import write_atomic
-
     write_atomic(loop_dir / LOOP_FILE, json.dumps(manifest, indent=1, default=str).encode())
 
 
 def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio],
              meta: dict[str, Any]):
     """Fit and solve on every game of the loop so far (analysis.meta.population_step)."""
-    from analysis.meta import matchup_table, population_step
-    from analysis.open import open_runs
 
     runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
     try:
@@ -174,7 +133,6 @@ def _make_loop_dir(spec: Spec, out: str | None) -> Path:
 
 def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]:
     """Play the loop; returns (loop folder, its manifest, exit status)."""
-    from sim.experiment.runner import RunFailed, run
 
     meta = spec.meta or {}
     names = candidates(spec)
@@ -250,9 +208,6 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
 
 def main_psro(spec_arg: str, opts, console) -> int:
     """`protolab run SPEC` of a [meta] spec: the loop, then the metagame of all its games."""
-    from analysis.meta import analyse_runs, iterations_table
-    from analysis.meta_report import print_meta
-    from analysis.open import open_runs
 
     spec = load_spec(spec_arg, games=opts.games)
     loop_dir, manifest, status = run_loop(spec, opts, console)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import pickle
 import platform
 import resource
 import shutil
@@ -30,12 +31,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sim.experiment import dataset, reaper
-from sim.experiment.dataset import RunDirError
-from sim.experiment.plan import Plan, ShardPlan, card_files, make_plan
-from sim.experiment.seeds import SEED_SCHEME
-from sim.experiment.shards import Dictionaries, ShardTask, execute
-from sim.experiment.spec import Spec, SpecError, load_spec, spec_from_manifest
+from sim.engine._core import constants
+
+from analysis import runfolder
+from analysis.ab import ab_compare, print_ab, render_ab
+from analysis.cardvalue import is_card_value_run
+from analysis.dashboard import render, write_page
+from analysis.open import open_runs
+from analysis.report import build_report, print_report
+from analysis.runfolder import RunDirError
+from analysis.tiers import print_tiers, render_tiers, tier_study
+from protolab.experiment import reaper
+from protolab.experiment.plan import Plan, ShardPlan, card_files, make_plan
+from protolab.experiment.report import print_run
+from protolab.experiment.seeds import SEED_SCHEME
+from protolab.experiment.shards import Dictionaries, ShardTask, execute
+from protolab.experiment.spec import Spec, SpecError, load_spec, spec_from_manifest
+from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION
 from sim.record import END_REASONS
 
@@ -94,20 +106,6 @@ def play_shard(task: ShardTask) -> dict:
 
 # -- versions and dictionaries ----------------------------------------------------------------------
 
-def protolab_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("protolab")
-    except PackageNotFoundError:
-        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-        if pyproject.is_file():
-            import tomllib
-
-            return tomllib.loads(pyproject.read_text())["project"]["version"]
-        return "unknown"
-
-
 def versions() -> dict[str, str]:
     import numpy
     import pyarrow
@@ -118,8 +116,6 @@ def versions() -> dict[str, str]:
 
 
 def dictionaries(plan: Plan) -> Dictionaries:
-    from sim.engine._core import constants
-
     kinds = constants()["event_kind"]
     hashes: list[str] = []
     for p in plan.pools:
@@ -148,7 +144,7 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Path, token: s
         arm_first_game=arm_first, games_per_matchup=spec.games, matchup_base=lo,
         matchups=tuple(plan.matchups[lo:hi + 1]) if plan.matchups else (),
         seed=spec.seed, swap=spec.swap, turn_cap=spec.turn_cap, events=spec.events, spec_hash=spec.hash,
-        engine_version=ENGINE_VERSION, dicts=dicts, run_dir=dataset.open_location(run_dir).uri, token=token,
+        engine_version=ENGINE_VERSION, dicts=dicts, run_dir=runfolder.open_location(run_dir).uri, token=token,
         draft=tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
         draft_files=tuple((t.path, t.text) for t in spec.draft.tables))
 
@@ -160,7 +156,7 @@ def _now() -> str:
 def new_manifest(plan: Plan, run_id: str) -> dict[str, Any]:
     spec = plan.spec
     return {
-        "run_id": run_id, "format": dataset.FORMAT, "complete": False,
+        "run_id": run_id, "format": runfolder.FORMAT, "complete": False,
         "spec": spec.to_dict(), "spec_hash": spec.hash,
         "pool_hash": plan.pools[0].hash, "pool_hashes": {a.name: p.hash for a, p in zip(spec.arms, plan.pools,
                                                                                          strict=True)},
@@ -427,7 +423,7 @@ class StopSignals:
     ignored, so that pressing Ctrl-C again cannot cut the clean-up short (Ray's shutdown, the
     sweep of its processes, the last run.json) and leave processes or a half-written run behind."""
 
-    KINDS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.active = threading.current_thread() is threading.main_thread()
@@ -437,19 +433,19 @@ class StopSignals:
 
     def _first(self, signum: int, _frame) -> None:
         self.stopped, self.signum = True, signum
-        for k in self.KINDS:
+        for k in self.SIGNALS:
             signal.signal(k, signal.SIG_IGN)
         raise Stop(signum)
 
     def arm(self) -> None:
         """(Re)install the handlers: ray.init puts its own on SIGTERM, which aborts the process."""
         if self.active and not self.stopped:
-            for k in self.KINDS:
+            for k in self.SIGNALS:
                 signal.signal(k, self._first)
 
     def __enter__(self) -> StopSignals:
         if self.active:
-            self.previous = {k: signal.getsignal(k) for k in self.KINDS}
+            self.previous = {k: signal.getsignal(k) for k in self.SIGNALS}
         self.arm()
         return self
 
@@ -540,13 +536,13 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
         return make_plan(spec), None, None
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
-    run_dir = dataset.open_location(opts.resume)
-    manifest = dataset.read_manifest(run_dir)
+    run_dir = runfolder.open_location(opts.resume)
+    manifest = runfolder.read_manifest(run_dir)
     try:
-        spec = spec_from_manifest(manifest["spec"], dataset.load_inputs(run_dir), str(run_dir / dataset.MANIFEST))
+        spec = spec_from_manifest(manifest["spec"], runfolder.load_inputs(run_dir), str(run_dir / runfolder.MANIFEST))
         manifest["spec_hash"], manifest["pool_hash"], manifest["run_id"], manifest["sessions"]  # noqa: B018
     except (KeyError, TypeError, AttributeError) as e:
-        raise RunDirError(f"{run_dir / dataset.MANIFEST}: not a complete manifest (missing {e}); "
+        raise RunDirError(f"{run_dir / runfolder.MANIFEST}: not a complete manifest (missing {e}); "
                           "was it edited?") from None
     if spec.hash != manifest["spec_hash"]:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
@@ -560,7 +556,7 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
     # the layout the run was started with (runs made before shards were capped record none: uncapped)
     plan = make_plan(spec, shard_games=manifest.get("shard_games") or spec.shard_games)
     if len(plan.shards) != manifest.get("shard_count", len(plan.shards)):
-        raise RunDirError(f"{run_dir / dataset.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
+        raise RunDirError(f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
                           f"of {plan.shard_games:,} games, the manifest says {manifest['shard_count']}; was it edited?")
     for arm, pool in zip(spec.arms, plan.pools, strict=True):
         want = manifest.get("pool_hashes", {}).get(arm.name, manifest["pool_hash"])
@@ -577,8 +573,8 @@ def _refuse_unlisted(run_dir: Path, plan: Plan, kept: list[dict[str, Any]]) -> N
     """Refuse to resume a folder holding Parquet files that are neither a verified shard's nor one this
     run will write: a glob over games/*.parquet would read them with the run's own rows. They are the
     user's to move; nothing is deleted, and the folder is left as it was."""
-    pending = dataset.pending_files(run_dir, len(plan.shards), {e["index"] for e in kept}, plan.spec.events)
-    stray = dataset.unlisted_files(run_dir, kept, pending)
+    pending = runfolder.pending_files(run_dir, len(plan.shards), {e["index"] for e in kept}, plan.spec.events)
+    stray = runfolder.unlisted_files(run_dir, kept, pending)
     if stray:
         more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
         raise RunDirError(f"{stray[0]}: not a file of this run{more}: run.json does not list it and no shard "
@@ -593,24 +589,24 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
     recomputed: list[str] = []
     if run_dir is not None:
         assert manifest is not None
-        with dataset.locked(run_dir):
+        with runfolder.locked(run_dir):
             kept = []
             for entry in manifest["shards"]:
-                why = dataset.verify_shard(run_dir, entry)
+                why = runfolder.verify_shard(run_dir, entry)
                 if why is None:
                     kept.append(entry)
                 else:
                     recomputed.append(f"shard {entry['index']}: {why}")
             _refuse_unlisted(run_dir, plan, kept)
             manifest["shards"] = kept
-            dataset.remove_temp_files(run_dir)
+            runfolder.remove_temp_files(run_dir)
             for r in recomputed:
                 say(f"[yellow]{r}: recomputing[/yellow]")
             manifest["complete"] = len(kept) == len(plan.shards)
             if manifest["complete"]:
                 manifest["finished"] = manifest.get("finished") or _now()
-            dataset.write_manifest(run_dir, manifest)      # the verified shards, journal folded in
-            dataset.clear_journal(run_dir)
+            runfolder.write_manifest(run_dir, manifest)      # the verified shards, journal folded in
+            runfolder.clear_journal(run_dir)
             if manifest["complete"]:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
                 return RunResult(run_dir.public, "complete", plan.total_games, 0.0, 0, 0, len(kept), recomputed,
@@ -618,7 +614,7 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
 
     if run_dir is None:               # a folder the run cannot be written in fails now, before Ray starts
         where = f"--out {opts.out}" if opts.out else f"{plan.spec.source}: key 'output'"
-        dataset.check_writable(opts.out or plan.spec.output, where)
+        runfolder.check_writable(opts.out or plan.spec.output, where)
     with StopSignals() as signals:
         return _start_and_play(plan, run_dir, manifest, opts, console, recomputed, t_start, signals)
 
@@ -632,12 +628,12 @@ def _start_and_play(plan: Plan, run_dir: Path | None, manifest: dict[str, Any] |
         signals.arm()
         if run_dir is None:
             parent = opts.out or spec.output
-            run_dir, run_id = dataset.create_run_dir(parent, spec.name, datetime.now().strftime("%Y%m%d-%H%M%S"))
+            run_dir, run_id = runfolder.create_run_dir(parent, spec.name, datetime.now().strftime("%Y%m%d-%H%M%S"))
             manifest = new_manifest(plan, run_id)
-            dataset.save_inputs(run_dir, {cf.path: cf.text for cf in card_files(spec)})
-            dataset.write_manifest(run_dir, manifest)
+            runfolder.save_inputs(run_dir, {cf.path: cf.text for cf in card_files(spec)})
+            runfolder.write_manifest(run_dir, manifest)
         assert manifest is not None
-        with dataset.locked(run_dir):
+        with runfolder.locked(run_dir):
             result = _play(plan, run_dir, manifest, workers, where, opts, console, recomputed, t_start)
         result.signum = signals.signum or result.signum
         return result
@@ -651,8 +647,8 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
 
     say = console.print if console is not None else (lambda *a, **k: None)
     run_id = manifest["run_id"]
-    dataset.make_table_dirs(run_dir)
-    token = dataset.write_token(run_dir)
+    runfolder.make_table_dirs(run_dir)
+    token = runfolder.write_token(run_dir)
     dicts = dictionaries(plan)
     done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest["shards"]}
     todo = deque(s for s in plan.shards if s.index not in done)
@@ -700,13 +696,13 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
                     say(f"[yellow]shard {shard.index}: the worker on {res['worker'].get('node')} cannot reach "
                         f"{run_dir}; its files came back through the driver (fallback)[/yellow]")
                     session["shards_via_driver"] += 1
-                    paths = dataset.shard_paths(run_dir, shard.name)
+                    paths = runfolder.shard_paths(run_dir, shard.name)
                     for kind, blob in res["data"].items():
-                        dataset.write_atomic(paths[kind], blob)
+                        runfolder.write_atomic(paths[kind], blob)
                 entry["worker"] = res["worker"]
                 memory.worker_reported(res["worker"])
                 entry["written_by"] = "driver" if res["data"] is not None else "worker"
-                dataset.append_journal(run_dir, entry)
+                runfolder.append_journal(run_dir, entry)
                 done[shard.index] = entry
                 games_done += shard.games
                 session["shards_computed"] += 1
@@ -715,7 +711,7 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
             if time.perf_counter() - last_manifest > MANIFEST_EVERY:
                 memory.sample_local()
                 manifest["shards"] = list(done.values())
-                dataset.write_manifest(run_dir, manifest)
+                runfolder.write_manifest(run_dir, manifest)
                 last_manifest = time.perf_counter()
         status = "complete"
     except KeyboardInterrupt as e:
@@ -734,16 +730,16 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
         manifest["complete"] = status == "complete" and len(done) == len(plan.shards)
         if manifest["complete"]:
             manifest["finished"] = _now()
-        dataset.write_manifest(run_dir, manifest)
+        runfolder.write_manifest(run_dir, manifest)
         if manifest["complete"]:
-            dataset.clear_journal(run_dir)
-        dataset.remove_temp_files(run_dir)
+            runfolder.clear_journal(run_dir)
+        runfolder.remove_temp_files(run_dir)
     seconds = time.perf_counter() - t_start
     if status == "interrupted":
         say(f"\n[yellow]Stopped.[/yellow] {len(done)} of {len(plan.shards)} shards ({games_done:,} games) are kept in "
             f"{run_dir}/\nFinish with: protolab run --resume {run_dir}")
     if status == "complete":
-        (run_dir / dataset.TOKEN).unlink(missing_ok=True)
+        (run_dir / runfolder.TOKEN).unlink(missing_ok=True)
     return RunResult(run_dir.public, status, games_done, seconds, session["games_computed"], session["shards_computed"],
                      len(done) - session["shards_computed"], recomputed, manifest, signum, session)
 
@@ -751,7 +747,6 @@ def _play(plan: Plan, run_dir: Path, manifest: dict[str, Any], workers: int, whe
 def received_bytes(result: dict) -> int:
     """The size of what a shard task sent the driver, serialised: a receipt (a few hundred bytes)
     when the worker wrote its files, the files themselves in the fallback."""
-    import pickle
 
     return len(pickle.dumps(result, protocol=5))
 
@@ -766,29 +761,21 @@ def main_run(spec_arg: str | None, opts: RunOptions, console=None) -> int:
     if result.status == "interrupted":
         return 128 + result.signum
     if console is not None:
-        from sim.experiment.report import print_report
-
-        print_report(result, console)
+        print_run(result, console)
         if result.status == "complete":
             analyse(result, console)
     if result.session is not None:               # the report and dashboard count in the driver's peak
         record_driver_peak(result.session)
-        dataset.write_manifest(result.run_dir, result.manifest)
+        runfolder.write_manifest(result.run_dir, result.manifest)
     return 0
 
 
 def analyse(result: RunResult, console) -> None:
     """End a finished run with the analysis report (DuckDB over the new files) and a dashboard
     written into the run folder, so one command goes from spec to answers."""
-    from analysis.cardvalue import is_card_value_run
-    from analysis.dashboard import render, write_page
-    from analysis.open import open_runs
-    from analysis.report import build_report
-    from analysis.report import print_report as print_analysis
 
     arms = [a["name"] for a in result.manifest["spec"].get("arms") or []]
     if result.manifest["spec"].get("tiers"):           # a tier study: every finding under every tier
-        from analysis.tiers import print_tiers, render_tiers, tier_study
 
         study = tier_study(result.run_dir)
         print_tiers(study, console)
@@ -799,11 +786,10 @@ def analyse(result: RunResult, console) -> None:
         return
     card_value = is_card_value_run(result.run_dir)      # `protolab cardvalue`: its baseline arm, card values included
     if len(arms) > 1 and not card_value:
-        from analysis.ab import ab_compare, print_ab, render_ab
 
         ab = ab_compare([f"{result.run_dir}#{a}" for a in arms])
         print_ab(ab, console)
-        out = dataset.open_location(result.run_dir) / "dashboard.html"
+        out = runfolder.open_location(result.run_dir) / "dashboard.html"
         write_page(out, render_ab(ab))
         console.print(f"One arm's full report: protolab report {result.run_dir}#{arms[0]}")
         console.print(f"A/B dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} "
@@ -811,7 +797,7 @@ def analyse(result: RunResult, console) -> None:
         return
     runs = open_runs([f"{result.run_dir}#{arms[0]}" if card_value else str(result.run_dir)])
     rep = build_report(runs)
-    print_analysis(rep, console)
-    out = dataset.open_location(result.run_dir) / "dashboard.html"
+    print_report(rep, console)
+    out = runfolder.open_location(result.run_dir) / "dashboard.html"
     write_page(out, render(rep))
     console.print(f"Dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} --serve)")

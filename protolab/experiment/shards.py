@@ -19,16 +19,26 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+from sim.engine._core import constants
 
-from analysis.schema import PICKS_FIELD
-from sim.batch import MAX_COMPILES, play_columns
-from sim.experiment.plan import Matchup, load_arm_pool
-from sim.experiment.seeds import game_seeds, mix64
-from sim.experiment.spec import Arm
+from analysis.runfolder import parquet_bytes, sees_run_dir, sha256, shard_paths
+from analysis.schema import (
+    CARD_COUNTS,
+    CARDS_SCHEMA,
+    COMPILES_SCHEMA,
+    EVENTS_SCHEMA,
+    GAMES_SCHEMA,
+    PICKS_FIELD,
+    POSITIONS,
+    conform,
+)
+from protolab.experiment.plan import Matchup, load_arm_pool
+from protolab.experiment.seeds import game_seeds, mix64
+from protolab.experiment.spec import Arm
+from sim.batch import MAX_COMPILES
 from sim.pool import Pool
 from sim.record import END_REASONS
-
-SEAT_COLS = ("left", "middle", "right")
+from strategies.seats import play_games
 
 
 @dataclass(frozen=True)
@@ -95,11 +105,11 @@ def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int
     """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`); with
     `task`, the seats draft by its draft strategies (their tables from the task, not from files)."""
     if task is None:
-        return play_columns(pool, seeds, turn_cap=turn_cap, first_player=first_player, protocols=protocols,
-                            events=events, strategies=tuple(strategies))
+        return play_games(pool, seeds, tuple(strategies), turn_cap=turn_cap, first_player=first_player,
+                          protocols=protocols, events=events)
     files = dict(task.draft_files)
-    return play_columns(pool, seeds, turn_cap=turn_cap, first_player=first_player, protocols=protocols,
-                        events=events, strategies=tuple(strategies), draft=task.draft, draft_read=files.__getitem__)
+    return play_games(pool, seeds, tuple(strategies), task.draft, files.__getitem__, turn_cap=turn_cap,
+                      first_player=first_player, protocols=protocols, events=events)
 
 
 _GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "picks", "plays_up", "plays_down",
@@ -227,7 +237,7 @@ def games_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], facts:
         "strategy_1": _dict(facts["strategies"][:, 1], d.strategies),
     }
     for seat in (0, 1):
-        for k, side in enumerate(SEAT_COLS):
+        for k, side in enumerate(POSITIONS):
             data[f"seat{seat}_protocol_{side}"] = _dict(proto_map[cols["protocols"][:, seat * 3 + k]], d.protocols)
     data["first_player"] = pa.array(cols["first_player"].astype(np.int8))
     data["winner"] = pa.array(winner)
@@ -253,7 +263,7 @@ def games_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], facts:
         data[f"seat{seat}_refreshes"] = pa.array(cols["refreshes"][:, seat].astype(np.int16))
         data[f"seat{seat}_control_gains"] = pa.array(cols["control_gains"][:, seat].astype(np.int16))
     data[PICKS_FIELD.name] = picks_array(cols["picks"], pool.protocols)
-    return pa.table(data)
+    return conform(data, GAMES_SCHEMA)
 
 
 def picks_array(picks: np.ndarray, names: Sequence[str]) -> pa.Array:
@@ -284,7 +294,7 @@ def events_table(task: ShardTask, pool: Pool, ev: dict[str, np.ndarray]) -> pa.T
     safe = np.where(has_card, card, 0)
     proto = np.where(is_compile, proto_map[np.where(is_compile, card, 0)], card_proto[safe]).astype(np.int8)
     line = ev["line"].astype(np.int8)
-    return pa.table({
+    return conform({
         "run_id": _const(n, task.run_id),
         "game_index": pa.array(ev["game"] + np.int64(task.first_game)),
         "seq": pa.array(ev["seq"].astype(np.int32)),
@@ -295,10 +305,7 @@ def events_table(task: ShardTask, pool: Pool, ev: dict[str, np.ndarray]) -> pa.T
         "protocol": _dict(proto, d.protocols, mask=~(has_card | is_compile)),
         "line": pa.array(line, mask=line < 0),
         "by_effect": pa.array(ev["extra"] != 0),
-    })
-
-
-CARD_COUNTS = ("drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins")
+    }, EVENTS_SCHEMA)
 
 
 def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: dict[str, np.ndarray]) -> pa.Table:
@@ -357,7 +364,7 @@ def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: di
     }
     for name in CARD_COUNTS:
         data[name] = pa.array(counts[name][rows])
-    return pa.table(data)
+    return conform(data, CARDS_SCHEMA)
 
 
 def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: dict[str, np.ndarray]) -> pa.Table:
@@ -407,7 +414,7 @@ def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev:
     pr, rc = rest % len(d.protocols), rest // len(d.protocols)
     kind_ix = np.array([d.event_kinds.index("compile"), d.event_kinds.index("recompile")], np.int8)
     m = len(keys)
-    return pa.table({
+    return conform({
         "run_id": _const(m, task.run_id),
         "arm": _dict(np.full(m, task.arm_index, np.int8), d.arms),
         "kind": _dict(kind_ix[rc], d.event_kinds),
@@ -416,12 +423,10 @@ def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev:
         "ordinal": pa.array(o.astype(np.int8), mask=o == 0),
         "turn": pa.array(t.astype(np.int16)),
         "n": pa.array(n.astype(np.int64)),
-    })
+    }, COMPILES_SCHEMA)
 
 
 def _kinds() -> dict[int, str]:
-    from sim.engine._core import constants
-
     return dict(constants()["event_kind"])
 
 
@@ -478,7 +483,6 @@ def execute(task: ShardTask) -> dict:
     the run lives in) it writes the files there itself, each whole, and returns only a receipt: the
     shard entry (file names, sizes, checksums, row counts) and where and how long it ran. Otherwise
     (the explicit fallback) it returns the files' bytes as well, and the driver writes them."""
-    from sim.experiment.dataset import parquet_bytes, sees_run_dir, sha256, shard_paths
 
     t0 = time.perf_counter()
     tables = play_shard_tables(task)

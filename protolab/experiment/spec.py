@@ -2,7 +2,7 @@
 
 Every error is a SpecError whose message names the file, the key and what was expected, so a
 designer can fix a typo without reading code. Checks that need the card pool (protocol names,
-variant files that parse) happen in `sim.experiment.plan`, still before any game is played."""
+variant files that parse) happen in `protolab.experiment.plan`, still before any game is played."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from sim.inputs import InputFileError, describe_char, find_control_char, read_input_bytes, read_input_text
 from sim.pool import DEFAULT_SETS
+from strategies.draft import DraftTableError, parse_learned
+from strategies.spec import StrategyError, parse
 
 SPEC_FORMAT = 1
 DRAFT_MODES = ("random", "draft", "fixed", "round_robin", "sampled", "holding")
@@ -54,8 +57,7 @@ def check_strategy(text: Any) -> str:
     """Validate a strategy spec (strategies/spec.py: "greedy", "search:sims=50", "greedy+nodown",
     "pkg.mod:Class") and return it stripped. Raises ValueError with a readable reason; the spec
     loader adds file and key. Card names inside restrictions are checked against the pool later
-    (sim.experiment.plan), still before any game is played."""
-    from strategies.spec import StrategyError, parse
+    (protolab.experiment.plan), still before any game is played."""
 
     if not isinstance(text, str):
         raise ValueError(f"expected a strategy spec string, got {text!r}")
@@ -116,7 +118,7 @@ class Spec:
     output: str = "runs"
     source: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] | None = None       # [meta]: a metagame loop (sim/experiment/psro.py); None for a run
+    meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/psro.py); None for a run
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as loaded (JSON-safe): stored in run.json and hashed."""
@@ -164,7 +166,6 @@ def examples_dir() -> Path:
     here = Path(__file__).resolve().parent.parent.parent / "datasets" / "experiments"
     if here.is_dir():
         return here
-    from importlib.resources import files
 
     return Path(str(files("protolab_datasets") / "experiments"))
 
@@ -393,7 +394,6 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         arms = tuple(arms_l)
     meta = None
     if "meta" in raw:                   # a metagame loop: its keys are checked by the loop's module
-        from sim.experiment.psro import parse_meta
 
         meta = parse_meta(c, raw["meta"], draft, len(arms))
     return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
@@ -510,7 +510,6 @@ def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict
     """mode = "draft": the 1-2-2-1 draft with a draft strategy per seat, `policy = "learned:FILE"` (both
     seats) or `policy = ["learned:FILE", "random"]`; FILE is relative to the spec and read now, so the
     workers and --resume use its contents, not the path."""
-    from strategies.draft import DraftTableError, parse_learned
 
     pol = raw.get("policy", "random")
     if isinstance(pol, str):
@@ -549,7 +548,7 @@ def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict
 
 def _parse_holding(c: _Checker, raw: dict[str, Any]) -> Draft:
     """mode = "holding": `samples` matchups per listed protocol, seat 0's trio holding it (the card
-    value design, docs/strategies.md); the other protocols are drawn in sim.experiment.plan."""
+    value design, docs/strategies.md); the other protocols are drawn in protolab.experiment.plan."""
     if "protocols" not in raw:
         raise c.error("draft.protocols", 'missing; expected the protocols seat 0 holds, e.g. protocols = ["Fire"]')
     protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
@@ -613,3 +612,47 @@ def spec_from_manifest(stored: dict[str, Any], card_texts: dict[str, str], sourc
                         "was run.json edited?") from None
     spec = parse_spec(raw, source, Path("."), card_texts=card_texts)
     return Spec(**{**spec.__dict__, "source": str(origin), "overrides": overrides})
+
+
+# -- the [meta] table (the metagame loop, psro.py) ------------------------------------------------
+
+META_KEYS = {"mode", "iterations", "responses", "epsilon", "tolerance", "start", "prior_games"}
+META_DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2, "epsilon": 0.01, "tolerance": 0.02,
+                            "start": 6, "prior_games": 10.0}
+MAX_ITERATIONS = 50
+
+
+def _number(c, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
+        raise c.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
+    return float(raw)
+
+
+def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
+    """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
+    t = c.table(raw, "meta", META_KEYS)
+    mode = t.get("mode", "psro")
+    if mode != "psro":
+        raise c.error("meta.mode", f'expected "psro" (the metagame loop), got {mode!r}')
+    if draft.mode != "round_robin":
+        raise c.error("draft.mode", f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
+                                    f'the pool; draft.trios: the start population), got {draft.mode!r}')
+    if arms != 1:
+        raise c.error("meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of "
+                              "strategies")
+    out = dict(META_DEFAULTS)
+    out["iterations"] = c.integer(t.get("iterations", META_DEFAULTS["iterations"]), "meta.iterations", 1,
+                                  MAX_ITERATIONS, "the most runs the loop plays")
+    out["responses"] = c.integer(t.get("responses", META_DEFAULTS["responses"]), "meta.responses", 1, 20,
+                                 "best-response trios added per iteration")
+    out["epsilon"] = _number(c, t.get("epsilon", META_DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
+                             "the gain (win rate - 50%) a best response needs to be added")
+    out["tolerance"] = _number(c, t.get("tolerance", META_DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
+                               "the total-variation change below which the equilibrium has stopped moving")
+    out["prior_games"] = _number(c, t.get("prior_games", META_DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
+                                 "pseudo-games shrinking observed rates toward the model")
+    if "start" in t and draft.trios:
+        raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both")
+    out["start"] = len(draft.trios) if draft.trios else c.integer(t.get("start", META_DEFAULTS["start"]), "meta.start",
+                                                                    2, 200, "the number of start trios")
+    return out

@@ -18,8 +18,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from analysis import runfolder
+from analysis.cardvalue import design_of, print_card_value, restriction_problems
+from analysis.dashboard import render
+from analysis.open import RunError, open_runs
+from analysis.provenance import csv_header, print_lines, provenance
+from analysis.report import build_report, records
+from analysis.runfolder import RunDirError
+from protolab.experiment.plan import load_arm_pool
+from protolab.experiment.runner import RunFailed, RunOptions, run
+from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
 from sim.cards.loader import CardDataError
-from sim.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
 from sim.pool import DEFAULT_SETS, CardInfo, Pool
 
 DEFAULT_GAMES = 2000
@@ -77,7 +86,6 @@ def _raw_spec(strategy: str, games: int, seed: int, sets: list[str], cards: list
 def card_value_spec(items: list[str], strategy: str = "greedy", games: int = DEFAULT_GAMES, seed: int = 1,
                     sets: list[str] | None = None, cards: list[str] | None = None, output: str = "runs") -> Spec:
     """Validate the command's input and build its spec; every bad input is a one-line SpecError."""
-    from sim.experiment.plan import load_arm_pool
 
     if not items:
         raise SpecError("expected at least one PROTOCOL or CARD (e.g. Fire, or 'Fire 1'), or --resume RUN_DIR")
@@ -111,10 +119,8 @@ def card_value_spec(items: list[str], strategy: str = "greedy", games: int = DEF
 
 def check_resumable(run_dir: str) -> None:
     """`--resume` takes only a card-value run (a different run resumes with `protolab run --resume`)."""
-    from analysis.cardvalue import design_of
-    from sim.experiment import dataset
 
-    if design_of(dataset.read_manifest(Path(run_dir))) is None:
+    if design_of(runfolder.read_manifest(Path(run_dir))) is None:
         raise SpecError(f"{run_dir}: not a card-value run (run.json has no baseline arm and restricted arms in "
                         "draft mode 'holding'); expected a folder written by protolab cardvalue")
 
@@ -122,9 +128,6 @@ def check_resumable(run_dir: str) -> None:
 def analyse(run_dir: Path):
     """Build the report of the finished run's baseline arm (its card-value table from every arm) and
     write its dashboard into the run folder, as `protolab run` does; returns (card-value table, dashboard path)."""
-    from analysis.dashboard import render
-    from analysis.open import open_runs
-    from analysis.report import build_report
 
     runs = open_runs([f"{run_dir}#baseline"])              # the baseline arm; card values from every arm
     try:
@@ -138,9 +141,6 @@ def analyse(run_dir: Path):
 
 def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
     """The table on stdout: a rich table, JSON ({meta, cards}) or CSV."""
-    from analysis.cardvalue import print_card_value
-    from analysis.provenance import csv_header, print_lines
-    from analysis.report import records
 
     if fmt == "json":
         print(json.dumps({"meta": meta, "cards": records(table)}, indent=1))
@@ -161,9 +161,6 @@ def baseline_only(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def main_cardvalue(args: argparse.Namespace, console) -> int:
     """Validate, run on Ray, analyse, print; the exit status (1 when a restriction did not hold)."""
-    from analysis.cardvalue import restriction_problems
-    from analysis.provenance import provenance
-    from sim.experiment.runner import RunFailed, RunOptions, run
 
     given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]
     if args.resume and (args.targets or given):
@@ -202,8 +199,6 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
 def cmd_cardvalue(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from analysis.open import RunError
-    from sim.experiment.dataset import RunDirError
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
@@ -222,7 +217,7 @@ def cmd_cardvalue(args: argparse.Namespace) -> int:
 
 
 def add_command(subparsers) -> None:
-    """Register `protolab cardvalue` (called from sim/experiment/cli.py's add_commands)."""
+    """Register `protolab cardvalue` (called from protolab/commands/run.py's add_commands)."""
     p = subparsers.add_parser(
         "cardvalue", help="what each card is worth: restricted play (never played / never face-up) on Ray",
         description="Card value by restricted play (docs/strategies.md, Card value): for each card, the side "

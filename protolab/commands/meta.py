@@ -7,22 +7,25 @@ import argparse
 import sys
 
 from analysis import meta as M
+from analysis.meta_report import TABLES, moved_table, print_meta, table_of, to_json
+from analysis.open import RunError
 from analysis.picks import draft_section
 from analysis.verify import LEVELS as VERIFY_LEVELS
+from protolab.commands.common import UsageError, console
+from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
 
 MAX_BOOTSTRAP = 1000
 
 
 def _expand(paths: list[str]) -> tuple[list[str], dict | None]:
     """Run folders to open: a loop folder stands for its iteration runs (and brings its manifest)."""
-    from analysis.cli import _usage
 
     out, loop = [], None
     for p in paths:
         try:
             found = M.loop_runs(p)
         except ValueError as e:
-            raise _usage(e) from None
+            raise UsageError(str(e)) from None
         if found is None:
             out.append(p)
         else:
@@ -32,22 +35,19 @@ def _expand(paths: list[str]) -> tuple[list[str], dict | None]:
 
 
 def _analyse(paths: list[str], args: argparse.Namespace) -> M.MetaResult:
-    from analysis.cli import _arms, _open, _usage, _warn
-    from analysis.open import RunError
-
     runs_paths, loop = _expand(paths)
-    if len(runs_paths) == 1 and _arms(runs_paths):
-        raise _usage(RunError(f"{runs_paths[0]}: an A/B run; give one arm ({runs_paths[0]}#ARM): arms are never "
-                              "pooled"))
-    runs = _open(runs_paths, args)
-    _warn(runs, args.format == "table")
+    if len(runs_paths) == 1 and arms_of(runs_paths):
+        raise UsageError(f"{runs_paths[0]}: an A/B run; give one arm ({runs_paths[0]}#ARM): arms are never "
+                              "pooled")
+    runs = open_given(runs_paths, args)
+    warn(runs, args.format == "table")
     try:
         res = M.analyse_runs(runs, args.bootstrap, args.seed, args.prior_games, args.rank_alpha, args.population)
         draft = draft_section(runs)
         if draft is not None:
             res.picks, res.first_pick = draft["picks"], draft["first_pick"]
     except (RunError, ValueError) as e:
-        raise _usage(ValueError(f"{', '.join(paths)}: {e}")) from None
+        raise UsageError(f"{', '.join(paths)}: {e}") from None
     finally:
         runs.close()
     if loop is not None:
@@ -57,8 +57,6 @@ def _analyse(paths: list[str], args: argparse.Namespace) -> M.MetaResult:
 
 
 def _check(args: argparse.Namespace) -> None:
-    from analysis.cli import MAX_THREADS, _usage
-
     checks = [(not 0 <= args.bootstrap <= MAX_BOOTSTRAP, f"--bootstrap: expected 0 to {MAX_BOOTSTRAP} replicates, "
                                                          f"got {args.bootstrap}"),
               (not 0 <= args.prior_games <= 1e6, f"--prior-games: expected 0 to 1,000,000, got {args.prior_games:g}"),
@@ -70,18 +68,14 @@ def _check(args: argparse.Namespace) -> None:
                f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}")]
     for bad, msg in checks:
         if bad:
-            raise _usage(ValueError(msg))
+            raise UsageError(msg)
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
-    from analysis.cli import _console
-    from analysis.meta_report import TABLES, moved_table, print_meta, table_of, to_json
-
     _check(args)
     if args.table not in TABLES:
-        from analysis.cli import _usage
 
-        raise _usage(ValueError(f"--table: unknown table {args.table!r}; tables: {', '.join(TABLES)}"))
+        raise UsageError(f"--table: unknown table {args.table!r}; tables: {', '.join(TABLES)}")
     res = _analyse(args.runs, args)
     moved = moved_table(_analyse([args.compare], args), res) if args.compare else None
     if args.format == "json":
@@ -90,12 +84,12 @@ def cmd_meta(args: argparse.Namespace) -> int:
         (moved if moved is not None and args.table == "protocols" else table_of(res, args.table)).to_csv(
             sys.stdout, index=False)
     else:
-        print_meta(res, _console(), moved=moved)
+        print_meta(res, console(wide=True), moved=moved)
     return 0
 
 
-def add_command(sub: argparse._SubParsersAction) -> None:
-    """Register `protolab meta` (called from analysis/cli.py's add_commands)."""
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register `protolab meta` (called from protolab/commands/analysis.py's add_commands)."""
     p = sub.add_parser("meta", help="the metagame: equilibrium of 'choose a trio', alpha-rank, Nash-averaged ratings",
                        description="The symmetric zero-sum game 'choose a trio' over a run's trio-vs-trio games "
                                    "(unplayed pairs from a logistic payoff model): its Nash equilibrium, Nash-averaged "

@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.experiment.storage import Location, StorageError, location
+from analysis.storage import Location, StorageError, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
 Where = str | os.PathLike | Location       # a run folder or file: a local path or a storage.Location
@@ -40,7 +40,7 @@ LOCK_BEAT = 30.0                 # seconds between refreshes of a held lock obje
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
-KINDS = ("games", "events", "cards", "compiles")          # the shard tables, one folder each
+TABLES = ("games", "events", "cards", "compiles")          # the shard tables, one folder each
 # Per-shard summaries of the events, written beside them: a run recorded before one existed has
 # none, and the analysis then computes from `events` instead.
 SUMMARIES = ("cards", "compiles")
@@ -95,14 +95,14 @@ def write_atomic(path: Where, data: bytes) -> None:
 
 def shard_paths(run_dir: Where, name: str) -> dict[str, Location]:
     run_dir = open_location(run_dir)
-    return {kind: run_dir / kind / f"{name}.parquet" for kind in KINDS}
+    return {kind: run_dir / kind / f"{name}.parquet" for kind in TABLES}
 
 
 def remove_temp_files(run_dir: Where) -> int:
     """Temporary files left by a killed writer; returns how many were removed."""
     run_dir = open_location(run_dir)
     n = 0
-    for sub in (*KINDS, "."):
+    for sub in (*TABLES, "."):
         for p in (run_dir / sub).glob(".*.tmp"):
             p.unlink()
             n += 1
@@ -114,7 +114,7 @@ def verify_shard(run_dir: Where, entry: dict[str, Any]) -> str | None:
     when the entry lists it (shards recorded before the `cards` or `compiles` table existed do not
     list it)."""
     run_dir = open_location(run_dir)
-    for kind in KINDS:
+    for kind in TABLES:
         rel = entry.get(f"{kind}_file")
         if rel is None:
             continue
@@ -139,14 +139,14 @@ def table_files(run_dir: Where) -> list[Path | Location]:
     """Every Parquet file under games/ events/ cards/ compiles/ (subfolders included: pandas and
     pyarrow read a folder recursively). Hidden temporary files end in `.tmp`, so they are not here."""
     run_dir = open_location(run_dir)
-    return [p.public for kind in KINDS for p in (run_dir / kind).rglob("*.parquet")]
+    return [p.public for kind in TABLES for p in (run_dir / kind).rglob("*.parquet")]
 
 
 def listed_files(run_dir: Where, shards: list[dict[str, Any]]) -> set[Location]:
     """The files the shard entries list (every table)."""
     run_dir = open_location(run_dir)
     return {run_dir / s[f"{kind}_file"] for s in shards if isinstance(s, dict)
-            for kind in KINDS if isinstance(s.get(f"{kind}_file"), str)}
+            for kind in TABLES if isinstance(s.get(f"{kind}_file"), str)}
 
 
 def shard_kinds(events: Any) -> tuple[str, ...]:
@@ -156,7 +156,7 @@ def shard_kinds(events: Any) -> tuple[str, ...]:
         return ("games",)
     if events == "none":
         return ("games", *SUMMARIES)
-    return KINDS
+    return TABLES
 
 
 def pending_files(run_dir: Where, shard_count: int, recorded: set[int], events: Any) -> set[Path | Location]:
@@ -215,7 +215,7 @@ def make_table_dirs(run_dir: Where) -> None:
     """games/, events/, cards/, compiles/ (also when resuming a folder written before the
     summary tables existed); nothing to make on an object store."""
     run_dir = open_location(run_dir)
-    for kind in KINDS:
+    for kind in TABLES:
         (run_dir / kind).mkdir()
 
 
@@ -349,7 +349,7 @@ def _check_entry(entry: Any, where: str) -> None:
              for k in ("index", "games")):
         problem = "expected whole numbers 'index' and 'games'"
     else:
-        for kind in KINDS:
+        for kind in TABLES:
             f, size, digest = (entry.get(f"{kind}_{x}") for x in ("file", "bytes", "sha256"))
             if f is not None and (not isinstance(f, str) or not isinstance(digest, str)
                                   or not isinstance(size, int | None)):

@@ -7,10 +7,10 @@ time the report at 10 million games. Both can also write the per-card `cards` ta
 `compiles` table, aggregated from each shard's games and events with DuckDB (`add_cards`,
 `add_compiles`; an independent implementation of what the runner computes with numpy). Command line:
 
-    python -m analysis.synth OUT_DIR --games 10000000 [--events-games N] [--shard-games 100000] [--no-cards]
+    python -m fixtures_analysis.synth OUT_DIR --games 10000000 [--events-games N] [--shard-games 100000] [--no-cards]
                              [--no-compiles]
-    python -m analysis.synth --add-cards RUN_DIR        # cards files for an existing run with events
-    python -m analysis.synth --add-compiles RUN_DIR     # compiles files for an existing run with events
+    python -m fixtures_analysis.synth --add-cards RUN_DIR        # cards files for an existing run with events
+    python -m fixtures_analysis.synth --add-compiles RUN_DIR     # compiles files for an existing run with events
 """
 
 from __future__ import annotations
@@ -33,12 +33,17 @@ from analysis.schema import (
     CARDS_SCHEMA,
     COMPILES_SCHEMA,
     END_REASONS,
+    EVENT_KINDS,
     EVENTS_SCHEMA,
     GAMES_SCHEMA,
-    KINDS,
     POSITIONS,
     SEATS,
+    required,
 )
+
+# Synthetic runs hold the required columns only (like runs written before the optional ones).
+GAMES = required(GAMES_SCHEMA, "games")
+EVENTS = required(EVENTS_SCHEMA, "events")
 
 PROTOCOLS = ("Apathy", "Darkness", "Death", "Fire", "Gravity", "Hate", "Life", "Light", "Love",
              "Metal", "Plague", "Psychic", "Speed", "Spirit", "Water")
@@ -118,12 +123,12 @@ def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
         part = grows[start:start + shard_games]
         lo, hi = start, start + len(part)
         ev = [e for e in erows if lo <= e["game_index"] < hi]
-        gt = _table({c: [r[c] for r in part] for c in GAMES_SCHEMA.names}, GAMES_SCHEMA)
+        gt = _table({c: [r[c] for r in part] for c in GAMES.names}, GAMES)
         shard: dict[str, Any] = {"index": si, "matchup": 0, "first_game": lo, "games": len(part),
                                  "games_file": f"games/shard-{si:05d}.parquet", "games_rows": len(part)}
         shard["games_sha256"] = _write(gt, path / shard["games_file"], GAMES_ROW_GROUP)
         if events is not None:
-            et = _table({c: [r[c] for r in ev] for c in EVENTS_SCHEMA.names}, EVENTS_SCHEMA)
+            et = _table({c: [r[c] for r in ev] for c in EVENTS.names}, EVENTS)
             shard["events_file"] = f"events/shard-{si:05d}.parquet"
             shard["events_rows"] = len(ev)
             shard["events_sha256"] = _write(et, path / shard["events_file"], EVENTS_ROW_GROUP)
@@ -261,7 +266,7 @@ FIRST_PLAYER_EDGE = 0.2
 STRATEGIES = ("random", "greedy", "compiler")
 STRATEGY_STRENGTH = np.array([0.0, 0.3, 0.5])
 # Non-compile event mix after the opening hands (compiles come from the games table).
-EVENT_KINDS = np.array([KINDS.index(k) for k in ("draw", "play_face_up", "play_face_down", "delete", "control")])
+BODY_KINDS = np.array([EVENT_KINDS.index(k) for k in ("draw", "play_face_up", "play_face_down", "delete", "control")])
 EVENT_P = np.array([0.34, 0.08, 0.24, 0.30, 0.04])
 
 
@@ -322,7 +327,7 @@ def _synth_shard(args: tuple[str, str, int, int, int, bool, bool]) -> dict[str, 
         cols[f"seat{s}_plays_face_down"] = rng.poisson(24, n).astype(np.int16)
         cols[f"seat{s}_refreshes"] = rng.poisson(3, n).astype(np.int16)
         cols[f"seat{s}_control_gains"] = rng.poisson(4, n).astype(np.int16)
-    games = pa.Table.from_arrays([cols[f.name] for f in GAMES_SCHEMA], schema=GAMES_SCHEMA)
+    games = pa.Table.from_arrays([cols[f.name] for f in GAMES], schema=GAMES)
     outp = Path(out)
     shard: dict[str, Any] = {"index": si, "matchup": 0, "first_game": first, "games": n,
                              "games_file": f"games/shard-{si:05d}.parquet", "games_rows": n}
@@ -346,12 +351,12 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
     body = k >= 10
     turn = np.where(body, 1 + ((k - 10) * turns[g]) // np.maximum(per[g] - 10, 1), 0).astype(np.int16)
     seat = np.where(body, (first_player[g] + turn - 1) % 2, k // 5).astype(np.int8)
-    kind = np.where(body, EVENT_KINDS[rng.choice(len(EVENT_P), e, p=EVENT_P)], KINDS.index("draw"))
+    kind = np.where(body, BODY_KINDS[rng.choice(len(EVENT_P), e, p=EVENT_P)], EVENT_KINDS.index("draw"))
     pos = rng.integers(0, 3, e)
     proto = draft[g, seat.astype(np.int64) * 3 + pos]
     card = proto * 6 + rng.integers(0, 6, e)
-    is_control = kind == KINDS.index("control")
-    field = np.isin(kind, [KINDS.index(x) for x in ("play_face_up", "play_face_down", "delete")])
+    is_control = kind == EVENT_KINDS.index("control")
+    field = np.isin(kind, [EVENT_KINDS.index(x) for x in ("play_face_up", "play_face_down", "delete")])
     line = np.where(field, pos, 0).astype(np.int8)
     # Compile and recompile events, consistent with the games table.
     cg, cs, cj = np.nonzero(compiled)
@@ -360,7 +365,7 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
     parts_g = [g, cg]
     parts_turn = [turn, compile_turns[cg, cs, cj]]
     parts_seat = [seat, cs.astype(np.int8)]
-    parts_kind = [kind, np.full(len(cg), KINDS.index("compile"))]
+    parts_kind = [kind, np.full(len(cg), EVENT_KINDS.index("compile"))]
     parts_proto = [proto, draft[cg, cs * 3 + cpos]]
     parts_card_mask = [is_control, np.ones(len(cg), bool)]
     parts_card = [card, np.zeros(len(cg), np.int64)]
@@ -377,7 +382,7 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
         parts_g.append(rg)
         parts_turn.append(rt)
         parts_seat.append(np.full(len(rg), s, np.int8))
-        parts_kind.append(np.full(len(rg), KINDS.index("recompile")))
+        parts_kind.append(np.full(len(rg), EVENT_KINDS.index("recompile")))
         parts_proto.append(draft[rg, s * 3 + rp])
         parts_card_mask.append(np.ones(len(rg), bool))
         parts_card.append(np.zeros(len(rg), np.int64))
@@ -391,13 +396,13 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
     m = len(idx)
     arrays = {
         "run_id": _const(run_id, m), "game_index": gi[G[idx]], "turn": T[idx],
-        "seat": np.concatenate(parts_seat)[idx], "kind": _dict(kind_all, KINDS),
+        "seat": np.concatenate(parts_seat)[idx], "kind": _dict(kind_all, EVENT_KINDS),
         "card": _dict(np.concatenate(parts_card)[idx], CARDS, mask=card_mask),
-        "protocol": _dict(proto_all, PROTOCOLS, mask=kind_all == KINDS.index("control")),
+        "protocol": _dict(proto_all, PROTOCOLS, mask=kind_all == EVENT_KINDS.index("control")),
         "line": pa.array(np.concatenate(parts_line)[idx], pa.int8(), mask=np.concatenate(parts_line_mask)[idx]),
         "by_effect": rng.random(m) < 0.1,
     }
-    return pa.Table.from_arrays([arrays[f.name] for f in EVENTS_SCHEMA], schema=EVENTS_SCHEMA)
+    return pa.Table.from_arrays([arrays[f.name] for f in EVENTS], schema=EVENTS)
 
 
 def synth_run(out: str | Path, games: int, events_games: int | None = None, shard_games: int = 100_000,

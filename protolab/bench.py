@@ -6,8 +6,10 @@ import os
 import time
 from typing import Any
 
+from protolab.experiment.runner import start_ray, stop_ray
 from sim.batch import play_columns
-from sim.pool import Pool
+from sim.pool import Pool, load_pool
+from strategies.seats import make_seats
 
 
 def run_bench(pool: Pool, games: int = 20000, seed: int = 1, repeats: int = 3,
@@ -19,11 +21,11 @@ def run_bench(pool: Pool, games: int = 20000, seed: int = 1, repeats: int = 3,
     cost per decision whatever their games' lengths."""
     best = float("inf")
     turns = 0.0
-    strategies = (strategy, strategy)
-    play_columns(pool, range(seed, seed + max(1, min(games // 10, 500))), strategies=strategies)   # warm-up
+    seats = make_seats(pool, (strategy, strategy)).configs
+    play_columns(pool, range(seed, seed + max(1, min(games // 10, 500))), seats)   # warm-up
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
-        cols = play_columns(pool, range(seed, seed + games), strategies=strategies)
+        cols = play_columns(pool, range(seed, seed + games), seats)
         best = min(best, time.perf_counter() - t0)
         turns = float(cols["turns"].mean())
     return {
@@ -45,11 +47,10 @@ _POOLS: dict[tuple[str, ...], Pool] = {}
 def _ray_play(sets: tuple[str, ...], strategy: str, first: int, games: int) -> tuple[int, float]:
     """One shard of the batch path, as the runner's Ray tasks play it (no Parquet writing); the
     pool is compiled once per worker process, as the runner does."""
-    from sim.pool import load_pool
 
     pool = _POOLS.get(sets) or _POOLS.setdefault(sets, load_pool(sets=sets))
     t0 = time.perf_counter()
-    play_columns(pool, range(first, first + games), strategies=(strategy, strategy), events=True)
+    play_columns(pool, range(first, first + games), make_seats(pool, (strategy, strategy)).configs, events=True)
     return games, time.perf_counter() - t0
 
 
@@ -59,7 +60,6 @@ def run_ray_bench(pool: Pool, workers: int = 2, games: int = 200000, seed: int =
     worker, timed after every worker has played a warm-up shard (Ray start-up excluded)."""
     import ray
 
-    from sim.experiment.runner import start_ray, stop_ray
 
     sets = tuple(sorted({pool.protocol_sets[p] for p in pool.protocols}))
     n, where = start_ray(None, workers)

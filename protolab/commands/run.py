@@ -1,4 +1,4 @@
-"""`protolab run SPEC`: the experiment subcommand, registered by sim/cli.py's plugin hook."""
+"""`protolab run SPEC`: the experiment subcommand, registered by protolab/cli.py."""
 
 from __future__ import annotations
 
@@ -6,6 +6,11 @@ import argparse
 import os
 import signal
 import sys
+
+from protolab.commands.common import add_decision_timeout, check_range
+from protolab.experiment.cardvalue import add_command as add_cardvalue
+from protolab.experiment.psro import is_loop_spec, main_psro
+from protolab.experiment.runner import RunOptions, main_run
 
 MAX_WORKERS = 100_000              # --workers with --address: tasks in flight
 
@@ -29,11 +34,9 @@ def add_commands(subparsers) -> None:
     p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or "
                                                        "damaged shards")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    from sim.cli import add_decision_timeout
 
     add_decision_timeout(p)
     p.set_defaults(func=cmd_run)
-    from sim.experiment.cardvalue import add_command as add_cardvalue
 
     add_cardvalue(subparsers)              # `protolab cardvalue`: a spec built in code, the same runner
 
@@ -41,8 +44,6 @@ def add_commands(subparsers) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from sim.cli import check_range
-    from sim.experiment.runner import RunOptions, main_run
 
     # a local Ray starts one worker process per CPU it is given: more than a few per core only fills memory
     check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
@@ -55,11 +56,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         console = Console(soft_wrap=True)
         if not console.is_terminal:
             console = Console(soft_wrap=True, width=120)      # logs and pipes: room for the A/B table
-        from sim.experiment.psro import is_loop_spec, main_psro
 
         if args.spec and not args.resume and is_loop_spec(args.spec, args.games):   # [meta]: the PSRO loop
             return main_psro(args.spec, opts, console)
-        return main_run(args.spec, opts, console)       # a bad spec or run folder: sim.cli.main reports it
+        return main_run(args.spec, opts, console)       # a bad spec or run folder: protolab.cli.main reports it
     except KeyboardInterrupt:
         print("protolab: stopped before any shard was played", file=sys.stderr)
         return 130

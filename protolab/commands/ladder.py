@@ -5,6 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 
+from protolab.commands.common import (
+    UsageError,
+    add_decision_timeout,
+    add_format,
+    check_batch,
+    console,
+    pool_from,
+    print_csv,
+)
+from strategies.ladder import run_ladder
+from strategies.spec import StrategyError, make_seat, parse_draft
+
 
 def add_commands(sub) -> None:
     p = sub.add_parser("ladder", help="round robin between strategies: win rates and ratings")
@@ -14,41 +26,34 @@ def add_commands(sub) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--turn-cap", type=int, default=200)
     p.add_argument("--draft", default="random", help="random | fixed:A,B,C/D,E,F | table:FILE")
-    from sim.cli import add_format
 
     add_format(p, "the head-to-head pairs; json: pairs and ratings", json_alias=True)
     p.add_argument("--set", action="append", metavar="SET", help="card set (repeatable)")
     p.add_argument("--cards", action="append", metavar="FILE", help="extra protocol or variant file")
-    from sim.cli import add_decision_timeout
 
     add_decision_timeout(p)
     p.set_defaults(func=cmd_ladder)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    from sim.cli import UsageError, _console, _pool, check_batch
-    from strategies.ladder import run_ladder
-    from strategies.spec import StrategyError, make_seat, parse_draft
-
     if len(args.strategies) < 2:
         raise UsageError("a ladder needs at least two strategies")
     if args.games < 2:
         raise UsageError(f"--games must be at least 2, got {args.games}")
     check_batch(args.games, args.seed, args.turn_cap)
-    pool = _pool(args)
+    pool = pool_from(args)
     try:
         for s in args.strategies:
             make_seat(s, pool)
         parse_draft(args.draft, pool)
     except StrategyError as e:
         raise UsageError(str(e)) from None
-    console = _console()
+    out = console()
     if args.format in ("json", "csv"):
         res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft)
         if args.format == "json":
             print(json.dumps(res, indent=1))
         else:
-            from sim.cli import print_csv
 
             print_csv(res["pairs"])
         return 0
@@ -56,7 +61,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     npairs = len(args.strategies) * (len(args.strategies) - 1) // 2
-    with Progress(console=console, transient=True) as prog:
+    with Progress(console=out, transient=True) as prog:
         task = prog.add_task("ladder", total=npairs)
 
         def tick(label: str) -> None:
@@ -70,11 +75,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     for p in res["pairs"]:
         t.add_row(p["a"], p["b"], str(p["games"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
                   f"{p['win_rate_a']:.1%}", f"{p['ci_low']:.1%}-{p['ci_high']:.1%}")
-    console.print(t)
+    out.print(t)
     r = Table(title="Bradley-Terry rating (Elo scale, mean 0, 95% bootstrap CI)")
     for c in ("strategy", "rating", "95% CI"):
         r.add_column(c, justify="left" if c == "strategy" else "right")
     for row in res["ratings"]:
         r.add_row(row["strategy"], f"{row['elo']:+.0f}", f"{row['ci_low']:+.0f} .. {row['ci_high']:+.0f}")
-    console.print(r)
+    out.print(r)
     return 0

@@ -2,8 +2,8 @@
 tests/golden/trace.json. Optimisations must leave it byte-identical; regenerate it (--write)
 only when the rules deliberately change, and say so in the commit.
 
-    python -m sim.golden                   # compare with tests/golden/trace.json
-    python -m sim.golden --write           # regenerate it (run from the repository root)
+    python -m protolab.golden                   # compare with tests/golden/trace.json
+    python -m protolab.golden --write           # regenerate it (run from the repository root)
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from sim.describe import format_log
-from sim.game import Game
 from sim.pool import FIRST_BOX, load_pool
 from sim.record import record_bytes
+from sim.state import State
 from strategies.spec import make_seat
 
 TRACE = Path("tests") / "golden" / "trace.json"
@@ -30,7 +30,7 @@ def trace() -> dict:
     games = []
     for a, b, seeds in CASES:
         for seed in seeds:
-            g = Game(pool, seed=seed)
+            g = State(pool, seed=seed)
             g.core.run([], (make_seat(a, pool), make_seat(b, pool)), True)
             state = g.core.state()
             log = "\n".join(format_log(pool, state, g.core.log_entries()))

@@ -1,6 +1,7 @@
-"""Step-by-step Python API for tests and notebooks (in the spirit of OpenSpiel's state API).
+"""The position, step by step, for tests and notebooks (OpenSpiel's split: the rules object is the
+card pool, `sim.pool.Pool`; the position of one game is a `State`).
 
-    game = Game(load_pool(), seed=7)
+    game = State(load_pool(), seed=7)
     while (d := game.pending()) is not None:
         game.answer(0)                      # or game.answer("Fire 1 up left")
     game.record()
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.describe import DK, LINES, PHASES, SEATS, Namer, format_log
+from sim.describe import DK, LINES, PHASES, SEAT_NAMES, Namer, format_log
 from sim.engine._core import CoreGame, constants
 from sim.observation import observation_from_state
 from sim.pool import ENGINE_VERSION, Pool, load_pool
@@ -36,11 +37,11 @@ class Decision:
 
     @property
     def seat(self) -> str:
-        return SEATS[self.player]
+        return SEAT_NAMES[self.player]
 
 
-class Game:
-    """One game. `protocols` fixes both trios (names, left to right); otherwise a draft is played.
+class State:
+    """The position of one game. `protocols` fixes both trios (names, left to right); otherwise a draft is played.
     `auto` names seats whose decisions the engine's random strategy takes."""
 
     def __init__(self, pool: Pool | None = None, seed: int = 0,
@@ -62,7 +63,7 @@ class Game:
         self._status = self.core.run(self.answers, self.strategies)
 
     @classmethod
-    def from_core(cls, pool: Pool, core: CoreGame, turn_cap: int = 200) -> Game:
+    def from_core(cls, pool: Pool, core: CoreGame, turn_cap: int = 200) -> State:
         """Wrap an already set-up core (scenarios)."""
         g = cls.__new__(cls)
         g.pool, g.seed, g.core, g.turn_cap = pool, 0, core, turn_cap
@@ -121,7 +122,7 @@ class Game:
 
         players = {}
         for p in (0, 1):
-            players[SEATS[p]] = {
+            players[SEAT_NAMES[p]] = {
                 "protocols": [names[i] for i in s["protocols"][p]],
                 "compiled": [names[i] for i, c in zip(s["protocols"][p], s["compiled"][p], strict=True) if c],
                 "hand": [nm.card(c) for c in s["hand"][p]],
@@ -134,10 +135,10 @@ class Game:
             }
         return {
             **players,
-            "active": SEATS[s["active"]],
+            "active": SEAT_NAMES[s["active"]],
             "turn": s["turn"],
             "phase": PHASES[s["phase"]],
-            "control": "none" if s["control"] < 0 else SEATS[s["control"]],
+            "control": "none" if s["control"] < 0 else SEAT_NAMES[s["control"]],
             "winner": {-1: "none", 0: "A", 1: "B", 2: "draw"}[s["winner"]],
         }
 
@@ -162,4 +163,4 @@ class Game:
         return make_record(self.pool, self.seed, strategies, self.core.state(), ENGINE_VERSION)
 
 
-__all__ = ["Game", "Decision", "LINES", "ZONES"]
+__all__ = ["State", "Decision", "LINES", "ZONES"]

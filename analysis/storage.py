@@ -14,6 +14,7 @@ store cannot, so each journal entry is its own object)."""
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import posixpath
 import uuid
@@ -140,13 +141,9 @@ class Location:
                       key=lambda loc: loc.path)
 
     def rglob(self, pattern: str) -> list[Location]:
-        import fnmatch
-
         return [f for f in self.files() if fnmatch.fnmatch(f.name, pattern)]
 
     def glob(self, pattern: str) -> list[Location]:
-        import fnmatch
-
         return [f for f in self.files(recursive=False) if fnmatch.fnmatch(f.name, pattern)]
 
     # -- reading ---------------------------------------------------------------------------------

@@ -1,62 +1,25 @@
-"""The analysis subcommands of `protolab`: report, compare, dashboard (registered by sim/cli.py)."""
+"""The analysis subcommands of `protolab`: report, compare, dashboard (registered by protolab/cli.py)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
+from analysis import tiers
+from analysis.ab import ab_compare, label_arm, output_arm_reports, render_ab
 from analysis.cardvalue import is_card_value_run
-from analysis.open import RunError, Runs, open_runs
-from analysis.stats import CORRECTIONS
-from analysis.verify import LEVELS as VERIFY_LEVELS
-
-
-def _usage(e: Exception) -> Exception:
-    """sim.cli.UsageError: one line on stderr, exit status 2 (`python -m sim.cli` runs the
-    importable module's main too, so this is the class it catches)."""
-    from sim.cli import UsageError
-
-    return UsageError(str(e))
-
-
-def _open(paths: list[str], args: argparse.Namespace) -> Runs:
-    try:
-        return open_runs(paths, threads=args.threads, verify=args.verify, trust=args.trust)
-    except RunError as e:
-        raise _usage(e) from None
-
-
-def _warn(runs: Runs, shown_with_figures: bool) -> None:
-    """Warnings (with --trust: what verification found) go to stderr when the output itself
-    (json, csv, a dashboard file) would not show them in front of the reader."""
-    if not shown_with_figures:
-        for w in runs.warnings:
-            print(f"protolab: warning: {w}", file=sys.stderr)
-
-
-def _console():
-    """Rich console; when the output is not a terminal, wide enough for the matchup matrix."""
-    import os
-
-    from rich.console import Console
-
-    return Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(width=160)
-
-
-def _stat_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--correction", choices=sorted(CORRECTIONS), default="holm",
-                   help="multiple-comparison correction: holm (family-wise) or bh (false discovery rate); default holm")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level after correction (default 0.05)")
-    p.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
-    p.add_argument("--verify", choices=VERIFY_LEVELS, default="fast",
-                   help="checks against run.json before reading: fast (default) checksums every file the "
-                        "figures come from and checks size and row count of the others; full checksums every "
-                        "file, events included")
-    p.add_argument("--trust", action="store_true",
-                   help="report what verification finds as warnings and compute the figures anyway "
-                        "(a run given twice is opened once)")
+from analysis.compare import compare_runs, print_comparison
+from analysis.dashboard import make_server, render, write_page
+from analysis.open import RunError, Runs
+from analysis.provenance import csv_header
+from analysis.report import TABLE_NAMES, build_report, print_report, records, table_csv, to_json, write_csv
+from analysis.tiers import TABLE_NAMES as TIER_TABLES
+from analysis.tiers import is_tier_run, render_tiers, tier_study
+from protolab.commands.common import UsageError, console
+from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 
 
 def _band(p: argparse.ArgumentParser) -> None:
@@ -64,20 +27,19 @@ def _band(p: argparse.ArgumentParser) -> None:
                    help="flag win rates outside 50%% +/- BAND beyond chance (default 0.05: 45-55%%)")
 
 
-MAX_THREADS = 256
 
 
 def _check(args: argparse.Namespace) -> None:
     if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
-        raise _usage(ValueError(f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}"))
+        raise UsageError(f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}")
     if getattr(args, "limit", 1) < 1:
-        raise _usage(ValueError(f"--limit: expected at least 1 row, got {args.limit}"))
+        raise UsageError(f"--limit: expected at least 1 row, got {args.limit}")
     if not 0 <= getattr(args, "port", 0) <= 65535:
-        raise _usage(ValueError(f"--port: expected 0 (any free port) to 65535, got {args.port}"))
+        raise UsageError(f"--port: expected 0 (any free port) to 65535, got {args.port}")
     if not 0 < args.alpha < 1:
-        raise _usage(ValueError(f"--alpha must be between 0 and 1, got {args.alpha}"))
+        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")
     if getattr(args, "band", 0.05) is not None and not 0 <= getattr(args, "band", 0.05) < 0.5:
-        raise _usage(ValueError(f"--band must be in [0, 0.5), got {args.band}"))
+        raise UsageError(f"--band must be in [0, 0.5), got {args.band}")
 
 
 def _check_out_dir(out: str | None) -> None:
@@ -87,16 +49,16 @@ def _check_out_dir(out: str | None) -> None:
     p = Path(out)
     existing = next((q for q in (p, *p.parents) if q.exists()), Path("."))
     if not existing.is_dir():
-        raise _usage(ValueError(f"--out {out}: {existing} is a file; expected a folder for the CSV files"))
+        raise UsageError(f"--out {out}: {existing} is a file; expected a folder for the CSV files")
 
 
 def _check_out_file(out: str) -> None:
     """`dashboard --out FILE.html`: a file name in an existing folder, checked before the report is built."""
     p = Path(out)
     if p.is_dir():
-        raise _usage(ValueError(f"--out {out}: is a folder; expected a file name, e.g. {p / 'dashboard.html'}"))
+        raise UsageError(f"--out {out}: is a folder; expected a file name, e.g. {p / 'dashboard.html'}")
     if not p.parent.is_dir():
-        raise _usage(ValueError(f"--out {out}: no folder {p.parent}; expected a file in an existing folder"))
+        raise UsageError(f"--out {out}: no folder {p.parent}; expected a file in an existing folder")
 
 
 def _written(out: str, write) -> None:
@@ -107,55 +69,43 @@ def _written(out: str, write) -> None:
     except BrokenPipeError:
         raise
     except OSError as e:
-        raise _usage(ValueError(f"--out {out}: cannot write ({e.strerror or e})")) from None
+        raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
 
 
-def _arms(paths: list[str]) -> list[str] | None:
-    """`RUN#arm` for each arm when `paths` is one A/B run, else None (analysis.ab.arm_paths)."""
-    from analysis.ab import arm_paths
-
-    try:
-        return arm_paths(paths)
-    except RunError as e:
-        raise _usage(e) from None
 
 
 def _report_arms(args: argparse.Namespace, arms: list[str]) -> int:
     """`report` of an A/B run: one report per arm, never pooled (docs/analysis.md)."""
-    from analysis.ab import label_arm, output_arm_reports
-    from analysis.report import build_report
 
     only = [args.table] if args.table and args.table != "balance_flags" else None
     reports = []
     for path in arms:
-        runs = _open([path], args)
-        _warn(runs, args.format == "table")
+        runs = open_given([path], args)
+        warn(runs, args.format == "table")
         try:
             reports.append(label_arm(build_report(runs, args.band, args.correction, args.alpha, only=only), path))
         except RunError as e:
-            raise _usage(e) from None
-    _written(args.out or "", lambda: output_arm_reports(reports, args.format, args.table, args.out, _console()))
+            raise UsageError(str(e)) from None
+    _written(args.out or "", lambda: output_arm_reports(reports, args.format, args.table, args.out, console(wide=True)))
     return 0
 
 
 def _tier_study(args: argparse.Namespace):
     """The tier study of a tier-study run (analysis.tiers), each tier opened with the command's options."""
-    from analysis.tiers import tier_study
 
     def opened(path: str) -> Runs:
-        runs = _open([path], args)
-        _warn(runs, getattr(args, "format", "html") == "table")
+        runs = open_given([path], args)
+        warn(runs, getattr(args, "format", "html") == "table")
         return runs
 
     try:
         return tier_study(args.runs[0], args.band, args.correction, args.alpha, open_fn=opened)
     except RunError as e:
-        raise _usage(e) from None
+        raise UsageError(str(e)) from None
 
 
 def _report_tiers(args: argparse.Namespace) -> int:
     """`report` of a tier study: each finding under every tier, rank agreement, flag verdicts."""
-    from analysis import tiers
 
     study = _tier_study(args)
     if args.format == "json":
@@ -171,24 +121,20 @@ def _report_tiers(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(tiers.table_csv(study, args.table or "agreement"))
     else:
-        tiers.print_tiers(study, _console())
+        tiers.print_tiers(study, console(wide=True))
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from analysis.report import TABLE_NAMES, build_report, print_report, table_csv, to_json, write_csv
-    from analysis.tiers import TABLE_NAMES as TIER_TABLES
-    from analysis.tiers import is_tier_run
-
     _check(args)
     tiered = len(args.runs) == 1 and is_tier_run(args.runs[0])
     names = TIER_TABLES if tiered else TABLE_NAMES
     if args.table and args.table not in names:
-        raise _usage(ValueError(f"unknown table {args.table!r}; tables: {', '.join(names)}"))
+        raise UsageError(f"unknown table {args.table!r}; tables: {', '.join(names)}")
     if args.out is not None and args.format != "csv":
-        raise _usage(ValueError(f"--out {args.out}: goes with --format csv (one CSV file per table)"))
+        raise UsageError(f"--out {args.out}: goes with --format csv (one CSV file per table)")
     _check_out_dir(args.out)
-    arms = _arms(args.runs)
+    arms = arms_of(args.runs)
     if tiered:
         return _report_tiers(args)
     if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
@@ -196,16 +142,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     if arms:
         return _report_arms(args, arms)
     t0 = time.perf_counter()
-    runs = _open(args.runs, args)
+    runs = open_given(args.runs, args)
     t_open = time.perf_counter() - t0
-    _warn(runs, args.format == "table")
+    warn(runs, args.format == "table")
     try:
         only = [args.table] if args.table else None
         if only and args.table == "balance_flags":
             only = None
         rep = build_report(runs, args.band, args.correction, args.alpha, only=only)
     except RunError as e:
-        raise _usage(e) from None
+        raise UsageError(str(e)) from None
     total = time.perf_counter() - t0
     if args.format == "json":
         if args.table:
@@ -220,7 +166,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(table_csv(rep, rep.tables[args.table or "protocols"]))
     else:
-        print_report(rep, _console())
+        print_report(rep, console(wide=True))
     if args.timing:
         for name, s in rep.timings.items():
             print(f"{name:24s} {s:7.3f} s", file=sys.stderr)
@@ -230,62 +176,51 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    import json
-
-    from analysis.compare import compare_runs, print_comparison
-    from analysis.report import records
-
     _check(args)
     for side in (args.base, args.variant):
-        if _arms([side]):
-            raise _usage(RunError(f"{side}: an A/B run; compare its arms ({side}#ARM) rather than its pooled games"))
-    base = _open([args.base], args)
-    variant = _open([args.variant], args)
-    _warn(base, args.format == "table")
-    _warn(variant, args.format == "table")
+        if arms_of([side]):
+            raise UsageError(f"{side}: an A/B run; compare its arms ({side}#ARM) rather than its pooled games")
+    base = open_given([args.base], args)
+    variant = open_given([args.variant], args)
+    warn(base, args.format == "table")
+    warn(variant, args.format == "table")
     try:
         c = compare_runs(base, variant, args.correction, args.alpha)
     except RunError as e:
-        raise _usage(e) from None
+        raise UsageError(str(e)) from None
     if args.format == "json":
         print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table),
                           "changed_cards": records(c.cards)}, indent=1))
     elif args.format == "csv":
-        from analysis.provenance import csv_header
 
         sys.stdout.write(csv_header(c.meta.get("provenance") or []) + c.table.to_csv(index=False))
     else:
-        print_comparison(c, _console(), limit=args.limit)
+        print_comparison(c, console(wide=True), limit=args.limit)
     return 0
 
 
 def _ab_page(args: argparse.Namespace, arms: list[str]) -> tuple[str, str]:
     """(run id, the A/B page) of an A/B run: every arm against the first (analysis.ab)."""
-    from analysis.ab import ab_compare, render_ab
 
     def opened(path: str) -> Runs:
-        runs = _open([path], args)
-        _warn(runs, False)
+        runs = open_given([path], args)
+        warn(runs, False)
         return runs
 
     try:
         ab = ab_compare(arms, args.correction, args.alpha, open_fn=opened)
     except RunError as e:
-        raise _usage(e) from None
+        raise UsageError(str(e)) from None
     return ab.run_id, render_ab(ab)
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from analysis.dashboard import make_server, render, write_page
-    from analysis.report import build_report
-
     _check(args)
     if args.out is not None:
         _check_out_file(args.out)
-    arms = _arms(args.runs)
+    arms = arms_of(args.runs)
     if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
         args.runs, arms = arms[:1], None
-    from analysis.tiers import is_tier_run, render_tiers
 
     if len(args.runs) == 1 and is_tier_run(args.runs[0]):
         study = _tier_study(args)
@@ -293,12 +228,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     elif arms:
         run_id, page = _ab_page(args, arms)
     else:
-        runs = _open(args.runs, args)
-        _warn(runs, False)
+        runs = open_given(args.runs, args)
+        warn(runs, False)
         try:
             page = render(build_report(runs, args.band, args.correction, args.alpha))
         except RunError as e:
-            raise _usage(e) from None
+            raise UsageError(str(e)) from None
         run_id = runs.run_ids[0]
     out = args.out
     if out is None and not args.serve:
@@ -310,7 +245,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         try:
             server = make_server(page, args.port)
         except OSError as e:
-            raise _usage(ValueError(f"cannot serve on 127.0.0.1:{args.port}: {e}")) from None
+            raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {e}") from None
         print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
         try:
             server.serve_forever()
@@ -323,7 +258,6 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register report, compare and dashboard on the `protolab` parser."""
-    from analysis.report import TABLE_NAMES
 
     p = sub.add_parser("report", help="balance report of run folders (win rates, matchups, compiles, cards)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `protolab run`")
@@ -333,7 +267,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="with --format csv: write every table as DIR/NAME.csv")
     p.add_argument("--timing", action="store_true", help="print seconds per table to stderr")
     _band(p)
-    _stat_args(p)
+    add_read_args(p)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("compare", help="A/B comparison of two runs (e.g. official pool vs a card variant)")
@@ -341,7 +275,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("variant", metavar="VARIANT_RUN")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     p.add_argument("--limit", type=int, default=25, help="rows shown in the terminal table (default 25)")
-    _stat_args(p)
+    add_read_args(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("dashboard", help="self-contained HTML dashboard of a run (works offline)")
@@ -350,9 +284,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--serve", action="store_true", help="serve it on http://127.0.0.1:PORT/ until Ctrl-C")
     p.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000; 0: any free port)")
     _band(p)
-    _stat_args(p)
+    add_read_args(p)
     p.set_defaults(func=cmd_dashboard)
 
-    from analysis.meta_cli import add_command as add_meta
 
-    add_meta(sub)                          # `protolab meta`: the metagame (analysis/meta.py)

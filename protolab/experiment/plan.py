@@ -21,10 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from protolab.experiment.seeds import sample_order
+from protolab.experiment.spec import Arm, CardFile, Spec, SpecError, check_matchups, check_size
 from sim.cards.loader import CardDataError
-from sim.experiment.seeds import sample_order
-from sim.experiment.spec import Arm, CardFile, Spec, SpecError, check_matchups, check_size
 from sim.pool import Pool, load_pool
+from strategies.spec import StrategyError, make_seat, parse_draft
 
 WORKER_BOUND_MB = 500              # a worker's peak resident memory stays under this (measured, see above)
 SHARD_CAP = 10_000                 # games per shard with events (the events table dominates a worker's memory)
@@ -170,7 +171,6 @@ def holding_matchups(seed: int, holders: list[str], names: list[str], samples: i
 def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
     """Build each seat's strategy against the arm's pool: unknown cards in restrictions and user
     strategies that do not import fail here, before any game."""
-    from strategies.spec import StrategyError, make_seat
 
     for j, text in enumerate(arm.strategies):
         try:
@@ -182,7 +182,6 @@ def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
 def check_draft(spec: Spec, pools: list[Pool]) -> None:
     """Build each seat's draft strategy (mode "draft") against every arm's pool: a learned table
     naming a protocol the pool lacks, or holding a bad value, fails here with its file and key."""
-    from strategies.spec import StrategyError, parse_draft
 
     files = {t.path: t.text for t in spec.draft.tables}
     for j, text in enumerate(spec.draft.policy):

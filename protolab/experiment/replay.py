@@ -19,12 +19,21 @@ from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
-
-from sim.batch import MAX_COMPILES
-from sim.describe import LINES, SEATS, format_log
 from sim.engine._core import constants
-from sim.game import Game
+
+from analysis import runfolder
+from analysis.open import split_arm
+from protolab.experiment.plan import ShardPlan, make_plan
+from protolab.experiment.runner import dictionaries, make_task
+from protolab.experiment.seeds import game_seeds
+from protolab.experiment.shards import games_table
+from protolab.experiment.spec import SpecError, spec_from_manifest
+from sim.batch import MAX_COMPILES
+from sim.cards.loader import CardDataError
+from sim.describe import LINES, SEAT_NAMES, format_log
 from sim.pool import ENGINE_VERSION, Pool
+from sim.state import State
+from strategies.seats import make_seats
 
 LOG_TURN = constants()["log"]["turn"]
 FINAL_TURN = -1             # turn_states key of the state after the last turn
@@ -57,7 +66,7 @@ class RunGame:
     first_player: int | None
     turn_cap: int
     pool: Pool
-    plan: Any                   # sim.experiment.plan.Plan
+    plan: Any                   # protolab.experiment.plan.Plan
     shards: tuple[dict[str, Any], ...] = ()     # the manifest's shard entries
     draft: tuple[str, str] = ("random", "random")          # each seat's draft strategy (draft mode "draft")
     draft_files: tuple[tuple[str, str], ...] = ()          # (path, contents) of the tables it names
@@ -71,7 +80,7 @@ class OpenRun:
 
     run_dir: Path
     manifest: dict[str, Any]
-    plan: Any                   # sim.experiment.plan.Plan
+    plan: Any                   # protolab.experiment.plan.Plan
 
 
 def open_run(run_dir: str | Path) -> OpenRun:
@@ -81,20 +90,16 @@ def open_run(run_dir: str | Path) -> OpenRun:
 
 def _open_run(run_dir: Path) -> tuple[dict[str, Any], Any]:
     """The manifest and the plan rebuilt from it (spec, card texts, pools)."""
-    from sim.cards.loader import CardDataError
-    from sim.experiment import dataset
-    from sim.experiment.plan import make_plan
-    from sim.experiment.spec import SpecError, spec_from_manifest
 
     try:
-        manifest = dataset.read_manifest(run_dir)
-        source = str(run_dir / dataset.MANIFEST)
-        spec = spec_from_manifest(manifest["spec"], dataset.load_inputs(run_dir), source)
+        manifest = runfolder.read_manifest(run_dir)
+        source = str(run_dir / runfolder.MANIFEST)
+        spec = spec_from_manifest(manifest["spec"], runfolder.load_inputs(run_dir), source)
         plan = make_plan(spec)
-    except (dataset.RunDirError, SpecError, CardDataError) as e:
+    except (runfolder.RunDirError, SpecError, CardDataError) as e:
         raise ReplayError(str(e)) from None
     except (KeyError, TypeError, AttributeError) as e:
-        raise ReplayError(f"{run_dir / dataset.MANIFEST}: not a complete manifest (missing {e})") from None
+        raise ReplayError(f"{run_dir / runfolder.MANIFEST}: not a complete manifest (missing {e})") from None
     if manifest.get("engine_version") != ENGINE_VERSION:
         raise ReplayError(f"{run_dir}: made by engine {manifest.get('engine_version')}, this is {ENGINE_VERSION}; "
                           "its games cannot be replayed exactly here")
@@ -124,8 +129,6 @@ def _global_index(run_arg: str, run_dir: Path, arm: str | None, game: int, plan:
 def locate(run_arg: str, game: int, opened: OpenRun | None = None) -> RunGame:
     """Set up game `game` of RUN (its game_index) or of RUN#arm (its index within the arm);
     `opened` is RUN already opened (open_run), to replay many of its games."""
-    from analysis.open import split_arm
-    from sim.experiment.seeds import game_seeds
 
     run_dir, arm_name = split_arm(run_arg)
     if opened is None:
@@ -158,20 +161,19 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None) -> RunGame:
 
 def new_game(pool: Pool, seed: int, strategies: tuple[str, str], protocols: Any = None,
              first_player: int | None = None, turn_cap: int = 200, until_turn: int = -1,
-             draft: tuple[str, str] = ("random", "random"), draft_files: tuple[tuple[str, str], ...] = ()) -> Game:
-    """A Game played by these strategy specs and draft strategies (the engine's seats, built as in
+             draft: tuple[str, str] = ("random", "random"), draft_files: tuple[tuple[str, str], ...] = ()) -> State:
+    """A State played by these strategy specs and draft strategies (the engine's seats, built as in
     the batch path) to its end, or with `until_turn` to the end of that turn."""
-    from sim.batch import make_seats
 
     # scripted seats first: the constructor stops at the first decision instead of playing a game
-    game = Game(pool, seed=seed, protocols=protocols, first_player=first_player, turn_cap=turn_cap)
-    seats, _ = make_seats(pool, strategies, draft, dict(draft_files).__getitem__)
+    game = State(pool, seed=seed, protocols=protocols, first_player=first_player, turn_cap=turn_cap)
+    seats = make_seats(pool, strategies, draft, dict(draft_files).__getitem__).configs
     game.strategies = seats
-    game._status = game.core.run(game.answers, seats, until_turn=until_turn)   # Game has no setter for seats
+    game._status = game.core.run(game.answers, seats, until_turn=until_turn)   # State has no setter for seats
     return game
 
 
-def play(g: RunGame, until_turn: int = -1) -> Game:
+def play(g: RunGame, until_turn: int = -1) -> State:
     return new_game(g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn,
                     g.draft, g.draft_files)
 
@@ -185,12 +187,11 @@ def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:
 
 def stored_row(g: RunGame) -> dict[str, Any]:
     """The row of `games` with this game_index, read from the one shard file that holds it."""
-    from sim.experiment import dataset
 
     for entry in g.shards:
         first, n = int(entry["first_game"]), int(entry["games"])
         if first <= g.game_index < first + n:
-            path = g.run_dir / entry.get("games_file", f"games/{dataset.shard_name(entry['index'])}.parquet")
+            path = g.run_dir / entry.get("games_file", f"games/{runfolder.shard_name(entry['index'])}.parquet")
             try:
                 rows = pq.read_table(path, filters=[("game_index", "=", g.game_index)]).to_pylist()
             except Exception as e:  # pyarrow raises several types for a missing or damaged file
@@ -225,11 +226,8 @@ def _columns(state: dict[str, Any], drafted: bool) -> dict[str, np.ndarray]:
     return cols
 
 
-def replayed_row(g: RunGame, game: Game) -> dict[str, Any]:
+def replayed_row(g: RunGame, game: State) -> dict[str, Any]:
     """The `games` row the runner would write for this replayed game (its own code, `games_table`)."""
-    from sim.experiment.plan import ShardPlan
-    from sim.experiment.runner import dictionaries, make_task
-    from sim.experiment.shards import games_table
 
     dicts = dictionaries(g.plan)
     task = make_task(g.plan, ShardPlan(0, g.arm_index, g.game_index, 1), g.run_id, g.run_dir, "", dicts)
@@ -252,7 +250,7 @@ def differences(replayed: dict[str, Any], stored: dict[str, Any]) -> list[str]:
     return out
 
 
-def check(g: RunGame, game: Game) -> int:
+def check(g: RunGame, game: State) -> int:
     """Raise ReplayMismatch unless the replay gives the stored row; returns the columns compared."""
     stored = stored_row(g)
     diff = differences(replayed_row(g, game), stored)
@@ -264,8 +262,8 @@ def check(g: RunGame, game: Game) -> int:
 
 # -- printing --------------------------------------------------------------------------------------
 
-def turn_states(game: Game) -> dict[int, dict[str, Any]]:
-    """Game.state() at the end of every turn (key: the turn) and after the game (key FINAL_TURN).
+def turn_states(game: State) -> dict[int, dict[str, Any]]:
+    """State.state() at the end of every turn (key: the turn) and after the game (key FINAL_TURN).
 
     Each is replayed from the start and stopped as that turn ends (CoreGame.run's until_turn),
     so every state is the exact position, not one rebuilt from the log."""
@@ -285,8 +283,8 @@ def format_state(state: dict[str, Any], title: str) -> list[str]:
     protocol, value and stack (bottom to top, face-down cards marked as in the log)."""
     out = [f"  == {title}: control {state['control']}; compiled A: "
            f"{', '.join(state['A']['compiled']) or 'none'}; B: {', '.join(state['B']['compiled']) or 'none'} =="]
-    width = max(len(x) for seat in SEATS for x in state[seat]["protocols"]) + len(" (compiled)")
-    for seat in SEATS:
+    width = max(len(x) for seat in SEAT_NAMES for x in state[seat]["protocols"]) + len(" (compiled)")
+    for seat in SEAT_NAMES:
         p = state[seat]
         out.append(f"     {seat}  hand {len(p['hand'])}, deck {len(p['deck'])}, trash {len(p['trash'])}")
         for line, proto, value, stack in zip(LINES, p["protocols"], p["values"], p["stacks"], strict=True):
@@ -296,7 +294,7 @@ def format_state(state: dict[str, Any], title: str) -> list[str]:
     return out
 
 
-def log_lines(game: Game, states: bool = False) -> list[str]:
+def log_lines(game: State, states: bool = False) -> list[str]:
     """The readable log; with `states`, the position at every turn boundary and at the end."""
     game.core.run(game.answers, game.strategies, True)
     entries = game.core.log_entries()
@@ -305,7 +303,7 @@ def log_lines(game: Game, states: bool = False) -> list[str]:
     if not any(e[0] == LOG_TURN and e[6] == 1 for e in entries):
         # fixed trios are dealt when the game is set up, before the log starts: name turn 1 too
         first = (LOG_TURN, 0, game.core.state()["first_player"], -1, -1, 0, 1)
-        entries, lines = [first, *entries], [f"Turn 1: {SEATS[first[2]]}", *lines]
+        entries, lines = [first, *entries], [f"Turn 1: {SEAT_NAMES[first[2]]}", *lines]
     if not states:
         return lines
     at = turn_states(game)

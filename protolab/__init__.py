@@ -1,0 +1,45 @@
+"""protolab, the application layer: the `protolab` command, experiments on Ray, and the bench.
+
+The layers import one way, floor to roof (docs/architecture.md): `sim` (engine, card loader, game
+API, batch play) < `strategies` < `analysis` (with the run-folder format) < `protolab`.
+
+The lower layers keep the short import names of the repository's layout; `check_layers_installed`
+makes a clash with another package of the same name (a notebook's own `analysis.py`) one clear
+error instead of a confusing ImportError deep inside a run."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+LAYERS = ("sim", "strategies", "analysis")
+
+
+class LayerShadowed(ImportError):
+    """Another module answers to one of protolab's import names."""
+
+
+def check_layers_installed() -> None:
+    """Each lower layer must resolve to the package installed beside this one."""
+    home = Path(__file__).resolve().parent.parent
+    for name in LAYERS:
+        spec = importlib.util.find_spec(name)
+        origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+        if origin != home / name / "__init__.py":
+            where = origin or "nowhere"
+            raise LayerShadowed(f"the module name {name!r} resolves to {where}, not protolab's package at "
+                                f"{home / name}: rename or move that module, or run from another folder")
+
+
+def main() -> int:
+    """The `protolab` command: the layers are checked before any of them is imported, so a
+    shadowed name is one line and exit status 2, like every other user error."""
+    try:
+        check_layers_installed()
+    except LayerShadowed as e:
+        print(f"protolab: error: {e}", file=sys.stderr)
+        return 2
+    from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
+
+    return run()

@@ -1,0 +1,1 @@
+"""One module per group of `protolab` subcommands; each defines `add_commands(subparsers)`."""

@@ -1,0 +1,103 @@
+"""`protolab cards list|show|check`: the card pool as a designer reads it, and checks of card files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.table import Table
+
+from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
+from sim.cards.loader import ProtocolSpec, load_file
+from sim.pool import load_pool
+
+
+def cmd_cards_list(args: argparse.Namespace) -> int:
+    pool = pool_from(args, require_encoded=False)
+    rows = [c for c in pool.cards if not args.set or c.set in args.set or c.source in (args.cards or [])]
+    data = [{"name": c.name, "protocol": c.protocol, "set": c.set, "value": c.value,
+             "top": c.top, "middle": c.middle, "bottom": c.bottom, "encoded": c.encoded} for c in rows]
+    if args.format == "json":
+        print(json.dumps(data, indent=1))
+        return 0
+    if args.format == "csv":
+        print_csv(data)
+        return 0
+    t = Table(title=f"{len(rows)} cards (pool {pool.hash})")
+    for col in ("card", "set", "value", "top", "middle", "bottom", "encoded"):
+        t.add_column(col, overflow="fold")
+    for c in rows:
+        t.add_row(c.name, c.set, str(c.value), c.top, c.middle, c.bottom, "yes" if c.encoded else "NO")
+    console().print(t)
+    return 0
+
+
+def cmd_cards_show(args: argparse.Namespace) -> int:
+    pool = pool_from(args, require_encoded=False)
+    try:
+        c = pool.card(args.name)
+    except KeyError as e:
+        raise UsageError(e.args[0]) from None
+    data = pool.specs[c.id].as_data()
+    if args.format == "json":
+        print(json.dumps({**data, "protocol": c.protocol, "set": c.set, "source": c.source, "encoded": c.encoded},
+                         indent=1))
+        return 0
+    if args.format == "csv":
+        print_csv([{"name": c.name, "protocol": c.protocol, "set": c.set, "value": c.value, "top": c.top,
+                    "middle": c.middle, "bottom": c.bottom, "encoded": c.encoded, "source": c.source}])
+        return 0
+    print(f"{c.name}  ({c.set}, value {c.value}, from {c.source})")
+    for box in ("top", "middle", "bottom"):
+        if box not in data:
+            continue
+        keys = dict(data[box])
+        print(f"  {box}: {keys.pop('text', '')}")
+        for key, value in keys.items():
+            for item in value if isinstance(value, list) else [value]:
+                print(f"    {key}: {item}")
+    print(f"  encoded: {'yes' if c.encoded else 'no'}")
+    return 0
+
+
+def cmd_cards_check(args: argparse.Namespace) -> int:
+    for f in args.files:
+        spec = load_file(f)
+        pool = load_pool(cards=[f], require_encoded=False)     # against the official pool: names, targets
+        if isinstance(spec, ProtocolSpec):
+            missing = [c.name for c in spec.cards if not c.encoded]
+            print(f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
+                  + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded"))
+            continue
+        print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
+        for name, raw in spec.replaces.items():
+            card = pool.card(name)
+            for box in ("top", "middle", "bottom"):
+                named = raw.get(box) if isinstance(raw.get(box), dict) else {}
+                kept = pool.specs[card.id].boxes.get(box)
+                if "text" in named and not {"do", "passive"} & set(named) and kept and (kept.do or kept.passive):
+                    print(f"  note: {card.name}: {box}.text changed but {box}.do/{box}.passive not named: "
+                          "the card keeps its old steps")
+            same = [o.name for o in pool.cards
+                    if o.protocol == card.protocol and o.value == card.value and o is not card]
+            if same:
+                print(f"  note: {card.name} now has value {card.value}, like {', '.join(same)}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    cards = sub.add_parser("cards", help="list, show and check card data")
+    csub = cards.add_subparsers(dest="cards_command", required=True, metavar="SUBCOMMAND")
+    p = csub.add_parser("list", help="list the cards of the pool")
+    add_format(p, "one row per card")
+    add_pool_args(p)
+    p.set_defaults(func=cmd_cards_list)
+    p = csub.add_parser("show", help='one card and every key it is encoded with: protolab cards show "Fire 1"')
+    p.add_argument("name")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="json: the card as data, the keys a card file would write; csv: one row, its texts")
+    add_pool_args(p)
+    p.set_defaults(func=cmd_cards_show)
+    p = csub.add_parser("check", help="validate protocol or variant files")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_cards_check)

@@ -1,0 +1,88 @@
+"""What every `protolab` subcommand shares: the user-error type, range checks, the `--format`,
+pool and timeout options, and the console. The floor of the command modules: it imports no command."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from sim.pool import DEFAULT_SETS, Pool, load_pool
+
+MAX_GAME_SEED = 2**64 - 1          # a game's seed is an unsigned 64-bit number (replay)
+
+
+MAX_FIRST_SEED = 2**63 - 1         # simulate, bench, ladder: seeds seed .. seed+games-1 as numpy int64
+
+
+MAX_BATCH_GAMES = 1_000_000        # simulate, bench, ladder hold every game's row in memory (~0.5 KB each)
+
+
+MAX_TURN_CAP = 10_000
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def check_range(flag: str, value: float | None, lo: float, hi: float) -> None:
+    """A numeric option within [lo, hi] (None: not given), else UsageError naming the option."""
+    if value is not None and not lo <= value <= hi:          # also refuses nan
+        raise UsageError(f"{flag}: expected {lo:,} to {hi:,}, got {value:,}")
+
+
+def check_batch(games: int, seed: int, turn_cap: int | None = None) -> None:
+    """--games, --seed and --turn-cap of a batch of games played in this process."""
+    check_range("--games", games, 1, MAX_BATCH_GAMES)
+    check_range("--seed", seed, 0, MAX_FIRST_SEED - games + 1)
+    check_range("--turn-cap", turn_cap, 1, MAX_TURN_CAP)
+
+
+FORMATS = ("table", "json", "csv")
+
+
+def add_format(p: argparse.ArgumentParser, csv_is: str, json_alias: bool = False) -> None:
+    """`--format table|json|csv`, the same on every command; `--json` stays as an alias where it existed."""
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help=f"table (default), json, or csv: {csv_is}")
+    if json_alias:
+        p.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
+
+
+def print_csv(rows: Sequence[dict]) -> None:
+    """Rows of one table as CSV on stdout (the header is the first row's keys)."""
+    writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def add_decision_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--decision-timeout", type=float, metavar="SECONDS",
+                   help="time limit for each decision of a Python user strategy (default 10; 0: none)")
+
+
+def pool_from(args: argparse.Namespace, require_encoded: bool = True) -> Pool:
+    """The card pool the `--set` and `--cards` options name."""
+    return load_pool(sets=args.set or DEFAULT_SETS, cards=args.cards or (), require_encoded=require_encoded)
+
+
+def add_pool_args(p: argparse.ArgumentParser) -> None:
+    """`--set` and `--cards`, the same on every command that plays or lists cards."""
+    p.add_argument("--set", action="append", metavar="SET",
+                   help='card set to include (repeatable; default all four: Main 1, Aux 1, Main 2, Aux 2)')
+    p.add_argument("--cards", action="append", metavar="FILE",
+                   help="extra protocol or variant file (repeatable); see docs/cards.md")
+
+
+def console(wide: bool = False) -> Console:
+    """The terminal console tables and progress bars print to; `wide`: when the output is not a
+    terminal, wide enough for a matchup matrix."""
+    if wide and not sys.stdout.isatty() and not os.environ.get("COLUMNS"):
+        return Console(width=160)
+    return Console()
+
+

@@ -1,0 +1,174 @@
+"""`protolab simulate`, `replay` and `scenario`: games played in this process, one batch, one
+game's log, or a rules scenario."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from protolab.commands.common import (
+    MAX_GAME_SEED,
+    MAX_TURN_CAP,
+    UsageError,
+    add_decision_timeout,
+    add_format,
+    add_pool_args,
+    check_batch,
+    check_range,
+    console,
+    pool_from,
+    print_csv,
+)
+from protolab.experiment.replay import ReplayError, ReplayMismatch, log_lines, replay_run
+from sim.batch import play_columns
+from sim.pool import DEFAULT_SETS
+from sim.scenario import run_file
+from sim.state import State
+from sim.summary import print_summary, summarize
+from strategies.seats import make_seats
+from strategies.spec import StrategyError, make_seat
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+
+    check_batch(args.games, args.seed, args.turn_cap)
+    pool = pool_from(args)
+    seeds = range(args.seed, args.seed + args.games)
+    strategies = tuple(args.strategies)
+    try:
+        seats = make_seats(pool, strategies)
+    except StrategyError as e:
+        raise UsageError(str(e)) from None
+    t0 = time.perf_counter()
+    cols = play_columns(pool, seeds, seats.configs, turn_cap=args.turn_cap)
+    dt = time.perf_counter() - t0
+    summary = summarize(pool, cols)
+    summary["strategies"] = list(strategies)
+    summary["sets"] = list(args.set or DEFAULT_SETS)
+    summary["variants"] = pool.variants
+    summary["first_seed"] = args.seed
+    summary["seconds"] = round(dt, 3)
+    summary["games_per_second"] = round(args.games / dt, 1)
+    if args.format == "json":
+        print(json.dumps(summary, indent=1))
+        return 0
+    if args.format == "csv":
+        print_csv(summary["protocols"])
+        return 0
+
+    print_summary(summary, console())
+    return 0
+
+
+def cmd_replay_run(args: argparse.Namespace) -> int:
+    """`replay RUN --game N`: one game of a run, rebuilt from its manifest and checked against its row."""
+
+    if args.run is None or args.game is None:
+        raise UsageError("replay: a run folder and --game go together: protolab replay RUN --game N")
+    given = [f"--{k.replace('_', '-')}" for k in ("seed", "protocols", "first_player", "strategies", "turn_cap",
+                                                  "set", "cards") if getattr(args, k) is not None]
+    if given:
+        raise UsageError(f"replay RUN --game N: {', '.join(given)} cannot be given; the run fixes the seed, trios, "
+                         "first player, strategies, turn cap and pool")
+    try:
+        lines = replay_run(args.run, args.game, states=args.states)
+    except ReplayError as e:
+        raise UsageError(str(e)) from None
+    except ReplayMismatch as e:
+        print(f"protolab: error: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+
+    if args.run is not None or args.game is not None:
+        return cmd_replay_run(args)
+    if args.seed is None:
+        raise UsageError("replay: give --seed S, or a run folder and a game: protolab replay RUN --game N")
+    args.strategies = args.strategies or ("random", "random")
+    args.turn_cap = 200 if args.turn_cap is None else args.turn_cap
+    check_range("--seed", args.seed, 0, MAX_GAME_SEED)
+    check_range("--turn-cap", args.turn_cap, 1, MAX_TURN_CAP)
+    pool = pool_from(args)
+    protocols = None
+    if args.protocols:
+        protocols = [[x.strip() for x in side.split(",")] for side in args.protocols]
+        if len(protocols) != 2 or any(len(s) != 3 for s in protocols):
+            raise UsageError('--protocols takes two trios, e.g. --protocols "Fire,Water,Death" "Hate,Light,Life"')
+
+    try:
+        game = State(pool, seed=args.seed, protocols=protocols, first_player=args.first_player,
+                    turn_cap=args.turn_cap, auto=(0, 1))
+        seats = tuple(make_seat(s, pool) for s in args.strategies)
+    except (KeyError, ValueError) as e:           # StrategyError, and two trios sharing a protocol
+        raise UsageError(e.args[0]) from None
+    game.strategies = seats
+    game.core.run([], seats)
+    rec = game.record(tuple(args.strategies))
+    print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}")
+    for line in log_lines(game, states=args.states):
+        print(line)
+    w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
+    print(f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
+          f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
+          f"first player {'AB'[rec['first_player']]}")
+    return 0
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+
+    failed = invalid = 0
+    for f in args.files:
+        r = run_file(f)
+        if r.invalid:  # a malformed file: one line, exit status 2 (docs/scenarios.md)
+            print(f"protolab: error: {r.invalid}", file=sys.stderr)
+            invalid += 1
+            continue
+        print(r.report())
+        if args.log and r.game is not None:
+            print("\n".join("    | " + ln for ln in r.game.log()))
+        failed += not r.ok
+    print(f"{len(args.files) - failed - invalid} passed, {failed} failed, {invalid} invalid")
+    return 2 if invalid else 1 if failed else 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="play a batch of games (greedy vs greedy unless told) and print a summary")
+    p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
+    p.add_argument("--strategies", nargs=2, default=("greedy", "greedy"), metavar="SPEC",
+                   help="strategy of seat A and seat B (default: greedy greedy; random is for exploring rules, "
+                        "not for balance: its protocol ranking is close to the reverse of competent play)")
+    p.add_argument("--seed", type=int, default=1, help="first seed; game i uses seed+i (default 1)")
+    p.add_argument("--turn-cap", type=int, default=200, help="turns before a game is a draw (default 200)")
+    add_format(p, "the protocol win rates", json_alias=True)
+    add_decision_timeout(p)
+    add_pool_args(p)
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("replay", help="print the readable log of a game: one of a run (RUN --game N) or a seed's")
+    p.add_argument("run", nargs="?", metavar="RUN",
+                   help="a run folder (RUN#arm: one arm); with --game N, replays that row's game exactly and checks "
+                        "it against the stored row")
+    p.add_argument("--game", type=int, metavar="N",
+                   help="the row's game_index (with RUN#arm: the game's index within the arm)")
+    p.add_argument("--states", action="store_true",
+                   help="print the position at every turn boundary: line values, stacks, hand and deck sizes, control")
+    p.add_argument("--seed", type=int, help="without RUN: the seed to play")
+    p.add_argument("--protocols", nargs=2, metavar="TRIO",
+                   help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"')
+    p.add_argument("--first-player", type=int, choices=(0, 1))
+    p.add_argument("--strategies", nargs=2, metavar="SPEC",
+                   help="strategy of seat A and seat B (default: random random)")
+    p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
+    add_decision_timeout(p)
+    add_pool_args(p)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("scenario", help="run scenario files (docs/scenarios.md)")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--log", action="store_true", help="print each scenario's game log")
+    p.set_defaults(func=cmd_scenario)

@@ -1,0 +1,23 @@
+"""What `protolab run` says of the run itself (games, shape, time) and where its files are; the
+figures are the analysis report's (analysis/report.py), printed after this, never a second copy."""
+
+from __future__ import annotations
+
+
+def print_run(result, console) -> None:
+    """One line: the run, its shape and its speed; then where the files are and how to query them."""
+    m = result.manifest
+    spec = m["spec"]
+    shape = ("random drafts" if spec["draft"]["mode"] == "random"
+             else f"{m['matchups']:,} matchups x {m['games_per_matchup']:,} games")
+    if m["arms"] > 1:
+        shape += f" x {m['arms']} arms"
+    line = f"\n[bold]{m['run_id']}[/bold]: {result.games:,} games ({shape})"
+    if result.games_computed:
+        rate = result.games_computed / result.seconds if result.seconds else 0
+        line += (f"; played {result.games_computed:,} in {result.seconds:.1f} s "
+                 f"({rate:,.0f} games/s, Ray start-up included)")
+    console.print(line)
+    console.print(f"Run folder: {result.run_dir}/ (games/, events/, cards/, run.json; docs/data.md). In Python:\n"
+                  f"  duckdb.sql(\"select winner, count(*) from '{result.run_dir}/games/*.parquet' group by 1\")",
+                  highlight=False, soft_wrap=True)

@@ -1,0 +1,51 @@
+"""Seats built from specs: where strategy and draft specs become engine seats, once, before any
+game is played. The batch layer below (sim.batch) takes built seats and never sees a spec."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sim.engine._core import SeatConfig
+
+from sim.batch import play_columns
+from sim.pool import Pool
+from strategies.spec import install_draft, make_seat, parse_draft
+
+Trios = list[list[str]]
+
+
+@dataclass(frozen=True)
+class Seats:
+    """The two engine seats of a batch, each with its strategy and draft installed; `trios`: the
+    matchup a `fixed` draft names (None otherwise)."""
+
+    configs: tuple[SeatConfig, SeatConfig]
+    trios: Trios | None
+
+
+def make_seats(pool: Pool, strategies: Sequence[str], draft: str | Sequence[str] = "random",
+               draft_read: Callable[[str], str] | None = None) -> Seats:
+    """The engine seats for these strategy specs, each drafting by its draft strategy (one for
+    both seats, or one per seat); `draft_read(path)` gives the text of a draft table it names (a
+    run's copy). The one place seats are built, so a replay plays exactly what the batch played."""
+    configs = tuple(make_seat(s, pool) for s in strategies)
+    trios = None
+    for seat, text in zip(configs, (draft, draft) if isinstance(draft, str) else draft, strict=True):
+        kind, payload = parse_draft(text, pool, draft_read)
+        if kind == "fixed":
+            trios = payload
+        install_draft(seat, kind, payload)
+    return Seats(configs, trios)
+
+
+def play_games(pool: Pool, seeds: Sequence[int] | np.ndarray, strategies: Sequence[str] = ("random", "random"),
+               draft: str | Sequence[str] = "random", draft_read: Callable[[str], str] | None = None,
+               protocols: Sequence[Sequence[Sequence[str]]] | None = None, **options) -> dict[str, np.ndarray]:
+    """One game per seed between these strategy specs (sim.batch.play_columns for the columns and
+    `options`); a `fixed` draft plays its trios unless `protocols` names matchups."""
+    seats = make_seats(pool, strategies, draft, draft_read)
+    if seats.trios is not None and not protocols:
+        protocols = [seats.trios]
+    return play_columns(pool, seeds, seats.configs, protocols=protocols, **options)
