@@ -661,8 +661,7 @@ def splitmix64_array(x) -> np.ndarray:
 
 cdef object _map_words(x, bint advance):
     """mix64 (or splitmix64 when `advance`) element-wise, keeping the input's shape."""
-    arr = np.asarray(x, dtype=np.uint64)
-    out = np.ascontiguousarray(arr).copy()
+    out = np.array(x, dtype=np.uint64, order="C")         # a copy: the input is never written
     cdef cnp.uint64_t[::1] v = out.reshape(-1)
     cdef Py_ssize_t i
     with nogil:
