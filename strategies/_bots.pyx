@@ -16,7 +16,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t
 from sim.engine._core cimport (
     Game, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
     apply_perm, random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
-    BOT_GREEDY, BOT_SEARCH,
+    BOT_GREEDY, BOT_SEARCH, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
     D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
@@ -313,7 +313,7 @@ cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
     base.log = NULL
     base.evbuf = NULL
     base.checking = 0
-    base.halt = 0
+    base.halt = HALT_NONE
     base.script = NULL
 
 

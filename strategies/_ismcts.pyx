@@ -33,7 +33,7 @@ from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
     Game, SeatConfig, game_run, line_value, apply_perm, random_option, bot_below, seat_stream,
-    ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, BOT_ISMCTS,
+    ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, BOT_ISMCTS, NO_FORCED, NO_HORIZON,
 )
 from sim.engine.options cimport (
     OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, play_opp_side, play_placement,
@@ -329,8 +329,8 @@ cdef int ismcts_decide(Game* g, int p, int kind) noexcept nogil:
         prepare_copy(g, &w.sim, p, seat_stream(p))
         w.sim.decide[0] = walk_decide
         w.sim.decide[1] = walk_decide
-        w.sim.forced = -1
-        w.sim.horizon_turn = -1
+        w.sim.forced = NO_FORCED
+        w.sim.horizon_turn = NO_HORIZON
         w.cur = 0
         w.iter = it + 1
         w.mode = M_TREE

@@ -202,6 +202,11 @@ cdef enum BotKind:
 cdef enum:
     STREAM_GAME = 0
 
+# "none" of the lookahead fields a bot sets on its copies (Game.forced, Game.horizon_turn)
+cdef enum:
+    NO_FORCED = -1
+    NO_HORIZON = -1
+
 # restrictions any strategy can be wrapped in (Jaffe et al., restricted play); bits of StratParams.restrict
 cdef enum Restrict:
     R_NO_FACEDOWN = 1                  # never play a card face-down (when another action exists)
@@ -301,8 +306,8 @@ cdef struct Game:
     StratParams sp[2]
     decide_fn_t decide[2]              # ST_EXTERNAL: the bot that answers for this player
     void* py_strategy[2]               # ST_PYTHON: a borrowed Python object with choose()
-    int32_t forced                     # lookahead: the next action decision takes this option
-    int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; -1 never
+    int32_t forced                     # lookahead: the next action decision takes this option (NO_FORCED: none)
+    int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; NO_HORIZON never
     int8_t cur_verb                    # verb of the step choosing targets (bots' context)
     int8_t cur_dec_src                 # card whose text asks the current decision
     int8_t halt                        # Halt

@@ -250,8 +250,8 @@ cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcep
     g.cur_src = -1
     g.cur_dec_src = -1
     g.compiling_line = -1
-    g.forced = -1
-    g.horizon_turn = -1
+    g.forced = NO_FORCED
+    g.horizon_turn = NO_HORIZON
     g.field_ver = 1
     g.cache_ver = 0
     for p in range(2):
@@ -417,7 +417,7 @@ cdef class CoreGame:
         self.g.caplog = 0
         self.g.logging = logging
         self.g.checking = checking
-        self.g.horizon_turn = until_turn if until_turn >= 1 else -1
+        self.g.horizon_turn = until_turn if until_turn >= 1 else NO_HORIZON
         free(self.answers)
         self.answers = <int32_t*>malloc(max(1, n) * sizeof(int32_t))
         if self.answers == NULL:

@@ -156,7 +156,7 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
         return draft_by_table(g, player)
     if kind == D_ACTION and g.forced >= 0:
         choice = g.forced                  # lookahead: the action being evaluated
-        g.forced = -1
+        g.forced = NO_FORCED
         return choice
     if g.sp[player].restricted and g.strat[player] != ST_SCRIPT:
         apply_restrictions(g, player, kind)

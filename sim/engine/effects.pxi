@@ -27,7 +27,7 @@ cdef inline int this_line(Game* g, Frame* fr) noexcept nogil:
     return g.line[fr.src] if g.zone[fr.src] == Z_FIELD else fr.home_line
 
 cdef inline bint stopped(Game* g) noexcept nogil:
-    return g.halt != 0 or g.winner >= 0
+    return g.halt != HALT_NONE or g.winner >= 0
 
 cdef struct Scope:
     uint8_t ev0

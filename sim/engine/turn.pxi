@@ -247,7 +247,7 @@ cdef void do_action(Game* g) noexcept nogil:
         # lookahead copy: the action was picked from this very position's options, so listing
         # them again (a third of a one-ply evaluation) would change nothing; ask() would return it
         k = g.forced
-        g.forced = -1
+        g.forced = NO_FORCED
     else:
         k = choose_action(g, p)
     if k < 0:
