@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.engine._core import constants
+from sim.engine._core import constants, unpack_noted, unpack_play, unpack_rearrange
 
 K = constants()
 LINES = ("left", "middle", "right")
@@ -45,12 +45,12 @@ class Namer:
         if k in ("action", "play"):
             if opt == OPT_REFRESH:
                 return "refresh"
-            c, line, up, other_side = opt & 0xFF, (opt >> 8) & 3, (opt >> 10) & 1, (opt >> 11) & 1
+            c, line, up, other_side = unpack_play(opt)
             return f"{self.card(c)} {'up' if up else 'down'} {LINES[line]}" + (" opponent" if other_side else "")
         if k in ("compile_line", "line", "each_line"):
             return LINES[opt]
         if k == "order":
-            return self.card(opt >> 2)
+            return self.card(unpack_noted(opt)[0])
         if k == "may":
             return "yes" if opt == 1 else "no"
         if k == "either":
@@ -66,9 +66,10 @@ class Namer:
         if k == "control_rearrange":
             if opt == OPT_SKIP:
                 return "skip"
-            return f"{SEAT_NAMES[opt >> 3]}: {self.protocols_after(opt >> 3, opt & 7)}"
+            side, perm = unpack_rearrange(opt)
+            return f"{SEAT_NAMES[side]}: {self.protocols_after(side, perm)}"
         if k == "rearrange":
-            return self.protocols_after(opt >> 3, opt & 7)
+            return self.protocols_after(*unpack_rearrange(opt))
         return str(opt)
 
 
@@ -157,7 +158,8 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
 
 def _decision_text(nm: Namer, kind: int, opt: int) -> str:
     if DK.get(kind) in ("rearrange", "control_rearrange") and opt != OPT_SKIP:
-        return f"{SEAT_NAMES[opt >> 3]}'s protocols to {'-'.join(LINES[i] for i in PERMS[opt & 7])} order"
+        side, perm = unpack_rearrange(opt)
+        return f"{SEAT_NAMES[side]}'s protocols to {'-'.join(LINES[i] for i in PERMS[perm])} order"
     try:
         return nm.option(kind, opt)
     except (IndexError, KeyError):

@@ -6,31 +6,28 @@ Honesty: a bot never reads the opponent's hand, the identities of the opponent's
 or any deck order. Lookahead runs on a *determinized* copy: every card the bot cannot see is
 re-dealt at random (from the bot's own random stream) among the slots it cannot see, after
 sorting those cards into a canonical order, so any permutation of hidden information gives the
-very same copy and the very same choice.
+very same copy and the very same choice. The re-deal is the engine's (`determinize`, declared in
+sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the option encoding
+(sim/engine/rng.pxd, options.pxd).
 """
 
 from libc.string cimport memcpy
-from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t
 from sim.engine._core cimport (
     Game, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
-    apply_perm, random_option, shuffle_slots, MAXCARDS, MAXOPT, NWEIGHTS, ST_EXTERNAL,
+    apply_perm, random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
+    BOT_GREEDY, BOT_SEARCH, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
     D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
     D_STATE_NUMBER, D_STATE_PROTOCOL,
     V_DELETE, V_RETURN, V_FLIP, V_SHIFT,
 )
+from sim.engine.options cimport (
+    OPT_DONE, OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, rearrange_perm, rearrange_side,
+)
 
-cdef enum:
-    OPT_REFRESH = 1 << 12
-    OPT_DONE = 255
-    OPT_SKIP = 99
-
-# -- bots and weights ----------------------------------------------------------------------------
-cdef enum Bot:
-    B_GREEDY = 1
-    B_SEARCH = 2
-
+# -- weights -------------------------------------------------------------------------------------
 cdef enum:
     W_COMPILED = 0       # per compiled protocol
     W_VALUE = 1          # per point of value in a line not yet compiled (capped at 10)
@@ -92,76 +89,6 @@ cdef double evaluate(Game* g, int p, const float* w) noexcept nogil:
         return -WIN
     line_values(g, lv)
     return evaluate_with(g, lv, p, w)
-
-
-# -- determinization -----------------------------------------------------------------------------
-
-cdef void determinize(Game* src, Game* dst, int p, int stream) noexcept nogil:
-    """Copy src into dst with everything p cannot see re-dealt at random (see module doc). The
-    copy leaves out the game's scratch tail (copy_for_lookahead): dst is for lookahead runs."""
-    cdef int8_t slots[MAXCARDS]
-    cdef int16_t defs[MAXCARDS]
-    cdef int n = 0, i, j, c, o = 1 - p, s, l
-    cdef int16_t t
-    copy_for_lookahead(dst, src)
-    # hidden slots, in public order: the opponent's hand, the opponent's deck, the opponent's
-    # face-down field cards; then our own deck (its order is hidden from us too)
-    for i in range(src.nhand[o]):
-        slots[n] = src.hand[o][i]; n += 1
-    for i in range(src.ndeck[o]):
-        slots[n] = src.deck[o][i]; n += 1
-    for s in range(2):
-        for l in range(3):
-            for i in range(src.nstack[s][l]):
-                c = src.stack[s][l][i]
-                if not src.face_up[c] and src.owner[c] != p:
-                    slots[n] = c; n += 1
-    _redeal(src, dst, slots, n, defs, stream)
-    n = 0
-    for i in range(src.ndeck[p]):
-        slots[n] = src.deck[p][i]; n += 1
-    _redeal(src, dst, slots, n, defs, stream)
-    # the future is unknown too: the copy's own randomness comes from this bot's stream
-    dst.seed = src.seed ^ (<uint64_t>0x5DEECE66D * <uint64_t>(1 + _below(src, stream, 1 << 30)))
-    dst.ctr[0] = 0
-
-
-cdef int _below(Game* g, int stream, int n) noexcept nogil:
-    cdef uint64_t c = g.ctr[stream]
-    cdef uint64_t z
-    g.ctr[stream] = c + 1
-    z = g.seed * <uint64_t>0x9E3779B97F4A7C15ULL + <uint64_t>(stream + 101)
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    z = z ^ (z >> 31) ^ (c * <uint64_t>0xD6E8FEB86659FD93ULL)
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    z = z ^ (z >> 31)
-    return <int>(((z >> 32) * <uint64_t>n) >> 32)
-
-
-cdef void _redeal(Game* src, Game* dst, int8_t* slots, int n, int16_t* defs, int stream) noexcept nogil:
-    """Sort the card identities of these slots, shuffle them, and deal them back."""
-    cdef int i, j
-    cdef int16_t t
-    cdef int8_t owner_tmp[MAXCARDS]
-    for i in range(n):
-        defs[i] = src.def_id[slots[i]] * 2 + src.owner[slots[i]]
-    for i in range(1, n):                      # insertion sort: n <= 36
-        t = defs[i]
-        j = i - 1
-        while j >= 0 and defs[j] > t:
-            defs[j + 1] = defs[j]
-            j -= 1
-        defs[j + 1] = t
-    i = n - 1
-    while i > 0:
-        j = _below(src, stream, i + 1)
-        t = defs[i]; defs[i] = defs[j]; defs[j] = t
-        i -= 1
-    for i in range(n):
-        dst.def_id[slots[i]] = defs[i] >> 1
-        dst.owner[slots[i]] = defs[i] & 1
 
 
 # -- the default policy for choices inside effects ---------------------------------------------
@@ -231,9 +158,10 @@ cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
         return g.opts[best]
     if kind == D_PLAY:
         for i in range(n):
-            c = g.opts[i] & 0xFF
-            sc = (g.cdefs[g.def_id[c]].value if (g.opts[i] >> 10) & 1 else 2) * 10
-            sc -= line_value(g, p, (g.opts[i] >> 8) & 3) if line_value(g, p, (g.opts[i] >> 8) & 3) >= 10 else 0
+            c = play_card_of(g.opts[i])
+            sc = (g.cdefs[g.def_id[c]].value if play_face_up(g.opts[i]) else 2) * 10
+            v = line_value(g, p, play_line_of(g.opts[i]))
+            sc -= v if v >= 10 else 0
             if sc > bs:
                 bs = sc
                 best = i
@@ -303,10 +231,10 @@ cdef int rearrange_choice(Game* g, int p, const float* w) noexcept nogil:
         side[0] = base[0]
         side[1] = base[1]
         if opt != OPT_SKIP:
-            t = opt >> 3
+            t = rearrange_side(opt)
             memcpy(proto, g.proto[t], sizeof(proto))
             memcpy(compiled, g.compiled[t], sizeof(compiled))
-            apply_perm(g, t, opt & 7)
+            apply_perm(g, t, rearrange_perm(opt))
             side[t] = side_score(g, lv, t, w)
             memcpy(g.proto[t], proto, sizeof(proto))
             memcpy(g.compiled[t], compiled, sizeof(compiled))
@@ -349,8 +277,8 @@ cdef int candidate_actions(Game* g, int32_t* out) noexcept nogil:
     cdef int i, n = 0, l, seen_down = 0, opt
     for i in range(g.nopts):
         opt = g.opts[i]
-        if opt != OPT_REFRESH and not ((opt >> 10) & 1):
-            l = (opt >> 8) & 3
+        if opt != OPT_REFRESH and not play_face_up(opt):
+            l = play_line_of(opt)
             if seen_down & (1 << l):
                 continue
             seen_down |= 1 << l
@@ -377,6 +305,7 @@ cdef double one_ply(Game* base, int p, int32_t opt, const float* w) noexcept nog
 
 
 cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
+    """A determinized copy of g for p's lookahead, every seat decided by the bots' callbacks."""
     determinize(g, base, p, stream)
     base.strat[0] = ST_EXTERNAL
     base.strat[1] = ST_EXTERNAL
@@ -384,7 +313,7 @@ cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
     base.log = NULL
     base.evbuf = NULL
     base.checking = 0
-    base.halt = 0
+    base.halt = HALT_NONE
     base.script = NULL
 
 
@@ -396,7 +325,7 @@ cdef int greedy_action(Game* g, int p, const float* w) noexcept nogil:
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
-    prepare_copy(g, &base, p, 1 + p)
+    prepare_copy(g, &base, p, seat_stream(p))
     for i in range(n):
         if i < n - 1:
             sc = one_ply(&base, p, cand[i], w)
@@ -408,7 +337,7 @@ cdef int greedy_action(Game* g, int p, const float* w) noexcept nogil:
             ties = 1
         elif sc > bs - 1e-9:
             ties += 1
-            if _below(g, 1 + p, ties) == 0:
+            if bot_below(g, seat_stream(p), ties) == 0:
                 best = i
     return cand[best]
 
@@ -445,7 +374,7 @@ cdef int search_decide(Game* g, int p, int kind) noexcept nogil:
     for i in range(n):
         total[i] = 0
     for k in range(rounds):
-        prepare_copy(g, &base, p, 1 + p)
+        prepare_copy(g, &base, p, seat_stream(p))
         for i in range(n):
             copy_for_lookahead(&sim, &base)
             sim.forced = cand[i]
@@ -491,8 +420,8 @@ def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
     seat.sp.depth = depth
     seat.strat = ST_EXTERNAL
     if bot == "search":
-        seat.sp.kind = B_SEARCH
+        seat.sp.kind = BOT_SEARCH
         seat.decide = search_decide
     else:
-        seat.sp.kind = B_GREEDY
+        seat.sp.kind = BOT_GREEDY
         seat.decide = greedy_decide

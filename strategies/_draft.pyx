@@ -20,7 +20,8 @@ Styles:
 
 from libc.math cimport exp
 from libc.stdint cimport uint64_t
-from sim.engine._core cimport Game, SeatConfig
+from sim.engine._core cimport Game, SeatConfig, rng_next, seat_stream
+from sim.engine.rng cimport word_unit
 
 import numpy as np
 
@@ -150,20 +151,9 @@ cdef double reply_value(const Model* m, int* mine, int nm, int* theirs, int no, 
     return best_completion(m, mine, nm, left, nleft, u, NULL)
 
 
-cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef double seat_uniform(Game* g, int player) noexcept nogil:
-    """A uniform number in [0, 1) from the seat's own stream (the engine's rng_next, rng.pxi)."""
-    cdef int stream = 1 + player
-    cdef uint64_t c = g.ctr[stream]
-    g.ctr[stream] = c + 1
-    cdef uint64_t r = mix64(mix64(g.seed * <uint64_t>0x9E3779B97F4A7C15ULL + <uint64_t>(stream + 1))
-                            ^ (c * <uint64_t>0xD6E8FEB86659FD93ULL))
-    return <double>(r >> 11) * (1.0 / 9007199254740992.0)
+    """A uniform number in [0, 1) from the seat's own stream (the engine's rng_next, _core.pxd)."""
+    return word_unit(rng_next(g, seat_stream(player)))
 
 
 cdef int learned_pick(Game* g, int player, int kind) noexcept nogil:

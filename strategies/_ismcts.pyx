@@ -4,8 +4,8 @@
 greedy's hand-tuned evaluation weights.
 
 One tree over the searching player's information sets. Each iteration draws a fresh honest
-determinization (strategies/_bots.pyx `determinize`: everything the searcher cannot see is re-dealt
-from the bot's own stream after a canonical sort), walks the tree by UCB1 with availability counts,
+determinization (the engine's `determinize`, sim/engine/hidden.pxi: everything the searcher cannot
+see is re-dealt from the bot's own stream after a canonical sort), walks the tree by UCB1 with availability counts,
 expands one untried action, plays the game out to its end with a rollout policy, and backs the
 result up (win 1, draw 0.5, loss 0, from the point of view of the player who moved into each node).
 
@@ -32,15 +32,16 @@ from libc.stdlib cimport realloc
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
-    Game, SeatConfig, game_run, line_value, apply_perm, random_option,
-    ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE,
+    Game, SeatConfig, game_run, line_value, apply_perm, random_option, bot_below, seat_stream,
+    ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, BOT_ISMCTS, NO_FORCED, NO_HORIZON,
 )
-from strategies._bots cimport prepare_copy, heuristic, _below
+from sim.engine.options cimport (
+    OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, play_opp_side, play_placement,
+    rearrange_perm, rearrange_side,
+)
+from strategies._bots cimport prepare_copy, heuristic
 
 cdef enum:
-    OPT_REFRESH = 1 << 12
-    OPT_SKIP = 99
-    B_ISMCTS = 3           # StratParams.kind (1, 2 are greedy and search in _bots.pyx)
     SP_C = 0               # StratParams.w index holding the exploration constant (no weights here)
 
 cdef enum Rollout:
@@ -115,7 +116,7 @@ cdef int rearrange_rule(Game* g, int q) noexcept nogil:
         opt = g.opts[i]
         memcpy(&sim, g, sizeof(Game))
         if opt != OPT_SKIP:
-            apply_perm(&sim, opt >> 3, opt & 7)
+            apply_perm(&sim, rearrange_side(opt), rearrange_perm(opt))
         sc = nearest_open(&sim, q) - nearest_open(&sim, 1 - q)
         if sc > bs:
             bs = sc
@@ -138,9 +139,9 @@ cdef int play_score(Game* g, int q, int32_t opt) noexcept nogil:
     cdef int l, v
     if opt == OPT_REFRESH:
         return -1000
-    l = (opt >> 8) & 3
-    v = g.cdefs[g.def_id[opt & 0xFF]].value if (opt >> 10) & 1 else 2
-    if (opt >> 11) & 1:
+    l = play_line_of(opt)
+    v = g.cdefs[g.def_id[play_card_of(opt)]].value if play_face_up(opt) else 2
+    if play_opp_side(opt):
         return -10 * v
     return 10 * v - (15 if g.compiled[q][l] else 0)
 
@@ -149,7 +150,7 @@ cdef int rules_action(Game* g, int q) noexcept nogil:
     """Rollout action: one time in eight a uniform option, otherwise the best `play_score`,
     random among ties."""
     cdef int i, sc, bs = -100000, ties = 0, best = 0
-    if _below(g, 1 + q, 8) == 0:
+    if bot_below(g, seat_stream(q), 8) == 0:
         return random_option(g, q)
     for i in range(g.nopts):
         sc = play_score(g, q, g.opts[i])
@@ -159,7 +160,7 @@ cdef int rules_action(Game* g, int q) noexcept nogil:
             ties = 1
         elif sc == bs:
             ties += 1
-            if _below(g, 1 + q, ties) == 0:
+            if bot_below(g, seat_stream(q), ties) == 0:
                 best = i
     return g.opts[best]
 
@@ -172,9 +173,9 @@ cdef inline int32_t action_key(Game* g, int q, int searcher, int32_t opt) noexce
     cdef int32_t ident = 0
     if opt == OPT_REFRESH:
         return q | OPT_REFRESH
-    if q == searcher or (opt >> 10) & 1:
-        ident = g.def_id[opt & 0xFF] + 1
-    return q | (opt & 0xF00) | (ident << 13)
+    if q == searcher or play_face_up(opt):
+        ident = g.def_id[play_card_of(opt)] + 1
+    return q | play_placement(opt) | (ident << 13)
 
 
 cdef int option_of(Game* g, int q, int searcher, int32_t key) noexcept nogil:
@@ -186,7 +187,7 @@ cdef int option_of(Game* g, int q, int searcher, int32_t key) noexcept nogil:
             n += 1
     if n == 0:
         return g.opts[0]
-    k = _below(g, 1 + q, n) if n > 1 else 0
+    k = bot_below(g, seat_stream(q), n) if n > 1 else 0
     for i in range(g.nopts):
         if action_key(g, q, searcher, g.opts[i]) == key:
             if k == 0:
@@ -250,7 +251,7 @@ cdef int tree_step(Walk* w, int q) noexcept nogil:
                 bv = v
                 best = ch
     if nunt > 0 and w.nnodes < w.cap:
-        k = untried[_below(g, 1 + q, nunt)]
+        k = untried[bot_below(g, seat_stream(q), nunt)]
         w.cur = add_child(w, w.cur, k, q)
         w.mode = M_LEAVING
         return option_of(g, q, w.searcher, k)
@@ -325,11 +326,11 @@ cdef int ismcts_decide(Game* g, int p, int kind) noexcept nogil:
     n.player = 1 - p
     n.reward = 0
     for it in range(iters):
-        prepare_copy(g, &w.sim, p, 1 + p)
+        prepare_copy(g, &w.sim, p, seat_stream(p))
         w.sim.decide[0] = walk_decide
         w.sim.decide[1] = walk_decide
-        w.sim.forced = -1
-        w.sim.horizon_turn = -1
+        w.sim.forced = NO_FORCED
+        w.sim.horizon_turn = NO_HORIZON
         w.cur = 0
         w.iter = it + 1
         w.mode = M_TREE
@@ -379,7 +380,7 @@ def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str 
     if rollout not in ROLLOUTS:
         raise ValueError(f"ismcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     ensure_arena(iters + 1)
-    seat.sp.kind = B_ISMCTS
+    seat.sp.kind = BOT_ISMCTS
     seat.sp.sims = iters
     seat.sp.depth = ROLLOUTS.index(rollout)
     seat.sp.w[SP_C] = c

@@ -3,20 +3,22 @@
 Scheme 1 (documented in docs/experiments.md; a change would be scheme 2):
 
     mix(x)   = the splitmix64 finaliser on 64-bit unsigned integers
-    key      = mix(master + 0x9E3779B97F4A7C15)
+    key      = splitmix64(master) = mix(master + gamma), gamma splitmix64's golden-ratio increment
     seed     = mix(mix(key ^ ((matchup + 1) * 0xD1B54A32D192ED03)) ^ ((pair + 1) * 0x8CB92BA72F3D8DD7))
 
 where `pair` is the game's index within its matchup, or that index // 2 when seats are swapped
 (the two games of a pair share one seed). Arms of an A/B study share seeds on purpose: the same
-matchup and game number get the same seed in every arm (common random numbers)."""
+matchup and game number get the same seed in every arm (common random numbers).
+
+splitmix64 itself is the engine's (sim/engine/rng.pxd, the one definition the games use too)."""
 
 from __future__ import annotations
 
 import numpy as np
+from sim.engine._core import mix64_array, splitmix64_array
 
 SEED_SCHEME = 1
 _U = np.uint64
-_GOLDEN = _U(0x9E3779B97F4A7C15)
 _K_MATCHUP = _U(0xD1B54A32D192ED03)
 _K_PAIR = _U(0x8CB92BA72F3D8DD7)
 _K_SAMPLE = _U(0xA0761D6478BD642F)
@@ -24,15 +26,12 @@ _K_SAMPLE = _U(0xA0761D6478BD642F)
 
 def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64's finaliser, vectorised over uint64 arrays (wrapping arithmetic)."""
-    x = np.asarray(x, dtype=_U)
-    x = (x ^ (x >> _U(30))) * _U(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> _U(27))) * _U(0x94D049BB133111EB)
-    return x ^ (x >> _U(31))
+    return mix64_array(x)
 
 
 def master_key(master_seed: int) -> np.uint64:
-    with np.errstate(over="ignore"):
-        return mix64(np.array([master_seed], dtype=_U) + _GOLDEN)[0]
+    """The experiment's key: splitmix64 of the master seed."""
+    return splitmix64_array(np.array([master_seed], dtype=_U))[0]
 
 
 def game_seeds(master_seed: int, matchup: np.ndarray, game: np.ndarray, swap: bool) -> np.ndarray:

@@ -3,6 +3,7 @@
 strategy needs. Everything here is plain C data so a whole game can run without the GIL."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from sim.engine.rng cimport KEY_BOT, KEY_ENGINE, next_word, word_below
 
 cdef enum:
     NPLAYERS = 2
@@ -172,6 +173,16 @@ cdef enum Phase:
 cdef enum EndReason:
     ER_NONE, ER_COMPILED, ER_TURN_CAP, ER_LOOP_GUARD
 
+# why game_run stopped before the game ended (Game.halt; 0: it did not stop)
+cdef enum Halt:
+    HALT_NONE = 0
+    HALT_PENDING = 1           # a decision needs an answer from outside (the script ran out)
+    HALT_BAD_ANSWER = 2        # a scripted answer out of range
+    HALT_VIOLATION = 3         # an invariant check failed (checking on)
+    HALT_HORIZON = 4           # the horizon turn ended (lookahead, replay until a turn)
+    HALT_PYTHON_ERROR = 5      # a Python strategy raised (the error waits in _python_errors)
+    HALT_NO_MEMORY = 6         # an allocation failed inside nogil code (log, event buffer)
+
 cdef enum DecisionKind:
     D_NONE, D_DRAFT, D_ACTION, D_COMPILE_LINE, D_ORDER, D_MAY, D_EITHER, D_TARGET, D_LINE,
     D_DISCARD, D_DISCARD_MORE, D_HAND, D_CONTROL_REARRANGE, D_REARRANGE, D_PLAY, D_EACH_LINE,
@@ -179,6 +190,22 @@ cdef enum DecisionKind:
 
 cdef enum Strategy:
     ST_RANDOM, ST_SCRIPT, ST_EXTERNAL, ST_PYTHON
+
+# which built-in bot an ST_EXTERNAL seat plays (StratParams.kind; strategies/_bots.pyx, _ismcts.pyx)
+cdef enum BotKind:
+    BOT_NONE = 0
+    BOT_GREEDY = 1
+    BOT_SEARCH = 2
+    BOT_ISMCTS = 3
+
+# random streams of a game (Game.ctr): the game's own, then one per seat's strategy
+cdef enum:
+    STREAM_GAME = 0
+
+# "none" of the lookahead fields a bot sets on its copies (Game.forced, Game.horizon_turn)
+cdef enum:
+    NO_FORCED = -1
+    NO_HORIZON = -1
 
 # restrictions any strategy can be wrapped in (Jaffe et al., restricted play); bits of StratParams.restrict
 cdef enum Restrict:
@@ -211,7 +238,7 @@ cdef struct EventRec:
 ctypedef int (*decide_fn_t)(Game* g, int player, int kind) noexcept nogil
 
 cdef struct StratParams:
-    int8_t kind                        # which built-in bot (see strategies/_bots.pyx)
+    int8_t kind                        # which built-in bot (BotKind)
     int16_t sims                       # search: simulations per decision
     int16_t depth                      # search: turns simulated after the decision
     float w[NWEIGHTS]                  # evaluation weights
@@ -279,11 +306,11 @@ cdef struct Game:
     StratParams sp[2]
     decide_fn_t decide[2]              # ST_EXTERNAL: the bot that answers for this player
     void* py_strategy[2]               # ST_PYTHON: a borrowed Python object with choose()
-    int32_t forced                     # lookahead: the next action decision takes this option
-    int16_t horizon_turn               # lookahead: halt (code 4) when this turn ends; -1 never
+    int32_t forced                     # lookahead: the next action decision takes this option (NO_FORCED: none)
+    int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; NO_HORIZON never
     int8_t cur_verb                    # verb of the step choosing targets (bots' context)
     int8_t cur_dec_src                 # card whose text asks the current decision
-    int8_t halt
+    int8_t halt                        # Halt
     int8_t dkind
     int8_t dplayer
     int16_t nopts
@@ -344,6 +371,33 @@ cdef int card_value(Game* g, int c) noexcept nogil
 cdef int apply_perm(Game* g, int p, int perm) noexcept nogil
 cdef int random_option(Game* g, int player) noexcept nogil
 cdef void shuffle_slots(Game* g, int stream, int8_t* slots, int n) noexcept nogil
+# honest determinization (hidden.pxi): shared by the bots and the engine's honesty test hook
+cdef void redeal_hidden(Game* src, Game* dst, int p, uint64_t seed, uint64_t* counter,
+                        uint64_t key) noexcept nogil
+cdef void determinize(Game* src, Game* dst, int p, int stream) noexcept nogil
+
+
+# -- a game's random streams (the words themselves: sim/engine/rng.pxd) -------------------------
+
+cdef inline int seat_stream(int p) noexcept nogil:
+    """The stream of seat p's strategy."""
+    return 1 + p
+
+
+cdef inline uint64_t rng_next(Game* g, int stream) noexcept nogil:
+    """The engine's next word on one of the game's streams."""
+    return next_word(g.seed, &g.ctr[stream], KEY_ENGINE + stream)
+
+
+cdef inline int rng_below(Game* g, int stream, int n) noexcept nogil:
+    """Uniform integer in [0, n) from the engine's draws on a stream."""
+    return word_below(rng_next(g, stream), n)
+
+
+cdef inline int bot_below(Game* g, int stream, int n) noexcept nogil:
+    """Uniform integer in [0, n) from a bot's private draws: the seat's counter, another key, so a
+    bot's own choices never replay the engine's words."""
+    return word_below(next_word(g.seed, &g.ctr[stream], KEY_BOT + stream), n)
 
 
 cdef class SeatConfig:

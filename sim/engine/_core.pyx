@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The rules engine's C core. The rules live in the included files, one concern each:
 
-- rng.pxi        counter-based randomness
+- rng.pxi        shuffles on the counter-based streams (the streams: rng.pxd, _core.pxd)
+- hidden.pxi     what a player cannot see, and its honest re-deal (determinization)
 - zones.pxi      where cards are, active text, values, play restrictions
 - decisions.pxi  decisions and the readable log
 - effects.pxi    the card-step interpreter: texts, "after" windows, conditions (rules 6 and 7)
@@ -12,17 +13,25 @@
 - turn.pxi       draft and turn structure (rules 1, 3 and 4)
 
 This module only adds the thin Python-facing wrappers used by `sim.game` and `sim.batch`.
+Shared declarations other extensions cimport: _core.pxd (the game, halts, streams,
+determinization), rng.pxd (splitmix64), options.pxd (the encoding of decision options).
 """
 
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from sim.engine.options cimport (
+    OPT_DONE, OPT_REFRESH, OPT_SKIP, noted_box, noted_card, noted_option, play_card_of, play_face_up,
+    play_line_of, play_opp_side, play_option, rearrange_option, rearrange_perm, rearrange_side,
+)
+from sim.engine.rng cimport mix64, splitmix64
 import numpy as np
 cimport numpy as cnp
 
 cnp.import_array()
 
 include "rng.pxi"
+include "hidden.pxi"
 include "zones.pxi"
 include "decisions.pxi"
 include "effects.pxi"
@@ -63,6 +72,8 @@ cdef class CorePool:
         self.cards = <CardDef*>calloc(max(1, self.ncards), sizeof(CardDef))
         self.steps = <Step*>calloc(max(1, self.nsteps), sizeof(Step))
         self.proto_cards = <int16_t*>calloc(max(1, self.nprotocols * 6), sizeof(int16_t))
+        if self.cards == NULL or self.steps == NULL or self.proto_cards == NULL:
+            raise MemoryError(f"cannot allocate the card tables ({self.ncards} cards, {self.nsteps} steps)")
         for i, cd in enumerate(cards):
             d = &self.cards[i]
             d.protocol = cd["protocol"]
@@ -182,6 +193,23 @@ cdef int _call_python_strategy(Game* g, int player, int kind) except? -2:
     return g.opts[idx]
 
 
+cdef str run_outcome(int halt):
+    """What CoreGame.run reports for the halt a replay stopped at; errors are raised."""
+    if halt == HALT_PYTHON_ERROR:
+        raise _python_errors[0]
+    if halt == HALT_NO_MEMORY:
+        raise MemoryError("the engine could not grow the game's log or event buffer")
+    if halt == HALT_VIOLATION:
+        return "violation"
+    if halt == HALT_BAD_ANSWER:
+        return "bad"
+    if halt == HALT_HORIZON:
+        return "turn_end"
+    if halt != HALT_NONE:
+        return "pending"
+    return "over"
+
+
 cdef class LiveGame:
     """A borrowed, read-only view of a running game, valid only during one decision."""
     cdef Game* g
@@ -208,29 +236,6 @@ cdef class LiveGame:
         return self.g.seed
 
 
-cdef void _permute_hidden(Game* g, int p, long seed) noexcept:
-    """Shuffle every identity p cannot see among the slots p cannot see, and p's deck order."""
-    import random
-    rnd = random.Random(seed)
-    cdef int o = 1 - p, i, s, l, c
-    slots = [g.hand[o][i] for i in range(g.nhand[o])] + [g.deck[o][i] for i in range(g.ndeck[o])]
-    for s in range(2):
-        for l in range(3):
-            for i in range(g.nstack[s][l]):
-                c = g.stack[s][l][i]
-                if not g.face_up[c] and g.owner[c] != p:
-                    slots.append(c)
-    ids = [(g.def_id[c], g.owner[c]) for c in slots]
-    rnd.shuffle(ids)
-    for c, (d, ow) in zip(slots, ids):
-        g.def_id[c] = d
-        g.owner[c] = ow
-    order = [g.deck[p][i] for i in range(g.ndeck[p])]
-    rnd.shuffle(order)
-    for i, c in enumerate(order):
-        g.deck[p][i] = c
-
-
 cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcept:
     memset(g, 0, sizeof(Game))
     g.cdefs = pool.cards
@@ -245,8 +250,8 @@ cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcep
     g.cur_src = -1
     g.cur_dec_src = -1
     g.compiling_line = -1
-    g.forced = -1
-    g.horizon_turn = -1
+    g.forced = NO_FORCED
+    g.horizon_turn = NO_HORIZON
     g.field_ver = 1
     g.cache_ver = 0
     for p in range(2):
@@ -270,7 +275,7 @@ cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcep
 cdef inline void game_begin(Game* g, int first_player, int fixed) noexcept nogil:
     """Coin for the first player unless fixed, then the draft (or the deal for fixed trios)."""
     if first_player < 0:
-        g.first_player = rng_below(g, 0, 2)
+        g.first_player = rng_below(g, STREAM_GAME, 2)
     else:
         g.first_player = first_player
     if fixed:
@@ -412,9 +417,12 @@ cdef class CoreGame:
         self.g.caplog = 0
         self.g.logging = logging
         self.g.checking = checking
-        self.g.horizon_turn = until_turn if until_turn >= 1 else -1
+        self.g.horizon_turn = until_turn if until_turn >= 1 else NO_HORIZON
         free(self.answers)
         self.answers = <int32_t*>malloc(max(1, n) * sizeof(int32_t))
+        if self.answers == NULL:
+            self.nanswers = 0
+            raise MemoryError(f"cannot allocate {n} answers")
         for i in range(n):
             self.answers[i] = answers[i]
         self.nanswers = n
@@ -426,17 +434,7 @@ cdef class CoreGame:
         del _python_errors[:]
         with nogil:
             game_run(&self.g)
-        if self.g.halt == 5:
-            raise _python_errors[0]
-        if self.g.halt == 3:
-            return "violation"
-        if self.g.halt == 2:
-            return "bad"
-        if self.g.halt == 4:
-            return "turn_end"
-        if self.g.halt:
-            return "pending"
-        return "over"
+        return run_outcome(self.g.halt)
 
     def pending(self):
         """(player, kind, options) of the decision the engine halted at."""
@@ -450,18 +448,21 @@ cdef class CoreGame:
     def decide_with(self, SeatConfig seat, long permute_seed=-1):
         """What `seat` would answer at the pending decision; with permute_seed >= 0, first
         re-deal everything the deciding player cannot see (honesty tests)."""
-        cdef Game* tmp = <Game*>malloc(sizeof(Game))
+        cdef Game* tmp
         cdef int p = self.g.dplayer, kind = self.g.dkind, r
+        cdef uint64_t counter = 0
         if not self.g.halt:
-            free(tmp)
             raise RuntimeError("no pending decision")
+        tmp = <Game*>malloc(sizeof(Game))
+        if tmp == NULL:
+            raise MemoryError("cannot allocate a game")
         memcpy(tmp, &self.g, sizeof(Game))
-        tmp.halt = 0
+        tmp.halt = HALT_NONE
         tmp.log = NULL
         tmp.logging = 0
         tmp.checking = 0
-        if permute_seed >= 0:
-            _permute_hidden(tmp, p, permute_seed)
+        if permute_seed >= 0:           # the bots' own re-deal, from a stream of its own
+            redeal_hidden(tmp, tmp, p, <uint64_t>permute_seed, &counter, KEY_BOT)
         seat_apply(tmp, p, seat)
         try:
             with nogil:
@@ -496,8 +497,8 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     Fills the preallocated column arrays in `out` (one row per seed): see sim/batch.py. With
     `events`, returns the dataset events of all games as numpy columns (row = game index)."""
     cdef Py_ssize_t n = seeds.shape[0], i, j
-    cdef Game* g = <Game*>malloc(sizeof(Game))
-    cdef Game* proto_game = <Game*>malloc(sizeof(Game))
+    cdef Game* g = NULL
+    cdef Game* proto_game = NULL
     cdef cnp.int8_t[::1] winner = out["winner"]
     cdef cnp.int8_t[::1] first = out["first_player"]
     cdef cnp.int8_t[::1] reason = out["end_reason"]
@@ -520,18 +521,25 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     cdef EventRec* allev = NULL
     cdef int32_t* allgame = NULL
     cdef Py_ssize_t nall = 0, capall = 0
-    game_init(proto_game, pool, 0, turn_cap)
-    for p in range(2):
-        if seats[p] is not None:
-            seat_apply(proto_game, p, seats[p])
-    del _python_errors[:]
-    if events:
-        proto_game.evcap = 1024
-        proto_game.evbuf = <EventRec*>malloc(proto_game.evcap * sizeof(EventRec))
-        capall = 1 << 16
-        allev = <EventRec*>malloc(capall * sizeof(EventRec))
-        allgame = <int32_t*>malloc(capall * sizeof(int32_t))
+    cdef bint no_memory = False
     try:
+        g = <Game*>malloc(sizeof(Game))
+        proto_game = <Game*>calloc(1, sizeof(Game))
+        if g == NULL or proto_game == NULL:
+            raise MemoryError("cannot allocate a game")
+        game_init(proto_game, pool, 0, turn_cap)
+        for p in range(2):
+            if seats[p] is not None:
+                seat_apply(proto_game, p, seats[p])
+        del _python_errors[:]
+        if events:
+            capall = 1 << 16
+            proto_game.evbuf = <EventRec*>malloc(1024 * sizeof(EventRec))
+            allev = <EventRec*>malloc(capall * sizeof(EventRec))
+            allgame = <int32_t*>malloc(capall * sizeof(int32_t))
+            if proto_game.evbuf == NULL or allev == NULL or allgame == NULL:
+                raise MemoryError("cannot allocate the event buffers")
+            proto_game.evcap = 1024
         with nogil:
             for i in range(n):
                 memcpy(g, proto_game, sizeof(Game))
@@ -545,7 +553,13 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                 g.checking = checking
                 game_begin(g, first_player, fixed)
                 game_run(g)
-                if g.halt == 5:
+                if events:
+                    proto_game.evbuf = g.evbuf          # keep the (possibly grown) buffer
+                    proto_game.evcap = g.evcap
+                if g.halt == HALT_PYTHON_ERROR:
+                    break
+                if g.halt == HALT_NO_MEMORY:
+                    no_memory = True
                     break
                 violation[i] = g.violation
                 winner[i] = g.winner
@@ -570,29 +584,44 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                     ce_proto[i, j] = g.ce_proto[j]
                     ce_re[i, j] = g.ce_recompile[j]
                 if events:
-                    proto_game.evbuf = g.evbuf          # keep the (possibly grown) buffer
-                    proto_game.evcap = g.evcap
                     if nall + g.nev > capall:
                         while nall + g.nev > capall:
                             capall *= 2
-                        allev = <EventRec*>realloc(allev, capall * sizeof(EventRec))
-                        allgame = <int32_t*>realloc(allgame, capall * sizeof(int32_t))
+                        if not grow_events(&allev, &allgame, capall):
+                            no_memory = True
+                            break
                     memcpy(&allev[nall], g.evbuf, g.nev * sizeof(EventRec))
                     for j in range(g.nev):
                         allgame[nall + j] = <int32_t>i
                     nall += g.nev
         if _python_errors:
             raise _python_errors[0]
+        if no_memory:
+            raise MemoryError("the engine could not grow the event buffers")
         if events:
             return _event_columns(allev, allgame, nall)
         return None
     finally:
         free(g)
-        if events:
+        if proto_game != NULL:
             free(proto_game.evbuf)
-            free(allev)
-            free(allgame)
+        free(allev)
+        free(allgame)
         free(proto_game)
+
+
+cdef bint grow_events(EventRec** ev, int32_t** game, Py_ssize_t cap) noexcept nogil:
+    """Grow the batch's event columns to `cap` rows; False (both still valid) when out of memory."""
+    cdef EventRec* e = <EventRec*>realloc(ev[0], cap * sizeof(EventRec))
+    cdef int32_t* k
+    if e == NULL:
+        return False
+    ev[0] = e
+    k = <int32_t*>realloc(game[0], cap * sizeof(int32_t))
+    if k == NULL:
+        return False
+    game[0] = k
+    return True
 
 
 cdef dict _event_columns(EventRec* ev, int32_t* game, Py_ssize_t n):
@@ -615,6 +644,45 @@ cdef dict _event_columns(EventRec* ev, int32_t* game, Py_ssize_t n):
     return {"game": np.asarray(gi), "turn": np.asarray(turn), "player": np.asarray(player),
             "kind": np.asarray(kind), "card": np.asarray(card), "line": np.asarray(line),
             "extra": np.asarray(extra)}
+
+
+# -- the shared definitions, for Python ------------------------------------------------------
+
+def mix64_array(x) -> np.ndarray:
+    """splitmix64's finaliser (rng.pxd) on every element of a uint64 array (wrapping arithmetic)."""
+    return _map_words(x, False)
+
+
+def splitmix64_array(x) -> np.ndarray:
+    """splitmix64's output for every state of a uint64 array (rng.pxd): the finaliser of the state
+    plus the golden-ratio increment."""
+    return _map_words(x, True)
+
+
+cdef object _map_words(x, bint advance):
+    """mix64 (or splitmix64 when `advance`) element-wise, keeping the input's shape."""
+    out = np.array(x, dtype=np.uint64, order="C")         # a copy: the input is never written
+    cdef cnp.uint64_t[::1] v = out.reshape(-1)
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(v.shape[0]):
+            v[i] = splitmix64(v[i]) if advance else mix64(v[i])
+    return out
+
+
+def unpack_play(int opt) -> tuple:
+    """(card, line, face_up, opponent's side) of an action or play option (options.pxd)."""
+    return (play_card_of(opt), play_line_of(opt), play_face_up(opt), play_opp_side(opt))
+
+
+def unpack_noted(int opt) -> tuple:
+    """(card, box) of an "order" option: which noted text resolves next (options.pxd)."""
+    return (noted_card(opt), noted_box(opt))
+
+
+def unpack_rearrange(int opt) -> tuple:
+    """(side, permutation index into constants()["perms"]) of a rearrange option (options.pxd)."""
+    return (rearrange_side(opt), rearrange_perm(opt))
 
 
 def constants():

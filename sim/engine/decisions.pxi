@@ -1,10 +1,8 @@
 # Every choice is a decision: the engine fills g.opts with the legal options and asks the player's
-# strategy (11.2). A decision with one option is taken without asking.
+# strategy (11.2). A decision with one option is taken without asking. Options are encoded as
+# options.pxd says; a halt (Halt in _core.pxd) stops the game for the caller.
 
 from libc.stdlib cimport realloc
-
-cdef enum:
-    OPT_REFRESH = 1 << 12      # the refresh action among action options
 
 cdef enum LogKind:
     LG_TURN = 1
@@ -37,11 +35,17 @@ cdef enum LogKind:
 
 cdef void log_add(Game* g, int kind, int player, int card, int target, int a, int b) noexcept nogil:
     cdef LogEntry* e
+    cdef int cap
     if not g.logging:
         return
     if g.nlog >= g.caplog:
-        g.caplog = g.caplog * 2 if g.caplog > 0 else 256
-        g.log = <LogEntry*>realloc(g.log, g.caplog * sizeof(LogEntry))
+        cap = g.caplog * 2 if g.caplog > 0 else 256
+        e = <LogEntry*>realloc(g.log, cap * sizeof(LogEntry))
+        if e == NULL:
+            out_of_memory(g)
+            return
+        g.log = e
+        g.caplog = cap
     e = &g.log[g.nlog]
     g.nlog += 1
     e.kind = kind
@@ -58,8 +62,12 @@ cdef void ev_rec(Game* g, int kind, int player, int card, int line, int extra) n
     if g.evbuf == NULL:
         return
     if g.nev >= g.evcap:
+        e = <EventRec*>realloc(g.evbuf, g.evcap * 2 * sizeof(EventRec))
+        if e == NULL:
+            out_of_memory(g)
+            return
+        g.evbuf = e
         g.evcap = g.evcap * 2
-        g.evbuf = <EventRec*>realloc(g.evbuf, g.evcap * sizeof(EventRec))
     e = &g.evbuf[g.nev]
     g.nev += 1
     e.turn = g.turn
@@ -68,6 +76,11 @@ cdef void ev_rec(Game* g, int kind, int player, int card, int line, int extra) n
     e.card = card
     e.line = line
     e.extra = extra
+
+cdef void out_of_memory(Game* g) noexcept nogil:
+    """A buffer could not grow: stop the game (the buffer keeps what it had); the Python caller
+    raises MemoryError."""
+    g.halt = HALT_NO_MEMORY
 
 cdef bint restricted(Game* g, int player, int kind, int32_t opt) noexcept nogil:
     """Is this option forbidden by the player's restrictions (restricted play)?"""
@@ -79,9 +92,9 @@ cdef bint restricted(Game* g, int player, int kind, int32_t opt) noexcept nogil:
         return False
     if opt == OPT_REFRESH:
         return (sp.restrict & R_NO_REFRESH_WITH_CONTROL) != 0 and g.control == player
-    c = opt & 0xFF
+    c = play_card_of(opt)
     d = g.def_id[c]
-    if (opt >> 10) & 1:
+    if play_face_up(opt):
         if sp.restrict & R_NO_FACEUP:
             return True
         for i in range(NAVOID):
@@ -117,7 +130,7 @@ cdef int draft_by_table(Game* g, int player) noexcept nogil:
     return g.opts[best]
 
 cdef int random_option(Game* g, int player) noexcept nogil:
-    return g.opts[rng_below(g, 1 + player, g.nopts)]
+    return g.opts[rng_below(g, seat_stream(player), g.nopts)]
 
 cdef void copy_for_lookahead(Game* dst, Game* src) noexcept nogil:
     """Copy a game for a lookahead run: everything but the scratch tail (the option list and the
@@ -135,7 +148,7 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
         k = check_invariants(g, False)
         if k:
             g.violation = k
-            g.halt = 3
+            g.halt = HALT_VIOLATION
             return -1
     if kind == D_DRAFT and g.sp[player].draft_pick != NULL and g.strat[player] != ST_SCRIPT:
         return g.sp[player].draft_pick(g, player, kind)
@@ -143,7 +156,7 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
         return draft_by_table(g, player)
     if kind == D_ACTION and g.forced >= 0:
         choice = g.forced                  # lookahead: the action being evaluated
-        g.forced = -1
+        g.forced = NO_FORCED
         return choice
     if g.sp[player].restricted and g.strat[player] != ST_SCRIPT:
         apply_restrictions(g, player, kind)
@@ -160,25 +173,25 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
     if g.strat[player] == ST_PYTHON:
         choice = ask_python(g, player, kind)
         if choice < 0:
-            g.halt = 5
+            g.halt = HALT_PYTHON_ERROR
             return -1
         log_add(g, LG_DECISION, player, -1, -1, kind, <int16_t>choice)
         return choice
     if g.strat[player] == ST_SCRIPT:
         if g.script_pos >= g.nscript:
-            g.halt = 1
+            g.halt = HALT_PENDING
             g.dkind = kind
             g.dplayer = player
             return -1
         k = g.script[g.script_pos]
         g.script_pos += 1
         if k < 0 or k >= n:
-            g.halt = 2          # an answer out of range: stop, the caller reports it
+            g.halt = HALT_BAD_ANSWER    # an answer out of range: stop, the caller reports it
             g.dkind = kind
             g.dplayer = player
             return -1
     else:
-        k = rng_below(g, 1 + player, n)
+        k = rng_below(g, seat_stream(player), n)
     log_add(g, LG_DECISION, player, -1, -1, kind, <int16_t>g.opts[k])
     return g.opts[k]
 

@@ -8,8 +8,6 @@
 cdef enum:
     GUARD_LIMIT = 200000
     DEPTH_LIMIT = 100          # nested texts: beyond this the players are looping forever
-    OPT_DONE = 255
-    OPT_SKIP = 99
 
 cdef struct Frame:
     int src          # the card whose text this is ("this card"; for a copy, the copying card)
@@ -29,7 +27,7 @@ cdef inline int this_line(Game* g, Frame* fr) noexcept nogil:
     return g.line[fr.src] if g.zone[fr.src] == Z_FIELD else fr.home_line
 
 cdef inline bint stopped(Game* g) noexcept nogil:
-    return g.halt != 0 or g.winner >= 0
+    return g.halt != HALT_NONE or g.winner >= 0
 
 cdef struct Scope:
     uint8_t ev0
@@ -137,7 +135,7 @@ cdef void fire_after(Game* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) no
                     if d.here[box] and not ((lines >> g.line[c]) & 1):
                         continue
                     if (mine & ev) and nn < MAXNOTE:
-                        note[nn] = c * 4 + box
+                        note[nn] = noted_option(c, box)
                         nn += 1
     resolve_noted(g, note, nn)
 
@@ -159,8 +157,8 @@ cdef void resolve_noted(Game* g, int32_t* note, int nn) noexcept nogil:
                 break
         note[k] = note[nn - 1]
         nn -= 1
-        c = pick >> 2
-        box = pick & 3
+        c = noted_card(pick)
+        box = noted_box(pick)
         if box_active(g, c, box):
             run_box(g, c, box)
 

@@ -8,8 +8,7 @@ cdef int play_options(Game* g, int p, int only_line, int not_line, bint down_onl
 cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int only_line,
                            int not_line, bint down_only, int line_rule, Frame* fr,
                            const Step* st) noexcept nogil:
-    """Legal plays of these cards into g.opts, encoded card | line << 8 | face-up << 10 |
-    opponent's side << 11: the one statement of rule 5.1 and the play passives, shared by the
+    """Legal plays of these cards into g.opts (play_option, options.pxd): the one statement of rule 5.1 and the play passives, shared by the
     action and every "play" effect. `line_rule` is a Dest (T_LINE_WITH_FACEDOWN), `st` adds the
     step's value and protocol filters. The per-line facts are looked up once per call: this runs
     for every action of every game."""
@@ -46,10 +45,10 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                 if not down_only and not (opp_all & PA_DENY_FACEUP) and (
                         up_anywhere or pr == g.proto[p][l] or pr == g.proto[o][l]
                         or (d.self_play & SP_ANYWHERE) or pr == welcome[l][0] or pr == welcome[l][1]):
-                    g.opts[n] = c | (l << 8) | (1 << 10) | (side << 11)
+                    g.opts[n] = play_option(c, l, 1, side)
                     n += 1
                 if down_ok[l] and (side == 0 or (d.self_play & SP_EITHER_SIDE_DOWN)):
-                    g.opts[n] = c | (l << 8) | (side << 11)   # face-down it has no text to cross sides
+                    g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides
                     n += 1
     return n
 
@@ -72,13 +71,13 @@ cdef int effect_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept
 
 cdef void commit_play(Game* g, int p, int k) noexcept nogil:
     """Take the chosen card out of hand or trash (5.3: committed) and play it."""
-    cdef int c = k & 0xFF
+    cdef int c = play_card_of(k)
     if g.zone[c] == Z_HAND:
         list_remove(g.hand[g.side[c]], &g.nhand[g.side[c]], c)
     elif g.zone[c] == Z_TRASH:
         list_remove(g.trash[g.owner[c]], &g.ntrash[g.owner[c]], c)
     g.zone[c] = Z_TRANSIT
-    play_card(g, p, c, p ^ ((k >> 11) & 1), (k >> 8) & 3, (k >> 10) & 1, -1)
+    play_card(g, p, c, p ^ play_opp_side(k), play_line_of(k), play_face_up(k), -1)
 
 cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t lines[3]
@@ -90,7 +89,7 @@ cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             k = ask(g, dec, D_PLAY)
             if k < 0:
                 break
-            fr.that = k & 0xFF
+            fr.that = play_card_of(k)
             commit_play(g, dec, k)
             done = 1
         return done

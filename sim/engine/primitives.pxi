@@ -17,7 +17,7 @@ cdef int discard_random(Game* g, int p, int n) noexcept nogil:
     """Fear 4: cards leave the hand at random (the game's stream, never a player's choice)."""
     cdef int k = 0, c
     while k < n and g.nhand[p] > 0:
-        c = g.hand[p][rng_below(g, 0, g.nhand[p])]
+        c = g.hand[p][rng_below(g, STREAM_GAME, g.nhand[p])]
         list_remove(g.hand[p], &g.nhand[p], c)
         put_trash(g, c)
         log_add(g, LG_DISCARD, p, -1, c, 3, 0)
@@ -227,25 +227,25 @@ cdef int rearrange(Game* g, int dec, int target) noexcept nogil:
     """Rearrange one side's protocols into a different order (4.4)."""
     cdef int k, n = 0
     for k in range(1, 6):              # every non-identity order differs: a side's protocols are distinct
-        g.opts[n] = target * 8 + k
+        g.opts[n] = rearrange_option(target, k)
         n += 1
     g.nopts = n
     k = ask(g, dec, D_REARRANGE)
     if k < 0:
         return 0
-    apply_perm(g, target, k & 7)
-    log_add(g, LG_REARRANGE, dec, -1, -1, target, k & 7)
+    apply_perm(g, target, rearrange_perm(k))
+    log_add(g, LG_REARRANGE, dec, -1, -1, target, rearrange_perm(k))
     return 1
 
 cdef int swap_protocols(Game* g, int dec) noexcept nogil:
     cdef int k
-    g.opts[0] = dec * 8 + 1    # swap middle and right
-    g.opts[1] = dec * 8 + 2    # swap left and middle
-    g.opts[2] = dec * 8 + 5    # swap left and right
+    g.opts[0] = rearrange_option(dec, 1)    # swap middle and right
+    g.opts[1] = rearrange_option(dec, 2)    # swap left and middle
+    g.opts[2] = rearrange_option(dec, 5)    # swap left and right
     g.nopts = 3
     k = ask(g, dec, D_REARRANGE)
     if k < 0:
         return 0
-    apply_perm(g, dec, k & 7)
-    log_add(g, LG_REARRANGE, dec, -1, -1, dec, k & 7)
+    apply_perm(g, dec, rearrange_perm(k))
+    log_add(g, LG_REARRANGE, dec, -1, -1, dec, rearrange_perm(k))
     return 1

@@ -90,7 +90,7 @@ cdef void phase_triggers(Game* g, int trig) noexcept nogil:
                 d = cdef_of(g, c)
                 for box in range(3):
                     if d.trig[box] == trig and box_active(g, c, box) and nn < MAXNOTE:
-                        note[nn] = c * 4 + box
+                        note[nn] = noted_option(c, box)
                         nn += 1
     resolve_noted(g, note, nn)
 
@@ -133,14 +133,14 @@ cdef void control_rearrange(Game* g, int p) noexcept nogil:
     n += 1
     for t in range(2):
         for k in range(1, 6):
-            g.opts[n] = t * 8 + k
+            g.opts[n] = rearrange_option(t, k)
             n += 1
     g.nopts = n
     k = ask(g, p, D_CONTROL_REARRANGE)
     if k < 0 or k == OPT_SKIP:
         return
-    apply_perm(g, k >> 3, k & 7)
-    log_add(g, LG_REARRANGE, p, -1, -1, k >> 3, k & 7)
+    apply_perm(g, rearrange_side(k), rearrange_perm(k))
+    log_add(g, LG_REARRANGE, p, -1, -1, rearrange_side(k), rearrange_perm(k))
 
 cdef void compile_line(Game* g, int p, int l) noexcept nogil:
     """Compile (4.1): spend control, delete every card in the line at once (no middle text from
@@ -247,7 +247,7 @@ cdef void do_action(Game* g) noexcept nogil:
         # lookahead copy: the action was picked from this very position's options, so listing
         # them again (a third of a one-ply evaluation) would change nothing; ask() would return it
         k = g.forced
-        g.forced = -1
+        g.forced = NO_FORCED
     else:
         k = choose_action(g, p)
     if k < 0:
@@ -283,13 +283,13 @@ cdef void check_cache(Game* g) noexcept nogil:
 cdef void next_turn(Game* g) noexcept nogil:
     cdef int k
     if g.horizon_turn >= 0 and g.turn >= g.horizon_turn:
-        g.halt = 4                 # lookahead horizon reached: stop at the end of this turn
+        g.halt = HALT_HORIZON      # lookahead horizon reached: stop at the end of this turn
         return
     if g.checking:
         k = check_invariants(g, True)
         if k:
             g.violation = k
-            g.halt = 3
+            g.halt = HALT_VIOLATION
             return
     g.active = 1 - g.active
     g.turn += 1

@@ -252,7 +252,7 @@ cdef void resolve_new_tops(Game* g, int32_t* tops_before) noexcept nogil:
                 if tops_before[i] == t:
                     was = 1
             if not was:
-                note[nn] = t * 4 + BOX_MIDDLE
+                note[nn] = noted_option(t, BOX_MIDDLE)
                 nn += 1
     while nn > 0 and not stopped(g):
         for i in range(nn):
@@ -262,8 +262,8 @@ cdef void resolve_new_tops(Game* g, int32_t* tops_before) noexcept nogil:
         if t < 0:
             return
         nn = drop_line(note, nn, t)
-        if is_uncovered(g, t >> 2):
-            resolve_middle(g, t >> 2)
+        if is_uncovered(g, noted_card(t)):
+            resolve_middle(g, noted_card(t))
 
 cdef int verb_reveal_from_hand(Game* g, int p) noexcept nogil:
     cdef int c
@@ -302,7 +302,7 @@ cdef int verb_take(Game* g, int p, int n) noexcept nogil:
     for i in range(n):
         if g.nhand[o] == 0:
             break
-        c = g.hand[o][rng_below(g, 0, g.nhand[o])]
+        c = g.hand[o][rng_below(g, STREAM_GAME, g.nhand[o])]
         list_remove(g.hand[o], &g.nhand[o], c)
         g.owner[c] = p
         put_hand(g, p, c)
