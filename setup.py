@@ -1,8 +1,18 @@
 """Build the Cython engine as part of `pip install .` (no manual cythonize step)."""
 
+import sys
+from pathlib import Path
+
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+
+# The engine's verb and step declarations are generated from the card vocabulary on every build
+# (sim/cards/vocabulary.py -> sim/engine/_vocab_*.pxi), so they cannot drift from the loader's.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sim.engine.vocab_gen import write_includes  # noqa: E402
+
+write_includes()
 
 extensions = [
     Extension(

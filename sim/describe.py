@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.cards.vocabulary import log_texts
 from sim.engine._core import constants, unpack_noted, unpack_play, unpack_rearrange
 
 K = constants()
@@ -16,6 +17,7 @@ PHASES = {v: k for k, v in K["phase"].items()}
 PERMS = K["perms"]
 OPT_REFRESH, OPT_DONE, OPT_SKIP = K["opt_refresh"], K["opt_done"], K["opt_skip"]
 BOX_NAMES = ("top", "middle", "bottom")
+VERB_LOG_TEXTS = log_texts()        # the texts of verbs' own log kinds, declared with the verbs
 
 
 class Namer:
@@ -83,7 +85,9 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
         src = nm.card(card) if card >= 0 else who
         tgt = nm.card(target) if target >= 0 else ""
         pad = "  " * (depth + (0 if k == "turn" else 1))
-        if k == "turn":
+        if k in VERB_LOG_TEXTS:
+            line = VERB_LOG_TEXTS[k].format(**_log_fields(who, src, tgt, player, a, b))
+        elif k == "turn":
             line = f"Turn {b}: {who}"
         elif k == "draft":
             line = f"{who} drafts {pool.protocols[b]}"
@@ -131,8 +135,6 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
                     f"{who} reveals {tgt} from the top of their deck" if a == 3 else
                     f"{who} reveals their deck ({b} cards)" if a == 4 else
                     f"{who} reveals {tgt}" if a == 5 else f"{src} reveals {tgt}")
-        elif k == "give":
-            line = f"{who} gives {tgt} to {SEAT_NAMES[1 - player]}"
         elif k == "take":
             line = f"{who} takes {tgt} from {SEAT_NAMES[1 - player]}" + {0: " (at random)", 1: " (top of deck)",
                                                                    2: " (from the field)"}.get(a, "")
@@ -140,20 +142,21 @@ def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
             line = f"{src}: text interrupted"
         elif k == "shuffle":
             line = f"{who} shuffles their deck" if a == 1 else f"{who} shuffles their trash into their deck"
-        elif k == "deny":
-            line = f"{src}: {SEAT_NAMES[1 - player]} cannot compile on turn {b}"
         elif k == "state":
             line = f"{who} states {pool.protocols[b] if a else b}"
-        elif k == "swap_stacks":
-            line = f"{src} swaps {who}'s {LINES[a]} and {LINES[b]} stacks"
-        elif k == "copy":
-            line = f"{src} copies the middle text of {tgt}"
         elif k == "skip":
             line = f"{who} has no legal action" if a == 1 else f"{src}: middle text ignored"
         else:
             line = f"{k} {player} {card} {target} {a} {b}"
         out.append(pad + line)
     return out
+
+
+def _log_fields(who: str, src: str, tgt: str, player: int, a: int, b: int) -> dict[str, Any]:
+    """The names a verb's log text may use (sim/cards/vocabulary.py, Verb.log_text)."""
+    return {"who": who, "src": src, "tgt": tgt, "a": a, "b": b,
+            "opponent": SEAT_NAMES[1 - player] if player in (0, 1) else "-",
+            "line_a": LINES[a] if 0 <= a < 3 else str(a), "line_b": LINES[b] if 0 <= b < 3 else str(b)}
 
 
 def _decision_text(nm: Namer, kind: int, opt: int) -> str:

@@ -19,6 +19,7 @@ from sim.cards.loader import (
     official_files,
     parse_card,
 )
+from sim.cards.vocabulary import first_release_form
 from sim.engine._core import CorePool
 
 ALL_SETS = ("Main 1", "Aux 1", "Main 2", "Aux 2")
@@ -43,12 +44,10 @@ class CardInfo:
     source: str
 
 
-# Record fields added to the vocabulary after the first release (Main 2 / Aux 2), with their
-# defaults: they enter the content hash only when a card uses them, so a pool's hash (and the
-# runs keyed by it) does not change when the vocabulary grows.
-LATER_STEP_FIELDS = {"value_op": 255, "value_expr": 0, "cond_a": 0, "cond_op": 0, "cond_b": 0,
-                     "cond_n": 0, "side_opp": 0, "random": 0, "no_middle": 0, "proto_filter": 0,
-                     "into_opp": 0}
+# Card record fields added after the first release (Main 2 / Aux 2), with their defaults: they
+# enter the content hash only when a card uses them, so a pool's hash (and the runs keyed by it)
+# does not change when the vocabulary grows. Step records do the same by their declaration
+# (vocabulary.first_release_form).
 LATER_CARD_FIELDS = {"during": [0, 0, 0], "here": [0, 0, 0], "cover_same": [0, 0, 0],
                      "line_value_cond": 0, "per_hand": 0, "per_opp_card": 0, "self_play": 0}
 
@@ -84,7 +83,7 @@ class Pool:
         self.by_name = {c.name.lower(): c for c in self.cards}
         self.protocol_id = {n.lower(): i for i, n in enumerate(self.protocols)}
         canonical = json.dumps({"protocols": self.protocols, "cards": [_hashed(c, LATER_CARD_FIELDS) for c in cards],
-                                "steps": [_hashed(s, LATER_STEP_FIELDS) for s in steps],
+                                "steps": [first_release_form(s) for s in steps],
                                 "names": [c.name for c in self.cards]}, sort_keys=True)
         self.hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
         # The compiled engine records, kept for inspection (what a card compiles to, tests).

@@ -21,7 +21,7 @@ from sim.engine._core cimport (
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
     D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
     D_STATE_NUMBER, D_STATE_PROTOCOL,
-    V_DELETE, V_RETURN, V_FLIP, V_SHIFT,
+    bot_target, BT_REMOVE, BT_FLIP, BT_RANDOM,
 )
 from sim.engine.options cimport (
     OPT_DONE, OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, rearrange_perm, rearrange_side,
@@ -102,7 +102,7 @@ cdef inline int true_value(Game* g, int p, int c) noexcept nogil:
 
 cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
     """Sensible, cheap choices for decisions inside effects (and any decision in a rollout)."""
-    cdef int i, best = 0, c, v, mine
+    cdef int i, best = 0, c, v, mine, style
     cdef double sc, bs = -1e18
     cdef int n = g.nopts
     if kind == D_MAY:
@@ -112,15 +112,16 @@ cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
     if kind == D_EITHER or kind == D_ORDER or kind == D_EACH_LINE:
         return g.opts[0]
     if kind == D_TARGET or kind == D_EACH_CARD:
-        if g.cur_verb == V_SHIFT:
+        style = bot_target(g.cur_verb)         # per verb in sim/cards/vocabulary.py
+        if style == BT_RANDOM:
             return random_option(g, p)
         for i in range(n):
             c = g.opts[i]
             mine = g.side[c] == p
             v = true_value(g, p, c)
-            if g.cur_verb == V_DELETE or g.cur_verb == V_RETURN:
+            if style == BT_REMOVE:
                 sc = -v if mine else v
-            elif g.cur_verb == V_FLIP:
+            elif style == BT_FLIP:
                 if g.face_up[c]:
                     sc = -(v - 2) - 1 if mine else v - 2
                 else:

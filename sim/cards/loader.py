@@ -10,8 +10,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from sim.engine._core import STEP_FIELDS, constants
+from sim.cards import vocabulary as vocab
+from sim.engine import _core
+from sim.engine._core import constants
 from sim.inputs import InputFileError, describe_char, find_control_char, read_input_text
+
+if _core.VOCAB_DIGEST != vocab.engine_digest():
+    raise ImportError("the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
+                      "changed since): rebuild it, e.g. python setup.py build_ext --inplace")
 
 K = constants()
 BOXES = ("top", "middle", "bottom")
@@ -32,14 +38,9 @@ SELECTOR_KEYS = {"whose", "covered", "face", "other", "line", "value", "value_gt
                  "min_cards", "pick", "each", "protocol"}
 STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "random",
                     "ignore_middle", "into"}
-FIELD_VERBS = {"flip", "delete", "return", "shift", "reveal", "copy_middle"}
-COUNT_WORDS = {"this", "that", "all", "each", "1+", "0+", "hand", "discarded", "discarded+1",
-               "discarded-1", "value_of_that", "per_2_in_line", "protocols_in_field",
-               "protocols_in_line", "protocol_cards_in_field", "stated"}
+KEYWORDS = sorted({v.word for v in vocab.VERBS})
 # amounts a condition (`if = "hand > 1"`) or a value selector (`value_gt = "hand"`) can name
-AMOUNTS = {"hand", "deck", "trash", "discarded", "stated", "value_of_that", "protocols_in_field",
-           "protocols_in_line", "protocol_cards_in_field", "other_protocol_cards_in_field",
-           "your_value_here", "opponent_value_here"}
+AMOUNTS = set(vocab.AMOUNTS)
 NAMED_CONDITIONS = {"did", "this_covered", "this_covering", "that_matches_stated", "same"}
 # passive keys that carry an amount (the record field it goes to), and those that are a flag
 AMOUNT_PASSIVES = {"facedown_value": "facedown_value", "line_value": "line_value",
@@ -50,11 +51,6 @@ FLAG_PASSIVES = ("play_faceup_anywhere", "ignore_middle", "skip_check_cache", "r
                  "protocol_faceup_here")
 DENY_PASSIVES = {"facedown": "deny_facedown_line", "any": "deny_any_line", "faceup": "deny_faceup"}
 PASSIVE_KEYS = {*AMOUNT_PASSIVES, *FLAG_PASSIVES, "deny_play", "play_anywhere", "play_either_side"}
-SIMPLE_VERB_VALUES = {
-    "refresh": (True,), "reveal_hand": (True,), "rearrange": ("yours", "theirs"), "swap": ("yours",),
-    "deny_compile": ("next_turn",), "state": ("number", "protocol"),
-    "shuffle": ("deck", "trash_into_deck"), "swap_stacks": ("yours",), "compile_protocol": ("this",),
-}
 
 
 def parse_condition(text: str) -> tuple[str, str, str | int] | None:
@@ -169,36 +165,30 @@ def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
     key = f"{box}.do[{i}]"
     if not isinstance(step, dict):
         raise _err(path, card, key, f"expected a table like {{ draw = 1 }}, got {step!r}")
-    verbs = [k for k in step if k in K["verbs"]]
+    verbs = [k for k in step if k in KEYWORDS]
     if len(verbs) != 1:
-        raise _err(path, card, key, f"expected exactly one verb ({', '.join(sorted(K['verbs']))}), "
+        raise _err(path, card, key, f"expected exactly one verb ({', '.join(KEYWORDS)}), "
                    f"got {sorted(step)}")
     verb = verbs[0]
     count = step[verb]
-    allowed = SELECTOR_KEYS | STEP_OPTION_KEYS | {verb}
+    row = vocab.by_word(verb)
+    allowed = SELECTOR_KEYS | STEP_OPTION_KEYS | {verb} | ({"mode"} if row.modes else set())
     for k in step:
         if k not in allowed:
             raise _err(path, card, f"{key}.{k}", f"unknown key for verb '{verb}'; "
                        f"expected one of {sorted(allowed - {verb})}")
-    if verb == "either":
+    if row.value == vocab.STEPS:
         if not (isinstance(count, list) and len(count) == 2 and all(isinstance(b, list) and b for b in count)):
             raise _err(path, card, f"{key}.either", "expected two non-empty arrays of steps")
         for b, branch in enumerate(count):
             for j, s in enumerate(branch):
                 _check_step(path, card, f"{box}.do[{i}].either[{b}]", s, j)
         return
-    if verb in SIMPLE_VERB_VALUES:
-        ok = SIMPLE_VERB_VALUES[verb]
-        if count not in ok or (count is True) != (True in ok):
-            raise _err(path, card, f"{key}.{verb}", "expected " + " or ".join(
-                "true" if v is True else f'"{v}"' for v in ok))
-    elif isinstance(count, bool) or not (
-            (isinstance(count, int) and 1 <= count <= 30) or count in COUNT_WORDS):
-        raise _err(path, card, f"{key}.{verb}", f"expected a count 1-30 or one of {sorted(COUNT_WORDS)}, "
-                   f"got {count!r}")
+    _check_verb_value(path, card, key, step, verb)
     checks = {
         "whose": set(K["whose"]), "face": set(K["face"]), "line": set(K["line"]),
-        "pick": set(K["pick"]), "each": set(K["each"]), "to": set(K["to"]), "from": set(K["from"]),
+        "pick": set(K["pick"]), "each": set(K["each"]), "to": set(K["to"]), "from": set(vocab.sources_of(verb)),
+        "mode": set(row.modes),
         "who": {"you", "opponent"}, "under": {"this"}, "side": {"opponent"},
         "protocol": {"same", "other"}, "into": {"opponent_trash"},
     }
@@ -227,10 +217,26 @@ def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
                        f"\"stated\", got {v!r}")
     if "min_cards" in step and not (isinstance(step["min_cards"], int) and 0 <= step["min_cards"] <= 36):
         raise _err(path, card, f"{key}.min_cards", "expected a whole number 0-36")
-    if verb in FIELD_VERBS and step.get("from", "field") == "field" and count in (
-            "discarded+1", "discarded-1", "discarded", "value_of_that", "per_2_in_line", "1+", "0+",
-            "hand", "stated", "protocols_in_field", "protocols_in_line", "protocol_cards_in_field"):
-        raise _err(path, card, f"{key}.{verb}", f"count {count!r} does not apply to '{verb}'")
+    if row.modes and "mode" not in step:
+        raise _err(path, card, f"{key}.mode", f"'{verb}' needs a mode: one of {sorted(row.modes)}")
+
+
+def _check_verb_value(path: Path, card: str, key: str, step: dict[str, Any], verb: str) -> None:
+    """The verb key's value: a count the (engine) verb takes, or one of its literal values."""
+    count = step[verb]
+    row = vocab.engine_verb(verb, step.get("from"))
+    if row.value != vocab.COUNT:
+        ok = row.value
+        if count not in ok or (count is True) != (True in ok):
+            raise _err(path, card, f"{key}.{verb}", "expected " + " or ".join(
+                "true" if v is True else f'"{v}"' for v in ok))
+        return
+    if isinstance(count, str) and count in vocab.COUNT_WORDS and count not in row.counts:
+        raise _err(path, card, f"{key}.{verb}", f"count {count!r} does not apply to '{verb}'; "
+                   f"expected a number or one of {list(row.counts)}")
+    if isinstance(count, bool) or not ((isinstance(count, int) and 1 <= count <= 30) or count in row.counts):
+        raise _err(path, card, f"{key}.{verb}", f"expected a count 1-30 or one of {list(row.counts)}, "
+                   f"got {count!r}")
 
 
 def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
@@ -367,15 +373,14 @@ def official_files() -> list[Path]:
 
 def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, int]:
     """The engine record for one step; an `either` compiles its alternatives onto `out`."""
-    verb = next(k for k in step if k in K["verbs"])
+    verb = next(k for k in step if k in KEYWORDS)
     count = step[verb]
-    rec = dict.fromkeys(STEP_FIELDS, 0)
-    rec["verb"] = K["verb_from"].get((verb, step.get("from")), K["verbs"][verb])
-    rec["value_op"] = 255
-    if verb in ("rearrange", "state", "shuffle"):
-        rec["n"] = {"yours": 0, "theirs": 1, "number": 0, "protocol": 1, "deck": 0,
-                    "trash_into_deck": 1}[count]
-    elif isinstance(count, int) and not isinstance(count, bool):
+    row = vocab.engine_verb(verb, step.get("from"))
+    rec = vocab.new_step_record()
+    rec["verb"] = row.code
+    if row.modes:
+        rec["mode"] = list(row.modes).index(step["mode"])
+    if isinstance(count, int) and not isinstance(count, bool):
         rec["count_kind"], rec["n"] = K["count"]["n"], count
     elif isinstance(count, str) and count in K["count"]:
         rec["count_kind"], rec["n"] = K["count"][count], 1
@@ -420,7 +425,7 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     rec["no_middle"] = int(step.get("ignore_middle", False))
     rec["proto_filter"] = {"same": 1, "other": 2}.get(step.get("protocol"), 0)
     rec["into_opp"] = int(step.get("into") == "opponent_trash")
-    if verb == "either":
+    if row.value == vocab.STEPS:
         for key, branch in zip(("alt_a", "alt_b"), count, strict=True):
             rec[key] = _compile_steps(branch, out)
             rec[key + "_len"] = len(branch)

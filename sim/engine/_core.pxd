@@ -15,20 +15,9 @@ cdef enum:
     MAXNOTE = 40
 
 # -- compiled card vocabulary (see docs/cards.md) ---------------------------------------------
-cdef enum Verb:
-    V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_REVEAL, V_PLAY,
-    V_REFRESH, V_REARRANGE, V_SWAP, V_REVEAL_HAND, V_REVEAL_FROM_HAND, V_GIVE, V_TAKE,
-    V_DENY_COMPILE, V_EITHER, V_STATE, V_SHUFFLE, V_SWAP_STACKS, V_COPY_MIDDLE,
-    V_COMPILE_PROTOCOL,
-    V_REVEAL_ZONE,      # `reveal` from a deck, the trash or the cards just drawn (loader's choice)
-    V_TAKE_FIELD        # `take` from the field (loader's choice)
-
-cdef enum CountKind:
-    CK_N, CK_THIS, CK_THAT, CK_ALL, CK_EACH, CK_ONE_OR_MORE, CK_DISCARDED_PLUS1,
-    CK_VALUE_OF_THAT, CK_PER2_IN_LINE, CK_HAND, CK_ANY_NUMBER, CK_DISCARDED,
-    CK_DISCARDED_MINUS1, CK_STATED, CK_PROTOCOLS_IN_FIELD, CK_PROTOCOLS_IN_LINE,
-    CK_PROTO_CARDS_IN_FIELD, CK_OTHER_PROTO_CARDS_IN_FIELD, CK_YOUR_VALUE_HERE,
-    CK_OPP_VALUE_HERE, CK_DECK, CK_TRASH
+# The Verb and CountKind enums, the log kinds, the Step struct and the bots' default target per
+# verb are generated from sim/cards/vocabulary.py (setup.py runs sim/engine/vocab_gen.py).
+include "_vocab_decl.pxi"
 
 cdef enum Whose:
     W_ANY, W_YOU, W_OPP
@@ -103,42 +92,6 @@ cdef enum Event:
     EV_REFRESH = 32
     EV_COMPILE = 64
     EV_SHUFFLE = 128
-
-cdef struct Step:
-    uint8_t verb
-    uint8_t count_kind
-    int8_t n
-    uint8_t whose
-    uint8_t covered
-    uint8_t face
-    uint8_t other
-    uint8_t line
-    uint16_t value_mask      # bit v set: value v allowed; 0: any value
-    uint8_t min_cards
-    uint8_t pick
-    uint8_t each
-    uint8_t to
-    uint8_t source
-    uint8_t face_down
-    uint8_t under_this
-    uint8_t who_opp          # the opponent performs and decides the step
-    uint8_t may
-    uint8_t cond
-    int16_t alt_a            # either: first step index and length of each alternative
-    int16_t alt_a_len
-    int16_t alt_b
-    int16_t alt_b_len
-    uint8_t value_op         # dynamic value selector: CmpOp against value_expr (0xFF: none)
-    uint8_t value_expr       # CountKind of the compared amount
-    uint8_t cond_a           # COND_CMP: CountKind cond_a <cond_op> (cond_b or cond_n)
-    uint8_t cond_op
-    uint8_t cond_b
-    int8_t cond_n
-    uint8_t side_opp         # play onto the opponent's side
-    uint8_t random           # discard at random
-    uint8_t no_middle        # flip without resolving the middle text (Luck 1)
-    uint8_t proto_filter     # 1: cards of this text's protocol, 2: cards of other protocols
-    uint8_t into_opp         # discard into the opponent's trash (ownership changes)
 
 cdef struct CardDef:
     int16_t protocol

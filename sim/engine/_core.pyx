@@ -41,13 +41,8 @@ include "plays.pxi"
 include "primitives.pxi"
 include "turn.pxi"
 include "invariants.pxi"
+include "_vocab_impl.pxi"
 
-STEP_FIELDS = (
-    "verb", "count_kind", "n", "whose", "covered", "face", "other", "line", "value_mask",
-    "min_cards", "pick", "each", "to", "source", "face_down", "under_this", "who_opp", "may",
-    "cond", "alt_a", "alt_a_len", "alt_b", "alt_b_len", "value_op", "value_expr", "cond_a",
-    "cond_op", "cond_b", "cond_n", "side_opp", "random", "no_middle", "proto_filter", "into_opp",
-)
 CARD_FIELDS = (
     "protocol", "value", "trig", "by_opp", "during", "here", "cover_same", "step_start",
     "step_len", "passive", "facedown_value", "line_value", "line_value_opp", "line_value_cond",
@@ -65,7 +60,6 @@ cdef class CorePool:
     def __cinit__(self, list cards, list steps, list proto_cards):
         cdef int i, b
         cdef CardDef* d
-        cdef Step* s
         self.ncards = len(cards)
         self.nsteps = len(steps)
         self.nprotocols = len(proto_cards)
@@ -98,19 +92,9 @@ cdef class CorePool:
             d.per_opp_card = cd["per_opp_card"]
             d.self_play = cd["self_play"]
         for i, st in enumerate(steps):
-            s = &self.steps[i]
-            s.verb = st["verb"]; s.count_kind = st["count_kind"]; s.n = st["n"]
-            s.whose = st["whose"]; s.covered = st["covered"]; s.face = st["face"]
-            s.other = st["other"]; s.line = st["line"]; s.value_mask = st["value_mask"]
-            s.min_cards = st["min_cards"]; s.pick = st["pick"]; s.each = st["each"]
-            s.to = st["to"]; s.source = st["source"]; s.face_down = st["face_down"]
-            s.under_this = st["under_this"]; s.who_opp = st["who_opp"]; s.may = st["may"]
-            s.cond = st["cond"]; s.alt_a = st["alt_a"]; s.alt_a_len = st["alt_a_len"]
-            s.alt_b = st["alt_b"]; s.alt_b_len = st["alt_b_len"]
-            s.value_op = st["value_op"]; s.value_expr = st["value_expr"]; s.cond_a = st["cond_a"]
-            s.cond_op = st["cond_op"]; s.cond_b = st["cond_b"]; s.cond_n = st["cond_n"]
-            s.side_opp = st["side_opp"]; s.random = st["random"]; s.no_middle = st["no_middle"]
-            s.proto_filter = st["proto_filter"]; s.into_opp = st["into_opp"]
+            if not 0 <= st["verb"] < NVERBS:
+                raise ValueError(f"step {i}: verb code {st['verb']} is not one this engine was built with")
+            step_from_record(&self.steps[i], st)
         for i, six in enumerate(proto_cards):
             for b in range(6):
                 self.proto_cards[i * 6 + b] = six[b]
@@ -686,31 +670,11 @@ def unpack_rearrange(int opt) -> tuple:
 
 
 def constants():
-    """Enum values shared with the Python side (one source of truth: _core.pxd)."""
+    """Enum values shared with the Python side (one source of truth: _core.pxd, and for verbs,
+    counts and log kinds sim/cards/vocabulary.py, which the build turns into _vocab_*.pxi)."""
     return {
-        "verbs": {"draw": V_DRAW, "discard": V_DISCARD, "flip": V_FLIP, "delete": V_DELETE,
-                  "return": V_RETURN, "shift": V_SHIFT, "reveal": V_REVEAL, "play": V_PLAY,
-                  "refresh": V_REFRESH, "rearrange": V_REARRANGE, "swap": V_SWAP,
-                  "reveal_hand": V_REVEAL_HAND, "reveal_from_hand": V_REVEAL_FROM_HAND,
-                  "give": V_GIVE, "take": V_TAKE, "deny_compile": V_DENY_COMPILE,
-                  "either": V_EITHER, "state": V_STATE, "shuffle": V_SHUFFLE,
-                  "swap_stacks": V_SWAP_STACKS, "copy_middle": V_COPY_MIDDLE,
-                  "compile_protocol": V_COMPILE_PROTOCOL},
-        # the engine verb a card-language verb compiles to when its source is not the usual one
-        "verb_from": {("reveal", "deck_top"): V_REVEAL_ZONE, ("reveal", "deck"): V_REVEAL_ZONE,
-                      ("reveal", "trash"): V_REVEAL_ZONE, ("reveal", "drawn"): V_REVEAL_ZONE,
-                      ("take", "field"): V_TAKE_FIELD},
-        "count": {"n": CK_N, "this": CK_THIS, "that": CK_THAT, "all": CK_ALL, "each": CK_EACH,
-                  "1+": CK_ONE_OR_MORE, "discarded+1": CK_DISCARDED_PLUS1,
-                  "value_of_that": CK_VALUE_OF_THAT, "per_2_in_line": CK_PER2_IN_LINE,
-                  "hand": CK_HAND, "0+": CK_ANY_NUMBER, "discarded": CK_DISCARDED,
-                  "discarded-1": CK_DISCARDED_MINUS1, "stated": CK_STATED,
-                  "protocols_in_field": CK_PROTOCOLS_IN_FIELD,
-                  "protocols_in_line": CK_PROTOCOLS_IN_LINE,
-                  "protocol_cards_in_field": CK_PROTO_CARDS_IN_FIELD,
-                  "other_protocol_cards_in_field": CK_OTHER_PROTO_CARDS_IN_FIELD,
-                  "your_value_here": CK_YOUR_VALUE_HERE, "opponent_value_here": CK_OPP_VALUE_HERE,
-                  "deck": CK_DECK, "trash": CK_TRASH},
+        "verbs": dict(VERB_CODES),          # engine verb name -> code (sim/cards/vocabulary.py)
+        "count": dict(COUNT_KINDS),
         "ops": {"==": OP_EQ, "!=": OP_NE, "<": OP_LT, "<=": OP_LE, ">": OP_GT, ">=": OP_GE},
         "whose": {"any": W_ANY, "you": W_YOU, "opponent": W_OPP},
         "covered": {False: C_UNCOVERED, True: C_COVERED, "any": C_ANY},
@@ -761,14 +725,7 @@ def constants():
                   "over": PH_OVER},
         "end_reason": {ER_NONE: "none", ER_COMPILED: "compiled", ER_TURN_CAP: "turn_cap",
                        ER_LOOP_GUARD: "loop_guard"},
-        "log": {"turn": LG_TURN, "decision": LG_DECISION, "play": LG_PLAY, "draw": LG_DRAW,
-                "discard": LG_DISCARD, "flip": LG_FLIP, "delete": LG_DELETE, "return": LG_RETURN,
-                "shift": LG_SHIFT, "compile": LG_COMPILE, "control": LG_CONTROL,
-                "refresh": LG_REFRESH, "rearrange": LG_REARRANGE, "trigger": LG_TRIGGER,
-                "win": LG_WIN, "reveal": LG_REVEAL, "give": LG_GIVE, "take": LG_TAKE,
-                "cancel": LG_CANCEL, "draft": LG_DRAFT, "shuffle": LG_SHUFFLE, "deny": LG_DENY,
-                "skip": LG_SKIP, "state": LG_STATE, "swap_stacks": LG_SWAP_STACKS,
-                "copy": LG_COPY},
+        "log": dict(LOG_KINDS),
         "strategy": {"random": ST_RANDOM, "script": ST_SCRIPT},
         "event_kind": {EK_DRAW: "draw", EK_PLAY_UP: "play_face_up", EK_PLAY_DOWN: "play_face_down",
                        EK_DELETE: "delete", EK_COMPILE: "compile", EK_RECOMPILE: "recompile",

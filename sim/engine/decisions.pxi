@@ -4,34 +4,7 @@
 
 from libc.stdlib cimport realloc
 
-cdef enum LogKind:
-    LG_TURN = 1
-    LG_DECISION
-    LG_PLAY
-    LG_DRAW
-    LG_DISCARD
-    LG_FLIP
-    LG_DELETE
-    LG_RETURN
-    LG_SHIFT
-    LG_COMPILE
-    LG_CONTROL
-    LG_REFRESH
-    LG_REARRANGE
-    LG_TRIGGER
-    LG_WIN
-    LG_REVEAL
-    LG_GIVE
-    LG_TAKE
-    LG_CANCEL
-    LG_DRAFT
-    LG_PHASE
-    LG_SHUFFLE
-    LG_DENY
-    LG_SKIP
-    LG_STATE
-    LG_SWAP_STACKS
-    LG_COPY
+# Log kinds (LG_*) are generated from sim/cards/vocabulary.py with the verbs (_vocab_decl.pxi).
 
 cdef void log_add(Game* g, int kind, int player, int card, int target, int a, int b) noexcept nogil:
     cdef LogEntry* e

@@ -326,11 +326,6 @@ cdef int amount(Game* g, Frame* fr, int kind, int n, int who) noexcept nogil:
         return line_value(g, 1 - fr.ctrl, tl)
     return n
 
-cdef inline bint acts_on_field(int verb) noexcept nogil:
-    """Verbs whose targets are cards on the field, chosen by the step's selectors."""
-    return (verb == V_FLIP or verb == V_DELETE or verb == V_RETURN or verb == V_SHIFT
-            or verb == V_REVEAL or verb == V_TAKE_FIELD or verb == V_COPY_MIDDLE)
-
 cdef inline int decider(Frame* fr, const Step* st) noexcept nogil:
     return 1 - fr.ctrl if st.who_opp else fr.ctrl
 
@@ -351,97 +346,20 @@ cdef int do_step(Game* g, Frame* fr, const Step* st) noexcept nogil:
     return r
 
 cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
+    """Ask an optional step's decider (only when it could change the game), then resolve it by
+    its verb's implementation (the dispatch table bound in _vocab_impl.pxi)."""
     cdef int dec = decider(fr, st)
     if st.may:
         if not step_possible(g, fr, st):
             return 0
         if ask_may(g, dec) != 1:
             return 0
-    if st.verb == V_DRAW:
-        return verb_draw(g, fr, st, dec)
-    if st.verb == V_DISCARD:
-        return verb_discard(g, fr, st, dec)
-    if st.verb == V_REVEAL_ZONE:
-        return verb_reveal_zone(g, fr, st, dec)
-    if acts_on_field(st.verb):
-        return verb_field(g, fr, st, dec)
-    if st.verb == V_PLAY:
-        return verb_play(g, fr, st, dec)
-    if st.verb == V_REFRESH:
-        return do_refresh(g, dec)
-    if st.verb == V_REARRANGE:
-        return rearrange(g, dec, dec if st.n == 0 else 1 - dec)
-    if st.verb == V_SWAP:
-        return swap_protocols(g, dec)
-    if st.verb == V_REVEAL_HAND:
-        log_add(g, LG_REVEAL, dec, -1, -1, 1, g.nhand[dec])
-        return g.nhand[dec] > 0
-    if st.verb == V_REVEAL_FROM_HAND:
-        return verb_reveal_from_hand(g, dec)
-    if st.verb == V_GIVE:
-        return verb_give(g, dec, st.n)
-    if st.verb == V_TAKE:
-        return verb_take(g, dec, st.n)
-    if st.verb == V_DENY_COMPILE:
-        g.no_compile_turn[1 - dec] = g.turn + (2 if g.active == 1 - dec else 1)
-        log_add(g, LG_DENY, dec, fr.src, -1, 0, g.no_compile_turn[1 - dec])
-        return 1
-    if st.verb == V_EITHER:
-        return verb_either(g, fr, st, dec)
-    if st.verb == V_STATE:
-        return verb_state(g, fr, st, dec)
-    if st.verb == V_SHUFFLE:
-        return verb_shuffle(g, dec, st.n)
-    if st.verb == V_SWAP_STACKS:
-        return verb_swap_stacks(g, fr, dec)
-    if st.verb == V_COMPILE_PROTOCOL:
-        return verb_compile_protocol(g, fr, dec)
-    return 0
+    return VERB_DO[st.verb](g, fr, st, dec)
 
 cdef bint step_possible(Game* g, Frame* fr, const Step* st) noexcept nogil:
-    cdef int dec = decider(fr, st), v = st.verb
-    cdef int32_t scratch[MAXCARDS]
-    if v == V_DRAW:
-        if draw_blocked(g, dec):
-            return False
-        if st.source == S_OPP_DECK:
-            return g.ndeck[1 - dec] + g.ntrash[1 - dec] > 0
-        if st.source == S_DECK:
-            return deck_matches(g, fr, st, dec, scratch) > 0
-        return g.ndeck[dec] + g.ntrash[dec] > 0
-    if v == V_DISCARD:
-        if st.source == S_DECK_TOP:
-            return g.ndeck[dec] > 0
-        if st.source == S_OPP_DECK:
-            return g.ndeck[1 - dec] > 0
-        return g.nhand[dec] > 0
-    if v == V_REVEAL_ZONE:
-        return reveal_candidates(g, fr, st, dec, scratch) > 0
-    if v == V_GIVE or v == V_REVEAL_FROM_HAND:
-        return g.nhand[dec] > 0
-    if v == V_TAKE:
-        return g.nhand[1 - dec] > 0
-    if v == V_SHUFFLE:
-        return g.ntrash[dec] > 0 if st.n == 1 else g.ndeck[dec] > 1
-    if v == V_SWAP_STACKS:
-        return (g.nstack[dec][0] > 0) + (g.nstack[dec][1] > 0) + (g.nstack[dec][2] > 0) >= 2
-    if v == V_REFRESH:
-        return can_refresh(g, dec)
-    if acts_on_field(v):
-        if st.count_kind == CK_THIS:
-            return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
-        if st.count_kind == CK_THAT:
-            return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
-        return collect(g, fr, st, -1, scratch) > 0
-    if v == V_PLAY:
-        if st.source == S_HAND or st.source == S_TRASH or st.count_kind == CK_THAT:
-            return effect_play_options(g, fr, st, dec) > 0
-        if st.source == S_OPP_DECK:
-            return g.ndeck[1 - dec] > 0
-        return g.ndeck[dec] > 0
-    if v == V_EITHER:
-        return branch_possible(g, fr, st.alt_a, st.alt_a_len) or branch_possible(g, fr, st.alt_b, st.alt_b_len)
-    return True
+    """Could the step change the game state (6.2)? Asked before an optional step and of each
+    alternative of an `either`."""
+    return VERB_POSSIBLE[st.verb](g, fr, st, decider(fr, st))
 
 cdef bint branch_possible(Game* g, Frame* fr, int start, int n) noexcept nogil:
     if n <= 0:

@@ -79,6 +79,13 @@ cdef void commit_play(Game* g, int p, int k) noexcept nogil:
     g.zone[c] = Z_TRANSIT
     play_card(g, p, c, p ^ play_opp_side(k), play_line_of(k), play_face_up(k), -1)
 
+cdef bint possible_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    if st.source == S_HAND or st.source == S_TRASH or st.count_kind == CK_THAT:
+        return effect_play_options(g, fr, st, dec) > 0
+    if st.source == S_OPP_DECK:
+        return g.ndeck[1 - dec] > 0
+    return g.ndeck[dec] > 0
+
 cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t lines[3]
     cdef int n, k, c, l, i, nl, done = 0, tl = this_line(g, fr), q, side

@@ -1,4 +1,17 @@
-# The verbs of the card language (docs/cards.md): one function per verb or family of verbs.
+# The verbs of the card language (docs/cards.md), declared in sim/cards/vocabulary.py. Each verb
+# NAME has `verb_NAME` (resolve the step; 1 if it changed the game) and `possible_NAME` (could it,
+# 6.2); a field verb has `act_NAME` (act on one chosen card) and shares verb_field/possible_field.
+# The engine dispatches to them by the tables _vocab_impl.pxi binds by these names.
+
+cdef int verb_none(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return 0
+
+cdef bint possible_always(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    """Verbs that can always be tried (the engine has no cheap test for them)."""
+    return True
+
+cdef int act_none(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return 0
 
 cdef inline int step_amount(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return amount(g, fr, st.count_kind, st.n, dec)
@@ -17,6 +30,16 @@ cdef int verb_draw(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     for i in range(before, g.nhand[dec]):
         fr.drawn |= (<uint64_t>1) << g.hand[dec][i]
     return got > 0
+
+cdef bint possible_draw(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    cdef int32_t scratch[MAXCARDS]
+    if draw_blocked(g, dec):
+        return False
+    if st.source == S_OPP_DECK:
+        return g.ndeck[1 - dec] + g.ntrash[1 - dec] > 0
+    if st.source == S_DECK:
+        return deck_matches(g, fr, st, dec, scratch) > 0
+    return g.ndeck[dec] + g.ntrash[dec] > 0
 
 cdef int draw_searched(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Draw chosen cards out of a revealed deck (Clarity 2/3: one; Unity 4: all that match).
@@ -71,33 +94,52 @@ cdef int verb_discard(Game* g, Frame* fr, const Step* st, int dec) noexcept nogi
     fr.discarded += k
     return k > 0
 
-cdef int act_on(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
-    """Apply a field verb to one chosen card."""
-    cdef int32_t lines[3]
-    cdef int n, l
+cdef bint possible_discard(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    if st.source == S_DECK_TOP:
+        return g.ndeck[dec] > 0
+    if st.source == S_OPP_DECK:
+        return g.ndeck[1 - dec] > 0
+    return g.nhand[dec] > 0
+
+cdef inline int act_on(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    """Apply a field verb to one chosen card, which becomes "that card"."""
     fr.that = c
-    if st.verb == V_FLIP:
-        return flip_card_ex(g, c, dec, not st.no_middle)
-    if st.verb == V_TAKE_FIELD:
-        return take_from_field(g, c, dec)
-    if st.verb == V_COPY_MIDDLE:
-        return copy_middle(g, fr, c)
-    if st.verb == V_DELETE:
-        return delete_card(g, c, dec)
-    if st.verb == V_RETURN:
-        return return_card(g, c, dec)
-    if st.verb == V_REVEAL:
-        log_add(g, LG_REVEAL, dec, fr.src, c, 0, 0)
-        return 1
-    if st.verb == V_SHIFT:
-        n = shift_dests(g, fr, st, c, lines)
-        if n == 0:
-            return 0
-        l = choose(g, dec, D_LINE, lines, n)
-        if l < 0:
-            return 0
-        return shift_card(g, c, l, dec)
-    return 0
+    return VERB_ACT[st.verb](g, fr, st, c, dec)
+
+cdef int act_flip(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return flip_card_ex(g, c, dec, not st.no_middle)
+
+cdef int act_take_field(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return take_from_field(g, c, dec)
+
+cdef int act_delete(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return delete_card(g, c, dec)
+
+cdef int act_return(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return return_card(g, c, dec)
+
+cdef int act_reveal(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    log_add(g, LG_REVEAL, dec, fr.src, c, 0, 0)
+    return 1
+
+cdef int act_shift(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    cdef int32_t lines[3]
+    cdef int n = shift_dests(g, fr, st, c, lines), l
+    if n == 0:
+        return 0
+    l = choose(g, dec, D_LINE, lines, n)
+    if l < 0:
+        return 0
+    return shift_card(g, c, l, dec)
+
+cdef bint possible_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    cdef int32_t scratch[MAXCARDS]
+    cdef int v = st.verb
+    if st.count_kind == CK_THIS:
+        return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+    if st.count_kind == CK_THAT:
+        return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+    return collect(g, fr, st, -1, scratch) > 0
 
 cdef int verb_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t cand[MAXCARDS]
@@ -265,7 +307,32 @@ cdef void resolve_new_tops(Game* g, int32_t* tops_before) noexcept nogil:
         if is_uncovered(g, noted_card(t)):
             resolve_middle(g, noted_card(t))
 
-cdef int verb_reveal_from_hand(Game* g, int p) noexcept nogil:
+cdef int verb_refresh(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return do_refresh(g, dec)
+
+cdef bint possible_refresh(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return can_refresh(g, dec)
+
+cdef int verb_rearrange(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    """Mode 0: the decider's own protocols; 1: the opponent's."""
+    return rearrange(g, dec, dec if st.mode == 0 else 1 - dec)
+
+cdef int verb_swap(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return swap_protocols(g, dec)
+
+cdef int verb_reveal_hand(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    log_add(g, LG_REVEAL, dec, -1, -1, 1, g.nhand[dec])
+    return g.nhand[dec] > 0
+
+cdef int verb_deny_compile(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    g.no_compile_turn[1 - dec] = g.turn + (2 if g.active == 1 - dec else 1)
+    log_add(g, LG_DENY, dec, fr.src, -1, 0, g.no_compile_turn[1 - dec])
+    return 1
+
+cdef bint possible_hand(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return g.nhand[dec] > 0
+
+cdef int verb_reveal_from_hand(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     cdef int c
     if g.nhand[p] == 0:
         return 0
@@ -282,8 +349,11 @@ cdef int choose_hand(Game* g, int p) noexcept nogil:
     g.nopts = g.nhand[p]
     return ask(g, p, D_HAND)
 
-cdef int verb_give(Game* g, int p, int n) noexcept nogil:
-    cdef int i, c, done = 0
+cdef bint possible_reveal_from_hand(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return possible_hand(g, fr, st, dec)
+
+cdef int verb_give(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    cdef int i, c, done = 0, n = st.n
     for i in range(n):
         if g.nhand[p] == 0:
             break
@@ -297,8 +367,11 @@ cdef int verb_give(Game* g, int p, int n) noexcept nogil:
         done = 1
     return done
 
-cdef int verb_take(Game* g, int p, int n) noexcept nogil:
-    cdef int i, c, o = 1 - p, done = 0
+cdef bint possible_give(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return possible_hand(g, fr, st, dec)
+
+cdef int verb_take(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    cdef int i, c, o = 1 - p, done = 0, n = st.n
     for i in range(n):
         if g.nhand[o] == 0:
             break
@@ -309,6 +382,12 @@ cdef int verb_take(Game* g, int p, int n) noexcept nogil:
         log_add(g, LG_TAKE, p, -1, c, 0, 0)
         done = 1
     return done
+
+cdef bint possible_take(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return g.nhand[1 - dec] > 0
+
+cdef bint possible_either(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return branch_possible(g, fr, st.alt_a, st.alt_a_len) or branch_possible(g, fr, st.alt_b, st.alt_b_len)
 
 cdef int verb_either(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef bint a = branch_possible(g, fr, st.alt_a, st.alt_a_len)
@@ -334,9 +413,10 @@ cdef int verb_either(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil
     return fr.did
 
 cdef int verb_state(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
-    """State a number (0-6) or a protocol (any in the pool, even one not in this game)."""
+    """State a number (0-6, mode 0) or a protocol (mode 1: any in the pool, even one not in this
+    game)."""
     cdef int i, k, n = 0
-    if st.n == 0:
+    if st.mode == 0:
         for i in range(7):
             g.opts[n] = i
             n += 1
@@ -346,16 +426,16 @@ cdef int verb_state(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
                 g.opts[n] = i
                 n += 1
     g.nopts = n
-    k = ask(g, dec, D_STATE_NUMBER if st.n == 0 else D_STATE_PROTOCOL)
+    k = ask(g, dec, D_STATE_NUMBER if st.mode == 0 else D_STATE_PROTOCOL)
     if k < 0:
         return 0
     fr.stated = k
-    log_add(g, LG_STATE, dec, fr.src, -1, st.n, k)
+    log_add(g, LG_STATE, dec, fr.src, -1, st.mode, k)
     return 1
 
-cdef int verb_shuffle(Game* g, int p, int trash_too) noexcept nogil:
-    """Shuffle p's deck, first putting the trash into it (Clarity 4, Time 0/2)."""
-    if trash_too:
+cdef int verb_shuffle(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    """Shuffle p's deck (mode 0), or first put the trash into it (mode 1: Clarity 4, Time 0/2)."""
+    if st.mode == 1:
         if g.ndeck[p] + g.ntrash[p] == 0:
             return 0
         reshuffle_trash(g, p)
@@ -369,7 +449,13 @@ cdef int verb_shuffle(Game* g, int p, int trash_too) noexcept nogil:
     g.ev[p] |= EV_SHUFFLE
     return 1
 
-cdef int verb_swap_stacks(Game* g, Frame* fr, int p) noexcept nogil:
+cdef bint possible_shuffle(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return g.ntrash[dec] > 0 if st.mode == 1 else g.ndeck[dec] > 1
+
+cdef bint possible_swap_stacks(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    return (g.nstack[p][0] > 0) + (g.nstack[p][1] > 0) + (g.nstack[p][2] > 0) >= 2
+
+cdef int verb_swap_stacks(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Mirror 2: two of p's non-empty stacks trade lines, keeping their order (no card is
     covered or uncovered by it)."""
     cdef int32_t lines[3]
@@ -403,7 +489,7 @@ cdef int verb_swap_stacks(Game* g, Frame* fr, int p) noexcept nogil:
     log_add(g, LG_SWAP_STACKS, p, fr.src, -1, a, b)
     return 1
 
-cdef int copy_middle(Game* g, Frame* fr, int c) noexcept nogil:
+cdef int act_copy_middle(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     """Mirror 1 (rule 10): resolve card c's middle text as a new text of this card, controlled
     by this text's controller, with new targets; c itself is not involved any further."""
     if not on_field(g, fr.src):
@@ -415,7 +501,7 @@ cdef int copy_middle(Game* g, Frame* fr, int c) noexcept nogil:
     run_text(g, fr.src, fr.ctrl, g.def_id[c], BOX_MIDDLE)
     return 1
 
-cdef int verb_compile_protocol(Game* g, Frame* fr, int p) noexcept nogil:
+cdef int verb_compile_protocol(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Diversity 0 / Unity 1: turn this text's protocol on p's side to Compiled. Not a compile:
     no control, no deletions, no "after compile"; three Compiled protocols still win (4.3)."""
     cdef int l = protocol_line(g, fr)
@@ -449,6 +535,10 @@ cdef int reveal_candidates(Game* g, Frame* fr, const Step* st, int p, int32_t* o
     if st.source == S_DECK_TOP or st.source == S_DECK:
         return 1 if g.ndeck[p] > 0 else 0
     return 0
+
+cdef bint possible_reveal_zone(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    cdef int32_t scratch[MAXCARDS]
+    return reveal_candidates(g, fr, st, p, scratch) > 0
 
 cdef int verb_reveal_zone(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Reveal (6.8) the deck's top card, the whole deck, or 1 chosen card of the trash or of the

@@ -1,0 +1,381 @@
+"""The card language's vocabulary, declared once: the verbs, the counts a verb may take and the
+fields of the engine's compiled step record.
+
+Everything else is derived from these tables: the loader's checks (sim/cards/loader.py), the
+engine's `Verb`/`CountKind` enums, `Step` struct, log kinds and verb dispatch (generated into
+sim/engine/_vocab_*.pxi by sim/engine/vocab_gen.py on every build), the step fields the pool hash
+reads (sim/pool.py), the log texts (sim/describe.py) and the verb tables of docs/cards.md
+(`python -m sim.cards.vocabulary --markdown`).
+
+Plain data with no imports beyond the standard library, so the build can read it before the
+engine exists. Engine codes are stored in compiled records and in the pool hash: never renumber
+a verb or a count; a new one takes a new code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from dataclasses import dataclass, field
+
+# -- counts (rule 6.3): what a verb's value or a comparison may name ------------------------------
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count word; `cname` is its CountKind in the engine (code = position in COUNTS)."""
+
+    word: str
+    cname: str
+    meaning: str
+    as_count: bool = True        # may be a verb's value (`delete = "all"`)
+    amount: bool = False         # may be compared (`if = "hand > 1"`, `value_gt = "hand"`)
+
+
+COUNTS: tuple[Count, ...] = (
+    Count("n", "CK_N", "`1`, `2`, ...: that many (targets chosen one at a time by the deciding player)"),
+    Count("this", "CK_THIS", "this card, wherever it is (6.3)"),
+    Count("that", "CK_THAT", 'the card the previous card-step of this box acted on ("that card")'),
+    Count("all", "CK_ALL", "every matching card at once, simultaneous (6.4)"),
+    Count("each", "CK_EACH", "every matching card, noted first, then one at a time in the decider's order (6.4)"),
+    Count("1+", "CK_ONE_OR_MORE", "one or more, the decider stops when they like (Fire 4, Plague 2)"),
+    Count("discarded+1", "CK_DISCARDED_PLUS1", "the number of cards discarded earlier in this box, plus 1"),
+    Count("value_of_that", "CK_VALUE_OF_THAT",
+          'the current value of "that card" (Light 0: in the trash, the printed value)', amount=True),
+    Count("per_2_in_line", "CK_PER2_IN_LINE", "one for every 2 cards in this line, both sides (Gravity 0)"),
+    Count("hand", "CK_HAND", "every card in the player's hand, at once (Chaos 4, Fear 1, Peace 1); "
+          "compared: the number of cards in it", amount=True),
+    Count("0+", "CK_ANY_NUMBER", "any number, including none (War 1)"),
+    Count("discarded", "CK_DISCARDED", "the number of cards discarded earlier in this text", amount=True),
+    Count("discarded-1", "CK_DISCARDED_MINUS1", "the same minus 1, never below 0"),
+    Count("stated", "CK_STATED", "the number stated earlier in this text", amount=True),
+    Count("protocols_in_field", "CK_PROTOCOLS_IN_FIELD",
+          "different protocols among face-up cards in the field, both sides (face-down cards have none)",
+          amount=True),
+    Count("protocols_in_line", "CK_PROTOCOLS_IN_LINE", "the same, in this line", amount=True),
+    Count("protocol_cards_in_field", "CK_PROTO_CARDS_IN_FIELD",
+          "face-up cards of this text's protocol in the field (Unity 2)", amount=True),
+    Count("other_protocol_cards_in_field", "CK_OTHER_PROTO_CARDS_IN_FIELD",
+          "the same, not counting this card (\"another Unity card\")", as_count=False, amount=True),
+    Count("your_value_here", "CK_YOUR_VALUE_HERE", "your total in this line", as_count=False, amount=True),
+    Count("opponent_value_here", "CK_OPP_VALUE_HERE", "your opponent's total in this line",
+          as_count=False, amount=True),
+    Count("deck", "CK_DECK", "cards in the player's deck", as_count=False, amount=True),
+    Count("trash", "CK_TRASH", "cards in the player's trash", as_count=False, amount=True),
+)
+
+COUNT_WORDS = tuple(c.word for c in COUNTS if c.as_count and c.word != "n")
+AMOUNTS = tuple(c.word for c in COUNTS if c.amount)
+# A field verb acts on chosen cards: one at a time, this/that card, each, or all at once.
+FIELD_COUNTS = ("this", "that", "each")
+
+# -- verbs ---------------------------------------------------------------------------------------
+
+COUNT = "count"        # Verb.value: a number 1-30 or one of the verb's count words
+STEPS = "steps"        # Verb.value: two arrays of steps (either)
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One engine verb. `name` is its engine name: the code is V_<NAME> and the implementation is
+    bound by name, `verb_<name>` / `possible_<name>` in sim/engine/verbs.pxi (a field verb:
+    `act_<name>`, applied to each chosen card by the shared field-verb code). `keyword` is the
+    card-language key it is written with; a keyword with several engine verbs picks one by `from`."""
+
+    name: str
+    code: int
+    does: str
+    value: str | tuple = COUNT               # COUNT, STEPS, or the literal values the verb key takes
+    counts: tuple[str, ...] = COUNT_WORDS    # the count words allowed when value is COUNT
+    modes: dict[str, str] = field(default_factory=dict)   # `mode = ...`: the mode's meaning
+    sources: dict[str, str] = field(default_factory=dict)  # `from = ...`: the source's meaning
+    options: dict[str, str] = field(default_factory=dict)  # other verb-specific modifiers (docs)
+    keyword: str = ""                        # default: name
+    on_field: bool = False                   # targets are field cards chosen by the selectors
+    possible: bool = True                    # has possible_<name>; False: the step is always tried
+    log: str = ""                            # a log kind of the verb's own
+    log_text: str = ""                       # its readable text (str.format; see sim/describe.py)
+    bot_target: str = "first"                # the built-in bots' default target: first, remove, flip, random
+
+    @property
+    def word(self) -> str:
+        return self.keyword or self.name
+
+    @property
+    def cname(self) -> str:
+        return "V_" + self.name.upper()
+
+
+ALL_COUNT = (*FIELD_COUNTS, "all")
+
+VERBS: tuple[Verb, ...] = (
+    Verb("draw", 1, "draw from your deck (6.5)",
+         sources={"opponent_deck": "the top card of the opponent's deck, which becomes yours (Love 1)",
+                  "deck": "the drawer chooses matching cards out of their (revealed) deck; with count "
+                          '`"all"` every match (Clarity 2, Unity 4). A draw (Ice 6 stops it, after_draw '
+                          "sees it), never a reshuffle"}),
+    Verb("discard", 2, 'discard from hand; with `who = "opponent"` the opponent chooses and discards from theirs',
+         sources={"deck_top": 'the top card(s) of your deck go to your trash and become "that card"; '
+                              'count `"all"` is the whole deck (Time 1). A discard by the text\'s player; '
+                              "no reshuffle",
+                  "opponent_deck": "the same from the top of the opponent's deck, into their trash"},
+         options={'into = "opponent_trash"': "the discarded card goes to the opponent's trash and becomes "
+                                             "theirs (Assimilation 1)",
+                  "random = true": "cards leave the hand at random (Fear 4)"}),
+    Verb("flip", 3, "flip chosen field cards", counts=ALL_COUNT, on_field=True, bot_target="flip",
+         options={"ignore_middle = true": "flip without resolving the middle text (Luck 1)"}),
+    Verb("delete", 4, "delete chosen field cards", counts=ALL_COUNT, on_field=True, bot_target="remove"),
+    Verb("return", 5, "return chosen field cards to their owner's hand", counts=ALL_COUNT, on_field=True,
+         bot_target="remove"),
+    Verb("shift", 6, "move chosen field cards to another line of their side (destination `to`)",
+         counts=ALL_COUNT, on_field=True, bot_target="random"),
+    Verb("reveal", 7, "reveal chosen field cards", counts=FIELD_COUNTS, on_field=True,
+         sources={"field": "(default) cards on the field chosen by the selectors"}),
+    Verb("play", 8, 'play a card: face-up unless `face = "down"`; destination by `to`; `under = "this"` lands '
+                    'it under this card (Gravity 0); `who = "opponent"` makes the opponent play (Gravity 6)',
+         sources={"hand": "(default) a card from your hand",
+                  "deck_top": "the top card of your deck, face-down; it keeps its owner (9.4). "
+                              '`side = "opponent"` plays onto the opponent\'s side (Assimilation 6); '
+                              '`to = "this_stack"` onto this card\'s stack (Assimilation 2)',
+                  "opponent_deck": "the same from the top of the opponent's deck",
+                  "trash": 'a card from your trash (Time 0); count `"that"` plays "that card" from your hand '
+                           "or trash (Luck 0, Time 3)"}),
+    Verb("refresh", 9, "the refresh action (4.5)", value=(True,)),
+    Verb("rearrange", 10, "rearrange a side's protocols, ending in a different order (4.4)", value=(True,),
+         modes={"yours": "your protocols", "theirs": "your opponent's protocols"}, possible=False),
+    Verb("swap", 11, 'swap the positions of 2 of your protocols', value=("yours",), possible=False),
+    Verb("reveal_hand", 12, "the player (`who`) reveals their hand", value=(True,), possible=False),
+    Verb("reveal_from_hand", 13, "reveal 1 card from your hand (write `1`)"),
+    Verb("give", 14, "give N cards from your hand to the opponent (ownership changes, 9.1)",
+         log="give", log_text="{who} gives {tgt} to {opponent}"),
+    Verb("take", 15, "take N random cards from the opponent's hand (ownership changes)"),
+    Verb("deny_compile", 16, 'your opponent cannot compile on their next turn (Metal 1)',
+         value=("next_turn",), log="deny", log_text="{src}: {opponent} cannot compile on turn {b}", possible=False),
+    Verb("either", 17, "the decider picks one of the two that can change the game state (6.2)",
+         value=STEPS),
+    Verb("state", 18, 'state something, remembered for `value = "stated"` and `if = "that_matches_stated"` '
+                      "(Luck 0, Luck 3)", value=(True,),
+         modes={"number": "a number 0-6",
+                "protocol": "a protocol: any protocol of the pool, even one not in this game"},
+         log="state", possible=False),
+    Verb("shuffle", 19, "shuffle your deck (Clarity 4, Time 0)", value=(True,),
+         modes={"deck": "your deck", "trash_into_deck": "put your trash into your deck, then shuffle"}),
+    Verb("swap_stacks", 20, 'swap two of your non-empty stacks, keeping their order; no card is '
+                            "covered or uncovered by it (Mirror 2)",
+         value=("yours",), log="swap_stacks", log_text="{src} swaps {who}'s {line_a} and {line_b} stacks"),
+    Verb("copy_middle", 21, "resolve the middle text of a chosen card as this card's own text (rule 10, "
+                            "Mirror 1): only face-up cards with a middle text that is not ignored (Apathy 2) or "
+                            "suppressed (Fear 0)", counts=FIELD_COUNTS, on_field=True,
+         log="copy", log_text="{src} copies the middle text of {tgt}"),
+    Verb("compile_protocol", 22, 'turn the controller\'s protocol of this text\'s protocol to Compiled; '
+                                 "not a compile (no control, no deletions, no after_compile); three Compiled "
+                                 "protocols still win (Diversity 0, Unity 1)", value=("this",), possible=False),
+    Verb("reveal_zone", 23, "", keyword="reveal",
+         sources={"deck_top": "reveal the top card of your deck (information only, 6.8)",
+                  "deck": "reveal your whole deck",
+                  "trash": 'choose 1 card of your trash; it becomes "that card"',
+                  "drawn": 'choose 1 of the cards this text drew; it becomes "that card"'}),
+    Verb("take_field", 24, "", keyword="take", counts=FIELD_COUNTS, on_field=True,
+         sources={"field": "put a chosen field card (selectors apply) into your hand; you own it from now on "
+                           "(Assimilation 0)"}),
+)
+
+BOT_TARGETS = ("first", "remove", "flip", "random")
+
+# Log kinds of the engine that no verb owns (order kept from the first release; the numbers are
+# not stored anywhere). Verbs add their own after these, in code order.
+BASE_LOG_KINDS = ("turn", "decision", "play", "draw", "discard", "flip", "delete", "return", "shift",
+                  "compile", "control", "refresh", "rearrange", "trigger", "win", "reveal", "take",
+                  "cancel", "draft", "phase", "shuffle", "skip")
+
+
+def log_kinds() -> tuple[str, ...]:
+    """Every log kind, in engine order (LG_<KIND> = 1, 2, ...)."""
+    return BASE_LOG_KINDS + tuple(v.log for v in VERBS if v.log)
+
+
+def log_texts() -> dict[str, str]:
+    """Log kind -> text template, for the verbs that give one."""
+    return {v.log: v.log_text for v in VERBS if v.log and v.log_text}
+
+
+def verb_codes() -> dict[str, int]:
+    """Card-language keyword -> engine code of its main verb (the one not picked by `from`)."""
+    return {v.word: v.code for v in VERBS if not v.keyword}
+
+
+def engine_verb(word: str, source: str | None) -> Verb:
+    """The engine verb a step `{ word = ..., from = source }` compiles to."""
+    rows = [v for v in VERBS if v.word == word]
+    for v in rows:
+        if v.keyword and source in v.sources:
+            return v
+    return next(v for v in rows if not v.keyword)
+
+
+def sources_of(word: str) -> tuple[str, ...]:
+    """The `from` values a keyword accepts (over all its engine verbs)."""
+    return tuple(s for v in VERBS if v.word == word for s in v.sources)
+
+
+def by_word(word: str) -> Verb:
+    return next(v for v in VERBS if v.word == word and not v.keyword)
+
+
+# -- the compiled step record (`Step` in the engine) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepField:
+    """One field of the compiled step record. `later`: added after the first release; it enters
+    the pool hash only when it differs from `default`, so old pools keep their hash."""
+
+    name: str
+    ctype: str
+    default: int = 0
+    later: bool = False
+    doc: str = ""
+
+
+STEP_RECORD: tuple[StepField, ...] = (
+    StepField("verb", "uint8_t", doc="engine verb code (VERBS)"),
+    StepField("count_kind", "uint8_t", doc="CountKind of the verb's count"),
+    StepField("n", "int8_t", doc="the count, when count_kind is CK_N (else 1)"),
+    StepField("whose", "uint8_t"),
+    StepField("covered", "uint8_t"),
+    StepField("face", "uint8_t"),
+    StepField("other", "uint8_t"),
+    StepField("line", "uint8_t"),
+    StepField("value_mask", "uint16_t", doc="bit v set: value v allowed; 0: any value"),
+    StepField("min_cards", "uint8_t"),
+    StepField("pick", "uint8_t"),
+    StepField("each", "uint8_t"),
+    StepField("to", "uint8_t"),
+    StepField("source", "uint8_t"),
+    StepField("face_down", "uint8_t"),
+    StepField("under_this", "uint8_t"),
+    StepField("who_opp", "uint8_t", doc="the opponent performs and decides the step"),
+    StepField("may", "uint8_t"),
+    StepField("cond", "uint8_t"),
+    StepField("alt_a", "int16_t", doc="either: first step index and length of each alternative"),
+    StepField("alt_a_len", "int16_t"),
+    StepField("alt_b", "int16_t"),
+    StepField("alt_b_len", "int16_t"),
+    StepField("value_op", "uint8_t", 255, True, "dynamic value selector: CmpOp against value_expr (255: none)"),
+    StepField("value_expr", "uint8_t", 0, True, "CountKind of the compared amount"),
+    StepField("cond_a", "uint8_t", 0, True, "COND_CMP: CountKind cond_a <cond_op> (cond_b or cond_n)"),
+    StepField("cond_op", "uint8_t", 0, True),
+    StepField("cond_b", "uint8_t", 0, True),
+    StepField("cond_n", "int8_t", 0, True),
+    StepField("side_opp", "uint8_t", 0, True, "play onto the opponent's side"),
+    StepField("random", "uint8_t", 0, True, "discard at random"),
+    StepField("no_middle", "uint8_t", 0, True, "flip without resolving the middle text (Luck 1)"),
+    StepField("proto_filter", "uint8_t", 0, True, "1: cards of this text's protocol, 2: cards of other protocols"),
+    StepField("into_opp", "uint8_t", 0, True, "discard into the opponent's trash (ownership changes)"),
+    StepField("mode", "uint8_t", 0, True, "index of the step's `mode` among its verb's modes"),
+)
+
+STEP_FIELDS = tuple(f.name for f in STEP_RECORD)
+LATER_STEP_FIELDS = {f.name: f.default for f in STEP_RECORD if f.later}
+CODES_WITH_MODES = {v.code for v in VERBS if v.modes}
+
+
+def new_step_record() -> dict[str, int]:
+    """A step record with every field at its default."""
+    return {f.name: f.default for f in STEP_RECORD}
+
+
+def first_release_form(rec: dict[str, int]) -> dict[str, int]:
+    """A step record as the first release wrote it, which the pool hash reads: a verb's mode was
+    kept in `n` then (verbs with modes have no count), and later fields at their default are left
+    out. So a pool's hash does not change when the record grows."""
+    out = {k: v for k, v in rec.items() if k not in LATER_STEP_FIELDS or v != LATER_STEP_FIELDS[k]}
+    if rec["verb"] in CODES_WITH_MODES:
+        out["n"] = rec["mode"]
+        out.pop("mode", None)
+    return out
+
+
+def engine_digest() -> str:
+    """A digest of everything the engine is generated from: an engine built from another table
+    refuses to load cards (sim/cards/loader.py)."""
+    parts = [repr((v.name, v.code, v.on_field, v.possible, v.log, v.bot_target)) for v in VERBS]
+    parts += [repr((c.word, c.cname)) for c in COUNTS]
+    parts += [repr((f.name, f.ctype)) for f in STEP_RECORD]
+    parts += [repr(log_kinds())]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+# -- docs/cards.md -------------------------------------------------------------------------------
+
+MARKDOWN_BEGIN = "<!-- verb tables: generated by `python -m sim.cards.vocabulary --markdown`; do not edit -->"
+MARKDOWN_END = "<!-- end of generated verb tables -->"
+
+
+def _value_text(v: Verb) -> str:
+    if v.value == COUNT:
+        return "a count"
+    if v.value == STEPS:
+        return "two step arrays"
+    return " or ".join("`true`" if x is True else x if " " in str(x) else f'`"{x}"`' for x in v.value)
+
+
+def _counts_markdown() -> list[str]:
+    out = ["| count | meaning |", "|---|---|"]
+    for c in COUNTS:
+        if c.as_count:
+            word = "`1`, `2`, ..." if c.word == "n" else f'`"{c.word}"`'
+            out.append(f"| {word} | {c.meaning.removeprefix('`1`, `2`, ...: ')} |")
+    return out
+
+
+def _verbs_markdown() -> list[str]:
+    out = ["| verb | value | does |", "|---|---|---|"]
+    for v in VERBS:
+        if v.keyword:
+            continue
+        value = _value_text(v)
+        if v.value == COUNT and v.counts != COUNT_WORDS:
+            value += " (" + ", ".join(f'`"{c}"`' for c in v.counts) + ")"
+        modes = "; ".join(f'`mode = "{m}"`: {text}' for m, text in v.modes.items())
+        does = v.does + (f". Needs a mode: {modes}" if modes else "")
+        if v.on_field:
+            does += "; selectors choose the cards"
+        out.append(f"| `{v.word}` | {value} | {does} |")
+    return out
+
+
+def _sources_markdown() -> list[str]:
+    out = ["| verb | modifier | meaning |", "|---|---|---|"]
+    words = list(dict.fromkeys(v.word for v in VERBS))
+    for v in sorted(VERBS, key=lambda v: words.index(v.word)):
+        for s, text in v.sources.items():
+            out.append(f'| `{v.word}` | `from = "{s}"` | {text} |')
+        for opt, text in v.options.items():
+            out.append(f"| `{v.word}` | `{opt}` | {text} |")
+    return out
+
+
+def markdown() -> str:
+    """The verb and count tables of docs/cards.md, between their markers."""
+    lines = [MARKDOWN_BEGIN, "", "Counts (the verb's value when it is a count):", "", *_counts_markdown(), "",
+             "Verbs:", "", *_verbs_markdown(), "",
+             "Sources (`from`) and other modifiers of single verbs:", "", *_sources_markdown(), "",
+             MARKDOWN_END]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print the card vocabulary's generated documentation.")
+    ap.add_argument("--markdown", action="store_true", help="the verb tables of docs/cards.md")
+    args = ap.parse_args(argv)
+    if not args.markdown:
+        ap.print_help()
+        return 2
+    print(markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
