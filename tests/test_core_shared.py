@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 from sim.engine._core import constants, mix64_array, splitmix64_array, unpack_noted, unpack_play, unpack_rearrange
-from sim.game import Game
+from sim.state import State
 
 from protolab.experiment.seeds import game_seeds, master_key, mix64, sample_order
 
@@ -39,9 +39,9 @@ def test_vectorised_splitmix_keeps_shape_and_input():
     assert int(splitmix64_array(np.array([12345], np.uint64))[0]) == int(master_key(12345))
 
 
-def _pending(seed: int, kind: str) -> tuple[Game, int, list[int]]:
+def _pending(seed: int, kind: str) -> tuple[State, int, list[int]]:
     """A game played by first options until a decision of this kind is pending."""
-    g = Game(seed=seed)
+    g = State(seed=seed)
     for _ in range(400):
         player, k, opts = g.core.pending()
         if K["decision"][kind] == k and len(opts) > 1:
@@ -73,8 +73,8 @@ def test_a_failed_allocation_is_a_memory_error():
     through a NULL pointer)."""
     code = textwrap.dedent("""
         import resource
-        from sim.game import Game
-        g = Game(seed=1)
+        from sim.state import State
+        g = State(seed=1)
         answers = [0] * 20_000_000                      # the engine copies them: 80 MB of int32
         vm = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmSize:"))
         resource.setrlimit(resource.RLIMIT_AS, (vm * 1024 + (32 << 20), resource.RLIM_INFINITY))
