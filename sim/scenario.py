@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.describe import SEAT_NAMES
-from sim.engine._core import CoreGame, constants
+from sim.engine._core import CoreState, constants
 from sim.inputs import InputFileError, read_input_text
 from sim.pool import Pool, load_pool
 from sim.state import State
@@ -358,7 +358,7 @@ def _compiled(path: Path, pool: Pool, seat: str, ids: list[int], compiled: list[
     return [int(n in [c.lower() for c in compiled]) for n in names]
 
 
-def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreGame, int]:
+def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreState, int]:
     """Place the (shape-checked) setup into a new core game; refuse an impossible position."""
     setup = raw["setup"]
     sides = [setup[s] for s in SEAT_NAMES]
@@ -391,7 +391,7 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreGame, int]:
         nct[SEAT_NAMES.index(setup["deny_compile"])] = turn
     pos["no_compile_turn"] = nct
     turn_cap = setup.get("turn_cap", 200)
-    core = CoreGame(pool.core, setup.get("seed", 1), turn_cap)
+    core = CoreState(pool.core, setup.get("seed", 1), turn_cap)
     core.place(pos)
     return core, turn_cap
 

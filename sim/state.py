@@ -6,7 +6,7 @@ card pool, `sim.pool.Pool`; the position of one game is a `State`).
         game.answer(0)                      # or game.answer("Fire 1 up left")
     game.record()
 
-Each answer is replayed by the C engine from the game's start position (see CoreGame), so the
+Each answer is replayed by the C engine from the game's start position (see CoreState), so the
 state after any sequence of answers is exact and reproducible."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.describe import DK, LINES, PHASES, SEAT_NAMES, Namer, format_log
-from sim.engine._core import CoreGame, constants
+from sim.engine._core import CoreState, constants
 from sim.observation import observation_from_state
 from sim.pool import ENGINE_VERSION, Pool, load_pool
 from sim.record import make_record
@@ -49,7 +49,7 @@ class State:
                  turn_cap: int = 200, auto: Sequence[int] = ()):
         self.pool = pool or load_pool()
         self.seed = seed
-        self.core = CoreGame(self.pool.core, seed, turn_cap)
+        self.core = CoreState(self.pool.core, seed, turn_cap)
         self.turn_cap = turn_cap
         ids = None
         if protocols is not None:
@@ -63,7 +63,7 @@ class State:
         self._status = self.core.run(self.answers, self.strategies)
 
     @classmethod
-    def from_core(cls, pool: Pool, core: CoreGame, turn_cap: int = 200) -> State:
+    def from_core(cls, pool: Pool, core: CoreState, turn_cap: int = 200) -> State:
         """Wrap an already set-up core (scenarios)."""
         g = cls.__new__(cls)
         g.pool, g.seed, g.core, g.turn_cap = pool, 0, core, turn_cap

@@ -3,7 +3,7 @@
 and the documented rule policy for choices inside effects. The determinization itself, the random
 streams and the option encoding are the engine's (sim/engine/_core.pxd, rng.pxd, options.pxd)."""
 
-from sim.engine._core cimport Game
+from sim.engine._core cimport State
 
-cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil
-cdef int heuristic(Game* g, int p, int kind) noexcept nogil
+cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil
+cdef int heuristic(State* g, int p, int kind) noexcept nogil

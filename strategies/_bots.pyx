@@ -14,7 +14,7 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int16_t, int32_t
 from sim.engine._core cimport (
-    Game, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    State, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
     apply_perm, random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
     BOT_GREEDY, BOT_SEARCH, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
@@ -45,7 +45,7 @@ WEIGHT_NAMES = ("w_compiled", "w_value", "w_margin", "w_ready", "w_control", "w_
 cdef double WIN = 1.0e6
 
 
-cdef inline double side_score(Game* g, int lv[2][3], int p, const float* w) noexcept nogil:
+cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
     """One side's part of the evaluation, from the six line values."""
     cdef int o = 1 - p, l, v, ov, n = 0, near = 0
     cdef double s = 0
@@ -70,7 +70,7 @@ cdef inline double side_score(Game* g, int lv[2][3], int p, const float* w) noex
     return s
 
 
-cdef inline double evaluate_with(Game* g, int lv[2][3], int p, const float* w) noexcept nogil:
+cdef inline double evaluate_with(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
     """evaluate() with the line values already fetched (they are the same for every order of
     the protocols: rearranging moves no card)."""
     if g.winner == p:
@@ -80,7 +80,7 @@ cdef inline double evaluate_with(Game* g, int lv[2][3], int p, const float* w) n
     return side_score(g, lv, p, w) - w[W_OPPONENT] * side_score(g, lv, 1 - p, w)
 
 
-cdef double evaluate(Game* g, int p, const float* w) noexcept nogil:
+cdef double evaluate(State* g, int p, const float* w) noexcept nogil:
     """The documented evaluation of a position for player p (docs/strategies.md)."""
     cdef int lv[2][3]
     if g.winner == p:
@@ -93,14 +93,14 @@ cdef double evaluate(Game* g, int p, const float* w) noexcept nogil:
 
 # -- the default policy for choices inside effects ---------------------------------------------
 
-cdef inline int true_value(Game* g, int p, int c) noexcept nogil:
+cdef inline int true_value(State* g, int p, int c) noexcept nogil:
     """The value p can know for card c: its own face-down cards are known to p."""
     if g.zone[c] == Z_FIELD and not g.face_up[c] and g.owner[c] == p:
         return g.cdefs[g.def_id[c]].value
     return card_value(g, c)
 
 
-cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
+cdef int heuristic(State* g, int p, int kind) noexcept nogil:
     """Sensible, cheap choices for decisions inside effects (and any decision in a rollout)."""
     cdef int i, best = 0, c, v, mine, style
     cdef double sc, bs = -1e18
@@ -170,7 +170,7 @@ cdef int heuristic(Game* g, int p, int kind) noexcept nogil:
     return random_option(g, p)
 
 
-cdef int likely_value(Game* g, int p) noexcept nogil:
+cdef int likely_value(State* g, int p) noexcept nogil:
     """Luck 0: the value most common among p's own cards not in sight (deck and hand: p knows
     which cards its deck holds, not their order)."""
     cdef int count[7]
@@ -188,7 +188,7 @@ cdef int likely_value(Game* g, int p) noexcept nogil:
     return best
 
 
-cdef int likely_protocol(Game* g, int p) noexcept nogil:
+cdef int likely_protocol(State* g, int p) noexcept nogil:
     """Luck 3: the opponent's protocol with the fewest cards in public view (field face-up,
     trash), i.e. the most cards that may still be in their deck."""
     cdef int o = 1 - p, k, l, i, c, s, seen, best = g.proto[o][0], best_seen = 99
@@ -212,7 +212,7 @@ cdef int likely_protocol(Game* g, int p) noexcept nogil:
 cdef float DEFAULT_W[NWEIGHTS]
 
 
-cdef int rearrange_choice(Game* g, int p, const float* w) noexcept nogil:
+cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
     only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so each is
     tried in place on g and undone; the line values and the other side's score do not change,
@@ -251,7 +251,7 @@ cdef int rearrange_choice(Game* g, int p, const float* w) noexcept nogil:
     return g.opts[best]
 
 
-cdef int rollout_decide(Game* g, int p, int kind) noexcept nogil:
+cdef int rollout_decide(State* g, int p, int kind) noexcept nogil:
     """Policy inside lookahead copies: the cheap heuristic everywhere, greedy one-ply for a
     future turn's action (search rollouts)."""
     if kind == D_ACTION:
@@ -261,7 +261,7 @@ cdef int rollout_decide(Game* g, int p, int kind) noexcept nogil:
     return heuristic(g, p, kind)
 
 
-cdef int quick_decide(Game* g, int p, int kind) noexcept nogil:
+cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
     """Policy for the rest of the turn after a one-ply action (no further lookahead)."""
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_choice(g, p, DEFAULT_W)
@@ -272,7 +272,7 @@ cdef int quick_decide(Game* g, int p, int kind) noexcept nogil:
 
 # -- greedy one-ply ---------------------------------------------------------------------------
 
-cdef int candidate_actions(Game* g, int32_t* out) noexcept nogil:
+cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     """Action options worth evaluating: face-down plays into one line are all alike for the
     evaluation, so one stands for each line."""
     cdef int i, n = 0, l, seen_down = 0, opt
@@ -288,7 +288,7 @@ cdef int candidate_actions(Game* g, int32_t* out) noexcept nogil:
     return n
 
 
-cdef double play_out(Game* sim, int p, int32_t opt, const float* w) noexcept nogil:
+cdef double play_out(State* sim, int p, int32_t opt, const float* w) noexcept nogil:
     """Play action opt in sim (a lookahead copy), finish the turn with the quick policy, evaluate."""
     sim.forced = opt
     sim.horizon_turn = sim.turn
@@ -298,14 +298,14 @@ cdef double play_out(Game* sim, int p, int32_t opt, const float* w) noexcept nog
     return evaluate(sim, p, w)
 
 
-cdef double one_ply(Game* base, int p, int32_t opt, const float* w) noexcept nogil:
+cdef double one_ply(State* base, int p, int32_t opt, const float* w) noexcept nogil:
     """Play action opt on a copy of base, finish the turn with the quick policy, evaluate."""
-    cdef Game sim
+    cdef State sim
     copy_for_lookahead(&sim, base)
     return play_out(&sim, p, opt, w)
 
 
-cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
+cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil:
     """A determinized copy of g for p's lookahead, every seat decided by the bots' callbacks."""
     determinize(g, base, p, stream)
     base.strat[0] = ST_EXTERNAL
@@ -318,8 +318,8 @@ cdef void prepare_copy(Game* g, Game* base, int p, int stream) noexcept nogil:
     base.script = NULL
 
 
-cdef int greedy_action(Game* g, int p, const float* w) noexcept nogil:
-    cdef Game base
+cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
+    cdef State base
     cdef int32_t cand[MAXOPT]
     cdef int n, i, best = 0, ties = 0
     cdef double sc, bs = -1e18
@@ -343,7 +343,7 @@ cdef int greedy_action(Game* g, int p, const float* w) noexcept nogil:
     return cand[best]
 
 
-cdef int greedy_decide(Game* g, int p, int kind) noexcept nogil:
+cdef int greedy_decide(State* g, int p, int kind) noexcept nogil:
     cdef const float* w = g.sp[p].w
     if kind == D_ACTION:
         return greedy_action(g, p, w)
@@ -354,11 +354,11 @@ cdef int greedy_decide(Game* g, int p, int kind) noexcept nogil:
 
 # -- determinized search ---------------------------------------------------------------------
 
-cdef int search_decide(Game* g, int p, int kind) noexcept nogil:
+cdef int search_decide(State* g, int p, int kind) noexcept nogil:
     """Flat Monte Carlo over determinizations: each candidate action is played on many sampled
     hidden states, followed by `depth` more turns (greedy replies), and scored by the mean
     evaluation; the best mean wins."""
-    cdef Game base, sim
+    cdef State base, sim
     cdef int32_t cand[MAXOPT]
     cdef double total[MAXOPT]
     cdef int n, i, k, best = 0, rounds

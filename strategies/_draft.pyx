@@ -20,7 +20,7 @@ Styles:
 
 from libc.math cimport exp
 from libc.stdint cimport uint64_t
-from sim.engine._core cimport Game, SeatConfig, rng_next, seat_stream
+from sim.engine._core cimport State, SeatConfig, rng_next, seat_stream
 from sim.engine.rng cimport word_unit
 
 import numpy as np
@@ -151,12 +151,12 @@ cdef double reply_value(const Model* m, int* mine, int nm, int* theirs, int no, 
     return best_completion(m, mine, nm, left, nleft, u, NULL)
 
 
-cdef double seat_uniform(Game* g, int player) noexcept nogil:
+cdef double seat_uniform(State* g, int player) noexcept nogil:
     """A uniform number in [0, 1) from the seat's own stream (the engine's rng_next, _core.pxd)."""
     return word_unit(rng_next(g, seat_stream(player)))
 
 
-cdef int learned_pick(Game* g, int player, int kind) noexcept nogil:
+cdef int learned_pick(State* g, int player, int kind) noexcept nogil:
     """The engine's draft hook (decisions.pxi, ask): the chosen protocol id among g.opts."""
     cdef const Model* m = <const Model*>g.sp[player].draft_model
     cdef int mine[3]

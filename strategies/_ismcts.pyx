@@ -32,7 +32,7 @@ from libc.stdlib cimport realloc
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
-    Game, SeatConfig, game_run, line_value, apply_perm, random_option, bot_below, seat_stream,
+    State, SeatConfig, game_run, line_value, apply_perm, random_option, bot_below, seat_stream,
     ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, BOT_ISMCTS, NO_FORCED, NO_HORIZON,
 )
 from sim.engine.options cimport (
@@ -73,7 +73,7 @@ cdef struct Node:
 
 
 cdef struct Walk:
-    Game sim               # first member: the engine passes &sim to walk_decide
+    State sim               # first member: the engine passes &sim to walk_decide
     Node* nodes
     int32_t nnodes
     int32_t cap
@@ -96,7 +96,7 @@ cdef extern from *:
 
 # -- the rule policy (no evaluation weights) ---------------------------------------------------
 
-cdef int nearest_open(Game* g, int s) noexcept nogil:
+cdef int nearest_open(State* g, int s) noexcept nogil:
     """Value of side s's highest line whose protocol is not compiled yet."""
     cdef int l, v, best = 0
     for l in range(3):
@@ -107,14 +107,14 @@ cdef int nearest_open(Game* g, int s) noexcept nogil:
     return best
 
 
-cdef int rearrange_rule(Game* g, int q) noexcept nogil:
+cdef int rearrange_rule(State* g, int q) noexcept nogil:
     """Rearrangements: the order that leaves q's best open line highest and the opponent's lowest
     (an uncompiled protocol on q's biggest stack, a compiled one on theirs); skip on ties."""
-    cdef Game sim
+    cdef State sim
     cdef int i, opt, best = 0, sc, bs = -1000
     for i in range(g.nopts):
         opt = g.opts[i]
-        memcpy(&sim, g, sizeof(Game))
+        memcpy(&sim, g, sizeof(State))
         if opt != OPT_SKIP:
             apply_perm(&sim, rearrange_side(opt), rearrange_perm(opt))
         sc = nearest_open(&sim, q) - nearest_open(&sim, 1 - q)
@@ -124,14 +124,14 @@ cdef int rearrange_rule(Game* g, int q) noexcept nogil:
     return g.opts[best]
 
 
-cdef int rules_sub(Game* g, int q, int kind) noexcept nogil:
+cdef int rules_sub(State* g, int q, int kind) noexcept nogil:
     """Choices inside effects: the shared rule heuristic, the weight-free rearrangement rule."""
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_rule(g, q)
     return heuristic(g, q, kind)
 
 
-cdef int play_score(Game* g, int q, int32_t opt) noexcept nogil:
+cdef int play_score(State* g, int q, int32_t opt) noexcept nogil:
     """How much a play helps q, by rule (no weights): the points it adds to q's own lines
     (face-down counts 2), less in a line whose protocol is already compiled; points given to the
     opponent count against; refresh only when nothing else is legal. (A variant that also rewarded
@@ -146,7 +146,7 @@ cdef int play_score(Game* g, int q, int32_t opt) noexcept nogil:
     return 10 * v - (15 if g.compiled[q][l] else 0)
 
 
-cdef int rules_action(Game* g, int q) noexcept nogil:
+cdef int rules_action(State* g, int q) noexcept nogil:
     """Rollout action: one time in eight a uniform option, otherwise the best `play_score`,
     random among ties."""
     cdef int i, sc, bs = -100000, ties = 0, best = 0
@@ -167,7 +167,7 @@ cdef int rules_action(Game* g, int q) noexcept nogil:
 
 # -- the tree --------------------------------------------------------------------------------
 
-cdef inline int32_t action_key(Game* g, int q, int searcher, int32_t opt) noexcept nogil:
+cdef inline int32_t action_key(State* g, int q, int searcher, int32_t opt) noexcept nogil:
     """The action as the searcher observes it: player, line, face, side, and the card's identity
     unless the opponent plays it face-down."""
     cdef int32_t ident = 0
@@ -178,7 +178,7 @@ cdef inline int32_t action_key(Game* g, int q, int searcher, int32_t opt) noexce
     return q | play_placement(opt) | (ident << 13)
 
 
-cdef int option_of(Game* g, int q, int searcher, int32_t key) noexcept nogil:
+cdef int option_of(State* g, int q, int searcher, int32_t key) noexcept nogil:
     """A legal option with this key; several (the opponent's hidden face-down plays into one
     line): one of them at random from q's stream."""
     cdef int i, n = 0, k
@@ -223,7 +223,7 @@ cdef int32_t add_child(Walk* w, int32_t parent, int32_t key, int q) noexcept nog
 cdef int tree_step(Walk* w, int q) noexcept nogil:
     """Selection at the current node: count availability of every legal child, expand one untried
     action at random if any (and the arena has room), else take the UCB1 best."""
-    cdef Game* g = &w.sim
+    cdef State* g = &w.sim
     cdef Node* nodes = w.nodes
     cdef Node* n
     cdef int32_t untried[256]
@@ -262,7 +262,7 @@ cdef int tree_step(Walk* w, int q) noexcept nogil:
     return option_of(g, q, w.searcher, nodes[best].key)
 
 
-cdef int walk_decide(Game* g, int q, int kind) noexcept nogil:
+cdef int walk_decide(State* g, int q, int kind) noexcept nogil:
     """Every decision of both players inside an iteration's copy."""
     cdef Walk* w = <Walk*>g
     if kind != D_ACTION:
@@ -296,7 +296,7 @@ cdef void backpropagate(Walk* w) noexcept nogil:
         i = n.parent
 
 
-cdef int ismcts_decide(Game* g, int p, int kind) noexcept nogil:
+cdef int ismcts_decide(State* g, int p, int kind) noexcept nogil:
     """The root: `iters` iterations, then the most visited action (ties: better mean, then the
     first found)."""
     cdef Walk w

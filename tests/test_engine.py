@@ -109,9 +109,9 @@ def test_invariants_hold_with_every_protocol_and_the_bots(pool):
 
 
 def test_invariant_checker_detects_a_broken_position(pool):
-    from sim.engine._core import CoreGame
+    from sim.engine._core import CoreState
 
-    core = CoreGame(pool.core, 1, 200)
+    core = CoreState(pool.core, 1, 200)
     pos = {"active": 0, "phase": 4, "control": -1, "no_compile_turn": [-1, -1],
            "protocols": [[0, 1, 2], [3, 4, 5]], "compiled": [[0] * 3, [0] * 3],
            "cdef": {c: (c // 6) * 6 % 90 for c in range(36)}, "owner": {},

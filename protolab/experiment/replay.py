@@ -265,7 +265,7 @@ def check(g: RunGame, game: State) -> int:
 def turn_states(game: State) -> dict[int, dict[str, Any]]:
     """State.state() at the end of every turn (key: the turn) and after the game (key FINAL_TURN).
 
-    Each is replayed from the start and stopped as that turn ends (CoreGame.run's until_turn),
+    Each is replayed from the start and stopped as that turn ends (CoreState.run's until_turn),
     so every state is the exact position, not one rebuilt from the log."""
     states: dict[int, dict[str, Any]] = {}
     last = game.record()["turns"]

@@ -82,7 +82,7 @@ cdef enum SelfPlay:
     SP_EITHER_SIDE = 2              # may be played face-up on either player's side
     SP_EITHER_SIDE_DOWN = 4         # ... and face-down too (an alternate reading of Corruption 0)
 
-# events that open "after" windows (bits of Game.ev[player])
+# events that open "after" windows (bits of State.ev[player])
 cdef enum Event:
     EV_DISCARD = 1
     EV_DRAW = 2
@@ -126,7 +126,7 @@ cdef enum Phase:
 cdef enum EndReason:
     ER_NONE, ER_COMPILED, ER_TURN_CAP, ER_LOOP_GUARD
 
-# why game_run stopped before the game ended (Game.halt; 0: it did not stop)
+# why game_run stopped before the game ended (State.halt; 0: it did not stop)
 cdef enum Halt:
     HALT_NONE = 0
     HALT_PENDING = 1           # a decision needs an answer from outside (the script ran out)
@@ -151,11 +151,11 @@ cdef enum BotKind:
     BOT_SEARCH = 2
     BOT_ISMCTS = 3
 
-# random streams of a game (Game.ctr): the game's own, then one per seat's strategy
+# random streams of a game (State.ctr): the game's own, then one per seat's strategy
 cdef enum:
     STREAM_GAME = 0
 
-# "none" of the lookahead fields a bot sets on its copies (Game.forced, Game.horizon_turn)
+# "none" of the lookahead fields a bot sets on its copies (State.forced, State.horizon_turn)
 cdef enum:
     NO_FORCED = -1
     NO_HORIZON = -1
@@ -188,7 +188,7 @@ cdef struct EventRec:
     int8_t line
     int8_t extra           # delete: 1 if by a compile; play: 1 if by an effect
 
-ctypedef int (*decide_fn_t)(Game* g, int player, int kind) noexcept nogil
+ctypedef int (*decide_fn_t)(State* g, int player, int kind) noexcept nogil
 
 cdef struct StratParams:
     int8_t kind                        # which built-in bot (BotKind)
@@ -200,7 +200,7 @@ cdef struct StratParams:
     int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
     int16_t avoid_card[NAVOID]         # card def ids never played at all
     int16_t avoid_protocol[NAVOID]     # protocol ids whose cards are never played
-    int8_t draft_table                 # draft by the seat's table (Game.draft_score) instead of the bot's choice
+    int8_t draft_table                 # draft by the seat's table (State.draft_score) instead of the bot's choice
     decide_fn_t draft_pick             # a draft strategy of the seat's own (strategies/_draft.pyx); NULL: none
     const void* draft_model            # that strategy's data, kept alive by SeatConfig.draft_owner
 
@@ -213,7 +213,7 @@ cdef struct LogEntry:
     int8_t a
     int16_t b
 
-cdef struct Game:
+cdef struct State:
     # compiled pool (owned by the Python Pool object)
     const CardDef* cdefs
     const Step* steps
@@ -316,18 +316,18 @@ cdef struct Game:
     int8_t ce_recompile[MAXCE]
     float draft_score[2][MAXPROTO]     # table drafts: per seat and protocol id, higher is picked first (read only while drafting)
 
-cdef void game_run(Game* g) noexcept nogil
-cdef int line_value(Game* g, int p, int l) noexcept nogil
-cdef void line_values(Game* g, int lv[2][3]) noexcept nogil
-cdef void copy_for_lookahead(Game* dst, Game* src) noexcept nogil
-cdef int card_value(Game* g, int c) noexcept nogil
-cdef int apply_perm(Game* g, int p, int perm) noexcept nogil
-cdef int random_option(Game* g, int player) noexcept nogil
-cdef void shuffle_slots(Game* g, int stream, int8_t* slots, int n) noexcept nogil
+cdef void game_run(State* g) noexcept nogil
+cdef int line_value(State* g, int p, int l) noexcept nogil
+cdef void line_values(State* g, int lv[2][3]) noexcept nogil
+cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil
+cdef int card_value(State* g, int c) noexcept nogil
+cdef int apply_perm(State* g, int p, int perm) noexcept nogil
+cdef int random_option(State* g, int player) noexcept nogil
+cdef void shuffle_slots(State* g, int stream, int8_t* slots, int n) noexcept nogil
 # honest determinization (hidden.pxi): shared by the bots and the engine's honesty test hook
-cdef void redeal_hidden(Game* src, Game* dst, int p, uint64_t seed, uint64_t* counter,
+cdef void redeal_hidden(State* src, State* dst, int p, uint64_t seed, uint64_t* counter,
                         uint64_t key) noexcept nogil
-cdef void determinize(Game* src, Game* dst, int p, int stream) noexcept nogil
+cdef void determinize(State* src, State* dst, int p, int stream) noexcept nogil
 
 
 # -- a game's random streams (the words themselves: sim/engine/rng.pxd) -------------------------
@@ -337,17 +337,17 @@ cdef inline int seat_stream(int p) noexcept nogil:
     return 1 + p
 
 
-cdef inline uint64_t rng_next(Game* g, int stream) noexcept nogil:
+cdef inline uint64_t rng_next(State* g, int stream) noexcept nogil:
     """The engine's next word on one of the game's streams."""
     return next_word(g.seed, &g.ctr[stream], KEY_ENGINE + stream)
 
 
-cdef inline int rng_below(Game* g, int stream, int n) noexcept nogil:
+cdef inline int rng_below(State* g, int stream, int n) noexcept nogil:
     """Uniform integer in [0, n) from the engine's draws on a stream."""
     return word_below(rng_next(g, stream), n)
 
 
-cdef inline int bot_below(Game* g, int stream, int n) noexcept nogil:
+cdef inline int bot_below(State* g, int stream, int n) noexcept nogil:
     """Uniform integer in [0, n) from a bot's private draws: the seat's counter, another key, so a
     bot's own choices never replay the engine's words."""
     return word_below(next_word(g.seed, &g.ctr[stream], KEY_BOT + stream), n)

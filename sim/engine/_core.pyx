@@ -146,7 +146,7 @@ cdef class SeatConfig:
         self.py = obj
 
 
-cdef void seat_apply(Game* g, int p, object seat) noexcept:
+cdef void seat_apply(State* g, int p, object seat) noexcept:
     """Install a seat's strategy in a game: an int (ST_RANDOM/ST_SCRIPT) or a SeatConfig."""
     cdef SeatConfig sc
     if isinstance(seat, SeatConfig):
@@ -163,11 +163,11 @@ cdef void seat_apply(Game* g, int p, object seat) noexcept:
 _python_errors = []
 
 
-cdef int _call_python_strategy(Game* g, int player, int kind) except? -2:
+cdef int _call_python_strategy(State* g, int player, int kind) except? -2:
     cdef int i
     obj = <object>g.py_strategy[player]
     opts = [g.opts[i] for i in range(g.nopts)]
-    view = LiveGame.wrap(g)
+    view = StateView.wrap(g)
     try:
         idx = obj._choose(view, player, kind, opts)
     finally:
@@ -178,7 +178,7 @@ cdef int _call_python_strategy(Game* g, int player, int kind) except? -2:
 
 
 cdef str run_outcome(int halt):
-    """What CoreGame.run reports for the halt a replay stopped at; errors are raised."""
+    """What CoreState.run reports for the halt a replay stopped at; errors are raised."""
     if halt == HALT_PYTHON_ERROR:
         raise _python_errors[0]
     if halt == HALT_NO_MEMORY:
@@ -194,13 +194,13 @@ cdef str run_outcome(int halt):
     return "over"
 
 
-cdef class LiveGame:
+cdef class StateView:
     """A borrowed, read-only view of a running game, valid only during one decision."""
-    cdef Game* g
+    cdef State* g
 
     @staticmethod
-    cdef LiveGame wrap(Game* g):
-        cdef LiveGame v = LiveGame.__new__(LiveGame)
+    cdef StateView wrap(State* g):
+        cdef StateView v = StateView.__new__(StateView)
         v.g = g
         return v
 
@@ -220,8 +220,8 @@ cdef class LiveGame:
         return self.g.seed
 
 
-cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcept:
-    memset(g, 0, sizeof(Game))
+cdef void game_init(State* g, CorePool pool, uint64_t seed, int turn_cap) noexcept:
+    memset(g, 0, sizeof(State))
     g.cdefs = pool.cards
     g.steps = pool.steps
     g.proto_cards = pool.proto_cards
@@ -256,7 +256,7 @@ cdef void game_init(Game* g, CorePool pool, uint64_t seed, int turn_cap) noexcep
         g.line[c] = -1
 
 
-cdef inline void game_begin(Game* g, int first_player, int fixed) noexcept nogil:
+cdef inline void game_begin(State* g, int first_player, int fixed) noexcept nogil:
     """Coin for the first player unless fixed, then the draft (or the deal for fixed trios)."""
     if first_player < 0:
         g.first_player = rng_below(g, STREAM_GAME, 2)
@@ -268,7 +268,7 @@ cdef inline void game_begin(Game* g, int first_player, int fixed) noexcept nogil
         g.phase = PH_DRAFT
 
 
-cdef dict state_of(Game* g):
+cdef dict state_of(State* g):
     cdef int p, l, i, c
     return {
         "cdef": [g.def_id[c] for c in range(MAXCARDS)],
@@ -303,15 +303,15 @@ cdef dict state_of(Game* g):
     }
 
 
-cdef class CoreGame:
+cdef class CoreState:
     """One game: a snapshot of its set-up position and a working copy replayed from it.
 
     Decisions taken from outside (Python strategies, scenario scripts, the step API) are given as
     a list of option indices; the engine replays them from the snapshot and halts at the next
     decision it has no answer for. Replays are cheap (a whole game is well under a millisecond)
     and make every position reachable exactly, with no resumable C stack."""
-    cdef Game start
-    cdef Game g
+    cdef State start
+    cdef State g
     cdef CorePool pool
     cdef int32_t* answers
     cdef public int nanswers
@@ -339,7 +339,7 @@ cdef class CoreGame:
 
     def place(self, dict pos):
         """Set up an exact position (scenarios): see sim/scenario.py for the dict layout."""
-        cdef Game* g = &self.start
+        cdef State* g = &self.start
         cdef int p, k, l, c
         g.active = pos["active"]
         g.first_player = pos.get("first_player", 0)
@@ -395,7 +395,7 @@ cdef class CoreGame:
         It uses the lookahead horizon the turn loop already checks, so the batch path is unchanged."""
         cdef int i, n = len(answers)
         free(self.g.log)
-        memcpy(&self.g, &self.start, sizeof(Game))
+        memcpy(&self.g, &self.start, sizeof(State))
         self.g.log = NULL
         self.g.nlog = 0
         self.g.caplog = 0
@@ -432,15 +432,15 @@ cdef class CoreGame:
     def decide_with(self, SeatConfig seat, long permute_seed=-1):
         """What `seat` would answer at the pending decision; with permute_seed >= 0, first
         re-deal everything the deciding player cannot see (honesty tests)."""
-        cdef Game* tmp
+        cdef State* tmp
         cdef int p = self.g.dplayer, kind = self.g.dkind, r
         cdef uint64_t counter = 0
         if not self.g.halt:
             raise RuntimeError("no pending decision")
-        tmp = <Game*>malloc(sizeof(Game))
+        tmp = <State*>malloc(sizeof(State))
         if tmp == NULL:
             raise MemoryError("cannot allocate a game")
-        memcpy(tmp, &self.g, sizeof(Game))
+        memcpy(tmp, &self.g, sizeof(State))
         tmp.halt = HALT_NONE
         tmp.log = NULL
         tmp.logging = 0
@@ -481,8 +481,8 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     Fills the preallocated column arrays in `out` (one row per seed): see sim/batch.py. With
     `events`, returns the dataset events of all games as numpy columns (row = game index)."""
     cdef Py_ssize_t n = seeds.shape[0], i, j
-    cdef Game* g = NULL
-    cdef Game* proto_game = NULL
+    cdef State* g = NULL
+    cdef State* proto_game = NULL
     cdef cnp.int8_t[::1] winner = out["winner"]
     cdef cnp.int8_t[::1] first = out["first_player"]
     cdef cnp.int8_t[::1] reason = out["end_reason"]
@@ -507,8 +507,8 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     cdef Py_ssize_t nall = 0, capall = 0
     cdef bint no_memory = False
     try:
-        g = <Game*>malloc(sizeof(Game))
-        proto_game = <Game*>calloc(1, sizeof(Game))
+        g = <State*>malloc(sizeof(State))
+        proto_game = <State*>calloc(1, sizeof(State))
         if g == NULL or proto_game == NULL:
             raise MemoryError("cannot allocate a game")
         game_init(proto_game, pool, 0, turn_cap)
@@ -526,7 +526,7 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
             proto_game.evcap = 1024
         with nogil:
             for i in range(n):
-                memcpy(g, proto_game, sizeof(Game))
+                memcpy(g, proto_game, sizeof(State))
                 g.nev = 0
                 g.seed = seeds[i]
                 if fixed:

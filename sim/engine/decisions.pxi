@@ -6,7 +6,7 @@ from libc.stdlib cimport realloc
 
 # Log kinds (LG_*) are generated from sim/cards/vocabulary.py with the verbs (_vocab_decl.pxi).
 
-cdef void log_add(Game* g, int kind, int player, int card, int target, int a, int b) noexcept nogil:
+cdef void log_add(State* g, int kind, int player, int card, int target, int a, int b) noexcept nogil:
     cdef LogEntry* e
     cdef int cap
     if not g.logging:
@@ -29,7 +29,7 @@ cdef void log_add(Game* g, int kind, int player, int card, int target, int a, in
     e.a = a
     e.b = b
 
-cdef void ev_rec(Game* g, int kind, int player, int card, int line, int extra) noexcept nogil:
+cdef void ev_rec(State* g, int kind, int player, int card, int line, int extra) noexcept nogil:
     """Append a dataset event (plays, draws, deletes, compiles, control) when recording."""
     cdef EventRec* e
     if g.evbuf == NULL:
@@ -50,12 +50,12 @@ cdef void ev_rec(Game* g, int kind, int player, int card, int line, int extra) n
     e.line = line
     e.extra = extra
 
-cdef void out_of_memory(Game* g) noexcept nogil:
+cdef void out_of_memory(State* g) noexcept nogil:
     """A buffer could not grow: stop the game (the buffer keeps what it had); the Python caller
     raises MemoryError."""
     g.halt = HALT_NO_MEMORY
 
-cdef bint restricted(Game* g, int player, int kind, int32_t opt) noexcept nogil:
+cdef bint restricted(State* g, int player, int kind, int32_t opt) noexcept nogil:
     """Is this option forbidden by the player's restrictions (restricted play)?"""
     cdef const StratParams* sp = &g.sp[player]
     cdef int c, d, i
@@ -80,7 +80,7 @@ cdef bint restricted(Game* g, int player, int kind, int32_t opt) noexcept nogil:
             return True
     return False
 
-cdef void apply_restrictions(Game* g, int player, int kind) noexcept nogil:
+cdef void apply_restrictions(State* g, int player, int kind) noexcept nogil:
     """Drop restricted options. If none is left the player passes (restricted play: the
     restricted player simply cannot do those things)."""
     cdef int i, k = 0
@@ -94,7 +94,7 @@ cdef void apply_restrictions(Game* g, int player, int kind) noexcept nogil:
             g.opts[i] = keep[i]
         g.nopts = k
 
-cdef int draft_by_table(Game* g, int player) noexcept nogil:
+cdef int draft_by_table(State* g, int player) noexcept nogil:
     """Table draft: the available protocol with the highest score (first on ties)."""
     cdef int i, best = 0
     for i in range(1, g.nopts):
@@ -102,16 +102,16 @@ cdef int draft_by_table(Game* g, int player) noexcept nogil:
             best = i
     return g.opts[best]
 
-cdef int random_option(Game* g, int player) noexcept nogil:
+cdef int random_option(State* g, int player) noexcept nogil:
     return g.opts[rng_below(g, seat_stream(player), g.nopts)]
 
-cdef void copy_for_lookahead(Game* dst, Game* src) noexcept nogil:
+cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil:
     """Copy a game for a lookahead run: everything but the scratch tail (the option list and the
-    compile record, see Game in _core.pxd), which the engine always writes before it reads.
+    compile record, see State in _core.pxd), which the engine always writes before it reads.
     Half the bytes of a whole copy, and bots make one per candidate action."""
     memcpy(dst, src, <size_t>(<char*>&src.opts[0] - <char*>src))
 
-cdef int ask(Game* g, int player, int kind) noexcept nogil:
+cdef int ask(State* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is
     none or when the game halts to wait for an answer from outside (g.halt)."""
     cdef int k, n, choice
@@ -169,7 +169,7 @@ cdef int ask(Game* g, int player, int kind) noexcept nogil:
     return g.opts[k]
 
 
-cdef int ask_python(Game* g, int player, int kind) noexcept nogil:
+cdef int ask_python(State* g, int player, int kind) noexcept nogil:
     """A user strategy written in Python (slower: the GIL is taken for each decision)."""
     with gil:
         try:

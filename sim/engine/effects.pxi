@@ -23,10 +23,10 @@ cdef struct Frame:
     int discarded    # cards discarded so far in this text (by either player)
     uint64_t drawn   # cards drawn by this text (bit per card instance)
 
-cdef inline int this_line(Game* g, Frame* fr) noexcept nogil:
+cdef inline int this_line(State* g, Frame* fr) noexcept nogil:
     return g.line[fr.src] if g.zone[fr.src] == Z_FIELD else fr.home_line
 
-cdef inline bint stopped(Game* g) noexcept nogil:
+cdef inline bint stopped(State* g) noexcept nogil:
     return g.halt != HALT_NONE or g.winner >= 0
 
 cdef struct Scope:
@@ -35,7 +35,7 @@ cdef struct Scope:
     uint8_t evl0
     uint8_t evl1
 
-cdef inline Scope scope_open(Game* g) noexcept nogil:
+cdef inline Scope scope_open(State* g) noexcept nogil:
     cdef Scope s
     s.ev0 = g.ev[0]
     s.ev1 = g.ev[1]
@@ -47,7 +47,7 @@ cdef inline Scope scope_open(Game* g) noexcept nogil:
     g.evl[1] = 0
     return s
 
-cdef void scope_close(Game* g, Scope s) noexcept nogil:
+cdef void scope_close(State* g, Scope s) noexcept nogil:
     cdef uint8_t e0 = g.ev[0], e1 = g.ev[1], l0 = g.evl[0], l1 = g.evl[1]
     g.ev[0] = s.ev0
     g.ev[1] = s.ev1
@@ -96,7 +96,7 @@ cdef inline uint32_t after_triggers(uint8_t ev) noexcept nogil:
         m |= 1u << TR_AFTER_SHUFFLE
     return m
 
-cdef void fire_after(Game* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) noexcept nogil:
+cdef void fire_after(State* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) noexcept nogil:
     """Note every active "After ...:" box matching these events, then resolve them one at a time
     in the active player's order (7.3, 7.4). `by` picks whose events count, `during` whose turn
     it must be, `here` (after_play) that the play went into the card's line."""
@@ -139,7 +139,7 @@ cdef void fire_after(Game* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) no
                         nn += 1
     resolve_noted(g, note, nn)
 
-cdef void resolve_noted(Game* g, int32_t* note, int nn) noexcept nogil:
+cdef void resolve_noted(State* g, int32_t* note, int nn) noexcept nogil:
     """Resolve noted trigger boxes one at a time in the active player's order, skipping those no
     longer active (3.1)."""
     cdef int i, k, pick, c, box
@@ -162,10 +162,10 @@ cdef void resolve_noted(Game* g, int32_t* note, int nn) noexcept nogil:
         if box_active(g, c, box):
             run_box(g, c, box)
 
-cdef void run_box(Game* g, int c, int box) noexcept nogil:
+cdef void run_box(State* g, int c, int box) noexcept nogil:
     run_text(g, c, g.owner[c], g.def_id[c], box)
 
-cdef void run_text(Game* g, int c, int ctrl, int defn, int box) noexcept nogil:
+cdef void run_text(State* g, int c, int ctrl, int defn, int box) noexcept nogil:
     """Resolve one box of definition `defn` as text of card c controlled by ctrl: a card's own
     text, or a copy of another card's text (10.1: "this card" is c, the copier controls it)."""
     cdef const CardDef* d = &g.cdefs[defn]
@@ -196,7 +196,7 @@ cdef void run_text(Game* g, int c, int ctrl, int defn, int box) noexcept nogil:
     g.cur_src = saved_src
     g.depth -= 1
 
-cdef void resolve_middle(Game* g, int c) noexcept nogil:
+cdef void resolve_middle(State* g, int c) noexcept nogil:
     """Middle text of a card played face-up, flipped face-up while uncovered, or uncovered (2.3)."""
     if stopped(g) or not on_field(g, c) or not g.face_up[c]:
         return
@@ -207,7 +207,7 @@ cdef void resolve_middle(Game* g, int c) noexcept nogil:
         return
     run_box(g, c, BOX_MIDDLE)
 
-cdef void run_steps(Game* g, Frame* fr, int start, int n) noexcept nogil:
+cdef void run_steps(State* g, Frame* fr, int start, int n) noexcept nogil:
     cdef int k
     cdef const Step* st
     cdef Scope sc
@@ -233,7 +233,7 @@ cdef void run_steps(Game* g, Frame* fr, int start, int n) noexcept nogil:
         fr.did = do_step(g, fr, st)
         scope_close(g, sc)
 
-cdef bint condition_holds(Game* g, Frame* fr, const Step* st) noexcept nogil:
+cdef bint condition_holds(State* g, Frame* fr, const Step* st) noexcept nogil:
     """The step's `if` (checked when the step is reached, not when the text began)."""
     cdef int a, b
     if st.cond == COND_DID:
@@ -263,7 +263,7 @@ cdef inline bint compare(int a, int op, int b) noexcept nogil:
         return a > b
     return a >= b
 
-cdef int distinct_protocols(Game* g, int only_line) noexcept nogil:
+cdef int distinct_protocols(State* g, int only_line) noexcept nogil:
     """Different protocols among face-up cards on the field (face-down cards have none)."""
     cdef uint64_t seen = 0
     cdef int s, l, i, c, n = 0, pr
@@ -280,7 +280,7 @@ cdef int distinct_protocols(Game* g, int only_line) noexcept nogil:
                         n += 1
     return n
 
-cdef int protocol_cards(Game* g, int pr, int skip) noexcept nogil:
+cdef int protocol_cards(State* g, int pr, int skip) noexcept nogil:
     """Face-up cards of protocol pr on the field, not counting card `skip`."""
     cdef int s, l, i, c, n = 0
     for s in range(2):
@@ -291,7 +291,7 @@ cdef int protocol_cards(Game* g, int pr, int skip) noexcept nogil:
                     n += 1
     return n
 
-cdef int amount(Game* g, Frame* fr, int kind, int n, int who) noexcept nogil:
+cdef int amount(State* g, Frame* fr, int kind, int n, int who) noexcept nogil:
     """A number a text refers to: a count, a value or a tally of the game (docs/cards.md)."""
     cdef int tl = this_line(g, fr)
     if kind == CK_DISCARDED_PLUS1:
@@ -329,13 +329,13 @@ cdef int amount(Game* g, Frame* fr, int kind, int n, int who) noexcept nogil:
 cdef inline int decider(Frame* fr, const Step* st) noexcept nogil:
     return 1 - fr.ctrl if st.who_opp else fr.ctrl
 
-cdef int ask_may(Game* g, int player) noexcept nogil:
+cdef int ask_may(State* g, int player) noexcept nogil:
     g.opts[0] = 1
     g.opts[1] = 0
     g.nopts = 2
     return ask(g, player, D_MAY)
 
-cdef int do_step(Game* g, Frame* fr, const Step* st) noexcept nogil:
+cdef int do_step(State* g, Frame* fr, const Step* st) noexcept nogil:
     """Resolve one step; returns 1 if it happened (changed the game), else 0."""
     cdef int verb = g.cur_verb, src = g.cur_dec_src, r
     g.cur_verb = st.verb
@@ -345,7 +345,7 @@ cdef int do_step(Game* g, Frame* fr, const Step* st) noexcept nogil:
     g.cur_dec_src = src
     return r
 
-cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
+cdef int do_step_body(State* g, Frame* fr, const Step* st) noexcept nogil:
     """Ask an optional step's decider (only when it could change the game), then resolve it by
     its verb's implementation (the dispatch table bound in _vocab_impl.pxi)."""
     cdef int dec = decider(fr, st)
@@ -356,12 +356,12 @@ cdef int do_step_body(Game* g, Frame* fr, const Step* st) noexcept nogil:
             return 0
     return VERB_DO[st.verb](g, fr, st, dec)
 
-cdef bint step_possible(Game* g, Frame* fr, const Step* st) noexcept nogil:
+cdef bint step_possible(State* g, Frame* fr, const Step* st) noexcept nogil:
     """Could the step change the game state (6.2)? Asked before an optional step and of each
     alternative of an `either`."""
     return VERB_POSSIBLE[st.verb](g, fr, st, decider(fr, st))
 
-cdef bint branch_possible(Game* g, Frame* fr, int start, int n) noexcept nogil:
+cdef bint branch_possible(State* g, Frame* fr, int start, int n) noexcept nogil:
     if n <= 0:
         return False
     return step_possible(g, fr, &g.steps[start])

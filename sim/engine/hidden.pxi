@@ -1,12 +1,12 @@
 # What a player cannot see, and the honest re-deal of it (determinization). One implementation,
 # declared in _core.pxd: the bots (strategies/_bots.pyx, _ismcts.pyx) look ahead on determinized
-# copies, and the engine's honesty hook (CoreGame.decide_with) re-deals a position the same way.
+# copies, and the engine's honesty hook (CoreState.decide_with) re-deals a position the same way.
 #
 # Hidden from p: the opponent's hand and deck, face-down field cards p does not own, and the order
 # of p's own deck. The identities in those slots are sorted into a canonical order before they are
 # shuffled, so any arrangement of the hidden information gives the very same re-deal.
 
-cdef int hidden_slots(Game* g, int p, int8_t* slots) noexcept nogil:
+cdef int hidden_slots(State* g, int p, int8_t* slots) noexcept nogil:
     """The slots whose identities p cannot see, except p's own deck, in public order: the
     opponent's hand, the opponent's deck, the face-down field cards p does not own."""
     cdef int n = 0, i, c, s, l, o = 1 - p
@@ -23,7 +23,7 @@ cdef int hidden_slots(Game* g, int p, int8_t* slots) noexcept nogil:
     return n
 
 
-cdef void redeal_slots(Game* src, Game* dst, int8_t* slots, int n, uint64_t seed, uint64_t* counter,
+cdef void redeal_slots(State* src, State* dst, int8_t* slots, int n, uint64_t seed, uint64_t* counter,
                        uint64_t key) noexcept nogil:
     """Sort the card identities (definition, owner) of these slots, shuffle them with the stream
     (seed, key), and deal them back into dst (src may be dst: every read comes first)."""
@@ -49,7 +49,7 @@ cdef void redeal_slots(Game* src, Game* dst, int8_t* slots, int n, uint64_t seed
         dst.owner[slots[i]] = defs[i] & 1
 
 
-cdef void redeal_hidden(Game* src, Game* dst, int p, uint64_t seed, uint64_t* counter,
+cdef void redeal_hidden(State* src, State* dst, int p, uint64_t seed, uint64_t* counter,
                         uint64_t key) noexcept nogil:
     """Re-deal into dst everything p cannot see in src, drawing from the stream (seed, key)."""
     cdef int8_t slots[MAXCARDS]
@@ -61,7 +61,7 @@ cdef void redeal_hidden(Game* src, Game* dst, int p, uint64_t seed, uint64_t* co
     redeal_slots(src, dst, slots, n, seed, counter, key)
 
 
-cdef void determinize(Game* src, Game* dst, int p, int stream) noexcept nogil:
+cdef void determinize(State* src, State* dst, int p, int stream) noexcept nogil:
     """Copy src into dst with everything p cannot see re-dealt from the bot's draws on `stream`.
     The copy leaves out the game's scratch tail (copy_for_lookahead): dst is for lookahead runs."""
     copy_for_lookahead(dst, src)

@@ -13,7 +13,7 @@ cdef enum Violation:
     INV_VALUE = 8           # a line value disagrees with the sum of its cards and modifiers
     INV_CACHE = 9           # the per-line field cache disagrees with a recomputation of every line
 
-cdef int check_invariants(Game* g, bint boundary) noexcept nogil:
+cdef int check_invariants(State* g, bint boundary) noexcept nogil:
     cdef int seen[MAXCARDS]
     cdef int c, p, l, i, ntransit = 0, total = 0
     if g.phase == PH_DRAFT:
@@ -75,10 +75,10 @@ cdef int check_invariants(Game* g, bint boundary) noexcept nogil:
         return INV_CACHE
     return INV_OK
 
-cdef bint cache_agrees(Game* g) noexcept nogil:
+cdef bint cache_agrees(State* g) noexcept nogil:
     """Only the lines a change touched are recomputed (zones.pxi): the result must be what a
     recomputation of every line gives (passives, triggers, face-down values and line values)."""
-    cdef Game fresh
+    cdef State fresh
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
     copy_for_lookahead(&fresh, g)
@@ -91,7 +91,7 @@ cdef bint cache_agrees(Game* g) noexcept nogil:
             and memcmp(fresh.trig_line, g.trig_line, sizeof(g.trig_line)) == 0
             and memcmp(fresh.trig_mask, g.trig_mask, sizeof(g.trig_mask)) == 0)
 
-cdef int recount_line(Game* g, int p, int l) noexcept nogil:
+cdef int recount_line(State* g, int p, int l) noexcept nogil:
     """Independent recount of a line value from the rules (2.2, 2.4) and the passives in play."""
     cdef int v = 0, i, c, s, ndown = 0, fd
     cdef const CardDef* d

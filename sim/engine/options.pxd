@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The one encoding of decision options (the int32 values in Game.opts that strategies return).
+"""The one encoding of decision options (the int32 values in State.opts that strategies return).
 The engine packs them, the bots and sim/describe.py (through _core's `unpack_*` functions) read
 them back; every pack and unpack goes through these helpers, so the layout lives here only.
 

@@ -1,11 +1,11 @@
 # Playing cards (rule 5): the legal (card, line, face, side) options shared by the action and
 # by "play" effects, and landing a committed card.
 
-cdef int play_options(Game* g, int p, int only_line, int not_line, bint down_only) noexcept nogil:
+cdef int play_options(State* g, int p, int only_line, int not_line, bint down_only) noexcept nogil:
     """Every legal (card, line, face) play from p's hand into g.opts (the turn's action)."""
     return card_play_options(g, p, g.hand[p], g.nhand[p], only_line, not_line, down_only, 0, NULL, NULL)
 
-cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int only_line,
+cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int only_line,
                            int not_line, bint down_only, int line_rule, Frame* fr,
                            const Step* st) noexcept nogil:
     """Legal plays of these cards into g.opts (play_option, options.pxd): the one statement of rule 5.1 and the play passives, shared by the
@@ -52,7 +52,7 @@ cdef int card_play_options(Game* g, int p, const int8_t* cards, int ncards, int 
                     n += 1
     return n
 
-cdef int effect_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int effect_play_options(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Options for "Play 1 card" from hand, from the trash or "that card", with the step's line,
     face, value and protocol restrictions."""
     cdef int tl = this_line(g, fr)
@@ -69,7 +69,7 @@ cdef int effect_play_options(Game* g, Frame* fr, const Step* st, int p) noexcept
         return card_play_options(g, p, g.trash[p], g.ntrash[p], only, nope, st.face_down, st.to, fr, st)
     return card_play_options(g, p, g.hand[p], g.nhand[p], only, nope, st.face_down, st.to, fr, st)
 
-cdef void commit_play(Game* g, int p, int k) noexcept nogil:
+cdef void commit_play(State* g, int p, int k) noexcept nogil:
     """Take the chosen card out of hand or trash (5.3: committed) and play it."""
     cdef int c = play_card_of(k)
     if g.zone[c] == Z_HAND:
@@ -79,14 +79,14 @@ cdef void commit_play(Game* g, int p, int k) noexcept nogil:
     g.zone[c] = Z_TRANSIT
     play_card(g, p, c, p ^ play_opp_side(k), play_line_of(k), play_face_up(k), -1)
 
-cdef bint possible_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_play(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     if st.source == S_HAND or st.source == S_TRASH or st.count_kind == CK_THAT:
         return effect_play_options(g, fr, st, dec) > 0
     if st.source == S_OPP_DECK:
         return g.ndeck[1 - dec] > 0
     return g.ndeck[dec] > 0
 
-cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_play(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t lines[3]
     cdef int n, k, c, l, i, nl, done = 0, tl = this_line(g, fr), q, side
     if st.source == S_HAND or st.source == S_TRASH or st.count_kind == CK_THAT:
@@ -143,7 +143,7 @@ cdef int verb_play(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
         done |= play_from_deck(g, fr, dec, q, side, l, -1)
     return done
 
-cdef int play_from_deck(Game* g, Frame* fr, int p, int q, int s, int l, int under) noexcept nogil:
+cdef int play_from_deck(State* g, Frame* fr, int p, int q, int s, int l, int under) noexcept nogil:
     """p plays the top card of q's deck face-down into side s, line l (its owner is unchanged)."""
     cdef int c
     if g.ndeck[q] == 0 or not can_play_down_into(g, p, l):
@@ -155,7 +155,7 @@ cdef int play_from_deck(Game* g, Frame* fr, int p, int q, int s, int l, int unde
     play_card(g, p, c, s, l, 0, under)
     return 1
 
-cdef void before_cover(Game* g, int s, int l, int incoming) noexcept nogil:
+cdef void before_cover(State* g, int s, int l, int incoming) noexcept nogil:
     """"When this card would be covered: First, ..." resolves completely before a card lands
     (5.3); if that removes the card, the next card down may have such text too. "... covered by
     a Unity card" (cover_same) needs the incoming card to be face-up and of that protocol."""
@@ -183,7 +183,7 @@ cdef void before_cover(Game* g, int s, int l, int incoming) noexcept nogil:
         nf += 1
         run_box(g, t, box)
 
-cdef void play_card(Game* g, int p, int c, int s, int l, int up, int under) noexcept nogil:
+cdef void play_card(State* g, int p, int c, int s, int l, int up, int under) noexcept nogil:
     """Land a committed card (5.3): on-cover texts first, then it enters the stack, then its
     middle text if face-up."""
     g.face_up[c] = up

@@ -1,7 +1,7 @@
 # Primitive changes of the game state the verbs are made of: draw, discard, flip, delete, return,
 # shift, rearrange. Each does one thing and resolves the middle text it uncovers (2.3, 7.1).
 
-cdef int discard_whole_hand(Game* g, int p) noexcept nogil:
+cdef int discard_whole_hand(State* g, int p) noexcept nogil:
     """Discard every card in hand at once (Chaos 4, Fear 1, Peace 1)."""
     cdef int k = g.nhand[p], i, c
     for i in range(k):
@@ -13,7 +13,7 @@ cdef int discard_whole_hand(Game* g, int p) noexcept nogil:
         g.ev[p] |= EV_DISCARD
     return k
 
-cdef int discard_random(Game* g, int p, int n) noexcept nogil:
+cdef int discard_random(State* g, int p, int n) noexcept nogil:
     """Fear 4: cards leave the hand at random (the game's stream, never a player's choice)."""
     cdef int k = 0, c
     while k < n and g.nhand[p] > 0:
@@ -26,7 +26,7 @@ cdef int discard_random(Game* g, int p, int n) noexcept nogil:
         g.ev[p] |= EV_DISCARD
     return k
 
-cdef int has_trigger(Game* g, int c, int trig) noexcept nogil:
+cdef int has_trigger(State* g, int c, int trig) noexcept nogil:
     """The box of card c with this trigger if that box is active now, else -1."""
     cdef const CardDef* d = cdef_of(g, c)
     cdef int box
@@ -35,7 +35,7 @@ cdef int has_trigger(Game* g, int c, int trig) noexcept nogil:
             return box
     return -1
 
-cdef void uncovered(Game* g, int s, int l) noexcept nogil:
+cdef void uncovered(State* g, int s, int l) noexcept nogil:
     """The card now at the end of this stack was just uncovered: its middle text resolves."""
     cdef int t = top_card(g, s, l)
     if l == g.compiling_line:
@@ -43,7 +43,7 @@ cdef void uncovered(Game* g, int s, int l) noexcept nogil:
     if t >= 0 and g.face_up[t]:
         resolve_middle(g, t)
 
-cdef int draw_cards(Game* g, int p, int n) noexcept nogil:
+cdef int draw_cards(State* g, int p, int n) noexcept nogil:
     cdef int i, c, got = 0
     if n > 0 and draw_blocked(g, p):
         return 0
@@ -62,7 +62,7 @@ cdef int draw_cards(Game* g, int p, int n) noexcept nogil:
         log_add(g, LG_DRAW, p, -1, -1, got, 0)
     return got
 
-cdef void reshuffle_trash(Game* g, int p) noexcept nogil:
+cdef void reshuffle_trash(State* g, int p) noexcept nogil:
     cdef int i, c
     for i in range(g.ntrash[p]):
         c = g.trash[p][i]
@@ -76,7 +76,7 @@ cdef void reshuffle_trash(Game* g, int p) noexcept nogil:
         g.ev[p] |= EV_SHUFFLE          # shuffling 0 or 1 cards changes nothing (Time 2 ruling)
     log_add(g, LG_SHUFFLE, p, -1, -1, 0, 0)
 
-cdef int draw_from_opponent(Game* g, int p) noexcept nogil:
+cdef int draw_from_opponent(State* g, int p) noexcept nogil:
     """Draw the top card of the opponent's deck: it becomes yours (9.1)."""
     cdef int o = 1 - p, c
     if g.ndeck[o] == 0:
@@ -92,7 +92,7 @@ cdef int draw_from_opponent(Game* g, int p) noexcept nogil:
     log_add(g, LG_TAKE, p, -1, c, 1, 0)
     return 1
 
-cdef int discard_cards(Game* g, int p, int n, bint one_or_more, bint any_number=False,
+cdef int discard_cards(State* g, int p, int n, bint one_or_more, bint any_number=False,
                        bint into_opp=False) noexcept nogil:
     """Player p discards n cards of their choice (or 1 or more / any number, stopping at
     "done"); `into_opp` puts them in the opponent's trash, who then owns them (Assimilation 1)."""
@@ -118,10 +118,10 @@ cdef int discard_cards(Game* g, int p, int n, bint one_or_more, bint any_number=
         g.ev[p] |= EV_DISCARD
     return got
 
-cdef int flip_card(Game* g, int c, int actor) noexcept nogil:
+cdef int flip_card(State* g, int c, int actor) noexcept nogil:
     return flip_card_ex(g, c, actor, True)
 
-cdef int flip_card_ex(Game* g, int c, int actor, bint with_middle) noexcept nogil:
+cdef int flip_card_ex(State* g, int c, int actor, bint with_middle) noexcept nogil:
     cdef int box
     if not on_field(g, c) or unflippable(g, c):
         return 0
@@ -138,7 +138,7 @@ cdef int flip_card_ex(Game* g, int c, int actor, bint with_middle) noexcept nogi
         resolve_middle(g, c)
     return 1
 
-cdef int delete_card(Game* g, int c, int actor) noexcept nogil:
+cdef int delete_card(State* g, int c, int actor) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
     if not on_field(g, c):
@@ -153,7 +153,7 @@ cdef int delete_card(Game* g, int c, int actor) noexcept nogil:
         uncovered(g, s, l)
     return 1
 
-cdef int return_card(Game* g, int c, int actor) noexcept nogil:
+cdef int return_card(State* g, int c, int actor) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
     if not on_field(g, c):
@@ -166,7 +166,7 @@ cdef int return_card(Game* g, int c, int actor) noexcept nogil:
         uncovered(g, s, l)
     return 1
 
-cdef void put_returned(Game* g, int c) noexcept nogil:
+cdef void put_returned(State* g, int c) noexcept nogil:
     """A returned card goes to its owner's hand (6.7), or face-down on top of their deck when
     the other player has an active Corruption 1."""
     cdef int o = g.owner[c]
@@ -180,7 +180,7 @@ cdef void put_returned(Game* g, int c) noexcept nogil:
         return
     put_hand(g, o, c)
 
-cdef int take_from_field(Game* g, int c, int p) noexcept nogil:
+cdef int take_from_field(State* g, int c, int p) noexcept nogil:
     """Assimilation 0: put a card from the field into p's hand; p owns it from now on (9.1)."""
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
@@ -195,7 +195,7 @@ cdef int take_from_field(Game* g, int c, int p) noexcept nogil:
         uncovered(g, s, l)
     return 1
 
-cdef int shift_card(Game* g, int c, int dest, int actor) noexcept nogil:
+cdef int shift_card(State* g, int c, int dest, int actor) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
     if not on_field(g, c) or dest == l:
@@ -211,7 +211,7 @@ cdef int shift_card(Game* g, int c, int dest, int actor) noexcept nogil:
         resolve_middle(g, c)       # a covered card shifted to become uncovered (2.3)
     return 1
 
-cdef int apply_perm(Game* g, int p, int perm) noexcept nogil:
+cdef int apply_perm(State* g, int p, int perm) noexcept nogil:
     cdef int16_t pr[3]
     cdef int8_t cp[3]
     cdef int i
@@ -223,7 +223,7 @@ cdef int apply_perm(Game* g, int p, int perm) noexcept nogil:
         g.compiled[p][i] = cp[i]
     return 1
 
-cdef int rearrange(Game* g, int dec, int target) noexcept nogil:
+cdef int rearrange(State* g, int dec, int target) noexcept nogil:
     """Rearrange one side's protocols into a different order (4.4)."""
     cdef int k, n = 0
     for k in range(1, 6):              # every non-identity order differs: a side's protocols are distinct
@@ -237,7 +237,7 @@ cdef int rearrange(Game* g, int dec, int target) noexcept nogil:
     log_add(g, LG_REARRANGE, dec, -1, -1, target, rearrange_perm(k))
     return 1
 
-cdef int swap_protocols(Game* g, int dec) noexcept nogil:
+cdef int swap_protocols(State* g, int dec) noexcept nogil:
     cdef int k
     g.opts[0] = rearrange_option(dec, 1)    # swap middle and right
     g.opts[1] = rearrange_option(dec, 2)    # swap left and middle

@@ -6,7 +6,7 @@ engine's `mix64_array` / `splitmix64_array`) all draw from this file and cannot 
 
 A stream draw is value = mix(mix(seed * gamma + key) ^ counter * STEP): nothing global, nothing
 platform-dependent, so a seed gives the same numbers on every machine and in every worker. The
-Game-level wrappers (which counter, which key) are in _core.pxd."""
+State-level wrappers (which counter, which key) are in _core.pxd."""
 
 from libc.stdint cimport uint64_t
 

@@ -1,7 +1,7 @@
 # Shuffles on a game's counter-based streams. The words and the stream draws (rng_next,
 # rng_below) are declared once, in rng.pxd and _core.pxd, and shared with the bots.
 
-cdef void shuffle_slots(Game* g, int stream, int8_t* slots, int n) noexcept nogil:
+cdef void shuffle_slots(State* g, int stream, int8_t* slots, int n) noexcept nogil:
     """Fisher-Yates shuffle of n card slots with one of the game's streams."""
     cdef int i = n - 1, j
     cdef int8_t t
@@ -12,5 +12,5 @@ cdef void shuffle_slots(Game* g, int stream, int8_t* slots, int n) noexcept nogi
         slots[j] = t
         i -= 1
 
-cdef inline void shuffle_deck(Game* g, int p) noexcept nogil:
+cdef inline void shuffle_deck(State* g, int p) noexcept nogil:
     shuffle_slots(g, STREAM_GAME, g.deck[p], g.ndeck[p])

@@ -1,6 +1,6 @@
 # Which cards and lines a step may act on (rule 6.3): selectors, destinations, "each" lines.
 
-cdef bint matches(Game* g, Frame* fr, const Step* st, int c, int top, int l) noexcept nogil:
+cdef bint matches(State* g, Frame* fr, const Step* st, int c, int top, int l) noexcept nogil:
     cdef int tl = this_line(g, fr)
     if st.covered == C_UNCOVERED and not top:
         return False
@@ -37,7 +37,7 @@ cdef bint matches(Game* g, Frame* fr, const Step* st, int c, int top, int l) noe
             return False
     return True
 
-cdef int protocol_line(Game* g, Frame* fr) noexcept nogil:
+cdef int protocol_line(State* g, Frame* fr) noexcept nogil:
     """The line of the controller's protocol of this text's protocol (Unity 1), or -1."""
     cdef int l
     for l in range(3):
@@ -45,7 +45,7 @@ cdef int protocol_line(Game* g, Frame* fr) noexcept nogil:
             return l
     return -1
 
-cdef int collect(Game* g, Frame* fr, const Step* st, int only_line, int32_t* out) noexcept nogil:
+cdef int collect(State* g, Frame* fr, const Step* st, int only_line, int32_t* out) noexcept nogil:
     """Cards on the field matching the step's selectors, by side, line and position (public
     order, so the option list never depends on hidden identities)."""
     cdef int n = 0, s, l, i, c, ns, v, best, k
@@ -78,7 +78,7 @@ cdef int collect(Game* g, Frame* fr, const Step* st, int only_line, int32_t* out
         n = k
     return n
 
-cdef int shift_dests(Game* g, Frame* fr, const Step* st, int c, int32_t* out) noexcept nogil:
+cdef int shift_dests(State* g, Frame* fr, const Step* st, int c, int32_t* out) noexcept nogil:
     """Lines card c may be shifted to (always another line of its own side, 6.6)."""
     cdef int n = 0, l, cl = g.line[c], tl = this_line(g, fr)
     for l in range(3):
@@ -96,7 +96,7 @@ cdef int shift_dests(Game* g, Frame* fr, const Step* st, int c, int32_t* out) no
         n += 1
     return n
 
-cdef bint opp_highest(Game* g, Frame* fr, int l) noexcept nogil:
+cdef bint opp_highest(State* g, Frame* fr, int l) noexcept nogil:
     """Is l a line where the controller's opponent has their highest total (ties: any)?"""
     cdef int k, o = 1 - fr.ctrl, v = line_value(g, o, l)
     for k in range(3):
@@ -104,7 +104,7 @@ cdef bint opp_highest(Game* g, Frame* fr, int l) noexcept nogil:
             return False
     return True
 
-cdef int choose(Game* g, int player, int kind, int32_t* items, int n) noexcept nogil:
+cdef int choose(State* g, int player, int kind, int32_t* items, int n) noexcept nogil:
     """Offer these items (cards or lines) as the options of one decision."""
     cdef int i
     for i in range(n):
@@ -112,7 +112,7 @@ cdef int choose(Game* g, int player, int kind, int32_t* items, int n) noexcept n
     g.nopts = n
     return ask(g, player, kind)
 
-cdef int deck_matches(Game* g, Frame* fr, const Step* st, int p, int32_t* out) noexcept nogil:
+cdef int deck_matches(State* g, Frame* fr, const Step* st, int p, int32_t* out) noexcept nogil:
     """Cards of p's (revealed) deck a "draw 1 card with ..." step may take, in deck order."""
     cdef int i, c, n = 0
     for i in range(g.ndeck[p] - 1, -1, -1):
@@ -122,13 +122,13 @@ cdef int deck_matches(Game* g, Frame* fr, const Step* st, int p, int32_t* out) n
             n += 1
     return n
 
-cdef bint value_allowed(Game* g, Frame* fr, const Step* st, int v) noexcept nogil:
+cdef bint value_allowed(State* g, Frame* fr, const Step* st, int v) noexcept nogil:
     """The step's value selectors: a list of values, or a comparison with an amount."""
     if st.value_mask and not ((st.value_mask >> v) & 1):
         return False
     return st.value_op == 0xFF or compare(v, st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl))
 
-cdef bint card_fits(Game* g, Frame* fr, const Step* st, int c) noexcept nogil:
+cdef bint card_fits(State* g, Frame* fr, const Step* st, int c) noexcept nogil:
     """Value and protocol filters for a card off the field (its printed value and protocol)."""
     if not value_allowed(g, fr, st, cdef_of(g, c).value):
         return False
@@ -138,7 +138,7 @@ cdef bint card_fits(Game* g, Frame* fr, const Step* st, int c) noexcept nogil:
         return False
     return True
 
-cdef int each_lines(Game* g, Frame* fr, const Step* st, int32_t* lines) noexcept nogil:
+cdef int each_lines(State* g, Frame* fr, const Step* st, int32_t* lines) noexcept nogil:
     """The lines an "in each line" step notes before it starts (6.4)."""
     cdef int nl = 0, l, tl = this_line(g, fr)
     for l in range(3):
@@ -152,7 +152,7 @@ cdef int each_lines(Game* g, Frame* fr, const Step* st, int32_t* lines) noexcept
         nl += 1
     return nl
 
-cdef int lines_with_targets(Game* g, Frame* fr, const Step* st, int32_t* lines, int n) noexcept nogil:
+cdef int lines_with_targets(State* g, Frame* fr, const Step* st, int32_t* lines, int n) noexcept nogil:
     """Keep the noted lines that still hold a card the step could act on."""
     cdef int32_t cand[MAXCARDS]
     cdef int i, k = 0

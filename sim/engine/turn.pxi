@@ -11,7 +11,7 @@ PERMS[5][0] = 2; PERMS[5][1] = 1; PERMS[5][2] = 0      # swap left and right
 
 # -- draft and deal (1.1, 1.2) -------------------------------------------------------------------
 
-cdef void run_draft(Game* g) noexcept nogil:
+cdef void run_draft(State* g) noexcept nogil:
     """A picks 1, B 2, A 2, B 1 (A = first player); protocols go left to right in pick order."""
     cdef int order[6]
     cdef int i, k, p, pr, n, taken
@@ -44,7 +44,7 @@ cdef void run_draft(Game* g) noexcept nogil:
         g.proto[p][k] = g.drafted[i]
     deal(g)
 
-cdef void deal(Game* g) noexcept nogil:
+cdef void deal(State* g) noexcept nogil:
     """Build both 18-card decks from the protocols in play, shuffle, draw 5 each (1.2)."""
     cdef int p, k, j, c
     for p in range(2):
@@ -72,7 +72,7 @@ cdef void deal(Game* g) noexcept nogil:
 
 # -- phases ---------------------------------------------------------------------------------------
 
-cdef void phase_triggers(Game* g, int trig) noexcept nogil:
+cdef void phase_triggers(State* g, int trig) noexcept nogil:
     """Start/End: note the active player's active commands, resolve in their order (3.1, 3.6)."""
     cdef int32_t note[MAXNOTE]
     cdef int nn = 0, s, l, i, c, box
@@ -94,7 +94,7 @@ cdef void phase_triggers(Game* g, int trig) noexcept nogil:
                         nn += 1
     resolve_noted(g, note, nn)
 
-cdef void check_control(Game* g) noexcept nogil:
+cdef void check_control(State* g) noexcept nogil:
     cdef int p = g.active, l, ahead = 0
     for l in range(3):
         if line_value(g, p, l) > line_value(g, 1 - p, l):
@@ -105,7 +105,7 @@ cdef void check_control(Game* g) noexcept nogil:
         log_add(g, LG_CONTROL, p, -1, -1, 1, 0)
         ev_rec(g, EK_CONTROL, p, -1, -1, 0)
 
-cdef bint check_compile(Game* g) noexcept nogil:
+cdef bint check_compile(State* g) noexcept nogil:
     """Returns True if the active player compiled (their action for the turn)."""
     cdef int p = g.active, l, n = 0, k
     if g.no_compile_turn[p] == g.turn:
@@ -123,7 +123,7 @@ cdef bint check_compile(Game* g) noexcept nogil:
     compile_line(g, p, k)
     return True
 
-cdef void control_rearrange(Game* g, int p) noexcept nogil:
+cdef void control_rearrange(State* g, int p) noexcept nogil:
     """Spending the control component: return it to neutral, may rearrange one player's
     protocols (4.1, 4.5)."""
     cdef int n = 0, t, k
@@ -142,7 +142,7 @@ cdef void control_rearrange(Game* g, int p) noexcept nogil:
     apply_perm(g, rearrange_side(k), rearrange_perm(k))
     log_add(g, LG_REARRANGE, p, -1, -1, rearrange_side(k), rearrange_perm(k))
 
-cdef void compile_line(Game* g, int p, int l) noexcept nogil:
+cdef void compile_line(State* g, int p, int l) noexcept nogil:
     """Compile (4.1): spend control, delete every card in the line at once (no middle text from
     uncovering), mark the protocol Compiled or recompile, win with three (4.3)."""
     cdef Scope outer
@@ -152,7 +152,7 @@ cdef void compile_line(Game* g, int p, int l) noexcept nogil:
         g.ev[p] |= EV_COMPILE          # "After your opponent compiles" (War 2), once it is all done
     scope_close(g, outer)
 
-cdef void compile_body(Game* g, int p, int l) noexcept nogil:
+cdef void compile_body(State* g, int p, int l) noexcept nogil:
     cdef int32_t cards[MAXCARDS]
     cdef int n = 0, s, i, c, box
     cdef Scope sc
@@ -197,7 +197,7 @@ cdef void compile_body(Game* g, int p, int l) noexcept nogil:
         g.compiled[p][l] = 1
     check_win(g, p)
 
-cdef void record_compile(Game* g, int p, int l, int recompile) noexcept nogil:
+cdef void record_compile(State* g, int p, int l, int recompile) noexcept nogil:
     cdef int k = g.nce
     if k < MAXCE:
         g.ce_turn[k] = g.turn
@@ -207,7 +207,7 @@ cdef void record_compile(Game* g, int p, int l, int recompile) noexcept nogil:
         g.ce_recompile[k] = recompile
         g.nce += 1
 
-cdef void check_win(Game* g, int p) noexcept nogil:
+cdef void check_win(State* g, int p) noexcept nogil:
     """A player with all three protocols Compiled wins at once (4.3)."""
     if g.compiled[p][0] and g.compiled[p][1] and g.compiled[p][2]:
         g.winner = p
@@ -215,7 +215,7 @@ cdef void check_win(Game* g, int p) noexcept nogil:
         g.phase = PH_OVER
         log_add(g, LG_WIN, p, -1, -1, 0, 0)
 
-cdef int do_refresh(Game* g, int p) noexcept nogil:
+cdef int do_refresh(State* g, int p) noexcept nogil:
     """Refresh (3.4, 4.5): draw up to 5; not allowed when it would draw nothing."""
     if not can_refresh(g, p):
         return 0
@@ -229,18 +229,18 @@ cdef int do_refresh(Game* g, int p) noexcept nogil:
     draw_cards(g, p, 5 - g.nhand[p])
     return 1
 
-cdef inline bint can_refresh(Game* g, int p) noexcept nogil:
+cdef inline bint can_refresh(State* g, int p) noexcept nogil:
     """A refresh must draw at least one card: fewer than 5 in hand and a card in deck or trash."""
     return g.nhand[p] < 5 and g.ndeck[p] + g.ntrash[p] > 0 and not draw_blocked(g, p)
 
-cdef int action_options(Game* g, int p) noexcept nogil:
+cdef int action_options(State* g, int p) noexcept nogil:
     cdef int n = play_options(g, p, -1, -1, False)
     if can_refresh(g, p):
         g.opts[n] = OPT_REFRESH
         n += 1
     return n
 
-cdef void do_action(Game* g) noexcept nogil:
+cdef void do_action(State* g) noexcept nogil:
     cdef int p = g.active, k, c
     cdef Scope sc
     if g.forced >= 0 and not g.checking:
@@ -259,7 +259,7 @@ cdef void do_action(Game* g) noexcept nogil:
         commit_play(g, p, k)
     scope_close(g, sc)
 
-cdef int choose_action(Game* g, int p) noexcept nogil:
+cdef int choose_action(State* g, int p) noexcept nogil:
     """List the action options and ask the active player; -1 when there is none (a skip)."""
     g.nopts = action_options(g, p)
     if g.nopts == 0:
@@ -267,7 +267,7 @@ cdef int choose_action(Game* g, int p) noexcept nogil:
         return -1
     return ask(g, p, D_ACTION)
 
-cdef void check_cache(Game* g) noexcept nogil:
+cdef void check_cache(State* g) noexcept nogil:
     cdef int p = g.active, n
     cdef Scope sc
     if has_passive(g, p, PA_SKIP_CACHE, -1):
@@ -280,7 +280,7 @@ cdef void check_cache(Game* g) noexcept nogil:
         g.ev[p] |= EV_CLEAR_CACHE
     scope_close(g, sc)
 
-cdef void next_turn(Game* g) noexcept nogil:
+cdef void next_turn(State* g) noexcept nogil:
     cdef int k
     if g.horizon_turn >= 0 and g.turn >= g.horizon_turn:
         g.halt = HALT_HORIZON      # lookahead horizon reached: stop at the end of this turn
@@ -301,7 +301,7 @@ cdef void next_turn(Game* g) noexcept nogil:
         return
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
 
-cdef void game_run(Game* g) noexcept nogil:
+cdef void game_run(State* g) noexcept nogil:
     """Play from the current phase until the game ends or a decision must come from outside."""
     while not stopped(g):
         if g.phase == PH_DRAFT:

@@ -3,20 +3,20 @@
 # 6.2); a field verb has `act_NAME` (act on one chosen card) and shares verb_field/possible_field.
 # The engine dispatches to them by the tables _vocab_impl.pxi binds by these names.
 
-cdef int verb_none(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_none(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return 0
 
-cdef bint possible_always(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_always(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     """Verbs that can always be tried (the engine has no cheap test for them)."""
     return True
 
-cdef int act_none(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_none(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     return 0
 
-cdef inline int step_amount(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef inline int step_amount(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return amount(g, fr, st.count_kind, st.n, dec)
 
-cdef int verb_draw(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_draw(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int n = step_amount(g, fr, st, dec), i, got = 0, before = g.nhand[dec]
     if st.source == S_OPP_DECK:
         if draw_blocked(g, dec):
@@ -31,7 +31,7 @@ cdef int verb_draw(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
         fr.drawn |= (<uint64_t>1) << g.hand[dec][i]
     return got > 0
 
-cdef bint possible_draw(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_draw(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t scratch[MAXCARDS]
     if draw_blocked(g, dec):
         return False
@@ -41,7 +41,7 @@ cdef bint possible_draw(Game* g, Frame* fr, const Step* st, int dec) noexcept no
         return deck_matches(g, fr, st, dec, scratch) > 0
     return g.ndeck[dec] + g.ntrash[dec] > 0
 
-cdef int draw_searched(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int draw_searched(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Draw chosen cards out of a revealed deck (Clarity 2/3: one; Unity 4: all that match).
     A draw, so Ice 6 stops it and after-draw triggers see it; it never reshuffles."""
     cdef int32_t cand[MAXCARDS]
@@ -66,7 +66,7 @@ cdef int draw_searched(Game* g, Frame* fr, const Step* st, int p) noexcept nogil
         log_add(g, LG_DRAW, p, -1, -1, got, 1)
     return got
 
-cdef int verb_discard(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int k, c, q, n
     cdef int ck = st.count_kind
     if st.source == S_DECK_TOP or st.source == S_OPP_DECK:
@@ -94,35 +94,35 @@ cdef int verb_discard(Game* g, Frame* fr, const Step* st, int dec) noexcept nogi
     fr.discarded += k
     return k > 0
 
-cdef bint possible_discard(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     if st.source == S_DECK_TOP:
         return g.ndeck[dec] > 0
     if st.source == S_OPP_DECK:
         return g.ndeck[1 - dec] > 0
     return g.nhand[dec] > 0
 
-cdef inline int act_on(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef inline int act_on(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     """Apply a field verb to one chosen card, which becomes "that card"."""
     fr.that = c
     return VERB_ACT[st.verb](g, fr, st, c, dec)
 
-cdef int act_flip(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_flip(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     return flip_card_ex(g, c, dec, not st.no_middle)
 
-cdef int act_take_field(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_take_field(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     return take_from_field(g, c, dec)
 
-cdef int act_delete(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_delete(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     return delete_card(g, c, dec)
 
-cdef int act_return(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_return(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     return return_card(g, c, dec)
 
-cdef int act_reveal(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_reveal(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     log_add(g, LG_REVEAL, dec, fr.src, c, 0, 0)
     return 1
 
-cdef int act_shift(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_shift(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     cdef int32_t lines[3]
     cdef int n = shift_dests(g, fr, st, c, lines), l
     if n == 0:
@@ -132,7 +132,7 @@ cdef int act_shift(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept 
         return 0
     return shift_card(g, c, l, dec)
 
-cdef bint possible_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t scratch[MAXCARDS]
     cdef int v = st.verb
     if st.count_kind == CK_THIS:
@@ -141,7 +141,7 @@ cdef bint possible_field(Game* g, Frame* fr, const Step* st, int dec) noexcept n
         return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
     return collect(g, fr, st, -1, scratch) > 0
 
-cdef int verb_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t cand[MAXCARDS]
     cdef int32_t lines[3]
     cdef int n, i, c, k, done = 0, nl, l, tl
@@ -202,7 +202,7 @@ cdef int verb_field(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
         done |= act_on(g, fr, st, c, dec)
     return done
 
-cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     """"All": every matching card at once, with no triggers in between (6.4); the cards that
     become uncovered resolve their middle text afterwards, in the active player's order."""
     cdef int32_t cand[MAXCARDS]
@@ -279,7 +279,7 @@ cdef int verb_all(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     resolve_new_tops(g, tops_before)
     return 1
 
-cdef void resolve_new_tops(Game* g, int32_t* tops_before) noexcept nogil:
+cdef void resolve_new_tops(State* g, int32_t* tops_before) noexcept nogil:
     """After a simultaneous change, face-up cards that became uncovered resolve their middle text
     one at a time, in the active player's order."""
     cdef int32_t note[6]
@@ -307,32 +307,32 @@ cdef void resolve_new_tops(Game* g, int32_t* tops_before) noexcept nogil:
         if is_uncovered(g, noted_card(t)):
             resolve_middle(g, noted_card(t))
 
-cdef int verb_refresh(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_refresh(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return do_refresh(g, dec)
 
-cdef bint possible_refresh(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_refresh(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return can_refresh(g, dec)
 
-cdef int verb_rearrange(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_rearrange(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     """Mode 0: the decider's own protocols; 1: the opponent's."""
     return rearrange(g, dec, dec if st.mode == 0 else 1 - dec)
 
-cdef int verb_swap(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_swap(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return swap_protocols(g, dec)
 
-cdef int verb_reveal_hand(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_reveal_hand(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     log_add(g, LG_REVEAL, dec, -1, -1, 1, g.nhand[dec])
     return g.nhand[dec] > 0
 
-cdef int verb_deny_compile(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_deny_compile(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     g.no_compile_turn[1 - dec] = g.turn + (2 if g.active == 1 - dec else 1)
     log_add(g, LG_DENY, dec, fr.src, -1, 0, g.no_compile_turn[1 - dec])
     return 1
 
-cdef bint possible_hand(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_hand(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return g.nhand[dec] > 0
 
-cdef int verb_reveal_from_hand(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_reveal_from_hand(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     cdef int c
     if g.nhand[p] == 0:
         return 0
@@ -342,17 +342,17 @@ cdef int verb_reveal_from_hand(Game* g, Frame* fr, const Step* st, int p) noexce
     log_add(g, LG_REVEAL, p, -1, c, 2, 0)
     return 1
 
-cdef int choose_hand(Game* g, int p) noexcept nogil:
+cdef int choose_hand(State* g, int p) noexcept nogil:
     cdef int i
     for i in range(g.nhand[p]):
         g.opts[i] = g.hand[p][i]
     g.nopts = g.nhand[p]
     return ask(g, p, D_HAND)
 
-cdef bint possible_reveal_from_hand(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_reveal_from_hand(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return possible_hand(g, fr, st, dec)
 
-cdef int verb_give(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_give(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     cdef int i, c, done = 0, n = st.n
     for i in range(n):
         if g.nhand[p] == 0:
@@ -367,10 +367,10 @@ cdef int verb_give(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
         done = 1
     return done
 
-cdef bint possible_give(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_give(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return possible_hand(g, fr, st, dec)
 
-cdef int verb_take(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_take(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     cdef int i, c, o = 1 - p, done = 0, n = st.n
     for i in range(n):
         if g.nhand[o] == 0:
@@ -383,13 +383,13 @@ cdef int verb_take(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
         done = 1
     return done
 
-cdef bint possible_take(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_take(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return g.nhand[1 - dec] > 0
 
-cdef bint possible_either(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_either(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return branch_possible(g, fr, st.alt_a, st.alt_a_len) or branch_possible(g, fr, st.alt_b, st.alt_b_len)
 
-cdef int verb_either(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_either(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef bint a = branch_possible(g, fr, st.alt_a, st.alt_a_len)
     cdef bint b = branch_possible(g, fr, st.alt_b, st.alt_b_len)
     cdef int n = 0, k
@@ -412,7 +412,7 @@ cdef int verb_either(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil
         run_steps(g, fr, st.alt_b, st.alt_b_len)
     return fr.did
 
-cdef int verb_state(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef int verb_state(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     """State a number (0-6, mode 0) or a protocol (mode 1: any in the pool, even one not in this
     game)."""
     cdef int i, k, n = 0
@@ -433,7 +433,7 @@ cdef int verb_state(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     log_add(g, LG_STATE, dec, fr.src, -1, st.mode, k)
     return 1
 
-cdef int verb_shuffle(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_shuffle(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Shuffle p's deck (mode 0), or first put the trash into it (mode 1: Clarity 4, Time 0/2)."""
     if st.mode == 1:
         if g.ndeck[p] + g.ntrash[p] == 0:
@@ -449,13 +449,13 @@ cdef int verb_shuffle(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
     g.ev[p] |= EV_SHUFFLE
     return 1
 
-cdef bint possible_shuffle(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+cdef bint possible_shuffle(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return g.ntrash[dec] > 0 if st.mode == 1 else g.ndeck[dec] > 1
 
-cdef bint possible_swap_stacks(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef bint possible_swap_stacks(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     return (g.nstack[p][0] > 0) + (g.nstack[p][1] > 0) + (g.nstack[p][2] > 0) >= 2
 
-cdef int verb_swap_stacks(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_swap_stacks(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Mirror 2: two of p's non-empty stacks trade lines, keeping their order (no card is
     covered or uncovered by it)."""
     cdef int32_t lines[3]
@@ -489,7 +489,7 @@ cdef int verb_swap_stacks(Game* g, Frame* fr, const Step* st, int p) noexcept no
     log_add(g, LG_SWAP_STACKS, p, fr.src, -1, a, b)
     return 1
 
-cdef int act_copy_middle(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+cdef int act_copy_middle(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
     """Mirror 1 (rule 10): resolve card c's middle text as a new text of this card, controlled
     by this text's controller, with new targets; c itself is not involved any further."""
     if not on_field(g, fr.src):
@@ -501,7 +501,7 @@ cdef int act_copy_middle(Game* g, Frame* fr, const Step* st, int c, int dec) noe
     run_text(g, fr.src, fr.ctrl, g.def_id[c], BOX_MIDDLE)
     return 1
 
-cdef int verb_compile_protocol(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_compile_protocol(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Diversity 0 / Unity 1: turn this text's protocol on p's side to Compiled. Not a compile:
     no control, no deletions, no "after compile"; three Compiled protocols still win (4.3)."""
     cdef int l = protocol_line(g, fr)
@@ -514,7 +514,7 @@ cdef int verb_compile_protocol(Game* g, Frame* fr, const Step* st, int p) noexce
     check_win(g, p)
     return 1
 
-cdef int reveal_candidates(Game* g, Frame* fr, const Step* st, int p, int32_t* out) noexcept nogil:
+cdef int reveal_candidates(State* g, Frame* fr, const Step* st, int p, int32_t* out) noexcept nogil:
     """Cards a "reveal 1 card from ..." step may choose: from the trash, or among the cards this
     text drew that are still in hand (Luck 0)."""
     cdef int i, c, n = 0
@@ -536,11 +536,11 @@ cdef int reveal_candidates(Game* g, Frame* fr, const Step* st, int p, int32_t* o
         return 1 if g.ndeck[p] > 0 else 0
     return 0
 
-cdef bint possible_reveal_zone(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef bint possible_reveal_zone(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     cdef int32_t scratch[MAXCARDS]
     return reveal_candidates(g, fr, st, p, scratch) > 0
 
-cdef int verb_reveal_zone(Game* g, Frame* fr, const Step* st, int p) noexcept nogil:
+cdef int verb_reveal_zone(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Reveal (6.8) the deck's top card, the whole deck, or 1 chosen card of the trash or of the
     cards just drawn; a chosen card becomes "that card"."""
     cdef int32_t cand[MAXCARDS]

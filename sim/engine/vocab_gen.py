@@ -78,9 +78,9 @@ def _bindings() -> list[str]:
 def impl_text() -> str:
     """The dispatch tables and record reader _core.pyx includes (after every implementation)."""
     lines = [HEADER,
-             "ctypedef int (*verb_fn)(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil",
-             "ctypedef bint (*possible_fn)(Game* g, Frame* fr, const Step* st, int dec) noexcept nogil",
-             "ctypedef int (*act_fn)(Game* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil",
+             "ctypedef int (*verb_fn)(State* g, Frame* fr, const Step* st, int dec) noexcept nogil",
+             "ctypedef bint (*possible_fn)(State* g, Frame* fr, const Step* st, int dec) noexcept nogil",
+             "ctypedef int (*act_fn)(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil",
              "",
              "cdef verb_fn VERB_DO[NVERBS]              # resolve a step",
              "cdef possible_fn VERB_POSSIBLE[NVERBS]    # could it change the game (6.2, `may`)",

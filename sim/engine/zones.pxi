@@ -5,24 +5,24 @@ cdef enum:
     BOX_MIDDLE = 1
     BOX_BOTTOM = 2
 
-cdef inline bint on_field(Game* g, int c) noexcept nogil:
+cdef inline bint on_field(State* g, int c) noexcept nogil:
     return g.zone[c] == Z_FIELD
 
-cdef inline int stack_pos(Game* g, int c) noexcept nogil:
+cdef inline int stack_pos(State* g, int c) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c], i
     for i in range(g.nstack[s][l]):
         if g.stack[s][l][i] == c:
             return i
     return -1
 
-cdef inline int top_card(Game* g, int s, int l) noexcept nogil:
+cdef inline int top_card(State* g, int s, int l) noexcept nogil:
     cdef int n = g.nstack[s][l]
     return g.stack[s][l][n - 1] if n > 0 else -1
 
-cdef inline bint is_uncovered(Game* g, int c) noexcept nogil:
+cdef inline bint is_uncovered(State* g, int c) noexcept nogil:
     return g.zone[c] == Z_FIELD and top_card(g, g.side[c], g.line[c]) == c
 
-cdef inline bint box_active(Game* g, int c, int box) noexcept nogil:
+cdef inline bint box_active(State* g, int c, int box) noexcept nogil:
     """Top text is active while face-up; bottom text only while face-up and uncovered (2.3)."""
     if g.zone[c] != Z_FIELD or not g.face_up[c]:
         return False
@@ -30,11 +30,11 @@ cdef inline bint box_active(Game* g, int c, int box) noexcept nogil:
         return is_uncovered(g, c)
     return True
 
-cdef inline void bump(Game* g, int c) noexcept nogil:
+cdef inline void bump(State* g, int c) noexcept nogil:
     """A card's text is interrupted when its epoch changes (7.2): flipped, covered or moved out."""
     g.epoch[c] += 1
 
-cdef bint stack_remove(Game* g, int c) noexcept nogil:
+cdef bint stack_remove(State* g, int c) noexcept nogil:
     """Take a card out of its stack; returns whether it was the uncovered card."""
     cdef int s = g.side[c], l = g.line[c], n = g.nstack[s][l], i, k = -1
     for i in range(n):
@@ -49,7 +49,7 @@ cdef bint stack_remove(Game* g, int c) noexcept nogil:
     touch_line(g, l)
     return k == n - 1
 
-cdef void stack_put(Game* g, int c, int s, int l, int idx) noexcept nogil:
+cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
     """Put a card into a stack at position idx (-1: on top, covering the previous top card)."""
     cdef int n = g.nstack[s][l], i
     if idx < 0 or idx > n:
@@ -79,14 +79,14 @@ cdef void list_remove(int8_t* arr, int8_t* n, int c) noexcept nogil:
         arr[i] = arr[i + 1]
     n[0] -= 1
 
-cdef inline void put_hand(Game* g, int p, int c) noexcept nogil:
+cdef inline void put_hand(State* g, int p, int c) noexcept nogil:
     g.hand[p][g.nhand[p]] = c
     g.nhand[p] += 1
     g.zone[c] = Z_HAND
     g.side[c] = p
     g.face_up[c] = 0
 
-cdef inline void put_trash(Game* g, int c) noexcept nogil:
+cdef inline void put_trash(State* g, int c) noexcept nogil:
     cdef int p = g.owner[c]
     g.trash[p][g.ntrash[p]] = c
     g.ntrash[p] += 1
@@ -94,7 +94,7 @@ cdef inline void put_trash(Game* g, int c) noexcept nogil:
     g.side[c] = p
     g.face_up[c] = 1
 
-cdef inline const CardDef* cdef_of(Game* g, int c) noexcept nogil:
+cdef inline const CardDef* cdef_of(State* g, int c) noexcept nogil:
     return &g.cdefs[g.def_id[c]]
 
 # -- passives and values, cached per field version and line --------------------------------------------
@@ -104,18 +104,18 @@ cdef inline const CardDef* cdef_of(Game* g, int c) noexcept nogil:
 # swapping stacks: touch); the first query after a change recomputes the stale lines' passives,
 # triggers and values.
 
-cdef inline void touch(Game* g) noexcept nogil:
+cdef inline void touch(State* g) noexcept nogil:
     """Something anywhere on the field changed: every line's cache is stale."""
     g.field_ver += 1
     g.stale_lines = 7
 
-cdef inline void touch_line(Game* g, int l) noexcept nogil:
+cdef inline void touch_line(State* g, int l) noexcept nogil:
     """A stack of line l changed: only that line is recomputed (a card's passives, triggers and
     value reach no further than its own line)."""
     g.field_ver += 1
     g.stale_lines |= 1 << l
 
-cdef inline bint other_protocol_up_in_stack(Game* g, int s, int l, int c) noexcept nogil:
+cdef inline bint other_protocol_up_in_stack(State* g, int s, int l, int c) noexcept nogil:
     """Is there a face-up card of another protocol than card c in this stack (Diversity 3)?"""
     cdef int i, x
     for i in range(g.nstack[s][l]):
@@ -124,7 +124,7 @@ cdef inline bint other_protocol_up_in_stack(Game* g, int s, int l, int c) noexce
             return True
     return False
 
-cdef void refresh_cache(Game* g) noexcept nogil:
+cdef void refresh_cache(State* g) noexcept nogil:
     """Recompute the stale lines (all of them when none is marked: a version bump alone), then
     the trigger masks from the per-stack ones."""
     cdef int l, s
@@ -137,7 +137,7 @@ cdef void refresh_cache(Game* g) noexcept nogil:
     g.stale_lines = 0
     g.cache_ver = g.field_ver
 
-cdef void refresh_line(Game* g, int l) noexcept nogil:
+cdef void refresh_line(State* g, int l) noexcept nogil:
     """One pass over each stack of line l for its passives, triggers and base value (face-up
     values plus face-down cards at the stack's face-down value), then the rare line-wide value
     passives."""
@@ -193,13 +193,13 @@ cdef void refresh_line(Game* g, int l) noexcept nogil:
                 if d.passive[box] & PA_PER_OPP_CARD:
                     g.lval[s][l] += d.per_opp_card * g.nstack[1 - s][l]
 
-cdef inline bint may_trigger(Game* g, uint32_t mask) noexcept nogil:
+cdef inline bint may_trigger(State* g, uint32_t mask) noexcept nogil:
     """Could any face-up card on the field have a box with one of these triggers?"""
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
     return ((g.trig_mask[0] | g.trig_mask[1]) & mask) != 0
 
-cdef inline bint has_passive(Game* g, int s, int flag, int l) noexcept nogil:
+cdef inline bint has_passive(State* g, int s, int flag, int l) noexcept nogil:
     """Does a face-up card on side s (in line l, or anywhere if l < 0) have this passive active?"""
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
@@ -207,16 +207,16 @@ cdef inline bint has_passive(Game* g, int s, int flag, int l) noexcept nogil:
         return (g.pas[s][l] & flag) != 0
     return ((g.pas[s][0] | g.pas[s][1] | g.pas[s][2]) & flag) != 0
 
-cdef bint middle_ignored(Game* g, int c) noexcept nogil:
+cdef bint middle_ignored(State* g, int c) noexcept nogil:
     """Apathy 2: middle commands of cards in a line with an active ignore passive do nothing."""
     cdef int l = g.line[c]
     return has_passive(g, 0, PA_IGNORE_MIDDLE, l) or has_passive(g, 1, PA_IGNORE_MIDDLE, l)
 
-cdef bint middle_suppressed(Game* g, int c) noexcept nogil:
+cdef bint middle_suppressed(State* g, int c) noexcept nogil:
     """Fear 0: during its owner's turn, the opponent's cards have no middle text at all."""
     return g.owner[c] != g.active and has_passive(g, g.active, PA_NO_OPP_MIDDLE, -1)
 
-cdef bint unflippable(Game* g, int c) noexcept nogil:
+cdef bint unflippable(State* g, int c) noexcept nogil:
     """Ice 4: a card whose active text says it cannot be flipped."""
     cdef const CardDef* d = cdef_of(g, c)
     cdef int box
@@ -227,13 +227,13 @@ cdef bint unflippable(Game* g, int c) noexcept nogil:
             return True
     return False
 
-cdef inline bint draw_blocked(Game* g, int p) noexcept nogil:
+cdef inline bint draw_blocked(State* g, int p) noexcept nogil:
     """Ice 6: a player holding cards cannot draw (checked once per batch of draws)."""
     return g.nhand[p] > 0 and has_passive(g, p, PA_NO_DRAW_WITH_HAND, -1)
 
 # -- values (2.2, 2.4) -------------------------------------------------------------------------
 
-cdef int card_value(Game* g, int c) noexcept nogil:
+cdef int card_value(State* g, int c) noexcept nogil:
     """Current value: printed when face-up on the field or in the trash; 2 face-down (or the
     value a passive in the same stack gives); 2 for a card that is hidden (hand, deck)."""
     cdef int z = g.zone[c]
@@ -247,14 +247,14 @@ cdef int card_value(Game* g, int c) noexcept nogil:
         refresh_cache(g)
     return g.fdv[g.side[c]][g.line[c]] if g.fdv[g.side[c]][g.line[c]] >= 0 else 2
 
-cdef int line_value(Game* g, int p, int l) noexcept nogil:
+cdef int line_value(State* g, int p, int l) noexcept nogil:
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
     if g.perhand[p][l]:
         return g.lval[p][l] + g.perhand[p][l] * g.nhand[p]     # Clarity 0 follows the hand
     return g.lval[p][l]
 
-cdef void line_values(Game* g, int lv[2][3]) noexcept nogil:
+cdef void line_values(State* g, int lv[2][3]) noexcept nogil:
     """All six line values at once (one call for a bot's evaluation instead of six)."""
     cdef int p, l
     if g.cache_ver != g.field_ver:
@@ -263,12 +263,12 @@ cdef void line_values(Game* g, int lv[2][3]) noexcept nogil:
         for l in range(3):
             lv[p][l] = g.lval[p][l] + g.perhand[p][l] * g.nhand[p]
 
-cdef inline int line_cards(Game* g, int l) noexcept nogil:
+cdef inline int line_cards(State* g, int l) noexcept nogil:
     return g.nstack[0][l] + g.nstack[1][l]
 
 # -- playing restrictions (5.1, passives) --------------------------------------------------------
 
-cdef int welcome_protocol(Game* g, int s, int l) noexcept nogil:
+cdef int welcome_protocol(State* g, int s, int l) noexcept nogil:
     """Unity 1: the protocol whose cards may be played face-up in line l because of an active
     text in stack (s, l), or -1."""
     cdef int i, c, box, n = g.nstack[s][l]
@@ -285,7 +285,7 @@ cdef int welcome_protocol(Game* g, int s, int l) noexcept nogil:
                 return d.protocol
     return -1
 
-cdef bint line_has_facedown(Game* g, int l) noexcept nogil:
+cdef bint line_has_facedown(State* g, int l) noexcept nogil:
     cdef int s, i
     for s in range(2):
         for i in range(g.nstack[s][l]):
@@ -293,5 +293,5 @@ cdef bint line_has_facedown(Game* g, int l) noexcept nogil:
                 return True
     return False
 
-cdef bint can_play_down_into(Game* g, int p, int l) noexcept nogil:
+cdef bint can_play_down_into(State* g, int p, int l) noexcept nogil:
     return not has_passive(g, 1 - p, PA_DENY_ANY_LINE, l) and not has_passive(g, 1 - p, PA_DENY_FACEDOWN_LINE, l)
