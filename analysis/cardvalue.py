@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.open import Runs, open_runs, peek_manifest
+from analysis.schema import PROTOCOL_COLUMNS, SEATS
 from analysis.stats import Z95, adjust, norm_sf
 
 BASELINE = "baseline"
@@ -134,7 +135,7 @@ def _holder_values(design: Design) -> str:
 def per_matchup(runs: Runs, design: Design) -> pd.DataFrame:
     """Per (restricted arm, holder protocol, matchup): paired games and the holder's summed score
     in the baseline and in the restricted arm, joined game by game on (matchup, game_in_matchup)."""
-    seats = {s: ", ".join(f"seat{s}_protocol_{p}::varchar" for p in ("left", "middle", "right")) for s in (0, 1)}
+    seats = {s: ", ".join(f"{c}::varchar" for c in PROTOCOL_COLUMNS[3 * s:3 * s + 3]) for s in SEATS}
     return runs.sql(f"""
         with holder(block, protocol) as (values {_holder_values(design)}),
         g as (

@@ -25,11 +25,11 @@ from analysis.flags import CARD_METRIC
 from analysis.open import Runs
 from analysis.provenance import of_runs, print_lines
 from analysis.runfolder import load_inputs
+from analysis.schema import PROTOCOL_COLUMNS
 from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p
 from analysis.storage import parquet_view
 
 _SIDES = ("side_a", "side_b")
-_PROTOCOLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in ("left", "middle", "right")]
 
 
 @dataclass
@@ -96,7 +96,7 @@ def pair_connection(base: Runs, variant: Runs) -> Runs:
 def _clusters_sql(view: str) -> str:
     """Per seed cluster (matchup, seed): its games and an order-free fingerprint of their setups
     (trios in draft order and first player), which both sides must share to be paired."""
-    setup = ", ".join(["first_player", *_PROTOCOLS])
+    setup = ", ".join(["first_player", *PROTOCOL_COLUMNS])
     return (f"select matchup, seed, count(*) as games, bit_xor(hash({setup})) as setup "
             f"from {view} group by matchup, seed")
 
@@ -143,7 +143,7 @@ def detect_design(pc: Runs, base: Runs, variant: Runs) -> Design:
 def _cells_sql(view: str) -> str:
     """Per (row, seed cluster): decided games (n) and wins (w) of the first player and of each
     protocol appearance; the same counts the unpaired rates sum."""
-    protos = ", ".join(_PROTOCOLS)
+    protos = ", ".join(PROTOCOL_COLUMNS)
     return f"""
         select kind, name, matchup, seed, sum(n)::bigint as n, sum(w)::bigint as w from (
             select 'game' as kind, 'first player' as name, matchup, seed,

@@ -23,6 +23,7 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import runfolder
@@ -326,6 +327,14 @@ def _verified(opened: Opened, found: _Findings) -> _RunFiles:
             if why:
                 found.warnings.append(f"{why}; {SUMMARY_OF[kind]} from events (slower)")
     return _RunFiles(m, g, e, found_summaries)
+
+
+def open_table(games: pa.Table, label: str = "batch") -> Runs:
+    """Games held in memory (a batch played in this process) as a Runs, so that its figures come
+    from the same queries as a run folder's; `label` names it where a report names its runs."""
+    con = duckdb.connect()
+    con.register("games", games)
+    return Runs(con, [Path(label)], [{}], [], [])
 
 
 def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = None,

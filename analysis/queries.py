@@ -12,10 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.open import Runs
-from analysis.schema import CARD_COUNTS, POSITIONS
+from analysis.schema import CARD_COUNTS, POSITIONS, PROTOCOL_COLUMNS
 from analysis.stats import add_rate, bradley_terry, newcombe_diff
-
-_PROTO_COLS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in POSITIONS]
 
 
 def _list(items: list[str]) -> str:
@@ -186,7 +184,7 @@ def _position_base(runs: Runs) -> pd.DataFrame:
     return runs.memo("position", lambda: runs.sql(f"""
         select protocol, position, count(*) filter (where winner >= 0) as games,
                count(*) filter (where winner = seat) as wins, count(*) filter (where winner < 0) as draws
-        from (select winner, unnest({_list(_PROTO_COLS)}) as protocol,
+        from (select winner, unnest({_list(PROTOCOL_COLUMNS)}) as protocol,
                      unnest([0, 0, 0, 1, 1, 1]) as seat, unnest([0, 1, 2, 0, 1, 2]) as position from games)
         group by all"""))
 

@@ -5,13 +5,18 @@ opened) and the tests' synthetic runs hold."""
 from __future__ import annotations
 
 import pyarrow as pa
+from sim.engine._core import constants
+
+from sim.describe import LINES
 
 _DICT = pa.dictionary(pa.int32(), pa.string())
 
 SEATS = (0, 1)
-POSITIONS = ("left", "middle", "right")
-EVENT_KINDS = ("draw", "play_face_up", "play_face_down", "delete", "compile", "recompile", "control")
-END_REASONS = ("compiled", "turn_cap", "loop_guard")
+POSITIONS = LINES                     # a seat's protocols, left to right (its lines)
+# The engine's names, in code order: the values of the `kind` and `end_reason` dictionaries.
+EVENT_KINDS = tuple(name for _, name in sorted(constants()["event_kind"].items()))
+END_REASONS = tuple(name for code, name in sorted(constants()["end_reason"].items()) if code)
+PROTOCOL_COLUMNS = tuple(f"seat{s}_protocol_{p}" for s in SEATS for p in POSITIONS)
 
 
 def _seat_fields(fmt: str, typ: pa.DataType) -> list[pa.Field]:
@@ -31,7 +36,7 @@ GAMES_SCHEMA = pa.schema(
         pa.field("engine_version", _DICT),
         pa.field("strategy_0", _DICT),
         pa.field("strategy_1", _DICT),
-        *[pa.field(f"seat{s}_protocol_{p}", _DICT) for s in SEATS for p in POSITIONS],
+        *[pa.field(c, _DICT) for c in PROTOCOL_COLUMNS],
         pa.field("first_player", pa.int8()),
         pa.field("winner", pa.int8()),
         pa.field("end_reason", _DICT),

@@ -10,9 +10,8 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from sim.stats import wilson  # noqa: F401  (the scalar version; re-exported for callers of analysis)
+from sim.stats import Z95, wilson, wilson_interval  # noqa: F401  (one formula; re-exported for analysis)
 
-Z95 = 1.959963984540054
 ELO_SCALE = 400 / math.log(10)          # Elo points per unit of log-odds
 
 
@@ -25,22 +24,6 @@ def norm_sf(z: np.ndarray | float) -> np.ndarray:
     """Upper tail of the standard normal, vectorised (scipy is not a dependency)."""
     z = np.asarray(z, dtype=float)
     return 0.5 * np.vectorize(math.erfc)(z / math.sqrt(2)) if z.size else z
-
-
-def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval per element (sane at small n and near 0 or 1); (0, 1) where n == 0.
-    Same formula as sim.stats.wilson."""
-    wins = np.asarray(wins, dtype=float)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(n > 0, wins / n, 0.5)
-        nn = np.where(n > 0, n, 1.0)
-        d = 1 + z * z / nn
-        centre = (p + z * z / (2 * nn)) / d
-        half = z * np.sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / d
-    lo = np.where(n > 0, np.maximum(0.0, centre - half), 0.0)
-    hi = np.where(n > 0, np.minimum(1.0, centre + half), 1.0)
-    return lo, hi
 
 
 def add_rate(df: pd.DataFrame, wins: str = "wins", games: str = "games", prefix: str = "win_rate") -> pd.DataFrame:

@@ -29,6 +29,7 @@ from analysis.open import Runs, open_runs, peek_manifest, split_arm
 from analysis.provenance import as_html, csv_header, of_runs, print_lines, tier_names
 from analysis.report import records
 from analysis.runfolder import write_atomic
+from analysis.schema import PROTOCOL_COLUMNS
 
 RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
@@ -103,7 +104,6 @@ def bootstrap_agreement(stat_a: Callable[[np.ndarray], np.ndarray], stat_b: Call
 
 # -- per-cluster counts -----------------------------------------------------------------------------
 
-_SEATS = [f"seat{s}_protocol_{p}" for s in (0, 1) for p in ("left", "middle", "right")]
 
 
 def protocol_clusters(runs: Runs) -> pd.DataFrame:
@@ -112,7 +112,7 @@ def protocol_clusters(runs: Runs) -> pd.DataFrame:
     return runs.sql(f"""
         select matchup, seed, protocol::varchar as item, count(*) filter (where winner >= 0) as n,
                count(*) filter (where winner = seat) as w
-        from (select matchup, seed, winner, unnest([{", ".join(_SEATS)}]) as protocol,
+        from (select matchup, seed, winner, unnest([{", ".join(PROTOCOL_COLUMNS)}]) as protocol,
                      unnest([0, 0, 0, 1, 1, 1]) as seat from games)
         group by all""")
 

@@ -7,10 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from sim.describe import LINES
 from sim.engine._core import constants
 
 END_REASONS = constants()["end_reason"]
-LINES = ("left", "middle", "right")
 
 
 def make_record(pool, seed: int, strategies: Sequence[str], s: dict[str, Any], version: str) -> dict[str, Any]:

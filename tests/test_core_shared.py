@@ -9,9 +9,9 @@ import textwrap
 import numpy as np
 import pytest
 from sim.engine._core import constants, mix64_array, splitmix64_array, unpack_noted, unpack_play, unpack_rearrange
-from sim.state import State
 
 from protolab.experiment.seeds import game_seeds, master_key, mix64, sample_order
+from sim.state import State
 
 K = constants()
 

@@ -7,7 +7,15 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
+from rich.console import Console
+
+from analysis import queries
+from analysis.cells import ci, num, pct, table
+from analysis.open import open_table
 from protolab.commands.common import (
     MAX_GAME_SEED,
     MAX_TURN_CAP,
@@ -22,11 +30,12 @@ from protolab.commands.common import (
     print_csv,
 )
 from protolab.experiment.replay import ReplayError, ReplayMismatch, log_lines, replay_run
+from protolab.experiment.shards import batch_games
 from sim.batch import play_columns
-from sim.pool import DEFAULT_SETS
+from sim.pool import DEFAULT_SETS, Pool
+from sim.record import END_REASONS
 from sim.scenario import run_file
 from sim.state import State
-from sim.summary import print_summary, summarize
 from strategies.seats import make_seats
 from strategies.spec import StrategyError, make_seat
 
@@ -44,7 +53,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     cols = play_columns(pool, seeds, seats.configs, turn_cap=args.turn_cap)
     dt = time.perf_counter() - t0
-    summary = summarize(pool, cols)
+    summary = summarize(pool, cols, strategies)
     summary["strategies"] = list(strategies)
     summary["sets"] = list(args.set or DEFAULT_SETS)
     summary["variants"] = pool.variants
@@ -57,9 +66,50 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.format == "csv":
         print_csv(summary["protocols"])
         return 0
-
     print_summary(summary, console())
     return 0
+
+
+def summarize(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[str]) -> dict[str, Any]:
+    """Who wins, how long games last, which protocols win more often than their share: the games
+    as the rows a run writes, their figures from the analysis's own queries (one definition each)."""
+    runs = open_table(batch_games(pool, cols, strategies))
+    ov = queries.overview(runs).iloc[0]
+    protos = queries.protocol_win_rates(runs)
+    reasons = {END_REASONS[int(k)]: int(v) for k, v in zip(*np.unique(cols["end_reason"], return_counts=True),
+                                                             strict=True)}
+    return {
+        "games": int(ov["games"]),
+        "pool_hash": pool.hash,
+        "decided": int(ov["decided"]),
+        "draws": int(ov["draws"]),
+        "end_reasons": reasons,
+        "first_player_win_rate": None if ov["decided"] == 0 else float(ov["first_player_win_rate"]),
+        "first_player_ci": [float(ov["first_player_win_rate_low"]), float(ov["first_player_win_rate_high"])],
+        "mean_turns": float(ov["mean_turns"]),
+        "median_turns": float(ov["median_turns"]),
+        "mean_compiles": float(cols["n_compiles"].mean()),
+        "protocols": [{"protocol": r.protocol, "games": int(r.games), "win_rate": float(r.win_rate),
+                       "ci_low": float(r.win_rate_low), "ci_high": float(r.win_rate_high)}
+                      for r in protos.itertuples() if r.games > 0],
+    }
+
+
+def print_summary(s: dict[str, Any], out: Console) -> None:
+    """The summary as the terminal shows it: a header saying what produced it, then the figures."""
+    out.print(f"[bold]{s['games']:,} games[/bold], {' vs '.join(s['strategies'])}, seeds {s['first_seed']:,}-"
+              f"{s['first_seed'] + s['games'] - 1:,}; sets {', '.join(s['sets'])}"
+              + (f"; variants {', '.join(s['variants'])}" if s["variants"] else "")
+              + f"; pool {s['pool_hash']}; {s['seconds']} s = {s['games_per_second']:,.0f} games/s")
+    fp = s["first_player_win_rate"]
+    if fp is not None:
+        lo, hi = s["first_player_ci"]
+        out.print(f"First player wins {fp:.1%} (95% CI {lo:.1%}-{hi:.1%}) of {s['decided']:,} decided games")
+    out.print(f"Turns: mean {s['mean_turns']:.1f}, median {s['median_turns']:.0f}; "
+              f"compiles per game {s['mean_compiles']:.2f}; end reasons {s['end_reasons']}")
+    rows = [[r["protocol"], pct(r["win_rate"]), ci(r["ci_low"], r["ci_high"]), num(r["games"])]
+            for r in s["protocols"]]
+    out.print(table("Protocol win rate (as part of a trio)", ["protocol", "win rate", "95% CI", "games"], rows))
 
 
 def cmd_replay_run(args: argparse.Namespace) -> int:

@@ -36,7 +36,7 @@ from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
 from sim.batch import MAX_COMPILES
-from sim.pool import Pool
+from sim.pool import ENGINE_VERSION, Pool
 from sim.record import END_REASONS
 from strategies.seats import play_games
 
@@ -216,7 +216,37 @@ def _const(n: int, value: str) -> pa.DictionaryArray:
     return _dict(np.zeros(n, np.int8), [value])
 
 
-def games_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], facts: dict) -> pa.Table:
+@dataclass(frozen=True)
+class Batch:
+    """What a games table records of where its games came from, for games played outside a run
+    (`protolab simulate`): the fields of ShardTask that `games_table` reads."""
+
+    dicts: Dictionaries
+    games: int
+    pool_hash: str
+    run_id: str = "simulate"
+    first_game: int = 0
+    arm_index: int = 0
+    spec_hash: str = ""
+    engine_version: str = ENGINE_VERSION
+
+
+def batch_games(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[str]) -> pa.Table:
+    """The games table (analysis/schema.py) of one batch played in this process, seat 0 playing
+    strategies[0]: the rows a run would write, so its figures come from the same queries."""
+    kinds = _kinds()
+    dicts = Dictionaries(arms=("batch",), pool_hashes=(pool.hash,), strategies=tuple(sorted(set(strategies))),
+                         protocols=tuple(sorted(pool.protocols)), cards=tuple(sorted(c.name for c in pool.cards)),
+                         end_reasons=tuple(END_REASONS[i] for i in sorted(END_REASONS)),
+                         event_kinds=tuple(kinds[k] for k in sorted(kinds)))
+    n = len(cols["seed"])
+    seat = np.array([dicts.strategies.index(x) for x in strategies], np.int8)
+    facts = {"matchup": np.zeros(n, np.int32), "game": np.arange(n, dtype=np.int32),
+             "strategies": np.broadcast_to(seat, (n, 2))}
+    return games_table(Batch(dicts, n, pool.hash), pool, cols, facts)
+
+
+def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray], facts: dict) -> pa.Table:
     d = task.dicts
     n = task.games
     proto_map = np.array([d.protocols.index(p) for p in pool.protocols], np.int8)
