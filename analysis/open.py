@@ -101,7 +101,7 @@ class Runs:
             raise RunError(_explain(str(e), self.files)) from None
 
     def memo(self, key: str, fn: Callable[[], Any]) -> Any:
-        """Compute a shared intermediate once per opened dataset (several tables reuse it)."""
+        """Compute a shared intermediate once per opened run (several tables reuse it)."""
         if key not in self._memo:
             self._memo[key] = fn()
         return self._memo[key]

@@ -3,7 +3,7 @@ DataFrame with the game count beside every rate and a 95% Wilson interval around
 
 Conventions (docs/analysis.md): a win rate counts decided games only (draws are reported beside
 it, never as half wins); a protocol's rate is per appearance (a protocol in both trios of a game
-counts once for each seat, so mirrors sit at exactly 50%); seats are 0 and 1 as in the dataset,
+counts once for each seat, so mirrors sit at exactly 50%); seats are 0 and 1 as in the run folder,
 and "first" means the seat that took the first turn."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def _list(items: list[str]) -> str:
     return "[" + ", ".join(items) + "]"
 
 
-# -- shared intermediates (computed once per opened dataset) ---------------------------------------
+# -- shared intermediates (computed once per opened run) ---------------------------------------
 
 def _trio_key(s: int) -> str:
     # An order-free key of a seat's trio without building strings per game: xor of the names' hashes.

@@ -1,6 +1,6 @@
 """Where a run lives: a local folder, a shared disk, or an object store (`s3://bucket/runs`,
 `gs://bucket/runs`, anything `pyarrow.fs.FileSystem.from_uri` resolves), behind one small
-path-like interface over pyarrow's filesystem layer, so that the run folder's code (dataset.py,
+path-like interface over pyarrow's filesystem layer, so that the run folder's code (runfolder.py,
 the analysis) has one code path for all of them.
 
 Credentials and endpoints come from the usual places (pyarrow reads them): for S3 the

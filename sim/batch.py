@@ -27,7 +27,7 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, seats: Sequence[
     `protocols`, if given, is a list of matchups ((a, b, c), (d, e, f)) used round-robin by game
     index; otherwise every game drafts. With `check_invariants` the engine verifies the
     position at every decision and turn boundary and stops a game at the first violation
-    (column `violation`, 0 when none). With `events`, `out["events"]` holds the dataset events
+    (column `violation`, 0 when none). With `events`, `out["events"]` holds the events a run folder keeps
     (draws, plays, deletes, compiles, control gains) as columns whose `game` is the row index."""
     seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
     n = len(seeds)

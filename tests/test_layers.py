@@ -79,3 +79,14 @@ def test_cython_cimports_point_down():
         for m in CIMPORT.finditer(f.read_text()):
             target = (m.group(1) or m.group(2)).split(".")[0]
             assert target not in ("strategies", "analysis", "protolab"), f"{f.relative_to(ROOT)} cimports {target}"
+
+
+def test_a_shadowed_layer_name_is_one_clear_error(tmp_path):
+    """A notebook folder with its own analysis.py: `python -m protolab` (which puts the folder
+    first on sys.path) names the module that shadows protolab's package, exit status 2."""
+    (tmp_path / "analysis.py").write_text("x = 1\n")
+    r = subprocess.run([sys.executable, "-m", "protolab", "--help"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "'analysis'" in r.stderr and str(tmp_path / "analysis.py") in r.stderr
+    assert "Traceback" not in r.stderr

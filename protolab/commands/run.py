@@ -17,9 +17,9 @@ MAX_WORKERS = 100_000              # --workers with --address: tasks in flight
 
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
-        "run", help="run an experiment spec on Ray and write its Parquet dataset",
+        "run", help="run an experiment spec on Ray and write its run folder (Parquet)",
         description="Run an experiment (docs/experiments.md): every game seeded, shards on Ray, "
-                    "a Parquet dataset with a run.json manifest (docs/data.md). Without --address, "
+                    "a run folder of Parquet files with a run.json manifest (docs/data.md). Without --address, "
                     "a local Ray on 127.0.0.1 uses every core and stops afterwards.")
     p.add_argument("spec", nargs="?", metavar="SPEC",
                    help="experiment file, or the name of a shipped example (demo, protocol_balance, fire1_ab)")

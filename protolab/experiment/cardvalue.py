@@ -21,14 +21,12 @@ from typing import Any
 from analysis import runfolder
 from analysis.cardvalue import design_of, print_card_value, restriction_problems
 from analysis.dashboard import render
-from analysis.open import RunError, open_runs
+from analysis.open import open_runs
 from analysis.provenance import csv_header, print_lines, provenance
 from analysis.report import build_report, records
-from analysis.runfolder import RunDirError
 from protolab.experiment.plan import load_arm_pool
 from protolab.experiment.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
-from sim.cards.loader import CardDataError
 from sim.pool import DEFAULT_SETS, CardInfo, Pool
 
 DEFAULT_GAMES = 2000
@@ -197,8 +195,8 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
 
 
 def cmd_cardvalue(args: argparse.Namespace) -> int:
+    """Bad input (a spec, run folder, card file) ends in protolab.cli.main as one line, exit 2."""
     from rich.console import Console
-
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
@@ -206,9 +204,6 @@ def cmd_cardvalue(args: argparse.Namespace) -> int:
         if not console.is_terminal:
             console = Console(soft_wrap=True, width=160, stderr=args.format != "table")
         return main_cardvalue(args, console)
-    except (SpecError, RunDirError, CardDataError, RunError) as e:
-        print(f"protolab: error: {e}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("protolab: stopped before any shard was played", file=sys.stderr)
         return 130

@@ -8,7 +8,7 @@ trios and first player of its partner 2k, so the partner's draft is played up to
 
 The replayed game is then turned into a `games` row by the runner's own code (`games_table`) and
 compared with the stored row, column by column (all but `run_id`): any difference is an error,
-so a replay that is printed is the game the dataset describes."""
+so a replay that is printed is the game the run folder describes."""
 
 from __future__ import annotations
 

@@ -143,7 +143,7 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Path, token: s
         pool_hash=plan.pools[shard.arm].hash, first_game=shard.first_game, games=shard.games,
         arm_first_game=arm_first, games_per_matchup=spec.games, matchup_base=lo,
         matchups=tuple(plan.matchups[lo:hi + 1]) if plan.matchups else (),
-        seed=spec.seed, swap=spec.swap, turn_cap=spec.turn_cap, events=spec.events, spec_hash=spec.hash,
+        master_seed=spec.seed, swap=spec.swap, turn_cap=spec.turn_cap, events=spec.events, spec_hash=spec.hash,
         engine_version=ENGINE_VERSION, dicts=dicts, run_dir=runfolder.open_location(run_dir).uri, token=token,
         draft=tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
         draft_files=tuple((t.path, t.text) for t in spec.draft.tables))

@@ -71,7 +71,7 @@ class ShardTask:
     games_per_matchup: int
     matchup_base: int          # matchups[0] is this matchup number
     matchups: tuple[Matchup, ...]   # the matchups the shard touches; empty for random drafts
-    seed: int
+    master_seed: int           # the run's seed; each game's seed derives from it (seeds.py)
     swap: bool
     turn_cap: int
     events: bool | str | float     # spec.parse_events: true, false, "none" or a fraction of the games
@@ -127,7 +127,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
                       dtype=np.int64)
     matchup = local // task.games_per_matchup
     game = local % task.games_per_matchup
-    seeds = game_seeds(task.seed, matchup, game, task.swap)
+    seeds = game_seeds(task.master_seed, matchup, game, task.swap)
     s0, s1 = task.arm.strategies
     swapped = (game % 2 == 1) if task.swap else np.zeros(n, bool)
 
@@ -477,7 +477,7 @@ def sampled_games(seeds: np.ndarray, fraction: float) -> np.ndarray:
 
 
 def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
-    """The shard's tables by kind (dataset.shard_kinds): `games`, and unless events = false the
+    """The shard's tables by kind (analysis.runfolder.TABLES): `games`, and unless events = false the
     summaries `cards` and `compiles` from every game, and `events` of every game, of a seeded
     fraction of them, or of none."""
     cols, ev, facts = play_shard_columns(task)
