@@ -321,7 +321,6 @@ def output_arm_reports(reports: list[Report], fmt: str, table: str | None, out: 
             for f in write_arms_csv(reports, out):
                 print(f)
         else:
-
             blocks = [b for r in reports for b in r.meta.get("provenance") or []]
             sys.stdout.write(csv_header(blocks) + arms_csv(reports, table or "protocols").to_csv(index=False))
     else:

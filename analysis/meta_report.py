@@ -101,7 +101,6 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
                                                  "TV change", "games", "best responses added"], rows,
                              res.meta.get("stopped", "")))
     if not res.picks.empty:
-
         print_draft(res.picks, res.first_pick, console)
     if moved is not None:
         rows = [[r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]

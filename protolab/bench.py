@@ -9,23 +9,23 @@ from typing import Any
 from protolab.experiment.runner import start_ray, stop_ray
 from sim.batch import play_columns
 from sim.pool import Pool, load_pool
-from strategies.seats import make_seats
+from strategies.seats import Seats, make_seats
 
 
-def run_bench(pool: Pool, games: int = 20000, seed: int = 1, repeats: int = 3,
-              strategy: str = "random") -> dict[str, Any]:
-    """Time `repeats` runs of the same fixed seeds in this process (one core) and report the best.
+def run_bench(pool: Pool, seats: Seats, strategy: str, games: int = 20000, seed: int = 1,
+              repeats: int = 3) -> dict[str, Any]:
+    """Time `repeats` runs of the same fixed seeds in this process (one core) with these seats (both
+    playing the spec `strategy`) and report the best.
 
     `decisions_per_second` counts turns per second: each turn is one action decision (both seats
     run the strategy), the decision the search bots spend their budget on, so it compares bots'
     cost per decision whatever their games' lengths."""
     best = float("inf")
     turns = 0.0
-    seats = make_seats(pool, (strategy, strategy)).configs
-    play_columns(pool, range(seed, seed + max(1, min(games // 10, 500))), seats)   # warm-up
+    play_columns(pool, range(seed, seed + max(1, min(games // 10, 500))), seats.configs)   # warm-up
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
-        cols = play_columns(pool, range(seed, seed + games), seats)
+        cols = play_columns(pool, range(seed, seed + games), seats.configs)
         best = min(best, time.perf_counter() - t0)
         turns = float(cols["turns"].mean())
     return {

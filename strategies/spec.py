@@ -165,7 +165,6 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
     learned table's text instead of the file (a run's saved copy, on a worker)."""
     kind, _, arg = text.partition(":")
     if kind == "learned":
-
         try:
             return "learned", learned_draft(arg, list(pool.protocols), read)
         except DraftTableError as e:

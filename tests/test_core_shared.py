@@ -2,14 +2,17 @@
 behind the experiments' seeds, the one option encoding (options.pxd), and allocation failures that
 surface as MemoryError instead of a crash."""
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 from sim.engine._core import constants, mix64_array, splitmix64_array, unpack_noted, unpack_play, unpack_rearrange
 
+import sim
 from protolab.experiment.seeds import game_seeds, master_key, mix64, sample_order
 from sim.state import State
 
@@ -68,7 +71,7 @@ def test_rearrange_and_order_options_unpack():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_AS and /proc")
-def test_a_failed_allocation_is_a_memory_error():
+def test_a_failed_allocation_is_a_memory_error(tmp_path):
     """An answer list too big for the memory left: the engine raises MemoryError (it used to write
     through a NULL pointer)."""
     code = textwrap.dedent("""
@@ -83,6 +86,9 @@ def test_a_failed_allocation_is_a_memory_error():
         except MemoryError as e:
             print("MemoryError:", e)
     """)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # from another folder, with the sim these tests import (an uncompiled checkout must not shadow it)
+    env = {**os.environ, "PYTHONPATH": str(Path(sim.__file__).resolve().parents[1])}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "MemoryError: cannot allocate 20000000 answers" in r.stdout

@@ -192,7 +192,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table),
                           "changed_cards": records(c.cards)}, indent=1))
     elif args.format == "csv":
-
         sys.stdout.write(csv_header(c.meta.get("provenance") or []) + c.table.to_csv(index=False))
     else:
         print_comparison(c, console(wide=True), limit=args.limit)

@@ -17,22 +17,21 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
-from strategies.spec import StrategyError, make_seat
+from strategies.seats import make_seats
+from strategies.spec import StrategyError
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-
     games = args.games if args.games is not None else _default_bench_games(args.strategy)
     check_batch(games * (10 if args.ray else 1), args.seed)
     check_range("--repeats", args.repeats, 1, 100)
     check_range("--ray", args.ray, 1, 4 * (os.cpu_count() or 1))
     pool = pool_from(args)
     try:
-        make_seat(args.strategy, pool)
+        seats = make_seats(pool, (args.strategy, args.strategy))       # the spec parsed once, here
     except StrategyError as e:
         raise UsageError(str(e)) from None
     if args.ray:
-
         res = run_ray_bench(pool, workers=args.ray, games=games * 10, seed=args.seed, strategy=args.strategy)
         if args.format == "json":
             print(json.dumps(res))
@@ -43,7 +42,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                   f"{res['where']}: {res['games_per_second']:,.0f} games/s, "
                   f"{res['games_per_second_per_worker']:,.0f} games/s per worker (Ray start-up excluded)")
         return 0
-    res = run_bench(pool, games=games, seed=args.seed, repeats=args.repeats, strategy=args.strategy)
+    res = run_bench(pool, seats, args.strategy, games=games, seed=args.seed, repeats=args.repeats)
     if args.format == "json":
         print(json.dumps(res))
     elif args.format == "csv":

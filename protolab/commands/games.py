@@ -41,7 +41,6 @@ from strategies.spec import StrategyError, make_seat
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-
     check_batch(args.games, args.seed, args.turn_cap)
     pool = pool_from(args)
     seeds = range(args.seed, args.seed + args.games)
@@ -134,7 +133,6 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-
     if args.run is not None or args.game is not None:
         return cmd_replay_run(args)
     if args.seed is None:
@@ -170,7 +168,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-
     failed = invalid = 0
     for f in args.files:
         r = run_file(f)

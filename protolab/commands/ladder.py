@@ -54,7 +54,6 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps(res, indent=1))
         else:
-
             print_csv(res["pairs"])
         return 0
     from rich.progress import Progress

@@ -74,7 +74,6 @@ def _check(args: argparse.Namespace) -> None:
 def cmd_meta(args: argparse.Namespace) -> int:
     _check(args)
     if args.table not in TABLES:
-
         raise UsageError(f"--table: unknown table {args.table!r}; tables: {', '.join(TABLES)}")
     res = _analyse(args.runs, args)
     moved = moved_table(_analyse([args.compare], args), res) if args.compare else None

@@ -776,7 +776,6 @@ def analyse(result: RunResult, console) -> None:
 
     arms = [a["name"] for a in result.manifest["spec"].get("arms") or []]
     if result.manifest["spec"].get("tiers"):           # a tier study: every finding under every tier
-
         study = tier_study(result.run_dir)
         print_tiers(study, console)
         out = Path(result.run_dir) / "dashboard.html"
@@ -786,7 +785,6 @@ def analyse(result: RunResult, console) -> None:
         return
     card_value = is_card_value_run(result.run_dir)      # `protolab cardvalue`: its baseline arm, card values included
     if len(arms) > 1 and not card_value:
-
         ab = ab_compare([f"{result.run_dir}#{a}" for a in arms])
         print_ab(ab, console)
         out = runfolder.open_location(result.run_dir) / "dashboard.html"

@@ -394,7 +394,6 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         arms = tuple(arms_l)
     meta = None
     if "meta" in raw:                   # a metagame loop: its keys are checked by the loop's module
-
         meta = parse_meta(c, raw["meta"], draft, len(arms))
     return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
                 swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
