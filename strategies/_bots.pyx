@@ -46,25 +46,32 @@ cdef double WIN = 1.0e6
 
 
 cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
-    """One side's part of the evaluation, from the six line values."""
-    cdef int o = 1 - p, l, v, ov, n = 0, near = 0
+    """One side's part of the evaluation, from the six line values. Whether a line is compiled
+    and the caps are data the branch predictor cannot guess, so they select operands instead of
+    branching: a compiled line adds w * 0, which leaves the sum exactly as it was (the sum starts
+    at +0 and is never -0), so every score is bit-identical to skipping the term."""
+    cdef int o = 1 - p, l, v, ov, n = 0, near = 0, open_line, capped, reach, lead
+    cdef float value, margin
     cdef double s = 0
     for l in range(3):
         v = lv[p][l]
         ov = lv[o][l]
-        if g.compiled[p][l]:
-            n += 1
-        else:
-            s += w[W_VALUE] * (v if v < 10 else 10)
-            if v >= 10 and v > ov:
-                s += w[W_READY]
-            if v > near:
-                near = v if v < 10 else 10
-        v = v - ov
-        s += w[W_MARGIN] * (10 if v > 10 else (-10 if v < -10 else v))
+        open_line = g.compiled[p][l] == 0
+        n += 1 - open_line
+        capped = v if v < 10 else 10
+        value = capped if open_line else 0
+        s += w[W_VALUE] * value
+        if open_line & (v >= 10) & (v > ov):
+            s += w[W_READY]
+        reach = capped if open_line else 0
+        near = reach if reach > near else near
+        lead = v - ov
+        lead = 10 if lead > 10 else lead
+        lead = -10 if lead < -10 else lead
+        margin = lead
+        s += w[W_MARGIN] * margin
     s += w[W_COMPILED] * n + w[W_NEAR] * near
-    if g.control == p:
-        s += w[W_CONTROL]
+    s += w[W_CONTROL] * (g.control == p)
     s += w[W_HAND] * (g.nhand[p] if g.nhand[p] < 6 else 6)
     s += w[W_DECK] * g.ndeck[p]
     return s
