@@ -18,13 +18,13 @@ cdef int hidden_slots(State* g, int p, int8_t* slots) noexcept nogil:
         for l in range(3):
             for i in range(g.nstack[s][l]):
                 c = g.stack[s][l][i]
-                if not g.face_up[c] and g.owner[c] != p:
-                    slots[n] = c; n += 1
+                slots[n] = c                   # kept only if hidden (no branch on the card)
+                n += (g.face_up[c] == 0) & (g.owner[c] != p)
     return n
 
 
 cdef enum:
-    RANK_SORT_FROM = 12        # below this many slots an insertion sort is quicker than ranking
+    RANK_SORT_FROM = 8         # below this many slots an insertion sort is quicker than ranking
 
 
 cdef void sort_keys(int16_t* keys, int n) noexcept nogil:
