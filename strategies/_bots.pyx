@@ -219,33 +219,50 @@ cdef int likely_protocol(State* g, int p) noexcept nogil:
 cdef float DEFAULT_W[NWEIGHTS]
 
 
+cdef inline int compiled_pattern(State* g, int t) noexcept nogil:
+    """Side t's Compiled marks as three bits (line l: bit l), all the evaluation reads of them."""
+    return (g.compiled[t][0] != 0) | ((g.compiled[t][1] != 0) << 1) | ((g.compiled[t][2] != 0) << 2)
+
+
 cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
-    only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so each is
-    tried in place on g and undone; the line values and the other side's score do not change,
-    so they are worked out once: no copy of the game, one side score per option."""
+    only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so the
+    line values and the other side's score do not change, and the side's own score depends only
+    on where its Compiled marks land: one side score per distinct pattern of marks (none while
+    the side has compiled nothing or everything), each worked out on g in place and undone."""
     cdef int16_t proto[3]
     cdef int8_t compiled[3]
     cdef int lv[2][3]
     cdef double base[2]
     cdef double side[2]
-    cdef int i, best = 0, opt, t
+    cdef double memo[2][8]
+    cdef int pattern[2]
+    cdef int known[2]
+    cdef int i, best = 0, opt, t, q
     cdef double sc, bs = -1e18
     line_values(g, lv)
-    base[0] = side_score(g, lv, 0, w)
-    base[1] = side_score(g, lv, 1, w)
+    for t in range(2):
+        base[t] = side_score(g, lv, t, w)
+        pattern[t] = compiled_pattern(g, t)
+        memo[t][pattern[t]] = base[t]
+        known[t] = 1 << pattern[t]
     for i in range(g.nopts):
         opt = g.opts[i]
         side[0] = base[0]
         side[1] = base[1]
         if opt != OPT_SKIP:
             t = rearrange_side(opt)
-            memcpy(proto, g.proto[t], sizeof(proto))
-            memcpy(compiled, g.compiled[t], sizeof(compiled))
-            apply_perm(g, t, rearrange_perm(opt))
-            side[t] = side_score(g, lv, t, w)
-            memcpy(g.proto[t], proto, sizeof(proto))
-            memcpy(g.compiled[t], compiled, sizeof(compiled))
+            if pattern[t] != 0 and pattern[t] != 7:      # otherwise every order scores the same
+                memcpy(proto, g.proto[t], sizeof(proto))
+                memcpy(compiled, g.compiled[t], sizeof(compiled))
+                apply_perm(g, t, rearrange_perm(opt))
+                q = compiled_pattern(g, t)
+                if not (known[t] >> q) & 1:
+                    memo[t][q] = side_score(g, lv, t, w)
+                    known[t] |= 1 << q
+                side[t] = memo[t][q]
+                memcpy(g.proto[t], proto, sizeof(proto))
+                memcpy(g.compiled[t], compiled, sizeof(compiled))
         if g.winner == p:
             sc = WIN
         elif g.winner == 1 - p:
@@ -282,16 +299,14 @@ cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
 cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     """Action options worth evaluating: face-down plays into one line are all alike for the
     evaluation, so one stands for each line."""
-    cdef int i, n = 0, l, seen_down = 0, opt
+    cdef int i, n = 0, seen_down = 0, opt, line_bit
     for i in range(g.nopts):
         opt = g.opts[i]
-        if opt != OPT_REFRESH and not play_face_up(opt):
-            l = play_line_of(opt)
-            if seen_down & (1 << l):
-                continue
-            seen_down |= 1 << l
+        # face-up and face-down options interleave: select, do not branch
+        line_bit = ((opt != OPT_REFRESH) & (play_face_up(opt) == 0)) << play_line_of(opt)
         out[n] = opt
-        n += 1
+        n += (seen_down & line_bit) == 0
+        seen_down |= line_bit
     return n
 
 
