@@ -59,11 +59,11 @@ cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noe
         open_line = g.compiled[p][l] == 0
         n += 1 - open_line
         capped = v if v < 10 else 10
-        value = capped if open_line else 0
+        reach = capped * open_line
+        value = reach
         s += w[W_VALUE] * value
         if open_line & (v >= 10) & (v > ov):
             s += w[W_READY]
-        reach = capped if open_line else 0
         near = reach if reach > near else near
         lead = v - ov
         lead = 10 if lead > 10 else lead

@@ -125,9 +125,12 @@ cdef void refresh_cache(State* g) noexcept nogil:
     the trigger masks from the per-stack ones."""
     cdef int l, s
     cdef uint8_t lines = g.stale_lines if g.stale_lines else 7
-    for l in range(3):
-        if lines & (1 << l):
-            refresh_line(g, l)
+    if lines & (lines - 1) == 0:
+        refresh_line(g, lines >> 1)    # one stale line, the usual case: bit 1, 2, 4 -> line 0, 1, 2
+    else:
+        for l in range(3):
+            if lines & (1 << l):
+                refresh_line(g, l)
     for s in range(2):
         g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
     g.stale_lines = 0
