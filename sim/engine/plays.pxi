@@ -168,6 +168,8 @@ cdef void before_cover(State* g, int s, int l, int incoming) noexcept nogil:
         t = top_card(g, s, l)
         if t < 0:
             return
+        if not (cdef_of(g, t).trig_bits & ((1u << TR_COVERED) | (1u << TR_COVERED_OR_FLIPPED))):
+            return                     # most cards have no on-cover text: no box to look at
         seen = 0
         for i in range(nf):
             if fired[i] == t:
