@@ -46,25 +46,32 @@ cdef double WIN = 1.0e6
 
 
 cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
-    """One side's part of the evaluation, from the six line values."""
-    cdef int o = 1 - p, l, v, ov, n = 0, near = 0
+    """One side's part of the evaluation, from the six line values. Whether a line is compiled
+    and the caps are data the branch predictor cannot guess, so they select operands instead of
+    branching: a compiled line adds w * 0, which leaves the sum exactly as it was (the sum starts
+    at +0 and is never -0), so every score is bit-identical to skipping the term."""
+    cdef int o = 1 - p, l, v, ov, n = 0, near = 0, open_line, capped, reach, lead
+    cdef float value, margin
     cdef double s = 0
     for l in range(3):
         v = lv[p][l]
         ov = lv[o][l]
-        if g.compiled[p][l]:
-            n += 1
-        else:
-            s += w[W_VALUE] * (v if v < 10 else 10)
-            if v >= 10 and v > ov:
-                s += w[W_READY]
-            if v > near:
-                near = v if v < 10 else 10
-        v = v - ov
-        s += w[W_MARGIN] * (10 if v > 10 else (-10 if v < -10 else v))
+        open_line = g.compiled[p][l] == 0
+        n += 1 - open_line
+        capped = v if v < 10 else 10
+        reach = capped * open_line
+        value = reach
+        s += w[W_VALUE] * value
+        if open_line & (v >= 10) & (v > ov):
+            s += w[W_READY]
+        near = reach if reach > near else near
+        lead = v - ov
+        lead = 10 if lead > 10 else lead
+        lead = -10 if lead < -10 else lead
+        margin = lead
+        s += w[W_MARGIN] * margin
     s += w[W_COMPILED] * n + w[W_NEAR] * near
-    if g.control == p:
-        s += w[W_CONTROL]
+    s += w[W_CONTROL] * (g.control == p)
     s += w[W_HAND] * (g.nhand[p] if g.nhand[p] < 6 else 6)
     s += w[W_DECK] * g.ndeck[p]
     return s
@@ -212,33 +219,50 @@ cdef int likely_protocol(State* g, int p) noexcept nogil:
 cdef float DEFAULT_W[NWEIGHTS]
 
 
+cdef inline int compiled_pattern(State* g, int t) noexcept nogil:
+    """Side t's Compiled marks as three bits (line l: bit l), all the evaluation reads of them."""
+    return (g.compiled[t][0] != 0) | ((g.compiled[t][1] != 0) << 1) | ((g.compiled[t][2] != 0) << 2)
+
+
 cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
-    only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so each is
-    tried in place on g and undone; the line values and the other side's score do not change,
-    so they are worked out once: no copy of the game, one side score per option."""
+    only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so the
+    line values and the other side's score do not change, and the side's own score depends only
+    on where its Compiled marks land: one side score per distinct pattern of marks (none while
+    the side has compiled nothing or everything), each worked out on g in place and undone."""
     cdef int16_t proto[3]
     cdef int8_t compiled[3]
     cdef int lv[2][3]
     cdef double base[2]
     cdef double side[2]
-    cdef int i, best = 0, opt, t
+    cdef double memo[2][8]
+    cdef int pattern[2]
+    cdef int known[2]
+    cdef int i, best = 0, opt, t, q
     cdef double sc, bs = -1e18
     line_values(g, lv)
-    base[0] = side_score(g, lv, 0, w)
-    base[1] = side_score(g, lv, 1, w)
+    for t in range(2):
+        base[t] = side_score(g, lv, t, w)
+        pattern[t] = compiled_pattern(g, t)
+        memo[t][pattern[t]] = base[t]
+        known[t] = 1 << pattern[t]
     for i in range(g.nopts):
         opt = g.opts[i]
         side[0] = base[0]
         side[1] = base[1]
         if opt != OPT_SKIP:
             t = rearrange_side(opt)
-            memcpy(proto, g.proto[t], sizeof(proto))
-            memcpy(compiled, g.compiled[t], sizeof(compiled))
-            apply_perm(g, t, rearrange_perm(opt))
-            side[t] = side_score(g, lv, t, w)
-            memcpy(g.proto[t], proto, sizeof(proto))
-            memcpy(g.compiled[t], compiled, sizeof(compiled))
+            if pattern[t] != 0 and pattern[t] != 7:      # otherwise every order scores the same
+                memcpy(proto, g.proto[t], sizeof(proto))
+                memcpy(compiled, g.compiled[t], sizeof(compiled))
+                apply_perm(g, t, rearrange_perm(opt))
+                q = compiled_pattern(g, t)
+                if not (known[t] >> q) & 1:
+                    memo[t][q] = side_score(g, lv, t, w)
+                    known[t] |= 1 << q
+                side[t] = memo[t][q]
+                memcpy(g.proto[t], proto, sizeof(proto))
+                memcpy(g.compiled[t], compiled, sizeof(compiled))
         if g.winner == p:
             sc = WIN
         elif g.winner == 1 - p:
@@ -275,16 +299,14 @@ cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
 cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     """Action options worth evaluating: face-down plays into one line are all alike for the
     evaluation, so one stands for each line."""
-    cdef int i, n = 0, l, seen_down = 0, opt
+    cdef int i, n = 0, seen_down = 0, opt, line_bit
     for i in range(g.nopts):
         opt = g.opts[i]
-        if opt != OPT_REFRESH and not play_face_up(opt):
-            l = play_line_of(opt)
-            if seen_down & (1 << l):
-                continue
-            seen_down |= 1 << l
+        # face-up and face-down options interleave: select, do not branch
+        line_bit = ((opt != OPT_REFRESH) & (play_face_up(opt) == 0)) << play_line_of(opt)
         out[n] = opt
-        n += 1
+        n += (seen_down & line_bit) == 0
+        seen_down |= line_bit
     return n
 
 

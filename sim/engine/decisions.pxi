@@ -105,11 +105,21 @@ cdef int draft_by_table(State* g, int player) noexcept nogil:
 cdef int random_option(State* g, int player) noexcept nogil:
     return g.opts[rng_below(g, seat_stream(player), g.nopts)]
 
+cdef size_t lookahead_bytes() noexcept nogil:
+    """Bytes of a State up to its scratch tail (State.opts, see _core.pxd)."""
+    cdef State probe            # only the addresses of its fields are taken
+    return <size_t>(<char*>&probe.opts[0] - <char*>&probe)
+
+# The lookahead copy's length, held in a variable set at import: with a length known only at run
+# time the C compiler calls the C library's memcpy (vector moves) instead of inlining `rep movsq`,
+# which is slower for a copy this size.
+cdef size_t LOOKAHEAD_BYTES = lookahead_bytes()
+
 cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil:
     """Copy a game for a lookahead run: everything but the scratch tail (the option list and the
     compile record, see State in _core.pxd), which the engine always writes before it reads.
     Half the bytes of a whole copy, and bots make one per candidate action."""
-    memcpy(dst, src, <size_t>(<char*>&src.opts[0] - <char*>src))
+    memcpy(dst, src, LOOKAHEAD_BYTES)
 
 cdef int ask(State* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is

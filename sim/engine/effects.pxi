@@ -76,25 +76,17 @@ cdef inline uint8_t event_of(int trig) noexcept nogil:
     return 0
 
 cdef inline uint32_t after_triggers(uint8_t ev) noexcept nogil:
-    """The "After ..." triggers these events can fire (the inverse of event_of)."""
-    cdef uint32_t m = 0
-    if ev & EV_DISCARD:
-        m |= 1u << TR_AFTER_DISCARD
-    if ev & EV_DRAW:
-        m |= 1u << TR_AFTER_DRAW
-    if ev & EV_DELETE:
-        m |= 1u << TR_AFTER_DELETE
-    if ev & EV_CLEAR_CACHE:
-        m |= 1u << TR_AFTER_CLEAR_CACHE
-    if ev & EV_PLAY:
-        m |= 1u << TR_AFTER_PLAY
-    if ev & EV_REFRESH:
-        m |= 1u << TR_AFTER_REFRESH
-    if ev & EV_COMPILE:
-        m |= 1u << TR_AFTER_COMPILE
-    if ev & EV_SHUFFLE:
-        m |= 1u << TR_AFTER_SHUFFLE
-    return m
+    """The "After ..." triggers these events can fire (the inverse of event_of); each bit is
+    moved, not branched on: which events happened is data."""
+    return ((<uint32_t>((ev & EV_DISCARD) != 0) << TR_AFTER_DISCARD)
+            | (<uint32_t>((ev & EV_DRAW) != 0) << TR_AFTER_DRAW)
+            | (<uint32_t>((ev & EV_DELETE) != 0) << TR_AFTER_DELETE)
+            | (<uint32_t>((ev & EV_CLEAR_CACHE) != 0) << TR_AFTER_CLEAR_CACHE)
+            | (<uint32_t>((ev & EV_PLAY) != 0) << TR_AFTER_PLAY)
+            | (<uint32_t>((ev & EV_REFRESH) != 0) << TR_AFTER_REFRESH)
+            | (<uint32_t>((ev & EV_COMPILE) != 0) << TR_AFTER_COMPILE)
+            | (<uint32_t>((ev & EV_SHUFFLE) != 0) << TR_AFTER_SHUFFLE))
+
 
 cdef void fire_after(State* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) noexcept nogil:
     """Note every active "After ...:" box matching these events, then resolve them one at a time

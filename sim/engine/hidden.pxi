@@ -18,9 +18,44 @@ cdef int hidden_slots(State* g, int p, int8_t* slots) noexcept nogil:
         for l in range(3):
             for i in range(g.nstack[s][l]):
                 c = g.stack[s][l][i]
-                if not g.face_up[c] and g.owner[c] != p:
-                    slots[n] = c; n += 1
+                slots[n] = c                   # kept only if hidden (no branch on the card)
+                n += (g.face_up[c] == 0) & (g.owner[c] != p)
     return n
+
+
+cdef enum:
+    RANK_SORT_FROM = 8         # below this many slots an insertion sort is quicker than ranking
+
+
+cdef void sort_keys(int16_t* keys, int n) noexcept nogil:
+    """Sort n <= MAXCARDS keys ascending. Long lists are placed by rank (how many keys sort
+    before each one): no data-dependent branch, which is what an insertion sort of shuffled
+    keys mostly pays for. Ties are ranked by position, and tied keys are equal, so every
+    method gives the very same array."""
+    cdef int32_t tagged[MAXCARDS + 4]
+    cdef int i, j, r, m
+    cdef int32_t t
+    cdef int16_t k
+    if n < RANK_SORT_FROM:
+        for i in range(1, n):
+            k = keys[i]
+            j = i - 1
+            while j >= 0 and keys[j] > k:
+                keys[j + 1] = keys[j]
+                j -= 1
+            keys[j + 1] = k
+        return
+    for i in range(n):
+        tagged[i] = <int32_t>keys[i] * 64 + i          # unique: the slot index (< 64) breaks ties
+    m = (n + 3) & ~3
+    for i in range(n, m):
+        tagged[i] = 0x7FFFFFFF
+    for i in range(n):
+        t = tagged[i]
+        r = 0
+        for j in range(m):
+            r += tagged[j] < t
+        keys[r] = <int16_t>(t >> 6)
 
 
 cdef void redeal_slots(State* src, State* dst, int8_t* slots, int n, uint64_t seed, uint64_t* counter,
@@ -32,13 +67,7 @@ cdef void redeal_slots(State* src, State* dst, int8_t* slots, int n, uint64_t se
     cdef int16_t t
     for i in range(n):
         defs[i] = src.def_id[slots[i]] * 2 + src.owner[slots[i]]
-    for i in range(1, n):                      # insertion sort: n <= 36
-        t = defs[i]
-        j = i - 1
-        while j >= 0 and defs[j] > t:
-            defs[j + 1] = defs[j]
-            j -= 1
-        defs[j + 1] = t
+    sort_keys(defs, n)
     i = n - 1
     while i > 0:
         j = word_below(next_word(seed, counter, key), i + 1)

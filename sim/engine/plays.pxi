@@ -12,7 +12,7 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
     action and every "play" effect. `line_rule` is a Dest (T_LINE_WITH_FACEDOWN), `st` adds the
     step's value and protocol filters. The per-line facts are looked up once per call: this runs
     for every action of every game."""
-    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, s
+    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, s, up_ok, up, down
     cdef uint32_t opp_all, mine_all
     cdef bint line_ok[3]
     cdef bint down_ok[3]
@@ -31,6 +31,7 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
         for s in range(2):
             welcome[l][s] = welcome_protocol(g, s, l)
     up_anywhere = (mine_all & PA_FACEUP_ANYWHERE) != 0
+    up_ok = (not down_only) and not (opp_all & PA_DENY_FACEUP)
     for i in range(ncards):
         c = cards[i]
         if st != NULL and not card_fits(g, fr, st, c):
@@ -42,14 +43,16 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
             for l in range(3):
                 if not line_ok[l]:
                     continue
-                if not down_only and not (opp_all & PA_DENY_FACEUP) and (
-                        up_anywhere or pr == g.proto[p][l] or pr == g.proto[o][l]
-                        or (d.self_play & SP_ANYWHERE) or pr == welcome[l][0] or pr == welcome[l][1]):
-                    g.opts[n] = play_option(c, l, 1, side)
-                    n += 1
-                if down_ok[l] and (side == 0 or (d.self_play & SP_EITHER_SIDE_DOWN)):
-                    g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides
-                    n += 1
+                # whether a card matches a line's protocols is data: each option is written, then
+                # counted only if legal (the next option overwrites an uncounted one)
+                up = up_ok & (up_anywhere | (pr == g.proto[p][l]) | (pr == g.proto[o][l])
+                              | ((d.self_play & SP_ANYWHERE) != 0) | (pr == welcome[l][0])
+                              | (pr == welcome[l][1]))
+                g.opts[n] = play_option(c, l, 1, side)
+                n += up
+                down = down_ok[l] & ((side == 0) | ((d.self_play & SP_EITHER_SIDE_DOWN) != 0))
+                g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides
+                n += down
     return n
 
 cdef int effect_play_options(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
@@ -165,6 +168,8 @@ cdef void before_cover(State* g, int s, int l, int incoming) noexcept nogil:
         t = top_card(g, s, l)
         if t < 0:
             return
+        if not (cdef_of(g, t).trig_bits & ((1u << TR_COVERED) | (1u << TR_COVERED_OR_FLIPPED))):
+            return                     # most cards have no on-cover text: no box to look at
         seen = 0
         for i in range(nf):
             if fired[i] == t:

@@ -302,36 +302,48 @@ cdef void next_turn(State* g) noexcept nogil:
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
 
 cdef void game_run(State* g) noexcept nogil:
-    """Play from the current phase until the game ends or a decision must come from outside."""
+    """Play from the current phase until the game ends or a decision must come from outside.
+    A turn's phases follow one another in one pass, each tested in order: no jump table on the
+    phase, which the branch predictor would miss at every phase. A phase that stops the game
+    keeps g.phase, so a resumed run starts there again."""
     while not stopped(g):
         if g.phase == PH_DRAFT:
             run_draft(g)
-        elif g.phase == PH_START:
+            continue
+        if g.phase == PH_START:
             phase_triggers(g, TR_START)
-            if not stopped(g):
-                g.phase = PH_CONTROL
-        elif g.phase == PH_CONTROL:
+            if stopped(g):
+                break
+            g.phase = PH_CONTROL
+        if g.phase == PH_CONTROL:
             check_control(g)
             g.phase = PH_COMPILE
-        elif g.phase == PH_COMPILE:
+            if stopped(g):
+                break
+        if g.phase == PH_COMPILE:
             if check_compile(g):
-                if not stopped(g):
-                    g.phase = PH_CACHE
-            elif not stopped(g):
-                g.phase = PH_ACTION
-        elif g.phase == PH_ACTION:
-            do_action(g)
-            if not stopped(g):
+                if stopped(g):
+                    break
                 g.phase = PH_CACHE
-        elif g.phase == PH_CACHE:
+            else:
+                if stopped(g):
+                    break
+                g.phase = PH_ACTION
+        if g.phase == PH_ACTION:
+            do_action(g)
+            if stopped(g):
+                break
+            g.phase = PH_CACHE
+        if g.phase == PH_CACHE:
             check_cache(g)
-            if not stopped(g):
-                g.phase = PH_END
-        elif g.phase == PH_END:
-            phase_triggers(g, TR_END)
-            if not stopped(g):
-                next_turn(g)
-        else:
+            if stopped(g):
+                break
+            g.phase = PH_END
+        if g.phase != PH_END:
+            break                      # over, or no phase of a turn
+        phase_triggers(g, TR_END)
+        if stopped(g):
             break
+        next_turn(g)
     if g.winner >= 0:
         g.phase = PH_OVER

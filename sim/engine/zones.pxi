@@ -37,10 +37,8 @@ cdef inline void bump(State* g, int c) noexcept nogil:
 cdef bint stack_remove(State* g, int c) noexcept nogil:
     """Take a card out of its stack; returns whether it was the uncovered card."""
     cdef int s = g.side[c], l = g.line[c], n = g.nstack[s][l], i, k = -1
-    for i in range(n):
-        if g.stack[s][l][i] == c:
-            k = i
-            break
+    for i in range(n):                 # no early exit: a card is in a list once, and a select beats a guess
+        k = i if g.stack[s][l][i] == c else k
     if k < 0:
         return False
     for i in range(k, n - 1):
@@ -69,10 +67,8 @@ cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
 
 cdef void list_remove(int8_t* arr, int8_t* n, int c) noexcept nogil:
     cdef int i, k = -1
-    for i in range(n[0]):
-        if arr[i] == c:
-            k = i
-            break
+    for i in range(n[0]):              # no early exit: a card is in a list once, and a select beats a guess
+        k = i if arr[i] == c else k
     if k < 0:
         return
     for i in range(k, n[0] - 1):
@@ -129,9 +125,12 @@ cdef void refresh_cache(State* g) noexcept nogil:
     the trigger masks from the per-stack ones."""
     cdef int l, s
     cdef uint8_t lines = g.stale_lines if g.stale_lines else 7
-    for l in range(3):
-        if lines & (1 << l):
-            refresh_line(g, l)
+    if lines & (lines - 1) == 0:
+        refresh_line(g, lines >> 1)    # one stale line, the usual case: bit 1, 2, 4 -> line 0, 1, 2
+    else:
+        for l in range(3):
+            if lines & (1 << l):
+                refresh_line(g, l)
     for s in range(2):
         g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
     g.stale_lines = 0
@@ -142,11 +141,12 @@ cdef void refresh_line(State* g, int l) noexcept nogil:
     values plus face-down cards at the stack's face-down value), then the rare line-wide value
     passives."""
     cdef int s, i, c, n, box, ndown = 0, down, up, fu
-    cdef uint32_t flags, trig
+    cdef uint32_t flags, trig, passives
     cdef const CardDef* d
     for s in range(2):
         flags = 0
         trig = 0
+        passives = 0
         up = 0
         down = 0
         g.fdv[s][l] = -1
@@ -160,15 +160,20 @@ cdef void refresh_line(State* g, int l) noexcept nogil:
             down += 1 - fu
             up += d.value * fu
             trig |= d.trig_bits & (0u - <uint32_t>fu)
-            if not (fu and d.any_passive):
-                continue
-            for box in range(3):
-                if d.passive[box] and (box != BOX_BOTTOM or i == n - 1):
-                    flags |= d.passive[box]
-                    if d.passive[box] & PA_FACEDOWN_VALUE:
-                        g.fdv[s][l] = d.facedown_value
-                    if d.passive[box] & PA_PER_HAND:
-                        g.perhand[s][l] += d.per_hand
+            passives |= d.any_passive & (0u - <uint32_t>fu)
+        if passives:                   # rare: a second pass, in the same order, for the passives
+            for i in range(n):
+                c = g.stack[s][l][i]
+                d = cdef_of(g, c)
+                if not (g.face_up[c] and d.any_passive):
+                    continue
+                for box in range(3):
+                    if d.passive[box] and (box != BOX_BOTTOM or i == n - 1):
+                        flags |= d.passive[box]
+                        if d.passive[box] & PA_FACEDOWN_VALUE:
+                            g.fdv[s][l] = d.facedown_value
+                        if d.passive[box] & PA_PER_HAND:
+                            g.perhand[s][l] += d.per_hand
         g.pas[s][l] = flags
         g.trig_line[s][l] = trig
         g.lval[s][l] = up + down * (g.fdv[s][l] if g.fdv[s][l] >= 0 else 2)

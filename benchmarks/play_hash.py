@@ -1,0 +1,48 @@
+"""Hash of the full record and event columns of fixed batches (greedy, styles, search): a change
+that keeps every choice keeps these hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import numpy as np
+
+from sim.pool import load_pool
+from strategies.seats import play_games
+
+BATCHES = (
+    (("greedy", "greedy"), 20000),
+    (("rush", "control"), 3000),
+    (("disrupt", "greedy"), 3000),
+    (("search:sims=8,depth=1", "greedy"), 200),
+)
+
+
+def columns_hash(cols: dict) -> str:
+    """sha256 over every column (events included), in name order, with dtype and shape."""
+    h = hashlib.sha256()
+    for name in sorted(cols):
+        value = cols[name]
+        if isinstance(value, dict):
+            for sub in sorted(value):
+                arr = np.ascontiguousarray(value[sub])
+                h.update(f"{name}.{sub}:{arr.dtype}:{arr.shape}".encode())
+                h.update(arr.tobytes())
+        else:
+            arr = np.ascontiguousarray(value)
+            h.update(f"{name}:{arr.dtype}:{arr.shape}".encode())
+            h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def main() -> None:
+    pool = load_pool()
+    for strategies, games in BATCHES:
+        cols = play_games(pool, np.arange(1, games + 1), strategies=strategies, events=True)
+        print(f"{'-'.join(strategies):32s} {games:6d} {columns_hash(cols)}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
