@@ -33,24 +33,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.ray:
         res = run_ray_bench(pool, workers=args.ray, games=games * 10, seed=args.seed, strategy=args.strategy)
-        if args.format == "json":
-            print(json.dumps(res))
-        elif args.format == "csv":
-            print_csv([res])
-        else:
-            print(f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, events on) on "
-                  f"{res['where']}: {res['games_per_second']:,.0f} games/s, "
-                  f"{res['games_per_second_per_worker']:,.0f} games/s per worker (Ray start-up excluded)")
-        return 0
-    res = run_bench(pool, seats, args.strategy, games=games, seed=args.seed, repeats=args.repeats)
+        text = (f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, events on) on "
+                f"{res['where']}: {res['games_per_second']:,.0f} games/s, "
+                f"{res['games_per_second_per_worker']:,.0f} games/s per worker (Ray start-up excluded)")
+    else:
+        res = run_bench(pool, seats, args.strategy, games=games, seed=args.seed, repeats=args.repeats)
+        text = (f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, 1 core): "
+                f"{res['games_per_second']:,.0f} games/s (best of {res['repeats']}), "
+                f"{res['turns_per_game']:.1f} turns/game, {res['decisions_per_second']:,.0f} decisions/s")
     if args.format == "json":
         print(json.dumps(res))
     elif args.format == "csv":
         print_csv([res])
     else:
-        print(f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, 1 core): "
-              f"{res['games_per_second']:,.0f} games/s (best of {res['repeats']}), "
-              f"{res['turns_per_game']:.1f} turns/game, {res['decisions_per_second']:,.0f} decisions/s")
+        print(text)
     return 0
 
 
