@@ -256,7 +256,7 @@ cdef struct State:
     int8_t end_reason
     # decisions
     int8_t strat[2]
-    StratParams sp[2]
+    int8_t restricted[2]               # sp[p].restricted, here so that lookahead copies leave sp out
     decide_fn_t decide[2]              # ST_EXTERNAL: the bot that answers for this player
     void* py_strategy[2]               # ST_PYTHON: a borrowed Python object with choose()
     int32_t forced                     # lookahead: the next action decision takes this option (NO_FORCED: none)
@@ -306,9 +306,11 @@ cdef struct State:
     int32_t caplog
     # tail left out of lookahead copies (copy_for_lookahead): the options of the current
     # decision (refilled before every decision), the compile record (only appended to, at index
-    # nce) and the draft table (lookahead starts after the draft). Keep opts first: the copy
-    # stops there.
+    # nce), the draft table (lookahead starts after the draft) and the seats' parameters (read by
+    # a seat's own bot in the real game; in a copy only for restrictions, copied when a seat has
+    # them: State.restricted). Keep opts first: the copy stops there.
     int32_t opts[MAXOPT]
+    StratParams sp[2]
     int16_t ce_turn[MAXCE]
     int8_t ce_player[MAXCE]
     int8_t ce_line[MAXCE]

@@ -153,6 +153,7 @@ cdef void seat_apply(State* g, int p, object seat) noexcept:
         sc = <SeatConfig>seat
         g.strat[p] = sc.strat
         g.sp[p] = sc.sp
+        g.restricted[p] = sc.sp.restricted
         memcpy(g.draft_score[p], sc.draft_score, sizeof(sc.draft_score))
         g.decide[p] = sc.decide
         g.py_strategy[p] = <void*>sc.py

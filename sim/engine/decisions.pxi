@@ -118,8 +118,11 @@ cdef size_t LOOKAHEAD_BYTES = lookahead_bytes()
 cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil:
     """Copy a game for a lookahead run: everything but the scratch tail (the option list and the
     compile record, see State in _core.pxd), which the engine always writes before it reads.
-    Half the bytes of a whole copy, and bots make one per candidate action."""
+    Half the bytes of a whole copy, and bots make one per candidate action. The seats'
+    parameters come along only when a seat plays restricted (ask reads them in the copy)."""
     memcpy(dst, src, LOOKAHEAD_BYTES)
+    if src.restricted[0] | src.restricted[1]:
+        memcpy(dst.sp, src.sp, sizeof(src.sp))
 
 cdef int ask(State* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is
@@ -141,7 +144,7 @@ cdef int ask(State* g, int player, int kind) noexcept nogil:
         choice = g.forced                  # lookahead: the action being evaluated
         g.forced = NO_FORCED
         return choice
-    if g.sp[player].restricted and g.strat[player] != ST_SCRIPT:
+    if g.restricted[player] and g.strat[player] != ST_SCRIPT:
         apply_restrictions(g, player, kind)
     n = g.nopts
     if n == 0:
