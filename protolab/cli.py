@@ -13,8 +13,7 @@ from typing import NoReturn
 
 from analysis.open import RunError
 from analysis.runfolder import RunDirError
-from protolab import LayerShadowed
-from protolab.commands import analysis, bench, cards, games, ladder, meta, run
+from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, run
 from protolab.commands.common import UsageError
 from protolab.experiment.spec import SpecError
 from protolab.version import protolab_version
@@ -26,10 +25,10 @@ from strategies.user import set_decision_timeout
 
 # The project's errors a user can cause: `main` prints them as one line, exit status 2.
 USER_ERRORS = (UsageError, CardDataError, InputFileError, SpecError, RunDirError, StrategyError, RunError,
-               ScenarioError, LayerShadowed)
+               ScenarioError)
 
 # Subcommands in the order `protolab --help` lists them.
-COMMANDS = (games, cards, bench, ladder, run, analysis, meta)
+COMMANDS = (games, cards, bench, ladder, run, cardvalue, analysis, meta)
 
 
 class _Parser(argparse.ArgumentParser):

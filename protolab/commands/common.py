@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
@@ -86,3 +87,21 @@ def console(wide: bool = False) -> Console:
     return Console()
 
 
+def report_console(piped_width: int, stderr: bool = False) -> Console:
+    """The soft-wrapping console of a run's progress and report; in logs and pipes (not a terminal)
+    `piped_width` columns, room for the widest table."""
+    out = Console(soft_wrap=True, stderr=stderr)
+    return out if out.is_terminal else Console(soft_wrap=True, width=piped_width, stderr=stderr)
+
+
+def until_interrupted(work: Callable[[], int]) -> int:
+    """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set):
+    an interrupt that reaches here came before any shard was played, exit status 130."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return work()
+    except KeyboardInterrupt:
+        print("protolab: stopped before any shard was played", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)

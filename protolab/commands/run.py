@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import sys
 
-from protolab.commands.common import add_decision_timeout, check_range
-from protolab.experiment.cardvalue import add_command as add_cardvalue
+from protolab.commands.common import add_decision_timeout, check_range, report_console, until_interrupted
 from protolab.experiment.psro import is_loop_spec, main_psro
 from protolab.experiment.runner import RunOptions, main_run
 
@@ -38,30 +35,20 @@ def add_commands(subparsers) -> None:
     add_decision_timeout(p)
     p.set_defaults(func=cmd_run)
 
-    add_cardvalue(subparsers)              # `protolab cardvalue`: a spec built in code, the same runner
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-
     # a local Ray starts one worker process per CPU it is given: more than a few per core only fills memory
     check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
     opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
                       games=args.games, show_progress=not args.no_progress)
     if args.connect_timeout is not None:
         opts.connect_timeout = args.connect_timeout
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        console = Console(soft_wrap=True)
-        if not console.is_terminal:
-            console = Console(soft_wrap=True, width=120)      # logs and pipes: room for the A/B table
+    console = report_console(120)                  # logs and pipes: room for the A/B table
 
+    def work() -> int:
         if args.spec and not args.resume and is_loop_spec(args.spec, args.games):   # [meta]: the PSRO loop
             return main_psro(args.spec, opts, console)
-        return main_run(args.spec, opts, console)       # a bad spec or run folder: protolab.cli.main reports it
-    except KeyboardInterrupt:
-        print("protolab: stopped before any shard was played", file=sys.stderr)
-        return 130
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        return main_run(args.spec, opts, console)   # a bad spec or run folder: protolab.cli.main reports it
+
+    return until_interrupted(work)

@@ -31,8 +31,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sim.engine._core import constants
-
 from analysis import runfolder
 from analysis.ab import ab_compare, print_ab, render_ab
 from analysis.cardvalue import is_card_value_run
@@ -49,7 +47,6 @@ from protolab.experiment.shards import Dictionaries, ShardTask, execute
 from protolab.experiment.spec import Spec, SpecError, load_spec, spec_from_manifest
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION
-from sim.record import END_REASONS
 
 MAX_RETRIES = 5                    # per shard, for workers or nodes that die (not for errors in code)
 MANIFEST_EVERY = 5.0               # seconds between run.json rewrites (the journal covers the gap)
@@ -116,20 +113,8 @@ def versions() -> dict[str, str]:
 
 
 def dictionaries(plan: Plan) -> Dictionaries:
-    kinds = constants()["event_kind"]
-    hashes: list[str] = []
-    for p in plan.pools:
-        if p.hash not in hashes:
-            hashes.append(p.hash)
-    return Dictionaries(
-        arms=tuple(a.name for a in plan.spec.arms),
-        pool_hashes=tuple(hashes),
-        strategies=tuple(sorted({s for a in plan.spec.arms for s in a.strategies})),
-        protocols=tuple(sorted({n for p in plan.pools for n in p.protocols})),
-        cards=tuple(sorted({c.name for p in plan.pools for c in p.cards})),
-        end_reasons=tuple(END_REASONS[i] for i in sorted(END_REASONS)),
-        event_kinds=tuple(kinds[k] for k in sorted(kinds)),
-    )
+    return Dictionaries.of([a.name for a in plan.spec.arms], plan.pools,
+                           [s for a in plan.spec.arms for s in a.strategies])
 
 
 def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Path, token: str,

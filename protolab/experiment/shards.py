@@ -26,6 +26,7 @@ from analysis.schema import (
     CARD_COUNTS,
     CARDS_SCHEMA,
     COMPILES_SCHEMA,
+    EVENT_KINDS,
     EVENTS_SCHEMA,
     GAMES_SCHEMA,
     PICKS_FIELD,
@@ -53,6 +54,15 @@ class Dictionaries:
     cards: tuple[str, ...]
     end_reasons: tuple[str, ...]
     event_kinds: tuple[str, ...]
+
+    @classmethod
+    def of(cls, arms: Sequence[str], pools: Sequence[Pool], strategies: Sequence[str]) -> Dictionaries:
+        """The dictionaries of games played by these arms, pools and strategy specs."""
+        return cls(arms=tuple(arms), pool_hashes=tuple(dict.fromkeys(p.hash for p in pools)),
+                   strategies=tuple(sorted(set(strategies))),
+                   protocols=tuple(sorted({n for p in pools for n in p.protocols})),
+                   cards=tuple(sorted({c.name for p in pools for c in p.cards})),
+                   end_reasons=_END, event_kinds=EVENT_KINDS)
 
 
 @dataclass(frozen=True)
@@ -234,11 +244,7 @@ class Batch:
 def batch_games(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[str]) -> pa.Table:
     """The games table (analysis/schema.py) of one batch played in this process, seat 0 playing
     strategies[0]: the rows a run would write, so its figures come from the same queries."""
-    kinds = _kinds()
-    dicts = Dictionaries(arms=("batch",), pool_hashes=(pool.hash,), strategies=tuple(sorted(set(strategies))),
-                         protocols=tuple(sorted(pool.protocols)), cards=tuple(sorted(c.name for c in pool.cards)),
-                         end_reasons=tuple(END_REASONS[i] for i in sorted(END_REASONS)),
-                         event_kinds=tuple(kinds[k] for k in sorted(kinds)))
+    dicts = Dictionaries.of(("batch",), (pool,), strategies)
     n = len(cols["seed"])
     seat = np.array([dicts.strategies.index(x) for x in strategies], np.int8)
     facts = {"matchup": np.zeros(n, np.int32), "game": np.arange(n, dtype=np.int32),

@@ -131,15 +131,21 @@ cdef void fire_after(State* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) n
                         nn += 1
     resolve_noted(g, note, nn)
 
+cdef int ask_order(State* g, const int32_t* note, int nn) noexcept nogil:
+    """The active player picks which of the noted texts resolves next (3.1); negative when the
+    game stopped."""
+    cdef int i
+    for i in range(nn):
+        g.opts[i] = note[i]
+    g.nopts = nn
+    return ask(g, g.active, D_ORDER)
+
 cdef void resolve_noted(State* g, int32_t* note, int nn) noexcept nogil:
     """Resolve noted trigger boxes one at a time in the active player's order, skipping those no
     longer active (3.1)."""
     cdef int i, k, pick, c, box
     while nn > 0 and not stopped(g):
-        for i in range(nn):
-            g.opts[i] = note[i]
-        g.nopts = nn
-        pick = ask(g, g.active, D_ORDER)
+        pick = ask_order(g, note, nn)
         if pick < 0:
             return
         k = 0

@@ -297,10 +297,7 @@ cdef void resolve_new_tops(State* g, int32_t* tops_before) noexcept nogil:
                 note[nn] = noted_option(t, BOX_MIDDLE)
                 nn += 1
     while nn > 0 and not stopped(g):
-        for i in range(nn):
-            g.opts[i] = note[i]
-        g.nopts = nn
-        t = ask(g, g.active, D_ORDER)
+        t = ask_order(g, note, nn)
         if t < 0:
             return
         nn = drop_line(note, nn, t)
