@@ -1,5 +1,6 @@
 """Build the Cython engine as part of `pip install .` (no manual cythonize step)."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,31 +15,37 @@ from sim.engine.vocab_gen import write_includes  # noqa: E402
 
 write_includes()
 
+# Python's own CFLAGS ask for debug info, which doubles the engine's compile time (a user's first
+# install waits for it) and never changes the machine code; PROTOLAB_DEBUG_INFO=1 keeps it for
+# profiling by source line.
+FLAGS = ["-O3"] if os.environ.get("PROTOLAB_DEBUG_INFO") else ["-O3", "-g0"]
+JOBS = os.cpu_count() or 1     # the four modules translate and compile side by side
+
 extensions = [
     Extension(
         "sim.engine._core",
         ["sim/engine/_core.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"],
+        extra_compile_args=FLAGS,
     ),
     Extension(
         "strategies._bots",
         ["strategies/_bots.pyx"],
         include_dirs=[numpy.get_include(), "."],
-        extra_compile_args=["-O3"],
+        extra_compile_args=FLAGS,
     ),
     Extension(
         "strategies._ismcts",
         ["strategies/_ismcts.pyx"],
         include_dirs=[numpy.get_include(), "."],
-        extra_compile_args=["-O3"],
+        extra_compile_args=FLAGS,
     ),
     Extension(
         "strategies._draft",
         ["strategies/_draft.pyx"],
         include_dirs=[numpy.get_include(), "."],
-        extra_compile_args=["-O3"],
+        extra_compile_args=FLAGS,
     ),
 ]
 
@@ -52,5 +59,7 @@ setup(
         extensions,
         compiler_directives={"language_level": "3", "boundscheck": False, "wraparound": False},
         annotate=False,
+        nthreads=JOBS,
     ),
+    options={"build_ext": {"parallel": JOBS}},
 )
