@@ -44,7 +44,8 @@ cdef bint stack_remove(State* g, int c) noexcept nogil:
     for i in range(k, n - 1):
         g.stack[s][l][i] = g.stack[s][l][i + 1]
     g.nstack[s][l] = n - 1
-    touch_line(g, l)
+    if not take_from_fresh_cache(g, c, s, l):
+        touch_line(g, l)
     return k == n - 1
 
 cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
@@ -99,8 +100,9 @@ cdef inline const CardDef* cdef_of(State* g, int c) noexcept nogil:
 # Everything below depends only on the field (which cards, where, which face). Every change to the
 # field bumps g.field_ver and marks its line stale (stack_put, stack_remove, flips: touch_line;
 # swapping stacks: touch); the first query after a change recomputes the stale lines' passives,
-# triggers and values. The exception is the usual play: a card without passives put into a line
-# without any, while the cache is fresh, is added to the cache in place (add_to_fresh_cache).
+# triggers and values. The exception is a line without any active passive, while the cache is
+# fresh: a card without passives put into it, or a card taken out of it, changes the cache in
+# place (add_to_fresh_cache, take_from_fresh_cache).
 
 cdef inline void touch(State* g) noexcept nogil:
     """Something anywhere on the field changed: every line's cache is stale."""
@@ -126,6 +128,33 @@ cdef inline bint add_to_fresh_cache(State* g, int c, int s, int l) noexcept nogi
     g.lval[s][l] += d.value if fu else 2
     g.trig_line[s][l] |= d.trig_bits & (0u - <uint32_t>fu)
     g.trig_mask[s] |= d.trig_bits & (0u - <uint32_t>fu)
+    g.field_ver += 1
+    g.cache_ver = g.field_ver
+    return True
+
+cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept nogil:
+    """Card c was just taken out of stack (s, l): when the cache was fresh, the line has no
+    active passive and the stack's uncovered card has no bottom passive (it may just have been
+    uncovered), the card only takes its value (2 face-down) away, and a face-up card its
+    triggers: the stack's triggers are gathered again. Returns whether it did (otherwise the
+    line must be touched)."""
+    cdef int n = g.nstack[s][l], i, x, t
+    cdef uint32_t trig = 0
+    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]):
+        return False
+    if n > 0:
+        t = g.stack[s][l][n - 1]
+        if g.face_up[t] and cdef_of(g, t).passive[BOX_BOTTOM]:
+            return False
+    if g.face_up[c]:
+        g.lval[s][l] -= cdef_of(g, c).value
+        for i in range(n):
+            x = g.stack[s][l][i]
+            trig |= cdef_of(g, x).trig_bits & (0u - <uint32_t>(g.face_up[x] != 0))
+        g.trig_line[s][l] = trig
+        g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
+    else:
+        g.lval[s][l] -= 2
     g.field_ver += 1
     g.cache_ver = g.field_ver
     return True
@@ -231,10 +260,12 @@ cdef inline bint has_passive(State* g, int s, int flag, int l) noexcept nogil:
         return (g.pas[s][l] & flag) != 0
     return ((g.pas[s][0] | g.pas[s][1] | g.pas[s][2]) & flag) != 0
 
-cdef bint middle_ignored(State* g, int c) noexcept nogil:
+cdef inline bint middle_ignored(State* g, int c) noexcept nogil:
     """Apathy 2: middle commands of cards in a line with an active ignore passive do nothing."""
     cdef int l = g.line[c]
-    return has_passive(g, 0, PA_IGNORE_MIDDLE, l) or has_passive(g, 1, PA_IGNORE_MIDDLE, l)
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    return ((g.pas[0][l] | g.pas[1][l]) & PA_IGNORE_MIDDLE) != 0
 
 cdef bint middle_suppressed(State* g, int c) noexcept nogil:
     """Fear 0: during its owner's turn, the opponent's cards have no middle text at all."""
