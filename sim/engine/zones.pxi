@@ -98,11 +98,11 @@ cdef inline const CardDef* cdef_of(State* g, int c) noexcept nogil:
 # -- passives and values, cached per field version and line --------------------------------------------
 #
 # Everything below depends only on the field (which cards, where, which face). Every change to the
-# field bumps g.field_ver and marks its line stale (stack_put, stack_remove, flips: touch_line;
+# field bumps g.field_ver and marks its line stale (stack_put, stack_remove, turn_over: touch_line;
 # swapping stacks: touch); the first query after a change recomputes the stale lines' passives,
 # triggers and values. The exception is a line without any active passive, while the cache is
-# fresh: a card without passives put into it, or a card taken out of it, changes the cache in
-# place (add_to_fresh_cache, take_from_fresh_cache).
+# fresh: a card without passives put into it, a card taken out of it, or such a card flipped in
+# it changes the cache in place (add_to_fresh_cache, take_from_fresh_cache, turn_over).
 
 cdef inline void touch(State* g) noexcept nogil:
     """Something anywhere on the field changed: every line's cache is stale."""
@@ -138,8 +138,7 @@ cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept n
     uncovered), the card only takes its value (2 face-down) away, and a face-up card its
     triggers: the stack's triggers are gathered again. Returns whether it did (otherwise the
     line must be touched)."""
-    cdef int n = g.nstack[s][l], i, x, t
-    cdef uint32_t trig = 0
+    cdef int n = g.nstack[s][l], t
     if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]):
         return False
     if n > 0:
@@ -148,16 +147,43 @@ cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept n
             return False
     if g.face_up[c]:
         g.lval[s][l] -= cdef_of(g, c).value
-        for i in range(n):
-            x = g.stack[s][l][i]
-            trig |= cdef_of(g, x).trig_bits & (0u - <uint32_t>(g.face_up[x] != 0))
-        g.trig_line[s][l] = trig
-        g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
+        regather_triggers(g, s, l)
     else:
         g.lval[s][l] -= 2
     g.field_ver += 1
     g.cache_ver = g.field_ver
     return True
+
+cdef inline void regather_triggers(State* g, int s, int l) noexcept nogil:
+    """The triggers of stack (s, l) gathered again after a face-up card left it or turned
+    face-down (a union cannot take one card's bits away)."""
+    cdef int i, x
+    cdef uint32_t trig = 0
+    for i in range(g.nstack[s][l]):
+        x = g.stack[s][l][i]
+        trig |= cdef_of(g, x).trig_bits & (0u - <uint32_t>(g.face_up[x] != 0))
+    g.trig_line[s][l] = trig
+    g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
+
+cdef inline void turn_over(State* g, int c) noexcept nogil:
+    """Flip card c on the field. In a line without any active passive, while the cache is
+    fresh, a card without passives only changes its value (printed face-up, 2 face-down) and
+    its stack's triggers: the cache is updated in place; otherwise the line is touched."""
+    cdef int s = g.side[c], l = g.line[c]
+    cdef const CardDef* d = cdef_of(g, c)
+    g.face_up[c] = 1 - g.face_up[c]
+    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]) or d.any_passive:
+        touch_line(g, l)
+        return
+    if g.face_up[c]:
+        g.lval[s][l] += d.value - 2
+        g.trig_line[s][l] |= d.trig_bits
+        g.trig_mask[s] |= d.trig_bits
+    else:
+        g.lval[s][l] -= d.value - 2
+        regather_triggers(g, s, l)
+    g.field_ver += 1
+    g.cache_ver = g.field_ver
 
 cdef inline bint other_protocol_up_in_stack(State* g, int s, int l, int c) noexcept nogil:
     """Is there a face-up card of another protocol than card c in this stack (Diversity 3)?"""
