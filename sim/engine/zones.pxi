@@ -36,17 +36,14 @@ cdef inline void bump(State* g, int c) noexcept nogil:
 
 cdef bint stack_remove(State* g, int c) noexcept nogil:
     """Take a card out of its stack; returns whether it was the uncovered card."""
-    cdef int s = g.side[c], l = g.line[c], n = g.nstack[s][l], i, k = -1
-    for i in range(n):                 # no early exit: a card is in a list once, and a select beats a guess
-        k = i if g.stack[s][l][i] == c else k
-    if k < 0:
+    cdef int s = g.side[c], l = g.line[c], n = g.nstack[s][l]
+    cdef bint was_top = n > 0 and g.stack[s][l][n - 1] == c
+    if compact_out(g.stack[s][l], n, c) == n:
         return False
-    for i in range(k, n - 1):
-        g.stack[s][l][i] = g.stack[s][l][i + 1]
     g.nstack[s][l] = n - 1
     if not take_from_fresh_cache(g, c, s, l):
         touch_line(g, l)
-    return k == n - 1
+    return was_top
 
 cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
     """Put a card into a stack at position idx (-1: on top, covering the previous top card)."""
@@ -67,15 +64,20 @@ cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
     if not add_to_fresh_cache(g, c, s, l):
         touch_line(g, l)
 
+cdef inline int compact_out(int8_t* arr, int n, int c) noexcept nogil:
+    """Copy every card of arr[:n] but c down over it, in order; returns how many are left (n
+    when c was not there). One pass with no branch on where c is (a select beats a guess), and
+    no call: the usual list is a few cards, too short for memmove."""
+    cdef int i, k = 0, x
+    for i in range(n):
+        x = arr[i]
+        arr[k] = x
+        k += x != c
+    return k
+
 cdef void list_remove(int8_t* arr, int8_t* n, int c) noexcept nogil:
-    cdef int i, k = -1
-    for i in range(n[0]):              # no early exit: a card is in a list once, and a select beats a guess
-        k = i if arr[i] == c else k
-    if k < 0:
-        return
-    for i in range(k, n[0] - 1):
-        arr[i] = arr[i + 1]
-    n[0] -= 1
+    """Take card c out of a list (a hand, a trash, a deck), keeping the order of the others."""
+    n[0] = compact_out(arr, n[0], c)
 
 cdef inline void put_hand(State* g, int p, int c) noexcept nogil:
     g.hand[p][g.nhand[p]] = c
