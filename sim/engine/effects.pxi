@@ -47,13 +47,16 @@ cdef inline Scope scope_open(State* g) noexcept nogil:
     g.evl[1] = 0
     return s
 
-cdef void scope_close(State* g, Scope s) noexcept nogil:
+cdef inline void scope_close(State* g, Scope s) noexcept nogil:
+    """Give the enclosing scope its events back, then open the "after" window of this one's
+    events (7.3). Inline, with the cheap test first: most steps wake no face-up card, and then
+    no call is made at all."""
     cdef uint8_t e0 = g.ev[0], e1 = g.ev[1], l0 = g.evl[0], l1 = g.evl[1]
     g.ev[0] = s.ev0
     g.ev[1] = s.ev1
     g.evl[0] = s.evl0
     g.evl[1] = s.evl1
-    if (e0 or e1) and not stopped(g):
+    if (e0 | e1) and not stopped(g) and may_trigger(g, after_triggers(e0 | e1)):
         fire_after(g, e0, e1, l0, l1)
 
 cdef inline uint8_t event_of(int trig) noexcept nogil:
@@ -91,14 +94,13 @@ cdef inline uint32_t after_triggers(uint8_t ev) noexcept nogil:
 cdef void fire_after(State* g, uint8_t e0, uint8_t e1, uint8_t l0, uint8_t l1) noexcept nogil:
     """Note every active "After ...:" box matching these events, then resolve them one at a time
     in the active player's order (7.3, 7.4). `by` picks whose events count, `during` whose turn
-    it must be, `here` (after_play) that the play went into the card's line."""
+    it must be, `here` (after_play) that the play went into the card's line. Called only when
+    a face-up card may listen to these events (scope_close)."""
     cdef int32_t note[MAXNOTE]
     cdef int nn = 0, s, l, i, c, box, o
     cdef uint8_t ev, mine, lines
     cdef const CardDef* d
     cdef uint32_t wanted = after_triggers(e0 | e1)
-    if not may_trigger(g, wanted):
-        return                         # no face-up card listens to these events: nothing to note
     for s in range(2):
         for l in range(3):
             if not (g.trig_line[s][l] & wanted):

@@ -158,18 +158,30 @@ cdef int play_from_deck(State* g, Frame* fr, int p, int q, int s, int l, int und
     play_card(g, p, c, s, l, 0, under)
     return 1
 
-cdef void before_cover(State* g, int s, int l, int incoming) noexcept nogil:
+cdef inline bint has_cover_text(State* g, int t) noexcept nogil:
+    """Could card t have an on-cover text (most cards have none: no box to look at)?"""
+    return (cdef_of(g, t).trig_bits & ((1u << TR_COVERED) | (1u << TR_COVERED_OR_FLIPPED))) != 0
+
+cdef inline void before_cover(State* g, int s, int l, int incoming) noexcept nogil:
     """"When this card would be covered: First, ..." resolves completely before a card lands
-    (5.3); if that removes the card, the next card down may have such text too. "... covered by
-    a Unity card" (cover_same) needs the incoming card to be face-up and of that protocol."""
+    (5.3). Inline, so that the usual landing (an empty stack, or a top card without such text)
+    makes no call."""
+    cdef int t = top_card(g, s, l)
+    if t >= 0 and has_cover_text(g, t):
+        resolve_cover_texts(g, s, l, incoming)
+
+cdef void resolve_cover_texts(State* g, int s, int l, int incoming) noexcept nogil:
+    """Resolve the on-cover text of the card about to be covered; if that removes the card,
+    the next card down may have such text too. "... covered by a Unity card" (cover_same) needs
+    the incoming card to be face-up and of that protocol."""
     cdef int fired[8]
     cdef int nf = 0, t, box, i, seen
     while nf < 8 and not stopped(g):
         t = top_card(g, s, l)
         if t < 0:
             return
-        if not (cdef_of(g, t).trig_bits & ((1u << TR_COVERED) | (1u << TR_COVERED_OR_FLIPPED))):
-            return                     # most cards have no on-cover text: no box to look at
+        if not has_cover_text(g, t):
+            return
         seen = 0
         for i in range(nf):
             if fired[i] == t:

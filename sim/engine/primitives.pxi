@@ -130,8 +130,7 @@ cdef int flip_card_ex(State* g, int c, int actor, bint with_middle) noexcept nog
         if box >= 0:
             run_box(g, c, box)         # Metal 6: deletes itself, the flip is used up
             return 1
-    g.face_up[c] = 1 - g.face_up[c]
-    touch_line(g, g.line[c])
+    turn_over(g, c)
     bump(g, c)
     log_add(g, LG_FLIP, actor, g.cur_src, c, g.face_up[c], 0)
     if with_middle and g.face_up[c] and is_uncovered(g, c):

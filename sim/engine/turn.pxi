@@ -72,13 +72,17 @@ cdef void deal(State* g) noexcept nogil:
 
 # -- phases ---------------------------------------------------------------------------------------
 
-cdef void phase_triggers(State* g, int trig) noexcept nogil:
-    """Start/End: note the active player's active commands, resolve in their order (3.1, 3.6)."""
+cdef inline void phase_triggers(State* g, int trig) noexcept nogil:
+    """Start/End (3.1, 3.6): inline, so that a phase where no face-up card has the trigger (the
+    usual case) costs a mask test and no call."""
+    if may_trigger(g, 1u << trig):
+        resolve_phase_triggers(g, trig)
+
+cdef void resolve_phase_triggers(State* g, int trig) noexcept nogil:
+    """Note the active player's active commands with this trigger, resolve them in their order."""
     cdef int32_t note[MAXNOTE]
     cdef int nn = 0, s, l, i, c, box
     cdef const CardDef* d
-    if not may_trigger(g, 1u << trig):
-        return
     for s in range(2):
         for l in range(3):
             if not (g.trig_line[s][l] & (1u << trig)):

@@ -260,8 +260,7 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
                 continue            # handled below: it deletes itself instead
             if unflippable(g, c):
                 continue
-            g.face_up[c] = 1 - g.face_up[c]
-            touch_line(g, g.line[c])
+            turn_over(g, c)
             bump(g, c)
             log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
         elif st.verb == V_SHIFT:

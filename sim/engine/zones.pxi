@@ -36,16 +36,14 @@ cdef inline void bump(State* g, int c) noexcept nogil:
 
 cdef bint stack_remove(State* g, int c) noexcept nogil:
     """Take a card out of its stack; returns whether it was the uncovered card."""
-    cdef int s = g.side[c], l = g.line[c], n = g.nstack[s][l], i, k = -1
-    for i in range(n):                 # no early exit: a card is in a list once, and a select beats a guess
-        k = i if g.stack[s][l][i] == c else k
-    if k < 0:
+    cdef int s = g.side[c], l = g.line[c], n = g.nstack[s][l]
+    cdef bint was_top = n > 0 and g.stack[s][l][n - 1] == c
+    if compact_out(g.stack[s][l], n, c) == n:
         return False
-    for i in range(k, n - 1):
-        g.stack[s][l][i] = g.stack[s][l][i + 1]
     g.nstack[s][l] = n - 1
-    touch_line(g, l)
-    return k == n - 1
+    if not take_from_fresh_cache(g, c, s, l):
+        touch_line(g, l)
+    return was_top
 
 cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
     """Put a card into a stack at position idx (-1: on top, covering the previous top card)."""
@@ -63,17 +61,23 @@ cdef void stack_put(State* g, int c, int s, int l, int idx) noexcept nogil:
     g.zone[c] = Z_FIELD
     g.side[c] = s
     g.line[c] = l
-    touch_line(g, l)
+    if not add_to_fresh_cache(g, c, s, l):
+        touch_line(g, l)
+
+cdef inline int compact_out(int8_t* arr, int n, int c) noexcept nogil:
+    """Copy every card of arr[:n] but c down over it, in order; returns how many are left (n
+    when c was not there). One pass with no branch on where c is (a select beats a guess), and
+    no call: the usual list is a few cards, too short for memmove."""
+    cdef int i, k = 0, x
+    for i in range(n):
+        x = arr[i]
+        arr[k] = x
+        k += x != c
+    return k
 
 cdef void list_remove(int8_t* arr, int8_t* n, int c) noexcept nogil:
-    cdef int i, k = -1
-    for i in range(n[0]):              # no early exit: a card is in a list once, and a select beats a guess
-        k = i if arr[i] == c else k
-    if k < 0:
-        return
-    for i in range(k, n[0] - 1):
-        arr[i] = arr[i + 1]
-    n[0] -= 1
+    """Take card c out of a list (a hand, a trash, a deck), keeping the order of the others."""
+    n[0] = compact_out(arr, n[0], c)
 
 cdef inline void put_hand(State* g, int p, int c) noexcept nogil:
     g.hand[p][g.nhand[p]] = c
@@ -96,9 +100,11 @@ cdef inline const CardDef* cdef_of(State* g, int c) noexcept nogil:
 # -- passives and values, cached per field version and line --------------------------------------------
 #
 # Everything below depends only on the field (which cards, where, which face). Every change to the
-# field bumps g.field_ver and marks its line stale (stack_put, stack_remove, flips: touch_line;
+# field bumps g.field_ver and marks its line stale (stack_put, stack_remove, turn_over: touch_line;
 # swapping stacks: touch); the first query after a change recomputes the stale lines' passives,
-# triggers and values.
+# triggers and values. The exception is a line without any active passive, while the cache is
+# fresh: a card without passives put into it, a card taken out of it, or such a card flipped in
+# it changes the cache in place (add_to_fresh_cache, take_from_fresh_cache, turn_over).
 
 cdef inline void touch(State* g) noexcept nogil:
     """Something anywhere on the field changed: every line's cache is stale."""
@@ -110,6 +116,76 @@ cdef inline void touch_line(State* g, int l) noexcept nogil:
     value reach no further than its own line)."""
     g.field_ver += 1
     g.stale_lines |= 1 << l
+
+cdef inline bint add_to_fresh_cache(State* g, int c, int s, int l) noexcept nogil:
+    """Card c was just put into stack (s, l): when the cache was fresh and the line has no
+    active passive, and c brings none, the card only adds its value (2 face-down) and its
+    triggers; the cache is updated in place and stays fresh, instead of recomputing the line at
+    the next query (the usual play). Returns whether it did (otherwise the line must be touched).
+    Covering a card only deactivates its bottom box, and that box has no passive here."""
+    cdef const CardDef* d = cdef_of(g, c)
+    cdef int fu = g.face_up[c] != 0
+    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]) or (d.any_passive & (0u - <uint32_t>fu)):
+        return False
+    g.lval[s][l] += d.value if fu else 2
+    g.trig_line[s][l] |= d.trig_bits & (0u - <uint32_t>fu)
+    g.trig_mask[s] |= d.trig_bits & (0u - <uint32_t>fu)
+    g.field_ver += 1
+    g.cache_ver = g.field_ver
+    return True
+
+cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept nogil:
+    """Card c was just taken out of stack (s, l): when the cache was fresh, the line has no
+    active passive and the stack's uncovered card has no bottom passive (it may just have been
+    uncovered), the card only takes its value (2 face-down) away, and a face-up card its
+    triggers: the stack's triggers are gathered again. Returns whether it did (otherwise the
+    line must be touched)."""
+    cdef int n = g.nstack[s][l], t
+    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]):
+        return False
+    if n > 0:
+        t = g.stack[s][l][n - 1]
+        if g.face_up[t] and cdef_of(g, t).passive[BOX_BOTTOM]:
+            return False
+    if g.face_up[c]:
+        g.lval[s][l] -= cdef_of(g, c).value
+        regather_triggers(g, s, l)
+    else:
+        g.lval[s][l] -= 2
+    g.field_ver += 1
+    g.cache_ver = g.field_ver
+    return True
+
+cdef inline void regather_triggers(State* g, int s, int l) noexcept nogil:
+    """The triggers of stack (s, l) gathered again after a face-up card left it or turned
+    face-down (a union cannot take one card's bits away)."""
+    cdef int i, x
+    cdef uint32_t trig = 0
+    for i in range(g.nstack[s][l]):
+        x = g.stack[s][l][i]
+        trig |= cdef_of(g, x).trig_bits & (0u - <uint32_t>(g.face_up[x] != 0))
+    g.trig_line[s][l] = trig
+    g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
+
+cdef inline void turn_over(State* g, int c) noexcept nogil:
+    """Flip card c on the field. In a line without any active passive, while the cache is
+    fresh, a card without passives only changes its value (printed face-up, 2 face-down) and
+    its stack's triggers: the cache is updated in place; otherwise the line is touched."""
+    cdef int s = g.side[c], l = g.line[c]
+    cdef const CardDef* d = cdef_of(g, c)
+    g.face_up[c] = 1 - g.face_up[c]
+    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]) or d.any_passive:
+        touch_line(g, l)
+        return
+    if g.face_up[c]:
+        g.lval[s][l] += d.value - 2
+        g.trig_line[s][l] |= d.trig_bits
+        g.trig_mask[s] |= d.trig_bits
+    else:
+        g.lval[s][l] -= d.value - 2
+        regather_triggers(g, s, l)
+    g.field_ver += 1
+    g.cache_ver = g.field_ver
 
 cdef inline bint other_protocol_up_in_stack(State* g, int s, int l, int c) noexcept nogil:
     """Is there a face-up card of another protocol than card c in this stack (Diversity 3)?"""
@@ -212,10 +288,12 @@ cdef inline bint has_passive(State* g, int s, int flag, int l) noexcept nogil:
         return (g.pas[s][l] & flag) != 0
     return ((g.pas[s][0] | g.pas[s][1] | g.pas[s][2]) & flag) != 0
 
-cdef bint middle_ignored(State* g, int c) noexcept nogil:
+cdef inline bint middle_ignored(State* g, int c) noexcept nogil:
     """Apathy 2: middle commands of cards in a line with an active ignore passive do nothing."""
     cdef int l = g.line[c]
-    return has_passive(g, 0, PA_IGNORE_MIDDLE, l) or has_passive(g, 1, PA_IGNORE_MIDDLE, l)
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    return ((g.pas[0][l] | g.pas[1][l]) & PA_IGNORE_MIDDLE) != 0
 
 cdef bint middle_suppressed(State* g, int c) noexcept nogil:
     """Fear 0: during its owner's turn, the opponent's cards have no middle text at all."""
