@@ -32,13 +32,12 @@ cdef int hidden_slots(State* g, int p, int8_t* slots, int16_t* keys) noexcept no
     return n
 
 
-cdef int deck_slots(State* g, int p, int8_t* slots, int16_t* keys) noexcept nogil:
-    """The slots of p's own deck (p knows what is in it, not in which order), with their identities."""
-    cdef int n = g.ndeck[p], i, c
-    for i in range(n):
-        c = g.deck[p][i]
-        slots[i] = c; keys[i] = identity_key(g, c)
-    return n
+cdef void deck_keys(State* g, int p, int16_t* keys) noexcept nogil:
+    """The identities in p's own deck (p knows what is in it, not in which order); its slots are
+    the deck itself."""
+    cdef int i
+    for i in range(g.ndeck[p]):
+        keys[i] = identity_key(g, g.deck[p][i])
 
 
 cdef enum:
@@ -76,7 +75,7 @@ cdef void sort_keys(int16_t* keys, int n) noexcept nogil:
         keys[r] = <int16_t>(t >> 6)
 
 
-cdef void redeal_slots(State* dst, int8_t* slots, int16_t* keys, int n, uint64_t seed, uint64_t* counter,
+cdef void redeal_slots(State* dst, const int8_t* slots, int16_t* keys, int n, uint64_t seed, uint64_t* counter,
                        uint64_t key) noexcept nogil:
     """Sort the identities (identity_key) of these slots, shuffle them with the stream (seed, key)
     and deal them back into dst's slots. Fisher-Yates from the top: a slot is dealt as soon as
@@ -105,15 +104,15 @@ cdef void redeal_slots(State* dst, int8_t* slots, int16_t* keys, int n, uint64_t
 cdef void redeal_hidden(State* src, State* dst, int p, uint64_t seed, uint64_t* counter,
                         uint64_t key) noexcept nogil:
     """Re-deal into dst everything p cannot see in src, drawing from the stream (seed, key).
-    Both sets of identities are read before any is dealt, so src may be dst."""
+    Both sets of identities are read before any is dealt (dealing writes identities, never the
+    zones that list the slots), so src may be dst."""
     cdef int8_t slots[MAXCARDS]
-    cdef int8_t own_slots[MAXCARDS]
     cdef int16_t keys[MAXCARDS]
     cdef int16_t own_keys[MAXCARDS]
     cdef int n = hidden_slots(src, p, slots, keys)
-    cdef int n_own = deck_slots(src, p, own_slots, own_keys)
+    deck_keys(src, p, own_keys)
     redeal_slots(dst, slots, keys, n, seed, counter, key)
-    redeal_slots(dst, own_slots, own_keys, n_own, seed, counter, key)
+    redeal_slots(dst, src.deck[p], own_keys, src.ndeck[p], seed, counter, key)
 
 
 cdef void determinize(State* src, State* dst, int p, int stream) noexcept nogil:
