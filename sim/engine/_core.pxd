@@ -229,7 +229,6 @@ cdef struct State:
     int8_t zone[MAXCARDS]
     int8_t side[MAXCARDS]
     int8_t line[MAXCARDS]
-    uint32_t epoch[MAXCARDS]
     # zones (decks: top card at the end)
     int8_t deck[2][MAXCARDS]
     int8_t ndeck[2]
@@ -279,12 +278,7 @@ cdef struct State:
     int8_t checking                 # run invariant checks (tests)
     int8_t violation
     int8_t compiling_line           # line being compiled: cards uncovered there resolve nothing (4.1)
-    # statistics for the record
-    int16_t plays_up[2]
-    int16_t plays_down[2]
-    int16_t refreshes[2]
-    int16_t control_gains[2]
-    int16_t nce
+    int16_t nce                     # compile events recorded (ce_* below)
     # derived from the field, recomputed lazily when field_ver moves on (zones.pxi)
     uint32_t field_ver
     uint32_t cache_ver
@@ -305,11 +299,19 @@ cdef struct State:
     int32_t nlog
     int32_t caplog
     # tail left out of lookahead copies (copy_for_lookahead): the options of the current
-    # decision (refilled before every decision), the compile record (only appended to, at index
-    # nce), the draft table (lookahead starts after the draft) and the seats' parameters (read by
-    # a seat's own bot in the real game; in a copy only for restrictions, copied when a seat has
-    # them: State.restricted). Keep opts first: the copy stops there.
+    # decision (refilled before every decision), the cards' epochs (only compared with a value
+    # the same game_run read from them), the statistics and the compile record (only counted
+    # up and appended to, read for the real game's record), the draft table (lookahead starts
+    # after the draft) and the seats' parameters (read by a seat's own bot in the real game; in
+    # a copy only for restrictions, copied when a seat has them: State.restricted). Keep opts
+    # first: the copy stops there.
     int32_t opts[MAXOPT]
+    uint32_t epoch[MAXCARDS]           # bumped when a card's running text must stop (zones.pxi)
+    # statistics for the record
+    int16_t plays_up[2]
+    int16_t plays_down[2]
+    int16_t refreshes[2]
+    int16_t control_gains[2]
     StratParams sp[2]
     int16_t ce_turn[MAXCE]
     int8_t ce_player[MAXCE]

@@ -24,7 +24,7 @@ from sim.engine.options cimport (
     OPT_DONE, OPT_REFRESH, OPT_SKIP, noted_box, noted_card, noted_option, play_card_of, play_face_up,
     play_line_of, play_opp_side, play_option, rearrange_option, rearrange_perm, rearrange_side,
 )
-from sim.engine.rng cimport mix64, splitmix64
+from sim.engine.rng cimport mix64, splitmix64, stream_word
 import numpy as np
 cimport numpy as cnp
 

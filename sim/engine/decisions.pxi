@@ -116,10 +116,12 @@ cdef size_t lookahead_bytes() noexcept nogil:
 cdef size_t LOOKAHEAD_BYTES = lookahead_bytes()
 
 cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil:
-    """Copy a game for a lookahead run: everything but the scratch tail (the option list and the
-    compile record, see State in _core.pxd), which the engine always writes before it reads.
-    Half the bytes of a whole copy, and bots make one per candidate action. The seats'
-    parameters come along only when a seat plays restricted (ask reads them in the copy)."""
+    """Copy a game for a lookahead run: everything but the scratch tail (see State in _core.pxd):
+    the option list, which the engine always writes before it reads; the cards' epochs, which a
+    run only compares with values it read itself; the record's statistics and compile record,
+    only counted up and appended to. About a quarter of the bytes of a whole copy, and bots make one
+    per candidate action. The seats' parameters come along only when a seat plays restricted
+    (ask reads them in the copy)."""
     memcpy(dst, src, LOOKAHEAD_BYTES)
     if src.restricted[0] | src.restricted[1]:
         memcpy(dst.sp, src.sp, sizeof(src.sp))

@@ -6,21 +6,38 @@
 # of p's own deck. The identities in those slots are sorted into a canonical order before they are
 # shuffled, so any arrangement of the hidden information gives the very same re-deal.
 
-cdef int hidden_slots(State* g, int p, int8_t* slots) noexcept nogil:
-    """The slots whose identities p cannot see, except p's own deck, in public order: the
-    opponent's hand, the opponent's deck, the face-down field cards p does not own."""
+cdef inline int16_t identity_key(State* g, int c) noexcept nogil:
+    """A card's identity as one sortable number: its definition, then its owner."""
+    return g.def_id[c] * 2 + g.owner[c]
+
+
+cdef int hidden_slots(State* g, int p, int8_t* slots, int16_t* keys) noexcept nogil:
+    """The slots whose identities p cannot see, except p's own deck, in public order, with the
+    identity each holds: the opponent's hand, the opponent's deck, the face-down field cards p
+    does not own."""
     cdef int n = 0, i, c, s, l, o = 1 - p
     for i in range(g.nhand[o]):
-        slots[n] = g.hand[o][i]; n += 1
+        c = g.hand[o][i]
+        slots[n] = c; keys[n] = identity_key(g, c); n += 1
     for i in range(g.ndeck[o]):
-        slots[n] = g.deck[o][i]; n += 1
+        c = g.deck[o][i]
+        slots[n] = c; keys[n] = identity_key(g, c); n += 1
     for s in range(2):
         for l in range(3):
             for i in range(g.nstack[s][l]):
                 c = g.stack[s][l][i]
                 slots[n] = c                   # kept only if hidden (no branch on the card)
+                keys[n] = identity_key(g, c)
                 n += (g.face_up[c] == 0) & (g.owner[c] != p)
     return n
+
+
+cdef void deck_keys(State* g, int p, int16_t* keys) noexcept nogil:
+    """The identities in p's own deck (p knows what is in it, not in which order); its slots are
+    the deck itself."""
+    cdef int i
+    for i in range(g.ndeck[p]):
+        keys[i] = identity_key(g, g.deck[p][i])
 
 
 cdef enum:
@@ -58,36 +75,44 @@ cdef void sort_keys(int16_t* keys, int n) noexcept nogil:
         keys[r] = <int16_t>(t >> 6)
 
 
-cdef void redeal_slots(State* src, State* dst, int8_t* slots, int n, uint64_t seed, uint64_t* counter,
+cdef void redeal_slots(State* dst, const int8_t* slots, int16_t* keys, int n, uint64_t seed, uint64_t* counter,
                        uint64_t key) noexcept nogil:
-    """Sort the card identities (definition, owner) of these slots, shuffle them with the stream
-    (seed, key), and deal them back into dst (src may be dst: every read comes first)."""
-    cdef int16_t defs[MAXCARDS]
-    cdef int i, j
+    """Sort the identities (identity_key) of these slots, shuffle them with the stream (seed, key)
+    and deal them back into dst's slots. Fisher-Yates from the top: a slot is dealt as soon as
+    the shuffle settles it. The stream's counter is kept in a local while dealing (the stores
+    into dst could otherwise alias it) and written back once."""
+    cdef int i, j, c
     cdef int16_t t
-    for i in range(n):
-        defs[i] = src.def_id[slots[i]] * 2 + src.owner[slots[i]]
-    sort_keys(defs, n)
+    cdef uint64_t word_no = counter[0]
+    sort_keys(keys, n)
     i = n - 1
     while i > 0:
-        j = word_below(next_word(seed, counter, key), i + 1)
-        t = defs[i]; defs[i] = defs[j]; defs[j] = t
+        j = word_below(stream_word(seed, key, word_no), i + 1)
+        word_no += 1
+        t = keys[j]; keys[j] = keys[i]
+        c = slots[i]
+        dst.def_id[c] = t >> 1
+        dst.owner[c] = t & 1
         i -= 1
-    for i in range(n):
-        dst.def_id[slots[i]] = defs[i] >> 1
-        dst.owner[slots[i]] = defs[i] & 1
+    counter[0] = word_no
+    if n > 0:
+        c = slots[0]
+        dst.def_id[c] = keys[0] >> 1
+        dst.owner[c] = keys[0] & 1
 
 
 cdef void redeal_hidden(State* src, State* dst, int p, uint64_t seed, uint64_t* counter,
                         uint64_t key) noexcept nogil:
-    """Re-deal into dst everything p cannot see in src, drawing from the stream (seed, key)."""
+    """Re-deal into dst everything p cannot see in src, drawing from the stream (seed, key).
+    Both sets of identities are read before any is dealt (dealing writes identities, never the
+    zones that list the slots), so src may be dst."""
     cdef int8_t slots[MAXCARDS]
-    cdef int n = hidden_slots(src, p, slots), i
-    redeal_slots(src, dst, slots, n, seed, counter, key)
-    n = 0
-    for i in range(src.ndeck[p]):
-        slots[n] = src.deck[p][i]; n += 1
-    redeal_slots(src, dst, slots, n, seed, counter, key)
+    cdef int16_t keys[MAXCARDS]
+    cdef int16_t own_keys[MAXCARDS]
+    cdef int n = hidden_slots(src, p, slots, keys)
+    deck_keys(src, p, own_keys)
+    redeal_slots(dst, slots, keys, n, seed, counter, key)
+    redeal_slots(dst, src.deck[p], own_keys, src.ndeck[p], seed, counter, key)
 
 
 cdef void determinize(State* src, State* dst, int p, int stream) noexcept nogil:
