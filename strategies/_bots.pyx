@@ -11,11 +11,10 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 (sim/engine/rng.pxd, options.pxd).
 """
 
-from libc.string cimport memcpy
-from libc.stdint cimport int8_t, int16_t, int32_t
+from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
     State, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
-    apply_perm, random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
+    random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
     BOT_GREEDY, BOT_SEARCH, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
@@ -23,6 +22,7 @@ from sim.engine._core cimport (
     D_STATE_NUMBER, D_STATE_PROTOCOL,
     bot_target, BT_REMOVE, BT_FLIP, BT_RANDOM,
 )
+from sim.engine._core import constants
 from sim.engine.options cimport (
     OPT_DONE, OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, rearrange_perm, rearrange_side,
 )
@@ -45,8 +45,10 @@ WEIGHT_NAMES = ("w_compiled", "w_value", "w_margin", "w_ready", "w_control", "w_
 cdef double WIN = 1.0e6
 
 
-cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
-    """One side's part of the evaluation, from the six line values. Whether a line is compiled
+cdef inline double side_score(State* g, int lv[2][3], int p, const int8_t* marks,
+                              const float* w) noexcept nogil:
+    """One side's part of the evaluation, from the six line values and the side's Compiled marks
+    (line l: marks[l]; g.compiled[p] but for a rearrangement being weighed). Whether a line is compiled
     and the caps are data the branch predictor cannot guess, so they select operands instead of
     branching: a compiled line adds w * 0, which leaves the sum exactly as it was (the sum starts
     at +0 and is never -0), so every score is bit-identical to skipping the term."""
@@ -56,7 +58,7 @@ cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noe
     for l in range(3):
         v = lv[p][l]
         ov = lv[o][l]
-        open_line = g.compiled[p][l] == 0
+        open_line = marks[l] == 0
         n += 1 - open_line
         capped = v if v < 10 else 10
         reach = capped * open_line
@@ -84,7 +86,8 @@ cdef inline double evaluate_with(State* g, int lv[2][3], int p, const float* w) 
         return WIN
     if g.winner == 1 - p:
         return -WIN
-    return side_score(g, lv, p, w) - w[W_OPPONENT] * side_score(g, lv, 1 - p, w)
+    return (side_score(g, lv, p, g.compiled[p], w)
+            - w[W_OPPONENT] * side_score(g, lv, 1 - p, g.compiled[1 - p], w))
 
 
 cdef double evaluate(State* g, int p, const float* w) noexcept nogil:
@@ -224,25 +227,41 @@ cdef inline int compiled_pattern(State* g, int t) noexcept nogil:
     return (g.compiled[t][0] != 0) | ((g.compiled[t][1] != 0) << 1) | ((g.compiled[t][2] != 0) << 2)
 
 
+# PATTERN_AFTER[k][m]: the pattern of Compiled marks m after the engine's permutation k (apply_perm:
+# line i takes what was in line PERMS[k][i]), filled at import from the engine's own table.
+cdef int8_t PATTERN_AFTER[8][8]
+
+
+def _fill_pattern_after(perms):
+    """PATTERN_AFTER from the engine's permutations (constants()["perms"])."""
+    cdef int k, m, i
+    for k in range(8):
+        for m in range(8):
+            PATTERN_AFTER[k][m] = m
+    for k, perm in enumerate(perms):
+        for m in range(8):
+            PATTERN_AFTER[k][m] = sum(((m >> perm[i]) & 1) << i for i in range(3))
+
+
 cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
     only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so the
     line values and the other side's score do not change, and the side's own score depends only
     on where its Compiled marks land: one side score per distinct pattern of marks (none while
-    the side has compiled nothing or everything), each worked out on g in place and undone."""
-    cdef int16_t proto[3]
-    cdef int8_t compiled[3]
+    the side has compiled nothing or everything), worked out from the pattern alone (g is not
+    touched)."""
     cdef int lv[2][3]
+    cdef int8_t marks[3]
     cdef double base[2]
     cdef double side[2]
     cdef double memo[2][8]
     cdef int pattern[2]
     cdef int known[2]
-    cdef int i, best = 0, opt, t, q
+    cdef int i, best = 0, opt, t, q, l
     cdef double sc, bs = -1e18
     line_values(g, lv)
     for t in range(2):
-        base[t] = side_score(g, lv, t, w)
+        base[t] = side_score(g, lv, t, g.compiled[t], w)
         pattern[t] = compiled_pattern(g, t)
         memo[t][pattern[t]] = base[t]
         known[t] = 1 << pattern[t]
@@ -253,16 +272,13 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
         if opt != OPT_SKIP:
             t = rearrange_side(opt)
             if pattern[t] != 0 and pattern[t] != 7:      # otherwise every order scores the same
-                memcpy(proto, g.proto[t], sizeof(proto))
-                memcpy(compiled, g.compiled[t], sizeof(compiled))
-                apply_perm(g, t, rearrange_perm(opt))
-                q = compiled_pattern(g, t)
+                q = PATTERN_AFTER[rearrange_perm(opt)][pattern[t]]
                 if not (known[t] >> q) & 1:
-                    memo[t][q] = side_score(g, lv, t, w)
+                    for l in range(3):
+                        marks[l] = (q >> l) & 1
+                    memo[t][q] = side_score(g, lv, t, marks, w)
                     known[t] |= 1 << q
                 side[t] = memo[t][q]
-                memcpy(g.proto[t], proto, sizeof(proto))
-                memcpy(g.compiled[t], compiled, sizeof(compiled))
         if g.winner == p:
             sc = WIN
         elif g.winner == 1 - p:
@@ -426,6 +442,8 @@ STYLE_WEIGHTS = {
 
 for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
     DEFAULT_W[_i] = _v
+
+_fill_pattern_after(constants()["perms"])
 
 
 def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
