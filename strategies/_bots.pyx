@@ -11,9 +11,10 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 (sim/engine/rng.pxd, options.pxd).
 """
 
+from libc.string cimport memcmp, memcpy
 from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
-    State, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    State, StratParams, MAXCARDS, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
     random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
     BOT_GREEDY, BOT_SEARCH, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
@@ -45,52 +46,154 @@ WEIGHT_NAMES = ("w_compiled", "w_value", "w_margin", "w_ready", "w_control", "w_
 cdef double WIN = 1.0e6
 
 
+# -- the evaluation ------------------------------------------------------------------------------
+# Every term of the evaluation is a float weight times a small integer. The products of a set of
+# weights are worked out once, exactly as the expressions below would compute them (float products,
+# widened to double), so that the evaluation only looks them up and adds them in the same order:
+# every score stays bit-identical.
+
+cdef enum:
+    CAP = 10             # the caps on a line's value and on its lead
+    NREGISTERED = 32     # weight sets whose products are kept (configure() registers a seat's)
+
+cdef struct Products:
+    float w[NWEIGHTS]                  # the weights (compared bit for bit)
+    double value[2 * CAP + 1]          # w_value * reach, reach from -CAP to CAP (index reach + CAP)
+    double ready                       # w_ready
+    double margin[2 * CAP + 1]         # w_margin * lead, lead from -CAP to CAP (index lead + CAP)
+    double compiled_near[4][CAP + 1]   # w_compiled * compiled lines + w_near * nearest reach (a float sum)
+    double control[2]                  # w_control * holding it
+    double hand[7]                     # w_hand * cards in hand (capped at 6)
+    double deck[MAXCARDS + 1]          # w_deck * cards in deck
+
+
+cdef void fill_products(Products* k, const float* w) noexcept nogil:
+    """The products of weights w, each from the same float expression the evaluation used to
+    compute per term."""
+    cdef int i, n, near
+    cdef float f
+    memcpy(k.w, w, sizeof(k.w))
+    for i in range(2 * CAP + 1):
+        f = i - CAP
+        k.value[i] = w[W_VALUE] * f
+        k.margin[i] = w[W_MARGIN] * f
+    k.ready = w[W_READY]
+    for n in range(4):
+        for near in range(CAP + 1):
+            k.compiled_near[n][near] = w[W_COMPILED] * n + w[W_NEAR] * near
+    for i in range(2):
+        k.control[i] = w[W_CONTROL] * i
+    for i in range(7):
+        f = i
+        k.hand[i] = w[W_HAND] * f
+    for i in range(MAXCARDS + 1):
+        k.deck[i] = w[W_DECK] * i
+
+
+cdef extern from *:
+    """
+    /* the count of registered weight sets: published after the entry it counts is complete */
+    #define bots_publish(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+    #define bots_published(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+    """
+    void bots_publish(int* p, int v) noexcept nogil
+    int bots_published(const int* p) noexcept nogil
+
+
+cdef Products REGISTERED[NREGISTERED]   # an entry never changes once counted
+cdef int nregistered = 0
+
+
+cdef const Products* products_of(const float* w, Products* spare) noexcept nogil:
+    """The products of weights w: a registered set's, or else worked out into spare (weights
+    set without configure(), or more distinct sets than NREGISTERED)."""
+    cdef int i, n = bots_published(&nregistered)
+    for i in range(n):
+        if memcmp(REGISTERED[i].w, w, sizeof(REGISTERED[i].w)) == 0:
+            return &REGISTERED[i]
+    fill_products(spare, w)
+    return spare
+
+
+cdef void register_products(const float* w) noexcept:
+    """Keep the products of weights w for every later decision. Called with the GIL held (one
+    writer at a time); games running meanwhile in other threads see the new entry only whole."""
+    cdef Products spare
+    if products_of(w, &spare) != &spare or nregistered == NREGISTERED:
+        return
+    fill_products(&REGISTERED[nregistered], w)
+    bots_publish(&nregistered, nregistered + 1)
+
+
+cdef inline bint values_in_table(int lv[2][3]) noexcept nogil:
+    """Whether every line value is at least -CAP, as w_value's table covers (no shipped card
+    takes a line lower); one test for the whole evaluation."""
+    return ((lv[0][0] + CAP) | (lv[0][1] + CAP) | (lv[0][2] + CAP)
+            | (lv[1][0] + CAP) | (lv[1][1] + CAP) | (lv[1][2] + CAP)) >= 0
+
+
+cdef inline double value_term(const Products* k, int reach, bint in_table) noexcept nogil:
+    """w_value * reach: from the table, or multiplied out when a line value may be below it
+    (in_table is a constant where side_score is inlined: no test per line)."""
+    if in_table:
+        return k.value[reach + CAP]
+    return k.w[W_VALUE] * <float>reach
+
+
 cdef inline double side_score(State* g, int lv[2][3], int p, const int8_t* marks,
-                              const float* w) noexcept nogil:
+                              const Products* k, bint in_table) noexcept nogil:
     """One side's part of the evaluation, from the six line values and the side's Compiled marks
-    (line l: marks[l]; g.compiled[p] but for a rearrangement being weighed). Whether a line is compiled
-    and the caps are data the branch predictor cannot guess, so they select operands instead of
-    branching: a compiled line adds w * 0, which leaves the sum exactly as it was (the sum starts
-    at +0 and is never -0), so every score is bit-identical to skipping the term."""
+    (line l: marks[l]; g.compiled[p] but for a rearrangement being weighed). Whether a line is
+    compiled and the caps are data the branch predictor cannot guess, so they select operands
+    instead of branching: a compiled line adds the product for 0, which leaves the sum exactly as
+    it was (the sum starts at +0 and is never -0), so every score is bit-identical to skipping
+    the term."""
     cdef int o = 1 - p, l, v, ov, n = 0, near = 0, open_line, capped, reach, lead
-    cdef float value, margin
     cdef double s = 0
     for l in range(3):
         v = lv[p][l]
         ov = lv[o][l]
         open_line = marks[l] == 0
         n += 1 - open_line
-        capped = v if v < 10 else 10
+        capped = v if v < CAP else CAP
         reach = capped * open_line
-        value = reach
-        s += w[W_VALUE] * value
-        if open_line & (v >= 10) & (v > ov):
-            s += w[W_READY]
+        s += value_term(k, reach, in_table)
+        if open_line & (v >= CAP) & (v > ov):
+            s += k.ready
         near = reach if reach > near else near
         lead = v - ov
-        lead = 10 if lead > 10 else lead
-        lead = -10 if lead < -10 else lead
-        margin = lead
-        s += w[W_MARGIN] * margin
-    s += w[W_COMPILED] * n + w[W_NEAR] * near
-    s += w[W_CONTROL] * (g.control == p)
-    s += w[W_HAND] * (g.nhand[p] if g.nhand[p] < 6 else 6)
-    s += w[W_DECK] * g.ndeck[p]
+        lead = CAP if lead > CAP else lead
+        lead = -CAP if lead < -CAP else lead
+        s += k.margin[lead + CAP]
+    s += k.compiled_near[n][near]
+    s += k.control[g.control == p]
+    s += k.hand[g.nhand[p] if g.nhand[p] < 6 else 6]
+    s += k.deck[g.ndeck[p]]
     return s
 
 
-cdef inline double evaluate_with(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
+cdef double side_score_far(State* g, int lv[2][3], int p, const int8_t* marks,
+                           const Products* k) noexcept nogil:
+    """side_score() when a line value is below w_value's table: out of line, so that the common
+    evaluation stays small enough to be inlined in the candidate loop."""
+    return side_score(g, lv, p, marks, k, False)
+
+
+cdef inline double evaluate_with(State* g, int lv[2][3], int p, const Products* k) noexcept nogil:
     """evaluate() with the line values already fetched (they are the same for every order of
     the protocols: rearranging moves no card)."""
     if g.winner == p:
         return WIN
     if g.winner == 1 - p:
         return -WIN
-    return (side_score(g, lv, p, g.compiled[p], w)
-            - w[W_OPPONENT] * side_score(g, lv, 1 - p, g.compiled[1 - p], w))
+    if values_in_table(lv):
+        return (side_score(g, lv, p, g.compiled[p], k, True)
+                - k.w[W_OPPONENT] * side_score(g, lv, 1 - p, g.compiled[1 - p], k, True))
+    return (side_score_far(g, lv, p, g.compiled[p], k)
+            - k.w[W_OPPONENT] * side_score_far(g, lv, 1 - p, g.compiled[1 - p], k))
 
 
-cdef double evaluate(State* g, int p, const float* w) noexcept nogil:
+cdef inline double evaluate(State* g, int p, const Products* k) noexcept nogil:
     """The documented evaluation of a position for player p (docs/strategies.md)."""
     cdef int lv[2][3]
     if g.winner == p:
@@ -98,7 +201,7 @@ cdef double evaluate(State* g, int p, const float* w) noexcept nogil:
     if g.winner == 1 - p:
         return -WIN
     line_values(g, lv)
-    return evaluate_with(g, lv, p, w)
+    return evaluate_with(g, lv, p, k)
 
 
 # -- the default policy for choices inside effects ---------------------------------------------
@@ -258,10 +361,15 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     cdef int pattern[2]
     cdef int known[2]
     cdef int i, best = 0, opt, t, q, l
+    cdef bint in_table
     cdef double sc, bs = -1e18
+    cdef Products spare
+    cdef const Products* k = products_of(w, &spare)
     line_values(g, lv)
+    in_table = values_in_table(lv)
     for t in range(2):
-        base[t] = side_score(g, lv, t, g.compiled[t], w)
+        base[t] = (side_score(g, lv, t, g.compiled[t], k, True) if in_table
+                   else side_score_far(g, lv, t, g.compiled[t], k))
         pattern[t] = compiled_pattern(g, t)
         memo[t][pattern[t]] = base[t]
         known[t] = 1 << pattern[t]
@@ -276,7 +384,8 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
                 if not (known[t] >> q) & 1:
                     for l in range(3):
                         marks[l] = (q >> l) & 1
-                    memo[t][q] = side_score(g, lv, t, marks, w)
+                    memo[t][q] = (side_score(g, lv, t, marks, k, True) if in_table
+                                  else side_score_far(g, lv, t, marks, k))
                     known[t] |= 1 << q
                 side[t] = memo[t][q]
         if g.winner == p:
@@ -326,21 +435,21 @@ cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     return n
 
 
-cdef double play_out(State* sim, int p, int32_t opt, const float* w) noexcept nogil:
+cdef double play_out(State* sim, int p, int32_t opt, const Products* k) noexcept nogil:
     """Play action opt in sim (a lookahead copy), finish the turn with the quick policy, evaluate."""
     sim.forced = opt
     sim.horizon_turn = sim.turn
     sim.decide[0] = quick_decide
     sim.decide[1] = quick_decide
     game_run(sim)
-    return evaluate(sim, p, w)
+    return evaluate(sim, p, k)
 
 
-cdef double one_ply(State* base, int p, int32_t opt, const float* w) noexcept nogil:
+cdef double one_ply(State* base, int p, int32_t opt, const Products* k) noexcept nogil:
     """Play action opt on a copy of base, finish the turn with the quick policy, evaluate."""
     cdef State sim
     copy_for_lookahead(&sim, base)
-    return play_out(&sim, p, opt, w)
+    return play_out(&sim, p, opt, k)
 
 
 cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil:
@@ -361,15 +470,18 @@ cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
     cdef int32_t cand[MAXOPT]
     cdef int n, i, best = 0, ties = 0
     cdef double sc, bs = -1e18
+    cdef Products spare
+    cdef const Products* k
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
+    k = products_of(w, &spare)
     prepare_copy(g, &base, p, seat_stream(p))
     for i in range(n):
         if i < n - 1:
-            sc = one_ply(&base, p, cand[i], w)
+            sc = one_ply(&base, p, cand[i], k)
         else:
-            sc = play_out(&base, p, cand[i], w)     # the last one may use up the base itself
+            sc = play_out(&base, p, cand[i], k)     # the last one may use up the base itself
         if sc > bs + 1e-9:
             bs = sc
             best = i
@@ -402,11 +514,14 @@ cdef int search_decide(State* g, int p, int kind) noexcept nogil:
     cdef int n, i, k, best = 0, rounds
     cdef double bs = -1e18
     cdef const StratParams* sp = &g.sp[p]
+    cdef Products spare
+    cdef const Products* products
     if kind != D_ACTION:
         return greedy_decide(g, p, kind)
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
+    products = products_of(sp.w, &spare)
     rounds = sp.sims // n
     if rounds < 1:
         rounds = 1
@@ -421,7 +536,7 @@ cdef int search_decide(State* g, int p, int kind) noexcept nogil:
             sim.decide[0] = rollout_decide
             sim.decide[1] = rollout_decide
             game_run(&sim)
-            total[i] += evaluate(&sim, p, sp.w)
+            total[i] += evaluate(&sim, p, products)
     for i in range(n):
         if total[i] > bs:
             bs = total[i]
@@ -442,6 +557,7 @@ STYLE_WEIGHTS = {
 
 for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
     DEFAULT_W[_i] = _v
+register_products(DEFAULT_W)
 
 _fill_pattern_after(constants()["perms"])
 
@@ -457,6 +573,7 @@ def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
         base[WEIGHT_NAMES.index(k)] = float(v)
     for i in range(NWEIGHTS):
         seat.sp.w[i] = base[i] if i < len(base) else 0.0
+    register_products(seat.sp.w)
     seat.sp.sims = sims
     seat.sp.depth = depth
     seat.strat = ST_EXTERNAL
