@@ -12,7 +12,7 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 """
 
 from libc.string cimport memcmp, memcpy
-from libc.stdint cimport int8_t, int32_t
+from libc.stdint cimport int8_t, int32_t, uint8_t
 from sim.engine._core cimport (
     State, StratParams, MAXCARDS, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
     random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
@@ -25,7 +25,8 @@ from sim.engine._core cimport (
 )
 from sim.engine._core import constants
 from sim.engine.options cimport (
-    OPT_DONE, OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, rearrange_perm, rearrange_side,
+    OPT_DONE, OPT_REFRESH, OPT_SKIP, PLAY_CARD_MASK, PLAY_LINE_SHIFT, play_card_of, play_face_up,
+    play_line_of, rearrange_perm, rearrange_side,
 )
 
 # -- weights -------------------------------------------------------------------------------------
@@ -216,6 +217,7 @@ cdef inline int true_value(State* g, int p, int c) noexcept nogil:
 cdef int heuristic(State* g, int p, int kind) noexcept nogil:
     """Sensible, cheap choices for decisions inside effects (and any decision in a rollout)."""
     cdef int i, best = 0, c, v, mine, style
+    cdef int lv[2][3]
     cdef double sc, bs = -1e18
     cdef int n = g.nopts
     if kind == D_MAY:
@@ -271,10 +273,11 @@ cdef int heuristic(State* g, int p, int kind) noexcept nogil:
                 best = i
         return g.opts[best]
     if kind == D_PLAY:
+        line_values(g, lv)              # the three lines' values once, not once per option
         for i in range(n):
             c = play_card_of(g.opts[i])
             sc = (g.cdefs[g.def_id[c]].value if play_face_up(g.opts[i]) else 2) * 10
-            v = line_value(g, p, play_line_of(g.opts[i]))
+            v = lv[p][play_line_of(g.opts[i])]
             sc -= v if v >= 10 else 0
             if sc > bs:
                 bs = sc
@@ -421,6 +424,21 @@ cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
 
 # -- greedy one-ply ---------------------------------------------------------------------------
 
+# DOWN_LINE_BIT[(opt >> PLAY_LINE_SHIFT) & 31]: bit l for a face-down play into line l; 0 for a face-up
+# play or the refresh (OPT_REFRESH is bit 4 of the index); filled at import.
+cdef uint8_t DOWN_LINE_BIT[32]
+
+
+def _fill_down_line_bit():
+    """DOWN_LINE_BIT from the option helpers: one entry per line, face, side and refresh bit."""
+    cdef int i
+    cdef int32_t opt
+    assert OPT_REFRESH >> PLAY_LINE_SHIFT < 32 and OPT_REFRESH & PLAY_CARD_MASK == 0
+    for i in range(32):
+        opt = i << PLAY_LINE_SHIFT
+        DOWN_LINE_BIT[i] = ((opt != OPT_REFRESH) & (play_face_up(opt) == 0)) << play_line_of(opt)
+
+
 cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     """Action options worth evaluating: face-down plays into one line are all alike for the
     evaluation, so one stands for each line."""
@@ -428,7 +446,7 @@ cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     for i in range(g.nopts):
         opt = g.opts[i]
         # face-up and face-down options interleave: select, do not branch
-        line_bit = ((opt != OPT_REFRESH) & (play_face_up(opt) == 0)) << play_line_of(opt)
+        line_bit = DOWN_LINE_BIT[(opt >> PLAY_LINE_SHIFT) & 31]
         out[n] = opt
         n += (seen_down & line_bit) == 0
         seen_down |= line_bit
@@ -560,6 +578,7 @@ for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
 register_products(DEFAULT_W)
 
 _fill_pattern_after(constants()["perms"])
+_fill_down_line_bit()
 
 
 def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
