@@ -487,6 +487,7 @@ cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
     cdef State base
     cdef int32_t cand[MAXOPT]
     cdef int n, i, best = 0, ties = 0
+    cdef bint better, tie
     cdef double sc, bs = -1e18
     cdef Products spare
     cdef const Products* k
@@ -500,11 +501,14 @@ cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
             sc = one_ply(&base, p, cand[i], k)
         else:
             sc = play_out(&base, p, cand[i], k)     # the last one may use up the base itself
-        if sc > bs + 1e-9:
-            bs = sc
-            best = i
-            ties = 1
-        elif sc > bs - 1e-9:
+        # whether a candidate is the new best is data no predictor can guess, and a wrong
+        # guess is found out only at the end of the evaluation: select, do not branch
+        better = sc > bs + 1e-9
+        tie = (sc > bs - 1e-9) & (not better)
+        bs = sc if better else bs
+        best = i if better else best
+        ties = 1 if better else ties
+        if tie:
             ties += 1
             if bot_below(g, seat_stream(p), ties) == 0:
                 best = i
