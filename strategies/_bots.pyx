@@ -11,11 +11,11 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 (sim/engine/rng.pxd, options.pxd).
 """
 
-from libc.string cimport memcpy
-from libc.stdint cimport int8_t, int16_t, int32_t
+from libc.string cimport memcmp, memcpy
+from libc.stdint cimport int8_t, int32_t, uint8_t
 from sim.engine._core cimport (
-    State, StratParams, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
-    apply_perm, random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
+    State, StratParams, MAXCARDS, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
     BOT_GREEDY, BOT_SEARCH, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
@@ -23,8 +23,10 @@ from sim.engine._core cimport (
     D_STATE_NUMBER, D_STATE_PROTOCOL,
     bot_target, BT_REMOVE, BT_FLIP, BT_RANDOM,
 )
+from sim.engine._core import constants
 from sim.engine.options cimport (
-    OPT_DONE, OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, rearrange_perm, rearrange_side,
+    OPT_DONE, OPT_REFRESH, OPT_SKIP, PLAY_CARD_MASK, PLAY_LINE_SHIFT, play_card_of, play_face_up,
+    play_line_of, rearrange_perm, rearrange_side,
 )
 
 # -- weights -------------------------------------------------------------------------------------
@@ -45,49 +47,154 @@ WEIGHT_NAMES = ("w_compiled", "w_value", "w_margin", "w_ready", "w_control", "w_
 cdef double WIN = 1.0e6
 
 
-cdef inline double side_score(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
-    """One side's part of the evaluation, from the six line values. Whether a line is compiled
-    and the caps are data the branch predictor cannot guess, so they select operands instead of
-    branching: a compiled line adds w * 0, which leaves the sum exactly as it was (the sum starts
-    at +0 and is never -0), so every score is bit-identical to skipping the term."""
+# -- the evaluation ------------------------------------------------------------------------------
+# Every term of the evaluation is a float weight times a small integer. The products of a set of
+# weights are worked out once, exactly as the expressions below would compute them (float products,
+# widened to double), so that the evaluation only looks them up and adds them in the same order:
+# every score stays bit-identical.
+
+cdef enum:
+    CAP = 10             # the caps on a line's value and on its lead
+    NREGISTERED = 32     # weight sets whose products are kept (configure() registers a seat's)
+
+cdef struct Products:
+    float w[NWEIGHTS]                  # the weights (compared bit for bit)
+    double value[2 * CAP + 1]          # w_value * reach, reach from -CAP to CAP (index reach + CAP)
+    double ready                       # w_ready
+    double margin[2 * CAP + 1]         # w_margin * lead, lead from -CAP to CAP (index lead + CAP)
+    double compiled_near[4][CAP + 1]   # w_compiled * compiled lines + w_near * nearest reach (a float sum)
+    double control[2]                  # w_control * holding it
+    double hand[7]                     # w_hand * cards in hand (capped at 6)
+    double deck[MAXCARDS + 1]          # w_deck * cards in deck
+
+
+cdef void fill_products(Products* k, const float* w) noexcept nogil:
+    """The products of weights w, each from the same float expression the evaluation used to
+    compute per term."""
+    cdef int i, n, near
+    cdef float f
+    memcpy(k.w, w, sizeof(k.w))
+    for i in range(2 * CAP + 1):
+        f = i - CAP
+        k.value[i] = w[W_VALUE] * f
+        k.margin[i] = w[W_MARGIN] * f
+    k.ready = w[W_READY]
+    for n in range(4):
+        for near in range(CAP + 1):
+            k.compiled_near[n][near] = w[W_COMPILED] * n + w[W_NEAR] * near
+    for i in range(2):
+        k.control[i] = w[W_CONTROL] * i
+    for i in range(7):
+        f = i
+        k.hand[i] = w[W_HAND] * f
+    for i in range(MAXCARDS + 1):
+        k.deck[i] = w[W_DECK] * i
+
+
+cdef extern from *:
+    """
+    /* the count of registered weight sets: published after the entry it counts is complete */
+    #define bots_publish(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+    #define bots_published(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+    """
+    void bots_publish(int* p, int v) noexcept nogil
+    int bots_published(const int* p) noexcept nogil
+
+
+cdef Products REGISTERED[NREGISTERED]   # an entry never changes once counted
+cdef int nregistered = 0
+
+
+cdef const Products* products_of(const float* w, Products* spare) noexcept nogil:
+    """The products of weights w: a registered set's, or else worked out into spare (weights
+    set without configure(), or more distinct sets than NREGISTERED)."""
+    cdef int i, n = bots_published(&nregistered)
+    for i in range(n):
+        if memcmp(REGISTERED[i].w, w, sizeof(REGISTERED[i].w)) == 0:
+            return &REGISTERED[i]
+    fill_products(spare, w)
+    return spare
+
+
+cdef void register_products(const float* w) noexcept:
+    """Keep the products of weights w for every later decision. Called with the GIL held (one
+    writer at a time); games running meanwhile in other threads see the new entry only whole."""
+    cdef Products spare
+    if products_of(w, &spare) != &spare or nregistered == NREGISTERED:
+        return
+    fill_products(&REGISTERED[nregistered], w)
+    bots_publish(&nregistered, nregistered + 1)
+
+
+cdef inline bint values_in_table(int lv[2][3]) noexcept nogil:
+    """Whether every line value is at least -CAP, as w_value's table covers (no shipped card
+    takes a line lower); one test for the whole evaluation."""
+    return ((lv[0][0] + CAP) | (lv[0][1] + CAP) | (lv[0][2] + CAP)
+            | (lv[1][0] + CAP) | (lv[1][1] + CAP) | (lv[1][2] + CAP)) >= 0
+
+
+cdef inline double value_term(const Products* k, int reach, bint in_table) noexcept nogil:
+    """w_value * reach: from the table, or multiplied out when a line value may be below it
+    (in_table is a constant where side_score is inlined: no test per line)."""
+    if in_table:
+        return k.value[reach + CAP]
+    return k.w[W_VALUE] * <float>reach
+
+
+cdef inline double side_score(State* g, int lv[2][3], int p, const int8_t* marks,
+                              const Products* k, bint in_table) noexcept nogil:
+    """One side's part of the evaluation, from the six line values and the side's Compiled marks
+    (line l: marks[l]; g.compiled[p] but for a rearrangement being weighed). Whether a line is
+    compiled and the caps are data the branch predictor cannot guess, so they select operands
+    instead of branching: a compiled line adds the product for 0, which leaves the sum exactly as
+    it was (the sum starts at +0 and is never -0), so every score is bit-identical to skipping
+    the term."""
     cdef int o = 1 - p, l, v, ov, n = 0, near = 0, open_line, capped, reach, lead
-    cdef float value, margin
     cdef double s = 0
     for l in range(3):
         v = lv[p][l]
         ov = lv[o][l]
-        open_line = g.compiled[p][l] == 0
+        open_line = marks[l] == 0
         n += 1 - open_line
-        capped = v if v < 10 else 10
+        capped = v if v < CAP else CAP
         reach = capped * open_line
-        value = reach
-        s += w[W_VALUE] * value
-        if open_line & (v >= 10) & (v > ov):
-            s += w[W_READY]
+        s += value_term(k, reach, in_table)
+        if open_line & (v >= CAP) & (v > ov):
+            s += k.ready
         near = reach if reach > near else near
         lead = v - ov
-        lead = 10 if lead > 10 else lead
-        lead = -10 if lead < -10 else lead
-        margin = lead
-        s += w[W_MARGIN] * margin
-    s += w[W_COMPILED] * n + w[W_NEAR] * near
-    s += w[W_CONTROL] * (g.control == p)
-    s += w[W_HAND] * (g.nhand[p] if g.nhand[p] < 6 else 6)
-    s += w[W_DECK] * g.ndeck[p]
+        lead = CAP if lead > CAP else lead
+        lead = -CAP if lead < -CAP else lead
+        s += k.margin[lead + CAP]
+    s += k.compiled_near[n][near]
+    s += k.control[g.control == p]
+    s += k.hand[g.nhand[p] if g.nhand[p] < 6 else 6]
+    s += k.deck[g.ndeck[p]]
     return s
 
 
-cdef inline double evaluate_with(State* g, int lv[2][3], int p, const float* w) noexcept nogil:
+cdef double side_score_far(State* g, int lv[2][3], int p, const int8_t* marks,
+                           const Products* k) noexcept nogil:
+    """side_score() when a line value is below w_value's table: out of line, so that the common
+    evaluation stays small enough to be inlined in the candidate loop."""
+    return side_score(g, lv, p, marks, k, False)
+
+
+cdef inline double evaluate_with(State* g, int lv[2][3], int p, const Products* k) noexcept nogil:
     """evaluate() with the line values already fetched (they are the same for every order of
     the protocols: rearranging moves no card)."""
     if g.winner == p:
         return WIN
     if g.winner == 1 - p:
         return -WIN
-    return side_score(g, lv, p, w) - w[W_OPPONENT] * side_score(g, lv, 1 - p, w)
+    if values_in_table(lv):
+        return (side_score(g, lv, p, g.compiled[p], k, True)
+                - k.w[W_OPPONENT] * side_score(g, lv, 1 - p, g.compiled[1 - p], k, True))
+    return (side_score_far(g, lv, p, g.compiled[p], k)
+            - k.w[W_OPPONENT] * side_score_far(g, lv, 1 - p, g.compiled[1 - p], k))
 
 
-cdef double evaluate(State* g, int p, const float* w) noexcept nogil:
+cdef inline double evaluate(State* g, int p, const Products* k) noexcept nogil:
     """The documented evaluation of a position for player p (docs/strategies.md)."""
     cdef int lv[2][3]
     if g.winner == p:
@@ -95,7 +202,7 @@ cdef double evaluate(State* g, int p, const float* w) noexcept nogil:
     if g.winner == 1 - p:
         return -WIN
     line_values(g, lv)
-    return evaluate_with(g, lv, p, w)
+    return evaluate_with(g, lv, p, k)
 
 
 # -- the default policy for choices inside effects ---------------------------------------------
@@ -110,6 +217,7 @@ cdef inline int true_value(State* g, int p, int c) noexcept nogil:
 cdef int heuristic(State* g, int p, int kind) noexcept nogil:
     """Sensible, cheap choices for decisions inside effects (and any decision in a rollout)."""
     cdef int i, best = 0, c, v, mine, style
+    cdef int lv[2][3]
     cdef double sc, bs = -1e18
     cdef int n = g.nopts
     if kind == D_MAY:
@@ -165,10 +273,11 @@ cdef int heuristic(State* g, int p, int kind) noexcept nogil:
                 best = i
         return g.opts[best]
     if kind == D_PLAY:
+        line_values(g, lv)              # the three lines' values once, not once per option
         for i in range(n):
             c = play_card_of(g.opts[i])
             sc = (g.cdefs[g.def_id[c]].value if play_face_up(g.opts[i]) else 2) * 10
-            v = line_value(g, p, play_line_of(g.opts[i]))
+            v = lv[p][play_line_of(g.opts[i])]
             sc -= v if v >= 10 else 0
             if sc > bs:
                 bs = sc
@@ -224,25 +333,46 @@ cdef inline int compiled_pattern(State* g, int t) noexcept nogil:
     return (g.compiled[t][0] != 0) | ((g.compiled[t][1] != 0) << 1) | ((g.compiled[t][2] != 0) << 2)
 
 
+# PATTERN_AFTER[k][m]: the pattern of Compiled marks m after the engine's permutation k (apply_perm:
+# line i takes what was in line PERMS[k][i]), filled at import from the engine's own table.
+cdef int8_t PATTERN_AFTER[8][8]
+
+
+def _fill_pattern_after(perms):
+    """PATTERN_AFTER from the engine's permutations (constants()["perms"])."""
+    cdef int k, m, i
+    for k in range(8):
+        for m in range(8):
+            PATTERN_AFTER[k][m] = m
+    for k, perm in enumerate(perms):
+        for m in range(8):
+            PATTERN_AFTER[k][m] = sum(((m >> perm[i]) & 1) << i for i in range(3))
+
+
 cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
     only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so the
     line values and the other side's score do not change, and the side's own score depends only
     on where its Compiled marks land: one side score per distinct pattern of marks (none while
-    the side has compiled nothing or everything), each worked out on g in place and undone."""
-    cdef int16_t proto[3]
-    cdef int8_t compiled[3]
+    the side has compiled nothing or everything), worked out from the pattern alone (g is not
+    touched)."""
     cdef int lv[2][3]
+    cdef int8_t marks[3]
     cdef double base[2]
     cdef double side[2]
     cdef double memo[2][8]
     cdef int pattern[2]
     cdef int known[2]
-    cdef int i, best = 0, opt, t, q
+    cdef int i, best = 0, opt, t, q, l
+    cdef bint in_table
     cdef double sc, bs = -1e18
+    cdef Products spare
+    cdef const Products* k = products_of(w, &spare)
     line_values(g, lv)
+    in_table = values_in_table(lv)
     for t in range(2):
-        base[t] = side_score(g, lv, t, w)
+        base[t] = (side_score(g, lv, t, g.compiled[t], k, True) if in_table
+                   else side_score_far(g, lv, t, g.compiled[t], k))
         pattern[t] = compiled_pattern(g, t)
         memo[t][pattern[t]] = base[t]
         known[t] = 1 << pattern[t]
@@ -253,16 +383,14 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
         if opt != OPT_SKIP:
             t = rearrange_side(opt)
             if pattern[t] != 0 and pattern[t] != 7:      # otherwise every order scores the same
-                memcpy(proto, g.proto[t], sizeof(proto))
-                memcpy(compiled, g.compiled[t], sizeof(compiled))
-                apply_perm(g, t, rearrange_perm(opt))
-                q = compiled_pattern(g, t)
+                q = PATTERN_AFTER[rearrange_perm(opt)][pattern[t]]
                 if not (known[t] >> q) & 1:
-                    memo[t][q] = side_score(g, lv, t, w)
+                    for l in range(3):
+                        marks[l] = (q >> l) & 1
+                    memo[t][q] = (side_score(g, lv, t, marks, k, True) if in_table
+                                  else side_score_far(g, lv, t, marks, k))
                     known[t] |= 1 << q
                 side[t] = memo[t][q]
-                memcpy(g.proto[t], proto, sizeof(proto))
-                memcpy(g.compiled[t], compiled, sizeof(compiled))
         if g.winner == p:
             sc = WIN
         elif g.winner == 1 - p:
@@ -296,6 +424,21 @@ cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
 
 # -- greedy one-ply ---------------------------------------------------------------------------
 
+# DOWN_LINE_BIT[(opt >> PLAY_LINE_SHIFT) & 31]: bit l for a face-down play into line l; 0 for a face-up
+# play or the refresh (OPT_REFRESH is bit 4 of the index); filled at import.
+cdef uint8_t DOWN_LINE_BIT[32]
+
+
+def _fill_down_line_bit():
+    """DOWN_LINE_BIT from the option helpers: one entry per line, face, side and refresh bit."""
+    cdef int i
+    cdef int32_t opt
+    assert OPT_REFRESH >> PLAY_LINE_SHIFT < 32 and OPT_REFRESH & PLAY_CARD_MASK == 0
+    for i in range(32):
+        opt = i << PLAY_LINE_SHIFT
+        DOWN_LINE_BIT[i] = ((opt != OPT_REFRESH) & (play_face_up(opt) == 0)) << play_line_of(opt)
+
+
 cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     """Action options worth evaluating: face-down plays into one line are all alike for the
     evaluation, so one stands for each line."""
@@ -303,28 +446,28 @@ cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     for i in range(g.nopts):
         opt = g.opts[i]
         # face-up and face-down options interleave: select, do not branch
-        line_bit = ((opt != OPT_REFRESH) & (play_face_up(opt) == 0)) << play_line_of(opt)
+        line_bit = DOWN_LINE_BIT[(opt >> PLAY_LINE_SHIFT) & 31]
         out[n] = opt
         n += (seen_down & line_bit) == 0
         seen_down |= line_bit
     return n
 
 
-cdef double play_out(State* sim, int p, int32_t opt, const float* w) noexcept nogil:
+cdef double play_out(State* sim, int p, int32_t opt, const Products* k) noexcept nogil:
     """Play action opt in sim (a lookahead copy), finish the turn with the quick policy, evaluate."""
     sim.forced = opt
     sim.horizon_turn = sim.turn
     sim.decide[0] = quick_decide
     sim.decide[1] = quick_decide
     game_run(sim)
-    return evaluate(sim, p, w)
+    return evaluate(sim, p, k)
 
 
-cdef double one_ply(State* base, int p, int32_t opt, const float* w) noexcept nogil:
+cdef double one_ply(State* base, int p, int32_t opt, const Products* k) noexcept nogil:
     """Play action opt on a copy of base, finish the turn with the quick policy, evaluate."""
     cdef State sim
     copy_for_lookahead(&sim, base)
-    return play_out(&sim, p, opt, w)
+    return play_out(&sim, p, opt, k)
 
 
 cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil:
@@ -344,21 +487,28 @@ cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
     cdef State base
     cdef int32_t cand[MAXOPT]
     cdef int n, i, best = 0, ties = 0
+    cdef bint better, tie
     cdef double sc, bs = -1e18
+    cdef Products spare
+    cdef const Products* k
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
+    k = products_of(w, &spare)
     prepare_copy(g, &base, p, seat_stream(p))
     for i in range(n):
         if i < n - 1:
-            sc = one_ply(&base, p, cand[i], w)
+            sc = one_ply(&base, p, cand[i], k)
         else:
-            sc = play_out(&base, p, cand[i], w)     # the last one may use up the base itself
-        if sc > bs + 1e-9:
-            bs = sc
-            best = i
-            ties = 1
-        elif sc > bs - 1e-9:
+            sc = play_out(&base, p, cand[i], k)     # the last one may use up the base itself
+        # whether a candidate is the new best is data no predictor can guess, and a wrong
+        # guess is found out only at the end of the evaluation: select, do not branch
+        better = sc > bs + 1e-9
+        tie = (sc > bs - 1e-9) & (not better)
+        bs = sc if better else bs
+        best = i if better else best
+        ties = 1 if better else ties
+        if tie:
             ties += 1
             if bot_below(g, seat_stream(p), ties) == 0:
                 best = i
@@ -386,11 +536,14 @@ cdef int search_decide(State* g, int p, int kind) noexcept nogil:
     cdef int n, i, k, best = 0, rounds
     cdef double bs = -1e18
     cdef const StratParams* sp = &g.sp[p]
+    cdef Products spare
+    cdef const Products* products
     if kind != D_ACTION:
         return greedy_decide(g, p, kind)
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
+    products = products_of(sp.w, &spare)
     rounds = sp.sims // n
     if rounds < 1:
         rounds = 1
@@ -405,7 +558,7 @@ cdef int search_decide(State* g, int p, int kind) noexcept nogil:
             sim.decide[0] = rollout_decide
             sim.decide[1] = rollout_decide
             game_run(&sim)
-            total[i] += evaluate(&sim, p, sp.w)
+            total[i] += evaluate(&sim, p, products)
     for i in range(n):
         if total[i] > bs:
             bs = total[i]
@@ -426,6 +579,10 @@ STYLE_WEIGHTS = {
 
 for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
     DEFAULT_W[_i] = _v
+register_products(DEFAULT_W)
+
+_fill_pattern_after(constants()["perms"])
+_fill_down_line_bit()
 
 
 def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
@@ -439,6 +596,7 @@ def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
         base[WEIGHT_NAMES.index(k)] = float(v)
     for i in range(NWEIGHTS):
         seat.sp.w[i] = base[i] if i < len(base) else 0.0
+    register_products(seat.sp.w)
     seat.sp.sims = sims
     seat.sp.depth = depth
     seat.strat = ST_EXTERNAL
