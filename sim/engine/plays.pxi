@@ -12,12 +12,11 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
     action and every "play" effect. `line_rule` is a Dest (T_LINE_WITH_FACEDOWN), `st` adds the
     step's value and protocol filters. The per-line facts are looked up once per call: this runs
     for every action of every game."""
-    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, s, up_ok, up, down
+    cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, up_ok, up, down, card_anywhere
     cdef uint32_t opp_all, mine_all
     cdef bint line_ok[3]
     cdef bint down_ok[3]
-    cdef int welcome[3][2]
-    cdef bint up_anywhere
+    cdef uint64_t up_protocols[3]
     cdef const CardDef* d
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
@@ -28,9 +27,9 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
                           or (g.pas[o][l] & PA_DENY_ANY_LINE)
                           or (line_rule == T_LINE_WITH_FACEDOWN and not line_has_facedown(g, l)))
         down_ok[l] = not (g.pas[o][l] & PA_DENY_FACEDOWN_LINE)
-        for s in range(2):
-            welcome[l][s] = welcome_protocol(g, s, l)
-    up_anywhere = (mine_all & PA_FACEUP_ANYWHERE) != 0
+        up_protocols[l] = line_up_protocols(g, p, l)
+        if mine_all & PA_FACEUP_ANYWHERE:
+            up_protocols[l] = ~(<uint64_t>0)
     up_ok = (not down_only) and not (opp_all & PA_DENY_FACEUP)
     for i in range(ncards):
         c = cards[i]
@@ -38,6 +37,7 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
             continue
         d = cdef_of(g, c)
         pr = d.protocol
+        card_anywhere = (d.self_play & SP_ANYWHERE) != 0
         nsides = 2 if (d.self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN)) else 1
         for side in range(nsides):
             for l in range(3):
@@ -45,15 +45,27 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
                     continue
                 # whether a card matches a line's protocols is data: each option is written, then
                 # counted only if legal (the next option overwrites an uncounted one)
-                up = up_ok & (up_anywhere | (pr == g.proto[p][l]) | (pr == g.proto[o][l])
-                              | ((d.self_play & SP_ANYWHERE) != 0) | (pr == welcome[l][0])
-                              | (pr == welcome[l][1]))
+                up = up_ok & (card_anywhere | <int>((up_protocols[l] >> pr) & 1))
                 g.opts[n] = play_option(c, l, 1, side)
                 n += up
                 down = down_ok[l] & ((side == 0) | ((d.self_play & SP_EITHER_SIDE_DOWN) != 0))
                 g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides
                 n += down
     return n
+
+cdef inline uint64_t protocol_bit(int pr) noexcept nogil:
+    """Protocol pr's bit in a set of protocol ids (ids are below MAXPROTO = 64); no bit for -1."""
+    return (<uint64_t>(pr >= 0)) << (pr & 63)
+
+cdef inline uint64_t line_up_protocols(State* g, int p, int l) noexcept nogil:
+    """The protocols whose cards p may play face-up into line l (5.1): either player's protocol
+    there, or one an active text in the line welcomes (Unity 1, looked for only when the line
+    has that passive). As a set, so that each card's test is one bit instead of four
+    comparisons. The line cache must be fresh."""
+    cdef uint64_t bits = protocol_bit(g.proto[p][l]) | protocol_bit(g.proto[1 - p][l])
+    if (g.pas[0][l] | g.pas[1][l]) & PA_PROTO_FACEUP_HERE:
+        bits |= protocol_bit(welcome_protocol(g, 0, l)) | protocol_bit(welcome_protocol(g, 1, l))
+    return bits
 
 cdef int effect_play_options(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
     """Options for "Play 1 card" from hand, from the trash or "that card", with the step's line,
