@@ -20,7 +20,7 @@ from sim.cards.loader import (
     parse_card,
 )
 from sim.cards.vocabulary import first_release_form
-from sim.engine._core import CorePool
+from sim.engine._core import MAX_PROTOCOLS, CorePool
 
 ALL_SETS = ("Main 1", "Aux 1", "Main 2", "Aux 2")
 DEFAULT_SETS = ALL_SETS
@@ -164,6 +164,9 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
             variants.append(f"{spec.name} ({f})")
     if len(protos) < 6:
         raise CardDataError(f"a game needs at least 6 protocols; sets {sets} give {len(protos)}")
+    if len(protos) > MAX_PROTOCOLS:
+        raise CardDataError(f"a pool holds at most {MAX_PROTOCOLS} protocols; sets {sets} and the "
+                            f"{len(variants)} card files give {len(protos)}")
     order = sorted(protos.values(), key=lambda p: p.name)
     _check_names(protos.values())          # official first: a clash is blamed on the file that adds it
     if require_encoded:

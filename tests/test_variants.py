@@ -4,10 +4,12 @@ replaced card is inherited, and ambiguous files are refused, naming the file and
 import json
 
 import pytest
+from sim.engine._core import MAX_PROTOCOLS, CorePool
 
 from protolab.cli import main
 from sim.cards.loader import BOX_KEYS, BOXES, EMPTY_BOX, CardDataError
 from sim.pool import load_pool
+from strategies.seats import play_games
 
 
 def _variant(tmp_path, body: str, name: str = "v.toml"):
@@ -105,3 +107,32 @@ def test_cards_check_notes_new_text_over_inherited_steps(tmp_path, capsys):
     f = _variant(tmp_path, '[[cards]]\nreplaces = "Fire 1"\nmiddle.text = "Draw 4 cards."\n')
     assert main(["cards", "check", str(f)]) == 0
     assert "Fire 1: middle.text changed but middle.do/middle.passive not named" in capsys.readouterr().out
+
+
+def _protocols(tmp_path, count):
+    """`count` new blank protocols (Blaze00, Blaze01, ...), each in its own file."""
+    files = []
+    for k in range(count):
+        f = tmp_path / f"blaze{k:02d}.toml"
+        f.write_text(f'protocol = "Blaze{k:02d}"\nset = "Variant"\n' + "".join(
+            f"[[cards]]\nvalue = {v}\n" for v in range(6)))
+        files.append(f)
+    return files
+
+
+def test_a_pool_of_the_engines_protocol_limit_plays_and_one_more_is_refused(tmp_path):
+    official = len(load_pool().protocols)
+    files = _protocols(tmp_path, MAX_PROTOCOLS - official + 1)
+    pool = load_pool(cards=files[:-1])
+    assert len(pool.protocols) == MAX_PROTOCOLS
+    # the highest protocol id takes part: fixed trios that include it, every invariant checked
+    last = pool.protocols[-1]
+    others = [p for p in ("Fire", "Water", "Spirit", "Metal", "Life") if p != last]
+    cols = play_games(pool, range(1, 41), strategies=("greedy", "random"), check_invariants=True,
+                      protocols=[((last, others[0], others[1]), ("Blaze00", others[2], others[3]))])
+    assert (cols["violation"] == 0).all() and (cols["winner"] >= 0).all()
+    refusal = rf"a pool holds at most {MAX_PROTOCOLS} protocols; .* give {MAX_PROTOCOLS + 1}"
+    with pytest.raises(CardDataError, match=refusal):
+        load_pool(cards=files)
+    with pytest.raises(ValueError, match=rf"at most {MAX_PROTOCOLS} protocols, not {MAX_PROTOCOLS + 1}"):
+        CorePool([], [], [[0] * 6] * (MAX_PROTOCOLS + 1))

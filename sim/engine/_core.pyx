@@ -43,6 +43,8 @@ include "turn.pxi"
 include "invariants.pxi"
 include "_vocab_impl.pxi"
 
+MAX_PROTOCOLS = MAXPROTO     # a pool's protocols: the engine keeps sets of them as 64-bit masks
+
 CARD_FIELDS = (
     "protocol", "value", "trig", "by_opp", "during", "here", "cover_same", "step_start",
     "step_len", "passive", "facedown_value", "line_value", "line_value_opp", "line_value_cond",
@@ -60,6 +62,8 @@ cdef class CorePool:
     def __cinit__(self, list cards, list steps, list proto_cards):
         cdef int i, b
         cdef CardDef* d
+        if len(proto_cards) > MAXPROTO:
+            raise ValueError(f"a pool holds at most {MAXPROTO} protocols, not {len(proto_cards)}")
         self.ncards = len(cards)
         self.nsteps = len(steps)
         self.nprotocols = len(proto_cards)
