@@ -774,4 +774,3 @@ def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
     else:
         seat.sp.kind = BOT_GREEDY
         seat.decide = greedy_decide
-
