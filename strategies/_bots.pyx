@@ -12,7 +12,7 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 """
 
 from libc.math cimport fabs, floor, ldexp
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from sim.engine._core cimport (
     State, StratParams, MAXCARDS, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
@@ -49,14 +49,13 @@ cdef double WIN = 1.0e6
 
 
 # -- the evaluation ------------------------------------------------------------------------------
-# Every term of the evaluation is a float weight times a small integer. The products of a set of
-# weights are worked out once, exactly as the expressions below would compute them (float products,
-# widened to double), so that the evaluation only looks them up and adds them in the same order:
-# every score stays bit-identical.
+# Every term of the evaluation is a float weight times a small integer. The products of a seat's
+# weights are worked out once, when the seat is configured (Evaluation), exactly as the expressions
+# below would compute them (float products, widened to double), so that the evaluation only looks
+# them up and adds them in the same order: every score stays bit-identical.
 
 cdef enum:
     CAP = 10             # the caps on a line's value and on its lead
-    NREGISTERED = 32     # weight sets whose products are kept (configure() registers a seat's)
     MAX_SHIFT = 30       # the finest unit tried for exact sums: 2 ** -MAX_SHIFT
     EXACT_BOUND = 1 << 20    # |a product| and |w_opponent| in units: every float sum stays exact
     INT_BOUND = 1 << 26      # |a scaled entry| in units: the integer sum fits in 32 bits
@@ -71,7 +70,7 @@ cdef struct Units:
     int32_t deck[2][MAXCARDS + 1]       # [side][cards in deck]
 
 cdef struct Products:
-    float w[NWEIGHTS]                  # the weights (compared bit for bit)
+    float w[NWEIGHTS]                  # the weights
     double value[2 * CAP + 1]          # w_value * reach, reach from -CAP to CAP (index reach + CAP)
     double ready                       # w_ready
     double margin[2 * CAP + 1]         # w_margin * lead, lead from -CAP to CAP (index lead + CAP)
@@ -104,7 +103,7 @@ cdef void fill_products(Products* k, const float* w) noexcept nogil:
         k.hand[i] = w[W_HAND] * f
     for i in range(MAXCARDS + 1):
         k.deck[i] = w[W_DECK] * i
-    k.lines = NULL                     # exact_units() is worked out for registered sets only
+    k.lines = NULL                     # until exact_units() finds the sums exact
 
 
 # -- exact evaluation in whole units --------------------------------------------------------------
@@ -130,9 +129,6 @@ cdef bint products_in_units(const Products* k, double scale) noexcept nogil:
             and in_units(k.margin, 2 * CAP + 1, scale) and in_units(&k.compiled_near[0][0], 4 * (CAP + 1), scale)
             and in_units(k.control, 2, scale) and in_units(k.hand, 7, scale)
             and in_units(k.deck, MAXCARDS + 1, scale))
-
-
-cdef int32_t LINE_UNITS[NREGISTERED][4][NLINE][NLINE]  # a registered set's line entries, if exact
 
 
 cdef int products_shift(const Products* k) noexcept nogil:
@@ -249,59 +245,24 @@ cdef inline double exact_score(State* g, int lv[2][3], int p, const Products* k)
     return <double>total * k.unit
 
 
-cdef extern from *:
-    """
-    /* the count of registered weight sets: published after the entry it counts is complete */
-    #define bots_publish(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-    #define bots_published(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-    """
-    void bots_publish(int* p, int v) noexcept nogil
-    int bots_published(const int* p) noexcept nogil
+cdef class Evaluation:
+    """A weight set's evaluation, worked out once: its products and, when its float sums are exact,
+    the whole-unit line entries. A configured seat points at one (StratParams.evaluation) and
+    keeps it alive (SeatConfig.bot_owner)."""
+    cdef Products products
+    cdef int32_t lines[4][NLINE][NLINE]
 
-
-cdef Products REGISTERED[NREGISTERED]   # an entry never changes once counted
-cdef int nregistered = 0
-
-
-cdef const Products* products_of(const float* w, Products* spare) noexcept nogil:
-    """The products of weights w: a registered set's, or else worked out into spare (weights
-    set without configure(), or more distinct sets than NREGISTERED)."""
-    cdef int i, n = bots_published(&nregistered)
-    for i in range(n):
-        if memcmp(REGISTERED[i].w, w, sizeof(REGISTERED[i].w)) == 0:
-            return &REGISTERED[i]
-    fill_products(spare, w)
-    return spare
-
-
-cdef void register_products(const float* w) noexcept:
-    """Keep the products of weights w for every later decision. Called with the GIL held (one
-    writer at a time); games running meanwhile in other threads see the new entry only whole."""
-    cdef Products spare
-    if products_of(w, &spare) != &spare or nregistered == NREGISTERED:
-        return
-    fill_products(&REGISTERED[nregistered], w)
-    exact_units(&REGISTERED[nregistered], LINE_UNITS[nregistered])
-    bots_publish(&nregistered, nregistered + 1)
-
-
-cdef inline bint values_in_table(int lv[2][3]) noexcept nogil:
-    """Whether every line value is at least -CAP, as w_value's table covers (no shipped card
-    takes a line lower); one test for the whole evaluation."""
-    return ((lv[0][0] + CAP) | (lv[0][1] + CAP) | (lv[0][2] + CAP)
-            | (lv[1][0] + CAP) | (lv[1][1] + CAP) | (lv[1][2] + CAP)) >= 0
-
-
-cdef inline double value_term(const Products* k, int reach, bint in_table) noexcept nogil:
-    """w_value * reach: from the table, or multiplied out when a line value may be below it
-    (in_table is a constant where side_score is inlined: no test per line)."""
-    if in_table:
-        return k.value[reach + CAP]
-    return k.w[W_VALUE] * <float>reach
+    def __cinit__(self, weights: tuple | list):
+        cdef float w[NWEIGHTS]
+        cdef int i
+        for i in range(NWEIGHTS):
+            w[i] = weights[i] if i < len(weights) else 0.0      # weights past the named ones: 0
+        fill_products(&self.products, w)
+        exact_units(&self.products, self.lines)
 
 
 cdef inline double side_score(State* g, int lv[2][3], int p, const int8_t* marks,
-                              const Products* k, bint in_table) noexcept nogil:
+                              const Products* k) noexcept nogil:
     """One side's part of the evaluation, from the six line values and the side's Compiled marks
     (line l: marks[l]; g.compiled[p] but for a rearrangement being weighed). Whether a line is
     compiled and the caps are data the branch predictor cannot guess, so they select operands
@@ -317,7 +278,7 @@ cdef inline double side_score(State* g, int lv[2][3], int p, const int8_t* marks
         n += 1 - open_line
         capped = v if v < CAP else CAP
         reach = capped * open_line
-        s += value_term(k, reach, in_table)
+        s += k.w[W_VALUE] * <float>reach            # a line value has no lower bound: no table
         if open_line & (v >= CAP) & (v > ov):
             s += k.ready
         near = reach if reach > near else near
@@ -332,22 +293,12 @@ cdef inline double side_score(State* g, int lv[2][3], int p, const int8_t* marks
     return s
 
 
-cdef double side_score_far(State* g, int lv[2][3], int p, const int8_t* marks,
-                           const Products* k) noexcept nogil:
-    """side_score() when a line value is below w_value's table: out of line, so that the common
-    evaluation stays small enough to be inlined in the candidate loop."""
-    return side_score(g, lv, p, marks, k, False)
-
-
 cdef double float_score(State* g, int lv[2][3], int p, const Products* k) noexcept nogil:
     """evaluate_with() from the float products, in the documented order (weights whose sums are
-    not exact, or line values below the tables): out of line, so that the exact evaluation is
-    compiled on its own in the candidate loop."""
-    if values_in_table(lv):
-        return (side_score(g, lv, p, g.compiled[p], k, True)
-                - k.w[W_OPPONENT] * side_score(g, lv, 1 - p, g.compiled[1 - p], k, True))
-    return (side_score_far(g, lv, p, g.compiled[p], k)
-            - k.w[W_OPPONENT] * side_score_far(g, lv, 1 - p, g.compiled[1 - p], k))
+    not exact, or line values outside the whole-line entries): out of line, so that the exact
+    evaluation is compiled on its own in the candidate loop."""
+    return (side_score(g, lv, p, g.compiled[p], k)
+            - k.w[W_OPPONENT] * side_score(g, lv, 1 - p, g.compiled[1 - p], k))
 
 
 cdef inline double evaluate_with(State* g, int lv[2][3], int p, const Products* k) noexcept nogil:
@@ -493,7 +444,7 @@ cdef int likely_protocol(State* g, int p) noexcept nogil:
     return best
 
 
-cdef float DEFAULT_W[NWEIGHTS]
+cdef const Products* DEFAULT         # the default weights' evaluation (rollouts, rest of a turn), set at import
 
 
 cdef inline int compiled_pattern(State* g, int t) noexcept nogil:
@@ -517,7 +468,7 @@ def _fill_pattern_after(perms):
             PATTERN_AFTER[k][m] = sum(((m >> perm[i]) & 1) << i for i in range(3))
 
 
-cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
+cdef int rearrange_choice(State* g, int p, const Products* k) noexcept nogil:
     """Rearrangements are instantaneous: evaluate each with the static evaluation. A rearrangement
     only reorders one side's protocols (and their Compiled marks) over unmoved stacks, so the
     line values and the other side's score do not change, and the side's own score depends only
@@ -532,15 +483,10 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
     cdef int pattern[2]
     cdef int known[2]
     cdef int i, best = 0, opt, t, q, l
-    cdef bint in_table
     cdef double sc, bs = -1e18
-    cdef Products spare
-    cdef const Products* k = products_of(w, &spare)
     line_values(g, lv)
-    in_table = values_in_table(lv)
     for t in range(2):
-        base[t] = (side_score(g, lv, t, g.compiled[t], k, True) if in_table
-                   else side_score_far(g, lv, t, g.compiled[t], k))
+        base[t] = side_score(g, lv, t, g.compiled[t], k)
         pattern[t] = compiled_pattern(g, t)
         memo[t][pattern[t]] = base[t]
         known[t] = 1 << pattern[t]
@@ -555,8 +501,7 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
                 if not (known[t] >> q) & 1:
                     for l in range(3):
                         marks[l] = (q >> l) & 1
-                    memo[t][q] = (side_score(g, lv, t, marks, k, True) if in_table
-                                  else side_score_far(g, lv, t, marks, k))
+                    memo[t][q] = side_score(g, lv, t, marks, k)
                     known[t] |= 1 << q
                 side[t] = memo[t][q]
         if g.winner == p:
@@ -564,7 +509,7 @@ cdef int rearrange_choice(State* g, int p, const float* w) noexcept nogil:
         elif g.winner == 1 - p:
             sc = -WIN
         else:
-            sc = side[p] - w[W_OPPONENT] * side[1 - p]     # as evaluate_with()
+            sc = side[p] - k.w[W_OPPONENT] * side[1 - p]     # as evaluate_with()
         if sc > bs:
             bs = sc
             best = i
@@ -575,16 +520,16 @@ cdef int rollout_decide(State* g, int p, int kind) noexcept nogil:
     """Policy inside lookahead copies: the cheap heuristic everywhere, greedy one-ply for a
     future turn's action (search rollouts)."""
     if kind == D_ACTION:
-        return greedy_action(g, p, DEFAULT_W)
+        return greedy_action(g, p, DEFAULT)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
-        return rearrange_choice(g, p, DEFAULT_W)
+        return rearrange_choice(g, p, DEFAULT)
     return heuristic(g, p, kind)
 
 
 cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
     """Policy for the rest of the turn after a one-ply action (no further lookahead)."""
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
-        return rearrange_choice(g, p, DEFAULT_W)
+        return rearrange_choice(g, p, DEFAULT)
     if kind == D_ACTION:
         return random_option(g, p)
     return heuristic(g, p, kind)
@@ -651,18 +596,15 @@ cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil:
     base.script = NULL
 
 
-cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
+cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
     cdef State base
     cdef int32_t cand[MAXOPT]
     cdef int n, i, best = 0, ties = 0
     cdef bint better, tie
     cdef double sc, bs = -1e18
-    cdef Products spare
-    cdef const Products* k
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
-    k = products_of(w, &spare)
     prepare_copy(g, &base, p, seat_stream(p))
     for i in range(n):
         if i < n - 1:
@@ -684,11 +626,11 @@ cdef int greedy_action(State* g, int p, const float* w) noexcept nogil:
 
 
 cdef int greedy_decide(State* g, int p, int kind) noexcept nogil:
-    cdef const float* w = g.sp[p].w
+    cdef const Products* k = <const Products*>g.sp[p].evaluation
     if kind == D_ACTION:
-        return greedy_action(g, p, w)
+        return greedy_action(g, p, k)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
-        return rearrange_choice(g, p, w)
+        return rearrange_choice(g, p, k)
     return heuristic(g, p, kind)
 
 
@@ -704,14 +646,12 @@ cdef int search_decide(State* g, int p, int kind) noexcept nogil:
     cdef int n, i, k, best = 0, rounds
     cdef double bs = -1e18
     cdef const StratParams* sp = &g.sp[p]
-    cdef Products spare
-    cdef const Products* products
+    cdef const Products* products = <const Products*>sp.evaluation
     if kind != D_ACTION:
         return greedy_decide(g, p, kind)
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
-    products = products_of(sp.w, &spare)
     rounds = sp.sims // n
     if rounds < 1:
         rounds = 1
@@ -745,9 +685,8 @@ STYLE_WEIGHTS = {
     "search":  (60.0, 1.0, 0.5, 12.0, 4.0, 1.5, 0.0, 1.0, 0.0),
 }
 
-for _i, _v in enumerate(STYLE_WEIGHTS["greedy"]):
-    DEFAULT_W[_i] = _v
-register_products(DEFAULT_W)
+cdef Evaluation _default_evaluation = Evaluation(STYLE_WEIGHTS["greedy"])
+DEFAULT = &_default_evaluation.products
 
 _fill_pattern_after(constants()["perms"])
 _fill_down_line_bit()
@@ -764,7 +703,9 @@ def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
         base[WEIGHT_NAMES.index(k)] = float(v)
     for i in range(NWEIGHTS):
         seat.sp.w[i] = base[i] if i < len(base) else 0.0
-    register_products(seat.sp.w)
+    evaluation = Evaluation([seat.sp.w[i] for i in range(NWEIGHTS)])
+    seat.sp.evaluation = <const void*>&(<Evaluation>evaluation).products
+    seat.bot_owner = evaluation
     seat.sp.sims = sims
     seat.sp.depth = depth
     seat.strat = ST_EXTERNAL

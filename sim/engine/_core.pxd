@@ -195,6 +195,7 @@ cdef struct StratParams:
     int16_t sims                       # search: simulations per decision
     int16_t depth                      # search: turns simulated after the decision
     float w[NWEIGHTS]                  # evaluation weights
+    const void* evaluation             # w's evaluation, worked out once (strategies/_bots.pyx); kept alive by SeatConfig.bot_owner
     uint16_t restrict
     int8_t restricted                  # any restriction at all (fast path for the common case)
     int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
@@ -366,4 +367,5 @@ cdef class SeatConfig:
     cdef decide_fn_t decide
     cdef object py
     cdef object draft_owner
+    cdef object bot_owner
     cdef public str spec

@@ -63,7 +63,7 @@ cdef inline uint64_t line_up_protocols(State* g, int p, int l) noexcept nogil:
     has that passive). As a set, so that each card's test is one bit instead of four
     comparisons. The line cache must be fresh."""
     cdef uint64_t bits = protocol_bit(g.proto[p][l]) | protocol_bit(g.proto[1 - p][l])
-    if (g.pas[0][l] | g.pas[1][l]) & PA_PROTO_FACEUP_HERE:
+    if line_passives(g, l) & PA_PROTO_FACEUP_HERE:
         bits |= protocol_bit(welcome_protocol(g, 0, l)) | protocol_bit(welcome_protocol(g, 1, l))
     return bits
 

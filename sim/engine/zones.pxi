@@ -117,6 +117,25 @@ cdef inline void touch_line(State* g, int l) noexcept nogil:
     g.field_ver += 1
     g.stale_lines |= 1 << l
 
+cdef inline uint32_t line_passives(State* g, int l) noexcept nogil:
+    """The passives active anywhere in line l, either side (the cache must be fresh)."""
+    return g.pas[0][l] | g.pas[1][l]
+
+cdef inline bint plain_line(State* g, int l) noexcept nogil:
+    """Is the cache fresh and line l without any active passive? A change there by a card
+    without passives can then be applied to the cache itself."""
+    return g.cache_ver == g.field_ver and line_passives(g, l) == 0
+
+cdef inline void still_fresh(State* g) noexcept nogil:
+    """The field changed and the cache was updated with it: a new version, still fresh."""
+    g.field_ver += 1
+    g.cache_ver = g.field_ver
+
+cdef inline uint32_t live_triggers(const CardDef* d, int face_up) noexcept nogil:
+    """The triggers a card carries on the field: all of its boxes' face-up, none face-down
+    (selected, not branched on: faces interleave at random)."""
+    return d.trig_bits & (0u - <uint32_t>(face_up != 0))
+
 cdef inline bint add_to_fresh_cache(State* g, int c, int s, int l) noexcept nogil:
     """Card c was just put into stack (s, l): when the cache was fresh and the line has no
     active passive, and c brings none, the card only adds its value (2 face-down) and its
@@ -125,13 +144,12 @@ cdef inline bint add_to_fresh_cache(State* g, int c, int s, int l) noexcept nogi
     Covering a card only deactivates its bottom box, and that box has no passive here."""
     cdef const CardDef* d = cdef_of(g, c)
     cdef int fu = g.face_up[c] != 0
-    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]) or (d.any_passive & (0u - <uint32_t>fu)):
+    if not plain_line(g, l) or ((d.any_passive != 0) & fu):
         return False
     g.lval[s][l] += d.value if fu else 2
-    g.trig_line[s][l] |= d.trig_bits & (0u - <uint32_t>fu)
-    g.trig_mask[s] |= d.trig_bits & (0u - <uint32_t>fu)
-    g.field_ver += 1
-    g.cache_ver = g.field_ver
+    g.trig_line[s][l] |= live_triggers(d, fu)
+    g.trig_mask[s] |= live_triggers(d, fu)
+    still_fresh(g)
     return True
 
 cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept nogil:
@@ -141,7 +159,7 @@ cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept n
     triggers: the stack's triggers are gathered again. Returns whether it did (otherwise the
     line must be touched)."""
     cdef int n = g.nstack[s][l], t
-    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]):
+    if not plain_line(g, l):
         return False
     if n > 0:
         t = g.stack[s][l][n - 1]
@@ -152,8 +170,7 @@ cdef inline bint take_from_fresh_cache(State* g, int c, int s, int l) noexcept n
         regather_triggers(g, s, l)
     else:
         g.lval[s][l] -= 2
-    g.field_ver += 1
-    g.cache_ver = g.field_ver
+    still_fresh(g)
     return True
 
 cdef inline void regather_triggers(State* g, int s, int l) noexcept nogil:
@@ -163,7 +180,7 @@ cdef inline void regather_triggers(State* g, int s, int l) noexcept nogil:
     cdef uint32_t trig = 0
     for i in range(g.nstack[s][l]):
         x = g.stack[s][l][i]
-        trig |= cdef_of(g, x).trig_bits & (0u - <uint32_t>(g.face_up[x] != 0))
+        trig |= live_triggers(cdef_of(g, x), g.face_up[x])
     g.trig_line[s][l] = trig
     g.trig_mask[s] = g.trig_line[s][0] | g.trig_line[s][1] | g.trig_line[s][2]
 
@@ -174,7 +191,7 @@ cdef inline void turn_over(State* g, int c) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef const CardDef* d = cdef_of(g, c)
     g.face_up[c] = 1 - g.face_up[c]
-    if g.cache_ver != g.field_ver or (g.pas[0][l] | g.pas[1][l]) or d.any_passive:
+    if not plain_line(g, l) or d.any_passive:
         touch_line(g, l)
         return
     if g.face_up[c]:
@@ -184,8 +201,7 @@ cdef inline void turn_over(State* g, int c) noexcept nogil:
     else:
         g.lval[s][l] -= d.value - 2
         regather_triggers(g, s, l)
-    g.field_ver += 1
-    g.cache_ver = g.field_ver
+    still_fresh(g)
 
 cdef inline bint other_protocol_up_in_stack(State* g, int s, int l, int c) noexcept nogil:
     """Is there a face-up card of another protocol than card c in this stack (Diversity 3)?"""
@@ -235,7 +251,7 @@ cdef void refresh_line(State* g, int l) noexcept nogil:
             d = cdef_of(g, c)
             down += 1 - fu
             up += d.value * fu
-            trig |= d.trig_bits & (0u - <uint32_t>fu)
+            trig |= live_triggers(d, fu)
             passives |= d.any_passive & (0u - <uint32_t>fu)
         if passives:                   # rare: a second pass, in the same order, for the passives
             for i in range(n):
@@ -254,7 +270,7 @@ cdef void refresh_line(State* g, int l) noexcept nogil:
         g.trig_line[s][l] = trig
         g.lval[s][l] = up + down * (g.fdv[s][l] if g.fdv[s][l] >= 0 else 2)
         ndown += down
-    if not ((g.pas[0][l] | g.pas[1][l]) & (PA_LINE_VALUE | PA_PER_FACEDOWN | PA_PER_OPP_CARD)):
+    if not (line_passives(g, l) & (PA_LINE_VALUE | PA_PER_FACEDOWN | PA_PER_OPP_CARD)):
         return
     for s in range(2):
         n = g.nstack[s][l]
@@ -293,7 +309,7 @@ cdef inline bint middle_ignored(State* g, int c) noexcept nogil:
     cdef int l = g.line[c]
     if g.cache_ver != g.field_ver:
         refresh_cache(g)
-    return ((g.pas[0][l] | g.pas[1][l]) & PA_IGNORE_MIDDLE) != 0
+    return (line_passives(g, l) & PA_IGNORE_MIDDLE) != 0
 
 cdef bint middle_suppressed(State* g, int c) noexcept nogil:
     """Fear 0: during its owner's turn, the opponent's cards have no middle text at all."""
