@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.cards import vocabulary as vocab
+from sim.cards.reader import ReadError, read_box
 from sim.engine import _core
 from sim.engine._core import constants
 from sim.inputs import InputFileError, describe_char, find_control_char, read_input_text
@@ -81,6 +82,7 @@ class Box:
     during: str | None = None
     where: str | None = None
     covered_by: str | None = None
+    read: bool = field(default=False, metadata={"key": False})   # `do`/`passive`/`when` read from `text`
 
     @property
     def encoded(self) -> bool:
@@ -93,7 +95,7 @@ class Box:
 
 
 # The keys a box may have: the fields of Box, declared once above.
-BOX_KEYS = tuple(f.name for f in fields(Box))
+BOX_KEYS = tuple(f.name for f in fields(Box) if f.metadata.get("key", True))
 EMPTY_BOX = Box()
 
 
@@ -261,9 +263,13 @@ def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
         raise _err(path, card, f"{key}.scope", "expected \"this_line\", \"this_stack\" or \"all\"")
 
 
-def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
+def parse_box(path: Path, card: str, box: str, raw: Any, protocol: str = "") -> Box:
+    """One box; given the card's `protocol`, a box with `text` and no `do` or `passive` is read from
+    its text (sim/cards/reader.py)."""
     if not isinstance(raw, dict):
         raise _err(path, card, box, "expected a table with text/when/do/passive")
+    if protocol and isinstance(raw.get("text"), str) and raw["text"] and not {"do", "passive"} & set(raw):
+        return _read_box(path, card, box, raw, protocol)
     extra = set(raw) - set(BOX_KEYS)
     if extra:
         raise _err(path, card, f"{box}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(BOX_KEYS)}")
@@ -298,6 +304,18 @@ def parse_box(path: Path, card: str, box: str, raw: Any) -> Box:
     return Box(**{k: raw[k] for k in BOX_KEYS if k in raw})
 
 
+def _read_box(path: Path, card: str, box: str, raw: dict[str, Any], protocol: str) -> Box:
+    """A text-only box: its keys as read from the text (keys the file gives win), then checked
+    like any box."""
+    try:
+        keys = read_box(raw["text"], protocol)
+    except ReadError as e:
+        raise _err(path, card, f"{box}.text", f"{e}; write the box with do/passive (docs/cards.md)") from None
+    parsed = parse_box(path, card, box, {**keys, **raw})
+    parsed.read = True
+    return parsed
+
+
 def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> CardSpec:
     if not isinstance(raw, dict):
         raise _err(path, f"{protocol} card #{i + 1}", None, "expected a [[cards]] table")
@@ -308,7 +326,7 @@ def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> Ca
     extra = set(raw) - {"value", "name", "replaces", *BOXES}
     if extra:
         raise _err(path, name, sorted(extra)[0], "unknown key; expected value, name, top, middle or bottom")
-    boxes = {b: parse_box(path, name, b, raw[b]) for b in BOXES if b in raw}
+    boxes = {b: parse_box(path, name, b, raw[b], protocol) for b in BOXES if b in raw}
     return CardSpec(name=name, protocol=protocol, set=set_name, value=value, boxes=boxes, source=str(path))
 
 

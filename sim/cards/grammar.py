@@ -1,0 +1,211 @@
+"""The grammar of printed card text (Lark, LALR), for the reader (sim/cards/reader.py).
+
+The verb, trigger, condition, amount and passive rules are generated from sim/cards/phrasing.py,
+which is keyed by the vocabulary's names; the parts every verb shares (amounts, targets,
+destinations, sentences) are written out below. Rule `name_i` is entry i of that name's table.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from sim.cards import phrasing as ph
+from sim.cards import vocabulary as vocab
+
+PROTOCOL_WORD = "this-protocol"
+_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[.,:]")
+# Word pairs read as one word (", then" -> ",then"; "from each" -> "from+each"), so that one word
+# of look-ahead tells a new clause from the end of the last one ("Flip that card, ignoring ...").
+JOINED = {",": ("then", "and", "ignoring", "even"), "from": ("each",)}
+
+
+def _joined(first: str, second: str) -> str:
+    return first + second if first == "," else first + "+" + second
+
+
+def tokens(text: str, protocol: str = "") -> list[str]:
+    """Lower-case words and punctuation; the card's own protocol becomes PROTOCOL_WORD, and
+    plurals of "card" read as "card" (agreement carries no meaning in the card language)."""
+    text = text.lower().replace("\u2019", "'")
+    if protocol:
+        text = re.sub(rf"\b{re.escape(protocol.lower())}\b", PROTOCOL_WORD, text)
+    out: list[str] = []
+    for w in _WORD.findall(text):
+        if out and w in JOINED.get(out[-1], ()):
+            out[-1] = _joined(out[-1], w)
+        else:
+            out.append("card" if w == "cards" else w)
+    return out
+
+
+def template_tokens(words: str) -> list[str]:
+    return tokens(words.replace("PROTOCOL", PROTOCOL_WORD))
+
+
+# -- grammar ------------------------------------------------------------------------------------
+
+_SLOTS = r"""
+n: NUMBER
+amount: NUMBER "card"                                   -> amount_n
+      | "card" "equal" "to" amount_expr                 -> amount_expr_count
+      | hand_count
+dcount: NUMBER | "a"
+deck: "your" "deck"                                     -> deck_own
+    | "your" "opponent's" "deck"                        -> deck_opp
+    | "their" "deck"                                    -> deck_their
+target: "this" "card" even_covered?                     -> this_card
+      | "that" "card"                                   -> that_card
+      | "it"                                            -> it
+      | quant ("of" poss)? adj* "card" mod*             -> selection
+      | poss adj* "card" mod*                           -> selection_one
+      | "the" adj* "card" mod*                          -> selection_one
+quant: NUMBER                                           -> q_n
+     | "a"                                              -> q_one
+     | "all"                                            -> q_all
+     | "each"                                           -> q_each
+poss: "your"                                            -> poss_you
+    | "your" "opponent's"                               -> poss_opp
+    | "their"                                           -> poss_opp
+adj: "other"                                            -> adj_other
+   | "face-up"                                          -> adj_up
+   | "face-down"                                        -> adj_down
+   | "covered"                                          -> adj_covered
+   | "uncovered"                                        -> adj_uncovered
+   | "covered" "or" "uncovered"                         -> adj_any_covered
+   | "non-this-protocol"                                -> adj_other_protocol
+   | "this-protocol"                                    -> adj_same_protocol
+   | "highest" "value"                                  -> adj_highest
+   | "lowest" "value"                                   -> adj_lowest
+mod: place | filter
+place: "in" "this" "line"                               -> in_this_line
+     | "in" "this" "stack"                              -> in_this_stack
+     | "in" "each" "line"                               -> in_each_line
+     | ("in" "each" | "from+each") "other" "line"       -> in_each_other_line
+     | "in" NUMBER "line"                               -> in_chosen_line
+     | "in" NUMBER "other" "line"                       -> in_chosen_other_line
+     | "in" "the" "same" "line"                         -> in_same_line
+     | "in" "that" "line"                               -> in_that_line
+     | "in" "a" "line" "where" "they" "have" "a" "higher" "total" "value" "than" "you" "do" -> in_opponent_ahead
+     | "with" NUMBER "or" "more" "card"                 -> with_min_cards
+filter: "with" ("a" "value" | "values") "of" NUMBER ("or" NUMBER)* -> value_list
+      | "with" "the" "face-up" "value" "of" "your" "stated" "number" -> value_stated
+      | "that" "shares" "a" "value" "with" "the" "discarded" "card"  -> value_that
+      | "with" "a" "value" "less" "than" amount_expr    -> value_lt
+      | "that" "has" "a" "value" "greater" "than" amount_expr -> value_gt
+dest: "to" "this" "line"                                -> to_this_line
+    | "to" "another" "line"                             -> to_other_line
+    | "either" "to" "or" "from" "this" "line"           -> to_or_from_this_line
+    | "to" "the" "line" "where" "your" "opponent" "has" "their" "highest" "total" "value" -> to_opponent_highest
+ptarget: dcount adj* "card" filter?                     -> ptarget
+       | "it"                                           -> it
+even_covered: ",even" "if" "this" "card" "is" "covered"
+pdest: face_down pplace? | pplace
+face_down: "face-down"
+pplace: "in" "another" "line"                           -> to_other_line
+      | "in" "this" "line"                              -> to_this_line
+      | "in" "a" "line" "with" "a" "face-down" "card"   -> to_line_with_facedown
+      | "in" "this" "stack"                             -> to_this_stack
+      | "under" "this" "card"                           -> under_this
+      | "on" "your" "opponent's" "side"                 -> on_opponent_side
+      | "in" "each" "line" "where" "you" "have" "a" "card" -> each_line_with_your_card
+      | "in" "each" "other" "line"                      -> each_other_line
+      | "in" "each" "line" "with" "a" "face-down" "card" -> each_line_with_facedown
+"""
+
+_STRUCTURE = r"""
+start: trigger body | body | passives
+passives: (passive ".")+
+body: sentence+
+sentence: opener? ("if" condition ",")? clauses "."
+opener: "first" "," | "then" ","
+clauses: clause (sep clause)*
+sep: "," | ",then" | "and" | ",and"
+clause: subject? may? action                            -> clause
+      | "both" "players" action                         -> both_players
+subject: "you"                                          -> subject_you
+       | "your" "opponent"                              -> subject_opp
+may: "may"
+action: phrase
+      | "either" action "or" action                     -> either
+      | field_verb "or" action                          -> verb_or
+actor: "you"                                            -> by_you
+     | "your" "opponent"                                -> by_opponent
+     | "a" "player"                                     -> by_any
+trigger: when_phrase by_same? ":"                       -> trigger
+       | "after" actor after_phrase where_here? during? ":" -> after_trigger
+by_same: "by" "a" "this-protocol" "card"
+where_here: "in" "this" "line"
+NUMBER: /\d+/
+%ignore " "
+"""
+
+
+def _rule_body(words: str) -> str:
+    """A phrase's words as a Lark rule body (`~verb` also reads as `verbs`; `<slot>?` optional)."""
+    out = []
+    for w in words.split():
+        if w.startswith("<"):
+            name = w.strip("<>?")
+            out.append(name + ("?" if w.endswith("?") else ""))
+        elif w.startswith("~"):
+            base = w[1:]
+            out.append(f'("{base}" | "{ph.third_person(base)}")')
+        else:
+            for t in template_tokens(w):
+                if out and t in JOINED.get(out[-1].strip('"'), ()):
+                    out[-1] = '"' + _joined(out[-1].strip('"'), t) + '"'
+                else:
+                    out.append(f"number_{t}" if t.isdigit() else f'"{t}"')
+    return " ".join(out)
+
+
+def _alternatives(name: str, bodies: list[str]) -> str:
+    return f"{name}: " + "\n    | ".join(f"{b} -> {name}_{i}" for i, b in enumerate(bodies)) + "\n"
+
+
+def grammar() -> str:
+    """The whole grammar: the shared parts above plus rules generated from the phrasing tables."""
+    parts = [_STRUCTURE, _SLOTS,
+             _alternatives("field_verb", [f'"{w}"' for w in FIELD_VERBS]),
+             *sorted({f"number_{t}: NUMBER\n" for p in ph.PHRASES for t in template_tokens(p.words) if t.isdigit()}
+                     | {f"number_{t}: NUMBER\n" for ws in ph.HAND_COUNTS.values() for w in ws
+                        for t in template_tokens(w) if t.isdigit()}),
+             _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
+             _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
+             _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
+             _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
+             _alternatives("after_phrase", [_rule_body(w) for w in ph.AFTER_WORDS.values()]),
+             _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
+             _alternatives("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
+             _alternatives("amount_expr", [_rule_body(w) for ws in ph.AMOUNT_WORDS.values() for w in ws])]
+    return "\n".join(parts)
+
+
+@cache
+def _parser():
+    """The Lark parser (LALR: the grammar reads left to right with one word of look-ahead; where
+    a word could end a part or go on with it, it goes on: "with a value of 1 or 2"), built on first
+    use (the official pool never needs it to load)."""
+    from lark import Lark     # third-party, imported here so that loading cards does not pay for it
+
+    return Lark(grammar(), parser="lalr", lexer="contextual")
+
+
+@cache
+def known_words() -> frozenset[str]:
+    """Every word the grammar uses (a text word outside this set is reported as unknown)."""
+    return frozenset(re.findall(r'"([^"]+)"', grammar()))
+
+
+def _flat(table: dict[str, tuple[str, ...]]) -> list[str]:
+    return [k for k, ws in table.items() for _ in ws]
+
+
+HAND_COUNT_WORDS = _flat(ph.HAND_COUNTS)
+AMOUNT_EXPR_WORDS = _flat(ph.AMOUNT_WORDS)
+FIELD_VERBS = sorted({v.word for v in vocab.VERBS if v.on_field and not v.keyword})
+VERB_KEYWORDS = frozenset(v.word for v in vocab.VERBS)
+AMOUNT_EXPR_DID = [w == "the value of the discarded card" for ws in ph.AMOUNT_WORDS.values() for w in ws]
+WHENS = list(ph.WHEN_WORDS)
+AFTERS = list(ph.AFTER_WORDS)
+DURINGS = list(ph.DURING_WORDS)

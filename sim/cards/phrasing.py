@@ -1,0 +1,178 @@
+"""How the card language is printed: the words of each verb, trigger, condition, amount and
+passive, keyed by the vocabulary's names (sim/cards/vocabulary.py, the loader's passive keys).
+
+The reader (sim/cards/reader.py) builds its grammar from these tables and the writer
+(sim/cards/writer.py) prints from them, so a new verb is its vocabulary row plus its phrasing
+here. A phrase is a string of words and slots:
+
+- a plain word is printed as written; a word starting with `~` is the verb, which also reads in
+  its third-person form ("Your opponent draws ...");
+- `<slot>` is a part shared by many phrases (`<amount>`, `<target>`, `<dest>` ...), read and
+  written by the reader's and the writer's slot rules; `<slot>?` may be left out;
+- `PROTOCOL` stands for this card's own protocol name ("another Unity card").
+
+Each phrase carries the step keys it fixes; the slots give the rest. The first phrase of a verb
+that can say a step is the one the writer prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One way of printing a step of `verb` (an engine verb name of the vocabulary)."""
+
+    verb: str
+    words: str
+    keys: dict[str, Any] = field(default_factory=dict)
+
+
+# Steps. The engine verbs `reveal_zone` and `take_field` are written with the keyword of their main
+# verb (`reveal`, `take`) plus `from`, as in the card files.
+PHRASES: tuple[Phrase, ...] = (
+    Phrase("draw", "~draw the top card of <deck>", {"draw": 1}),
+    Phrase("draw", "~draw <amount> <filter>? revealed this way", {"from": "deck"}),
+    Phrase("draw", "~draw all PROTOCOL cards from it", {"draw": "all", "from": "deck", "protocol": "same"}),
+    Phrase("draw", "~draw <amount>"),
+    Phrase("discard", "~discard the top card of <deck>", {"discard": 1}),
+    Phrase("discard", "~discard your entire deck", {"discard": "all", "from": "deck_top"}),
+    Phrase("discard", "~discard <amount> into their trash", {"into": "opponent_trash"}),
+    Phrase("discard", "~discard <dcount> random card", {"random": True}),
+    Phrase("discard", "~discard <amount>"),
+    Phrase("flip", "~flip <target> , ignoring its middle command", {"ignore_middle": True}),
+    Phrase("flip", "~flip <target>"),
+    Phrase("delete", "~delete <target>"),
+    Phrase("return", "~return <target>"),
+    Phrase("shift", "~shift <target> <dest>?"),
+    Phrase("reveal", "~reveal <target>"),
+    Phrase("reveal_zone", "~reveal the top card of your deck", {"reveal": 1, "from": "deck_top"}),
+    Phrase("reveal_zone", "~reveal your deck", {"reveal": 1, "from": "deck"}),
+    Phrase("reveal_zone", "~reveal <target> from your trash", {"from": "trash"}),
+    Phrase("reveal_zone", "~reveal <target> drawn <filter>?", {"from": "drawn"}),
+    Phrase("play", "for every 2 cards in this line , ~play the top card of <deck> face-down <pdest>?",
+           {"play": "per_2_in_line", "face": "down"}),
+    Phrase("play", "~play the top card of <deck> face-down <pdest>?", {"play": 1, "face": "down"}),
+    Phrase("play", "~play <ptarget> from your trash", {"from": "trash"}),
+    Phrase("play", "~play <ptarget> <pdest>?"),
+    Phrase("refresh", "~refresh", {"refresh": True}),
+    Phrase("rearrange", "~rearrange your protocols", {"rearrange": True, "mode": "yours"}),
+    Phrase("rearrange", "~rearrange your opponent's protocols", {"rearrange": True, "mode": "theirs"}),
+    Phrase("rearrange", "~rearrange their protocols", {"rearrange": True, "mode": "theirs"}),
+    Phrase("swap", "~swap the positions of 2 of your protocols", {"swap": "yours"}),
+    Phrase("reveal_hand", "~reveal their hand", {"reveal_hand": True}),
+    Phrase("reveal_hand", "~reveal your hand", {"reveal_hand": True}),
+    Phrase("reveal_from_hand", "~reveal <target> from your hand"),
+    Phrase("give", "~give <amount> from your hand to your opponent"),
+    Phrase("take", "~take <dcount> random card from your opponent's hand"),
+    Phrase("take_field", "~put <target> into your hand", {"from": "field"}),
+    Phrase("deny_compile", "your opponent cannot compile on their next turn", {"deny_compile": "next_turn"}),
+    Phrase("state", "~state a number", {"state": True, "mode": "number"}),
+    Phrase("state", "~state a protocol", {"state": True, "mode": "protocol"}),
+    Phrase("shuffle", "~shuffle your deck", {"shuffle": True, "mode": "deck"}),
+    Phrase("shuffle", "~shuffle your trash into your deck", {"shuffle": True, "mode": "trash_into_deck"}),
+    Phrase("swap_stacks", "~swap all of your cards in one of your stacks with another one of your stacks",
+           {"swap_stacks": "yours"}),
+    Phrase("copy_middle", "~resolve the middle command of <target> as if it were on this card"),
+    Phrase("compile_protocol", "~flip the PROTOCOL protocol to the compiled side", {"compile_protocol": "this"}),
+)
+
+# Verbs of the vocabulary that no card prints, with the reason (none today: every verb is printed).
+NOT_PRINTABLE: dict[str, str] = {}
+
+# Amounts (count words and compared amounts of the vocabulary) as printed. The first is written.
+AMOUNT_WORDS: dict[str, tuple[str, ...]] = {
+    "protocols_in_line": ("the number of different protocols on cards in this line",),
+    "protocols_in_field": ("the number of different protocols on cards in the field",),
+    "protocol_cards_in_field": ("the number of PROTOCOL cards in the field",),
+    "hand": ("the number of cards in your hand",),
+    "value_of_that": ("that card's value", "the value of the discarded card"),
+}
+
+# Counts of cards in hand or deck ("Draw ..."); `{n}` is a number.
+HAND_COUNTS: dict[str, tuple[str, ...]] = {
+    "1+": ("1 or more cards",),
+    "0+": ("any number of cards",),
+    "discarded+1": ("the amount discarded plus 1", "the amount of cards discarded plus 1"),
+    "discarded-1": ("the amount discarded minus 1", "the amount of cards discarded minus 1"),
+    "discarded": ("that many cards",),
+    "hand": ("your hand", "their hand"),
+}
+
+# Conditions (`if = ...`), read after "If". A value with `{n}` takes the number printed there.
+CONDITIONS: tuple[tuple[str, str], ...] = (
+    ("you do", "did"),
+    ("this card is covered", "this_covered"),
+    ("this card is covering a card", "this_covering"),
+    ("the discarded card matched the stated protocol", "that_matches_stated"),
+    ("your hand is empty", "hand == 0"),
+    ("you have no cards in hand", "hand == 0"),
+    ("you have more than <n> card in your hand", "hand > {n}"),
+    ("your opponent has a higher total value than you do in this line", "opponent_value_here > your_value_here"),
+    ("your opponent has a higher value in this line than you do", "opponent_value_here > your_value_here"),
+    ("there are <n> different protocols on cards in the field", "protocols_in_field >= {n}"),
+    ("there are not at least <n> different protocols on cards in the field", "protocols_in_field < {n}"),
+    ("there is another PROTOCOL card in the field", "other_protocol_cards_in_field >= 1"),
+    ("there are <n> or more PROTOCOL cards in the field", "protocol_cards_in_field >= {n}"),
+    ("there are any cards in your trash", "trash > 0"),
+)
+
+# Triggers (`when = ...`). "After" triggers are "After <actor> <action>:" with the actor giving `by`.
+WHEN_WORDS: dict[str, str] = {
+    "start": "start",
+    "end": "end",
+    "covered": "when this card would be covered",
+    "covered_or_flipped": "when this card would be covered or flipped",
+    "compile_delete": "when this card would be deleted by compiling",
+}
+AFTER_WORDS: dict[str, str] = {
+    "after_discard": "~discard cards",
+    "after_draw": "~draw cards",
+    "after_delete": "~delete cards",
+    "after_clear_cache": "~clear cache",
+    "after_play": "~play a card",
+    "after_refresh": "~refresh",
+    "after_compile": "~compile",
+    "after_shuffle": "~shuffle your deck",
+}
+ACTORS: dict[str, str] = {"you": "you", "opponent": "your opponent", "any": "a player"}
+DURING_WORDS: dict[str, str] = {"your_turn": "during your turn", "opponent_turn": "during your opponent's turn"}
+# A "would" trigger's steps start with "First," (and go on with "Then,").
+FIRST_TRIGGERS = ("covered", "covered_or_flipped")
+
+# Passive sentences; `<n>` is the passive's amount (`<-n>`: printed as "reduced by n").
+PASSIVES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("your total value in this line is increased by <n> for each face-down card in this line",
+     {"line_value_per_facedown": "n"}),
+    ("your total value in this line is increased by <n> for each card in your hand",
+     {"line_value_per_hand_card": "n"}),
+    ("your total value in this line is increased by <n> for each of your opponent's cards in this line",
+     {"line_value_per_opponent_card": "n"}),
+    ("your total value in this line is increased by <n> if there are any non-PROTOCOL face-up cards in this stack",
+     {"line_value": "n", "if": "other_protocol_faceup_in_stack"}),
+    ("your opponent's total value in this line is reduced by <n>", {"line_value": "-n", "whose": "opponent"}),
+    ("your total value in this line is increased by <n>", {"line_value": "n"}),
+    ("all face-down cards in this stack have a value of <n>", {"facedown_value": "n"}),
+    ("your opponent cannot play cards face-down in this line", {"deny_play": "facedown", "scope": "this_line"}),
+    ("your opponent cannot play cards in this line", {"deny_play": "any", "scope": "this_line"}),
+    ("your opponent can only play cards face-down", {"deny_play": "faceup"}),
+    ("when you play cards face-up , they may be played without matching protocols", {"play_faceup_anywhere": True}),
+    ("ignore all middle commands of cards in this line", {"ignore_middle": True}),
+    ("skip your check cache phase", {"skip_check_cache": True}),
+    ("this card may be played without matching protocols", {"play_anywhere": True}),
+    ("this card may be played on either player's side without matching protocols",
+     {"play_anywhere": True, "play_either_side": True}),
+    ("when a card would be returned to your opponent's hand : put that card on top of their deck face-down instead",
+     {"return_to_deck_top": True}),
+    ("this card cannot be flipped", {"unflippable": True}),
+    ("if you have any cards in your hand , you cannot draw cards", {"no_draw_with_hand": True}),
+    ("during your turn , your opponent's cards do not have middle commands", {"no_opponent_middle_on_your_turn": True}),
+    ("PROTOCOL cards may be played face-up in this line", {"protocol_faceup_here": True}),
+)
+
+
+def third_person(verb: str) -> str:
+    """`draw` -> `draws`, `refresh` -> `refreshes`."""
+    return verb + ("es" if verb.endswith(("sh", "ch", "s", "x")) else "s")

@@ -1,0 +1,359 @@
+"""Read printed card text into the card language: a box's `when`/`do`/`passive` (docs/cards.md).
+
+`read_box(text, protocol)` parses with the grammar of sim/cards/grammar.py and returns the box's
+keys as a card file would write them. What the grammar leaves to context is settled here, after
+the parse: who performs a step (the sentence's subject), which deck "your deck" is for that
+subject, what "it" and "that line" point to, and how far an "If ..." reaches (the whole sentence:
+later steps get `if = "same"`). A text that does not read whole raises `ReadError` with one line
+naming the words it could not read; one that reads two ways with different steps is ambiguous.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from sim.cards import grammar as gr
+from sim.cards import phrasing as ph
+from sim.cards import vocabulary as vocab
+
+
+class ReadError(ValueError):
+    """Card text the reader cannot turn into steps: the message is one line naming the words."""
+
+
+_KEYWORD = {v.name: v.word for v in vocab.VERBS}
+_PHRASE_WHEN = {"this_covered", "this_covering"}
+
+
+def _num(tok: Any) -> int:
+    return int(str(tok))
+
+
+class _Build:
+    """Lark transformer callbacks (bound lazily to lark.Transformer, see `_transformer`). Slots give
+    dicts of step keys; keys starting with `_` are settled after the parse."""
+
+    # -- slots
+    def n(self, c): return _num(c[0])
+    def amount_n(self, c): return {"_count": _num(c[0])}
+    def amount_expr_count(self, c): return {"_count": c[0][0], **({"_did": True} if c[0][1] else {})}
+    def dcount(self, c): return {"_count": _num(c[0]) if c else 1}
+    def deck_own(self, c): return {"_deck": "own"}
+    def deck_opp(self, c): return {"_deck": "opp"}
+    def deck_their(self, c): return {"_deck": "their"}
+    def this_card(self, c): return {"_count": "this"}
+    def even_covered(self, c): return None
+    def that_card(self, c): return {"_count": "that"}
+    def it(self, c): return {"_count": "that", "_it": True}
+
+    def selection(self, c):
+        out: dict[str, Any] = {}
+        for part in c:
+            out.update(part)
+        return out
+
+    def selection_one(self, c): return {"_count": 1, **self.selection(c)}
+    def q_n(self, c): return {"_count": _num(c[0])}
+    def q_one(self, c): return {"_count": 1}
+    def q_all(self, c): return {"_count": "all"}
+    def q_each(self, c): return {"_count": "each"}
+    def poss_you(self, c): return {"whose": "you"}
+    def poss_opp(self, c): return {"whose": "opponent"}
+    def adj_other(self, c): return {"other": True}
+    def adj_up(self, c): return {"face": "up"}
+    def adj_down(self, c): return {"face": "down"}
+    def adj_covered(self, c): return {"covered": True}
+    def adj_uncovered(self, c): return {"covered": False}
+    def adj_any_covered(self, c): return {"covered": "any"}
+    def adj_other_protocol(self, c): return {"protocol": "other"}
+    def adj_same_protocol(self, c): return {"protocol": "same"}
+    def adj_highest(self, c): return {"pick": "highest"}
+    def adj_lowest(self, c): return {"pick": "lowest"}
+    def mod(self, c): return c[0]
+    def amount(self, c): return c[0]
+    def place(self, c): return c[0]
+    def filter(self, c): return c[0]
+    def in_this_line(self, c): return {"line": "this"}
+    def in_this_stack(self, c): return {"line": "this_stack"}
+    def in_each_line(self, c): return {"each": "line"}
+    def in_each_other_line(self, c): return {"each": "other_line"}
+    def in_chosen_line(self, c): return {"line": "chosen", "_one": _num(c[0])}
+    def in_chosen_other_line(self, c): return {"line": "chosen_other", "_one": _num(c[0])}
+    def in_same_line(self, c): return {"line": "that"}
+    def in_that_line(self, c): return {"_that_line": True}
+    def in_opponent_ahead(self, c): return {"line": "opponent_ahead"}
+    def with_min_cards(self, c): return {"min_cards": _num(c[0])}
+    def value_list(self, c): return {"value": sorted({_num(x) for x in c})}
+    def value_stated(self, c): return {"value": "stated"}
+    def value_that(self, c): return {"value": "that", "_did": True}
+    def value_lt(self, c): return {"value_lt": c[0][0]}
+    def value_gt(self, c): return {"value_gt": c[0][0]}
+    def to_this_line(self, c): return {"to": "this_line"}
+    def to_other_line(self, c): return {"to": "other_line"}
+    def to_or_from_this_line(self, c): return {"to": "to_or_from_this_line"}
+    def to_opponent_highest(self, c): return {"to": "opponent_highest"}
+    def to_line_with_facedown(self, c): return {"to": "line_with_facedown"}
+    def to_this_stack(self, c): return {"to": "this_stack"}
+    def under_this(self, c): return {"under": "this"}
+    def on_opponent_side(self, c): return {"side": "opponent"}
+    def each_line_with_your_card(self, c): return {"each": "line_with_your_card"}
+    def each_other_line(self, c): return {"each": "other_line"}
+    def each_line_with_facedown(self, c): return {"each": "line_with_facedown"}
+
+    def ptarget(self, c):
+        return self.selection(c)
+
+    def pdest(self, c): return self.selection(c)
+    def face_down(self, c): return {"face": "down"}
+    def by_same(self, c): return {"covered_by": "same_protocol"}
+    def where_here(self, c): return {"where": "this_line"}
+
+    # -- sentences
+    def phrase(self, c): return c[0]
+
+    def either(self, c): return {"either": [[c[0]], [c[1]]]}
+
+    def verb_or(self, c):
+        other = copy.deepcopy(c[1])
+        verb = _verb_of(other)
+        other[c[0]] = other.pop(verb)
+        return {"either": [[other], [c[1]]]}
+
+    def action(self, c): return c[0]
+    def subject_you(self, c): return "you"
+    def subject_opp(self, c): return "opponent"
+    def may(self, c): return "may"
+
+    def clause(self, c):
+        subject = next((x for x in c if x in ("you", "opponent")), None)
+        return ("clause", subject, "may" in c, c[-1])
+
+    def both_players(self, c): return ("both", None, False, c[0])
+    def clauses(self, c): return [x for x in c if isinstance(x, tuple)]
+    def sep(self, c): return None
+    def opener(self, c): return None
+
+    def sentence(self, c):
+        cond = next((x for x in c if isinstance(x, str)), None)
+        return (cond, next(x for x in c if isinstance(x, list)))
+
+    def body(self, c): return ("body", c)
+    def passives(self, c): return ("passives", c)
+    def by_you(self, c): return "you"
+    def by_opponent(self, c): return "opponent"
+    def by_any(self, c): return "any"
+
+    def trigger(self, c):
+        out = {"when": c[0]}
+        for x in c[1:]:
+            out.update(x)
+        return ("trigger", out)
+
+    def after_trigger(self, c):
+        out: dict[str, Any] = {"when": c[1]}
+        if c[0] != "you":
+            out["by"] = c[0]
+        for x in c[2:]:
+            out.update({"during": x[1]} if isinstance(x, tuple) else x)
+        return ("trigger", out)
+
+    def start(self, c): return list(c)
+
+
+def _table_rule(name: str, i: int, c: list) -> Any:
+    """The value of entry i of a generated table rule (`phrase_3`, `condition_0`, ...)."""
+    if name == "phrase":
+        p = ph.PHRASES[i]
+        step: dict[str, Any] = copy.deepcopy(p.keys)
+        for part in c:
+            if isinstance(part, dict):
+                step.update(part)
+        word = _KEYWORD[p.verb]
+        count = step.pop("_count", None)
+        if word not in step:
+            step[word] = True if count is None else count
+        return step
+    if name == "condition":
+        text = ph.CONDITIONS[i][1]
+        return text.format(n=c[0]) if c else text
+    if name == "passive":
+        return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
+    if name == "when_phrase":
+        return gr.WHENS[i]
+    if name == "after_phrase":
+        return gr.AFTERS[i]
+    if name == "during":
+        return ("during", gr.DURINGS[i])
+    if name == "field_verb":
+        return gr.FIELD_VERBS[i]
+    if name == "number":
+        if _num(c[0]) != i:
+            raise ReadError(f"expected the number {i}, got {c[0]}")
+        return None
+    if name == "hand_count":
+        return {"_count": gr.HAND_COUNT_WORDS[i]}
+    if name == "amount_expr":
+        return (gr.AMOUNT_EXPR_WORDS[i], gr.AMOUNT_EXPR_DID[i])
+    raise KeyError(name)
+
+
+def _verb_of(step: dict[str, Any]) -> str:
+    return next(k for k in step if k in gr.VERB_KEYWORDS)
+
+
+def _transformer():
+    from lark import Transformer     # third-party; see grammar._parser
+
+    class Build(_Build, Transformer):
+        def __default__(self, data, children, meta):
+            name, _, i = str(data).rpartition("_")
+            if name and i.isdigit():
+                return _table_rule(name, int(i), children)
+            raise KeyError(f"no reading for grammar rule {data}")
+
+    return Build()
+
+
+
+
+# -- after the parse: what the grammar leaves to context -------------------------------------------
+
+def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | None) -> dict[str, Any]:
+    """Resolve a step's `_` keys: its deck for this subject, "that line", a count of "all"."""
+    out = dict(step)
+    if "either" in out:
+        out["either"] = [[_settle(s, subject, prev) for s in branch] for branch in out["either"]]
+    deck = out.pop("_deck", None)
+    verb = _verb_of(out)
+    if deck is not None:           # "your deck" is the text's player's, "their deck" the subject's
+        own = (deck == "their") if subject == "opponent" else (deck == "own")
+        if not (own and verb == "draw"):
+            out["from"] = "deck_top" if own else "opponent_deck"
+    if out.pop("_that_line", False):
+        out["line"] = "protocol" if prev is not None and "compile_protocol" in prev else "that"
+    for k in ("_one",):
+        if out.pop(k, 1) != 1:
+            raise ReadError("a chosen line is written \"in 1 line\"")
+    if out.get(verb) == "all" and "covered" not in out and vocab.by_word(verb).on_field:
+        out["covered"] = "any"          # all cards of a line: covered and uncovered (6.4)
+    if out.get("covered") is False:
+        del out["covered"]
+    return out
+
+
+def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
+    """The steps of a box's sentences, in order, with conditions, subjects and "it" settled."""
+    steps: list[dict[str, Any]] = []
+    for cond, clauses in sentences:
+        subject = None
+        for n, (kind, subj, may, action) in enumerate(clauses):
+            subject = subj or subject
+            step = _settle(action, subject, steps[-1] if steps else None)
+            it = _pop_flag(step, "_it")
+            did = _pop_flag(step, "_did")
+            if it and cond in _PHRASE_WHEN:
+                _set_count(step, "this")
+            elif it or did:
+                step.setdefault("if", "did")
+            if may:
+                step["may"] = True
+            if subject == "opponent" and kind == "clause":
+                step["who"] = "opponent"
+            if cond is not None:
+                step["if"] = cond if n == 0 else "same"
+            if kind == "both":
+                other = {**step, "who": "opponent"}
+                step = {"either": [[step, other], [other, step]]}
+            steps.append(step)
+    return steps
+
+
+def _pop_flag(step: dict[str, Any], key: str) -> bool:
+    found = bool(step.pop(key, False))
+    for branch in step.get("either", []):
+        for s in branch:
+            found |= bool(s.pop(key, False))
+    return found
+
+
+def _set_count(step: dict[str, Any], count: str) -> None:
+    step[_verb_of(step)] = count
+
+
+def read_box(text: str, protocol: str) -> dict[str, Any]:
+    """The box keys (`when`, `by`, ..., `do` or `passive`) that `text` reads to, for a card of
+    `protocol` (its name stands for "this card's protocol")."""
+    words = gr.tokens(text, protocol)
+    if not words:
+        raise ReadError("the text is empty")
+    unknown = [w for w in words if w not in gr.known_words() and not w.isdigit()]
+    if unknown:
+        raise ReadError(f"unknown word{'s' if len(unknown) > 1 else ''} "
+                        + ", ".join(f"'{_shown(w, protocol)}'" for w in dict.fromkeys(unknown)))
+    if words[-1] != ".":
+        words.append(".")
+    tree = _parse(words, protocol)
+    try:
+        parts = _transformer().transform(tree)
+    except Exception as e:          # lark wraps callback errors in VisitError
+        inner = getattr(e, "orig_exc", e)
+        if isinstance(inner, ReadError):
+            raise inner from None
+        raise
+    return _box_of(parts, protocol)
+
+
+def _box_of(parts: list, protocol: str) -> dict[str, Any]:
+    box: dict[str, Any] = {}
+    for kind, value in parts:
+        if kind == "trigger":
+            box.update(value)
+        elif kind == "passives":
+            box["passive"] = value
+        else:
+            box["do"] = _steps_of(value, protocol)
+    return box
+
+
+def _shown(word: str, protocol: str) -> str:
+    return word.replace(gr.PROTOCOL_WORD, protocol).replace("+", " ")
+
+
+def _parse(words: list[str], protocol: str):
+    from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken     # third-party; see grammar._parser
+
+    text = " ".join(words)
+    try:
+        return gr._parser().parse(text)
+    except (UnexpectedEOF, UnexpectedToken) as e:
+        if isinstance(e, UnexpectedToken) and e.token.type != "$END":
+            raise _unexpected(words, text, e.token.start_pos, protocol) from None
+        raise ReadError("the text stops in the middle of a sentence: "
+                        f"'{_shown(_sentence_at(words, len(words) - 1), protocol)}'") from None
+    except UnexpectedInput as e:
+        raise _unexpected(words, text, e.pos_in_stream, protocol) from None
+
+
+def _unexpected(words: list[str], text: str, pos: int | None, protocol: str) -> ReadError:
+    """The error for a text that cannot be read from word `pos` (a character offset in `text`)
+    on: the words from there to the end of the sentence."""
+    at = text[:pos or 0].count(" ")
+    said = _shown(_sentence_at(words, at - 1), protocol)
+    rest = words[at:]
+    stop = rest.index(".") if "." in rest else len(rest)
+    if stop == 0:
+        return ReadError(f"the sentence '{said}' stops before it is complete")
+    where = f"after '{said}'" if said else "at the start of a sentence"
+    return ReadError(f"could not read '{_shown(' '.join(rest[:stop]), protocol)}' ({where})")
+
+
+def _sentence_at(words: list[str], i: int) -> str:
+    """The words of the sentence up to word i (for error messages)."""
+    start = max((j + 1 for j in range(i) if words[j] == "."), default=0)
+    return " ".join(words[start:i + 1]).rstrip(" .")
+
+
+def normal_text(text: str) -> str:
+    """Text as the reader sees it (case, spacing and plurals of "card" aside), for comparing."""
+    return " ".join(gr.tokens(text))
