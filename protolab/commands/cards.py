@@ -8,7 +8,8 @@ import json
 from rich.table import Table
 
 from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
-from sim.cards.loader import ProtocolSpec, load_file
+from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
+from sim.cards.loader import ProtocolSpec, load_file, official_files
 from sim.pool import load_pool
 
 
@@ -52,7 +53,8 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
         if box not in data:
             continue
         keys = dict(data[box])
-        print(f"  {box}: {keys.pop('text', '')}")
+        read = " (steps read from the text)" if pool.specs[c.id].boxes[box].read else ""
+        print(f"  {box}: {keys.pop('text', '')}{read}")
         for key, value in keys.items():
             for item in value if isinstance(value, list) else [value]:
                 print(f"    {key}: {item}")
@@ -60,14 +62,58 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agreement(checks: list[BoxCheck], seconds: float) -> dict:
+    """The counts of `cards check` (text against encoding) and every box that does not agree."""
+    out = {"boxes": len(checks), "agree": sum(c.agree for c in checks)}
+    out.update({v.replace(" ", "_"): sum(c.verdict == v for c in checks) for v in VERDICTS if v != "agree"})
+    out["written_back"] = sum(c.round_trip for c in checks)
+    out["written_as_printed"] = sum(c.same_text for c in checks)
+    out["read_seconds"] = round(seconds, 3)
+    out["disagreements"] = [{"card": c.card, "box": c.box, "verdict": c.verdict, "text": c.text,
+                             "encoding": c.encoding, "read": c.read, "error": c.error}
+                            for c in checks if not c.agree]
+    return out
+
+
+def _print_agreement(title: str, report: dict) -> None:
+    n = report["boxes"]
+    print(f"{title}: {report['agree']} of {n} boxes read to exactly their encoding "
+          f"({100 * report['agree'] / max(n, 1):.1f}%); " + ", ".join(
+              f"{report[v.replace(' ', '_')]} {v}" for v in VERDICTS if v != "agree"))
+    print(f"  written back: {report['written_back']} of {n} read to the same play again, "
+          f"{report['written_as_printed']} word for word; reading took {report['read_seconds']} s")
+    t = Table(show_header=True)
+    for col in ("card", "box", "verdict", "text", "reads to / error", "encoding"):
+        t.add_column(col, overflow="fold")
+    for d in report["disagreements"]:
+        t.add_row(d["card"], d["box"], d["verdict"], d["text"], d["error"] or json.dumps(d["read"]),
+                  json.dumps(d["encoding"]))
+    if report["disagreements"]:
+        console().print(t)
+
+
 def cmd_cards_check(args: argparse.Namespace) -> int:
+    if not args.files:
+        cards = [c for f in official_files() for c in load_file(f).cards]
+        report = _agreement(check_cards(cards), read_all_seconds(cards))
+        if args.format == "json":
+            print(json.dumps(report, indent=1))
+        else:
+            _print_agreement("official pool", report)
+        return 0
     for f in args.files:
         spec = load_file(f)
         pool = load_pool(cards=[f], require_encoded=False)     # against the official pool: names, targets
         if isinstance(spec, ProtocolSpec):
             missing = [c.name for c in spec.cards if not c.encoded]
+            read = sum(b.read for c in spec.cards for b in c.boxes.values())
             print(f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
-                  + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded"))
+                  + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded")
+                  + (f"; {read} boxes read from their text" if read else ""))
+            report = _agreement(check_cards(spec.cards), 0.0)
+            for d in report["disagreements"]:
+                print(f"  note: {d['card']}: {d['box']}: the text does not read to the encoding ({d['verdict']}"
+                      + (f": {d['error']}" if d["error"] else f": reads as {json.dumps(d['read'])}") + ")")
             continue
         print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
         for name, raw in spec.replaces.items():
@@ -98,6 +144,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="json: the card as data, the keys a card file would write; csv: one row, its texts")
     add_pool_args(p)
     p.set_defaults(func=cmd_cards_show)
-    p = csub.add_parser("check", help="validate protocol or variant files")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p = csub.add_parser("check", help="validate protocol or variant files; with no FILE, check that every "
+                        "official box's text reads to exactly its encoding")
+    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="json (with no FILE): the counts (boxes, agree, ...) and each disagreement")
     p.set_defaults(func=cmd_cards_check)

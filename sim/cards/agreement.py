@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.cards import reader, writer
-from sim.cards.loader import BOXES, K, Box, CardDataError, CardSpec, compile_card, parse_box
+from sim.cards.loader import BOXES, Box, CardDataError, CardSpec, K, compile_card, parse_box
 
 _DECKS = (K["from"]["deck_top"], K["from"]["opponent_deck"])
+
+
+VERDICTS = ("agree", "same play", "reader gap", "differs")
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+
 from sim.cards import phrasing as ph
 from sim.cards import vocabulary as vocab
 
@@ -186,7 +187,7 @@ def _parser():
     """The Lark parser (LALR: the grammar reads left to right with one word of look-ahead; where
     a word could end a part or go on with it, it goes on: "with a value of 1 or 2"), built on first
     use (the official pool never needs it to load)."""
-    from lark import Lark     # third-party, imported here so that loading cards does not pay for it
+    from lark import Lark  # third-party, imported here so that loading cards does not pay for it
 
     return Lark(grammar(), parser="lalr", lexer="contextual")
 

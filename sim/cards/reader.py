@@ -50,7 +50,11 @@ class _Build:
     def selection(self, c):
         out: dict[str, Any] = {}
         for part in c:
-            out.update(part)
+            for k, v in part.items():
+                if k in out and out[k] != v:
+                    raise ReadError(f"ambiguous: the cards are described both as {_said(k, out[k])} "
+                                    f"and as {_said(k, v)}")
+                out[k] = v
         return out
 
     def selection_one(self, c): return {"_count": 1, **self.selection(c)}
@@ -173,7 +177,7 @@ def _table_rule(name: str, i: int, c: list) -> Any:
         count = step.pop("_count", None)
         if word not in step:
             step[word] = True if count is None else count
-        return step
+        return {word: step.pop(word), **step}
     if name == "condition":
         text = ph.CONDITIONS[i][1]
         return text.format(n=c[0]) if c else text
@@ -203,7 +207,7 @@ def _verb_of(step: dict[str, Any]) -> str:
 
 
 def _transformer():
-    from lark import Transformer     # third-party; see grammar._parser
+    from lark import Transformer  # third-party; see grammar._parser
 
     class Build(_Build, Transformer):
         def __default__(self, data, children, meta):
@@ -254,6 +258,9 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
             did = _pop_flag(step, "_did")
             if it and cond in _PHRASE_WHEN:
                 _set_count(step, "this")
+            elif (it or _points_back(step)) and not steps:
+                raise ReadError(f"ambiguous: '{'it' if it else 'that'}' in the first sentence has nothing "
+                                "before it to point to")
             elif it or did:
                 step.setdefault("if", "did")
             if may:
@@ -269,12 +276,23 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
     return steps
 
 
+def _said(key: str, value: Any) -> str:
+    return f"{key} = {value!r}".replace("'", '"')
+
+
 def _pop_flag(step: dict[str, Any], key: str) -> bool:
     found = bool(step.pop(key, False))
     for branch in step.get("either", []):
         for s in branch:
             found |= bool(s.pop(key, False))
     return found
+
+
+def _points_back(step: dict[str, Any]) -> bool:
+    """Does the step name "that card" or "the same line" (which need an earlier step)?"""
+    if "either" in step:
+        return any(_points_back(s) for br in step["either"] for s in br)
+    return step.get(_verb_of(step)) == "that" or step.get("line") == "that" or step.get("value") == "that"
 
 
 def _set_count(step: dict[str, Any], count: str) -> None:
@@ -321,7 +339,7 @@ def _shown(word: str, protocol: str) -> str:
 
 
 def _parse(words: list[str], protocol: str):
-    from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken     # third-party; see grammar._parser
+    from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken  # third-party; see grammar._parser
 
     text = " ".join(words)
     try:

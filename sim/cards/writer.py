@@ -255,8 +255,8 @@ def _either(branches: list[list[dict[str, Any]]], who: str) -> str:
     if len(a) != 1 or len(b) != 1:
         raise WriteError(f"no phrasing prints an either with several steps: {branches}")
     va, vb = _verb_key(a[0]), _verb_key(b[0])
-    rest_a = {k: v for k, v in a[0].items() if k != va}
-    if va != vb and {va, vb} <= _FIELD_WORDS and rest_a == {k: v for k, v in b[0].items() if k != vb} and a[0][va] == b[0][vb]:
+    rest_a, rest_b = ({k: v for k, v in s.items() if k != verb} for s, verb in ((a[0], va), (b[0], vb)))
+    if va != vb and {va, vb} <= _FIELD_WORDS and rest_a == rest_b and a[0][va] == b[0][vb]:
         return f"{va} or " + _action(b[0], who)[0]
     return f"either {_action(a[0], who)[0]} or {_action(b[0], who)[0]}"
 
