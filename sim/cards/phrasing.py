@@ -79,6 +79,10 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("compile_protocol", "~flip the PROTOCOL protocol to the compiled side", {"compile_protocol": "this"}),
 )
 
+# Verbs printed by the shape of a sentence rather than by a phrase of their own (sim/cards/grammar.py).
+IN_SENTENCE: dict[str, str] = {
+    "either": '"Either <step> or <step>", "<verb> or <verb> <target>" (Fear 0), "Both players <step>" (Peace 1)',
+}
 # Verbs of the vocabulary that no card prints, with the reason (none today: every verb is printed).
 NOT_PRINTABLE: dict[str, str] = {}
 
