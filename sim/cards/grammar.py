@@ -206,7 +206,7 @@ HAND_COUNT_WORDS = _flat(ph.HAND_COUNTS)
 AMOUNT_EXPR_WORDS = _flat(ph.AMOUNT_WORDS)
 FIELD_VERBS = sorted({v.word for v in vocab.VERBS if v.on_field and not v.keyword})
 VERB_KEYWORDS = frozenset(v.word for v in vocab.VERBS)
-AMOUNT_EXPR_DID = [w == "the value of the discarded card" for ws in ph.AMOUNT_WORDS.values() for w in ws]
+AMOUNT_EXPR_DID = [w == ph.DISCARDED_VALUE for ws in ph.AMOUNT_WORDS.values() for w in ws]
 WHENS = list(ph.WHEN_WORDS)
 AFTERS = list(ph.AFTER_WORDS)
 DURINGS = list(ph.DURING_WORDS)

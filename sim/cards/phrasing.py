@@ -86,13 +86,15 @@ IN_SENTENCE: dict[str, str] = {
 # Verbs of the vocabulary that no card prints, with the reason (none today: every verb is printed).
 NOT_PRINTABLE: dict[str, str] = {}
 
+# "the discarded card" presupposes a discard: read with `if = "did"` (Luck 2, Luck 4).
+DISCARDED_VALUE = "the value of the discarded card"
 # Amounts (count words and compared amounts of the vocabulary) as printed. The first is written.
 AMOUNT_WORDS: dict[str, tuple[str, ...]] = {
     "protocols_in_line": ("the number of different protocols on cards in this line",),
     "protocols_in_field": ("the number of different protocols on cards in the field",),
     "protocol_cards_in_field": ("the number of PROTOCOL cards in the field",),
     "hand": ("the number of cards in your hand",),
-    "value_of_that": ("that card's value", "the value of the discarded card"),
+    "value_of_that": ("that card's value", DISCARDED_VALUE),
 }
 
 # Counts of cards in hand or deck ("Draw ..."); `{n}` is a number.

@@ -5,7 +5,8 @@ keys as a card file would write them. What the grammar leaves to context is sett
 the parse: who performs a step (the sentence's subject), which deck "your deck" is for that
 subject, what "it" and "that line" point to, and how far an "If ..." reaches (the whole sentence:
 later steps get `if = "same"`). A text that does not read whole raises `ReadError` with one line
-naming the words it could not read; one that reads two ways with different steps is ambiguous.
+naming the words it could not read; one whose words contradict each other ("1 face-up face-down
+card") or point back at nothing ("it" in the first step) is refused as ambiguous.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ class ReadError(ValueError):
 
 
 _KEYWORD = {v.name: v.word for v in vocab.VERBS}
-_PHRASE_WHEN = {"this_covered", "this_covering"}
+# conditions that name this card, after which "it" is this card ("If this card is covered, ... it")
+_THIS_CARD_CONDITIONS = {"this_covered", "this_covering"}
 
 
 def _num(tok: Any) -> int:
@@ -256,7 +258,7 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
             step = _settle(action, subject, steps[-1] if steps else None)
             it = _pop_flag(step, "_it")
             did = _pop_flag(step, "_did")
-            if it and cond in _PHRASE_WHEN:
+            if it and cond in _THIS_CARD_CONDITIONS:
                 _set_count(step, "this")
             elif (it or _points_back(step)) and not steps:
                 raise ReadError(f"ambiguous: '{'it' if it else 'that'}' in the first sentence has nothing "

@@ -77,7 +77,7 @@ class _Slots:
     def _amount_words(self, word: str) -> str:
         if word == "value_of_that" and self.keys.get("if") == "did":
             self.take("if")
-            return "the value of the discarded card"
+            return ph.DISCARDED_VALUE
         return ph.AMOUNT_WORDS[word][0]
 
     def dcount(self) -> str | None:
