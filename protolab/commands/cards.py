@@ -72,10 +72,12 @@ def _agreement(checks: list[BoxCheck], seconds: float) -> dict:
     out["disagreements"] = [{"card": c.card, "box": c.box, "verdict": c.verdict, "text": c.text,
                              "encoding": c.encoding, "read": c.read, "error": c.error}
                             for c in checks if not c.agree]
+    out["boxes_checked"] = [{"card": c.card, "box": c.box, "verdict": c.verdict, "written": c.written,
+                             "written_as_printed": c.same_text} for c in checks]
     return out
 
 
-def _print_agreement(title: str, report: dict) -> None:
+def _print_agreement(title: str, report: dict, every: bool) -> None:
     n = report["boxes"]
     print(f"{title}: {report['agree']} of {n} boxes read to exactly their encoding "
           f"({100 * report['agree'] / max(n, 1):.1f}%); " + ", ".join(
@@ -90,6 +92,9 @@ def _print_agreement(title: str, report: dict) -> None:
                   json.dumps(d["encoding"]))
     if report["disagreements"]:
         console().print(t)
+    if every:
+        for b in report["boxes_checked"]:
+            print(f"  {b['card']} {b['box']}: {b['verdict']}; written back: {b['written']}")
 
 
 def cmd_cards_check(args: argparse.Namespace) -> int:
@@ -99,7 +104,7 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps(report, indent=1))
         else:
-            _print_agreement("official pool", report)
+            _print_agreement("official pool", report, args.all)
         return 0
     for f in args.files:
         spec = load_file(f)
@@ -148,5 +153,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "official box's text reads to exactly its encoding")
     p.add_argument("files", nargs="*", metavar="FILE")
     p.add_argument("--format", choices=("table", "json"), default="table",
-                   help="json (with no FILE): the counts (boxes, agree, ...) and each disagreement")
+                   help="json (with no FILE): the counts (boxes, agree, ...), each disagreement and every box")
+    p.add_argument("--all", action="store_true", help="(with no FILE) one line per box: its verdict and its "
+                   "encoding written back to text")
     p.set_defaults(func=cmd_cards_check)
