@@ -118,6 +118,7 @@ def test_its_own_protocol_name_is_this_protocol():
 
 @pytest.mark.parametrize("text, message", [
     ("Frobnicate 2 cards.", "unknown word 'frobnicate'"),
+    ("Draw 1 card; delete 1 card.", "unknown character ';'"),
     ("Draw 1 card. Flip 1 card sideways.", "unknown word 'sideways'"),
     ("Flip 1 face-up face-down card.", 'ambiguous: the cards are described both as face = "up" and as face = "down"'),
     ("Play it face-down.", "ambiguous: 'it'"),

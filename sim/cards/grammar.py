@@ -15,6 +15,7 @@ from sim.cards import vocabulary as vocab
 
 PROTOCOL_WORD = "this-protocol"
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[.,:]")
+UNREAD_CHARS = re.compile(r"[^a-z0-9'\-.,:\s]")    # any other character is refused, never skipped
 # Word pairs read as one word (", then" -> ",then"; "from each" -> "from+each"), so that one word
 # of look-ahead tells a new clause from the end of the last one ("Flip that card, ignoring ...").
 JOINED = {",": ("then", "and", "ignoring", "even"), "from": ("each",)}

@@ -304,6 +304,9 @@ def _set_count(step: dict[str, Any], count: str) -> None:
 def read_box(text: str, protocol: str) -> dict[str, Any]:
     """The box keys (`when`, `by`, ..., `do` or `passive`) that `text` reads to, for a card of
     `protocol` (its name stands for "this card's protocol")."""
+    odd = sorted(set(gr.UNREAD_CHARS.findall(text.lower().replace("\u2019", "'"))))
+    if odd:
+        raise ReadError("unknown character" + ("s " if len(odd) > 1 else " ") + " ".join(repr(c) for c in odd))
     words = gr.tokens(text, protocol)
     if not words:
         raise ReadError("the text is empty")
