@@ -195,3 +195,19 @@ def test_cards_show_says_a_box_was_read(capsys):
 def test_cards_check_file_counts_read_boxes(capsys):
     assert main(["cards", "check", str(ECHO)]) == 0
     assert "11 boxes read from their text" in capsys.readouterr().out
+
+
+def test_grammar_has_no_silent_choice_but_value_lists(caplog):
+    """LALR settles a shift/reduce conflict by reading on; the only place allowed to do so is a
+    list of values ("with a value of 1 or 2" goes on at "or"). A new phrase that makes another
+    word ambiguous fails here instead of being read one way silently."""
+    import logging
+
+    from lark import Lark
+
+    from sim.cards.grammar import grammar
+
+    with caplog.at_level(logging.DEBUG, logger="lark"):
+        Lark(grammar(), parser="lalr", lexer="contextual", debug=True)
+    conflicts = [r.getMessage() for r in caplog.records if "conflict" in r.getMessage().lower()]
+    assert conflicts and all("terminal OR" in m for m in conflicts), conflicts
