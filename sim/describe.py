@@ -47,38 +47,51 @@ class Namer:
         return " ".join(self.pool.protocols[protos[i]] for i in PERMS[perm])
 
     def option(self, kind: int, opt: int) -> str:
-        k = DK.get(kind, "?")
-        if k == "draft":
-            return self.pool.protocols[opt]
-        if k in ("action", "play"):
-            if opt == OPT_REFRESH:
-                return "refresh"
-            c, line, up, other_side = unpack_play(opt)
-            return f"{self.card(c)} {'up' if up else 'down'} {LINES[line]}" + (" opponent" if other_side else "")
-        if k in ("compile_line", "line", "each_line"):
-            return LINES[opt]
-        if k == "order":
-            return self.card(unpack_noted(opt)[0])
-        if k == "may":
-            return "yes" if opt == 1 else "no"
-        if k == "either":
-            return str(opt + 1)
-        if k == "discard_more" and opt == OPT_DONE:
-            return "done"
-        if k in ("target", "each_card", "hand", "discard", "discard_more", "deck", "trash"):
-            return self.card(opt)
-        if k == "state_number":
-            return str(opt)
-        if k == "state_protocol":
-            return self.pool.protocols[opt]
-        if k == "control_rearrange":
-            if opt == OPT_SKIP:
-                return "skip"
-            side, perm = unpack_rearrange(opt)
-            return f"{SEAT_NAMES[side]}: {self.protocols_after(side, perm)}"
-        if k == "rearrange":
-            return self.protocols_after(*unpack_rearrange(opt))
-        return str(opt)
+        """How an option of a decision of this kind reads (OPTION_READERS)."""
+        reader = OPTION_READERS.get(DK.get(kind, "?"))
+        return str(opt) if reader is None else reader(self, opt)
+
+
+def _play(nm: Namer, opt: int) -> str:
+    if opt == OPT_REFRESH:
+        return "refresh"
+    c, line, up, other_side = unpack_play(opt)
+    return f"{nm.card(c)} {'up' if up else 'down'} {LINES[line]}" + (" opponent" if other_side else "")
+
+
+def _control_rearrange(nm: Namer, opt: int) -> str:
+    if opt == OPT_SKIP:
+        return "skip"
+    side, perm = unpack_rearrange(opt)
+    return f"{SEAT_NAMES[side]}: {nm.protocols_after(side, perm)}"
+
+
+def _protocol(nm: Namer, opt: int) -> str:
+    return nm.pool.protocols[opt]
+
+
+def _line_name(nm: Namer, opt: int) -> str:
+    return LINES[opt]
+
+
+def _card(nm: Namer, opt: int) -> str:
+    return nm.card(opt)
+
+
+# decision kind (sim/cards/vocabulary.py, DecisionKind) -> how its options read
+OPTION_READERS: dict[str, Callable[[Namer, int], str]] = {
+    "draft": _protocol, "action": _play, "play": _play,
+    "compile_line": _line_name, "line": _line_name, "each_line": _line_name,
+    "order": lambda nm, opt: nm.card(unpack_noted(opt)[0]),
+    "may": lambda nm, opt: "yes" if opt == 1 else "no",
+    "either": lambda nm, opt: str(opt + 1),
+    "discard_more": lambda nm, opt: "done" if opt == OPT_DONE else nm.card(opt),
+    "target": _card, "each_card": _card, "hand": _card, "discard": _card, "deck": _card, "trash": _card,
+    "state_number": lambda nm, opt: str(opt),
+    "state_protocol": _protocol,
+    "control_rearrange": _control_rearrange,
+    "rearrange": lambda nm, opt: nm.protocols_after(*unpack_rearrange(opt)),
+}
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 from sim import enums
 from sim.cards import vocabulary as vocab
 from sim.cards.loader import CardDataError, compile_card, load_file
-from sim.describe import FIELDS
+from sim.describe import FIELDS, OPTION_READERS
 from sim.engine import _core, vocab_gen
 from sim.pool import FIRST_BOX, load_pool
 
@@ -84,6 +84,11 @@ def test_every_log_text_names_known_fields():
         for text in (form.text, *(n.text for n in form.notes)):
             named = {name for _, name, _, _ in Formatter().parse(text) if name}
             assert named <= set(FIELDS), (form.kind, named - set(FIELDS))
+
+
+def test_every_decision_kind_has_an_option_reader():
+    """sim/describe.py names the options of every decision kind of the table."""
+    assert set(OPTION_READERS) == set(vocab.enum("decision").words())
 
 
 @pytest.mark.parametrize("key", vocab.SELECTOR_KEYS + ("to",))
