@@ -5,17 +5,18 @@ opened) and the tests' synthetic runs hold."""
 from __future__ import annotations
 
 import pyarrow as pa
-from sim.engine._core import constants
 
 from sim.describe import LINES
+from sim.enums import names
 
 _DICT = pa.dictionary(pa.int32(), pa.string())
 
 SEATS = (0, 1)
 POSITIONS = LINES                     # a seat's protocols, left to right (its lines)
-# The engine's names, in code order: the values of the `kind` and `end_reason` dictionaries.
-EVENT_KINDS = tuple(name for _, name in sorted(constants()["event_kind"].items()))
-END_REASONS = tuple(name for code, name in sorted(constants()["end_reason"].items()) if code)
+# The vocabulary's names (sim/cards/vocabulary.py, ENUMS), in code order: the values of the `kind`
+# and `end_reason` dictionaries.
+EVENT_KINDS = tuple(names("event_kind").values())
+END_REASONS = tuple(name for code, name in names("end_reason").items() if code)
 PROTOCOL_COLUMNS = tuple(f"seat{s}_protocol_{p}" for s in SEATS for p in POSITIONS)
 
 

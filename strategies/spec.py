@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sim.engine._core import SeatConfig
 
+from sim.enums import Restrict
 from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
@@ -31,7 +32,10 @@ from strategies.user import PythonSeat, Strategy, where_raised
 
 BUILTIN = ("random", *STYLE_WEIGHTS, "ismcts")
 PARAMS = {"random": (), "search": ("sims", "depth", *WEIGHT_NAMES), "ismcts": ("iters", "c", "rollout")}
-R_NO_FACEDOWN, R_NO_REFRESH_WITH_CONTROL, R_NO_FACEUP = 1, 2, 4
+# the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary.py, Restrict)
+R_NO_FACEDOWN = int(Restrict.NO_FACEDOWN)
+R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
+R_NO_FACEUP = int(Restrict.NO_FACEUP)
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 
 

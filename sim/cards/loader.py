@@ -42,7 +42,7 @@ STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "
 KEYWORDS = sorted({v.word for v in vocab.VERBS})
 # amounts a condition (`if = "hand > 1"`) or a value selector (`value_gt = "hand"`) can name
 AMOUNTS = set(vocab.AMOUNTS)
-NAMED_CONDITIONS = {"did", "this_covered", "this_covering", "that_matches_stated", "same"}
+NAMED_CONDITIONS = set(K["if"])
 # passive keys that carry an amount (the record field it goes to), and those that are a flag
 AMOUNT_PASSIVES = {"facedown_value": "facedown_value", "line_value": "line_value",
                    "line_value_per_facedown": "per_facedown", "line_value_per_hand_card": "per_hand",
@@ -206,7 +206,7 @@ def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
     for k in ("value_gt", "value_lt"):
         if k in step and step[k] not in AMOUNTS:
             raise _err(path, card, f"{key}.{k}", f"expected one of {sorted(AMOUNTS)}, got {step[k]!r}")
-    if "covered" in step and step["covered"] not in (True, False, "any"):
+    if "covered" in step and step["covered"] not in K["covered"]:
         raise _err(path, card, f"{key}.covered", f"expected true, false or \"any\", got {step['covered']!r}")
     for k in ("may", "other", "random", "ignore_middle"):
         if k in step and not isinstance(step[k], bool):

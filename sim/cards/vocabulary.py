@@ -1,11 +1,14 @@
-"""The card language's vocabulary, declared once: the verbs, the counts a verb may take and the
-fields of the engine's compiled step record.
+"""The card language's vocabulary, declared once: the verbs, the counts a verb may take, the
+fields of the engine's compiled step record, the engine's other enums (selectors, destinations,
+conditions, triggers, passives, zones, phases, end reasons, decision kinds, restriction flags,
+event kinds: ENUMS) and how each log kind reads (LOG_FORMS).
 
 Everything else is derived from these tables: the loader's checks (sim/cards/loader.py), the
-engine's `Verb`/`CountKind` enums, `Step` struct, log kinds and verb dispatch (generated into
-sim/engine/_vocab_*.pxi by sim/engine/vocab_gen.py on every build), the step fields the pool hash
-reads (sim/pool.py), the log texts (sim/describe.py) and the verb tables of docs/cards.md
-(`python -m sim.cards.vocabulary --markdown`).
+engine's enums, `Step` struct, log kinds and notes and verb dispatch (generated into
+sim/engine/_vocab_*.pxi by sim/engine/vocab_gen.py on every build), the Python enums
+(sim/enums.py), the step fields the pool hash reads (sim/pool.py), the log texts
+(sim/describe.py) and the tables of docs/cards.md and docs/engine.md (`python -m
+sim.cards.vocabulary --markdown`, `--selectors`, `--triggers`, `--engine`).
 
 Plain data with no imports beyond the standard library, so the build can read it before the
 engine exists. Engine codes are stored in compiled records and in the pool hash: never renumber
@@ -188,6 +191,8 @@ BOT_TARGETS = ("first", "remove", "flip", "random")
 BASE_LOG_KINDS = ("turn", "decision", "play", "draw", "discard", "flip", "delete", "return", "shift",
                   "compile", "control", "refresh", "rearrange", "trigger", "win", "reveal", "take",
                   "cancel", "draft", "phase", "shuffle", "skip")
+# declared but never written by the engine (kept so that the kinds after it keep their numbers)
+UNWRITTEN_LOG_KINDS = ("phase",)
 
 
 def log_kinds() -> tuple[str, ...]:
@@ -304,7 +309,295 @@ def engine_digest() -> str:
     parts += [repr((c.word, c.cname)) for c in COUNTS]
     parts += [repr((f.name, f.ctype)) for f in STEP_RECORD]
     parts += [repr(log_kinds())]
+    parts += [repr((e.name, e.prefix, tuple((m.name, m.word, c) for m, c in e.codes()))) for e in ENUMS]
+    parts += [repr((f.kind, f.note, f.constants())) for f in LOG_FORMS]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+# -- the rest of the card language and the engine's enums -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of an engine enum. In C it is the enum's prefix + `name` (W_ + ANY), on the
+    Python side (sim/enums.py) `Enum.name` (Whose.ANY). `word` is how card files, `constants()` and
+    the docs spell it; None: the engine's own (TR_MIDDLE, D_NONE)."""
+
+    name: str
+    word: str | bool | None = None
+    meaning: str = ""
+    example: str = ""        # a card that uses it (docs)
+
+
+@dataclass(frozen=True)
+class EngineEnum:
+    """An engine enum and its words. Codes follow the order of `members` from `first` (flags: bit
+    0, 1, 2, ...). Codes are stored in compiled records and in the pool hash: append a member,
+    never reorder."""
+
+    name: str                  # the C enum and the Python enum (sim/enums.py)
+    prefix: str                # of every member's C name
+    key: str                   # the `constants()` key; for a card-language enum, the key it is written with
+    members: tuple[Member, ...]
+    doc: str = ""
+    first: int = 0
+    flags: bool = False
+    card: bool = False         # part of the card language (docs/cards.md); else the engine's (docs/engine.md)
+
+    def codes(self) -> tuple[tuple[Member, int], ...]:
+        """Each member with its code."""
+        return tuple((m, 1 << i if self.flags else self.first + i) for i, m in enumerate(self.members))
+
+    def cname(self, m: Member) -> str:
+        return self.prefix + m.name
+
+    def words(self) -> dict[str | bool, int]:
+        """Word -> code, for the members that have a word."""
+        return {m.word: code for m, code in self.codes() if m.word is not None}
+
+
+M = Member
+ENUMS: tuple[EngineEnum, ...] = (
+    # selectors of field verbs (targets.pxi)
+    EngineEnum("Whose", "W_", "whose", (
+        M("ANY", "any", "either side"), M("YOU", "you", "your side"), M("OPP", "opponent", "your opponent's side")),
+        "side of the field the card stands on", card=True),
+    EngineEnum("Covered", "C_", "covered", (
+        M("UNCOVERED", False, "uncovered cards only"), M("COVERED", True, "covered cards only"),
+        M("ANY", "any", "covered and uncovered")), "whether the card may be covered", card=True),
+    EngineEnum("Face", "F_", "face", (M("ANY", "any", "either face"), M("UP", "up", "face-up cards"),
+                                      M("DOWN", "down", "face-down cards")), "the card's face", card=True),
+    EngineEnum("LineSel", "L_", "line", (
+        M("ANY", "any", "every line"), M("THIS", "this", "this card's line"),
+        M("OTHER", "other", "not this line"),
+        M("CHOSEN", "chosen", "the decider picks 1 line in which something matches"),
+        M("CHOSEN_OTHER", "chosen_other", "the same, not this line"),
+        M("THIS_STACK", "this_stack", "this card's line on this card's side"),
+        M("THAT", "that", 'the line of "that card"', "Mirror 3"),
+        M("OPP_AHEAD", "opponent_ahead", "lines where the opponent's total is higher", "Courage 1"),
+        M("PROTOCOL", "protocol", "the line of the controller's protocol of this text's protocol", "Unity 1")),
+        "the lines the cards may stand in", card=True),
+    EngineEnum("Pick", "P_", "pick", (
+        M("NONE"), M("HIGHEST", "highest", "highest value among the matches (ties: the decider chooses)"),
+        M("LOWEST", "lowest", "lowest value among the matches")), "only the extreme values", card=True),
+    EngineEnum("Each", "E_", "each", (
+        M("NONE"), M("OTHER_LINE", "other_line", "every line but this one"),
+        M("LINE_WITH_YOUR_CARD", "line_with_your_card", "every line holding one of your cards"),
+        M("EVERY_LINE", "line", "every line"),
+        M("LINE_WITH_FACEDOWN", "line_with_facedown", "every line holding a face-down card, either side",
+          "Smoke 0")),
+        "run the step once per noted line, in the decider's order", card=True),
+    # destinations and sources of shift and play
+    EngineEnum("Dest", "T_", "to", (
+        M("ANY", "any", "any line allowed by the rules (shift: any other line of the card's side)"),
+        M("THIS_LINE", "this_line", "this card's line"),
+        M("OTHER_LINE", "other_line", "a line other than this card's line"),
+        M("TO_OR_FROM", "to_or_from_this_line", "a card in this line goes to another line; any other card "
+                                                "comes to this line"),
+        M("OPP_HIGHEST", "opponent_highest", "a line where the opponent has their highest total (ties: the "
+                                             "decider chooses)", "Courage 3"),
+        M("LINE_WITH_FACEDOWN", "line_with_facedown", "a line holding a face-down card on either side",
+          "Smoke 3"),
+        M("THIS_STACK", "this_stack", "(play from a deck) onto this card's stack", "Assimilation 2")),
+        "where `shift` and `play` put the card", card=True),
+    EngineEnum("Source", "S_", "from", (
+        M("HAND", "hand"), M("DECK_TOP", "deck_top"), M("OPP_DECK", "opponent_deck"), M("DECK", "deck"),
+        M("TRASH", "trash"), M("FIELD", "field"), M("DRAWN", "drawn")),
+        "where a verb takes its cards (meanings: the verbs' `sources`)"),
+    # conditions
+    EngineEnum("Cond", "COND_", "if", (
+        M("NONE"), M("DID", "did", 'only if the previous step actually happened ("If you do")'),
+        M("THIS_COVERED", "this_covered", "only if this card is covered"),
+        M("THIS_COVERING", "this_covering", "only if this card is covering a card"),
+        M("CMP", None, "a comparison `AMOUNT OP AMOUNT-or-N`"),
+        M("THAT_STATED", "that_matches_stated", '"that card" is of the stated protocol', "Luck 3"),
+        M("SAME", "same", "the same condition as the previous conditional step: one sentence split into steps",
+          "Unity 1")),
+        "a step's condition", card=True),
+    EngineEnum("CmpOp", "OP_", "ops", (M("EQ", "=="), M("NE", "!="), M("LT", "<"), M("LE", "<="), M("GT", ">"),
+                                       M("GE", ">=")), "the comparisons of `if` and `value_gt`/`value_lt`"),
+    # triggers (a box's `when`)
+    EngineEnum("Trigger", "TR_", "when", (
+        M("NONE"), M("MIDDLE"),
+        M("START", "start", "Start phase of the owner's turn (3.1)", "Light 1"),
+        M("END", "end", "End phase of the owner's turn (3.6)", "Light 1"),
+        M("COVERED", "covered", '"When this card would be covered: First, ..." (5.3)', "Fire 0"),
+        M("COVERED_OR_FLIPPED", "covered_or_flipped", "also before the card would be flipped; a flip replaced "
+                                                      "this way is used up", "Metal 6"),
+        M("COMPILE_DELETE", "compile_delete", '"When this card would be deleted by compiling: ..." (replaces '
+                                              "that delete)", "Speed 2"),
+        M("AFTER_DISCARD", "after_discard", '"After you/your opponent discard ...:" (7.3), with `by`', "Plague 1"),
+        M("AFTER_DRAW", "after_draw", '"After ... draw ...:", with `by`', "Spirit 3"),
+        M("AFTER_DELETE", "after_delete", '"After ... delete ...:", with `by`', "Hate 3"),
+        M("AFTER_CLEAR_CACHE", "after_clear_cache", '"After ... clear cache:", with `by`', "Speed 1"),
+        M("PASSIVE"),
+        M("AFTER_PLAY", "after_play", '"After ... plays a card"', "Ice 1"),
+        M("AFTER_REFRESH", "after_refresh", '"After ... refreshes"', "War 0"),
+        M("AFTER_COMPILE", "after_compile", '"After ... compiles"', "War 2"),
+        M("AFTER_SHUFFLE", "after_shuffle", '"After ... shuffles their deck"', "Time 2")),
+        "when a box's steps run", card=True),
+    # passive flags (bits of CardDef.passive[box]); their card syntax: loader.py and docs/cards.md
+    EngineEnum("Passive", "PA_", "passive", (
+        M("FACEDOWN_VALUE", "facedown_value"), M("LINE_VALUE", "line_value"),
+        M("PER_FACEDOWN", "line_value_per_facedown"), M("DENY_FACEDOWN_LINE", "deny_facedown_line"),
+        M("DENY_ANY_LINE", "deny_any_line"), M("DENY_FACEUP", "deny_faceup"),
+        M("FACEUP_ANYWHERE", "play_faceup_anywhere"), M("IGNORE_MIDDLE", "ignore_middle"),
+        M("SKIP_CACHE", "skip_check_cache"),
+        M("PER_HAND", "line_value_per_hand_card", "+n per card in your hand (Clarity 0)"),
+        M("PER_OPP_CARD", "line_value_per_opponent_card", "+n per opponent's card in this line (Mirror 0)"),
+        M("RETURN_TO_DECK", "return_to_deck_top", "cards returned to your opponent's hand go to their deck top"),
+        M("UNFLIPPABLE", "unflippable", "this card cannot be flipped (Ice 4)"),
+        M("NO_DRAW_WITH_HAND", "no_draw_with_hand", "you cannot draw while you hold cards (Ice 6)"),
+        M("NO_OPP_MIDDLE", "no_opponent_middle_on_your_turn",
+          "during your turn the opponent's cards have no middle text"),
+        M("PROTO_FACEUP_HERE", "protocol_faceup_here",
+          "cards of this protocol may be played face-up in this line")),
+        "passive modifiers (bits of CardDef.passive[box])", flags=True),
+    EngineEnum("SelfPlay", "SP_", "self_play", (
+        M("ANYWHERE", "anywhere", "may be played face-up without matching protocols"),
+        M("EITHER_SIDE", "either_side", "may be played face-up on either player's side"),
+        M("EITHER_SIDE_DOWN", "either_side_down", "... and face-down too (an alternate reading of Corruption 0)")),
+        "card-level play permissions (CardDef.self_play), read while the card is in hand", flags=True),
+    # the engine's own
+    EngineEnum("Event", "EV_", "event", (
+        M("DISCARD", "discard"), M("DRAW", "draw"), M("DELETE", "delete"), M("CLEAR_CACHE", "clear_cache"),
+        M("PLAY", "play"), M("REFRESH", "refresh"), M("COMPILE", "compile"), M("SHUFFLE", "shuffle")),
+        'events that open "after" windows (bits of State.ev[player])', flags=True),
+    EngineEnum("Zone", "Z_", "zone", (
+        M("OUT", "out", "not in the game"), M("DECK", "deck"), M("HAND", "hand"), M("FIELD", "field"),
+        M("TRASH", "trash"), M("TRANSIT", "transit", "being played (between hand and field)")),
+        "where a card instance is (State.zone)"),
+    EngineEnum("Phase", "PH_", "phase", (
+        M("DRAFT", "draft"), M("START", "start"), M("CONTROL", "control"), M("COMPILE", "compile"),
+        M("ACTION", "action"), M("CACHE", "cache"), M("END", "end"), M("OVER", "over", "the game has ended")),
+        "the phase of the turn (State.phase; rule 3)"),
+    EngineEnum("EndReason", "ER_", "end_reason", (
+        M("NONE", "none"), M("COMPILED", "compiled", "three protocols Compiled"),
+        M("TURN_CAP", "turn_cap", "the turn cap was reached: a draw"),
+        M("LOOP_GUARD", "loop_guard", "texts triggered each other too long: a draw")),
+        "why the game ended (State.end_reason; the records' `end_reason`)"),
+    EngineEnum("DecisionKind", "D_", "decision", (
+        M("NONE"), M("DRAFT", "draft", "pick a protocol"), M("ACTION", "action", "play a card or refresh"),
+        M("COMPILE_LINE", "compile_line", "which line to compile"),
+        M("ORDER", "order", "which simultaneous text resolves next"), M("MAY", "may", "do an optional step"),
+        M("EITHER", "either", "which of two alternatives"), M("TARGET", "target", "a field card"),
+        M("LINE", "line", "a line"), M("DISCARD", "discard", "a card to discard"),
+        M("DISCARD_MORE", "discard_more", "another card to discard, or done"),
+        M("HAND", "hand", "a card of the hand"),
+        M("CONTROL_REARRANGE", "control_rearrange", "rearrange with control, or skip"),
+        M("REARRANGE", "rearrange", "a new order of protocols"), M("PLAY", "play", "a play asked by a text"),
+        M("EACH_LINE", "each_line", "the next noted line"), M("EACH_CARD", "each_card", "the next noted card"),
+        M("STATE_NUMBER", "state_number", "a number to state"),
+        M("STATE_PROTOCOL", "state_protocol", "a protocol to state"),
+        M("DECK", "deck", "a card of the (revealed) deck"), M("TRASH", "trash", "a card of the trash")),
+        "what a decision asks (State.dkind); its options: sim/engine/options.pxd"),
+    EngineEnum("Restrict", "R_", "restrict", (
+        M("NO_FACEDOWN", "nodown", "never play a card face-down (when another action exists)"),
+        M("NO_REFRESH_WITH_CONTROL", "norefresh", "never refresh while holding the control component"),
+        M("NO_FACEUP", "noup", "never play a card face-up")),
+        "restrictions any strategy can be wrapped in (bits of StratParams.restrict; the spec suffixes "
+        "`+nodown`, `+norefresh`, `+noup`)", flags=True),
+    EngineEnum("EventKind", "EK_", "event_kind", (
+        M("DRAW", "draw"), M("PLAY_UP", "play_face_up"), M("PLAY_DOWN", "play_face_down"),
+        M("DELETE", "delete"), M("COMPILE", "compile"), M("RECOMPILE", "recompile"), M("CONTROL", "control")),
+        "the per-game events of the dataset (EventRec.kind; the events table's `kind`)", first=1),
+)
+del M
+
+
+def enum(name: str) -> EngineEnum:
+    """The engine enum called `name` (C and Python), or by its `constants()` key."""
+    return next(e for e in ENUMS if name in (e.name, e.key))
+
+
+# -- the readable log: its entries' notes and texts ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogNote:
+    """One meaning of a log entry's note number: LN_<KIND>_<NAME> = code in the engine."""
+
+    name: str
+    code: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LogForm:
+    """How an engine log kind reads (sim/describe.py). A log entry has a player, a card, a target
+    and two numbers a and b; `note` says which of them ("a" or "b") picks one of `notes`, whose text
+    then replaces `text`. Texts are str.format templates over the fields of sim/describe.py
+    (`who`, `src`, `tgt`, `line_a`, ...)."""
+
+    kind: str
+    text: str
+    note: str = ""
+    notes: tuple[LogNote, ...] = ()
+    zero: str = ""                 # the name of note 0 when `text` is its reading (LN_<KIND>_<ZERO> = 0)
+    bits: tuple[str, ...] = ()     # instead of notes: the note number's flags (LN_<KIND>_<BIT> = 1, 2, 4, ...)
+    top_level: bool = False        # printed one indentation step less (turn headers)
+
+    def constants(self) -> tuple[tuple[str, int], ...]:
+        """The engine's names for this kind's note numbers (LN_<KIND>_<NAME>)."""
+        named = [(self.zero, 0)] if self.zero else []
+        named += [(n.name, n.code) for n in self.notes] + [(b, 1 << i) for i, b in enumerate(self.bits)]
+        return tuple((f"LN_{self.kind.upper()}_{name}", code) for name, code in named)
+
+
+N = LogNote
+LOG_FORMS: tuple[LogForm, ...] = (
+    LogForm("turn", "Turn {b}: {who}", top_level=True),
+    LogForm("decision", "{who} chooses {decision_a}: {choice}"),
+    LogForm("play", "{who} plays {tgt} {face_b} in {where}{under_b}{by_src}", "b",
+            bits=("FACE_UP", "SIDE_B", "UNDER")),
+    LogForm("draw", "{who} draws {a}", "b", (N("REVEALED", 1, "{who} draws {a} from their revealed deck"),),
+            zero="DECK"),
+    LogForm("discard", "{who} discards {tgt}", "a", zero="HAND", notes=(
+        N("DECK_TOP", 1, "{who} discards {tgt} from the top of their deck"),
+        N("OPP_DECK", 2, "{who} discards {tgt} from the top of {opponent}'s deck"),
+        N("RANDOM", 3, "{who} discards {tgt} at random"),
+        N("INTO_OPP", 4, "{who} discards {tgt} into {opponent}'s trash"))),
+    LogForm("flip", "{src} flips {tgt} face-down", "a", (N("UP", 1, "{src} flips {tgt} face-up"),), "DOWN"),
+    LogForm("delete", "{src} deletes {tgt}", "a", (N("BY_COMPILE", 1, "compile deletes {tgt}"),), "BY_TEXT"),
+    LogForm("return", "{src} returns {tgt}", "a", (
+        N("TO_DECK", 1, "{tgt} goes on top of {opponent}'s deck instead"),), "TO_HAND"),
+    LogForm("shift", "{src} shifts {tgt} from {line_b} to {line_a}"),
+    LogForm("compile", "{who} compiles {line_a}", "b", (
+        N("RECOMPILE", 1, "{who} recompiles {line_a}"),
+        N("BY_TEXT", 2, "{src} flips {who}'s {line_a} protocol to Compiled")), "FIRST"),
+    LogForm("control", "{who} returns control to neutral", "a", (
+        N("TAKEN", 1, "{who} takes the control component"),), "NEUTRAL"),
+    LogForm("refresh", "{who} refreshes"),
+    LogForm("rearrange", "{who} rearranges {seat_a}'s protocols ({order_b})"),
+    LogForm("trigger", "{src} {box_a} resolves{copy_of_b}"),
+    LogForm("win", "{who} wins"),
+    LogForm("reveal", "{src} reveals {tgt}", "a", (
+        N("HAND", 1, "{who} reveals their hand ({b} cards)"),
+        N("FROM_HAND", 2, "{who} reveals {tgt} from hand"),
+        N("DECK_TOP", 3, "{who} reveals {tgt} from the top of their deck"),
+        N("DECK", 4, "{who} reveals their deck ({b} cards)"),
+        N("TRASH_OR_DRAWN", 5, "{who} reveals {tgt}")), "FIELD"),
+    LogForm("take", "{who} takes {tgt} from {opponent}", "a", (
+        N("RANDOM", 0, "{who} takes {tgt} from {opponent} (at random)"),
+        N("DECK_TOP", 1, "{who} takes {tgt} from {opponent} (top of deck)"),
+        N("FIELD", 2, "{who} takes {tgt} from {opponent} (from the field)"))),
+    LogForm("cancel", "{src}: text interrupted"),
+    LogForm("draft", "{who} drafts {protocol_b}"),
+    LogForm("shuffle", "{who} shuffles their trash into their deck", "a", (
+        N("DECK", 1, "{who} shuffles their deck"),), "TRASH_INTO_DECK"),
+    LogForm("skip", "{src}: middle text ignored", "a", (N("NO_ACTION", 1, "{who} has no legal action"),),
+            "MIDDLE_IGNORED"),
+    # a verb's own kind without a fixed text: its notes are the verb's modes (st.mode)
+    LogForm("state", "{who} states {b}", "a", (N("PROTOCOL", 1, "{who} states {protocol_b}"),), "NUMBER"),
+)
+del N
+
+
+def log_forms() -> dict[str, LogForm]:
+    """Every log kind -> how it reads: the forms above, and the verbs' fixed texts."""
+    forms = {f.kind: f for f in LOG_FORMS}
+    forms.update({k: LogForm(k, text) for k, text in log_texts().items()})
+    return forms
 
 
 # -- docs/cards.md -------------------------------------------------------------------------------
@@ -366,14 +659,90 @@ def markdown() -> str:
     return "\n".join(lines)
 
 
+SELECTORS_BEGIN = ("<!-- selector tables: generated by `python -m sim.cards.vocabulary --selectors`; "
+                   "do not edit -->")
+SELECTORS_END = "<!-- end of generated selector tables -->"
+TRIGGERS_BEGIN = "<!-- trigger table: generated by `python -m sim.cards.vocabulary --triggers`; do not edit -->"
+TRIGGERS_END = "<!-- end of generated trigger table -->"
+ENGINE_BEGIN = "<!-- engine enums: generated by `python -m sim.cards.vocabulary --engine`; do not edit -->"
+ENGINE_END = "<!-- end of generated engine enums -->"
+SELECTOR_KEYS = ("whose", "covered", "face", "line", "pick", "each")
+
+
+def _spelled(word: str | bool) -> str:
+    return f"`{str(word).lower()}`" if isinstance(word, bool) else f'`"{word}"`'
+
+
+def _words_rows(e: EngineEnum, key: bool = False, example: bool = False) -> list[str]:
+    """One row per word of an enum; the default (code 0: what a step that leaves the key out gets)
+    in bold. With `key`, a first row names the key and what it selects, and examples go in the meaning."""
+    out = [f"| `{e.key}` | | {e.doc} |"] if key else []
+    for m, code in e.codes():
+        if m.word is None:
+            continue
+        word = f"**{_spelled(m.word)}**" if code == 0 else _spelled(m.word)
+        meaning = m.meaning + (f" ({m.example})" if key and m.example else "")
+        cells = ([""] if key else []) + [word, meaning] + ([m.example] if example else [])
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def selectors_markdown() -> str:
+    """The selector, destination and condition tables of docs/cards.md, between their markers."""
+    lines = [SELECTORS_BEGIN, "", "Selectors of field verbs (defaults in bold):", "",
+             "| key | value | meaning |", "|---|---|---|"]
+    for key in SELECTOR_KEYS:
+        lines += _words_rows(enum(key), key=True)
+    lines += ["", "Destinations for `shift` and `play`:", "", "| `to` | meaning | example |", "|---|---|---|",
+              *_words_rows(enum("to"), example=True), "",
+              "Named conditions of any step:", "", "| `if` | meaning | example |", "|---|---|---|",
+              *_words_rows(enum("if"), example=True), "", SELECTORS_END]
+    return "\n".join(lines)
+
+
+def triggers_markdown() -> str:
+    """The `when` table of docs/cards.md, between its markers."""
+    lines = [TRIGGERS_BEGIN, "", "| `when` | meaning | example |", "|---|---|---|",
+             *_words_rows(enum("when"), example=True), "", TRIGGERS_END]
+    return "\n".join(lines)
+
+
+def _log_markdown() -> list[str]:
+    out = ["| log kind | reads | its note (`a` or `b`): code `LN_<KIND>_<NAME>`: reads |", "|---|---|---|"]
+    for kind, form in log_forms().items():
+        notes = ([f"0 `{form.zero}`"] if form.zero else []) + [f"{n.code} `{n.name}`: {n.text}" for n in form.notes]
+        notes += [f"bit {1 << i} `{b}`" for i, b in enumerate(form.bits)]
+        note = f"`{form.note}`: " + "; ".join(notes) if form.note else ""
+        out.append(f"| `{kind}` | {form.text} | {note} |")
+    return out
+
+
+def engine_markdown() -> str:
+    """The engine enums and log kinds of docs/engine.md, between their markers."""
+    lines = [ENGINE_BEGIN, "", "| enum (C and `sim.enums`) | `constants()` key | members: code `word` | what |",
+             "|---|---|---|---|"]
+    for e in ENUMS:
+        members = ", ".join(f"{code} `{e.cname(m)}`" + ("" if m.word is None else f" {_spelled(m.word)}")
+                            for m, code in e.codes())
+        lines.append(f"| `{e.name}` | `{e.key}` | {members} | {e.doc} |")
+    lines += ["", "Log kinds (`LG_<KIND>`) and their notes (`LN_<KIND>_<NAME>`), as `sim/describe.py` reads them:",
+              "", *_log_markdown(), "", ENGINE_END]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Print the card vocabulary's generated documentation.")
     ap.add_argument("--markdown", action="store_true", help="the verb tables of docs/cards.md")
+    ap.add_argument("--selectors", action="store_true", help="the selector tables of docs/cards.md")
+    ap.add_argument("--triggers", action="store_true", help="the trigger table of docs/cards.md")
+    ap.add_argument("--engine", action="store_true", help="the engine enum and log tables of docs/engine.md")
     args = ap.parse_args(argv)
-    if not args.markdown:
+    texts = [text() for flag, text in ((args.markdown, markdown), (args.selectors, selectors_markdown),
+                                       (args.triggers, triggers_markdown), (args.engine, engine_markdown)) if flag]
+    if not texts:
         ap.print_help()
         return 2
-    print(markdown())
+    print("\n\n".join(texts))
     return 0
 
 

@@ -15,83 +15,11 @@ cdef enum:
     MAXNOTE = 40
 
 # -- compiled card vocabulary (see docs/cards.md) ---------------------------------------------
-# The Verb and CountKind enums, the log kinds, the Step struct and the bots' default target per
-# verb are generated from sim/cards/vocabulary.py (setup.py runs sim/engine/vocab_gen.py).
+# The Verb and CountKind enums, the log kinds and their notes, the selector, trigger, passive,
+# zone, phase, end reason, decision, restriction and event enums, the Step struct and the bots'
+# default target per verb are generated from sim/cards/vocabulary.py (setup.py runs
+# sim/engine/vocab_gen.py).
 include "_vocab_decl.pxi"
-
-cdef enum Whose:
-    W_ANY, W_YOU, W_OPP
-
-cdef enum Covered:
-    C_UNCOVERED, C_COVERED, C_ANY
-
-cdef enum Face:
-    F_ANY, F_UP, F_DOWN
-
-cdef enum LineSel:
-    L_ANY, L_THIS, L_OTHER, L_CHOSEN, L_CHOSEN_OTHER, L_THIS_STACK, L_THAT, L_OPP_AHEAD,
-    L_PROTOCOL
-
-cdef enum Pick:
-    P_NONE, P_HIGHEST, P_LOWEST
-
-cdef enum Each:
-    E_NONE, E_OTHER_LINE, E_LINE_WITH_YOUR_CARD, E_EVERY_LINE, E_LINE_WITH_FACEDOWN
-
-cdef enum Dest:
-    T_ANY, T_THIS_LINE, T_OTHER_LINE, T_TO_OR_FROM, T_OPP_HIGHEST, T_LINE_WITH_FACEDOWN,
-    T_THIS_STACK
-
-cdef enum Source:
-    S_HAND, S_DECK_TOP, S_OPP_DECK, S_DECK, S_TRASH, S_FIELD, S_DRAWN
-
-cdef enum Cond:
-    COND_NONE, COND_DID, COND_THIS_COVERED, COND_THIS_COVERING, COND_CMP, COND_THAT_STATED,
-    COND_SAME
-
-cdef enum CmpOp:
-    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE
-
-cdef enum Trigger:
-    TR_NONE, TR_MIDDLE, TR_START, TR_END, TR_COVERED, TR_COVERED_OR_FLIPPED,
-    TR_COMPILE_DELETE, TR_AFTER_DISCARD, TR_AFTER_DRAW, TR_AFTER_DELETE, TR_AFTER_CLEAR_CACHE,
-    TR_PASSIVE, TR_AFTER_PLAY, TR_AFTER_REFRESH, TR_AFTER_COMPILE, TR_AFTER_SHUFFLE
-
-# passive flags (bits of CardDef.passive[box])
-cdef enum Passive:
-    PA_FACEDOWN_VALUE = 1
-    PA_LINE_VALUE = 2
-    PA_PER_FACEDOWN = 4
-    PA_DENY_FACEDOWN_LINE = 8
-    PA_DENY_ANY_LINE = 16
-    PA_DENY_FACEUP = 32
-    PA_FACEUP_ANYWHERE = 64
-    PA_IGNORE_MIDDLE = 128
-    PA_SKIP_CACHE = 256
-    PA_PER_HAND = 512               # +n per card in your hand (Clarity 0)
-    PA_PER_OPP_CARD = 1024          # +n per opponent's card in this line (Mirror 0)
-    PA_RETURN_TO_DECK = 2048        # cards returned to your opponent's hand go to their deck top
-    PA_UNFLIPPABLE = 4096           # this card cannot be flipped (Ice 4)
-    PA_NO_DRAW_WITH_HAND = 8192     # you cannot draw while you hold cards (Ice 6)
-    PA_NO_OPP_MIDDLE = 16384        # during your turn the opponent's cards have no middle text
-    PA_PROTO_FACEUP_HERE = 32768    # cards of this protocol may be played face-up in this line
-
-# card-level play permissions (CardDef.self_play), read while the card is in hand
-cdef enum SelfPlay:
-    SP_ANYWHERE = 1                 # may be played face-up without matching protocols
-    SP_EITHER_SIDE = 2              # may be played face-up on either player's side
-    SP_EITHER_SIDE_DOWN = 4         # ... and face-down too (an alternate reading of Corruption 0)
-
-# events that open "after" windows (bits of State.ev[player])
-cdef enum Event:
-    EV_DISCARD = 1
-    EV_DRAW = 2
-    EV_DELETE = 4
-    EV_CLEAR_CACHE = 8
-    EV_PLAY = 16
-    EV_REFRESH = 32
-    EV_COMPILE = 64
-    EV_SHUFFLE = 128
 
 cdef struct CardDef:
     int16_t protocol
@@ -117,15 +45,6 @@ cdef struct CardDef:
     uint32_t any_passive     # union of passive[0..2]
 
 # -- game state --------------------------------------------------------------------------------
-cdef enum Zone:
-    Z_OUT, Z_DECK, Z_HAND, Z_FIELD, Z_TRASH, Z_TRANSIT
-
-cdef enum Phase:
-    PH_DRAFT, PH_START, PH_CONTROL, PH_COMPILE, PH_ACTION, PH_CACHE, PH_END, PH_OVER
-
-cdef enum EndReason:
-    ER_NONE, ER_COMPILED, ER_TURN_CAP, ER_LOOP_GUARD
-
 # why game_run stopped before the game ended (State.halt; 0: it did not stop)
 cdef enum Halt:
     HALT_NONE = 0
@@ -135,11 +54,6 @@ cdef enum Halt:
     HALT_HORIZON = 4           # the horizon turn ended (lookahead, replay until a turn)
     HALT_PYTHON_ERROR = 5      # a Python strategy raised (the error waits in _python_errors)
     HALT_NO_MEMORY = 6         # an allocation failed inside nogil code (log, event buffer)
-
-cdef enum DecisionKind:
-    D_NONE, D_DRAFT, D_ACTION, D_COMPILE_LINE, D_ORDER, D_MAY, D_EITHER, D_TARGET, D_LINE,
-    D_DISCARD, D_DISCARD_MORE, D_HAND, D_CONTROL_REARRANGE, D_REARRANGE, D_PLAY, D_EACH_LINE,
-    D_EACH_CARD, D_STATE_NUMBER, D_STATE_PROTOCOL, D_DECK, D_TRASH
 
 cdef enum Strategy:
     ST_RANDOM, ST_SCRIPT, ST_EXTERNAL, ST_PYTHON
@@ -160,25 +74,10 @@ cdef enum:
     NO_FORCED = -1
     NO_HORIZON = -1
 
-# restrictions any strategy can be wrapped in (Jaffe et al., restricted play); bits of StratParams.restrict
-cdef enum Restrict:
-    R_NO_FACEDOWN = 1                  # never play a card face-down (when another action exists)
-    R_NO_REFRESH_WITH_CONTROL = 2      # never refresh while holding the control component
-    R_NO_FACEUP = 4                    # never play a card face-up
-
 cdef enum:
     NWEIGHTS = 12
     NAVOID = 8
     MAXPROTO = 64
-
-cdef enum EventKind:
-    EK_DRAW = 1
-    EK_PLAY_UP = 2
-    EK_PLAY_DOWN = 3
-    EK_DELETE = 4
-    EK_COMPILE = 5
-    EK_RECOMPILE = 6
-    EK_CONTROL = 7
 
 cdef struct EventRec:
     int16_t turn

@@ -203,7 +203,7 @@ cdef void resolve_middle(State* g, int c) noexcept nogil:
     if cdef_of(g, c).step_len[BOX_MIDDLE] == 0:
         return
     if middle_ignored(g, c) or middle_suppressed(g, c):
-        log_add(g, LG_SKIP, g.owner[c], c, -1, 0, 0)
+        log_add(g, LG_SKIP, g.owner[c], c, -1, LN_SKIP_MIDDLE_IGNORED, 0)
         return
     run_box(g, c, BOX_MIDDLE)
 

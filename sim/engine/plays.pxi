@@ -227,7 +227,7 @@ cdef void play_card(State* g, int p, int c, int s, int l, int up, int under) noe
         g.plays_up[p] += 1
     else:
         g.plays_down[p] += 1
-    log_add(g, LG_PLAY, p, g.cur_src, c, l, up | (s << 1) | ((under >= 0) << 2))
+    log_add(g, LG_PLAY, p, g.cur_src, c, l, up * LN_PLAY_FACE_UP | s * LN_PLAY_SIDE_B | (under >= 0) * LN_PLAY_UNDER)
     ev_rec(g, EK_PLAY_UP if up else EK_PLAY_DOWN, p, g.def_id[c], l, g.cur_src >= 0)
     g.ev[p] |= EV_PLAY
     g.evl[p] |= 1 << l

@@ -7,7 +7,7 @@ cdef int discard_whole_hand(State* g, int p) noexcept nogil:
     for i in range(k):
         c = g.hand[p][i]
         put_trash(g, c)
-        log_add(g, LG_DISCARD, p, -1, c, 0, 0)
+        log_add(g, LG_DISCARD, p, -1, c, LN_DISCARD_HAND, 0)
     g.nhand[p] = 0
     if k:
         g.ev[p] |= EV_DISCARD
@@ -20,7 +20,7 @@ cdef int discard_random(State* g, int p, int n) noexcept nogil:
         c = g.hand[p][rng_below(g, STREAM_GAME, g.nhand[p])]
         list_remove(g.hand[p], &g.nhand[p], c)
         put_trash(g, c)
-        log_add(g, LG_DISCARD, p, -1, c, 3, 0)
+        log_add(g, LG_DISCARD, p, -1, c, LN_DISCARD_RANDOM, 0)
         k += 1
     if k:
         g.ev[p] |= EV_DISCARD
@@ -59,7 +59,7 @@ cdef int draw_cards(State* g, int p, int n) noexcept nogil:
         got += 1
     if got:
         g.ev[p] |= EV_DRAW
-        log_add(g, LG_DRAW, p, -1, -1, got, 0)
+        log_add(g, LG_DRAW, p, -1, -1, got, LN_DRAW_DECK)
     return got
 
 cdef void reshuffle_trash(State* g, int p) noexcept nogil:
@@ -74,7 +74,7 @@ cdef void reshuffle_trash(State* g, int p) noexcept nogil:
     shuffle_deck(g, p)
     if g.ndeck[p] > 1:
         g.ev[p] |= EV_SHUFFLE          # shuffling 0 or 1 cards changes nothing (Time 2 ruling)
-    log_add(g, LG_SHUFFLE, p, -1, -1, 0, 0)
+    log_add(g, LG_SHUFFLE, p, -1, -1, LN_SHUFFLE_TRASH_INTO_DECK, 0)
 
 cdef int draw_from_opponent(State* g, int p) noexcept nogil:
     """Draw the top card of the opponent's deck: it becomes yours (9.1)."""
@@ -89,7 +89,7 @@ cdef int draw_from_opponent(State* g, int p) noexcept nogil:
     put_hand(g, p, c)
     ev_rec(g, EK_DRAW, p, g.def_id[c], -1, 1)
     g.ev[p] |= EV_DRAW
-    log_add(g, LG_TAKE, p, -1, c, 1, 0)
+    log_add(g, LG_TAKE, p, -1, c, LN_TAKE_DECK_TOP, 0)
     return 1
 
 cdef int discard_cards(State* g, int p, int n, bint one_or_more, bint any_number=False,
@@ -112,7 +112,7 @@ cdef int discard_cards(State* g, int p, int n, bint one_or_more, bint any_number
         if into_opp:
             g.owner[c] = 1 - p
         put_trash(g, c)
-        log_add(g, LG_DISCARD, p, -1, c, 4 if into_opp else 0, 0)
+        log_add(g, LG_DISCARD, p, -1, c, LN_DISCARD_INTO_OPP if into_opp else LN_DISCARD_HAND, 0)
         got += 1
     if got:
         g.ev[p] |= EV_DISCARD
@@ -145,7 +145,7 @@ cdef int delete_card(State* g, int c, int actor) noexcept nogil:
     was_top = stack_remove(g, c)
     bump(g, c)
     put_trash(g, c)
-    log_add(g, LG_DELETE, actor, g.cur_src, c, 0, 0)
+    log_add(g, LG_DELETE, actor, g.cur_src, c, LN_DELETE_BY_TEXT, 0)
     ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], l, 0)
     g.ev[actor] |= EV_DELETE
     if was_top:
@@ -160,7 +160,7 @@ cdef int return_card(State* g, int c, int actor) noexcept nogil:
     was_top = stack_remove(g, c)
     bump(g, c)
     put_returned(g, c)
-    log_add(g, LG_RETURN, actor, g.cur_src, c, 0, 0)
+    log_add(g, LG_RETURN, actor, g.cur_src, c, LN_RETURN_TO_HAND, 0)
     if was_top:
         uncovered(g, s, l)
     return 1
@@ -175,7 +175,7 @@ cdef void put_returned(State* g, int c) noexcept nogil:
         g.zone[c] = Z_DECK
         g.side[c] = o
         g.face_up[c] = 0
-        log_add(g, LG_RETURN, 1 - o, -1, c, 1, 0)
+        log_add(g, LG_RETURN, 1 - o, -1, c, LN_RETURN_TO_DECK, 0)
         return
     put_hand(g, o, c)
 
@@ -189,7 +189,7 @@ cdef int take_from_field(State* g, int c, int p) noexcept nogil:
     bump(g, c)
     g.owner[c] = p
     put_hand(g, p, c)
-    log_add(g, LG_TAKE, p, g.cur_src, c, 2, 0)
+    log_add(g, LG_TAKE, p, g.cur_src, c, LN_TAKE_FIELD, 0)
     if was_top:
         uncovered(g, s, l)
     return 1

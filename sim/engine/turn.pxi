@@ -106,7 +106,7 @@ cdef void check_control(State* g) noexcept nogil:
     if ahead >= 2 and g.control != p:
         g.control = p
         g.control_gains[p] += 1
-        log_add(g, LG_CONTROL, p, -1, -1, 1, 0)
+        log_add(g, LG_CONTROL, p, -1, -1, LN_CONTROL_TAKEN, 0)
         ev_rec(g, EK_CONTROL, p, -1, -1, 0)
 
 cdef bint check_compile(State* g) noexcept nogil:
@@ -132,7 +132,7 @@ cdef void control_rearrange(State* g, int p) noexcept nogil:
     protocols (4.1, 4.5)."""
     cdef int n = 0, t, k
     g.control = -1
-    log_add(g, LG_CONTROL, p, -1, -1, 0, 0)
+    log_add(g, LG_CONTROL, p, -1, -1, LN_CONTROL_NEUTRAL, 0)
     g.opts[n] = OPT_SKIP
     n += 1
     for t in range(2):
@@ -185,7 +185,7 @@ cdef void compile_body(State* g, int p, int l) noexcept nogil:
             stack_remove(g, c)
             bump(g, c)
             put_trash(g, c)
-            log_add(g, LG_DELETE, p, -1, c, 1, 0)
+            log_add(g, LG_DELETE, p, -1, c, LN_DELETE_BY_COMPILE, 0)
             ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], l, 1)
             g.ev[p] |= EV_DELETE
     scope_close(g, sc)
@@ -267,7 +267,7 @@ cdef int choose_action(State* g, int p) noexcept nogil:
     """List the action options and ask the active player; -1 when there is none (a skip)."""
     g.nopts = action_options(g, p)
     if g.nopts == 0:
-        log_add(g, LG_SKIP, p, -1, -1, 1, 0)
+        log_add(g, LG_SKIP, p, -1, -1, LN_SKIP_NO_ACTION, 0)
         return -1
     return ask(g, p, D_ACTION)
 

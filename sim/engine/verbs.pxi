@@ -63,7 +63,7 @@ cdef int draw_searched(State* g, Frame* fr, const Step* st, int p) noexcept nogi
         got += 1
     if got:
         g.ev[p] |= EV_DRAW
-        log_add(g, LG_DRAW, p, -1, -1, got, 1)
+        log_add(g, LG_DRAW, p, -1, -1, got, LN_DRAW_REVEALED)
     return got
 
 cdef int verb_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
@@ -78,7 +78,7 @@ cdef int verb_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nog
             g.ndeck[q] -= 1
             c = g.deck[q][g.ndeck[q]]
             put_trash(g, c)
-            log_add(g, LG_DISCARD, dec, -1, c, 1 + (q != dec), 0)
+            log_add(g, LG_DISCARD, dec, -1, c, LN_DISCARD_OPP_DECK if q != dec else LN_DISCARD_DECK_TOP, 0)
             fr.that = c
             k += 1
         if k:
@@ -119,7 +119,7 @@ cdef int act_return(State* g, Frame* fr, const Step* st, int c, int dec) noexcep
     return return_card(g, c, dec)
 
 cdef int act_reveal(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
-    log_add(g, LG_REVEAL, dec, fr.src, c, 0, 0)
+    log_add(g, LG_REVEAL, dec, fr.src, c, LN_REVEAL_FIELD, 0)
     return 1
 
 cdef int act_shift(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
@@ -247,14 +247,14 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             stack_remove(g, c)
             bump(g, c)
             put_trash(g, c)
-            log_add(g, LG_DELETE, dec, fr.src, c, 0, 0)
+            log_add(g, LG_DELETE, dec, fr.src, c, LN_DELETE_BY_TEXT, 0)
             ev_rec(g, EK_DELETE, g.owner[c], g.def_id[c], g.line[c], 0)
             g.ev[dec] |= EV_DELETE
         elif st.verb == V_RETURN:
             stack_remove(g, c)
             bump(g, c)
             put_returned(g, c)
-            log_add(g, LG_RETURN, dec, fr.src, c, 0, 0)
+            log_add(g, LG_RETURN, dec, fr.src, c, LN_RETURN_TO_HAND, 0)
         elif st.verb == V_FLIP:
             if g.face_up[c] and has_trigger(g, c, TR_COVERED_OR_FLIPPED) >= 0:
                 continue            # handled below: it deletes itself instead
@@ -317,7 +317,7 @@ cdef int verb_swap(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return swap_protocols(g, dec)
 
 cdef int verb_reveal_hand(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
-    log_add(g, LG_REVEAL, dec, -1, -1, 1, g.nhand[dec])
+    log_add(g, LG_REVEAL, dec, -1, -1, LN_REVEAL_HAND, g.nhand[dec])
     return g.nhand[dec] > 0
 
 cdef int verb_deny_compile(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
@@ -335,7 +335,7 @@ cdef int verb_reveal_from_hand(State* g, Frame* fr, const Step* st, int p) noexc
     c = choose_hand(g, p)
     if c < 0:
         return 0
-    log_add(g, LG_REVEAL, p, -1, c, 2, 0)
+    log_add(g, LG_REVEAL, p, -1, c, LN_REVEAL_FROM_HAND, 0)
     return 1
 
 cdef int choose_hand(State* g, int p) noexcept nogil:
@@ -375,7 +375,7 @@ cdef int verb_take(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
         list_remove(g.hand[o], &g.nhand[o], c)
         g.owner[c] = p
         put_hand(g, p, c)
-        log_add(g, LG_TAKE, p, -1, c, 0, 0)
+        log_add(g, LG_TAKE, p, -1, c, LN_TAKE_RANDOM, 0)
         done = 1
     return done
 
@@ -439,7 +439,7 @@ cdef int verb_shuffle(State* g, Frame* fr, const Step* st, int p) noexcept nogil
     if g.ndeck[p] == 0:
         return 0
     shuffle_deck(g, p)
-    log_add(g, LG_SHUFFLE, p, -1, -1, 1, 0)
+    log_add(g, LG_SHUFFLE, p, -1, -1, LN_SHUFFLE_DECK, 0)
     if g.ndeck[p] < 2:
         return 0                       # shuffling 1 card changes nothing (Time 2 ruling)
     g.ev[p] |= EV_SHUFFLE
@@ -492,7 +492,7 @@ cdef int act_copy_middle(State* g, Frame* fr, const Step* st, int c, int dec) no
         return 0
     log_add(g, LG_COPY, fr.ctrl, fr.src, c, 0, 0)
     if middle_ignored(g, fr.src):
-        log_add(g, LG_SKIP, fr.ctrl, fr.src, -1, 0, 0)
+        log_add(g, LG_SKIP, fr.ctrl, fr.src, -1, LN_SKIP_MIDDLE_IGNORED, 0)
         return 1
     run_text(g, fr.src, fr.ctrl, g.def_id[c], BOX_MIDDLE)
     return 1
@@ -504,7 +504,7 @@ cdef int verb_compile_protocol(State* g, Frame* fr, const Step* st, int p) noexc
     if l < 0 or g.compiled[p][l]:
         return 0
     g.compiled[p][l] = 1
-    log_add(g, LG_COMPILE, p, fr.src, -1, l, 2)
+    log_add(g, LG_COMPILE, p, fr.src, -1, l, LN_COMPILE_BY_TEXT)
     ev_rec(g, EK_COMPILE, p, g.proto[p][l], l, 1)
     record_compile(g, p, l, 0)
     check_win(g, p)
@@ -545,12 +545,12 @@ cdef int verb_reveal_zone(State* g, Frame* fr, const Step* st, int p) noexcept n
         if g.ndeck[p] == 0:
             return 0
         c = g.deck[p][g.ndeck[p] - 1]
-        log_add(g, LG_REVEAL, p, fr.src, c, 3, 0)
+        log_add(g, LG_REVEAL, p, fr.src, c, LN_REVEAL_DECK_TOP, 0)
         return 1
     if st.source == S_DECK:
         if g.ndeck[p] == 0:
             return 0
-        log_add(g, LG_REVEAL, p, fr.src, -1, 4, g.ndeck[p])
+        log_add(g, LG_REVEAL, p, fr.src, -1, LN_REVEAL_DECK, g.ndeck[p])
         return 1
     n = reveal_candidates(g, fr, st, p, cand)
     if n == 0:
@@ -559,5 +559,5 @@ cdef int verb_reveal_zone(State* g, Frame* fr, const Step* st, int p) noexcept n
     if c < 0:
         return 0
     fr.that = c
-    log_add(g, LG_REVEAL, p, fr.src, c, 5, 0)
+    log_add(g, LG_REVEAL, p, fr.src, c, LN_REVEAL_TRASH_OR_DRAWN, 0)
     return 1

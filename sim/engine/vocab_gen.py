@@ -3,8 +3,9 @@
 setup.py runs this before every build, so the generated files (git-ignored) always match the
 table:
 
-- _vocab_decl.pxi  (included by _core.pxd) the Verb and CountKind enums, the log kinds, the Step
-                   struct and the bots' default target per verb
+- _vocab_decl.pxi  (included by _core.pxd) the Verb and CountKind enums, the log kinds and their
+                   notes, the selector, trigger, zone, phase, decision, event and restriction
+                   enums (ENUMS), the Step struct and the bots' default target per verb
 - _vocab_impl.pxi  (included last by _core.pyx) the verb dispatch tables, bound by name to the
                    implementations in verbs.pxi, and the reading of a step record into a Step
 
@@ -25,7 +26,21 @@ HEADER = "# Generated from sim/cards/vocabulary.py by sim/engine/vocab_gen.py on
 
 
 def _enum(name: str, members: list[tuple[str, int]]) -> list[str]:
-    return [f"cdef enum {name}:", *(f"    {m} = {code}" for m, code in members), ""]
+    return [f"cdef enum {name}:".replace(" :", ":"), *(f"    {m} = {code}" for m, code in members), ""]
+
+
+def _engine_enum(e: V.EngineEnum) -> list[str]:
+    """One of ENUMS, with each member's meaning as a comment."""
+    out = [f"# {e.doc}" if e.doc else "", f"cdef enum {e.name}:"]
+    for m, code in e.codes():
+        out.append(f"    {e.cname(m)} = {code}" + (f"    # {m.meaning}" if m.meaning else ""))
+    return [*filter(None, out[:1]), *out[1:], ""]
+
+
+def _log_notes() -> list[str]:
+    """LN_<KIND>_<NOTE>: the meanings of a log entry's note number (LOG_FORMS)."""
+    notes = [c for f in V.LOG_FORMS for c in f.constants()]
+    return ["# what a log entry's note number (its a or b, LogForm.note) means", *_enum("", notes)]
 
 
 def _bot_target_fn() -> list[str]:
@@ -49,6 +64,9 @@ def decl_text() -> str:
     lines += _enum("CountKind", [(c.cname, i) for i, c in enumerate(V.COUNTS)])
     lines += _enum("LogKind", [(f"LG_{k.upper()}", i + 1) for i, k in enumerate(V.log_kinds())])
     lines += _enum("BotTarget", [(f"BT_{s.upper()}", i) for i, s in enumerate(V.BOT_TARGETS)])
+    lines += _log_notes()
+    for e in V.ENUMS:
+        lines += _engine_enum(e)
     lines += ["cdef struct Step:"]
     for f in V.STEP_RECORD:
         lines.append(f"    {f.ctype} {f.name}" + (f"    # {f.doc}" if f.doc else ""))
@@ -60,6 +78,11 @@ def _py_dict(name: str, pairs: list[tuple[str, str]]) -> str:
     """A module-level dict of names to the compiled enum values."""
     body = "".join(f"\n    {key!r}: {cname}," for key, cname in pairs)
     return f"{name} = {{{body}\n}}"
+
+
+def _inline_dict(e: V.EngineEnum) -> str:
+    """Word -> compiled member, for one of ENUMS."""
+    return "{" + ", ".join(f"{m.word!r}: {e.cname(m)}" for m, _ in e.codes() if m.word is not None) + "}"
 
 
 def _bindings() -> list[str]:
@@ -106,6 +129,7 @@ def impl_text() -> str:
              _py_dict("VERB_CODES", [(v.name, v.cname) for v in V.VERBS]),
              _py_dict("COUNT_KINDS", [(c.word, c.cname) for c in V.COUNTS]),
              _py_dict("LOG_KINDS", [(k, f"LG_{k.upper()}") for k in V.log_kinds()]),
+             "ENUM_WORDS = {" + "".join(f"\n    {e.key!r}: {_inline_dict(e)}," for e in V.ENUMS) + "\n}",
              ""]
     return "\n".join(lines)
 
