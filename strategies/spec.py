@@ -23,6 +23,7 @@ from sim.engine._core import SeatConfig
 
 from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
+from strategies._draft import TableDraft
 from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
 from strategies._ismcts import configure as configure_ismcts
 from strategies.draft import DraftTableError, learned_draft
@@ -190,7 +191,7 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
 def install_draft(seat: SeatConfig, kind: str, payload) -> None:
     """Make a seat draft by a parsed draft strategy (`random` and `fixed` need nothing)."""
     if kind == "table":
-        seat.set_draft_table(payload)
+        TableDraft(payload).install(seat)
     elif kind == "learned":
         payload.install(seat)
 
