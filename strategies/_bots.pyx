@@ -1,6 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Built-in scripted strategies at C level: greedy one-ply (and its styles) and determinized
-search. They plug into the engine as ST_EXTERNAL deciders (see sim/engine/decisions.pxi).
+search. They plug into the engine as a decision function and its context per seat
+(SeatConfig.set_decider; sim/engine/decisions.pxi calls it): greedy's context is its evaluation,
+search's its settings (SearchSettings). The engine holds no weight or budget of theirs.
 
 Honesty: a bot never reads the opponent's hand, the identities of the opponent's face-down cards
 or any deck order. Lookahead runs on a *determinized* copy: every card the bot cannot see is
@@ -15,9 +17,8 @@ from libc.math cimport fabs, floor, ldexp
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from sim.engine._core cimport (
-    State, StratParams, MAXCARDS, SeatConfig, game_run, line_value, line_values, copy_for_lookahead, card_value,
-    random_option, determinize, bot_below, seat_stream, MAXOPT, NWEIGHTS, ST_EXTERNAL,
-    BOT_GREEDY, BOT_SEARCH, HALT_NONE,
+    State, MAXCARDS, SeatConfig, decide_fn_t, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    random_option, determinize, bot_below, seat_stream, MAXOPT, ST_EXTERNAL, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
     D_EACH_LINE, D_EITHER, D_CONTROL_REARRANGE, D_REARRANGE, D_COMPILE_LINE, D_PLAY, D_DRAFT,
@@ -32,6 +33,7 @@ from sim.engine.options cimport (
 
 # -- weights -------------------------------------------------------------------------------------
 cdef enum:
+    NWEIGHTS = 12        # room for weights (those past the named ones are 0)
     W_COMPILED = 0       # per compiled protocol
     W_VALUE = 1          # per point of value in a line not yet compiled (capped at 10)
     W_MARGIN = 2         # per point of lead over the opponent in a line (capped at +-10)
@@ -247,8 +249,8 @@ cdef inline double exact_score(State* g, int lv[2][3], int p, const Products* k)
 
 cdef class Evaluation:
     """A weight set's evaluation, worked out once: its products and, when its float sums are exact,
-    the whole-unit line entries. A configured seat points at one (StratParams.evaluation) and
-    keeps it alive (SeatConfig.bot_owner)."""
+    the whole-unit line entries. A greedy seat's context is its products (SeatConfig.set_decider
+    keeps the object alive); a search seat's settings point at them."""
     cdef Products products
     cdef int32_t lines[4][NLINE][NLINE]
 
@@ -516,20 +518,21 @@ cdef int rearrange_choice(State* g, int p, const Products* k) noexcept nogil:
     return g.opts[best]
 
 
-cdef int rollout_decide(State* g, int p, int kind) noexcept nogil:
-    """Policy inside lookahead copies: the cheap heuristic everywhere, greedy one-ply for a
-    future turn's action (search rollouts)."""
+cdef int rollout_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """Policy inside lookahead copies (ctx: the evaluation, DEFAULT): the cheap heuristic
+    everywhere, greedy one-ply for a future turn's action (search rollouts)."""
     if kind == D_ACTION:
-        return greedy_action(g, p, DEFAULT)
+        return greedy_action(g, p, <const Products*>ctx)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
-        return rearrange_choice(g, p, DEFAULT)
+        return rearrange_choice(g, p, <const Products*>ctx)
     return heuristic(g, p, kind)
 
 
-cdef int quick_decide(State* g, int p, int kind) noexcept nogil:
-    """Policy for the rest of the turn after a one-ply action (no further lookahead)."""
+cdef int quick_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """Policy for the rest of the turn after a one-ply action (no further lookahead; ctx: the
+    evaluation, DEFAULT)."""
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
-        return rearrange_choice(g, p, DEFAULT)
+        return rearrange_choice(g, p, <const Products*>ctx)
     if kind == D_ACTION:
         return random_option(g, p)
     return heuristic(g, p, kind)
@@ -566,12 +569,19 @@ cdef int candidate_actions(State* g, int32_t* out) noexcept nogil:
     return n
 
 
+cdef inline void decide_all(State* sim, decide_fn_t decide, const void* ctx) noexcept nogil:
+    """Both seats of a lookahead copy decided by one policy."""
+    sim.decide[0] = decide
+    sim.decide[1] = decide
+    sim.seat_ctx[0] = ctx
+    sim.seat_ctx[1] = ctx
+
+
 cdef double play_out(State* sim, int p, int32_t opt, const Products* k) noexcept nogil:
-    """Play action opt in sim (a lookahead copy), finish the turn with the quick policy, evaluate."""
+    """Play action opt in sim (a copy of a base that finishes turns with the quick policy: see
+    greedy_action), finish the turn, evaluate."""
     sim.forced = opt
     sim.horizon_turn = sim.turn
-    sim.decide[0] = quick_decide
-    sim.decide[1] = quick_decide
     game_run(sim)
     return evaluate(sim, p, k)
 
@@ -606,6 +616,7 @@ cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
     if n == 1:
         return cand[0]
     prepare_copy(g, &base, p, seat_stream(p))
+    decide_all(&base, quick_decide, DEFAULT)
     for i in range(n):
         if i < n - 1:
             sc = one_ply(&base, p, cand[i], k)
@@ -625,8 +636,9 @@ cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
     return cand[best]
 
 
-cdef int greedy_decide(State* g, int p, int kind) noexcept nogil:
-    cdef const Products* k = <const Products*>g.sp[p].evaluation
+cdef int greedy_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """A greedy seat's decisions; ctx: its evaluation (Evaluation.products)."""
+    cdef const Products* k = <const Products*>ctx
     if kind == D_ACTION:
         return greedy_action(g, p, k)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
@@ -636,19 +648,25 @@ cdef int greedy_decide(State* g, int p, int kind) noexcept nogil:
 
 # -- determinized search ---------------------------------------------------------------------
 
-cdef int search_decide(State* g, int p, int kind) noexcept nogil:
+cdef struct SearchSettings:
+    const Products* evaluation         # the seat's weights, worked out (an Evaluation the Search keeps)
+    int32_t sims                       # simulations per decision
+    int32_t depth                      # turns simulated after the decision
+
+
+cdef int search_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
     """Flat Monte Carlo over determinizations: each candidate action is played on many sampled
     hidden states, followed by `depth` more turns (greedy replies), and scored by the mean
-    evaluation; the best mean wins."""
+    evaluation; the best mean wins. ctx: the seat's SearchSettings."""
     cdef State base, sim
     cdef int32_t cand[MAXOPT]
     cdef double total[MAXOPT]
     cdef int n, i, k, best = 0, rounds
     cdef double bs = -1e18
-    cdef const StratParams* sp = &g.sp[p]
-    cdef const Products* products = <const Products*>sp.evaluation
+    cdef const SearchSettings* sp = <const SearchSettings*>ctx
+    cdef const Products* products = sp.evaluation
     if kind != D_ACTION:
-        return greedy_decide(g, p, kind)
+        return greedy_decide(products, g, p, kind)
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
@@ -663,8 +681,7 @@ cdef int search_decide(State* g, int p, int kind) noexcept nogil:
             copy_for_lookahead(&sim, &base)
             sim.forced = cand[i]
             sim.horizon_turn = base.turn + sp.depth
-            sim.decide[0] = rollout_decide
-            sim.decide[1] = rollout_decide
+            decide_all(&sim, rollout_decide, DEFAULT)
             game_run(&sim)
             total[i] += evaluate(&sim, p, products)
     for i in range(n):
@@ -692,26 +709,31 @@ _fill_pattern_after(constants()["perms"])
 _fill_down_line_bit()
 
 
+cdef class Search:
+    """A search seat's settings (its context), holding its Evaluation alive."""
+    cdef SearchSettings settings
+    cdef Evaluation evaluation
+
+    def __cinit__(self, Evaluation evaluation, int sims, int depth):
+        self.evaluation = evaluation
+        self.settings.evaluation = &evaluation.products
+        self.settings.sims = sims
+        self.settings.depth = depth
+
+
 def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
     """Make `seat` play with a built-in bot: 'greedy', a style ('rush', 'disrupt', 'control')
     or 'search'; weights override the style's defaults by name (w_control=...)."""
-    cdef int i
+    cdef Evaluation evaluation
+    cdef Search search
     if bot not in STYLE_WEIGHTS:
         raise ValueError(f"unknown bot {bot!r}")
     base = list(STYLE_WEIGHTS[bot])
     for k, v in weights.items():
         base[WEIGHT_NAMES.index(k)] = float(v)
-    for i in range(NWEIGHTS):
-        seat.sp.w[i] = base[i] if i < len(base) else 0.0
-    evaluation = Evaluation([seat.sp.w[i] for i in range(NWEIGHTS)])
-    seat.sp.evaluation = <const void*>&(<Evaluation>evaluation).products
-    seat.bot_owner = evaluation
-    seat.sp.sims = sims
-    seat.sp.depth = depth
-    seat.strat = ST_EXTERNAL
+    evaluation = Evaluation(base)
     if bot == "search":
-        seat.sp.kind = BOT_SEARCH
-        seat.decide = search_decide
+        search = Search(evaluation, sims, depth)
+        seat.set_decider(search_decide, &search.settings, search)
     else:
-        seat.sp.kind = BOT_GREEDY
-        seat.decide = greedy_decide
+        seat.set_decider(greedy_decide, &evaluation.products, evaluation)

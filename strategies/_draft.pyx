@@ -1,5 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The learned draft at C level (docs/strategies.md, "Drafts"): at each pick, the protocol that
+"""The seats' own drafts at C level, installed as the engine's draft hook (SeatConfig.set_draft_hook)
+with their tables as its context: the table draft (TableDraft: the available protocol with the
+highest score) and the learned draft (docs/strategies.md, "Drafts"): at each pick, the protocol that
 maximises the value of the seat's final trio against the opponent's likely trio, from a table of
 trio strengths and protocol-vs-protocol counter terms (strategies/draft.py reads it).
 
@@ -20,7 +22,7 @@ Styles:
 
 from libc.math cimport exp
 from libc.stdint cimport uint64_t
-from sim.engine._core cimport State, SeatConfig, rng_next, seat_stream
+from sim.engine._core cimport State, SeatConfig, MAXPROTO, rng_next, seat_stream
 from sim.engine.rng cimport word_unit
 
 import numpy as np
@@ -156,9 +158,10 @@ cdef double seat_uniform(State* g, int player) noexcept nogil:
     return word_unit(rng_next(g, seat_stream(player)))
 
 
-cdef int learned_pick(State* g, int player, int kind) noexcept nogil:
-    """The engine's draft hook (decisions.pxi, ask): the chosen protocol id among g.opts."""
-    cdef const Model* m = <const Model*>g.sp[player].draft_model
+cdef int learned_pick(const void* ctx, State* g, int player, int kind) noexcept nogil:
+    """The engine's draft hook (decisions.pxi, ask): the chosen protocol id among g.opts; ctx: the
+    seat's Model."""
+    cdef const Model* m = <const Model*>ctx
     cdef int mine[3]
     cdef int theirs[3]
     cdef int rest[MAXP]
@@ -249,6 +252,31 @@ cdef class LearnedDraft:
 
     def install(self, SeatConfig seat):
         """Draft for this seat with the table (its play stays the seat's strategy)."""
-        seat.sp.draft_pick = learned_pick
-        seat.sp.draft_model = <const void*>&self.model
-        seat.draft_owner = self
+        seat.set_draft_hook(learned_pick, &self.model, self)
+
+
+cdef int table_pick(const void* ctx, State* g, int player, int kind) noexcept nogil:
+    """Table draft (the engine's draft hook): the available protocol with the highest score, the
+    first on ties; ctx: the seat's scores by protocol id."""
+    cdef const float* score = <const float*>ctx
+    cdef int i, best = 0
+    for i in range(1, g.nopts):
+        if score[g.opts[i]] > score[g.opts[best]]:
+            best = i
+    return g.opts[best]
+
+
+cdef class TableDraft:
+    """A draft by a table of scores per protocol id (e.g. win rates from an earlier run)."""
+    cdef float score[MAXPROTO]
+
+    def __init__(self, scores):
+        cdef int k
+        if len(scores) > MAXPROTO:
+            raise ValueError(f"at most {MAXPROTO} protocols")
+        for k in range(MAXPROTO):
+            self.score[k] = scores[k] if k < len(scores) else 0.0
+
+    def install(self, SeatConfig seat):
+        """Draft for this seat with the table (its play stays the seat's strategy)."""
+        seat.set_draft_hook(table_pick, self.score, self)

@@ -20,8 +20,9 @@ Tree keys are what the searcher observes: its own plays by card identity, line a
 opponent's face-up plays by identity, line and face; the opponent's face-down plays by line only
 (the card is hidden); refresh. So branches mean the same thing in every determinization.
 
-The tree walk runs inside the engine: the copy's decision callback is `walk_decide`, and the copy is
-the first member of a `Walk`, so the callback recovers the walk from the game pointer alone.
+The tree walk runs inside the engine: the copy's decision function is `walk_decide`, whose context
+is the `Walk` (the copy, the arena and where the walk stands). The seat's own context is its
+`IsmctsSettings` (iterations, exploration constant, rollout policy).
 
 Memory: a node arena per seat index (0, 1), thread-local, allocated (and checked) at configure time
 to hold `iters` + 1 nodes and reused by every decision; no allocation during play.
@@ -33,16 +34,13 @@ from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
     State, SeatConfig, game_run, line_value, apply_perm, random_option, bot_below, seat_stream,
-    ST_EXTERNAL, ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, BOT_ISMCTS, NO_FORCED, NO_HORIZON,
+    ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, NO_FORCED, NO_HORIZON,
 )
 from sim.engine.options cimport (
     OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, play_opp_side, play_placement,
     rearrange_perm, rearrange_side,
 )
 from strategies._bots cimport prepare_copy, heuristic
-
-cdef enum:
-    SP_C = 0               # StratParams.w index holding the exploration constant (no weights here)
 
 cdef enum Rollout:
     RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
@@ -52,7 +50,7 @@ ROLLOUTS = ("random", "rules")
 DEFAULT_ITERS = 3000
 DEFAULT_C = 0.7
 DEFAULT_ROLLOUT = "rules"
-MAX_ITERS = 30000          # StratParams.sims is 16-bit
+MAX_ITERS = 30000          # a tree of 30,001 nodes (1.2 MB per seat index) at most
 
 cdef enum Mode:
     M_TREE = 0             # descending the tree
@@ -72,8 +70,14 @@ cdef struct Node:
     double reward          # summed results for `player`
 
 
+cdef struct IsmctsSettings:
+    int32_t iters           # iterations per action decision
+    float c                 # UCB1's exploration constant (single precision, as it has always been kept)
+    int8_t policy           # Rollout
+
+
 cdef struct Walk:
-    State sim               # first member: the engine passes &sim to walk_decide
+    State sim               # the iteration's copy; its seats' context is this Walk
     Node* nodes
     int32_t nnodes
     int32_t cap
@@ -262,9 +266,9 @@ cdef int tree_step(Walk* w, int q) noexcept nogil:
     return option_of(g, q, w.searcher, nodes[best].key)
 
 
-cdef int walk_decide(State* g, int q, int kind) noexcept nogil:
-    """Every decision of both players inside an iteration's copy."""
-    cdef Walk* w = <Walk*>g
+cdef int walk_decide(const void* ctx, State* g, int q, int kind) noexcept nogil:
+    """Every decision of both players inside an iteration's copy (g is ctx's sim)."""
+    cdef Walk* w = <Walk*>ctx
     if kind != D_ACTION:
         if w.mode == M_ROLLOUT and w.policy == RO_RANDOM:
             return random_option(g, q)
@@ -296,11 +300,12 @@ cdef void backpropagate(Walk* w) noexcept nogil:
         i = n.parent
 
 
-cdef int ismcts_decide(State* g, int p, int kind) noexcept nogil:
+cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
     """The root: `iters` iterations, then the most visited action (ties: better mean, then the
-    first found)."""
+    first found). ctx: the seat's IsmctsSettings."""
+    cdef const IsmctsSettings* settings = <const IsmctsSettings*>ctx
     cdef Walk w
-    cdef int it, iters = g.sp[p].sims
+    cdef int it, iters = settings.iters
     cdef int32_t ch, best = -1
     cdef Node* n
     if kind != D_ACTION:
@@ -311,8 +316,8 @@ cdef int ismcts_decide(State* g, int p, int kind) noexcept nogil:
     w.cap = ismcts_arena_cap[p]
     if iters > w.cap - 1:
         iters = w.cap - 1
-    w.c = g.sp[p].w[SP_C]
-    w.policy = g.sp[p].depth
+    w.c = settings.c
+    w.policy = settings.policy
     w.searcher = p
     w.nnodes = 1
     n = &w.nodes[0]
@@ -329,6 +334,8 @@ cdef int ismcts_decide(State* g, int p, int kind) noexcept nogil:
         prepare_copy(g, &w.sim, p, seat_stream(p))
         w.sim.decide[0] = walk_decide
         w.sim.decide[1] = walk_decide
+        w.sim.seat_ctx[0] = &w
+        w.sim.seat_ctx[1] = &w
         w.sim.forced = NO_FORCED
         w.sim.horizon_turn = NO_HORIZON
         w.cur = 0
@@ -370,9 +377,20 @@ def arena_nodes() -> tuple:
     return (ismcts_arena_cap[0], ismcts_arena_cap[1])
 
 
+cdef class Ismcts:
+    """An ismcts seat's settings (its context)."""
+    cdef IsmctsSettings settings
+
+    def __cinit__(self, int iters, double c, int policy):
+        self.settings.iters = iters
+        self.settings.c = c
+        self.settings.policy = policy
+
+
 def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str rollout=DEFAULT_ROLLOUT):
     """Make `seat` play ismcts with `iters` iterations per action decision, exploration constant
     `c` and a rollout policy ('random' or 'rules')."""
+    cdef Ismcts settings
     if not 1 <= iters <= MAX_ITERS:
         raise ValueError(f"ismcts: iters must be 1..{MAX_ITERS}, got {iters}")
     if not 0 <= c <= 100:
@@ -380,9 +398,5 @@ def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str 
     if rollout not in ROLLOUTS:
         raise ValueError(f"ismcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     ensure_arena(iters + 1)
-    seat.sp.kind = BOT_ISMCTS
-    seat.sp.sims = iters
-    seat.sp.depth = ROLLOUTS.index(rollout)
-    seat.sp.w[SP_C] = c
-    seat.strat = ST_EXTERNAL
-    seat.decide = ismcts_decide
+    settings = Ismcts(iters, c, ROLLOUTS.index(rollout))
+    seat.set_decider(ismcts_decide, &settings.settings, settings)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import importlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,18 +25,57 @@ from sim.engine._core import SeatConfig
 from sim.enums import Restrict
 from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
+from strategies._draft import TableDraft
 from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
 from strategies._ismcts import configure as configure_ismcts
 from strategies.draft import DraftTableError, learned_draft
 from strategies.errors import StrategyError
 from strategies.user import PythonSeat, Strategy, where_raised
 
-BUILTIN = ("random", *STYLE_WEIGHTS, "ismcts")
-PARAMS = {"random": (), "search": ("sims", "depth", *WEIGHT_NAMES), "ismcts": ("iters", "c", "rollout")}
 # the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary.py, Restrict)
 R_NO_FACEDOWN = int(Restrict.NO_FACEDOWN)
 R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
 R_NO_FACEUP = int(Restrict.NO_FACEUP)
+Params = dict[str, float | str]
+
+
+@dataclass(frozen=True)
+class Player:
+    """A built-in kind of player: the parameters its spec takes (`name:k=v,...`) and how it makes a
+    seat play with them (installing its C decision function and context: SeatConfig.set_decider)."""
+
+    params: tuple[str, ...]
+    configure: Callable[[SeatConfig, Params], None]
+
+
+def _random(seat: SeatConfig, params: Params) -> None:
+    """The engine's own uniform player: a new seat already plays it."""
+
+
+def _bot(style: str) -> Callable[[SeatConfig, Params], None]:
+    """greedy, its styles and search (strategies/_bots.pyx)."""
+    def configure_bot(seat: SeatConfig, params: Params) -> None:
+        weights = dict(params)
+        sims = int(weights.pop("sims", 50))
+        depth = int(weights.pop("depth", 2))
+        configure(seat, style, weights, sims, depth)
+    return configure_bot
+
+
+def _ismcts(seat: SeatConfig, params: Params) -> None:
+    """Information-set MCTS (strategies/_ismcts.pyx)."""
+    configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), float(params.get("c", DEFAULT_C)),
+                     str(params.get("rollout", DEFAULT_ROLLOUT)))
+
+
+# Every built-in kind of player, by the name a spec gives it; a new kind is one entry here (and its
+# extension under strategies/): docs/architecture.md, "Adding a kind of player".
+PLAYERS: dict[str, Player] = {
+    "random": Player((), _random),
+    **{style: Player(WEIGHT_NAMES, _bot(style)) for style in STYLE_WEIGHTS if style != "search"},
+    "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search")),
+    "ismcts": Player(("iters", "c", "rollout"), _ismcts),
+}
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 
 
@@ -48,30 +88,30 @@ class StrategySpec:
 
     @property
     def is_user(self) -> bool:
-        return self.base not in BUILTIN
+        return self.base not in PLAYERS
 
 
 def parse(text: str) -> StrategySpec:
     """Parse a spec string; raises StrategyError naming the part that is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise StrategyError(f"empty strategy spec; expected one of {', '.join(BUILTIN)} or module:Class")
+        raise StrategyError(f"empty strategy spec; expected one of {', '.join(PLAYERS)} or module:Class")
     parts = [p.strip() for p in text.split("+")]
     head, restr = parts[0], parts[1:]
     spec = StrategySpec(base="", text=text.strip())
-    if ":" in head and head.split(":", 1)[0] not in BUILTIN:
+    if ":" in head and head.split(":", 1)[0] not in PLAYERS:
         module, _, cls = head.partition(":")
         if not module or not cls.isidentifier():
             raise StrategyError(f"strategy {head!r}: a user strategy is named package.module:ClassName")
         spec.base = head
     else:
         name, _, args = head.partition(":")
-        if name not in BUILTIN:
-            raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(BUILTIN)} "
+        if name not in PLAYERS:
+            raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(PLAYERS)} "
                                 "or package.module:ClassName")
         spec.base = name
         for kv in filter(None, (a.strip() for a in args.split(","))):
             k, eq, v = kv.partition("=")
-            allowed = PARAMS.get(name, WEIGHT_NAMES)
+            allowed = PLAYERS[name].params
             if not eq or k not in allowed:
                 raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected "
                                     f"{', '.join(allowed) or 'none'}")
@@ -109,15 +149,8 @@ def make_seat(text: str, pool) -> SeatConfig:
     seat.spec = spec.text
     if spec.is_user:
         seat.set_python(load_user_strategy(spec.base, pool))
-    elif spec.base == "ismcts":
-        p = spec.params
-        configure_ismcts(seat, int(p.get("iters", DEFAULT_ITERS)), float(p.get("c", DEFAULT_C)),
-                         str(p.get("rollout", DEFAULT_ROLLOUT)))
-    elif spec.base != "random":
-        params = dict(spec.params)
-        sims = int(params.pop("sims", 50))
-        depth = int(params.pop("depth", 2))
-        configure(seat, spec.base, params, sims, depth)
+    else:
+        PLAYERS[spec.base].configure(seat, spec.params)
     flags, up, card, proto = 0, [], [], []
     for name, arg in spec.restrictions:
         try:
@@ -194,7 +227,7 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
 def install_draft(seat: SeatConfig, kind: str, payload) -> None:
     """Make a seat draft by a parsed draft strategy (`random` and `fixed` need nothing)."""
     if kind == "table":
-        seat.set_draft_table(payload)
+        TableDraft(payload).install(seat)
     elif kind == "learned":
         payload.install(seat)
 

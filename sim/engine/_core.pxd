@@ -58,13 +58,6 @@ cdef enum Halt:
 cdef enum Strategy:
     ST_RANDOM, ST_SCRIPT, ST_EXTERNAL, ST_PYTHON
 
-# which built-in bot an ST_EXTERNAL seat plays (StratParams.kind; strategies/_bots.pyx, _ismcts.pyx)
-cdef enum BotKind:
-    BOT_NONE = 0
-    BOT_GREEDY = 1
-    BOT_SEARCH = 2
-    BOT_ISMCTS = 3
-
 # random streams of a game (State.ctr): the game's own, then one per seat's strategy
 cdef enum:
     STREAM_GAME = 0
@@ -75,7 +68,6 @@ cdef enum:
     NO_HORIZON = -1
 
 cdef enum:
-    NWEIGHTS = 12
     NAVOID = 8
     MAXPROTO = 64
 
@@ -87,22 +79,17 @@ cdef struct EventRec:
     int8_t line
     int8_t extra           # delete: 1 if by a compile; play: 1 if by an effect
 
-ctypedef int (*decide_fn_t)(State* g, int player, int kind) noexcept nogil
+# A seat's decision function (and a seat's draft hook): the chosen option among g.opts for the
+# decision `kind` of `player`. `ctx` is the seat's opaque context, whatever its strategy set it to
+# (its settings, evaluation, tables: strategies/); the engine only passes it along.
+ctypedef int (*decide_fn_t)(const void* ctx, State* g, int player, int kind) noexcept nogil
 
-cdef struct StratParams:
-    int8_t kind                        # which built-in bot (BotKind)
-    int16_t sims                       # search: simulations per decision
-    int16_t depth                      # search: turns simulated after the decision
-    float w[NWEIGHTS]                  # evaluation weights
-    const void* evaluation             # w's evaluation, worked out once (strategies/_bots.pyx); kept alive by SeatConfig.bot_owner
-    uint16_t restrict
+cdef struct SeatRestrictions:
+    uint16_t restrict                  # Restrict bits
     int8_t restricted                  # any restriction at all (fast path for the common case)
     int16_t avoid_faceup[NAVOID]       # card def ids never played face-up (-1: unused)
     int16_t avoid_card[NAVOID]         # card def ids never played at all
     int16_t avoid_protocol[NAVOID]     # protocol ids whose cards are never played
-    int8_t draft_table                 # draft by the seat's table (State.draft_score) instead of the bot's choice
-    decide_fn_t draft_pick             # a draft strategy of the seat's own (strategies/_draft.pyx); NULL: none
-    const void* draft_model            # that strategy's data, kept alive by SeatConfig.draft_owner
 
 cdef struct LogEntry:
     uint8_t kind
@@ -155,9 +142,9 @@ cdef struct State:
     int8_t end_reason
     # decisions
     int8_t strat[2]
-    int8_t restricted[2]               # sp[p].restricted, here so that lookahead copies leave sp out
-    decide_fn_t decide[2]              # ST_EXTERNAL: the bot that answers for this player
-    void* py_strategy[2]               # ST_PYTHON: a borrowed Python object with choose()
+    int8_t restricted[2]               # restrictions[p].restricted, here so that lookahead copies leave them out
+    decide_fn_t decide[2]              # ST_EXTERNAL: the function that answers for this seat
+    const void* seat_ctx[2]            # its context (ST_EXTERNAL); ST_PYTHON: a borrowed Python object with _choose()
     int32_t forced                     # lookahead: the next action decision takes this option (NO_FORCED: none)
     int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; NO_HORIZON never
     int8_t cur_verb                    # verb of the step choosing targets (bots' context)
@@ -201,10 +188,9 @@ cdef struct State:
     # tail left out of lookahead copies (copy_for_lookahead): the options of the current
     # decision (refilled before every decision), the cards' epochs (only compared with a value
     # the same game_run read from them), the statistics and the compile record (only counted
-    # up and appended to, read for the real game's record), the draft table (lookahead starts
-    # after the draft) and the seats' parameters (read by a seat's own bot in the real game; in
-    # a copy only for restrictions, copied when a seat has them: State.restricted). Keep opts
-    # first: the copy stops there.
+    # up and appended to, read for the real game's record), the draft hooks (lookahead starts
+    # after the draft) and the seats' restrictions (copied when a seat has them: State.restricted).
+    # Keep opts first: the copy stops there.
     int32_t opts[MAXOPT]
     uint32_t epoch[MAXCARDS]           # bumped when a card's running text must stop (zones.pxi)
     # statistics for the record
@@ -212,13 +198,14 @@ cdef struct State:
     int16_t plays_down[2]
     int16_t refreshes[2]
     int16_t control_gains[2]
-    StratParams sp[2]
+    SeatRestrictions restrictions[2]
+    decide_fn_t draft_pick[2]          # a seat's own draft (strategies/_draft.pyx); NULL: its strategy drafts
+    const void* draft_ctx[2]           # that draft's context (its tables)
     int16_t ce_turn[MAXCE]
     int8_t ce_player[MAXCE]
     int8_t ce_line[MAXCE]
     int16_t ce_proto[MAXCE]
     int8_t ce_recompile[MAXCE]
-    float draft_score[2][MAXPROTO]     # table drafts: per seat and protocol id, higher is picked first (read only while drafting)
 
 cdef void game_run(State* g) noexcept nogil
 cdef int line_value(State* g, int p, int l) noexcept nogil
@@ -258,13 +245,17 @@ cdef inline int bot_below(State* g, int stream, int n) noexcept nogil:
 
 
 cdef class SeatConfig:
-    """How one seat decides: the built-in random bot, an external C bot (strategies/), or a
-    Python object; plus the restrictions wrapped around it."""
-    cdef StratParams sp
-    cdef float draft_score[MAXPROTO]
+    """How one seat decides: the engine's random player, a decision function with its context
+    (a C bot of strategies/), or a Python object; plus the restrictions wrapped around it and a
+    draft hook. The engine knows no strategy: each installs itself with set_decider/set_draft_hook."""
     cdef int8_t strat
     cdef decide_fn_t decide
-    cdef object py
-    cdef object draft_owner
-    cdef object bot_owner
+    cdef const void* ctx
+    cdef object owner                  # keeps ctx alive (the strategy's settings object, or the Python strategy)
+    cdef SeatRestrictions restrictions
+    cdef decide_fn_t draft_pick
+    cdef const void* draft_ctx
+    cdef object draft_owner            # keeps draft_ctx alive
     cdef public str spec
+    cdef void set_decider(self, decide_fn_t decide, const void* ctx, object owner)
+    cdef void set_draft_hook(self, decide_fn_t pick, const void* ctx, object owner)

@@ -109,45 +109,61 @@ cdef class CorePool:
         free(self.proto_cards)
 
 
+cdef void no_restrictions(SeatRestrictions* r) noexcept nogil:
+    """A seat that may play anything (the avoid lists empty: -1)."""
+    cdef int k
+    memset(r, 0, sizeof(SeatRestrictions))
+    for k in range(NAVOID):
+        r.avoid_faceup[k] = -1
+        r.avoid_card[k] = -1
+        r.avoid_protocol[k] = -1
+
+
 cdef class SeatConfig:
     def __cinit__(self):
-        cdef int k
-        memset(&self.sp, 0, sizeof(StratParams))
-        memset(self.draft_score, 0, sizeof(self.draft_score))
-        for k in range(NAVOID):
-            self.sp.avoid_faceup[k] = -1
-            self.sp.avoid_card[k] = -1
-            self.sp.avoid_protocol[k] = -1
+        no_restrictions(&self.restrictions)
         self.strat = ST_RANDOM
         self.decide = NULL
-        self.py = None
+        self.ctx = NULL
+        self.owner = None
+        self.draft_pick = NULL
+        self.draft_ctx = NULL
+        self.draft_owner = None
         self.spec = "random"
+
+    cdef void set_decider(self, decide_fn_t decide, const void* ctx, object owner):
+        """Decisions go to decide(ctx, ...), a strategy's C function; owner keeps ctx alive."""
+        self.strat = ST_EXTERNAL
+        self.decide = decide
+        self.ctx = ctx
+        self.owner = owner
+
+    cdef void set_draft_hook(self, decide_fn_t pick, const void* ctx, object owner):
+        """Draft decisions go to pick(ctx, ...) whatever the seat's strategy (not a scripted seat's);
+        owner keeps ctx alive."""
+        self.draft_pick = pick
+        self.draft_ctx = ctx
+        self.draft_owner = owner
 
     def set_restrictions(self, int flags, avoid_faceup=(), avoid_card=(), avoid_protocol=()):
         """Restricted play: flags (R_*) and card/protocol ids the seat never plays."""
         if max(len(avoid_faceup), len(avoid_card), len(avoid_protocol)) > NAVOID:
             raise ValueError(f"at most {NAVOID} avoided cards or protocols per seat")
-        self.sp.restrict = flags
-        self.sp.restricted = bool(flags or avoid_faceup or avoid_card or avoid_protocol)
+        self.restrictions.restrict = flags
+        self.restrictions.restricted = bool(flags or avoid_faceup or avoid_card or avoid_protocol)
         for k, v in enumerate(avoid_faceup):
-            self.sp.avoid_faceup[k] = v
+            self.restrictions.avoid_faceup[k] = v
         for k, v in enumerate(avoid_card):
-            self.sp.avoid_card[k] = v
+            self.restrictions.avoid_card[k] = v
         for k, v in enumerate(avoid_protocol):
-            self.sp.avoid_protocol[k] = v
-
-    def set_draft_table(self, scores):
-        """Draft by a table of scores per protocol id (e.g. win rates from an earlier run)."""
-        if len(scores) > MAXPROTO:
-            raise ValueError(f"at most {MAXPROTO} protocols")
-        self.sp.draft_table = 1
-        for k, v in enumerate(scores):
-            self.draft_score[k] = v
+            self.restrictions.avoid_protocol[k] = v
 
     def set_python(self, obj):
         """Decisions go to obj._choose(view, player, kind, options) (see strategies/user.py)."""
         self.strat = ST_PYTHON
-        self.py = obj
+        self.decide = NULL
+        self.ctx = <void*>obj
+        self.owner = obj
 
 
 cdef void seat_apply(State* g, int p, object seat) noexcept:
@@ -156,11 +172,12 @@ cdef void seat_apply(State* g, int p, object seat) noexcept:
     if isinstance(seat, SeatConfig):
         sc = <SeatConfig>seat
         g.strat[p] = sc.strat
-        g.sp[p] = sc.sp
-        g.restricted[p] = sc.sp.restricted
-        memcpy(g.draft_score[p], sc.draft_score, sizeof(sc.draft_score))
         g.decide[p] = sc.decide
-        g.py_strategy[p] = <void*>sc.py
+        g.seat_ctx[p] = sc.ctx
+        g.restrictions[p] = sc.restrictions
+        g.restricted[p] = sc.restrictions.restricted
+        g.draft_pick[p] = sc.draft_pick
+        g.draft_ctx[p] = sc.draft_ctx
     else:
         g.strat[p] = seat
 
@@ -170,7 +187,7 @@ _python_errors = []
 
 cdef int _call_python_strategy(State* g, int player, int kind) except? -2:
     cdef int i
-    obj = <object>g.py_strategy[player]
+    obj = <object><void*>g.seat_ctx[player]
     opts = [g.opts[i] for i in range(g.nopts)]
     view = StateView.wrap(g)
     try:
@@ -244,10 +261,7 @@ cdef void game_init(State* g, CorePool pool, uint64_t seed, int turn_cap) noexce
     g.field_ver = 1
     g.cache_ver = 0
     for p in range(2):
-        for k in range(NAVOID):
-            g.sp[p].avoid_faceup[k] = -1
-            g.sp[p].avoid_card[k] = -1
-            g.sp[p].avoid_protocol[k] = -1
+        no_restrictions(&g.restrictions[p])
     g.no_compile_turn[0] = -1
     g.no_compile_turn[1] = -1
     for p in range(2):

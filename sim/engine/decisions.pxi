@@ -57,7 +57,7 @@ cdef void out_of_memory(State* g) noexcept nogil:
 
 cdef bint restricted(State* g, int player, int kind, int32_t opt) noexcept nogil:
     """Is this option forbidden by the player's restrictions (restricted play)?"""
-    cdef const StratParams* sp = &g.sp[player]
+    cdef const SeatRestrictions* sp = &g.restrictions[player]
     cdef int c, d, i
     if sp.restrict == 0 and sp.avoid_faceup[0] < 0 and sp.avoid_card[0] < 0 and sp.avoid_protocol[0] < 0:
         return False
@@ -94,14 +94,6 @@ cdef void apply_restrictions(State* g, int player, int kind) noexcept nogil:
             g.opts[i] = keep[i]
         g.nopts = k
 
-cdef int draft_by_table(State* g, int player) noexcept nogil:
-    """Table draft: the available protocol with the highest score (first on ties)."""
-    cdef int i, best = 0
-    for i in range(1, g.nopts):
-        if g.draft_score[player][g.opts[i]] > g.draft_score[player][g.opts[best]]:
-            best = i
-    return g.opts[best]
-
 cdef int random_option(State* g, int player) noexcept nogil:
     return g.opts[rng_below(g, seat_stream(player), g.nopts)]
 
@@ -120,11 +112,11 @@ cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil:
     the option list, which the engine always writes before it reads; the cards' epochs, which a
     run only compares with values it read itself; the record's statistics and compile record,
     only counted up and appended to. About a quarter of the bytes of a whole copy, and bots make one
-    per candidate action. The seats' parameters come along only when a seat plays restricted
+    per candidate action. The seats' restrictions come along only when a seat plays restricted
     (ask reads them in the copy)."""
     memcpy(dst, src, LOOKAHEAD_BYTES)
     if src.restricted[0] | src.restricted[1]:
-        memcpy(dst.sp, src.sp, sizeof(src.sp))
+        memcpy(dst.restrictions, src.restrictions, sizeof(src.restrictions))
 
 cdef int ask(State* g, int player, int kind) noexcept nogil:
     """Answer the decision in g.opts for player; returns the chosen option, or -1 when there is
@@ -138,10 +130,8 @@ cdef int ask(State* g, int player, int kind) noexcept nogil:
             g.violation = k
             g.halt = HALT_VIOLATION
             return -1
-    if kind == D_DRAFT and g.sp[player].draft_pick != NULL and g.strat[player] != ST_SCRIPT:
-        return g.sp[player].draft_pick(g, player, kind)
-    if kind == D_DRAFT and g.sp[player].draft_table and g.strat[player] != ST_SCRIPT:
-        return draft_by_table(g, player)
+    if kind == D_DRAFT and g.draft_pick[player] != NULL and g.strat[player] != ST_SCRIPT:
+        return g.draft_pick[player](g.draft_ctx[player], g, player, kind)
     if kind == D_ACTION and g.forced >= 0:
         choice = g.forced                  # lookahead: the action being evaluated
         g.forced = NO_FORCED
@@ -155,7 +145,7 @@ cdef int ask(State* g, int player, int kind) noexcept nogil:
         return g.opts[0]
     if g.strat[player] == ST_EXTERNAL:
         g.dkind = kind
-        choice = g.decide[player](g, player, kind)
+        choice = g.decide[player](g.seat_ctx[player], g, player, kind)
         log_add(g, LG_DECISION, player, -1, -1, kind, <int16_t>choice)
         return choice
     if g.strat[player] == ST_PYTHON:
