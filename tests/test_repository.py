@@ -138,12 +138,17 @@ def test_rules_document_numbers_are_unique_and_in_their_section():
 
 
 def test_every_cited_rule_is_in_the_rules_document(pool):
-    """A scenario's `rule` names a card of the pool or a rule number defined in docs/rules.md."""
+    """A scenario's `rule` names a card of the pool, a card of a file the scenario loads (`cards`),
+    or a rule number defined in docs/rules.md."""
     numbers = set(rule_numbers())
     cards = {c.name.lower() for c in pool.cards}
     wrong = []
     for path in sorted(SCENARIOS.glob("*/*.toml")):
-        rule = str(tomllib.loads(path.read_text()).get("rule", ""))
-        if rule not in numbers and rule.lower() not in cards:
+        data = tomllib.loads(path.read_text())
+        rule = str(data.get("rule", ""))
+        own = {f"{p['protocol']} {c['value']}".lower()
+               for p in (tomllib.loads((path.parent / f).read_text()) for f in data.get("cards", []))
+               if "protocol" in p for c in p.get("cards", [])}
+        if rule not in numbers and rule.lower() not in cards | own:
             wrong.append(f"{path.relative_to(ROOT)}: rule = {rule!r}")
     assert not wrong, "scenarios citing neither a card nor a rule of docs/rules.md:\n" + "\n".join(wrong)

@@ -495,7 +495,7 @@ ENUMS: tuple[EngineEnum, ...] = (
         M("NO_FACEDOWN", "nodown", "never play a card face-down (when another action exists)"),
         M("NO_REFRESH_WITH_CONTROL", "norefresh", "never refresh while holding the control component"),
         M("NO_FACEUP", "noup", "never play a card face-up")),
-        "restrictions any strategy can be wrapped in (bits of StratParams.restrict; the spec suffixes "
+        "restrictions any strategy can be wrapped in (bits of a seat's `restrict`; the spec suffixes "
         "`+nodown`, `+norefresh`, `+noup`)", flags=True),
     EngineEnum("EventKind", "EK_", "event_kind", (
         M("DRAW", "draw"), M("PLAY_UP", "play_face_up"), M("PLAY_DOWN", "play_face_down"),
