@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sim.cards.agreement import check_box
-from sim.cards.knobs import KINDS, Knob, card_knobs, toml_value, turned, variant_toml
+from sim.cards.knobs import KINDS, WHOSE, Knob, card_knobs, toml_value, turned, variant_toml
 from sim.cards.loader import BOXES, CardDataError, CardSpec, compile_card, load_file, official_files
 from sim.pool import load_pool
 
@@ -99,6 +99,8 @@ def test_ranges_are_kept():
                 assert k.new >= 1
             elif k.kind == "amount":
                 assert k.new != 0 and (k.new > 0) == (k.old > 0)
+            elif k.kind == "whose":
+                assert k.new in WHOSE and k.old in WHOSE and k.new != k.old
 
 
 @pytest.mark.parametrize("kwargs, message", [

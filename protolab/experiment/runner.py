@@ -518,6 +518,8 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
         if spec.meta:                      # a [meta] loop plays one ordinary run per iteration (psro.py)
             raise SpecError(f"{spec.source}: key 'meta': a metagame loop, played by `protolab run SPEC` one run per "
                             "iteration; it cannot be played as one run")
+        if spec.tune:                      # a [tune] search plays its own candidates (tune.py)
+            raise SpecError(f"{spec.source}: key 'tune': a balance search; run it with `protolab tune SPEC`")
         return make_plan(spec), None, None
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")

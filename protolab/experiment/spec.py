@@ -15,6 +15,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from protolab.experiment.tunespec import parse_tune
 from sim.inputs import InputFileError, describe_char, find_control_char, read_input_bytes, read_input_text
 from sim.pool import DEFAULT_SETS
 from strategies.draft import DraftTableError, parse_learned
@@ -35,7 +36,7 @@ DEFAULT_ARM = "base"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
-            "pool", "seats", "draft", "arms", "tiers", "meta"}
+            "pool", "seats", "draft", "arms", "tiers", "meta", "tune"}
 POOL_KEYS = {"sets", "cards"}
 SEATS_KEYS = {"strategies", "swap"}
 DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
@@ -119,6 +120,7 @@ class Spec:
     source: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/psro.py); None for a run
+    tune: dict[str, Any] | None = None       # [tune]: a balance search (protolab/experiment/tune.py); None for a run
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as loaded (JSON-safe): stored in run.json and hashed."""
@@ -138,6 +140,8 @@ class Spec:
             draft["tables"] = [{"path": t.path, "sha256": t.sha256} for t in d.tables]
         tiers = {"tiers": [a.name for a in self.arms]} if any(a.tier for a in self.arms) else {}
         loop = {"meta": dict(self.meta)} if self.meta else {}
+        if self.tune:
+            loop["tune"] = dict(self.tune)
         return {
             **tiers, **loop, "format": SPEC_FORMAT, "name": self.name, "description": self.description,
             "seed": self.seed,
@@ -395,9 +399,12 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     meta = None
     if "meta" in raw:                   # a metagame loop: its keys are checked by the loop's module
         meta = parse_meta(c, raw["meta"], draft, len(arms))
+    tune = parse_tune(c, raw["tune"], draft.mode, len(arms)) if "tune" in raw else None
+    if meta is not None and tune is not None:
+        raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
     return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
                 swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
-                source=source, overrides=overrides, meta=meta)
+                source=source, overrides=overrides, meta=meta, tune=tune)
 
 
 def tier_name(strategy: str) -> str:

@@ -24,10 +24,12 @@ KINDS: dict[str, str] = {
     "count": "a verb's number (draw 2, delete 1, ...), kept at 1 or more",
     "amount": "a passive's number (+1 to this line's value, ...), never 0 and never changing sign",
     "may": "whether a step is optional (\"You may ...\"): switched on or off",
+    "whose": "whose cards a step acts on (any, yours, your opponent's), on steps that choose cards",
 }
 VALUES = (0, 6)                 # the printed values of the game's cards
 COUNT_RANGE = (1, 30)           # what the loader accepts for a verb's count
 
+WHOSE = ("any", "you", "opponent")   # "any" is written by leaving the key out
 Path = tuple[str | int, ...]    # where a knob sits in the card's data, e.g. ("bottom", "do", 0, "discard")
 
 
@@ -38,8 +40,8 @@ class Knob:
     card: str
     kind: str
     path: Path
-    old: int | bool
-    new: int | bool
+    old: int | bool | str
+    new: int | bool | str
 
     @property
     def key(self) -> str:
@@ -79,6 +81,9 @@ def _step_knobs(name: str, path: Path, step: dict[str, Any], kinds: set[str], st
     if "may" in kinds and verb != "either":
         may = bool(step.get("may", False))
         out.append(Knob(name, "may", path + ("may",), may, not may))
+    if "whose" in kinds and vocab.engine_verb(verb, step.get("from")).on_field:
+        whose = step.get("whose", "any")
+        out += [Knob(name, "whose", path + ("whose",), whose, w) for w in WHOSE if w != whose]
     return out
 
 
@@ -127,11 +132,11 @@ def _prints(card: CardSpec, knob: Knob) -> bool:
     return True
 
 
-def _set(data: Any, path: Path, new: int | bool) -> None:
+def _set(data: Any, path: Path, new: int | bool | str) -> None:
     for part in path[:-1]:
         data = data[part]
-    if path[-1] == "may" and new is False:
-        data.pop("may", None)            # a mandatory step is written without the key
+    if (path[-1], new) in (("may", False), ("whose", "any")):
+        data.pop(path[-1], None)         # the default is written by leaving the key out
     else:
         data[path[-1]] = new
 

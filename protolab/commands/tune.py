@@ -1,0 +1,102 @@
+"""`protolab tune SPEC`: the balance search subcommand (protolab/experiment/tune.py), registered by
+protolab/cli.py."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.experiment.spec import load_spec
+from protolab.experiment.tune import main_tune, tune_folder
+from protolab.experiment.tuneplay import Local, OnRay
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser(
+        "tune", help="search for the smallest card changes that bring protocols into balance",
+        description="A balance search (docs/experiments.md, \"Balance search\"): candidates of at most "
+                    "tune.max_changes knob turns, proposed by Optuna, each judged against the baseline on the same "
+                    "seeds until its effect is settled (anytime-valid intervals), the Pareto front of imbalance and "
+                    "changed cards re-played on fresh seeds and written as variant files.")
+    p.add_argument("spec", metavar="SPEC", help="a spec with a [tune] table, or a shipped example's name (tune_fire)")
+    p.add_argument("--out", metavar="DIR", help="the search folder (default: a new folder in the spec's output); "
+                                                "a folder holding this spec's search resumes it")
+    p.add_argument("--trials", type=int, metavar="N", help="candidates to judge, instead of tune.trials")
+    p.add_argument("--workers", type=int, metavar="K", help="Ray workers (default: every core); 1 plays in this "
+                                                            "process without Ray")
+    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="the verified result as tables "
+                                                                                "(default) or one JSON object")
+    p.set_defaults(func=cmd_tune)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _movers(record: dict[str, Any], cand: dict[str, Any], n: int = 6) -> list[str]:
+    base = record["baseline"]["protocols"]
+    moved = sorted(base, key=lambda p: -abs(cand["protocols"][p]["win_rate"] - base[p]["win_rate"]))
+    return moved[:n]
+
+
+def print_record(record: dict[str, Any], console) -> None:
+    base = record["baseline"]
+    console.print(f"Search: {len(record['trials'])} trials, {record['search_games']:,} games, "
+                  f"{record['seconds']:.0f} s; baseline imbalance {100 * base['imbalance']:.1f} points "
+                  f"({base['games']:,} fresh games)")
+    if not record["candidates"]:
+        console.print("No candidate was judged to the end; raise tune.trials or tune.games.")
+        return
+    for c in record["candidates"]:
+        changes = "; ".join(f"{x['card']} {x['key']}: {json.dumps(x['old'])} -> {json.dumps(x['new'])}"
+                            for x in c["changes"])
+        console.print(f"\n[bold]#{c['rank']}[/bold] {changes}\n  imbalance {100 * c['imbalance']:.1f} points on "
+                      f"{c['games']:,} fresh games (search: {c['search_games']:,} games, {c['search_stopped']}); "
+                      f"variant: {c['variant']}")
+        t = Table("protocol", "before", "after", "95% (after)")
+        for p in _movers(record, c):
+            b, a = base["protocols"][p], c["protocols"][p]
+            t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), f"{_pct(a['low'])}-{_pct(a['high'])}")
+        console.print(t)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    try:
+        import optuna  # noqa: F401  (the search's optimizer, an optional extra)
+    except ImportError:
+        raise UsageError("protolab tune needs the optional package Optuna: pip install \"protolab[tune]\" "
+                         "(or pip install optuna)") from None
+    check_range("--workers", args.workers, 1, 100_000)
+    check_range("--trials", args.trials, 1, 2000)
+    spec = load_spec(args.spec)
+    if spec.tune is None:
+        raise UsageError(f"{spec.source}: key 'tune': missing; `protolab tune` needs a spec with a [tune] table "
+                         "(see docs/experiments.md, \"Balance search\")")
+    if args.trials is not None:
+        spec.tune["trials"] = args.trials
+    folder = tune_folder(spec, args.out)
+    console = report_console(120, stderr=args.format == "json")
+
+    def work() -> int:
+        runner = Local() if args.workers == 1 and not args.address else OnRay(args.address, args.workers)
+        try:
+            record = main_tune(spec, folder, runner.map, console.print)
+        finally:
+            runner.close()
+        if args.format == "json":
+            json.dump({k: record[k] for k in ("baseline", "candidates", "target", "search_games", "seconds")},
+                      sys.stdout, indent=1)
+            print()
+        else:
+            print_record(record, report_console(120))
+            console.print(f"Search folder: {Path(folder)}")
+        return 0
+
+    return until_interrupted(work)

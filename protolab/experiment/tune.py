@@ -1,0 +1,398 @@
+"""`protolab tune SPEC`: a balance search (docs/experiments.md, "Balance search").
+
+A spec with a `[tune]` table names the pool, the judging strategies, what to bring into balance
+(one protocol toward 50%, or every protocol into a band), the change space (which cards, which
+kinds of knob, by how much: sim/cards/knobs.py) and the budget. Optuna proposes candidates (a set
+of at most `max_changes` knob turns); each is judged against the baseline on the same seeds, a
+batch at a time, with an anytime-valid interval (analysis/sequential.py): it stops when its effect
+is settled to +-`precision` points, is dropped as soon as even its best case cannot beat the best
+candidate so far, or spends its `games`. The Pareto front of (imbalance, changed cards) is then
+re-played on fresh seeds (`games` of the spec per candidate) and only those numbers are reported.
+
+The search folder holds tune.json (every trial, the verification) and one variant file per
+verified candidate, ready for `protolab run --cards`. Given the same folder again, the search
+replays its recorded trials into the optimizer without playing them and goes on where it stopped."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis.balance import effect, front, imbalance, rates
+from analysis.runfolder import write_atomic
+from protolab.experiment.spec import Spec, SpecError
+from protolab.experiment.tuneplay import Job, pool_of, search_seeds, verify_seeds
+from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
+from sim.pool import Pool
+
+TUNE_FILE = "tune.json"
+TUNE_FORMAT = 1
+
+
+@dataclass
+class Candidate:
+    """One trial: its knob turns, the games it took and what they showed."""
+
+    knobs: list[Knob]
+    out: list[np.ndarray] = field(default_factory=list)
+    reason: str = ""
+    score: float = float("nan")
+    recorded: int = 0              # games of a trial read back from the folder (its results are not kept)
+
+    @property
+    def cards(self) -> int:
+        return len({k.card for k in self.knobs})
+
+    @property
+    def games(self) -> int:
+        return int(sum(len(o) for o in self.out)) or self.recorded
+
+    @property
+    def key(self) -> str:
+        return " | ".join(sorted(k.label() for k in self.knobs))
+
+
+@dataclass
+class Search:
+    """Everything the search needs, resolved from the spec before any game is played."""
+
+    spec: Spec
+    pool: Pool
+    knobs: list[Knob]
+    target: int | None
+    settings: dict[str, Any]
+
+    @property
+    def band(self) -> tuple[float, float]:
+        lo, hi = self.settings["band"]
+        return lo / 100, hi / 100
+
+    def job(self, cards: tuple[tuple[str, str], ...], seeds: tuple[int, ...]) -> Job:
+        arm = self.spec.arms[0]
+        return Job(tuple(arm.sets), tuple((c.path, c.text) for c in arm.cards) + cards, arm.strategies, seeds,
+                   self.spec.swap, self.spec.turn_cap)
+
+    def variant(self, knobs: list[Knob], name: str) -> str:
+        by_card: dict[str, list[Knob]] = {}
+        for k in knobs:
+            by_card.setdefault(k.card, []).append(k)
+        specs = {c.name: c for c in self.pool.specs}
+        note = "A balance-search candidate (protolab tune): " + "; ".join(k.label() for k in knobs)
+        return variant_toml(name, [turned(specs[c], ks) for c, ks in by_card.items()], note)
+
+
+def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
+    names = t["cards"] or [f"{t['protocol']} *"]
+    chosen: list = []
+    for i, name in enumerate(names):
+        key = f"tune.cards[{i}]" if t["cards"] else "tune.protocol"
+        if name.endswith(" *"):
+            proto = name[:-2].strip()
+            found = [c for c in pool.specs if c.protocol.lower() == proto.lower()]
+            what = f"no protocol {proto!r} in the pool (sets {', '.join(spec.arms[0].sets)})"
+        else:
+            found = [c for c in pool.specs if c.name.lower() == name.lower()]
+            what = f"no card {name!r} in the pool; expected a card name or \"Protocol *\""
+        if not found:
+            raise SpecError(f"{spec.source}: key '{key}': {what}")
+        chosen += [c for c in found if c not in chosen]
+    knobs = [k for c in chosen for k in card_knobs(c, t["kinds"], t["steps"])]
+    if not knobs:
+        raise SpecError(f"{spec.source}: key 'tune.kinds': the change space is empty: the cards "
+                        f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}")
+    return knobs
+
+
+def prepare(spec: Spec) -> Search:
+    """Check the [tune] table against the pool; raises SpecError naming file and key."""
+    t = spec.tune
+    if t is None:
+        raise SpecError(f"{spec.source}: key 'tune': missing; expected a [tune] table (docs/experiments.md, "
+                        "\"Balance search\")")
+    arm = spec.arms[0]
+    pool = pool_of(tuple(arm.sets), tuple((c.path, c.text) for c in arm.cards))
+    target = None
+    if t["protocol"]:
+        try:
+            target = pool.protocol(t["protocol"])
+        except KeyError as e:
+            raise SpecError(f"{spec.source}: key 'tune.protocol': {e.args[0]}") from None
+    return Search(spec, pool, _change_space(spec, pool, t), target, t)
+
+
+# -- judging ------------------------------------------------------------------------------------
+
+
+class Baseline:
+    """The baseline's results on the search seeds, played batch by batch as the candidates need them."""
+
+    def __init__(self, search: Search, run: Callable[[list[Job]], list[np.ndarray]]):
+        self.search, self.run, self.batches = search, run, []
+
+    def need(self, looks: int) -> list[Job]:
+        b = self.search.settings["batch"]
+        return [self.search.job((), search_seeds(self.search.spec.seed, i * b, b))
+                for i in range(len(self.batches), looks)]
+
+    def take(self, results: list[np.ndarray]) -> None:
+        self.batches.extend(results)
+
+    def games(self, n_batches: int) -> np.ndarray:
+        return np.concatenate(self.batches[:n_batches])
+
+
+def _score(search: Search, cand: np.ndarray, base: np.ndarray) -> float:
+    return imbalance(rates(cand).rate, rates(base).rate, search.target, search.band)
+
+
+def _best_case(search: Search, cand: np.ndarray, base: np.ndarray) -> float:
+    """The smallest imbalance the candidate's interval allows (target mode), a bound for dropping it."""
+    if search.target is None:
+        return 0.0
+    _, lo, hi, _ = effect(cand, base, search.target, search.settings["alpha"])
+    at = float(rates(base).rate[search.target]) - 0.5
+    return 0.0 if at + lo <= 0 <= at + hi else min(abs(at + lo), abs(at + hi))
+
+
+def _decide(search: Search, c: Candidate, base: np.ndarray, incumbent: float) -> str:
+    t = search.settings
+    cand = np.concatenate(c.out)
+    c.score = _score(search, cand, base)
+    ps = [search.target] if search.target is not None else range(len(search.pool.protocols))
+    widths = [(hi - lo) / 2 for _, lo, hi, _ in (effect(cand, base, p, t["alpha"]) for p in ps)]
+    if max(widths) * 100 <= t["precision"]:
+        return "settled"
+    if _best_case(search, cand, base) > incumbent:
+        return "dropped"
+    return "budget" if c.games >= t["games"] else ""
+
+
+def judge(search: Search, cands: list[Candidate], baseline: Baseline,
+          run: Callable[[list[Job]], list[np.ndarray]], incumbent: float) -> None:
+    """Add batches to every open candidate until each is settled, dropped or out of budget."""
+    b = search.settings["batch"]
+    open_ = [c for c in cands if not c.reason]
+    while open_:
+        looks = max(len(c.out) for c in open_) + 1
+        base_jobs = baseline.need(looks)
+        variants = [(("tune-candidate.toml", search.variant(c.knobs, "candidate")),) for c in open_]
+        jobs = base_jobs + [search.job(v, search_seeds(search.spec.seed, len(c.out) * b, b))
+                            for c, v in zip(open_, variants, strict=True)]
+        results = run(jobs)
+        baseline.take(results[:len(base_jobs)])
+        for c, r in zip(open_, results[len(base_jobs):], strict=True):
+            c.out.append(r)
+            c.reason = _decide(search, c, baseline.games(len(c.out)), incumbent)
+            if c.reason in ("settled", "budget"):
+                incumbent = min(incumbent, c.score)
+        open_ = [c for c in open_ if not c.reason]
+
+
+# -- the search ---------------------------------------------------------------------------------
+
+
+def _sampler(settings: dict[str, Any], seed: int):
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if settings["sampler"] == "nsga2":
+        return optuna.samplers.NSGAIISampler(seed=seed % 2**32, population_size=max(4, settings["generation"]))
+    return optuna.samplers.TPESampler(seed=seed % 2**32, n_startup_trials=max(4, settings["generation"]),
+                                      multivariate=True)
+
+
+def _knobs_of(trial, search: Search) -> list[Knob]:
+    labels = ["none"] + [k.label() for k in search.knobs]
+    by_label = {k.label(): k for k in search.knobs}
+    chosen: list[Knob] = []
+    for slot in range(search.settings["max_changes"]):
+        pick = trial.suggest_categorical(f"change{slot}", labels)
+        k = by_label.get(pick)
+        if k is not None and all(k.path != c.path or k.card != c.card for c in chosen):
+            chosen.append(k)
+    return sorted(chosen, key=lambda k: (k.card, k.key))
+
+
+def _record(c: Candidate, number: int) -> dict[str, Any]:
+    return {"trial": number, "changes": [k.label() for k in c.knobs], "cards": c.cards, "games": c.games,
+            "stopped": c.reason or "baseline", "imbalance": c.score}
+
+
+def search_trials(search: Search, run: Callable[[list[Job]], list[np.ndarray]], done: list[dict[str, Any]],
+                  save: Callable[[list[dict[str, Any]]], None], say: Callable[[str], None]) -> list[Candidate]:
+    """Ask Optuna for candidates a generation at a time, judge them, tell it (imbalance, changed cards).
+    Trials in `done` (a resumed search) are told their recorded values without playing."""
+    import optuna
+
+    t = search.settings
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=_sampler(t, search.spec.seed))
+    baseline = Baseline(search, run)
+    baseline.take(run(baseline.need(1)))
+    base_score = _score(search, baseline.games(1), baseline.games(1))
+    seen: dict[str, Candidate] = {}
+    records = list(done)
+    # a candidate whose best case is worse than changing nothing is dropped from the first look
+    incumbent = min([base_score] + [r["imbalance"] for r in done if r["stopped"] in ("settled", "budget")])
+    number = 0
+    while number < t["trials"]:
+        asked = [study.ask() for _ in range(min(t["generation"], t["trials"] - number))]
+        cands = [Candidate(_knobs_of(tr, search)) for tr in asked]
+        fresh = []
+        for i, c in enumerate(cands):
+            if number + i < len(done):
+                c.reason, c.score = done[number + i]["stopped"], done[number + i]["imbalance"]
+                if done[number + i]["changes"] != [k.label() for k in c.knobs]:
+                    raise SpecError(f"{search.spec.source}: the recorded search in this folder proposed other "
+                                    "candidates than this spec does; give a new --out")
+            elif c.key in seen:
+                c.reason, c.score = seen[c.key].reason, seen[c.key].score
+            elif not c.knobs:
+                c.reason, c.score = "baseline", base_score
+            else:
+                fresh.append(c)
+        if fresh:
+            judge(search, fresh, baseline, run, incumbent)
+            incumbent = min([incumbent] + [c.score for c in fresh if c.reason in ("settled", "budget")])
+        for i, (tr, c) in enumerate(zip(asked, cands, strict=True)):
+            study.tell(tr, [c.score, c.cards])
+            seen.setdefault(c.key, c)
+            if number + i >= len(done):
+                records.append(_record(c, number + i))
+        number += len(asked)
+        save(records)
+        say(f"  trials {number}/{t['trials']}: best imbalance so far {100 * incumbent:.1f} points")
+    return _rebuild(search, records)
+
+
+def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
+    """The judged candidates of a resumed search, from their records."""
+    by_label = {k.label(): k for k in search.knobs}
+    out, keys = [], set()
+    for r in records:
+        if r["changes"] and r["stopped"] in ("settled", "budget"):
+            c = Candidate([by_label[x] for x in r["changes"]], reason=r["stopped"], score=r["imbalance"],
+                          recorded=r["games"])
+            if c.key not in keys:
+                keys.add(c.key)
+                out.append(c)
+    return out
+
+
+# -- verification -------------------------------------------------------------------------------
+
+
+def _protocols(search: Search, out: np.ndarray) -> dict[str, dict[str, float]]:
+    r = rates(out)
+    return {name: {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]),
+                   "games": int(r.games[i])} for i, name in enumerate(search.pool.protocols)}
+
+
+def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], list[np.ndarray]]) -> dict[str, Any]:
+    """Re-play the front's candidates and the baseline on fresh seeds; only these numbers are reported."""
+    t = search.settings
+    points = [(c.score, c.cards) for c in kept]
+    chosen = [kept[i] for i in front(points)][: t["verify"]]
+    seeds = verify_seeds(search.spec.seed, search.spec.games)
+    jobs = [search.job((), seeds)] + [search.job((("tune-candidate.toml", search.variant(c.knobs, "candidate")),),
+                                                 seeds) for c in chosen]
+    results = run(jobs)
+    base = results[0]
+    base_score = _score(search, base, base)
+    out = {"baseline": {"protocols": _protocols(search, base), "imbalance": base_score, "games": len(base)},
+           "candidates": []}
+    for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
+        entry = {"rank": 0, "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new}
+                                        for k in c.knobs],
+                 "cards": c.cards, "search_games": c.games, "search_imbalance": c.score, "search_stopped": c.reason,
+                 "imbalance": _score(search, r, base), "games": len(r), "protocols": _protocols(search, r),
+                 "variant_text": search.variant(c.knobs, f"{search.spec.name} candidate {i + 1}")}
+        if search.target is not None:
+            mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
+            entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
+        out["candidates"].append(entry)
+    out["candidates"].sort(key=lambda e: (e["imbalance"], e["cards"]))
+    for rank, e in enumerate(out["candidates"], 1):
+        e["rank"] = rank
+    return out
+
+
+# -- the folder ---------------------------------------------------------------------------------
+
+
+def tune_folder(spec: Spec, out: str | None) -> Path:
+    if out is not None:
+        return Path(out)
+    return Path(spec.output) / f"{spec.name}-tune-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+
+
+def search_hash(spec: Spec) -> str:
+    """What the trials depend on: the spec's hash without the number of trials, so that a search can
+    be extended by asking for more."""
+    d = spec.to_dict()
+    for k in ("output", "source", "overrides", "description"):
+        d.pop(k)
+    d["tune"] = {k: v for k, v in d["tune"].items() if k != "trials"}
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def read_done(folder: Path, spec: Spec) -> list[dict[str, Any]]:
+    """The trials recorded in a search folder, if it holds this spec's search (else an error)."""
+    path = folder / TUNE_FILE
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text())
+        stored, trials = data["spec_hash"], list(data["trials"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SpecError(f"{path}: not a search record protolab wrote ({e}); give a new --out") from None
+    if stored != search_hash(spec):
+        raise SpecError(f"{path}: key 'spec_hash': this folder holds the search of another spec ({stored}, this spec "
+                        f"is {search_hash(spec)}); give a new --out")
+    return trials
+
+
+def write_variants(folder: Path, verified: dict[str, Any]) -> None:
+    (folder / "variants").mkdir(exist_ok=True)
+    for e in verified["candidates"]:
+        path = folder / "variants" / f"candidate-{e['rank']}.toml"
+        write_atomic(path, e.pop("variant_text").encode())
+        e["variant"] = str(path)
+
+
+def main_tune(spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarray]],
+              say: Callable[[str], None]) -> dict[str, Any]:
+    """Search, verify and record; returns the record (what `--format json` prints)."""
+    t0 = time.monotonic()
+    search = prepare(spec)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = read_done(folder, spec)
+    record: dict[str, Any] = {"format": TUNE_FORMAT, "kind": "tune", "name": spec.name, "spec": spec.to_dict(),
+                              "spec_hash": search_hash(spec), "pool_hash": search.pool.hash, "knobs": len(search.knobs),
+                              "target": spec.tune["protocol"] or None, "trials": done}
+
+    def save(trials: list[dict[str, Any]]) -> None:
+        record["trials"] = trials
+        write_atomic(folder / TUNE_FILE, json.dumps(record, indent=1).encode())
+
+    say(f"[bold]Balance search[/bold] {spec.name}: {len(search.knobs)} knob turns on "
+        f"{len({k.card for k in search.knobs})} cards, {spec.tune['trials']} trials"
+        + (f" ({len(done)} recorded)" if done else ""))
+    kept = search_trials(search, run, done, save, say)
+    say(f"  verifying {min(len(front([(c.score, c.cards) for c in kept])), spec.tune['verify'])} candidates of "
+        f"the front on {spec.games:,} fresh seeds each")
+    verified = verify(search, kept, run)
+    write_variants(folder, verified)
+    record.update(verified)
+    record["search_games"] = int(sum(r["games"] for r in record["trials"]))
+    record["seconds"] = round(time.monotonic() - t0, 1)
+    save(record["trials"])
+    return record
+

@@ -1,0 +1,115 @@
+"""Playing a balance search's games: one job is one batch of seeds under one pool (the baseline or a
+candidate variant), answered with each protocol's result per game. Jobs carry card files as text,
+so a worker on another machine builds the same pool; the same jobs run in this process (tests,
+`--workers 1`) or as Ray tasks, with identical results."""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from analysis.balance import outcomes
+from protolab.experiment.seeds import game_seeds
+from sim.pool import Pool, load_pool
+from strategies.seats import play_games
+
+VERIFY_MATCHUP = 1 << 40      # fresh seeds: a matchup index no random-draft run or search look uses
+
+
+@dataclass(frozen=True)
+class Job:
+    """A batch of games: the pool (sets plus card files as (name, text)), the judging strategies and the seeds."""
+
+    sets: tuple[str, ...]
+    cards: tuple[tuple[str, str], ...]
+    strategies: tuple[str, str]
+    seeds: tuple[int, ...]
+    swap: bool
+    turn_cap: int
+
+
+def search_seeds(master: int, first: int, n: int) -> tuple[int, ...]:
+    """Seeds first..first+n of the search (the seed scheme of docs/experiments.md, matchup 0)."""
+    return tuple(int(s) for s in game_seeds(master, np.zeros(n, np.int64), np.arange(first, first + n), False))
+
+
+def verify_seeds(master: int, n: int) -> tuple[int, ...]:
+    """Seeds the search never saw, for re-playing its final candidates."""
+    return tuple(int(s) for s in game_seeds(master, np.full(n, VERIFY_MATCHUP, np.int64), np.arange(n), False))
+
+
+@functools.lru_cache(maxsize=64)
+def pool_of(sets: tuple[str, ...], cards: tuple[tuple[str, str], ...]) -> Pool:
+    """The pool of a job, built once per worker process for each distinct set of files."""
+    with tempfile.TemporaryDirectory(prefix="protolab-tune-") as tmp:
+        paths = []
+        for i, (name, text) in enumerate(cards):
+            path = Path(tmp) / f"{i:02d}-{Path(name).name}"
+            path.write_text(text)
+            paths.append(path)
+        return load_pool(sets, cards=paths)
+
+
+def play_job(job: Job) -> np.ndarray:
+    """games x protocols results of the job (analysis.balance.outcomes); with `swap` and two different
+    strategies every seed is played twice, the second time with seats (and trios) exchanged."""
+    pool = pool_of(job.sets, job.cards)
+    seeds = np.asarray(job.seeds, dtype=np.uint64)
+    s0, s1 = job.strategies
+    cols = play_games(pool, seeds, (s0, s1), turn_cap=job.turn_cap)
+    out = [outcomes(cols["protocols"], cols["winner"], len(pool.protocols))]
+    if job.swap and s0 != s1:
+        out.append(_swapped(pool, seeds, cols, (s1, s0), job.turn_cap))
+    return np.concatenate(out)
+
+
+def _swapped(pool: Pool, seeds: np.ndarray, first: dict[str, np.ndarray], strategies: tuple[str, str],
+             turn_cap: int) -> np.ndarray:
+    """The seeds again with strategies and trios exchanged and the same seat number first, as a run
+    with `swap = true` plays the second game of a pair."""
+    names = pool.protocols
+    out = np.empty((len(seeds), len(names)), np.float32)
+    for fp in (0, 1):
+        idx = np.flatnonzero(first["first_player"] == fp)
+        if not len(idx):
+            continue
+        trios = [(tuple(names[x] for x in r[3:]), tuple(names[x] for x in r[:3]))
+                 for r in first["protocols"][idx].tolist()]
+        cols = play_games(pool, seeds[idx], strategies, turn_cap=turn_cap, first_player=fp, protocols=trios)
+        out[idx] = outcomes(cols["protocols"], cols["winner"], len(names))
+    return out
+
+
+class Local:
+    """Jobs played one after another in this process."""
+
+    def map(self, jobs: Sequence[Job]) -> list[np.ndarray]:
+        return [play_job(j) for j in jobs]
+
+    def close(self) -> None:
+        pass
+
+
+class OnRay:
+    """Jobs played as Ray tasks, at most `workers` at a time; results in job order."""
+
+    def __init__(self, address: str | None, workers: int | None):
+        import ray
+
+        from protolab.experiment.runner import start_ray
+        self.ray = ray
+        self.workers, self.where = start_ray(address, workers)
+        self.remote = ray.remote(play_job)
+
+    def map(self, jobs: Sequence[Job]) -> list[np.ndarray]:
+        refs = [self.remote.remote(j) for j in jobs]
+        return list(self.ray.get(refs))
+
+    def close(self) -> None:
+        from protolab.experiment.runner import stop_ray
+        stop_ray()

@@ -1,0 +1,171 @@
+"""`protolab tune`: a balance search whose spec errors are one line naming the key, whose output a
+designer can run (`--cards`), whose verdicts come from fresh seeds, and which repeats exactly:
+the same spec gives the same trials, a search extended in its folder equals one run to the end,
+and Ray workers give what this process gives."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.balance import front, imbalance, outcomes
+from protolab.cli import main
+from protolab.experiment.spec import SpecError, load_spec
+from protolab.experiment.tune import main_tune, prepare
+from protolab.experiment.tuneplay import Local, OnRay
+from sim.pool import load_pool
+
+SPEC = """name = "tune-small"
+seed = 3
+games = {verify}
+
+[pool]
+sets = ["Main 1", "Aux 1"]
+
+[seats]
+strategies = ["greedy", "greedy"]
+
+[draft]
+mode = "random"
+
+[tune]
+protocol = "Fire"
+cards = ["Fire 1", "Fire 3"]
+kinds = ["value", "may"]
+trials = {trials}
+generation = 3
+batch = 100
+games = 300
+verify = 2
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "tune.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def small(tmp_path: Path, trials: int = 4, verify: int = 400, name: str = "tune.toml") -> Path:
+    return write(tmp_path, SPEC.format(trials=trials, verify=verify), name)
+
+
+def one_error(capsys, *argv) -> str:
+    code = main([str(a) for a in argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("protolab: error: "), (code, err)
+    return err[0]
+
+
+@pytest.mark.parametrize("old, new, key, words", [
+    ('cards = ["Fire 1", "Fire 3"]', 'cards = ["Fire 1", "Fire 9"]', "tune.cards[1]", "no card 'Fire 9'"),
+    ('cards = ["Fire 1", "Fire 3"]', 'cards = ["Colour *"]', "tune.cards[0]", "no protocol 'Colour'"),
+    ('kinds = ["value", "may"]', 'kinds = ["amount"]', "tune.kinds", "the change space is empty"),
+    ('kinds = ["value", "may"]', 'kinds = ["value", "colour"]', "tune.kinds[1]", "expected one of value"),
+    ("trials = 4", "trails = 4", "tune.trails", "unknown key"),
+    ('protocol = "Fire"', 'protocol = "Frie"', "tune.protocol", "unknown protocol 'Frie'"),
+    ('mode = "random"', 'mode = "round_robin"', "draft.mode", 'expected "random" with [tune]'),
+    ("batch = 100", "batch = 1000", "tune.batch", "at most tune.games"),
+])
+def test_a_bad_tune_spec_is_one_line_naming_the_key(tmp_path, capsys, old, new, key, words):
+    text = SPEC.format(trials=4, verify=400)
+    assert old in text
+    path = write(tmp_path, text.replace(old, new))
+    line = one_error(capsys, "tune", path, "--workers", "1", "--out", tmp_path / "out")
+    assert f"key '{key}'" in line and words in line and str(path) in line
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_spec_without_tune_and_a_tune_spec_given_to_run_are_refused(tmp_path, capsys):
+    plain = write(tmp_path, 'name = "plain"\nseed = 1\ngames = 4\n', "plain.toml")
+    assert "key 'tune': missing" in one_error(capsys, "tune", plain, "--workers", "1")
+    assert "protolab tune SPEC" in one_error(capsys, "run", small(tmp_path), "--workers", "1")
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    """One small search in this process, kept for the tests below."""
+    tmp = tmp_path_factory.mktemp("tune")
+    spec = load_spec(small(tmp, trials=5))
+    record = main_tune(spec, tmp / "search", Local().map, lambda *_: None)
+    return spec, tmp / "search", record
+
+
+def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsys):
+    spec, folder, record = searched
+    assert len(record["trials"]) == 5
+    assert set(record["baseline"]["protocols"]) == set(load_pool(["Main 1", "Aux 1"]).protocols)
+    assert record["candidates"], "a search of 5 trials keeps at least one candidate"
+    for c in record["candidates"]:
+        assert c["games"] == spec.games and c["changes"] and len({x["card"] for x in c["changes"]}) <= 3
+        for p, r in c["protocols"].items():
+            assert 0 <= r["low"] <= r["win_rate"] <= r["high"] <= 1, p
+        assert main(["cards", "check", c["variant"]]) == 0
+        pool = load_pool(["Main 1", "Aux 1"], cards=[c["variant"]])
+        for x in c["changes"]:
+            assert x["card"] in {s.name for s in pool.specs}
+    capsys.readouterr()
+    stored = json.loads((folder / "tune.json").read_text())
+    assert stored["trials"] == record["trials"] and stored["candidates"] == record["candidates"]
+
+
+def test_verification_uses_seeds_the_search_never_saw(searched):
+    from protolab.experiment.tuneplay import search_seeds, verify_seeds
+    spec, _, record = searched
+    played = sum(t["games"] for t in record["trials"]) + 10_000
+    assert not set(search_seeds(spec.seed, 0, played)) & set(verify_seeds(spec.seed, spec.games))
+
+
+def test_the_same_spec_repeats_and_an_extended_search_equals_one_run_to_the_end(searched, tmp_path):
+    spec, folder, record = searched
+    again = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "again", Local().map, lambda *_: None)
+    assert again["trials"] == record["trials"]
+    assert again["candidates"] == [{**c, "variant": c["variant"].replace(str(folder), str(tmp_path / "again"))}
+                                   for c in record["candidates"]]
+    short = main_tune(load_spec(small(tmp_path, trials=3)), tmp_path / "ext", Local().map, lambda *_: None)
+    assert short["trials"] == record["trials"][:3]
+    extended = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "ext", Local().map, lambda *_: None)
+    assert extended["trials"] == record["trials"]
+
+
+def test_a_folder_of_another_search_is_refused(searched, tmp_path):
+    _, folder, _ = searched
+    other = load_spec(small(tmp_path, trials=5, verify=600))
+    with pytest.raises(SpecError, match="another spec"):
+        main_tune(other, folder, Local().map, lambda *_: None)
+
+
+def test_ray_workers_play_what_this_process_plays(tmp_path):
+    spec = load_spec(small(tmp_path, trials=3))
+    search = prepare(spec)
+    jobs = [search.job((), tuple(range(1, 60)))]
+    ray = OnRay(None, 2)
+    try:
+        assert np.array_equal(ray.map(jobs)[0], Local().map(jobs)[0], equal_nan=True)
+    finally:
+        ray.close()
+
+
+def test_outcomes_score_each_protocol_of_each_seat():
+    protocols = np.array([[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0]])
+    out = outcomes(protocols, np.array([0, -1]), 7)
+    assert out[0].tolist()[:6] == [1, 1, 1, 0, 0, 0] and np.isnan(out[0, 6])
+    assert out[1].tolist()[:6] == [0.5] * 6
+
+
+def test_imbalance_charges_a_fix_that_breaks_another_protocol():
+    base = np.array([0.7, 0.5, 0.4])
+    assert imbalance(np.array([0.6, 0.5, 0.4]), base, 0, (0.45, 0.55)) == pytest.approx(0.1)
+    assert imbalance(np.array([0.6, 0.5, 0.35]), base, 0, (0.45, 0.55)) == pytest.approx(0.15)
+    assert imbalance(np.array([0.6, 0.5, 0.4]), base, None, (0.45, 0.55)) == pytest.approx(0.1)
+    assert front([(0.1, 3), (0.2, 1), (0.15, 3), (0.1, 2)]) == [3, 1]
+
+
+def test_the_shipped_example_parses_and_names_its_target():
+    spec = load_spec("tune_fire")
+    assert spec.tune["protocol"] == "Fire" and spec.tune["max_changes"] == 3
+    assert tomllib.loads(Path(spec.source).read_text())["tune"]["cards"] == ["Fire *"]
