@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
+from analysis.balance import paired
 from analysis.stats import z_for
 
 
@@ -43,3 +45,25 @@ def detectable(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> fl
     if n < 1:
         raise ValueError(f"a run has at least 1 seed, got {n!r}")
     return _quantiles(alpha, power) * sd / math.sqrt(n)
+
+
+def protocol_power(base: np.ndarray, arm: np.ndarray | None, names: list[str], effect: float, games: int,
+                   alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
+    """Per protocol, from a pilot's per-game results (analysis.balance.outcomes): how often it plays,
+    the spread of its per-game result (of the paired difference arm - base when `arm` is given,
+    else of the result itself, for "is it off 50%?"), the games per arm that see `effect` with the
+    given power, and the smallest effect `games` per arm would see."""
+    rows = []
+    n = len(base)
+    for p, name in enumerate(names):
+        d = paired(arm, base, p) if arm is not None else base[:, p][~np.isnan(base[:, p])].astype(float)
+        share = len(d) / n if n else 0.0
+        if len(d) < 2 or share == 0:
+            rows.append({"protocol": name, "plays": share, "spread": np.nan, "games_needed": np.nan,
+                         "detectable": np.nan})
+            continue
+        sd = spread(d)
+        needed = math.ceil(games_needed(sd, effect, alpha, power) / share) if sd > 0 else 2
+        seen = detectable(sd, max(1, int(games * share)), alpha, power)
+        rows.append({"protocol": name, "plays": share, "spread": sd, "games_needed": needed, "detectable": seen})
+    return pd.DataFrame(rows)

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from analysis.open import RunError
 from analysis.runfolder import RunDirError
-from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, run, tune
+from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, power, run, tune
 from protolab.commands.common import UsageError
 from protolab.experiment.spec import SpecError
 from protolab.version import protolab_version
@@ -28,7 +28,7 @@ USER_ERRORS = (UsageError, CardDataError, InputFileError, SpecError, RunDirError
                ScenarioError)
 
 # Subcommands in the order `protolab --help` lists them.
-COMMANDS = (games, cards, bench, ladder, run, cardvalue, analysis, meta, tune)
+COMMANDS = (games, cards, bench, ladder, run, cardvalue, analysis, meta, tune, power)
 
 
 class _Parser(argparse.ArgumentParser):
