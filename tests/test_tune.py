@@ -169,3 +169,13 @@ def test_the_shipped_example_parses_and_names_its_target():
     spec = load_spec("tune_fire")
     assert spec.tune["protocol"] == "Fire" and spec.tune["max_changes"] == 3
     assert tomllib.loads(Path(spec.source).read_text())["tune"]["cards"] == ["Fire *"]
+
+
+def test_a_band_search_without_a_target_judges_every_protocol(tmp_path):
+    text = SPEC.format(trials=2, verify=300).replace('protocol = "Fire"\n', "band = [40, 60]\n")
+    record = main_tune(load_spec(write(tmp_path, text)), tmp_path / "band", Local().map, lambda *_: None)
+    assert record["target"] is None and len(record["trials"]) == 2
+    rates = np.array([r["win_rate"] for r in record["baseline"]["protocols"].values()])
+    outside = np.maximum(0, rates - 0.6) + np.maximum(0, 0.4 - rates)
+    assert record["baseline"]["imbalance"] == pytest.approx(outside.sum())
+    assert all("target_change" not in c for c in record["candidates"])
