@@ -26,10 +26,11 @@ from analysis.open import Runs
 from analysis.provenance import of_runs, print_lines
 from analysis.runfolder import load_inputs
 from analysis.schema import PROTOCOL_COLUMNS
-from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p
+from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p, z_for
 from analysis.storage import parquet_view
 
 _SIDES = ("side_a", "side_b")
+DETECT_POWER = 0.8       # the power at which a comparison states what it could have missed
 
 
 @dataclass
@@ -321,6 +322,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     df["p_adjusted"] = np.nan
     df.loc[tested, "p_adjusted"] = adjust(df.loc[tested, "p_value"].to_numpy(), method)
     df["significant"] = df["p_adjusted"] < alpha
+    df["detectable"] = detectable_change(df, int(tested.sum()), alpha)
     order = {"game": 0, "protocol": 1, "card": 2}
     df = df.assign(_o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(["significant", "_o", "_a"],
                                                                                    ascending=[False, True, True])
@@ -335,6 +337,19 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         meta["median_variance_ratio"] = float(ratios.median()) if len(ratios) else None
     summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
     return Comparison(df, summary, meta, cards, design)
+
+
+def detectable_change(df: pd.DataFrame, tests: int, alpha: float, power: float = DETECT_POWER) -> np.ndarray:
+    """Per row, the smallest change this comparison would flag with `power` (a Bonferroni bound on
+    the correction, so conservative): what a row that is not flagged could still hide. From the
+    paired standard error where the row is paired, else from the two binomial variances."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa, pb = df["rate_base"].to_numpy(float), df["rate_variant"].to_numpy(float)
+        na, nb = df["games_base"].to_numpy(float), df["games_variant"].to_numpy(float)
+        unpaired = np.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+    se = np.where(df["design"].to_numpy() == "paired", df["se"].to_numpy(float), unpaired)
+    z = z_for(1 - alpha / max(1, tests)) + z_for(2 * power - 1)
+    return z * se
 
 
 # -- words -----------------------------------------------------------------------------------------
@@ -375,6 +390,18 @@ def _design_line(design: Design, df: pd.DataFrame) -> str:
             f"Protocol and first-player changes are paired seed by seed{saved}; card rows stay unpaired.")
 
 
+def _missed(df: pd.DataFrame) -> list[str]:
+    """What the comparison could not have seen: 'nothing flagged' is not 'nothing changed'."""
+    quiet = df[(df["kind"] == "protocol") & ~df["significant"].fillna(False).astype(bool)]["detectable"].dropna()
+    if quiet.empty:
+        return []
+    lo, hi = quiet.min(), quiet.max()
+    span = f"{100 * lo:.1f}" if round(100 * lo, 1) == round(100 * hi, 1) else f"{100 * lo:.1f} to {100 * hi:.1f}"
+    return [f"Underpowered below {span} points: a protocol change smaller than that (by protocol) would not be "
+            f"flagged here with {DETECT_POWER:.0%} power; {len(quiet)} protocol(s) not flagged could still hide "
+            "one (`detectable` column; `protolab power` says how many games would see it)."]
+
+
 def summarize(df: pd.DataFrame, base: Runs, variant: Runs, method: str, alpha: float, tests: int,
               design: Design | None = None, cards: pd.DataFrame | None = None) -> list[str]:
     """Plain sentences: the design, what moved significantly (else the largest change), how the
@@ -400,6 +427,7 @@ def summarize(df: pd.DataFrame, base: Runs, variant: Runs, method: str, alpha: f
         n_c = int((sig["kind"] == "card").sum())
         out.append(f"{n_p} protocol(s) and {n_c} card(s) moved significantly:")
         out += ["- " + _line(r, cards) for _, r in sig.iterrows()]
+    out += _missed(df)
     if cards is not None and not cards.empty:
         shown = set(sig.loc[sig["kind"] == "card", "name"])
         for _, u in cards[~cards["card"].isin(shown)].iterrows():

@@ -6,6 +6,7 @@ import json
 import math
 import re
 import shutil
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -76,6 +77,18 @@ def test_paired_difference_known_answer(hand):
     r = row(c, "first player")
     assert r["change_high"] - r["change_low"] < r["unpaired_high"] - r["unpaired_low"]
     assert c.meta["design"] == "paired" and c.meta["seed_clusters"] == 10
+
+
+def test_what_a_quiet_comparison_could_have_missed_is_said(hand):
+    """Nothing is flagged on ten seeds; the summary says how large a change could hide: for a paired
+    row, (z at alpha / tests + z at 80% power) times its paired standard error, by hand."""
+    c = compare_runs(open_runs([hand[0]]), open_runs([hand[1]]))
+    tests = c.meta["tests"]
+    z = NormalDist().inv_cdf(1 - 0.05 / tests / 2) + NormalDist().inv_cdf(0.8)
+    assert row(c, "Fire")["detectable"] == pytest.approx(z * math.sqrt(1.6 / 90))
+    assert not c.table["significant"].any()
+    line = next(x for x in c.summary if x.startswith("Underpowered below"))
+    assert "80% power" in line and f"{100 * z * math.sqrt(1.6 / 90):.1f}" in line
 
 
 def test_paired_rate_diff_formula_directly():
