@@ -12,8 +12,9 @@ from analysis import tiers
 from analysis.ab import ab_compare, label_arm, output_arm_reports, render_ab
 from analysis.cardvalue import is_card_value_run
 from analysis.compare import compare_runs, print_comparison
-from analysis.dashboard import make_server, render, write_page
+from analysis.dashboard import render
 from analysis.open import RunError, Runs
+from analysis.page import make_server, write_page
 from analysis.provenance import csv_header
 from analysis.report import TABLE_NAMES, build_report, print_report, records, table_csv, to_json, write_csv
 from analysis.tiers import TABLE_NAMES as TIER_TABLES

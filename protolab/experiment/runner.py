@@ -34,8 +34,9 @@ from typing import Any
 from analysis import runfolder
 from analysis.ab import ab_compare, print_ab, render_ab
 from analysis.cardvalue import is_card_value_run
-from analysis.dashboard import render, write_page
+from analysis.dashboard import render
 from analysis.open import open_runs
+from analysis.page import write_page
 from analysis.report import build_report, print_report
 from analysis.runfolder import RunDirError
 from analysis.tiers import print_tiers, render_tiers, tier_study
