@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from analysis import queries
 from analysis.compare import Comparison, compare_runs, print_comparison
 from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
 from analysis.page import fig_html, layout, render_page, table_html, warnings_html
-from analysis.provenance import as_html, csv_header, of_runs
+from analysis.provenance import as_html, of_runs
 from analysis.report import Report, print_report, records, to_json, write_csv
 
 OpenFn = Callable[[str], Runs]
@@ -294,23 +293,3 @@ def print_ab(ab: ABResult, console, run_dir: Any = None) -> None:
 def comparison_json(c: Comparison) -> dict[str, Any]:
     """A comparison as JSON-ready data: meta (design included), summary, every row, changed cards."""
     return {"meta": c.meta, "summary": c.summary, "table": records(c.table), "changed_cards": records(c.cards)}
-
-
-def output_arm_reports(reports: list[Report], fmt: str, table: str | None, out: str | None, console) -> None:
-    """`report` of an A/B run in the chosen format: a section per arm (table), one JSON object keyed
-    by arm, one CSV table with an `arm` column, or OUT/ARM/NAME.csv files."""
-
-    if fmt == "json":
-        if table:
-            for r in reports:
-                r.tables = {table: r.tables[table]}
-        print(arms_json(reports))
-    elif fmt == "csv":
-        if out:
-            for f in write_arms_csv(reports, out):
-                print(f)
-        else:
-            blocks = [b for r in reports for b in r.meta.get("provenance") or []]
-            sys.stdout.write(csv_header(blocks) + arms_csv(reports, table or "protocols").to_csv(index=False))
-    else:
-        print_arm_reports(reports, console)
