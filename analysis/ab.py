@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,13 +16,12 @@ from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
 
 from analysis import queries
 from analysis.compare import Comparison, compare_runs, print_comparison
-from analysis.dashboard import CSS, SORT_JS, _fig_html, _layout, _table_html
 from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
-from analysis.provenance import as_html, csv_header, of_runs
+from analysis.page import fig_html, layout, render_page, table_html, warnings_html
+from analysis.provenance import as_html, of_runs
 from analysis.report import Report, print_report, records, to_json, write_csv
 
 OpenFn = Callable[[str], Runs]
@@ -171,7 +169,7 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
                              error_x={"type": "data", "symmetric": False, "color": "#222",
                                       "array": (t["change_high"] - t["change"]) * 100,
                                       "arrayminus": (t["change"] - t["change_low"]) * 100}))
-    return _layout(fig, f"Change in win rate, {variant} minus {base} (points; red/blue: significant after "
+    return layout(fig, f"Change in win rate, {variant} minus {base} (points; red/blue: significant after "
                    f"correction)", height=max(360, 24 * len(t) + 140), xaxis={"title": "change, points",
                                                                              "zeroline": False})
 
@@ -189,7 +187,7 @@ def fig_card_use(c: Comparison, base: str, variant: str) -> go.Figure | None:
         v = [val for _, r in u.iterrows() for val in (r[f"{col}_base"], r[f"{col}_variant"])]
         fig.add_trace(go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[_pct(a) for a in v],
                              textposition="outside"))
-    return _layout(fig, "Changed cards: share of their deck's seat-games played face-up, face-down, never",
+    return layout(fig, "Changed cards: share of their deck's seat-games played face-up, face-down, never",
                    barmode="group",
                    yaxis={"tickformat": ".0%", "range": [0, 1.1]}, height=420)
 
@@ -210,7 +208,7 @@ def fig_card_wr(c: Comparison, base: str, variant: str) -> go.Figure | None:
                                           "arrayminus": u[f"up_wr_{side}"] - u[f"up_wr_low_{side}"]}))
         fig.add_trace(go.Scatter(x=x, y=u[f"never_wr_{side}"], mode="markers", name=f"{arm}: WR never played",
                                  marker={"size": 8, "symbol": "x", "color": colour}))
-    return _layout(fig, "Changed cards: win rate when played face-up (95% CI) and when never played",
+    return layout(fig, "Changed cards: win rate when played face-up (95% CI) and when never played",
                    yaxis={"tickformat": ".0%", "title": "win rate"}, height=380)
 
 
@@ -221,7 +219,7 @@ def _rows_table(c: Comparison, i: int) -> str:
             ("change, points (95% CI)", "change", "diff"), ("design", "design", "text"),
             ("variance saved", "saved", "text"), ("adj. p", "p_adjusted", "text")]
     t["p_adjusted"] = [("" if pd.isna(p) else f"{p:.2g}") for p in t["p_adjusted"]]
-    return _table_html(t, cols, f"rows-{i}")
+    return table_html(t, cols, f"rows-{i}")
 
 
 def _cards_table(c: Comparison, base: str, variant: str, i: int) -> str:
@@ -238,13 +236,13 @@ def _cards_table(c: Comparison, base: str, variant: str, i: int) -> str:
             ("WR face-up change, points (95% CI)", "up_wr_change", "diff"),
             (f"WR played {base}", "played_wr_base", "pct"), (f"WR played {variant}", "played_wr_variant", "pct"),
             (f"WR never {base}", "never_wr_base", "pct"), (f"WR never {variant}", "never_wr_variant", "pct")]
-    return f'<div class="scroll">{_table_html(c.cards, cols, f"changed-cards-{i}")}</div>'
+    return f'<div class="scroll">{table_html(c.cards, cols, f"changed-cards-{i}")}</div>'
 
 
 def _section(i: int, base: str, variant: str, c: Comparison) -> str:
     figs = [(f"forest-{i}", fig_forest(c, base, variant)), (f"card-use-{i}", fig_card_use(c, base, variant)),
             (f"card-wr-{i}", fig_card_wr(c, base, variant))]
-    charts = "".join(_fig_html(f, "chart-" + name) for name, f in figs if f is not None)
+    charts = "".join(fig_html(f, "chart-" + name) for name, f in figs if f is not None)
     summary = "".join(f"<li>{html.escape(s.removeprefix('- '))}</li>" for s in c.summary)
     changed = ", ".join(c.meta.get("changed_cards", [])) or "none found"
     return f"""<section id="ab-{i}"><h2>{html.escape(variant)} vs {html.escape(base)}</h2>
@@ -271,25 +269,15 @@ def render_ab(ab: ABResult) -> str:
     """The A/B page as one HTML string (plotly.js inline: it works with no network)."""
     sections = "".join(_section(i, ab.arms[0], v, c) for i, (v, c) in enumerate(ab.comparisons))
     design = ab.comparisons[0][1].design.how if ab.comparisons else ""
-    warnings = "".join(f'<p class="warn">warning: {html.escape(w)}</p>'
-                       for w in dict.fromkeys(w for _, c in ab.comparisons for w in c.meta.get("warnings", [])))
-    title = f"{ab.run_id}: A/B, {len(ab.arms)} arms"
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>protolab A/B: {html.escape(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>{CSS}.summary li{{margin:3px 0}}</style>
-<script type="text/javascript">{get_plotlyjs()}</script>
-</head><body>
-<header><h1>protolab A/B dashboard: {html.escape(title)}</h1>
+    warnings = dict.fromkeys(w for _, c in ab.comparisons for w in c.meta.get("warnings", []))
+    header = f"""
 <p>Each arm against {html.escape(ab.arms[0])}; {html.escape(design)}. One arm's full dashboard: protolab dashboard
-{html.escape(ab.run)}#ARM</p>{as_html(ab.provenance)}</header>
-<main>{warnings}
+{html.escape(ab.run)}#ARM</p>{as_html(ab.provenance)}"""
+    body = f"""{warnings_html(list(warnings))}
 <section><h2>Arms</h2>{_overview_html(ab)}</section>
-{sections}
-</main>
-<script>{SORT_JS}</script>
-</body></html>
-"""
+{sections}"""
+    return render_page(" A/B", "protolab A/B dashboard", f"{ab.run_id}: A/B, {len(ab.arms)} arms", header, body,
+                       css=".summary li{margin:3px 0}")
 
 
 def print_ab(ab: ABResult, console, run_dir: Any = None) -> None:
@@ -305,23 +293,3 @@ def print_ab(ab: ABResult, console, run_dir: Any = None) -> None:
 def comparison_json(c: Comparison) -> dict[str, Any]:
     """A comparison as JSON-ready data: meta (design included), summary, every row, changed cards."""
     return {"meta": c.meta, "summary": c.summary, "table": records(c.table), "changed_cards": records(c.cards)}
-
-
-def output_arm_reports(reports: list[Report], fmt: str, table: str | None, out: str | None, console) -> None:
-    """`report` of an A/B run in the chosen format: a section per arm (table), one JSON object keyed
-    by arm, one CSV table with an `arm` column, or OUT/ARM/NAME.csv files."""
-
-    if fmt == "json":
-        if table:
-            for r in reports:
-                r.tables = {table: r.tables[table]}
-        print(arms_json(reports))
-    elif fmt == "csv":
-        if out:
-            for f in write_arms_csv(reports, out):
-                print(f)
-        else:
-            blocks = [b for r in reports for b in r.meta.get("provenance") or []]
-            sys.stdout.write(csv_header(blocks) + arms_csv(reports, table or "protocols").to_csv(index=False))
-    else:
-        print_arm_reports(reports, console)

@@ -1,38 +1,25 @@
 """`protolab dashboard`: one self-contained HTML page a designer can open offline (plotly.js is
 embedded from the installed plotly package, nothing is fetched), with the answers first: balance
 flags, protocol win rates with intervals, the matchup heatmap, compile timing, game length, and a
-sortable card-impact table. `--serve` serves the page on 127.0.0.1 only."""
+sortable card-impact table. The page shell is analysis/page.py's."""
 
 from __future__ import annotations
 
 import html
 import math
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
-from plotly.offline import get_plotlyjs
 
 from analysis import queries
 from analysis.meta import meta_analysis
 from analysis.meta_report import meta_html
+from analysis.page import fig_html, layout, render_page, table_html, warnings_html
 from analysis.provenance import as_html
 from analysis.report import Report, against
-from analysis.runfolder import write_atomic
 
-FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
-
-
-def _layout(fig: go.Figure, title: str, height: int = 420, **kw: Any) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0.01}, height=height, margin={"l": 70, "r": 20, "t": 50, "b": 50},
-                      font={"family": FONT, "size": 12}, template="plotly_white",
-                      legend={"orientation": "h", "y": -0.15}, **kw)
-    return fig
 
 
 def _pct(x: float) -> str:
@@ -58,7 +45,7 @@ def fig_protocols(r: Report) -> go.Figure:
         d = byf[byf["first"] == who].set_index("protocol").reindex(p["protocol"])
         fig.add_trace(go.Scatter(x=d["win_rate"], y=d.index, mode="markers", name=f"moving {who}",
                                  marker={"size": 7, "symbol": "diamond", "color": COLORS[who], "opacity": 0.7}))
-    return _layout(fig, "Protocol win rate (as part of a trio), 95% Wilson intervals; band shaded",
+    return layout(fig, "Protocol win rate (as part of a trio), 95% Wilson intervals; band shaded",
                    height=max(360, 28 * len(p) + 120), xaxis={"tickformat": ".0%", "title": "win rate"})
 
 
@@ -77,7 +64,7 @@ def fig_matchups(r: Report) -> go.Figure:
                                zmid=0.5, zmin=0.5 - spread, zmax=0.5 + spread, hovertext=hover, hoverinfo="text",
                                colorbar={"tickformat": ".0%", "title": "row wins"}))
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, "Matchups: how often a trio holding the row protocol beats one holding the column protocol",
+    return layout(fig, "Matchups: how often a trio holding the row protocol beats one holding the column protocol",
                    height=max(420, 30 * len(m) + 140))
 
 
@@ -89,7 +76,7 @@ def fig_compile_curves(r: Report) -> go.Figure:
         d = c[c["k"] == k]
         fig.add_trace(go.Scatter(x=d["turn"], y=d["share"], mode="lines", name=f"compile {k}",
                                  line={"dash": dash, "width": 2}))
-    return _layout(fig, "Compile timing: share of seat-games with their k-th compile by turn",
+    return layout(fig, "Compile timing: share of seat-games with their k-th compile by turn",
                    xaxis={"title": "turn"}, yaxis={"tickformat": ".0%", "title": "share of seat-games",
                                                    "range": [0, 1]})
 
@@ -103,7 +90,7 @@ def fig_game_length(r: Report) -> go.Figure:
         if len(d):
             fig.add_trace(go.Bar(x=d["turns"], y=d["games"], name=f"won by {who} player" if who != "draw" else "draw",
                                  marker={"color": COLORS[who]}))
-    return _layout(fig, "Game length (turns), by who won", barmode="stack", bargap=0,
+    return layout(fig, "Game length (turns), by who won", barmode="stack", bargap=0,
                    xaxis={"title": "turns"}, yaxis={"title": "games"})
 
 
@@ -119,7 +106,7 @@ def fig_compiles_by_protocol(r: Report) -> go.Figure | None:
                            hovertext=[f"{x.protocol}: compiled in {x.compile_rate:.1%} of {x.appearances:,} "
                                       f"appearances, median turn {x.turn_median:.0f}" for x in cp.itertuples()],
                            hoverinfo="text"))
-    return _layout(fig, "Compile rate per protocol (share of its appearances in which it was compiled)",
+    return layout(fig, "Compile rate per protocol (share of its appearances in which it was compiled)",
                    height=max(360, 26 * len(cp) + 120), xaxis={"tickformat": ".0%"})
 
 
@@ -132,30 +119,8 @@ def fig_strategies(r: Report) -> go.Figure | None:
                                error_x={"type": "data", "symmetric": False,
                                         "array": sr["rating_high"] - sr["rating"],
                                         "arrayminus": sr["rating"] - sr["rating_low"]}))
-    return _layout(fig, "Strategy ratings (Bradley-Terry, Elo scale, 95% CI)", height=max(260, 40 * len(sr) + 120),
+    return layout(fig, "Strategy ratings (Bradley-Terry, Elo scale, 95% CI)", height=max(260, 40 * len(sr) + 120),
                    xaxis={"title": "rating"})
-
-
-def _table_html(df: pd.DataFrame, cols: list[tuple[str, str, str]], table_id: str) -> str:
-    """A sortable table: cols are (header, column, format) with format pct|int|text|diff."""
-    head = "".join(f'<th data-col="{i}">{html.escape(h)}</th>' for i, (h, _, _) in enumerate(cols))
-    body = []
-    for _, row in df.iterrows():
-        cells = []
-        for _, c, fmt in cols:
-            v = row[c]
-            if fmt == "text":
-                cells.append(f'<td data-v="{html.escape(str(v))}">{html.escape(str(v))}</td>')
-                continue
-            missing = v is None or (isinstance(v, float) and math.isnan(v))
-            sv = "" if missing else f"{float(v):.6g}"
-            shown = ("" if missing else f"{v:.1%}" if fmt == "pct" else f"{int(v):,}" if fmt == "int"
-                     else f"{v:.2g}" if fmt == "p"
-                     else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})")
-            cells.append(f'<td class="n" data-v="{sv}">{shown}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
 
 
 def cards_table(r: Report) -> str:
@@ -167,7 +132,7 @@ def cards_table(r: Report) -> str:
             ("WR face-up", "up_wr", "pct"), ("n face-up", "up", "int"),
             ("WR face-down", "down_wr", "pct"), ("WR never played", "never_wr", "pct"), ("n never", "never", "int"),
             ("face-up minus never, points (95% CI)", "iwd", "diff")]
-    return _table_html(c, cols, "cards")
+    return table_html(c, cols, "cards")
 
 
 def card_value_html(r: Report) -> str:
@@ -188,7 +153,7 @@ def card_value_html(r: Report) -> str:
             "side holding its protocol: its win rate against the same strategy unrestricted minus restricted, on "
             "shared seeds and trios (draws count half), with a paired 95% interval; p adjusted across all rows "
             f'({html.escape(str(c.attrs.get("correction", "holm")))}).</p>'
-            f'<div class="scroll">{_table_html(shown, cols, "card-value")}</div></section>')
+            f'<div class="scroll">{table_html(shown, cols, "card-value")}</div></section>')
 
 
 def trios_html(r: Report) -> str:
@@ -202,7 +167,7 @@ def trios_html(r: Report) -> str:
     return (f"<section><h2>Trio win rate: {len(t):,} trios, best first (click a header to sort)</h2>"
             '<p class="muted">Each trio over all its decided games, either seat; 95% Wilson interval; draws '
             "beside it, never as half wins.</p>"
-            f'<div class="scroll">{_table_html(t, cols, "trios")}</div></section>')
+            f'<div class="scroll">{table_html(t, cols, "trios")}</div></section>')
 
 
 def metagame_html(r: Report) -> str:
@@ -237,71 +202,19 @@ def flags_html(r: Report) -> str:
     return f'<ul class="flags">{items}</ul><p class="muted">{statement}.</p>'
 
 
-def _fig_html(fig: go.Figure, div_id: str) -> str:
-    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True})
-
-
-CSS = """
-body{font-family:FONT;margin:0;background:#fafafa;color:#222}
-header{background:#222;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
-header p{margin:4px 0 0;color:#ccc;font-size:13px}header p.prov{color:#9fc3e8;font-size:12px}
-main{max-width:1200px;margin:0 auto;padding:12px 24px}
-section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:14px 0;padding:10px 14px}
-h2{font-size:16px;margin:6px 0 8px}.muted{color:#777;font-size:12px}.ok{color:#2a7a2a}
-.flags li{margin:3px 0}.flags li.above{color:#a01818}.flags li.below{color:#1a4fa0}
-.warn{color:#a06000}
-table.sortable{border-collapse:collapse;font-size:12px;width:100%}
-table.sortable th{cursor:pointer;background:#f0f0f0;position:sticky;top:0;padding:4px 6px;text-align:left;
- border-bottom:1px solid #ccc;white-space:nowrap}
-table.sortable th.asc:after{content:" \\25B2"}table.sortable th.desc:after{content:" \\25BC"}
-table.sortable td{padding:3px 6px;border-bottom:1px solid #eee}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
-.scroll{max-height:520px;overflow:auto}
-""".replace("FONT", FONT)
-
-SORT_JS = """
-document.querySelectorAll('table.sortable').forEach(function (t) {
-  t.querySelectorAll('th').forEach(function (th) {
-    th.addEventListener('click', function () {
-      var i = +th.dataset.col, asc = !th.classList.contains('asc');
-      t.querySelectorAll('th').forEach(function (h) { h.classList.remove('asc', 'desc'); });
-      th.classList.add(asc ? 'asc' : 'desc');
-      var rows = Array.prototype.slice.call(t.tBodies[0].rows);
-      rows.sort(function (a, b) {
-        var x = a.cells[i].dataset.v, y = b.cells[i].dataset.v, fx = parseFloat(x), fy = parseFloat(y);
-        var c = (!isNaN(fx) && !isNaN(fy)) ? fx - fy : (x === '' ? 1 : y === '' ? -1 : x.localeCompare(y));
-        return asc ? c : -c;
-      });
-      rows.forEach(function (r) { t.tBodies[0].appendChild(r); });
-    });
-  });
-});
-"""
-
-
 def render(r: Report) -> str:
     """The whole page as one HTML string (plotly.js inline: it works with no network)."""
     o = r.tables["overview"].iloc[0]
     figs = [("protocols", fig_protocols(r)), ("matchups", fig_matchups(r)),
             ("compile-curves", fig_compile_curves(r)), ("game-length", fig_game_length(r)),
             ("compiles-by-protocol", fig_compiles_by_protocol(r)), ("strategies", fig_strategies(r))]
-    charts = "".join(f'<section>{_fig_html(f, "chart-" + name)}</section>' for name, f in figs if f is not None)
-    warnings = "".join(f'<p class="warn">warning: {html.escape(w)}</p>' for w in r.meta["warnings"])
-    title = ", ".join(r.meta["run_ids"])
+    charts = "".join(f'<section>{fig_html(f, "chart-" + name)}</section>' for name, f in figs if f is not None)
     summary = (f"{int(o['games']):,} games, {int(o['decided']):,} decided, {int(o['draws']):,} draws; "
                f"first player wins {_pct(o['first_player_win_rate'])} (95% CI "
                f"{_pct(o['first_player_win_rate_low'])}-{_pct(o['first_player_win_rate_high'])}); "
                f"turns mean {o['mean_turns']:.1f}, median {o['median_turns']:.0f}")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>protolab: {html.escape(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>{CSS}</style>
-<script type="text/javascript">{get_plotlyjs()}</script>
-</head><body>
-<header><h1>protolab balance dashboard: {html.escape(title)}</h1><p>{html.escape(summary)}</p>
-{as_html(r.meta.get("provenance") or [])}</header>
-<main>{warnings}
+    header = f"<p>{html.escape(summary)}</p>\n{as_html(r.meta.get('provenance') or [])}"
+    body = f"""{warnings_html(r.meta["warnings"])}
 <section><h2>Balance flags</h2>{flags_html(r)}</section>
 {charts}
 <section><h2>Card impact (click a header to sort)</h2>
@@ -312,38 +225,5 @@ idea), in percentage points with a 95% Newcombe interval.</p>
 <div class="scroll">{cards_table(r)}</div></section>
 {trios_html(r)}
 {metagame_html(r)}
-{card_value_html(r)}
-</main>
-<script>{SORT_JS}</script>
-</body></html>
-"""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    page = b""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self.path not in ("/", "/index.html"):
-            self.send_error(404)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(self.page)))
-        self.end_headers()
-        self.wfile.write(self.page)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-
-def make_server(page: str, port: int = 8000) -> ThreadingHTTPServer:
-    """An HTTP server for the page, bound to 127.0.0.1 only (port 0: any free port)."""
-    handler = type("DashboardHandler", (_Handler,), {"page": page.encode()})
-    return ThreadingHTTPServer(("127.0.0.1", port), handler)
-
-
-def write_page(path: str | Path, page: str) -> None:
-    """Write the page whole or not at all (a temporary file in the same folder, then a rename):
-    a full disk or Ctrl-C never leaves a truncated dashboard, and an older one stays as it was."""
-
-    write_atomic(path, page.encode("utf-8"))
+{card_value_html(r)}"""
+    return render_page("", "protolab balance dashboard", ", ".join(r.meta["run_ids"]), header, body)

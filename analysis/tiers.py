@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from analysis import queries
 from analysis.cells import pct, table
-from analysis.dashboard import CSS, SORT_JS, _fig_html, _layout
 from analysis.flags import balance_flags
 from analysis.open import Runs, open_runs, peek_manifest, split_arm
+from analysis.page import fig_html, layout, plain_table, render_page, warnings_html
 from analysis.provenance import as_html, csv_header, of_runs, print_lines, tier_names
 from analysis.report import records
 from analysis.runfolder import write_atomic
@@ -424,10 +425,8 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
                              caption=f"* flagged. All: protolab report {study.run} --format csv --table cards"))
 
 
-def fig_protocols(study: TierStudy):
-    import plotly.graph_objects as go
-
-
+def fig_protocols(study: TierStudy) -> go.Figure:
+    """Each protocol's win rate under every tier, with its interval."""
     p = study.tables["protocols"]
     order = wide_protocols(study).index.tolist()[::-1]
     fig = go.Figure()
@@ -438,21 +437,12 @@ def fig_protocols(study: TierStudy):
                                           "array": d["win_rate_high"] - d["win_rate"],
                                           "arrayminus": d["win_rate"] - d["win_rate_low"]}))
     fig.add_vline(x=0.5, line={"color": "#999", "dash": "dot"})
-    return _layout(fig, "Protocol win rate under each tier (95% Wilson intervals)",
+    return layout(fig, "Protocol win rate under each tier (95% Wilson intervals)",
                    height=max(360, 28 * len(order) + 120), xaxis={"tickformat": ".0%", "title": "win rate"})
 
 
 def render_tiers(study: TierStudy) -> str:
     """The tier page as one HTML string (plotly.js inline: it works offline)."""
-    from plotly.offline import get_plotlyjs
-
-
-    def simple(df: pd.DataFrame, tid: str) -> str:
-        head = "".join(f'<th data-col="{i}">{html.escape(str(c))}</th>' for i, c in enumerate(df.columns))
-        body = "".join("<tr>" + "".join(f'<td data-v="{html.escape(str(v))}">{html.escape(str(v))}</td>' for v in r)
-                       + "</tr>" for r in df.itertuples(index=False))
-        return f'<table class="sortable" id="{tid}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
     a = pd.DataFrame(_agreement_rows(study.tables["agreement"]),
                      columns=["finding", "tiers", "items", "Kendall tau-b (95% CI)", "Spearman rho (95% CI)"])
     f = study.tables["flags"]
@@ -464,29 +454,20 @@ def render_tiers(study: TierStudy) -> str:
              .join(wc[[f"{t}_flagged" for t in study.tiers]].map(lambda v: "flagged" if _flag(v) else ""))
              .reset_index()) if not wc.empty else pd.DataFrame()
     b = study.meta["bootstrap"]
-    title = f"{study.run_id}: tier study, {len(study.tiers)} tiers"
-    cards_html = (f'<div class="scroll">{simple(cards, "tier-cards")}</div>' if not cards.empty
+    cards_html = (f'<div class="scroll">{plain_table(cards, "tier-cards")}</div>' if not cards.empty
                   else "<p class='muted'>No events: card findings need the events table.</p>")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>protolab tiers: {html.escape(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>{CSS}</style>
-<script type="text/javascript">{get_plotlyjs()}</script>
-</head><body>
-<header><h1>protolab tier study: {html.escape(title)}</h1>
+    header = f"""
 <p>Tiers {html.escape(", ".join(study.tiers))} on the same seeds, pool and drafts. One tier's full dashboard: protolab
-dashboard {html.escape(study.run)}#TIER</p>{as_html(study.meta["provenance"])}</header>
-<main>{"".join(f'<p class="warn">warning: {html.escape(w)}</p>' for w in study.meta["warnings"])}
-<section><h2>Rank agreement between tiers</h2>{simple(a, "agreement")}
+dashboard {html.escape(study.run)}#TIER</p>{as_html(study.meta["provenance"])}"""
+    body = f"""{warnings_html(study.meta["warnings"])}
+<section><h2>Rank agreement between tiers</h2>{plain_table(a, "agreement")}
 <p class="muted">95% percentile bootstrap over {html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
 1 = the same order, 0 = unrelated, -1 = reversed.</p></section>
-<section><h2>Balance flags under each tier</h2>{simple(flags, "tier-flags") if not flags.empty else
+<section><h2>Balance flags under each tier</h2>{plain_table(flags, "tier-flags") if not flags.empty else
 "<p class='ok'>Nothing flagged under any tier.</p>"}
 <p class="muted">{html.escape(study.meta["flags_statement"])}.</p></section>
-<section>{_fig_html(fig_protocols(study), "chart-tier-protocols")}</section>
-<section><h2>Protocol win rate under each tier</h2>{simple(wp, "tier-protocols")}</section>
-<section><h2>Card vs its protocol's other cards: face-up win rate difference, points</h2>{cards_html}</section>
-</main>
-<script>{SORT_JS}</script>
-</body></html>
-"""
+<section>{fig_html(fig_protocols(study), "chart-tier-protocols")}</section>
+<section><h2>Protocol win rate under each tier</h2>{plain_table(wp, "tier-protocols")}</section>
+<section><h2>Card vs its protocol's other cards: face-up win rate difference, points</h2>{cards_html}</section>"""
+    title = f"{study.run_id}: tier study, {len(study.tiers)} tiers"
+    return render_page(" tiers", "protolab tier study", title, header, body)

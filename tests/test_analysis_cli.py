@@ -87,8 +87,9 @@ def test_dashboard_writes_a_self_contained_page(capsys, known, tmp_path):
 
 
 def test_dashboard_server_binds_loopback_only(known):
-    from analysis.dashboard import make_server, render
+    from analysis.dashboard import render
     from analysis.open import open_runs
+    from analysis.page import make_server
     from analysis.report import build_report
 
     server = make_server(render(build_report(open_runs(known))), port=0)

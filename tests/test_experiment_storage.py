@@ -8,6 +8,7 @@ touched. A run with `--out s3://...` is killed after some shards, resumed from t
 straight from the bucket, and gives the same rows as a local single-node run; the driver receives
 receipts only (measured: the serialised results of the shard tasks)."""
 
+import io
 import json
 import os
 import secrets
@@ -112,6 +113,43 @@ def test_object_store_files_journal_and_lock(s3):
     with runfolder.locked(run_dir):
         pass
     assert not (run_dir / runfolder.LOCK).exists()
+
+
+TIER_SPEC = """
+name = "tiers"
+seed = 9
+games = 20
+shard_games = 20
+tiers = ["greedy", "random"]
+[pool]
+sets = ["Main 1", "Aux 1"]
+[seats]
+swap = true
+"""
+
+
+def test_tier_study_in_a_bucket_reports_and_renders(s3, tmp_path, capsys):
+    """`protolab run` of a tier study with `--out s3://...` ends with the tier report and its page in
+    the bucket (it once ended in "not a local path"); report and dashboard read it from there."""
+    from rich.console import Console
+
+    from protolab.cli import main
+    from protolab.experiment.runner import analyse
+
+    (tmp_path / "tiers.toml").write_text(TIER_SPEC)
+    res = run(str(tmp_path / "tiers.toml"), RunOptions(workers=2, out=f"{s3}/runs", show_progress=False))
+    assert res.status == "complete" and str(res.run_dir).startswith(f"{s3}/runs/tiers-")
+    console = Console(record=True, width=200, file=io.StringIO())
+    analyse(res, console)
+    text = console.export_text()
+    assert "Rank agreement between tiers" in text and f"Tier dashboard: {res.run_dir}/dashboard.html" in text
+    page = (res.run_dir / "dashboard.html").read_bytes().decode()
+    assert "<h1>protolab tier study: tiers-" in page and "Rank agreement between tiers" in page
+    assert main(["report", str(res.run_dir), "--format", "csv", "--table", "protocols"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[2].startswith("tier,protocol,games") and {r.split(",")[0] for r in rows[3:]} == {"greedy", "random"}
+    assert main(["dashboard", str(res.run_dir), "--out", str(tmp_path / "tiers.html")]) == 0
+    assert (tmp_path / "tiers.html").read_text() == page
 
 
 def test_bad_location_is_one_line(tmp_path):

@@ -4,6 +4,7 @@ run, and the PSRO loop on a tiny spec (one small Ray run per iteration)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -268,6 +269,16 @@ def test_psro_loop_stops_by_itself_and_reports_its_iterations(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert len(out["iterations"]) == len(its)
     assert sum(t["nash_probability"] for t in out["trios"]) == pytest.approx(1)
+    # the loop folder is a study of its own (analysis/studies/metagame.py): `run` ended with its page,
+    # and report and dashboard read it
+    assert "<h1>protolab metagame loop: loop-psro-" in (loops[0] / "dashboard.html").read_text()
+    assert main(["report", str(loops[0]), "--format", "csv", "--table", "iterations"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
+    assert list(table["iteration"]) == [it["iteration"] for it in its]
+    assert main(["report", str(loops[0]), "--table", "agreement"]) == 2
+    assert "unknown table 'agreement'; tables: protocols, trios, fit, iterations" in capsys.readouterr().err
+    assert main(["dashboard", str(loops[0]), "--out", str(tmp_path / "loop.html")]) == 0
+    assert "Loop iterations" in (tmp_path / "loop.html").read_text()
 
 
 def test_protolab_meta_of_a_drafted_run_has_pick_metrics(draft_run, capsys):

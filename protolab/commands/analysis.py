@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from analysis import tiers
-from analysis.ab import ab_compare, label_arm, output_arm_reports, render_ab
-from analysis.cardvalue import is_card_value_run
 from analysis.compare import compare_runs, print_comparison
-from analysis.dashboard import make_server, render, write_page
 from analysis.open import RunError, Runs
+from analysis.page import make_server, write_page
 from analysis.provenance import csv_header
-from analysis.report import TABLE_NAMES, build_report, print_report, records, table_csv, to_json, write_csv
-from analysis.tiers import TABLE_NAMES as TIER_TABLES
-from analysis.tiers import is_tier_run, render_tiers, tier_study
+from analysis.report import TABLE_NAMES, records
+from analysis.studies import Options, Study, kind_of, open_study
 from protolab.commands.common import UsageError, console
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 
@@ -74,104 +71,56 @@ def _written(out: str, write) -> None:
 
 
 
-def _report_arms(args: argparse.Namespace, arms: list[str]) -> int:
-    """`report` of an A/B run: one report per arm, never pooled (docs/analysis.md)."""
+def _options(args: argparse.Namespace) -> Options:
+    """The study options of a command: its runs opened with its read options, warnings on stderr
+    unless the output (a terminal table) shows them."""
 
-    only = [args.table] if args.table and args.table != "balance_flags" else None
-    reports = []
-    for path in arms:
-        runs = open_given([path], args)
-        warn(runs, args.format == "table")
-        try:
-            reports.append(label_arm(build_report(runs, args.band, args.correction, args.alpha, only=only), path))
-        except RunError as e:
-            raise UsageError(str(e)) from None
-    _written(args.out or "", lambda: output_arm_reports(reports, args.format, args.table, args.out, console(wide=True)))
-    return 0
-
-
-def _tier_study(args: argparse.Namespace):
-    """The tier study of a tier-study run (analysis.tiers), each tier opened with the command's options."""
-
-    def opened(path: str) -> Runs:
-        runs = open_given([path], args)
+    def opened(paths: list[str]) -> Runs:
+        runs = open_given(paths, args)
         warn(runs, getattr(args, "format", "html") == "table")
         return runs
 
+    return Options(args.band, args.correction, args.alpha, getattr(args, "table", None), args.verify, opened)
+
+
+@contextlib.contextmanager
+def _readable() -> Iterator[None]:
+    """A run that cannot be read as asked is the user's error: one line, exit status 2."""
     try:
-        return tier_study(args.runs[0], args.band, args.correction, args.alpha, open_fn=opened)
+        yield
     except RunError as e:
         raise UsageError(str(e)) from None
 
 
-def _report_tiers(args: argparse.Namespace) -> int:
-    """`report` of a tier study: each finding under every tier, rank agreement, flag verdicts."""
-
-    study = _tier_study(args)
+def _output(study: Study, args: argparse.Namespace) -> None:
+    """`report` in the chosen format: JSON, CSV of one table (or every table under --out), the terminal."""
     if args.format == "json":
-        if args.table:
-            study.tables = {args.table: study.tables[args.table]}
-        print(tiers.to_json(study))
+        print(study.to_json())
+    elif args.format == "csv" and args.out:
+        files: list[Path] = []
+        _written(args.out, lambda: files.extend(study.write_csv(args.out)))
+        for f in files:
+            print(f)
     elif args.format == "csv":
-        if args.out:
-            files: list[Path] = []
-            _written(args.out, lambda: files.extend(tiers.write_csv(study, args.out)))
-            for f in files:
-                print(f)
-        else:
-            sys.stdout.write(tiers.table_csv(study, args.table or "agreement"))
+        sys.stdout.write(study.table_csv(args.table))
     else:
-        tiers.print_tiers(study, console(wide=True))
-    return 0
+        study.print(console(wide=True))
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     _check(args)
-    tiered = len(args.runs) == 1 and is_tier_run(args.runs[0])
-    names = TIER_TABLES if tiered else TABLE_NAMES
-    if args.table and args.table not in names:
-        raise UsageError(f"unknown table {args.table!r}; tables: {', '.join(names)}")
-    if args.out is not None and args.format != "csv":
-        raise UsageError(f"--out {args.out}: goes with --format csv (one CSV file per table)")
-    _check_out_dir(args.out)
-    arms = arms_of(args.runs)
-    if tiered:
-        return _report_tiers(args)
-    if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
-        args.runs, arms = arms[:1], None
-    if arms:
-        return _report_arms(args, arms)
-    t0 = time.perf_counter()
-    runs = open_given(args.runs, args)
-    t_open = time.perf_counter() - t0
-    warn(runs, args.format == "table")
-    try:
-        only = [args.table] if args.table else None
-        if only and args.table == "balance_flags":
-            only = None
-        rep = build_report(runs, args.band, args.correction, args.alpha, only=only)
-    except RunError as e:
-        raise UsageError(str(e)) from None
-    total = time.perf_counter() - t0
-    if args.format == "json":
-        if args.table:
-            rep.tables = {args.table: rep.tables[args.table]}
-        print(to_json(rep))
-    elif args.format == "csv":
-        if args.out:
-            files: list[Path] = []
-            _written(args.out, lambda: files.extend(write_csv(rep, args.out)))
-            for f in files:
-                print(f)
-        else:
-            sys.stdout.write(table_csv(rep, rep.tables[args.table or "protocols"]))
-    else:
-        print_report(rep, console(wide=True))
+    with _readable():
+        kind = kind_of(args.runs)
+        if args.table and args.table not in kind.TABLE_NAMES:
+            raise UsageError(f"unknown table {args.table!r}; tables: {', '.join(kind.TABLE_NAMES)}")
+        if args.out is not None and args.format != "csv":
+            raise UsageError(f"--out {args.out}: goes with --format csv (one CSV file per table)")
+        _check_out_dir(args.out)
+        study = kind.open(args.runs, _options(args))
+        _output(study, args)
     if args.timing:
-        for name, s in rep.timings.items():
+        for name, s in study.timings.items():
             print(f"{name:24s} {s:7.3f} s", file=sys.stderr)
-        print(f"{'open (verify ' + args.verify + ')':24s} {t_open:7.3f} s", file=sys.stderr)
-        print(f"{'total (open + all tables)':24s} {total:7.3f} s", file=sys.stderr)
     return 0
 
 
@@ -198,60 +147,36 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ab_page(args: argparse.Namespace, arms: list[str]) -> tuple[str, str]:
-    """(run id, the A/B page) of an A/B run: every arm against the first (analysis.ab)."""
-
-    def opened(path: str) -> Runs:
-        runs = open_given([path], args)
-        warn(runs, False)
-        return runs
-
+def _serve(page: str, port: int) -> None:
+    """Serve the page on 127.0.0.1 until Ctrl-C."""
     try:
-        ab = ab_compare(arms, args.correction, args.alpha, open_fn=opened)
-    except RunError as e:
-        raise UsageError(str(e)) from None
-    return ab.run_id, render_ab(ab)
+        server = make_server(page, port)
+    except OSError as e:
+        raise UsageError(f"cannot serve on 127.0.0.1:{port}: {e}") from None
+    print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     _check(args)
     if args.out is not None:
         _check_out_file(args.out)
-    arms = arms_of(args.runs)
-    if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
-        args.runs, arms = arms[:1], None
-
-    if len(args.runs) == 1 and is_tier_run(args.runs[0]):
-        study = _tier_study(args)
-        run_id, page = study.run_id, render_tiers(study)
-    elif arms:
-        run_id, page = _ab_page(args, arms)
-    else:
-        runs = open_given(args.runs, args)
-        warn(runs, False)
-        try:
-            page = render(build_report(runs, args.band, args.correction, args.alpha))
-        except RunError as e:
-            raise UsageError(str(e)) from None
-        run_id = runs.run_ids[0]
+    with _readable():
+        study = open_study(args.runs, _options(args))
+        page = study.page()
     out = args.out
     if out is None and not args.serve:
-        out = f"dashboard-{run_id}.html"
+        out = f"dashboard-{study.run_id}.html"
     if out:
         _written(out, lambda: write_page(out, page))
         print(f"wrote {out} ({len(page) / 1e6:.1f} MB, works offline)")
     if args.serve:
-        try:
-            server = make_server(page, args.port)
-        except OSError as e:
-            raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {e}") from None
-        print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+        _serve(page, args.port)
     return 0
 
 

@@ -19,10 +19,11 @@ from typing import Any
 
 from analysis import runfolder
 from analysis.cardvalue import design_of, print_card_value, restriction_problems
-from analysis.dashboard import render
-from analysis.open import open_runs
+from analysis.page import write_page
 from analysis.provenance import csv_header, print_lines, provenance
-from analysis.report import build_report, records
+from analysis.report import records
+from analysis.studies import Options
+from analysis.studies.cardvalue import CardValue
 from protolab.experiment.plan import load_arm_pool
 from protolab.experiment.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
@@ -123,17 +124,13 @@ def check_resumable(run_dir: str) -> None:
 
 
 def analyse(run_dir: Path):
-    """Build the report of the finished run's baseline arm (its card-value table from every arm) and
-    write its dashboard into the run folder, as `protolab run` does; returns (card-value table, dashboard path)."""
+    """Open the finished run as its study (its baseline arm's report, card values from every arm) and
+    write its page into the run folder, as `protolab run` does; returns (card-value table, page path)."""
 
-    runs = open_runs([f"{run_dir}#baseline"])              # the baseline arm; card values from every arm
-    try:
-        report = build_report(runs)
-    finally:
-        runs.close()
+    study = CardValue.open([str(run_dir)], Options())
     out = Path(run_dir) / "dashboard.html"
-    out.write_text(render(report), encoding="utf-8")
-    return report.tables["card_value"], out
+    write_page(out, study.page())
+    return study.report.tables["card_value"], out
 
 
 def emit(table, fmt: str, meta: dict[str, Any], console) -> None:

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from analysis.meta import analyse_runs, iterations_table, matchup_table, population_step
-from analysis.meta_report import print_meta
+from analysis.meta import matchup_table, population_step
 from analysis.open import open_runs
 from analysis.runfolder import write_atomic
+from analysis.studies import open_study
 from protolab.experiment.plan import load_arm_pool
 from protolab.experiment.runner import RunFailed, run
 from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
@@ -207,19 +207,13 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
 
 
 def main_psro(spec_arg: str, opts, console) -> int:
-    """`protolab run SPEC` of a [meta] spec: the loop, then the metagame of all its games."""
+    """`protolab run SPEC` of a [meta] spec: the loop, then the metagame of all its games (its study,
+    analysis/studies/metagame.py: the terminal report and the page written into the loop folder)."""
 
     spec = load_spec(spec_arg, games=opts.games)
     loop_dir, manifest, status = run_loop(spec, opts, console)
     if status != 0 or not manifest["iterations"]:
         return status
-    runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
-    try:
-        res = analyse_runs(runs, bootstrap=0, prior_games=manifest["meta"]["prior_games"])
-    finally:
-        runs.close()
-    res.iterations = iterations_table(manifest)
-    res.meta["stopped"] = manifest["stopped"]
-    print_meta(res, console)
+    open_study([str(loop_dir)]).conclude(console, loop_dir)
     console.print(f"Loop folder: {loop_dir} (protolab meta {loop_dir})")
     return 0

@@ -32,13 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis import runfolder
-from analysis.ab import ab_compare, print_ab, render_ab
-from analysis.cardvalue import is_card_value_run
-from analysis.dashboard import render, write_page
-from analysis.open import open_runs
-from analysis.report import build_report, print_report
 from analysis.runfolder import RunDirError
-from analysis.tiers import print_tiers, render_tiers, tier_study
+from analysis.studies import open_study
 from protolab.experiment import reaper
 from protolab.experiment.plan import Plan, ShardPlan, card_files, make_plan
 from protolab.experiment.report import print_run
@@ -758,31 +753,7 @@ def main_run(spec_arg: str | None, opts: RunOptions, console=None) -> int:
 
 
 def analyse(result: RunResult, console) -> None:
-    """End a finished run with the analysis report (DuckDB over the new files) and a dashboard
-    written into the run folder, so one command goes from spec to answers."""
+    """End a finished run with its study's report (DuckDB over the new files) and its page written
+    into the run folder, so one command goes from spec to answers (analysis/studies)."""
 
-    arms = [a["name"] for a in result.manifest["spec"].get("arms") or []]
-    if result.manifest["spec"].get("tiers"):           # a tier study: every finding under every tier
-        study = tier_study(result.run_dir)
-        print_tiers(study, console)
-        out = Path(result.run_dir) / "dashboard.html"
-        write_page(out, render_tiers(study))
-        console.print(f"Tier dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} "
-                      "--serve)")
-        return
-    card_value = is_card_value_run(result.run_dir)      # `protolab cardvalue`: its baseline arm, card values included
-    if len(arms) > 1 and not card_value:
-        ab = ab_compare([f"{result.run_dir}#{a}" for a in arms])
-        print_ab(ab, console)
-        out = runfolder.open_location(result.run_dir) / "dashboard.html"
-        write_page(out, render_ab(ab))
-        console.print(f"One arm's full report: protolab report {result.run_dir}#{arms[0]}")
-        console.print(f"A/B dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} "
-                      "--serve)")
-        return
-    runs = open_runs([f"{result.run_dir}#{arms[0]}" if card_value else str(result.run_dir)])
-    rep = build_report(runs)
-    print_report(rep, console)
-    out = runfolder.open_location(result.run_dir) / "dashboard.html"
-    write_page(out, render(rep))
-    console.print(f"Dashboard: {out} (self-contained, works offline; protolab dashboard {result.run_dir} --serve)")
+    open_study([str(result.run_dir)]).conclude(console, result.run_dir)

@@ -1,0 +1,159 @@
+"""The one HTML page shell of every protolab page (the run dashboard, the A/B page, the tier page,
+the metagame page): its style, the sortable-table script, plotly.js inline so a page works offline,
+and the figure and table helpers the pages share. `write_page` writes a page whole or not at all;
+`make_server` serves one on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import html
+import math
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
+
+from analysis.runfolder import Where, write_atomic
+
+FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
+
+
+def layout(fig: go.Figure, title: str, height: int = 420, **kw: Any) -> go.Figure:
+    """The house style of every chart: title at the left, legend below, plain white."""
+    fig.update_layout(title={"text": title, "x": 0.01}, height=height, margin={"l": 70, "r": 20, "t": 50, "b": 50},
+                      font={"family": FONT, "size": 12}, template="plotly_white",
+                      legend={"orientation": "h", "y": -0.15}, **kw)
+    return fig
+
+
+
+def table_html(df: pd.DataFrame, cols: list[tuple[str, str, str]], table_id: str) -> str:
+    """A sortable table: cols are (header, column, format) with format pct|int|text|diff."""
+    head = "".join(f'<th data-col="{i}">{html.escape(h)}</th>' for i, (h, _, _) in enumerate(cols))
+    body = []
+    for _, row in df.iterrows():
+        cells = []
+        for _, c, fmt in cols:
+            v = row[c]
+            if fmt == "text":
+                cells.append(f'<td data-v="{html.escape(str(v))}">{html.escape(str(v))}</td>')
+                continue
+            missing = v is None or (isinstance(v, float) and math.isnan(v))
+            sv = "" if missing else f"{float(v):.6g}"
+            shown = ("" if missing else f"{v:.1%}" if fmt == "pct" else f"{int(v):,}" if fmt == "int"
+                     else f"{v:.2g}" if fmt == "p"
+                     else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})")
+            cells.append(f'<td class="n" data-v="{sv}">{shown}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+
+def plain_table(df: pd.DataFrame, table_id: str) -> str:
+    """A sortable table of already formatted cells, one per column of `df`, headed by the column names."""
+    head = "".join(f'<th data-col="{i}">{html.escape(str(c))}</th>' for i, c in enumerate(df.columns))
+    body = "".join("<tr>" + "".join(f'<td data-v="{html.escape(str(v))}">{html.escape(str(v))}</td>' for v in r)
+                   + "</tr>" for r in df.itertuples(index=False))
+    return f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def warnings_html(warnings: list[str]) -> str:
+    """Each warning as one line, in front of the figures it concerns."""
+    return "".join(f'<p class="warn">warning: {html.escape(w)}</p>' for w in warnings)
+
+
+def render_page(kind: str, heading: str, title: str, header: str, body: str, css: str = "") -> str:
+    """A whole page: `<title>protolab{kind}: title</title>`, a header `heading: title` followed by
+    `header` (HTML: a summary line, provenance), then `body` (HTML sections) in <main>. Escapes `title`."""
+    t = html.escape(title)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>protolab{kind}: {t}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>{CSS}{css}</style>
+<script type="text/javascript">{get_plotlyjs()}</script>
+</head><body>
+<header><h1>{heading}: {t}</h1>{header}</header>
+<main>{body}
+</main>
+<script>{SORT_JS}</script>
+</body></html>
+"""
+
+
+def fig_html(fig: go.Figure, div_id: str) -> str:
+    """A chart as a <div> (plotly.js comes once, in the page head)."""
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id,
+                       config={"displaylogo": False, "responsive": True})
+
+
+
+CSS = """
+body{font-family:FONT;margin:0;background:#fafafa;color:#222}
+header{background:#222;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0;color:#ccc;font-size:13px}header p.prov{color:#9fc3e8;font-size:12px}
+main{max-width:1200px;margin:0 auto;padding:12px 24px}
+section{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:14px 0;padding:10px 14px}
+h2{font-size:16px;margin:6px 0 8px}.muted{color:#777;font-size:12px}.ok{color:#2a7a2a}
+.flags li{margin:3px 0}.flags li.above{color:#a01818}.flags li.below{color:#1a4fa0}
+.warn{color:#a06000}
+table.sortable{border-collapse:collapse;font-size:12px;width:100%}
+table.sortable th{cursor:pointer;background:#f0f0f0;position:sticky;top:0;padding:4px 6px;text-align:left;
+ border-bottom:1px solid #ccc;white-space:nowrap}
+table.sortable th.asc:after{content:" \\25B2"}table.sortable th.desc:after{content:" \\25BC"}
+table.sortable td{padding:3px 6px;border-bottom:1px solid #eee}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{max-height:520px;overflow:auto}
+""".replace("FONT", FONT)
+
+SORT_JS = """
+document.querySelectorAll('table.sortable').forEach(function (t) {
+  t.querySelectorAll('th').forEach(function (th) {
+    th.addEventListener('click', function () {
+      var i = +th.dataset.col, asc = !th.classList.contains('asc');
+      t.querySelectorAll('th').forEach(function (h) { h.classList.remove('asc', 'desc'); });
+      th.classList.add(asc ? 'asc' : 'desc');
+      var rows = Array.prototype.slice.call(t.tBodies[0].rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[i].dataset.v, y = b.cells[i].dataset.v, fx = parseFloat(x), fy = parseFloat(y);
+        var c = (!isNaN(fx) && !isNaN(fy)) ? fx - fy : (x === '' ? 1 : y === '' ? -1 : x.localeCompare(y));
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { t.tBodies[0].appendChild(r); });
+    });
+  });
+});
+"""
+
+
+
+class _Handler(BaseHTTPRequestHandler):
+    page = b""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if self.path not in ("/", "/index.html"):
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(self.page)))
+        self.end_headers()
+        self.wfile.write(self.page)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+def make_server(page: str, port: int = 8000) -> ThreadingHTTPServer:
+    """An HTTP server for the page, bound to 127.0.0.1 only (port 0: any free port)."""
+    handler = type("DashboardHandler", (_Handler,), {"page": page.encode()})
+    return ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def write_page(path: Where, page: str) -> None:
+    """Write the page whole or not at all (a temporary file in the same folder, then a rename):
+    a full disk or Ctrl-C never leaves a truncated dashboard, and an older one stays as it was."""
+
+    write_atomic(path, page.encode("utf-8"))
