@@ -179,3 +179,17 @@ def test_a_band_search_without_a_target_judges_every_protocol(tmp_path):
     outside = np.maximum(0, rates - 0.6) + np.maximum(0, 0.4 - rates)
     assert record["baseline"]["imbalance"] == pytest.approx(outside.sum())
     assert all("target_change" not in c for c in record["candidates"])
+
+
+def test_a_search_folder_reads_as_its_study_in_report_and_dashboard(searched, capsys, tmp_path):
+    _, folder, record = searched
+    assert main(["report", str(folder), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["candidates"] == record["candidates"] and data["target"] == "Fire"
+    assert main(["report", str(folder), "--table", "trials", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("trial,changes,cards,games,stopped,imbalance") and len(lines) == 6
+    page = tmp_path / "page.html"
+    assert main(["dashboard", str(folder), "--out", str(page)]) == 0
+    text = page.read_text()
+    assert 'id="candidates"' in text and 'id="rates"' in text and 'id="trials"' in text

@@ -4,13 +4,10 @@ protolab/cli.py."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
-from typing import Any
 
-from rich.table import Table
-
+from analysis.page import write_page
+from analysis.studies import open_study
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
 from protolab.experiment.spec import load_spec
 from protolab.experiment.tune import main_tune, tune_folder
@@ -36,37 +33,6 @@ def add_commands(subparsers) -> None:
     p.set_defaults(func=cmd_tune)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _movers(record: dict[str, Any], cand: dict[str, Any], n: int = 6) -> list[str]:
-    base = record["baseline"]["protocols"]
-    moved = sorted(base, key=lambda p: -abs(cand["protocols"][p]["win_rate"] - base[p]["win_rate"]))
-    return moved[:n]
-
-
-def print_record(record: dict[str, Any], console) -> None:
-    base = record["baseline"]
-    console.print(f"Search: {len(record['trials'])} trials, {record['search_games']:,} games, "
-                  f"{record['seconds']:.0f} s; baseline imbalance {100 * base['imbalance']:.1f} points "
-                  f"({base['games']:,} fresh games)")
-    if not record["candidates"]:
-        console.print("No candidate was judged to the end; raise tune.trials or tune.games.")
-        return
-    for c in record["candidates"]:
-        changes = "; ".join(f"{x['card']} {x['key']}: {json.dumps(x['old'])} -> {json.dumps(x['new'])}"
-                            for x in c["changes"])
-        console.print(f"\n[bold]#{c['rank']}[/bold] {changes}\n  imbalance {100 * c['imbalance']:.1f} points on "
-                      f"{c['games']:,} fresh games (search: {c['search_games']:,} games, {c['search_stopped']}); "
-                      f"variant: {c['variant']}")
-        t = Table("protocol", "before", "after", "95% (after)")
-        for p in _movers(record, c):
-            b, a = base["protocols"][p], c["protocols"][p]
-            t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), f"{_pct(a['low'])}-{_pct(a['high'])}")
-        console.print(t)
-
-
 def cmd_tune(args: argparse.Namespace) -> int:
     try:
         import optuna  # noqa: F401  (the search's optimizer, an optional extra)
@@ -87,15 +53,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
     def work() -> int:
         runner = Local() if args.workers == 1 and not args.address else OnRay(args.address, args.workers)
         try:
-            record = main_tune(spec, folder, runner.map, console.print)
+            main_tune(spec, folder, runner.map, console.print)
         finally:
             runner.close()
+        study = open_study([str(folder)])
         if args.format == "json":
-            json.dump({k: record[k] for k in ("baseline", "candidates", "target", "search_games", "seconds")},
-                      sys.stdout, indent=1)
-            print()
+            print(study.to_json())
+            write_page(folder / "dashboard.html", study.page())
         else:
-            print_record(record, report_console(120))
+            study.conclude(report_console(120), folder)
             console.print(f"Search folder: {Path(folder)}")
         return 0
 

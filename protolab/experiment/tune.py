@@ -28,12 +28,12 @@ import numpy as np
 
 from analysis.balance import effect, front, imbalance, rates
 from analysis.runfolder import write_atomic
+from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.spec import Spec, SpecError
 from protolab.experiment.tuneplay import Job, pool_of, search_seeds, verify_seeds
 from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
 from sim.pool import Pool
 
-TUNE_FILE = "tune.json"
 TUNE_FORMAT = 1
 
 
