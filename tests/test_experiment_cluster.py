@@ -109,3 +109,45 @@ def test_cluster_yaml_is_a_valid_launcher_config():
     assert raw["provider"]["head_ip"] == "HEAD_IP_ADDRESS"
     assert all("WORKER_IP" in w for w in raw["provider"]["worker_ips"])
     assert any("pip install" in c and "~/protolab" in c for c in raw["setup_commands"])
+
+
+TUNE = """
+name = "tune-cluster"
+seed = 4
+games = 300
+[pool]
+sets = ["Main 1", "Aux 1"]
+cards = ["fire1_worth_3.toml"]
+[draft]
+mode = "random"
+[tune]
+protocol = "Fire"
+cards = ["Fire 2", "Fire 3"]
+kinds = ["value"]
+trials = 3
+generation = 3
+batch = 100
+games = 200
+verify = 1
+"""
+
+
+def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, tmp_path):
+    """`protolab tune --address`: jobs carry their card files as text, so the worker node (no shared
+    disk) plays the same games; trials and verified numbers equal a search played in this process."""
+    from protolab.experiment.spec import load_spec
+    from protolab.experiment.tune import main_tune
+    from protolab.experiment.tuneplay import Local
+
+    spec = tmp_path / "tune.toml"
+    spec.write_text(TUNE)
+    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
+    n = two_nodes
+    r = sh("ip", "netns", "exec", n["head_ns"], sys.executable, "-m", "protolab", "tune", spec,
+           "--address", f"{n['head_ip']}:6379", "--out", n["out"] / "search", "--format", "json", env=n["env"],
+           cwd=tmp_path, check=False, timeout=600)
+    assert r.returncode == 0, r.stderr
+    there = json.loads(r.stdout)
+    here = main_tune(load_spec(spec), tmp_path / "here", Local().map, lambda *_: None)
+    assert there["baseline"] == here["baseline"]
+    assert [c["protocols"] for c in there["candidates"]] == [c["protocols"] for c in here["candidates"]]
