@@ -1,0 +1,31 @@
+"""The board page: one self-contained HTML file (no network, like the dashboard) that draws a
+game's steps (analysis/board.py) with its own small script, from the template next to this file."""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+TEMPLATE = "board_template.html"
+
+
+def _json_for_script(data: dict[str, Any]) -> str:
+    """JSON that cannot end its <script> element early (no '</' or '<!--' survives)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+
+
+def render(data: dict[str, Any]) -> str:
+    """The page for one game's data (board.game_data)."""
+    template = resources.files("analysis").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    return (template.replace("__TITLE__", html.escape(data["title"]))
+            .replace("__DATA__", _json_for_script(data)))
+
+
+def write(data: dict[str, Any], path: str | Path) -> int:
+    """Write the page; returns its size in bytes."""
+    text = render(data)
+    Path(path).write_text(text, encoding="utf-8")
+    return len(text.encode("utf-8"))
