@@ -12,16 +12,20 @@ from typing import Any
 TEMPLATE = "board_template.html"
 
 
-def _json_for_script(data: dict[str, Any]) -> str:
+def json_for_script(data: dict[str, Any]) -> str:
     """JSON that cannot end its <script> element early (no '</' or '<!--' survives)."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
+def template() -> str:
+    """The page with __TITLE__ and __DATA__ still to fill in (also carried by the dashboard)."""
+    return resources.files("analysis").joinpath(TEMPLATE).read_text(encoding="utf-8")
+
+
 def render(data: dict[str, Any]) -> str:
     """The page for one game's data (board.game_data)."""
-    template = resources.files("analysis").joinpath(TEMPLATE).read_text(encoding="utf-8")
-    return (template.replace("__TITLE__", html.escape(data["title"]))
-            .replace("__DATA__", _json_for_script(data)))
+    return (template().replace("__TITLE__", html.escape(data["title"]))
+            .replace("__DATA__", json_for_script(data)))
 
 
 def write(data: dict[str, Any], path: str | Path) -> int:

@@ -19,6 +19,7 @@ from analysis.report import TABLE_NAMES, build_report, print_report, records, ta
 from analysis.tiers import TABLE_NAMES as TIER_TABLES
 from analysis.tiers import is_tier_run, render_tiers, tier_study
 from protolab.commands.common import UsageError, console
+from protolab.commands.game_links import example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 
 
@@ -221,6 +222,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if arms and is_card_value_run(args.runs[0]):     # `protolab cardvalue`: its baseline arm, card values included
         args.runs, arms = arms[:1], None
 
+    examples, game_page = "", None
     if len(args.runs) == 1 and is_tier_run(args.runs[0]):
         study = _tier_study(args)
         run_id, page = study.run_id, render_tiers(study)
@@ -230,7 +232,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         runs = open_given(args.runs, args)
         warn(runs, False)
         try:
-            page = render(build_report(runs, args.band, args.correction, args.alpha))
+            report = build_report(runs, args.band, args.correction, args.alpha)
+            if len(args.runs) == 1:
+                examples, game_page = example_section(args.runs[0], runs, report, args.serve)
+            page = render(report, examples)
         except RunError as e:
             raise UsageError(str(e)) from None
         run_id = runs.run_ids[0]
@@ -242,7 +247,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print(f"wrote {out} ({len(page) / 1e6:.1f} MB, works offline)")
     if args.serve:
         try:
-            server = make_server(page, args.port)
+            server = make_server(page, args.port, game_page)
         except OSError as e:
             raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {e}") from None
         print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
