@@ -79,35 +79,36 @@ def card_table(pool: Pool, s: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def steps(game: State) -> list[dict[str, Any]]:
-    """The position at the end of every turn, the last one being the game's end (at the turn cap,
-    the engine's turn is then one past the last turn played), each with its turn's log. Every
-    position is the engine replayed from the start and stopped there, never one rebuilt."""
-    logs = turn_logs(game)
-    last = game.record()["turns"]
+def turn_ends(game: State) -> list[dict[str, Any]]:
+    """The raw engine state (CoreState.state()) at the end of every turn, the last one being the
+    game's end (at the turn cap, the engine's turn is then one past the last turn played). Each is
+    the game replayed from the start and stopped there, never one rebuilt; a game of T turns is
+    replayed T times, so a slow strategy (search, ismcts) costs T times its game."""
     out = []
-    for turn in range(1, last):
+    for turn in range(1, game.record()["turns"]):
         if game.core.run(game.answers, game.strategies, until_turn=turn) != "turn_end":
             break
-        out.append({**position(game.core.state()), "log": logs.get(turn, [])})
+        out.append(game.core.state())
     game.core.run(game.answers, game.strategies)
-    out.append({**position(game.core.state()), "log": logs.get(len(out) + 1, [])})
-    return out
+    return [*out, game.core.state()]
 
 
-def rollout_win_rates(game: State, rollouts: int, seed: int = 1, strategy: str = "greedy") -> list[float | None]:
+def steps(game: State, ends: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Each turn end's position (`turn_ends`, or the ones given) with its turn's log."""
+    logs = turn_logs(game)
+    return [{**position(raw), "log": logs.get(k + 1, [])} for k, raw in enumerate(ends or turn_ends(game))]
+
+
+def rollout_win_rates(game: State, rollouts: int, seed: int = 1, strategy: str = "greedy",
+                      ends: list[dict[str, Any]] | None = None) -> list[float | None]:
     """Per step (turn end, as `steps`), seat A's share of `rollouts` games played out from there by
     `strategy` on both seats (draws count half), each with both decks reshuffled by a seeded stream:
     what the position is worth to competent play that does not know the hidden order. None once
     the game is over. The next turn starts afresh: effects that last into it are not carried."""
     seats = make_seats(game.pool, (strategy, strategy)).configs
-    out: list[float | None] = []
-    for turn in range(1, game.record()["turns"]):
-        if game.core.run(game.answers, game.strategies, until_turn=turn) != "turn_end":
-            break
-        out.append(_rollouts(game, seats, game.core.state(), rollouts, f"{seed}:{turn}"))
-    game.core.run(game.answers, game.strategies)
-    return [*out, None]
+    ends = ends or turn_ends(game)
+    return [None if raw["winner"] != -1 or k == len(ends) - 1
+            else _rollouts(game, seats, raw, rollouts, f"{seed}:{k + 1}") for k, raw in enumerate(ends)]
 
 
 def _rollouts(game: State, seats: Any, raw: dict[str, Any], rollouts: int, key: str) -> float:
@@ -142,12 +143,13 @@ def placement(raw: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 def game_data(game: State, title: str, rollouts: int = 0, seed: int = 1, meta: dict[str, Any] | None = None
               ) -> dict[str, Any]:
     """Everything the board page draws for one game, as JSON-ready data."""
-    st = steps(game)
-    raw = game.core.state()
+    ends = turn_ends(game)
+    st = steps(game, ends)
+    raw = ends[-1]
     rec = game.record()
     names = game.pool.protocols
     if rollouts > 0:
-        for step, p in zip(st, rollout_win_rates(game, rollouts, seed), strict=True):
+        for step, p in zip(st, rollout_win_rates(game, rollouts, seed, ends=ends), strict=True):
             step["win_a"] = p
     return {
         "title": title, "meta": meta or {}, "rollouts": rollouts, "rollout_seed": seed,
