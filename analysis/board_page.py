@@ -9,6 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from analysis.runfolder import write_atomic
+
 TEMPLATE = "board_template.html"
 
 
@@ -29,7 +31,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def write(data: dict[str, Any], path: str | Path) -> int:
-    """Write the page; returns its size in bytes."""
-    text = render(data)
-    Path(path).write_text(text, encoding="utf-8")
-    return len(text.encode("utf-8"))
+    """Write the page whole or not at all (an older file stays as it was); returns its bytes."""
+    body = render(data).encode("utf-8")
+    write_atomic(path, body)
+    return len(body)

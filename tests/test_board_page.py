@@ -224,11 +224,14 @@ def test_run_game_page_and_its_bad_input(ab_run, browser, tmp_path, capsys):
     assert dom == expected(at[1] if 1 in at else at[FINAL], played.pool)
     assert browser.evaluate("document.querySelector('#winprob').textContent").count("--rollouts") == 1
     for argv, words in (([str(ab_run), "--game", "6000"], "out of range"),
-                        (["--seed", "1", "--rollouts", "-1"], "--rollouts: expected 0")):
+                        (["--seed", "1", "--rollouts", "-1"], "--rollouts: expected 0"),
+                        (["--seed", "1", "--states"], "give one")):
         assert main(["replay", *argv, "--html", str(tmp_path / "bad.html")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0], err
     assert not (tmp_path / "bad.html").exists()
+    assert main(["replay", "--seed", "1", "--rollouts", "4"]) == 2
+    assert "--rollouts goes with --html" in capsys.readouterr().err
 
 
 def test_a_run_that_fails_verification_or_another_engine_is_one_line(ab_run, tmp_path, capsys):

@@ -40,6 +40,7 @@ from strategies.seats import make_seats
 from strategies.spec import StrategyError, make_seat
 
 MAX_ROLLOUTS = 10_000          # per turn end: a 200-turn page would otherwise take hours
+DEFAULT_ROLLOUTS = 16
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -138,6 +139,11 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     check_range("--rollouts", args.rollouts, 0, MAX_ROLLOUTS)
+    if args.html is None and args.rollouts is not None:
+        raise UsageError("replay: --rollouts goes with --html FILE (the page's win-probability graph)")
+    if args.html is not None and args.states:
+        raise UsageError("replay: --states prints the positions, --html FILE draws them; give one")
+    args.rollouts = DEFAULT_ROLLOUTS if args.rollouts is None else args.rollouts
     if args.run is not None or args.game is not None:
         return cmd_replay_run(args)
     if args.seed is None:
@@ -181,7 +187,7 @@ def _write_board(data: dict[str, Any], path: str) -> int:
     try:
         size = board_page.write(data, path)
     except OSError as e:
-        raise UsageError(f"--html {path}: cannot write it ({e.strerror})") from None
+        raise UsageError(f"--html {path}: cannot write it ({e.strerror or e})") from None
     n = len(data["steps"])
     print(f"wrote {path}: {n} steps ({data['result']['turns']} turns), {size:,} bytes "
           f"({size // max(1, n):,} per step); rollouts per step: {data['rollouts']}")
@@ -228,7 +234,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--html", metavar="FILE",
                    help="write the game as a self-contained board page (every turn's position and log, a "
                         "compile timeline, a win-probability graph) instead of printing its log")
-    p.add_argument("--rollouts", type=int, default=16, metavar="N",
+    p.add_argument("--rollouts", type=int, metavar="N",
                    help="with --html: greedy rollouts from each turn end for the win-probability graph "
                         "(default 16; 0: no graph)")
     p.add_argument("--seed", type=int, help="without RUN: the seed to play")
