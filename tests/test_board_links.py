@@ -104,6 +104,18 @@ def test_offline_dashboard_carries_board_pages_that_open(demo_run, browser, tmp_
     assert [u for u in browser.requests() if not u.startswith(("file:", "data:", "about:", "blob:"))] == []
 
 
+def test_examples_flag_bounds_the_pages_carried(demo_run, tmp_path, capsys):
+    out = tmp_path / "dash.html"
+    assert main(["dashboard", str(demo_run), "--out", str(out), "--examples", "2"]) == 0
+    page = out.read_text()
+    assert page.count('class="board-game"') == 2 and page.count('class="open-board"') >= 2
+    assert main(["dashboard", str(demo_run), "--out", str(out), "--examples", "0"]) == 0
+    page = out.read_text()
+    assert 'id="example-games"' in page and "board-game" not in page and 'id="board-template"' not in page
+    assert main(["dashboard", str(demo_run), "--out", str(out), "--examples", "-1"]) == 2
+    assert "--examples: expected 0" in capsys.readouterr().err
+
+
 def _get(port: int, path: str, host: str) -> tuple[int, bytes]:
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     c.request("GET", path, headers={"Host": host})

@@ -18,8 +18,8 @@ from analysis.provenance import csv_header
 from analysis.report import TABLE_NAMES, build_report, print_report, records, table_csv, to_json, write_csv
 from analysis.tiers import TABLE_NAMES as TIER_TABLES
 from analysis.tiers import is_tier_run, render_tiers, tier_study
-from protolab.commands.common import UsageError, console
-from protolab.commands.game_links import example_section
+from protolab.commands.common import UsageError, check_range, console
+from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 
 
@@ -216,6 +216,7 @@ def _ab_page(args: argparse.Namespace, arms: list[str]) -> tuple[str, str]:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     _check(args)
+    check_range("--examples", args.examples, 0, 1000)
     if args.out is not None:
         _check_out_file(args.out)
     arms = arms_of(args.runs)
@@ -234,7 +235,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         try:
             report = build_report(runs, args.band, args.correction, args.alpha)
             if len(args.runs) == 1:
-                examples, game_page = example_section(args.runs[0], runs, report, args.serve)
+                examples, game_page = example_section(args.runs[0], runs, report, args.serve, args.examples)
             page = render(report, examples)
         except RunError as e:
             raise UsageError(str(e)) from None
@@ -287,6 +288,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="FILE.html", help="where to write it (default dashboard-RUN_ID.html)")
     p.add_argument("--serve", action="store_true", help="serve it on http://127.0.0.1:PORT/ until Ctrl-C")
     p.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000; 0: any free port)")
+    p.add_argument("--examples", type=int, default=MAX_EMBEDDED, metavar="N",
+                   help=f"board pages of example games carried in the file (default {MAX_EMBEDDED}; 0: none; "
+                        "each is its game replayed once per turn, slow for search strategies)")
     _band(p)
     add_read_args(p)
     p.set_defaults(func=cmd_dashboard)

@@ -10,13 +10,15 @@ from analysis.open import Runs
 from analysis.report import Report
 from protolab.experiment.replay import ReplayError, ReplayMismatch, board_data
 
-MAX_EMBEDDED = 12           # board pages carried in an offline dashboard (about 40-150 kB each)
+MAX_EMBEDDED = 12           # board pages carried in an offline dashboard by default (about 40-150 kB each)
 ROLLOUTS = 8                # rollouts per turn end in a dashboard's game pages
 GROUP_ORDER = ("flag", "run", "protocol")    # which examples are carried first
 
 
-def example_section(run_arg: str, runs: Runs, report: Report, serve: bool) -> tuple[str, GamePage | None]:
-    """(the section's HTML, the /game/N page maker when serving) for one run's dashboard."""
+def example_section(run_arg: str, runs: Runs, report: Report, serve: bool,
+                    carried: int = MAX_EMBEDDED) -> tuple[str, GamePage | None]:
+    """(the section's HTML, the /game/N page maker when serving) for one run's dashboard; offline,
+    the first `carried` example games are carried as board pages."""
     protos = report.tables["protocols"]
     ex = board_links.examples(runs, report.tables["balance_flags"], list(protos[protos["games"] > 0]["protocol"]))
     if serve:
@@ -24,7 +26,7 @@ def example_section(run_arg: str, runs: Runs, report: Report, serve: bool) -> tu
     order = ex.assign(rank=ex["group"].map(GROUP_ORDER.index)).sort_values("rank", kind="stable")
     embedded: dict[int, str] = {}
     for n in dict.fromkeys(int(x) for x in order["game_index"]):
-        if len(embedded) == MAX_EMBEDDED:
+        if len(embedded) >= carried:
             break
         try:
             embedded[n] = board_page.json_for_script(board_data(run_arg, n, ROLLOUTS))
