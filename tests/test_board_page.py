@@ -223,6 +223,9 @@ def test_run_game_page_and_its_bad_input(ab_run, browser, tmp_path, capsys):
     dom.pop("log")
     assert dom == expected(at[1] if 1 in at else at[FINAL], played.pool)
     assert browser.evaluate("document.querySelector('#winprob').textContent").count("--rollouts") == 1
+    df = replay.board_frame(str(ab_run), 3)                    # the notebook view of a run's game
+    first = at[1] if 1 in at else at[FINAL]
+    assert len(df) == played.record()["turns"] and df["A_left_stack"].iloc[0] == first["A"]["stacks"][0]
     for argv, words in (([str(ab_run), "--game", "6000"], "out of range"),
                         (["--seed", "1", "--rollouts", "-1"], "--rollouts: expected 0"),
                         (["--seed", "1", "--states"], "give one")):
