@@ -4,7 +4,8 @@ log of that turn and, if asked, a win probability from greedy rollouts. The boar
 (analysis/board_page.py) draws these steps; `frame` gives them to a notebook as a DataFrame.
 
 A position is plain JSON: card instances are numbers (0-35, their texts once per game in
-`cards`), a face-down card in a stack is written as -1 - id, so a step costs a few hundred bytes."""
+`cards`), a face-down card in a stack is written as -1 - id, so a step costs under a kilobyte of the
+page, its log included (765 bytes a step for the 200-turn greedy game of seed 1064)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pandas as pd
 from sim.engine._core import CoreState, constants
 
 from sim.describe import LINES, PHASES, SEAT_NAMES, LogLine, Namer, log_line
+from sim.enums import Zone
 from sim.pool import Pool
 from sim.state import State
 from strategies.seats import make_seats
@@ -49,7 +51,7 @@ def position(s: dict[str, Any]) -> dict[str, Any]:
     return {"turn": s["turn"], "active": s["active"], "phase": s["phase"], "control": s["control"],
             "winner": s["winner"], "sides": sides,
             "owner": {str(c): s["owner"][c] for c in range(len(s["owner"]))
-                      if s["zone"][c] != 0 and s["owner"][c] != c // 18}}
+                      if s["zone"][c] != Zone.OUT and s["owner"][c] != c // 18}}
 
 
 def turn_logs(game: State) -> dict[int, list[list[Any]]]:
