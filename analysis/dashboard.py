@@ -202,8 +202,9 @@ def flags_html(r: Report) -> str:
     return f'<ul class="flags">{items}</ul><p class="muted">{statement}.</p>'
 
 
-def render(r: Report) -> str:
-    """The whole page as one HTML string (plotly.js inline: it works with no network)."""
+def render(r: Report, examples: str = "") -> str:
+    """The whole page as one HTML string (plotly.js inline: it works with no network);
+    `examples`: the example games section (analysis/board_links.py), after the flags."""
     o = r.tables["overview"].iloc[0]
     figs = [("protocols", fig_protocols(r)), ("matchups", fig_matchups(r)),
             ("compile-curves", fig_compile_curves(r)), ("game-length", fig_game_length(r)),
@@ -216,6 +217,7 @@ def render(r: Report) -> str:
     header = f"<p>{html.escape(summary)}</p>\n{as_html(r.meta.get('provenance') or [])}"
     body = f"""{warnings_html(r.meta["warnings"])}
 <section><h2>Balance flags</h2>{flags_html(r)}</section>
+{examples}
 {charts}
 <section><h2>Card impact (click a header to sort)</h2>
 <p class="muted">Per card, over the seat-games whose deck holds it, decided games only (win rate when drawn is

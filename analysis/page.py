@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -129,26 +130,45 @@ document.querySelectorAll('table.sortable').forEach(function (t) {
 
 
 
+LOCAL_HOSTS = ("127.0.0.1", "localhost")     # the Host names the server answers (no DNS rebinding)
+GamePage = Callable[[int], tuple[int, str]]  # game_index -> (HTTP status, page or one-line error)
+
+
 class _Handler(BaseHTTPRequestHandler):
     page = b""
+    game_page: GamePage | None = None
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self.path not in ("/", "/index.html"):
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        if host not in LOCAL_HOSTS:
+            self.send_error(403, "this server answers only Host 127.0.0.1 or localhost")
+            return
+        body, status = self.page, 200
+        if self.path.startswith("/game/") and self.game_page is not None:
+            n = self.path.removeprefix("/game/")
+            if not n.isdigit():
+                self.send_error(404)
+                return
+            status, text = type(self).game_page(int(n))
+            body = text.encode()
+        elif self.path not in ("/", "/index.html"):
             self.send_error(404)
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(self.page)))
+        self.send_response(status)
+        self.send_header("Content-Type", f"text/{'html' if status == 200 else 'plain'}; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(self.page)
+        self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
 
-def make_server(page: str, port: int = 8000) -> ThreadingHTTPServer:
-    """An HTTP server for the page, bound to 127.0.0.1 only (port 0: any free port)."""
-    handler = type("DashboardHandler", (_Handler,), {"page": page.encode()})
+def make_server(page: str, port: int = 8000, game_page: GamePage | None = None) -> ThreadingHTTPServer:
+    """An HTTP server for the page, bound to 127.0.0.1 only (port 0: any free port); with
+    `game_page`, /game/N is the board page of game N, made on demand."""
+    games = staticmethod(game_page) if game_page is not None else None
+    handler = type("DashboardHandler", (_Handler,), {"page": page.encode(), "game_page": games})
     return ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 

@@ -176,6 +176,9 @@ CASES = [
     ("simulate-cards-binary", lambda b: ["simulate", "--games", "5", "--cards", b.binary], ["binary.toml", "UTF-8"]),
     # replay
     ("replay-seed-negative", lambda b: ["replay", "--seed", "-1"], ["--seed"]),
+    ("replay-html-missing-folder", lambda b: ["replay", "--seed", "1", "--html", b.dir / "missing" / "g.html"],
+     ["--html", "missing"]),
+    ("replay-html-is-a-folder", lambda b: ["replay", "--seed", "1", "--html", b.dir], ["--html"]),
     ("replay-seed-2**64", lambda b: ["replay", "--seed", 2**64], ["--seed", "18,446,744,073,709,551,615"]),
     ("replay-turn-cap-negative", lambda b: ["replay", "--seed", "1", "--turn-cap", "-5"], ["--turn-cap"]),
     ("replay-trios-share-a-protocol", lambda b: ["replay", "--seed", "1", "--protocols", "Fire,Water,Death",

@@ -10,12 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from analysis.compare import compare_runs, print_comparison
+from analysis.dashboard import render
 from analysis.open import RunError, Runs
-from analysis.page import make_server, write_page
+from analysis.page import GamePage, make_server, write_page
 from analysis.provenance import csv_header
 from analysis.report import TABLE_NAMES, records
 from analysis.studies import Options, Study, kind_of, open_study
-from protolab.commands.common import UsageError, console
+from analysis.studies.plain import Plain
+from protolab.commands.common import UsageError, check_range, console
+from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 
 
@@ -147,10 +150,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(page: str, port: int) -> None:
-    """Serve the page on 127.0.0.1 until Ctrl-C."""
+def _serve(page: str, port: int, game_page: GamePage | None = None) -> None:
+    """Serve the page on 127.0.0.1 until Ctrl-C (with `game_page`, also /game/N)."""
     try:
-        server = make_server(page, port)
+        server = make_server(page, port, game_page)
     except OSError as e:
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {e}") from None
     print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
@@ -162,13 +165,28 @@ def _serve(page: str, port: int) -> None:
         server.server_close()
 
 
+def _with_examples(study: Plain, args: argparse.Namespace) -> tuple[str, GamePage | None]:
+    """The plain dashboard with its example games section (protolab/commands/game_links.py)."""
+    runs = open_given(args.runs, args)
+    try:
+        examples, game_page = example_section(args.runs[0], runs, study.report, args.serve, args.examples)
+    finally:
+        runs.close()
+    return render(study.report, examples), game_page
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
     _check(args)
     if args.out is not None:
         _check_out_file(args.out)
+    check_range("--examples", args.examples, 0, 1000)
+    game_page = None
     with _readable():
         study = open_study(args.runs, _options(args))
-        page = study.page()
+        if isinstance(study, Plain) and len(args.runs) == 1:     # one run's dashboard links its example games
+            page, game_page = _with_examples(study, args)
+        else:
+            page = study.page()
     out = args.out
     if out is None and not args.serve:
         out = f"dashboard-{study.run_id}.html"
@@ -176,7 +194,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         _written(out, lambda: write_page(out, page))
         print(f"wrote {out} ({len(page) / 1e6:.1f} MB, works offline)")
     if args.serve:
-        _serve(page, args.port)
+        _serve(page, args.port, game_page)
     return 0
 
 
@@ -207,6 +225,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="FILE.html", help="where to write it (default dashboard-RUN_ID.html)")
     p.add_argument("--serve", action="store_true", help="serve it on http://127.0.0.1:PORT/ until Ctrl-C")
     p.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000; 0: any free port)")
+    p.add_argument("--examples", type=int, default=MAX_EMBEDDED, metavar="N",
+                   help=f"board pages of example games carried in the file (default {MAX_EMBEDDED}; 0: none; "
+                        "each is its game replayed once per turn, slow for search strategies)")
     _band(p)
     add_read_args(p)
     p.set_defaults(func=cmd_dashboard)

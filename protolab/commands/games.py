@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from analysis import queries
+from analysis import board, board_page, queries
 from analysis.cells import ci, num, pct, table
 from analysis.open import open_table
 from protolab.commands.common import (
@@ -29,7 +29,7 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
-from protolab.experiment.replay import ReplayError, ReplayMismatch, log_lines, replay_run
+from protolab.experiment.replay import ReplayError, ReplayMismatch, board_data, log_lines, replay_run
 from protolab.experiment.shards import batch_games
 from sim.batch import play_columns
 from sim.pool import DEFAULT_SETS, Pool
@@ -38,6 +38,9 @@ from sim.scenario import run_file
 from sim.state import State
 from strategies.seats import make_seats
 from strategies.spec import StrategyError, make_seat
+
+MAX_ROLLOUTS = 10_000          # per turn end: a 200-turn page would otherwise take hours
+DEFAULT_ROLLOUTS = 16
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -122,6 +125,8 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
         raise UsageError(f"replay RUN --game N: {', '.join(given)} cannot be given; the run fixes the seed, trios, "
                          "first player, strategies, turn cap and pool")
     try:
+        if args.html is not None:
+            return _write_board(board_data(args.run, args.game, args.rollouts), args.html)
         lines = replay_run(args.run, args.game, states=args.states)
     except ReplayError as e:
         raise UsageError(str(e)) from None
@@ -133,6 +138,12 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    check_range("--rollouts", args.rollouts, 0, MAX_ROLLOUTS)
+    if args.html is None and args.rollouts is not None:
+        raise UsageError("replay: --rollouts goes with --html FILE (the page's win-probability graph)")
+    if args.html is not None and args.states:
+        raise UsageError("replay: --states prints the positions, --html FILE draws them; give one")
+    args.rollouts = DEFAULT_ROLLOUTS if args.rollouts is None else args.rollouts
     if args.run is not None or args.game is not None:
         return cmd_replay_run(args)
     if args.seed is None:
@@ -156,6 +167,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(e.args[0]) from None
     game.strategies = seats
     game.core.run([], seats)
+    if args.html is not None:
+        meta = {"line": f"seed {args.seed}; pool {pool.hash}; A = {args.strategies[0]}, B = {args.strategies[1]}",
+                "strategy_0": args.strategies[0], "strategy_1": args.strategies[1], "seed": args.seed}
+        return _write_board(board.game_data(game, f"seed {args.seed}", args.rollouts, meta=meta), args.html)
     rec = game.record(tuple(args.strategies))
     print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}")
     for line in log_lines(game, states=args.states):
@@ -164,6 +179,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
           f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
           f"first player {'AB'[rec['first_player']]}")
+    return 0
+
+
+def _write_board(data: dict[str, Any], path: str) -> int:
+    """`replay --html FILE`: the board page, and one line saying what it holds."""
+    try:
+        size = board_page.write(data, path)
+    except OSError as e:
+        raise UsageError(f"--html {path}: cannot write it ({e.strerror or e})") from None
+    n = len(data["steps"])
+    print(f"wrote {path}: {n} steps ({data['result']['turns']} turns), {size:,} bytes "
+          f"({size // max(1, n):,} per step); rollouts per step: {data['rollouts']}")
     return 0
 
 
@@ -204,6 +231,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="the row's game_index (with RUN#arm: the game's index within the arm)")
     p.add_argument("--states", action="store_true",
                    help="print the position at every turn boundary: line values, stacks, hand and deck sizes, control")
+    p.add_argument("--html", metavar="FILE",
+                   help="write the game as a self-contained board page (every turn's position and log, a "
+                        "compile timeline, a win-probability graph) instead of printing its log")
+    p.add_argument("--rollouts", type=int, metavar="N",
+                   help="with --html: greedy rollouts from each turn end for the win-probability graph "
+                        "(default 16; 0: no graph)")
     p.add_argument("--seed", type=int, help="without RUN: the seed to play")
     p.add_argument("--protocols", nargs=2, metavar="TRIO",
                    help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"')

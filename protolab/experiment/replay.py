@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 from sim.engine._core import constants
 
-from analysis import runfolder
+from analysis import board, runfolder
 from analysis.open import split_arm
 from protolab.experiment.plan import ShardPlan, make_plan
 from protolab.experiment.runner import dictionaries, make_task
@@ -341,3 +342,21 @@ def replay_run(run_arg: str, game: int, states: bool = False) -> list[str]:
     rec = played.record(g.strategies)
     return [header(g), *log_lines(played, states), result_line(rec),
             f"Checked: the replay matches the stored row ({compared} columns, all but run_id)."]
+
+
+# -- the board page and the notebook view (analysis/board.py) ----------------------------------------
+
+def board_data(run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1) -> dict[str, Any]:
+    """The board page's data for one game of a run, replayed and checked against its row first
+    (the same checks as `protolab replay RUN --game N`)."""
+    g = locate(run_arg, game)
+    played = play(g)
+    check(g, played)
+    meta = {"line": header(g).replace("\n", "; "), "strategy_0": g.strategies[0], "strategy_1": g.strategies[1],
+            "run_id": g.run_id, "game_index": g.game_index, "seed": g.seed}
+    return board.game_data(played, f"run {g.run_id}, game {g.game_index}", rollouts, rollout_seed, meta)
+
+
+def board_frame(run_arg: str, game: int, rollouts: int = 0) -> pd.DataFrame:
+    """One row per turn end of one game of a run, for notebooks (analysis.board.frame)."""
+    return board.frame(board_data(run_arg, game, rollouts))

@@ -1,0 +1,152 @@
+"""From a dashboard finding to games: example games per protocol, flag and the run (longest, turn-cap
+draws) are the ones the rule names (lowest seeds among the games that qualify); the offline
+dashboard carries a bounded number of board pages that open in Chromium and show the engine's
+positions; `--serve` renders any game on demand, with the replay's checks, for Host 127.0.0.1 or
+localhost only."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from fixtures_analysis.chromium import Chromium, find_chromium
+
+from analysis import board_links
+from analysis.dashboard import render
+from analysis.open import open_runs
+from analysis.page import make_server
+from analysis.report import build_report
+from protolab.cli import main
+from protolab.commands.game_links import MAX_EMBEDDED, example_section
+from protolab.experiment import replay
+from protolab.experiment.runner import RunOptions, run
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory) -> Path:
+    res = run("demo", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("runs")), games=400, show_progress=False))
+    assert res.status == "complete"
+    return res.run_dir
+
+
+@pytest.fixture(scope="module")
+def games(demo_run) -> pd.DataFrame:
+    return pd.concat([pq.read_table(f).to_pandas() for f in sorted((demo_run / "games").glob("*.parquet"))])
+
+
+@pytest.fixture(scope="module")
+def browser():
+    binary = find_chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is not installed (.ci/run installs Debian's chromium and chromium-driver)")
+        pytest.skip("Chromium is not installed: apt-get install -y chromium chromium-driver")
+    b = Chromium(binary)
+    yield b
+    b.close()
+
+
+def lowest_seeds(df: pd.DataFrame, k: int, by: list[str] | None = None, ascending: bool | list[bool] = True) -> list:
+    """The rule, in pandas: one game per seed (its lowest game_index), then the first k by `by`."""
+    one = df.sort_values("game_index").drop_duplicates("seed")
+    return one.sort_values(by or ["seed", "game_index"], ascending=ascending)["game_index"].head(k).tolist()
+
+
+def test_examples_are_the_games_the_rule_names(demo_run, games):
+    runs = open_runs(demo_run)
+    report = build_report(runs)
+    protos = report.tables["protocols"]
+    ex = board_links.examples(runs, report.tables["balance_flags"], list(protos["protocol"]))
+    cols = [[f"seat{s}_protocol_{p}" for p in ("left", "middle", "right")] for s in (0, 1)]
+    checked = 0
+    for name, g in ex[ex["group"] == "protocol"].groupby("name"):
+        won = games[((games["winner"] == 0) & games[cols[0]].eq(name).any(axis=1))
+                    | ((games["winner"] == 1) & games[cols[1]].eq(name).any(axis=1))]
+        assert g["game_index"].tolist() == lowest_seeds(won, board_links.PER_ROW), name
+        checked += 1
+    assert checked == len(protos) and checked > 20
+    longest = ex[ex["name"] == "longest games"]["game_index"].tolist()
+    assert longest == lowest_seeds(games, 2, ["turns", "seed", "game_index"], [False, True, True])
+    draws = ex[ex["name"] == "turn-cap draws"]["game_index"].tolist()
+    assert draws == lowest_seeds(games[games["end_reason"] == "turn_cap"], 2)
+
+
+def test_offline_dashboard_carries_board_pages_that_open(demo_run, browser, tmp_path, capsys):
+    out = tmp_path / "dash.html"
+    assert main(["dashboard", str(demo_run), "--out", str(out)]) == 0
+    capsys.readouterr()
+    browser.open(out.resolve().as_uri())
+    links = browser.evaluate("Array.from(document.querySelectorAll('#example-games a.open-board'))"
+                             ".map(a => +a.dataset.game)")
+    carried = browser.evaluate("document.querySelectorAll('script.board-game').length")
+    named = browser.evaluate("document.querySelectorAll('#example-games code').length")
+    assert carried == MAX_EMBEDDED and len(set(links)) == MAX_EMBEDDED and named > 0
+    n = links[0]
+    browser.evaluate("window.open = u => { window.__opened = u; }")
+    browser.evaluate(f"document.querySelector('a.open-board[data-game=\"{n}\"]').click()")
+    browser.evaluate("fetch(window.__opened).then(r => r.text()).then(t => { document.open(); document.write(t); "
+                     "document.close(); })")
+    browser.evaluate("new Promise(r => setTimeout(r, 300))")
+    assert browser.evaluate("board.steps") > 0
+    played = replay.play(replay.locate(str(demo_run), n))
+    at = replay.turn_states(played)
+    browser.evaluate("board.show(0)")
+    shown = browser.evaluate("Array.from(document.querySelectorAll('.side[data-seat=\"A\"] .line .value'))"
+                             ".map(v => +v.dataset.value)")
+    first = at[1] if 1 in at else at[replay.FINAL_TURN]
+    assert shown == first["A"]["values"]
+    assert browser.errors() == []
+    assert [u for u in browser.requests() if not u.startswith(("file:", "data:", "about:", "blob:"))] == []
+
+
+def test_examples_flag_bounds_the_pages_carried(demo_run, tmp_path, capsys):
+    out = tmp_path / "dash.html"
+    assert main(["dashboard", str(demo_run), "--out", str(out), "--examples", "2"]) == 0
+    page = out.read_text()
+    assert page.count('class="board-game"') == 2 and page.count('class="open-board"') >= 2
+    assert main(["dashboard", str(demo_run), "--out", str(out), "--examples", "0"]) == 0
+    page = out.read_text()
+    assert 'id="example-games"' in page and "board-game" not in page and 'id="board-template"' not in page
+    assert main(["dashboard", str(demo_run), "--out", str(out), "--examples", "-1"]) == 2
+    assert "--examples: expected 0" in capsys.readouterr().err
+
+
+def _get(port: int, path: str, host: str) -> tuple[int, bytes]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    c.request("GET", path, headers={"Host": host})
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def test_served_dashboard_renders_any_game_on_demand(demo_run, games):
+    runs = open_runs(demo_run)
+    report = build_report(runs)
+    section, game_page = example_section(str(demo_run), runs, report, serve=True)
+    assert 'href="/game/' in section and "board-game" not in section
+    server = make_server(render(report, section), port=0, game_page=game_page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        n = int(games["game_index"].max())              # any game, not only the examples
+        status, body = _get(port, f"/game/{n}", f"127.0.0.1:{port}")
+        assert status == 200
+        data = json.loads(body.decode().split('type="application/json">')[1].split("</script>")[0])
+        played = replay.play(replay.locate(str(demo_run), n))
+        assert data["result"]["turns"] == played.record()["turns"] and data["meta"]["game_index"] == n
+        assert _get(port, "/", f"localhost:{port}")[0] == 200
+        status, body = _get(port, f"/game/{n + 1}", f"localhost:{port}")
+        assert status == 404 and b"out of range" in body and len(body.splitlines()) == 1
+        assert _get(port, f"/game/{n}", "evil.example:80")[0] == 403
+        assert _get(port, "/", f"attacker.test:{port}")[0] == 403
+        assert _get(port, "/game/x", f"127.0.0.1:{port}")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
