@@ -27,7 +27,7 @@ class Options:
     correction: str = "holm"
     alpha: float = 0.05
     table: str | None = None
-    verify: str = "fast"
+    verify: str = "fast"                  # the level open_fn verifies at (named in `report --timing`)
     open_fn: OpenFn | None = None
 
     def open(self, paths: list[str]) -> Runs:
