@@ -4,8 +4,8 @@ with a journal that survives a killed driver.
 
 A shard file is encoded in memory and written whole (a hidden temporary name then a rename on a
 filesystem, one put on an object store): a file under its final name is complete. The driver
-records each finished shard in the journal the moment it hears of it (one short line of
-`shards.jsonl`, or on an object store one small object under `journal/`) and rewrites run.json now
+records the shards that finished together in the journal the moment it hears of them (short lines
+of `shards.jsonl` in one write, or on an object store one small object under `journal/`) and rewrites run.json now
 and then and at the end; `--resume` reads both, so nothing recorded is ever computed twice."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ Where = str | os.PathLike | Location       # a run folder or file: a local path 
 FORMAT = 1
 MANIFEST = "run.json"
 JOURNAL = "shards.jsonl"
-JOURNAL_DIR = "journal"          # the journal on a store that cannot append: one object per shard
+JOURNAL_DIR = "journal"          # the journal on a store that cannot append: one object per batch of shards
 LOCK_STALE = 120.0               # seconds after which another machine's lock object is taken over
 LOCK_BEAT = 30.0                 # seconds between refreshes of a held lock object
 TOKEN = ".protolab-run"
@@ -358,15 +358,21 @@ def _check_entry(entry: Any, where: str) -> None:
         raise RunDirError(f"{where}: {problem}; was it edited?")
 
 
-def append_journal(run_dir: Where, entry: dict[str, Any]) -> None:
-    """Record one finished shard at once: a line of shards.jsonl, or on a store that cannot append,
-    its own object journal/shard-NNNNN.json."""
+def append_journal(run_dir: Where, entries: dict[str, Any] | list[dict[str, Any]]) -> None:
+    """Record finished shards at once, in one write however many: their lines appended to
+    shards.jsonl (one flush), or on a store that cannot append one object journal/shard-NNNNN.json
+    named by the batch's first shard. A kill mid-write leaves whole lines and at most one cut line
+    (ignored with what follows it), or no object: never a wrong entry."""
+    batch = [entries] if isinstance(entries, dict) else entries
+    if not batch:
+        return
     run_dir = open_location(run_dir)
-    line = json.dumps(entry, sort_keys=True) + "\n"
+    text = "".join(json.dumps(entry, sort_keys=True) + "\n" for entry in batch)
     if run_dir.can_append:
-        (run_dir / JOURNAL).append_line(line)
+        (run_dir / JOURNAL).append_line(text)
     else:
-        (run_dir / JOURNAL_DIR / f"{shard_name(entry['index'])}.json").write_atomic(line.encode())
+        first = min(entry["index"] for entry in batch)
+        (run_dir / JOURNAL_DIR / f"{shard_name(first)}.json").write_atomic(text.encode())
 
 
 def read_journal(run_dir: Where) -> list[dict[str, Any]]:
@@ -378,7 +384,8 @@ def read_journal(run_dir: Where) -> list[dict[str, Any]]:
             text = p.read_text(MAX_MANIFEST_BYTES)
             lines += [(f"{p}: line {n}", line) for n, line in enumerate(text.splitlines(), 1)]
         for f in (run_dir / JOURNAL_DIR).files(recursive=False):
-            lines.append((str(f), f.read_text(MAX_MANIFEST_BYTES)))
+            text = f.read_text(MAX_MANIFEST_BYTES)
+            lines += [(f"{f}: line {n}", line) for n, line in enumerate(text.splitlines(), 1)]
     except (InputFileError, StorageError) as e:
         raise RunDirError(str(e)) from None
     out = []

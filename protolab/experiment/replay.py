@@ -24,8 +24,8 @@ from sim.engine._core import constants
 from analysis import runfolder
 from analysis.open import split_arm
 from protolab.experiment.plan import ShardPlan, make_plan
-from protolab.experiment.runner import dictionaries, make_task
 from protolab.experiment.seeds import game_seeds
+from protolab.experiment.shardloop import dictionaries, make_task
 from protolab.experiment.shards import games_table
 from protolab.experiment.spec import SpecError, spec_from_manifest
 from sim.batch import MAX_COMPILES
