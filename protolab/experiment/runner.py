@@ -186,7 +186,7 @@ def _start_and_play(plan: Plan, run_dir: Path | None, manifest: dict[str, Any] |
         session = {"where": where, "workers": workers, "address": opts.address, "resumed": opts.resume is not None}
         with runfolder.locked(run_dir):
             ledger = Ledger(run_dir, manifest, plan, session)
-            result = _play(plan, ledger, max_pending(workers, opts), opts, console)
+            result = _play(plan, ledger, workers, opts, console)
         result.recomputed = recomputed
         result.seconds = time.perf_counter() - t_start
         result.signum = signals.signum or result.signum
@@ -195,13 +195,17 @@ def _start_and_play(plan: Plan, run_dir: Path | None, manifest: dict[str, Any] |
         stop_ray()
 
 
+QUEUED = 32        # shards queued beyond twice the workers: fast shards then finish, and are recorded, in batches
+
+
 def max_pending(workers: int, opts: RunOptions) -> int:
-    """Shards in flight at once: locally Ray runs `workers` tasks at once and the rest wait queued,
-    ready the moment a worker is free; on a cluster an explicit --workers is the number in flight."""
-    return workers if (opts.address and opts.workers) else 2 * workers
+    """Shards in flight at once: locally and by default, the workers' worth running, as many again
+    and QUEUED more waiting in Ray's queue, ready the moment a worker is free (so that the driver
+    records what finished in batches: ledger.py); on a cluster an explicit --workers is the number."""
+    return workers if (opts.address and opts.workers) else 2 * workers + QUEUED
 
 
-def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, progress: Progress, say) -> None:
+def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say) -> None:
     """Play every shard the ledger has not recorded with the Ray remote function `remote`, recording
     each batch that finishes together in one journal write; KeyboardInterrupt stops it."""
     run_dir, run_id = ledger.run_dir, ledger.manifest["run_id"]
@@ -209,13 +213,13 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, progress: Progr
     token = runfolder.write_token(run_dir)
     dicts = dictionaries(plan)
     tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in plan.shards if s.index not in ledger.done)
-    for batch in finished_shards(remote, tasks, pending, local_ray_failure, ledger.kept_message):
+    for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message):
         ledger.commit(batch, say)
         progress.update(ledger.games_done)
         ledger.checkpoint()
 
 
-def _play(plan: Plan, ledger: Ledger, pending: int, opts: RunOptions, console) -> RunResult:
+def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:
     """Play the missing shards on the Ray this process is connected to; the session's RunResult."""
     import ray
 
@@ -229,7 +233,7 @@ def _play(plan: Plan, ledger: Ledger, pending: int, opts: RunOptions, console) -
     status, signum = "failed", 0
     watch = BrokenRayWatch(run_dir, lambda: len(ledger.done)).start()
     try:
-        drive(plan, ledger, remote, pending, progress, say)
+        drive(plan, ledger, remote, max_pending(workers, opts), workers, progress, say)
         status = "complete"
     except KeyboardInterrupt as e:
         status, signum = "interrupted", getattr(e, "signum", signal.SIGINT)

@@ -1,8 +1,8 @@
 """Hand out a run's shards to Ray and collect them as they finish.
 
 Back-pressure is Ray's idiom: at most `max_pending` tasks are pending, and `ray.wait` over that
-set returns whatever has finished, all of it at once, so that the driver records every batch of
-finished shards in one journal write (ledger.py). Faults are Ray's to retry: a worker that dies
+set returns what has finished, many at once, so that the driver records each batch of finished
+shards in one journal write (ledger.py). Faults are Ray's to retry: a worker that dies
 mid-shard has its task run again (a shard's files appear only when whole)."""
 
 from __future__ import annotations
@@ -55,12 +55,14 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
 Finished = list[tuple[ShardPlan, dict]]         # shards that finished together, with their results
 
 
-def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pending: int,
+def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pending: int, busy: int,
                     broken: Callable[[], str | None], kept: Callable[[], str]) -> Iterator[Finished]:
     """Submit `tasks` ((shard, task argument), built as they are submitted) to the Ray remote
-    function `remote`, at most `max_pending` at a time; yield each batch of finished shards with
-    their results, an empty one every WAIT seconds without any. RunFailed when a shard fails for
-    good or `broken()` names a dead part of the local Ray; `kept()` says what is kept then."""
+    function `remote`, at most `max_pending` at a time; yield the finished shards with their
+    results in batches, an empty one every WAIT seconds without any. Each wait returns once all but
+    `busy` pending tasks (the workers' worth, kept running meanwhile) have finished, so a batch is
+    as large as it can be without idling a worker. RunFailed when a shard fails for good or
+    `broken()` names a dead part of the local Ray; `kept()` says what is kept then."""
     import ray
 
     pending: dict[Any, ShardPlan] = {}
@@ -70,9 +72,7 @@ def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pen
             pending[remote.remote(task)] = shard
         if not pending:
             return
-        ready, rest = ray.wait(list(pending), num_returns=1, timeout=WAIT)
-        if ready and rest:                             # everything else finished by now, too
-            ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
+        ready, _ = ray.wait(list(pending), num_returns=max(1, len(pending) - busy), timeout=WAIT)
         why = broken()
         if why and not ready:
             raise RunFailed(f"the local Ray stopped ({why} exited); {kept()}")
