@@ -254,7 +254,7 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
                      session)
 
 
-def main_run(spec_arg: str | None, opts: RunOptions, console=None) -> int:
+def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int:
     """Run and report; the exit status of `protolab run`."""
     try:
         result = run(spec_arg, opts, console)

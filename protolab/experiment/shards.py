@@ -36,10 +36,10 @@ from analysis.schema import (
 from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
-from sim.batch import MAX_COMPILES
+from sim.batch import MAX_COMPILES, play_columns
 from sim.pool import ENGINE_VERSION, Pool
 from sim.record import END_REASONS
-from strategies.seats import play_games
+from strategies.seats import Seats, make_seats
 
 
 @dataclass(frozen=True)
@@ -109,17 +109,31 @@ def pool_for(task: ShardTask) -> Pool:
     return pool
 
 
+_SEATS: dict[tuple, Seats] = {}
+
+
+def seats_for(pool: Pool, strategies: Sequence[str], task: ShardTask | None = None) -> Seats:
+    """The engine seats of a batch, built once per worker process for each (pool, seat order,
+    draft): an arm's seats, and its swapped seats, serve every shard the worker plays. Built seats
+    keep nothing from one game to the next (a batch already plays all its games with one pair)."""
+    draft, files = (task.draft, task.draft_files) if task is not None else ("random", ())
+    key = (pool.hash, tuple(strategies), draft, files)
+    seats = _SEATS.get(key)
+    if seats is None:
+        seats = _SEATS[key] = make_seats(pool, strategies, draft, dict(files).__getitem__)
+    return seats
+
+
 def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
          first_player: int | None, protocols: list[Matchup] | None, events: bool,
          task: ShardTask | None = None) -> dict[str, np.ndarray]:
     """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`); with
     `task`, the seats draft by its draft strategies (their tables from the task, not from files)."""
-    if task is None:
-        return play_games(pool, seeds, tuple(strategies), turn_cap=turn_cap, first_player=first_player,
-                          protocols=protocols, events=events)
-    files = dict(task.draft_files)
-    return play_games(pool, seeds, tuple(strategies), task.draft, files.__getitem__, turn_cap=turn_cap,
-                      first_player=first_player, protocols=protocols, events=events)
+    seats = seats_for(pool, strategies, task)
+    if seats.trios is not None and not protocols:
+        protocols = [seats.trios]
+    return play_columns(pool, seeds, seats.configs, turn_cap=turn_cap, first_player=first_player,
+                        protocols=protocols, events=events)
 
 
 _GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "picks", "plays_up", "plays_down",
