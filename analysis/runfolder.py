@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.manifest import Manifest, ManifestError
 from analysis.storage import Location, StorageError, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
@@ -308,8 +309,9 @@ def _lock_object(run_dir: Location) -> Iterator[None]:
 def write_manifest(run_dir: Where, manifest: dict[str, Any]) -> None:
     """run.json, one shard entry a line (encoded by json's C encoder: a run of 100,000 shards has a
     run.json of some 100 MB, rewritten now and then), every other key indented."""
-    shards = sorted(manifest["shards"], key=lambda s: s["index"])
-    head = json.dumps({**manifest, "shards": []}, indent=1, sort_keys=False)
+    checked = Manifest.of(manifest, str(open_location(run_dir) / MANIFEST)).to_json()
+    shards = sorted(checked["shards"], key=lambda s: s["index"])
+    head = json.dumps({**checked, "shards": []}, indent=1, sort_keys=False)
     rows = ",\n  ".join(json.dumps(s) for s in shards)
     body = head.replace('\n "shards": []', f'\n "shards": [\n  {rows}\n ]' if rows else '\n "shards": []', 1)
     write_atomic(open_location(run_dir) / MANIFEST, (body + "\n").encode())
@@ -327,13 +329,13 @@ def read_manifest(run_dir: Where) -> dict[str, Any]:
         manifest = json.loads(p.read_text(MAX_MANIFEST_BYTES))
     except (InputFileError, json.JSONDecodeError, StorageError) as e:
         raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
-    if not isinstance(manifest, dict):
-        raise RunDirError(f"{p}: expected a JSON object, got {type(manifest).__name__}; was it edited?")
-    if manifest.get("format") != FORMAT:
+    if isinstance(manifest, dict) and manifest.get("format") != FORMAT:
         raise RunDirError(f"{p}: format {manifest.get('format')!r}; this protolab reads format {FORMAT}")
-    shards = manifest.get("shards", [])
-    if not isinstance(shards, list) or not isinstance(manifest.get("sessions", []), list):
-        raise RunDirError(f"{p}: key 'shards' or 'sessions': expected a list; was it edited?")
+    try:
+        manifest = Manifest.of(manifest, str(p)).to_json()
+    except ManifestError as e:
+        raise RunDirError(str(e)) from None
+    shards = manifest["shards"]
     for i, entry in enumerate(shards):
         _check_entry(entry, f"{p}: key 'shards[{i}]'")
     by_index = {s["index"]: s for s in shards}

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from protolab.experiment import shards
 from protolab.experiment.plan import make_plan
 from protolab.experiment.runner import dictionaries, make_task
-from protolab.experiment import shards
 from protolab.experiment.shards import execute
 from protolab.experiment.spec import load_spec
 from sim.batch import records

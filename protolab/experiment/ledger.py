@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import runfolder
+from analysis.manifest import Manifest
 from protolab.experiment.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.plan import Plan, ShardPlan, card_files
 from protolab.experiment.seeds import SEED_SCHEME
@@ -34,19 +35,15 @@ def now() -> str:
 def new_manifest(plan: Plan, run_id: str) -> dict[str, Any]:
     """The run.json of a new run: what it plays, with what, and no shard yet."""
     spec = plan.spec
-    return {
-        "run_id": run_id, "format": runfolder.FORMAT, "complete": False,
-        "spec": spec.to_dict(), "spec_hash": spec.hash,
-        "pool_hash": plan.pools[0].hash, "pool_hashes": {a.name: p.hash for a, p in zip(spec.arms, plan.pools,
-                                                                                         strict=True)},
-        "engine_version": ENGINE_VERSION, "protolab_version": protolab_version(), "versions": versions(),
-        "seed_scheme": SEED_SCHEME,
-        "games": plan.total_games, "arms": len(spec.arms), "matchups": plan.n_matchups,
-        "games_per_matchup": spec.games, "shard_count": len(plan.shards),
-        "shard_games": plan.shard_games,
-        "inputs": {cf.path: cf.sha256 for cf in card_files(spec)},
-        "created": now(), "finished": None, "sessions": [], "shards": [],
-    }
+    return Manifest(
+        run_id=run_id, format=runfolder.FORMAT, complete=False, spec=spec.to_dict(), spec_hash=spec.hash,
+        games=plan.total_games, shards=[], pool_hash=plan.pools[0].hash,
+        pool_hashes={a.name: p.hash for a, p in zip(spec.arms, plan.pools, strict=True)},
+        engine_version=ENGINE_VERSION, protolab_version=protolab_version(), versions=versions(),
+        seed_scheme=SEED_SCHEME, arms=len(spec.arms), matchups=plan.n_matchups, games_per_matchup=spec.games,
+        shard_count=len(plan.shards), shard_games=plan.shard_games,
+        inputs={cf.path: cf.sha256 for cf in card_files(spec)}, created=now(), finished=None, sessions=[],
+    ).to_json()
 
 
 def verify_recorded(run_dir: Path, shards: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -98,6 +95,8 @@ class Ledger:
 
     def commit(self, finished: list[tuple[ShardPlan, dict]], say: Callable[..., Any]) -> None:
         """Record shards that finished together: fallback files written, then one journal write."""
+        if not finished:
+            return
         entries = []
         for shard, res in finished:
             entry = res["entry"]

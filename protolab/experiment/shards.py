@@ -36,7 +36,7 @@ from analysis.schema import (
 from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
-from sim.batch import MAX_COMPILES, play_columns
+from sim.batch import MAX_COMPILES, RECORDED_COLUMNS, play_columns
 from sim.pool import ENGINE_VERSION, Pool
 from sim.record import END_REASONS
 from strategies.seats import Seats, make_seats
@@ -136,9 +136,6 @@ def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int
                         protocols=protocols, events=events)
 
 
-_GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "picks", "plays_up", "plays_down",
-                "refreshes", "control_gains", "n_compiles", "compile_turn", "compile_player",
-                "compile_line", "compile_protocol", "compile_recompile", "seed")
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
 
 
@@ -182,13 +179,13 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
             results.append((odd, (s1, s0), cols))
 
     out: dict[str, np.ndarray] = {}
-    for f in _GAME_FIELDS:
+    for f in RECORDED_COLUMNS:
         proto = first_cols[f]
         out[f] = np.empty((n,) + proto.shape[1:], proto.dtype)
     strat = np.zeros((n, 2), np.int8)
     sidx = {s: i for i, s in enumerate(task.dicts.strategies)}
     for idx, (a, b), cols in results:
-        for f in _GAME_FIELDS:
+        for f in RECORDED_COLUMNS:
             out[f][idx] = cols[f]
         strat[idx, 0] = sidx[a]
         strat[idx, 1] = sidx[b]
