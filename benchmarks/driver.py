@@ -1,6 +1,6 @@
 """The driver's ceiling: how many finished shards per second the driver of `protolab run` records.
 
-A run of many tiny shards (2 games each), recorded by the runner's own loop and ledger
+A run of many tiny shards (2 games each, or --games), recorded by the runner's own loop and ledger
 (runner.drive, ledger.Ledger: the journal and run.json in a real folder). Three modes:
 
   ledger   no Ray: the ledger alone commits real shard receipts in batches of --batch
@@ -9,7 +9,8 @@ A run of many tiny shards (2 games each), recorded by the runner's own loop and 
   play     a local Ray playing the tiny shards for real (what this machine's workers give)
 
 Prints shards committed per second (wall), the driver process's CPU time per shard and the ceiling
-it implies (1 / CPU per shard), and the journal writes (batches) it took.
+it implies (1 / CPU per shard), the journal writes (batches) it took, and the seconds a worker
+reports per shard (in mode play, the cost of playing and writing one; --games sets the shard size).
 
     python benchmarks/driver.py --mode stand-in --shards 5000
 """
@@ -36,7 +37,7 @@ SPEC = """
 name = "driverbench"
 seed = 1
 games = {games}
-shard_games = 2
+shard_games = {size}
 events = "none"
 """
 
@@ -57,9 +58,9 @@ def cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def setup(folder: Path, shards: int) -> tuple[Plan, Path, dict, dict]:
+def setup(folder: Path, shards: int, size: int) -> tuple[Plan, Path, dict, dict]:
     """The plan, a new run folder, its manifest, and one real shard's receipt (shard 0, played)."""
-    (folder / "spec.toml").write_text(SPEC.format(games=2 * shards))
+    (folder / "spec.toml").write_text(SPEC.format(games=size * shards, size=size))
     plan = make_plan(load_spec(folder / "spec.toml"))
     run_dir, run_id = runfolder.create_run_dir(folder / "runs", "driverbench", "bench")
     manifest = new_manifest(plan, run_id)
@@ -89,7 +90,7 @@ def ledger_only(plan: Plan, ledger: Ledger, receipt: dict, batch: int) -> None:
 
 def measure(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="driverbench-") as tmp:
-        plan, run_dir, manifest, receipt = setup(Path(tmp), args.shards)
+        plan, run_dir, manifest, receipt = setup(Path(tmp), args.shards, args.games)
         session = {"where": args.mode, "workers": args.workers, "address": None, "resumed": False}
         if args.mode != "ledger":
             import ray
@@ -111,10 +112,13 @@ def measure(args: argparse.Namespace) -> None:
             if args.mode != "ledger":
                 stop_ray()
         n = ledger.session["shards_computed"]
-        print(f"mode {args.mode}: {n:,} shards of 2 games in {wall:.2f} s: {n / wall:,.0f} shards/s committed; "
+        worker = sum(e["worker"]["seconds"] for e in ledger.done.values()) / n
+        print(f"mode {args.mode}: {n:,} shards of {args.games} games in {wall:.2f} s: "
+              f"{n / wall:,.0f} shards/s committed; "
               f"driver CPU {1000 * cpu / n:.3f} ms per shard (ceiling {n / cpu:,.0f} shards/s); "
               f"{ledger.writes:,} journal writes ({n / max(1, ledger.writes):.1f} shards each); "
-              f"run.json {(run_dir / runfolder.MANIFEST).stat().st_size / 1e6:.2f} MB")
+              f"run.json {(run_dir / runfolder.MANIFEST).stat().st_size / 1e6:.2f} MB; "
+              f"worker {1000 * worker:.1f} ms per shard ({1e6 * worker / args.games:.0f} us per game)")
 
 
 def main() -> None:
@@ -122,6 +126,7 @@ def main() -> None:
     p.add_argument("--mode", choices=("ledger", "stand-in", "play"), default="stand-in")
     p.add_argument("--shards", type=int, default=5000)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--games", type=int, default=2, help="games per shard (even)")
     p.add_argument("--pending", type=int, default=0, help="shards in flight (default: as protolab run)")
     p.add_argument("--batch", type=int, default=16, help="shards per commit in mode ledger")
     measure(p.parse_args())

@@ -192,12 +192,17 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
     facts = {"matchup": matchup, "game": game, "strategies": strat}
     if not events:
         return out, None, facts
+    return out, _shard_events(results, n), facts
+
+
+def _shard_events(results: list[tuple[np.ndarray, tuple[str, str], dict]], n: int) -> dict[str, np.ndarray]:
+    """The events of the shard's batches (each with its games' shard positions) in shard order:
+    by game, then event order (a counting sort), each numbered within its game (`seq`)."""
     if len(results) == 1:
         ev = dict(results[0][2]["events"])
         ev["game"] = ev["game"].astype(np.int64)
         ev["seq"] = _seq(ev["game"], n)
-        return out, ev, facts
-    # merge the batches' events into shard order (by game, then event order): counting sort
+        return ev
     counts = np.zeros(n, np.int64)
     for idx, _, cols in results:
         counts += np.bincount(idx[cols["events"]["game"]], minlength=n)
@@ -216,7 +221,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
             ev[f][at] = e[f]
         ev["game"][at] = g
         ev["seq"][at] = seq
-    return out, ev, facts
+    return ev
 
 
 def _seq(game: np.ndarray, n: int) -> np.ndarray:
