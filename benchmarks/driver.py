@@ -117,8 +117,9 @@ def measure(args: argparse.Namespace) -> None:
               f"{n / wall:,.0f} shards/s committed; "
               f"driver CPU {1000 * cpu / n:.3f} ms per shard (ceiling {n / cpu:,.0f} shards/s); "
               f"{ledger.writes:,} journal writes ({n / max(1, ledger.writes):.1f} shards each); "
-              f"run.json {(run_dir / runfolder.MANIFEST).stat().st_size / 1e6:.2f} MB; "
-              f"worker {1000 * worker:.1f} ms per shard ({1e6 * worker / args.games:.0f} us per game)")
+              f"run.json {(run_dir / runfolder.MANIFEST).stat().st_size / 1e6:.2f} MB"
+              + (f"; worker {1000 * worker:.1f} ms per shard ({1e6 * worker / args.games:.0f} us per game)"
+                 if args.mode == "play" else ""))
 
 
 def main() -> None:
