@@ -4,8 +4,8 @@ with a journal that survives a killed driver.
 
 A shard file is encoded in memory and written whole (a hidden temporary name then a rename on a
 filesystem, one put on an object store): a file under its final name is complete. The driver
-records each finished shard in the journal the moment it hears of it (one short line of
-`shards.jsonl`, or on an object store one small object under `journal/`) and rewrites run.json now
+records the shards that finished together in the journal the moment it hears of them (short lines
+of `shards.jsonl` in one write, or on an object store one small object under `journal/`) and rewrites run.json now
 and then and at the end; `--resume` reads both, so nothing recorded is ever computed twice."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.manifest import Manifest, ManifestError
 from analysis.storage import Location, StorageError, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
@@ -34,7 +35,7 @@ Where = str | os.PathLike | Location       # a run folder or file: a local path 
 FORMAT = 1
 MANIFEST = "run.json"
 JOURNAL = "shards.jsonl"
-JOURNAL_DIR = "journal"          # the journal on a store that cannot append: one object per shard
+JOURNAL_DIR = "journal"          # the journal on a store that cannot append: one object per batch of shards
 LOCK_STALE = 120.0               # seconds after which another machine's lock object is taken over
 LOCK_BEAT = 30.0                 # seconds between refreshes of a held lock object
 TOKEN = ".protolab-run"
@@ -306,9 +307,14 @@ def _lock_object(run_dir: Location) -> Iterator[None]:
 # -- manifest ---------------------------------------------------------------------------------------
 
 def write_manifest(run_dir: Where, manifest: dict[str, Any]) -> None:
-    shards = sorted(manifest["shards"], key=lambda s: s["index"])
-    body = json.dumps({**manifest, "shards": shards}, indent=1, sort_keys=False) + "\n"
-    write_atomic(open_location(run_dir) / MANIFEST, body.encode())
+    """run.json, one shard entry a line (encoded by json's C encoder: a run of 100,000 shards has a
+    run.json of some 100 MB, rewritten now and then), every other key indented."""
+    checked = Manifest.of(manifest, str(open_location(run_dir) / MANIFEST)).to_json()
+    shards = sorted(checked["shards"], key=lambda s: s["index"])
+    head = json.dumps({**checked, "shards": []}, indent=1, sort_keys=False)
+    rows = ",\n  ".join(json.dumps(s) for s in shards)
+    body = head.replace('\n "shards": []', f'\n "shards": [\n  {rows}\n ]' if rows else '\n "shards": []', 1)
+    write_atomic(open_location(run_dir) / MANIFEST, (body + "\n").encode())
 
 
 def read_manifest(run_dir: Where) -> dict[str, Any]:
@@ -323,13 +329,13 @@ def read_manifest(run_dir: Where) -> dict[str, Any]:
         manifest = json.loads(p.read_text(MAX_MANIFEST_BYTES))
     except (InputFileError, json.JSONDecodeError, StorageError) as e:
         raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
-    if not isinstance(manifest, dict):
-        raise RunDirError(f"{p}: expected a JSON object, got {type(manifest).__name__}; was it edited?")
-    if manifest.get("format") != FORMAT:
+    if isinstance(manifest, dict) and manifest.get("format") != FORMAT:
         raise RunDirError(f"{p}: format {manifest.get('format')!r}; this protolab reads format {FORMAT}")
-    shards = manifest.get("shards", [])
-    if not isinstance(shards, list) or not isinstance(manifest.get("sessions", []), list):
-        raise RunDirError(f"{p}: key 'shards' or 'sessions': expected a list; was it edited?")
+    try:
+        manifest = Manifest.of(manifest, str(p)).to_json()
+    except ManifestError as e:
+        raise RunDirError(str(e)) from None
+    shards = manifest["shards"]
     for i, entry in enumerate(shards):
         _check_entry(entry, f"{p}: key 'shards[{i}]'")
     by_index = {s["index"]: s for s in shards}
@@ -358,15 +364,21 @@ def _check_entry(entry: Any, where: str) -> None:
         raise RunDirError(f"{where}: {problem}; was it edited?")
 
 
-def append_journal(run_dir: Where, entry: dict[str, Any]) -> None:
-    """Record one finished shard at once: a line of shards.jsonl, or on a store that cannot append,
-    its own object journal/shard-NNNNN.json."""
+def append_journal(run_dir: Where, entries: dict[str, Any] | list[dict[str, Any]]) -> None:
+    """Record finished shards at once, in one write however many: their lines appended to
+    shards.jsonl (one flush), or on a store that cannot append one object journal/shard-NNNNN.json
+    named by the batch's first shard. A kill mid-write leaves whole lines and at most one cut line
+    (ignored with what follows it), or no object: never a wrong entry."""
+    batch = [entries] if isinstance(entries, dict) else entries
+    if not batch:
+        return
     run_dir = open_location(run_dir)
-    line = json.dumps(entry, sort_keys=True) + "\n"
+    text = "".join(json.dumps(entry, sort_keys=True) + "\n" for entry in batch)
     if run_dir.can_append:
-        (run_dir / JOURNAL).append_line(line)
+        (run_dir / JOURNAL).append_line(text)
     else:
-        (run_dir / JOURNAL_DIR / f"{shard_name(entry['index'])}.json").write_atomic(line.encode())
+        first = min(entry["index"] for entry in batch)
+        (run_dir / JOURNAL_DIR / f"{shard_name(first)}.json").write_atomic(text.encode())
 
 
 def read_journal(run_dir: Where) -> list[dict[str, Any]]:
@@ -378,7 +390,8 @@ def read_journal(run_dir: Where) -> list[dict[str, Any]]:
             text = p.read_text(MAX_MANIFEST_BYTES)
             lines += [(f"{p}: line {n}", line) for n, line in enumerate(text.splitlines(), 1)]
         for f in (run_dir / JOURNAL_DIR).files(recursive=False):
-            lines.append((str(f), f.read_text(MAX_MANIFEST_BYTES)))
+            text = f.read_text(MAX_MANIFEST_BYTES)
+            lines += [(f"{f}: line {n}", line) for n, line in enumerate(text.splitlines(), 1)]
     except (InputFileError, StorageError) as e:
         raise RunDirError(str(e)) from None
     out = []

@@ -6,7 +6,7 @@ import os
 import time
 from typing import Any
 
-from protolab.experiment.runner import start_ray, stop_ray
+from protolab.experiment.session import start_ray, stop_ray
 from sim.batch import play_columns
 from sim.pool import Pool, load_pool
 from strategies.seats import Seats, make_seats

@@ -16,6 +16,28 @@ from sim.record import make_record
 
 MAX_COMPILES = 64
 
+# The batch's per-game columns, the one declaration (name: dtype, values per game; 0 for a scalar),
+# filled by the C loop (_core.pyx play_batch); `compile_*` in the order of a compile tuple.
+GAME_COLUMNS: dict[str, tuple[type, int]] = {
+    "winner": (np.int8, 0), "first_player": (np.int8, 0), "end_reason": (np.int8, 0), "turns": (np.int16, 0),
+    "protocols": (np.int16, 6), "picks": (np.int16, 6),
+    "plays_up": (np.int16, 2), "plays_down": (np.int16, 2), "refreshes": (np.int16, 2), "control_gains": (np.int16, 2),
+    "n_compiles": (np.int16, 0),
+    "compile_turn": (np.int16, MAX_COMPILES), "compile_player": (np.int8, MAX_COMPILES),
+    "compile_line": (np.int8, MAX_COMPILES), "compile_protocol": (np.int16, MAX_COMPILES),
+    "compile_recompile": (np.int8, MAX_COMPILES),
+    "violation": (np.int8, 0),
+}
+COMPILE_COLUMNS = tuple(name for name in GAME_COLUMNS if name.startswith("compile_"))
+SEAT_COLUMNS = tuple(name for name, (_, width) in GAME_COLUMNS.items() if width == 2)     # one value per seat
+# What a game keeps (a run's rows come from these): every column but the invariant check's, and its seed.
+RECORDED_COLUMNS = (*(name for name in GAME_COLUMNS if name != "violation"), "seed")
+
+
+def empty_columns(n: int) -> dict[str, np.ndarray]:
+    """Zeroed GAME_COLUMNS for n games."""
+    return {name: np.zeros((n, width) if width else n, dtype) for name, (dtype, width) in GAME_COLUMNS.items()}
+
 
 def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, seats: Sequence[SeatConfig], turn_cap: int = 200,
                  first_player: int | None = None,
@@ -35,21 +57,7 @@ def play_columns(pool: Pool, seeds: Sequence[int] | np.ndarray, seats: Sequence[
         fixed = np.array([[pool.protocol(x) for side in m for x in side] for m in protocols], dtype=np.int16)
     else:
         fixed = np.zeros((0, 6), dtype=np.int16)
-    out = {
-        "winner": np.zeros(n, np.int8), "first_player": np.zeros(n, np.int8),
-        "end_reason": np.zeros(n, np.int8), "turns": np.zeros(n, np.int16),
-        "protocols": np.zeros((n, 6), np.int16),
-        "picks": np.zeros((n, 6), np.int16),
-        "plays_up": np.zeros((n, 2), np.int16), "plays_down": np.zeros((n, 2), np.int16),
-        "refreshes": np.zeros((n, 2), np.int16), "control_gains": np.zeros((n, 2), np.int16),
-        "n_compiles": np.zeros(n, np.int16),
-        "compile_turn": np.zeros((n, MAX_COMPILES), np.int16),
-        "compile_player": np.zeros((n, MAX_COMPILES), np.int8),
-        "compile_line": np.zeros((n, MAX_COMPILES), np.int8),
-        "compile_protocol": np.zeros((n, MAX_COMPILES), np.int16),
-        "compile_recompile": np.zeros((n, MAX_COMPILES), np.int8),
-        "violation": np.zeros(n, np.int8),
-    }
+    out = empty_columns(n)
     ev = play_batch(pool.core, seeds, turn_cap, -1 if first_player is None else first_player, fixed, out,
                     MAX_COMPILES, check_invariants, events, tuple(seats))
     if events:
@@ -69,10 +77,8 @@ def records(pool: Pool, cols: dict[str, np.ndarray],
             "first_player": cols["first_player"][i], "winner": int(cols["winner"][i]),
             "end_reason": int(cols["end_reason"][i]), "turn": int(cols["turns"][i]),
             "turn_cap": int(cols["turns"][i]),
-            "compiles": [(cols["compile_turn"][i, j], cols["compile_player"][i, j], cols["compile_line"][i, j],
-                          cols["compile_protocol"][i, j], cols["compile_recompile"][i, j]) for j in range(nc)],
-            "plays_up": cols["plays_up"][i], "plays_down": cols["plays_down"][i],
-            "refreshes": cols["refreshes"][i], "control_gains": cols["control_gains"][i],
+            "compiles": [tuple(cols[name][i, j] for name in COMPILE_COLUMNS) for j in range(nc)],
+            **{name: cols[name][i] for name in SEAT_COLUMNS},
         }
         out.append(make_record(pool, int(cols["seed"][i]), strategies, state, ENGINE_VERSION))
     return out

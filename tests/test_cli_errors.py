@@ -118,9 +118,12 @@ def bad(tmp_path_factory) -> SimpleNamespace:
     for name, text in specs.items():
         (d / f"{name}.toml").write_text(text)
         setattr(b, f"spec_{name}", d / f"{name}.toml")
-    manifests = {"list": "[]", "shard_not_object": '{"format": 1, "shards": [1]}',
-                 "spec_not_table": '{"format": 1, "spec": 5, "shards": []}',
-                 "spec_missing_key": '{"format": 1, "spec": {"name": "x"}, "shards": []}'}
+    # every key run.json must have (analysis/manifest.py), so that each names the one thing wrong
+    keys = '"format": 1, "run_id": "x", "complete": false, "spec_hash": "h", "games": 2'
+    manifests = {"list": "[]", "shard_not_object": f'{{{keys}, "spec": {{}}, "shards": [1]}}',
+                 "spec_not_table": f'{{{keys}, "spec": 5, "shards": []}}',
+                 "spec_missing_key": f'{{{keys}, "spec": {{"name": "x"}}, "shards": []}}',
+                 "unknown_key": f'{{{keys}, "spec": {{}}, "shards": [], "shard_cuont": 3}}'}
     for name, text in manifests.items():
         (d / f"run_{name}").mkdir()
         (d / f"run_{name}" / "run.json").write_text(text)
@@ -259,6 +262,7 @@ CASES = [
     ("resume-spec-not-a-table", lambda b: ["run", "--resume", b.dir / "run_spec_not_table"], ["run.json", "'spec'"]),
     ("resume-spec-missing-key", lambda b: ["run", "--resume", b.dir / "run_spec_missing_key"],
      ["run.json", "'spec.description'"]),
+    ("resume-unknown-key", lambda b: ["run", "--resume", b.dir / "run_unknown_key"], ["run.json", "'shard_cuont'"]),
     ("resume-run-json-binary", lambda b: ["run", "--resume", b.dir / "run_binary"], ["run.json", "UTF-8"]),
     # analysis
     ("report-run-json-is-a-pipe", lambda b: ["report", b.fifo_run], ["run.json", "not a regular file"]),

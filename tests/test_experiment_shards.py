@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from protolab.experiment import shards
 from protolab.experiment.plan import make_plan
 from protolab.experiment.runner import dictionaries, make_task
 from protolab.experiment.shards import execute
@@ -19,12 +20,15 @@ from strategies.seats import play_games
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def play_inline(spec_path, games=None):
-    """Every shard of the spec through the task body, no Ray: (games, events) tables in order."""
+def play_inline(spec_path, games=None, fresh_seats=False):
+    """Every shard of the spec through the task body, no Ray: (games, events) tables in order;
+    `fresh_seats`: each shard with seats built for it (as a new worker process would)."""
     plan = make_plan(load_spec(spec_path, games=games))
     d = dictionaries(plan)
     g, e = [], []
     for s in plan.shards:
+        if fresh_seats:
+            shards._SEATS.clear()
         res = execute(make_task(plan, s, "inline", Path("/nonexistent-run-dir"), "t", d))
         assert res["data"] is not None            # the task could not see the folder: bytes come back
         g.append(pq.read_table(io.BytesIO(res["data"]["games"])))
@@ -49,6 +53,16 @@ def test_rows_do_not_depend_on_shard_size(tmp_path):
     assert g1.drop_columns(drop).equals(g2.drop_columns(drop)) and g1.drop_columns(drop).equals(g3.drop_columns(drop))
     assert e1.equals(e2) and e1.equals(e3)
     assert g1["game_index"].to_pylist() == list(range(60))
+
+
+def test_seats_built_once_per_worker_play_as_seats_built_per_shard(tmp_path):
+    body = ('name = "x"\nseed = 5\ngames = 8\nshard_games = 4\n[seats]\nswap = true\n'
+            'strategies = ["search:sims=8,depth=1", "greedy"]\n[draft]\nmode = "sampled"\nsamples = 3\n')
+    shards._SEATS.clear()
+    plan, g1, e1 = play_inline(spec_file(tmp_path, body))
+    assert len(plan.shards) == 6 and len(shards._SEATS) == 2       # one pair per seat order, for six shards
+    _, g2, e2 = play_inline(spec_file(tmp_path, body), fresh_seats=True)
+    assert g1.equals(g2) and e1.equals(e2)
 
 
 def test_seat_swapping_on_paired_seeds(tmp_path):

@@ -6,8 +6,9 @@ import argparse
 import os
 
 from protolab.commands.common import add_decision_timeout, check_range, report_console, until_interrupted
-from protolab.experiment.psro import is_loop_spec, main_psro
+from protolab.experiment.psro import main_psro
 from protolab.experiment.runner import RunOptions, main_run
+from protolab.experiment.spec import Spec, load_spec
 
 MAX_WORKERS = 100_000              # --workers with --address: tasks in flight
 
@@ -47,8 +48,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = report_console(120)                  # logs and pipes: room for the A/B table
 
     def work() -> int:
-        if args.spec and not args.resume and is_loop_spec(args.spec, args.games):   # [meta]: the PSRO loop
-            return main_psro(args.spec, opts, console)
-        return main_run(args.spec, opts, console)   # a bad spec or run folder: protolab.cli.main reports it
+        # the spec is read once, here (a bad spec or run folder: protolab.cli.main reports it)
+        spec = load_spec(args.spec, games=args.games) if args.spec and not args.resume else args.spec
+        if isinstance(spec, Spec) and spec.meta is not None:          # [meta]: the PSRO loop
+            return main_psro(spec, opts, console)
+        return main_run(spec, opts, console)
 
     return until_interrupted(work)

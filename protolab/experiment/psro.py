@@ -36,11 +36,6 @@ from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
 LOOP_FILE = "meta.json"
 
 
-def is_loop_spec(arg: str, games: int | None = None) -> bool:
-    """Whether the spec file has a [meta] table (its errors are raised here, as `protolab run` would)."""
-    return load_spec(arg, games=games).meta is not None
-
-
 # -- the loop -------------------------------------------------------------------------------------
 
 Trio = tuple[str, ...]
@@ -206,11 +201,11 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
     return loop_dir, manifest, status
 
 
-def main_psro(spec_arg: str, opts, console) -> int:
+def main_psro(spec_arg: str | Spec, opts, console) -> int:
     """`protolab run SPEC` of a [meta] spec: the loop, then the metagame of all its games (its study,
     analysis/studies/metagame.py: the terminal report and the page written into the loop folder)."""
 
-    spec = load_spec(spec_arg, games=opts.games)
+    spec = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
     loop_dir, manifest, status = run_loop(spec, opts, console)
     if status != 0 or not manifest["iterations"]:
         return status

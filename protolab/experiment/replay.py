@@ -25,11 +25,11 @@ from sim.engine._core import constants
 from analysis import board, runfolder
 from analysis.open import split_arm
 from protolab.experiment.plan import ShardPlan, make_plan
-from protolab.experiment.runner import dictionaries, make_task
 from protolab.experiment.seeds import game_seeds
+from protolab.experiment.shardloop import dictionaries, make_task
 from protolab.experiment.shards import games_table
 from protolab.experiment.spec import SpecError, spec_from_manifest
-from sim.batch import MAX_COMPILES
+from sim.batch import COMPILE_COLUMNS, MAX_COMPILES, SEAT_COLUMNS, empty_columns
 from sim.cards.loader import CardDataError
 from sim.describe import LINES, SEAT_NAMES, format_log
 from sim.pool import ENGINE_VERSION, Pool
@@ -208,22 +208,17 @@ def _columns(state: dict[str, Any], drafted: bool) -> dict[str, np.ndarray]:
     """One game's engine state as the batch columns `games_table` reads (sim/batch.py); `drafted`:
     the game drafted its trios (else its picks are -1, as the batch records listed trios)."""
     comp = state["compiles"][:MAX_COMPILES]
-    cols: dict[str, np.ndarray] = {
-        "picks": np.array([state["picks"] if drafted else [-1] * 6], np.int16),
-        "winner": np.array([state["winner"]], np.int8), "first_player": np.array([state["first_player"]], np.int8),
-        "end_reason": np.array([state["end_reason"]], np.int8),
-        "turns": np.array([min(state["turn"], state["turn_cap"])], np.int16),
-        "protocols": np.array([[*state["dealt"][0], *state["dealt"][1]]], np.int16),
-        "n_compiles": np.array([len(state["compiles"])], np.int16),
-    }
-    for name in ("plays_up", "plays_down", "refreshes", "control_gains"):
-        cols[name] = np.array([state[name]], np.int16)
-    for k, (name, dtype) in enumerate((("compile_turn", np.int16), ("compile_player", np.int8),
-                                       ("compile_line", np.int8), ("compile_protocol", np.int16),
-                                       ("compile_recompile", np.int8))):
-        arr = np.zeros((1, MAX_COMPILES), dtype)
-        arr[0, :len(comp)] = [c[k] for c in comp]
-        cols[name] = arr
+    cols = empty_columns(1)
+    cols["picks"][0] = state["picks"] if drafted else -1
+    for name in ("winner", "first_player", "end_reason"):
+        cols[name][0] = state[name]
+    cols["turns"][0] = min(state["turn"], state["turn_cap"])
+    cols["protocols"][0] = [*state["dealt"][0], *state["dealt"][1]]
+    cols["n_compiles"][0] = len(state["compiles"])
+    for name in SEAT_COLUMNS:
+        cols[name][0] = state[name]
+    for k, name in enumerate(COMPILE_COLUMNS):
+        cols[name][0, :len(comp)] = [c[k] for c in comp]
     return cols
 
 

@@ -36,10 +36,10 @@ from analysis.schema import (
 from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
-from sim.batch import MAX_COMPILES
+from sim.batch import MAX_COMPILES, RECORDED_COLUMNS, play_columns
 from sim.pool import ENGINE_VERSION, Pool
 from sim.record import END_REASONS
-from strategies.seats import play_games
+from strategies.seats import Seats, make_seats
 
 
 @dataclass(frozen=True)
@@ -109,22 +109,33 @@ def pool_for(task: ShardTask) -> Pool:
     return pool
 
 
+_SEATS: dict[tuple, Seats] = {}
+
+
+def seats_for(pool: Pool, strategies: Sequence[str], task: ShardTask | None = None) -> Seats:
+    """The engine seats of a batch, built once per worker process for each (pool, seat order,
+    draft): an arm's seats, and its swapped seats, serve every shard the worker plays. Built seats
+    keep nothing from one game to the next (a batch already plays all its games with one pair)."""
+    draft, files = (task.draft, task.draft_files) if task is not None else ("random", ())
+    key = (pool.hash, tuple(strategies), draft, files)
+    seats = _SEATS.get(key)
+    if seats is None:
+        seats = _SEATS[key] = make_seats(pool, strategies, draft, dict(files).__getitem__)
+    return seats
+
+
 def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
          first_player: int | None, protocols: list[Matchup] | None, events: bool,
          task: ShardTask | None = None) -> dict[str, np.ndarray]:
     """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`); with
     `task`, the seats draft by its draft strategies (their tables from the task, not from files)."""
-    if task is None:
-        return play_games(pool, seeds, tuple(strategies), turn_cap=turn_cap, first_player=first_player,
-                          protocols=protocols, events=events)
-    files = dict(task.draft_files)
-    return play_games(pool, seeds, tuple(strategies), task.draft, files.__getitem__, turn_cap=turn_cap,
-                      first_player=first_player, protocols=protocols, events=events)
+    seats = seats_for(pool, strategies, task)
+    if seats.trios is not None and not protocols:
+        protocols = [seats.trios]
+    return play_columns(pool, seeds, seats.configs, turn_cap=turn_cap, first_player=first_player,
+                        protocols=protocols, events=events)
 
 
-_GAME_FIELDS = ("winner", "first_player", "end_reason", "turns", "protocols", "picks", "plays_up", "plays_down",
-                "refreshes", "control_gains", "n_compiles", "compile_turn", "compile_player",
-                "compile_line", "compile_protocol", "compile_recompile", "seed")
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
 
 
@@ -168,25 +179,30 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
             results.append((odd, (s1, s0), cols))
 
     out: dict[str, np.ndarray] = {}
-    for f in _GAME_FIELDS:
+    for f in RECORDED_COLUMNS:
         proto = first_cols[f]
         out[f] = np.empty((n,) + proto.shape[1:], proto.dtype)
     strat = np.zeros((n, 2), np.int8)
     sidx = {s: i for i, s in enumerate(task.dicts.strategies)}
     for idx, (a, b), cols in results:
-        for f in _GAME_FIELDS:
+        for f in RECORDED_COLUMNS:
             out[f][idx] = cols[f]
         strat[idx, 0] = sidx[a]
         strat[idx, 1] = sidx[b]
     facts = {"matchup": matchup, "game": game, "strategies": strat}
     if not events:
         return out, None, facts
+    return out, _shard_events(results, n), facts
+
+
+def _shard_events(results: list[tuple[np.ndarray, tuple[str, str], dict]], n: int) -> dict[str, np.ndarray]:
+    """The events of the shard's batches (each with its games' shard positions) in shard order:
+    by game, then event order (a counting sort), each numbered within its game (`seq`)."""
     if len(results) == 1:
         ev = dict(results[0][2]["events"])
         ev["game"] = ev["game"].astype(np.int64)
         ev["seq"] = _seq(ev["game"], n)
-        return out, ev, facts
-    # merge the batches' events into shard order (by game, then event order): counting sort
+        return ev
     counts = np.zeros(n, np.int64)
     for idx, _, cols in results:
         counts += np.bincount(idx[cols["events"]["game"]], minlength=n)
@@ -205,7 +221,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
             ev[f][at] = e[f]
         ev["game"][at] = g
         ev["seq"][at] = seq
-    return out, ev, facts
+    return ev
 
 
 def _seq(game: np.ndarray, n: int) -> np.ndarray:

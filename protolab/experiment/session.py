@@ -1,0 +1,298 @@
+"""The Ray session of a run: start a private local Ray on 127.0.0.1 or join a cluster, and end it
+however the run ends.
+
+No process of a local Ray outlives the run: Ctrl-C and SIGTERM stop it cleanly (once; repeats
+cannot interrupt the clean-up, StopSignals), a broken local Ray (gcs_server or raylet gone) fails
+the run at once (BrokenRayWatch), and a watcher process (reaper.py) ends the Ray of a driver that
+was killed."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import platform
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.runfolder import RunDirError
+from protolab.experiment import reaper
+
+LOCAL_IP = "127.0.0.1"
+CONNECT_TIMEOUT = 20.0             # seconds `--address` may take to answer (--connect-timeout)
+
+
+class ConnectError(RunDirError):
+    """`--address` did not answer in time (a user's error: exit status 2)."""
+
+
+class Stop(KeyboardInterrupt):
+    """SIGINT or SIGTERM: stop the run as Ctrl-C does (exit status 128 + the signal's number)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def versions() -> dict[str, str]:
+    """The versions of what plays and writes a run (kept in run.json)."""
+    import numpy
+    import pyarrow
+    import ray
+
+    return {"python": platform.python_version(), "numpy": numpy.__version__, "pyarrow": pyarrow.__version__,
+            "ray": ray.__version__}
+
+
+def _quiet_ray_logs() -> None:
+    for name in ("ray", "ray._private.authentication.authentication_token_setup"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+@contextlib.contextmanager
+def _neutral_cwd():
+    """Ray puts the driver's working directory first on every worker's sys.path. Run from a source
+    checkout whose engine was built elsewhere (`pip install .`), that folder's `sim/` would shadow
+    the installed package; so Ray is started from an empty folder instead."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="protolab-ray-") as empty:
+        os.chdir(empty)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+
+
+@dataclass
+class LocalRay:
+    """The local Ray this process started: its private folder and the watcher bound to it (reaper.py)."""
+
+    root: Path
+    watcher: reaper.Watcher
+
+
+_local: LocalRay | None = None
+
+
+def local_ray() -> LocalRay | None:
+    """The local Ray this process started, None when joined to a cluster or not started."""
+    return _local
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """HOST and PORT of `HOST:PORT` or `ray://HOST:PORT`; None for what Ray resolves itself (`auto`)."""
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def _wait_for_listener(address: str, timeout: float) -> None:
+    """Return once something accepts TCP connections at `address`; ConnectError after `timeout` s."""
+    target = _host_port(address)
+    if target is None:
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            socket.create_connection(target, timeout=max(0.1, min(2.0, left))).close()
+            return
+        except OSError as e:
+            if time.monotonic() + 0.5 >= deadline:
+                raise ConnectError(_unreachable(address, timeout, e.strerror or str(e))) from None
+            time.sleep(0.5)
+
+
+def _unreachable(address: str, timeout: float, why: str) -> str:
+    return (f"cannot reach a Ray cluster at {address} within {timeout:g} s ({why}); is Ray running there "
+            "(`ray start --head`)? --connect-timeout sets the wait")
+
+
+def _join_cluster(address: str, workers: int | None, timeout: float) -> tuple[int, str]:
+    """Join the Ray cluster at `address`, giving up after `timeout` seconds: Ray itself retries an
+    address that does not answer for minutes. Nothing of the cluster is started or stopped here."""
+    import ray
+
+    t0 = time.monotonic()
+    _wait_for_listener(address, timeout)
+
+    def give_up() -> None:                    # ray.init is blocked in Ray's C++ code: end the process
+        print(f"protolab: error: {_unreachable(address, timeout, 'no answer from Ray')}", file=sys.stderr,
+              flush=True)
+        os._exit(2)
+
+    watchdog = threading.Timer(max(1.0, timeout - (time.monotonic() - t0)), give_up)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        with _neutral_cwd():
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+    except Exception as e:  # noqa: BLE001 - Ray raises several kinds; all mean "cannot join"
+        raise RunDirError(f"--address {address}: cannot join the Ray cluster there ({e})") from None
+    finally:
+        watchdog.cancel()
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    return (workers or max(1, cpus)), f"Ray cluster at {address} ({cpus} CPUs)"
+
+
+def _absolute_pythonpath() -> None:
+    """The driver's PYTHONPATH with relative entries made absolute: a local Ray's workers inherit it
+    but start in another folder, where `PYTHONPATH=.` would not find a user strategy `mypkg.bots:MyBot`."""
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if parts:
+        os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in parts)
+
+
+def start_ray(address: str | None, workers: int | None,
+              connect_timeout: float = CONNECT_TIMEOUT) -> tuple[int, str]:
+    """Join `address`, or start a local Ray on 127.0.0.1 only; returns (workers, where).
+
+    A local Ray lives in a private folder watched by a reaper process, so that none of its
+    processes outlives this one, however this one ends; `stop_ray` ends it."""
+    global _local
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if not address:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")     # a one-node, local-only Ray
+    import ray
+
+    _quiet_ray_logs()
+    if address:
+        return _join_cluster(address, workers, connect_timeout)
+    _absolute_pythonpath()
+    root = str(Path(__file__).resolve().parents[2])
+    if "site-packages" not in root and "dist-packages" not in root:
+        # a source checkout: let the workers import this very code
+        parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if root not in parts:
+            os.environ["PYTHONPATH"] = os.pathsep.join([root, *parts])
+    n = workers or os.cpu_count() or 1
+    ray_root = reaper.private_root()
+    _local = LocalRay(ray_root, reaper.Watcher(ray_root))     # watching before any Ray process exists
+    try:
+        with _neutral_cwd():
+            ray.init(num_cpus=n, include_dashboard=False, _node_ip_address=LOCAL_IP, logging_level=logging.ERROR,
+                     log_to_driver=False, _temp_dir=str(ray_root))
+    except BaseException:
+        stop_ray()
+        raise
+    return n, f"local Ray on {LOCAL_IP} ({n} workers)"
+
+
+def local_ray_failure() -> str | None:
+    """What died, when a process the local Ray cannot run without (gcs_server, raylet, ...) has
+    exited; None while it is whole, or when joined to a cluster (the cluster's to heal)."""
+    if _local is None:
+        return None
+    import ray
+
+    node = getattr(ray._private.worker, "_global_node", None)
+    try:
+        dead = [kind for kind, _ in node.dead_processes()] if node is not None else []
+    except Exception:  # noqa: BLE001 - a private API: never let the check itself stop a run
+        return None
+    return ", ".join(sorted(set(dead))) or None
+
+
+class BrokenRayWatch:
+    """Ends the driver when its local Ray has lost a process it cannot run without (gcs_server,
+    raylet) and the play loop has not noticed within GRACE seconds: Ray calls such as `ray.wait`
+    can block for good once the gcs_server is gone, and no exception reaches them. Finished shards
+    are already in the journal, so the run resumes; the exit is the one RunFailed would give."""
+
+    GRACE = 5.0
+    POLL = 0.5
+
+    def __init__(self, run_dir: Path, finished: Any):
+        self.run_dir, self.finished = run_dir, finished       # finished(): shards recorded so far
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="protolab-ray-watch", daemon=True)
+
+    def start(self) -> BrokenRayWatch:
+        if _local is not None:           # on a cluster, the cluster's to heal
+            self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def _watch(self) -> None:
+        since = None
+        while not self.stopped.wait(self.POLL):
+            broken = local_ray_failure()
+            since = None if not broken else since or time.monotonic()
+            if since is not None and time.monotonic() - since > self.GRACE and not self.stopped.is_set():
+                print(f"protolab: error: the local Ray stopped ({broken} exited); {self.finished()} finished shards "
+                      f"are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})", file=sys.stderr,
+                      flush=True)
+                local = _local
+                if local is not None:
+                    reaper.sweep(local.root, exclude={local.watcher.proc.pid})
+                    local.watcher.done()
+                    shutil.rmtree(local.root, ignore_errors=True)
+                os._exit(1)
+
+
+def stop_ray() -> None:
+    """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder."""
+    global _local
+    import ray
+
+    local, broken = _local, local_ray_failure()
+    if local is not None and broken:         # Ray's own shutdown can wait on a dead gcs_server
+        reaper.sweep(local.root, exclude={local.watcher.proc.pid})
+    if ray.is_initialized():
+        ray.shutdown()
+    if local is not None:
+        reaper.sweep(local.root, exclude={local.watcher.proc.pid})
+        local.watcher.done()
+        shutil.rmtree(local.root, ignore_errors=True)
+    _local = None
+
+
+
+# -- signals ----------------------------------------------------------------------------------------
+
+class StopSignals:
+    """SIGINT (Ctrl-C) and SIGTERM raise Stop, once: from then on until the block ends they are
+    ignored, so that pressing Ctrl-C again cannot cut the clean-up short (Ray's shutdown, the
+    sweep of its processes, the last run.json) and leave processes or a half-written run behind."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.active = threading.current_thread() is threading.main_thread()
+        self.stopped = False
+        self.signum = 0                # the signal that stopped the run (Ray may re-raise it as a bare Ctrl-C)
+        self.previous: dict[int, Any] = {}
+
+    def _first(self, signum: int, _frame) -> None:
+        self.stopped, self.signum = True, signum
+        for k in self.SIGNALS:
+            signal.signal(k, signal.SIG_IGN)
+        raise Stop(signum)
+
+    def arm(self) -> None:
+        """(Re)install the handlers: ray.init puts its own on SIGTERM, which aborts the process."""
+        if self.active and not self.stopped:
+            for k in self.SIGNALS:
+                signal.signal(k, self._first)
+
+    def __enter__(self) -> StopSignals:
+        if self.active:
+            self.previous = {k: signal.getsignal(k) for k in self.SIGNALS}
+        self.arm()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for k, handler in self.previous.items():
+            signal.signal(k, handler)
