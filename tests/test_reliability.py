@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
+
+from protolab.cli import main
+from sim.inputs import MAX_NESTING, parse_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,3 +35,28 @@ def test_decision_clock_does_not_kill_a_finished_process(tmp_path):
         done = subprocess.run([sys.executable, str(script), delay], cwd=ROOT, capture_output=True, text=True,
                               timeout=60)
         assert done.returncode == 0, (delay, done.returncode, done.stderr[-500:])
+
+
+DEEP = 100_000                     # a 200 KB file, well under the 4 MB input limit
+
+
+@pytest.mark.parametrize("command, text", [
+    (["run"], 'name = "x"\nseed = 1\ngames = 2\nextra = ' + "[" * DEEP + "]" * DEEP + "\n"),
+    (["cards", "check"], 'protocol = "X"\ncards = ' + "[" * DEEP + "]" * DEEP + "\n"),
+    (["scenario"], "x = " + "{a=" * 40 + "1" + "}" * 40 + "\n"),
+], ids=["spec", "card-file", "scenario"])
+def test_deeply_nested_toml_is_one_line(tmp_path, capsys, command, text):
+    path = tmp_path / "deep.toml"
+    path.write_text(text)
+    code = main([*command, str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err[-2000:]
+    assert "deep.toml" in err and "nested" in err and "Traceback" not in err
+
+
+def test_parse_toml_keeps_shallow_values_and_refuses_deep_ones():
+    assert parse_toml("a = [[1, 2], {b = {c = 3}}]") == {"a": [[1, 2], {"b": {"c": 3}}]}
+    parse_toml("a = " + "[" * (MAX_NESTING - 1) + "]" * (MAX_NESTING - 1))
+    for n in (MAX_NESTING, 300, 5000):
+        with pytest.raises(tomllib.TOMLDecodeError, match="nested"):
+            parse_toml("a = " + "[" * n + "]" * n)

@@ -15,7 +15,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from sim.inputs import InputFileError, describe_char, find_control_char, read_input_bytes, read_input_text
+from sim.inputs import (
+    InputFileError,
+    describe_char,
+    find_control_char,
+    parse_toml,
+    read_input_bytes,
+    read_input_text,
+)
 from sim.pool import DEFAULT_SETS
 from strategies.draft import DraftTableError, parse_learned
 from strategies.spec import StrategyError, parse
@@ -259,7 +266,7 @@ def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
                                "file (docs/cards.md), relative to the spec's folder")
     found = read_beside(check, base, rel, key, "a readable UTF-8 protocol or variant file (docs/cards.md)")
     try:
-        tomllib.loads(found.text)
+        parse_toml(found.text)
     except tomllib.TOMLDecodeError as e:
         raise check.error(key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file "
                                "(docs/cards.md)") from None
@@ -284,7 +291,7 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     path = find_spec(str(arg))
     source = str(arg) if Path(str(arg)).is_file() else str(path)
     try:
-        raw = tomllib.loads(read_input_text(path))
+        raw = parse_toml(read_input_text(path))
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{source}: not valid TOML: {e}") from None
     except InputFileError as e:
