@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from analysis.open import RunError
 from analysis.runfolder import RunDirError
+from analysis.storage import StorageError, set_storage_timeout
 from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, run
 from protolab.commands.common import UsageError
 from protolab.experiment.spec import SpecError
@@ -25,7 +26,7 @@ from strategies.user import set_decision_timeout
 
 # The project's errors a user can cause: `main` prints them as one line, exit status 2.
 USER_ERRORS = (UsageError, CardDataError, InputFileError, SpecError, RunDirError, StrategyError, RunError,
-               ScenarioError)
+               ScenarioError, StorageError)
 
 # Subcommands in the order `protolab --help` lists them.
 COMMANDS = (games, cards, bench, ladder, run, cardvalue, analysis, meta)
@@ -78,6 +79,14 @@ def _apply_decision_timeout(args: argparse.Namespace) -> None:
             raise UsageError(f"--decision-timeout: {e}") from None
 
 
+def _apply_storage_timeout(args: argparse.Namespace) -> None:
+    if getattr(args, "storage_timeout", None) is not None:
+        try:
+            set_storage_timeout(args.storage_timeout)
+        except ValueError as e:
+            raise UsageError(f"--storage-timeout: {e}") from None
+
+
 def _stdout_gone() -> int:
     """The reader of our output left (`protolab ... | head -1`): stop quietly. Later writes,
     including the flush at exit, go to /dev/null instead of raising again."""
@@ -95,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         _apply_decision_timeout(args)
+        _apply_storage_timeout(args)
         return args.func(args)
     except BrokenPipeError:
         return _stdout_gone()

@@ -23,6 +23,7 @@ from protolab.commands.common import (
     add_decision_timeout,
     add_format,
     add_pool_args,
+    add_storage_timeout,
     check_batch,
     check_range,
     console,
@@ -212,6 +213,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="strategy of seat A and seat B (default: random random)")
     p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
     add_decision_timeout(p)
+    add_storage_timeout(p)
     add_pool_args(p)
     p.set_defaults(func=cmd_replay)
 

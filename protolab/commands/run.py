@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 
-from protolab.commands.common import add_decision_timeout, check_range, report_console, until_interrupted
+from protolab.commands.common import (
+    add_decision_timeout,
+    add_storage_timeout,
+    check_range,
+    report_console,
+    until_interrupted,
+)
 from protolab.experiment.psro import is_loop_spec, main_psro
 from protolab.experiment.runner import RunOptions, main_run
 
@@ -33,6 +39,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     add_decision_timeout(p)
+    add_storage_timeout(p)
     p.set_defaults(func=cmd_run)
 
 
