@@ -123,7 +123,7 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
         raise UsageError(f"replay RUN --game N: {', '.join(given)} cannot be given; the run fixes the seed, trios, "
                          "first player, strategies, turn cap and pool")
     try:
-        lines = replay_run(args.run, args.game, states=args.states)
+        lines = replay_run(args.run, args.game, states=args.states, allow_code=args.allow_code)
     except ReplayError as e:
         raise UsageError(str(e)) from None
     except ReplayMismatch as e:
@@ -212,6 +212,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategies", nargs=2, metavar="SPEC",
                    help="strategy of seat A and seat B (default: random random)")
     p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
+    p.add_argument("--allow-code", action="store_true",
+                   help="with RUN: run the Python modules its spec names as strategies (pkg.mod:Class)")
     add_decision_timeout(p)
     add_storage_timeout(p)
     add_pool_args(p)
