@@ -6,6 +6,7 @@ cause, from whichever layer raised it, ends here as one line and exit status 2."
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -98,6 +99,18 @@ def _stdout_gone() -> int:
     return 141                                     # what a shell reports for a program ended by SIGPIPE
 
 
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _disk_full(e: OSError) -> int:
+    """The disk the output goes to is full (`protolab report RUN > file`): one line on stderr, exit
+    status 2; the rest of the output, and the flush at exit, go to /dev/null instead of raising again."""
+    where = e.filename or "the output"
+    print(f"protolab: error: cannot write {where}: {e.strerror or e}", file=sys.stderr)
+    _stdout_gone()
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Every error a user can cause ends here as one line `protolab: error: ...`
     on stderr and exit status 2; faults in protolab itself keep their traceback."""
@@ -108,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except BrokenPipeError:
         return _stdout_gone()
+    except OSError as e:
+        if e.errno not in DISK_FULL:
+            raise
+        return _disk_full(e)
     except KeyboardInterrupt:
         print("protolab: interrupted", file=sys.stderr)
         return 130

@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from fixtures_analysis.known import known_run
 
 from protolab.cli import main
 from sim.inputs import MAX_NESTING, parse_toml
@@ -60,3 +61,15 @@ def test_parse_toml_keeps_shallow_values_and_refuses_deep_ones():
     for n in (MAX_NESTING, 300, 5000):
         with pytest.raises(tomllib.TOMLDecodeError, match="nested"):
             parse_toml("a = " + "[" * n + "]" * n)
+
+
+def test_a_full_disk_under_the_output_is_one_line(tmp_path):
+    # `protolab report RUN > file` on a full disk: /dev/full answers every write with ENOSPC
+    run = known_run(tmp_path / "known")
+    for argv in (["report", str(run)], ["dashboard", str(run), "--out", str(tmp_path / "d.html")]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "protolab", *argv], cwd=tmp_path, stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr[-3000:]
+        assert done.stderr == "protolab: error: cannot write the output: No space left on device\n"
+    assert (run / "run.json").is_file()
