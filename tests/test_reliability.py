@@ -12,7 +12,9 @@ import pytest
 from fixtures_analysis.known import known_run
 
 from protolab.cli import main
+from sim.cards.loader import CardDataError
 from sim.inputs import MAX_NESTING, parse_toml
+from sim.pool import load_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,3 +75,23 @@ def test_a_full_disk_under_the_output_is_one_line(tmp_path):
         assert done.returncode == 2, done.stderr[-3000:]
         assert done.stderr == "protolab: error: cannot write the output: No space left on device\n"
     assert (run / "run.json").is_file()
+
+
+VARIANT = 'variant = "{0}"\n[[cards]]\nreplaces = "Fire 1"\nvalue = {1}\n'
+
+
+def test_two_variant_files_replacing_one_card_are_refused(tmp_path):
+    a, b = tmp_path / "a.toml", tmp_path / "b.toml"
+    a.write_text(VARIANT.format("worth 3", 3))
+    b.write_text(VARIANT.format("worth 4", 4))
+    assert load_pool(cards=[a]).card("Fire 1").value == 3               # one alone is fine
+    with pytest.raises(CardDataError, match=r"b.toml: card 'Fire 1': key 'replaces': already replaced by .*a.toml"):
+        load_pool(cards=[a, b])
+
+
+def test_a_bad_set_is_blamed_on_the_sets_key(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\nseed = 1\ngames = 2\n[pool]\nsets = ["Main 1", "Nope"]\n')
+    assert main(["run", str(spec), "--out", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert "s.toml: key 'pool.sets': unknown set 'Nope'" in err and "pool.cards" not in err, err

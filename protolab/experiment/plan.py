@@ -24,7 +24,7 @@ import numpy as np
 from protolab.experiment.seeds import sample_order
 from protolab.experiment.spec import Arm, CardFile, Spec, SpecError, check_matchups, check_size
 from sim.cards.loader import CardDataError
-from sim.pool import Pool, load_pool
+from sim.pool import Pool, check_sets, load_pool
 from strategies.spec import StrategyError, check_user_class, make_seat, parse, parse_draft
 
 WORKER_BOUND_MB = 500              # a worker's peak resident memory stays under this (measured, see above)
@@ -66,7 +66,12 @@ class Plan:
 
 def load_arm_pool(arm: Arm, source: str = "", key: str = "") -> Pool:
     """The pool of an arm, built from the card files' contents (not their paths), so a worker on
-    another machine builds exactly the pool the driver checked."""
+    another machine builds exactly the pool the driver checked. A bad set name is blamed on the
+    `sets` key beside `key` (the cards key: `pool.cards`, `arms[i].cards`)."""
+    try:
+        check_sets(arm.sets)
+    except CardDataError as e:
+        raise SpecError(f"{source}: key '{key.removesuffix('.cards')}.sets': {e}") from None
     with tempfile.TemporaryDirectory(prefix="protolab-cards-") as d:
         paths = []
         for i, cf in enumerate(arm.cards):
