@@ -323,6 +323,9 @@ class _Handler(BaseHTTPRequestHandler):
     page = b""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if not self._host_is_local():
+            self.send_error(421, "expected Host 127.0.0.1 or localhost")   # DNS rebinding: another site's name
+            return
         if self.path not in ("/", "/index.html"):
             self.send_error(404)
             return
@@ -331,6 +334,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(self.page)))
         self.end_headers()
         self.wfile.write(self.page)
+
+    def _host_is_local(self) -> bool:
+        """The request names this server as 127.0.0.1 or localhost (with its port): a page of another
+        site whose name was rebound to 127.0.0.1 sends its own name, and is refused."""
+        port = self.server.server_address[1]
+        host = (self.headers.get("Host") or "").strip().lower()
+        return host in {f"{name}:{port}" for name in ("127.0.0.1", "localhost")} | {"127.0.0.1", "localhost"}
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass

@@ -95,3 +95,62 @@ def test_a_bad_set_is_blamed_on_the_sets_key(tmp_path, capsys):
     assert main(["run", str(spec), "--out", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err
     assert "s.toml: key 'pool.sets': unknown set 'Nope'" in err and "pool.cards" not in err, err
+
+
+def test_the_dashboard_server_answers_only_its_own_host_names():
+    import http.client
+    import threading
+
+    from analysis.dashboard import make_server
+
+    server = make_server("<html>page</html>", port=0)
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        def get(host: str) -> int:
+            con = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            con.putrequest("GET", "/", skip_host=True)
+            con.putheader("Host", host)
+            con.endheaders()
+            status = con.getresponse().status
+            con.close()
+            return status
+        assert get(f"127.0.0.1:{port}") == 200 and get(f"localhost:{port}") == 200
+        assert get(f"attacker.example:{port}") == 421 and get("attacker.example") == 421
+        assert get(f"127.0.0.1:{port + 1}") == 421
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("games", ["3", "1"])
+def test_ladder_games_must_be_paired(capsys, games):
+    assert main(["ladder", "random", "greedy", "--games", games]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("protolab: error: --games: expected an even number") and f"got {games}" in err, err
+
+
+@pytest.mark.parametrize("after", [0.4, 0.8])
+def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
+    # protolab's layers take a second or two to import; Ctrl-C then is the same one line as later
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "protolab", "report", str(tmp_path)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err[-3000:]
+    # 130, or ended by SIGINT itself (-2, which a shell also shows as 130)
+    assert proc.returncode in (130, -signal.SIGINT) and err == "protolab: interrupted\n", (proc.returncode, err)
+
+
+def test_a_folder_named_like_an_example_does_not_shadow_it(tmp_path, monkeypatch):
+    from protolab.experiment.spec import SpecError, find_spec, load_spec
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiers").mkdir()
+    assert find_spec("tiers").parent.name == "experiments" and any(a.tier for a in load_spec("tiers").arms)
+    with pytest.raises(SpecError, match=r"\./tiers: not a regular file"):    # a path is taken as a path
+        find_spec("./tiers")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -179,14 +180,16 @@ def examples_dir() -> Path:
 
 def find_spec(arg: str) -> Path:
     """A spec path as given, or the name of a shipped example ("demo", "demo.toml",
-    "datasets/experiments/demo.toml" from anywhere)."""
+    "datasets/experiments/demo.toml" from anywhere). A bare name that is a folder here (a `tiers/`
+    in the working folder) is no spec file, so the shipped example of that name is meant."""
     p = Path(arg)
     if p.is_file():
         return p
-    if p.exists():
-        raise SpecError(f"{arg}: not a regular file (a folder, device or pipe); expected an experiment spec file")
     name = p.name if p.suffix == ".toml" else p.name + ".toml"
     shipped = examples_dir() / name
+    bare = "/" not in arg and os.sep not in arg
+    if p.exists() and not (bare and p.is_dir() and shipped.is_file()):
+        raise SpecError(f"{arg}: not a regular file (a folder, device or pipe); expected an experiment spec file")
     if shipped.is_file():
         return shipped
     known = ", ".join(sorted(x.stem for x in examples_dir().glob("*.toml")))
