@@ -71,7 +71,8 @@ def load_arm_pool(arm: Arm, source: str = "", key: str = "") -> Pool:
     try:
         check_sets(arm.sets)
     except CardDataError as e:
-        raise SpecError(f"{source}: key '{key.removesuffix('.cards')}.sets': {e}") from None
+        sets_key = key.removesuffix(".cards") + ".sets" if key.endswith(".cards") else key
+        raise SpecError(f"{source}: key '{sets_key}': {e}") from None
     with tempfile.TemporaryDirectory(prefix="protolab-cards-") as d:
         paths = []
         for i, cf in enumerate(arm.cards):
