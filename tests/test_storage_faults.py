@@ -119,13 +119,14 @@ def test_storage_timeout_must_be_positive_and_bounded(tmp_path, value):
     one_line_error(done, "--storage-timeout")
 
 
-@pytest.fixture
-def strict_store(tmp_path):
-    """moto's S3 server on 127.0.0.1 checking every request's credentials."""
+@pytest.fixture(params=[0])
+def strict_store(request):
+    """moto's S3 server on 127.0.0.1 checking every request's credentials (after the first
+    `request.param` requests, the set-up's)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "0"}
+    env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": str(request.param)}
     proc = subprocess.Popen([str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -158,3 +159,25 @@ def test_probe_writes_reads_back_and_removes(tmp_path):
     if os.geteuid() != 0:                      # root writes anywhere
         with pytest.raises(StorageError, match="cannot write"):
             check_read_write(location(tmp_path / "ro"))
+
+
+@pytest.mark.parametrize("strict_store", [4], indirect=True)
+def test_a_write_only_key_is_refused_before_any_game(strict_store, tmp_path):
+    # a key allowed to write and list but not to read back: the probe must not take it for a usable store
+    import json
+
+    import boto3
+
+    setup = {"endpoint_url": strict_store, "region_name": "us-east-1", "aws_access_key_id": "setup",
+             "aws_secret_access_key": "setup"}
+    boto3.client("s3", **setup).create_bucket(Bucket="lab")
+    iam = boto3.client("iam", **setup)
+    iam.create_user(UserName="writer")
+    key = iam.create_access_key(UserName="writer")["AccessKey"]
+    iam.put_user_policy(UserName="writer", PolicyName="write-only", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Resource": "*",
+                                                "Action": ["s3:PutObject", "s3:DeleteObject", "s3:ListBucket"]}]}))
+    env = store_env(strict_store, AWS_ACCESS_KEY_ID=key["AccessKeyId"], AWS_SECRET_ACCESS_KEY=key["SecretAccessKey"])
+    done = subprocess.run(protolab("run", "demo", "--out", "s3://lab/runs", "--no-progress"), cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    one_line_error(done, "--out s3://lab/runs", "refused access", "credentials")
