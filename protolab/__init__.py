@@ -41,6 +41,7 @@ def main() -> int:
     try:
         check_layers_installed()
         from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
+        from protolab.cli import requests_left_behind
     except LayerShadowed as e:
         print(f"protolab: error: {e}", file=sys.stderr)
         return 2
@@ -48,17 +49,14 @@ def main() -> int:
         print("protolab: interrupted", file=sys.stderr)
         return 130
     code = run()
-    _exit_now_if_requests_left_behind(code)
+    if requests_left_behind():
+        _exit_now(code)
     return code
 
 
-def _exit_now_if_requests_left_behind(code: int) -> None:
+def _exit_now(code: int) -> None:
     """After an object-store request was given up on (--storage-timeout, Ctrl-C), pyarrow's clean-up
     at exit would wait for that request, up to minutes: flush, stop a local Ray, and exit at once."""
-    from analysis.storage import requests_left_behind
-
-    if not requests_left_behind():
-        return
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

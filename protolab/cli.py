@@ -14,7 +14,11 @@ from typing import NoReturn
 
 from analysis.open import RunError
 from analysis.runfolder import RunDirError
-from analysis.storage import StorageError, set_storage_timeout
+from analysis.storage import (
+    StorageError,
+    requests_left_behind,  # noqa: F401 - asked by protolab.main at exit
+    set_storage_timeout,
+)
 from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, run
 from protolab.commands.common import UsageError
 from protolab.experiment.spec import SpecError
