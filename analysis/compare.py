@@ -28,6 +28,7 @@ from analysis.runfolder import load_inputs
 from analysis.schema import PROTOCOL_COLUMNS
 from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p, z_for
 from analysis.storage import parquet_view
+from sim.inputs import parse_toml
 
 _SIDES = ("side_a", "side_b")
 DETECT_POWER = 0.8       # the power at which a comparison states what it could have missed
@@ -214,7 +215,7 @@ def _arm_entry(runs: Runs) -> tuple[Path, dict] | None:
 
 def _cards_in_file(text: str) -> list[str]:
     """The card names a protocol or variant file (docs/cards.md) defines or replaces."""
-    raw = tomllib.loads(text)
+    raw = parse_toml(text)
     names = []
     for c in raw.get("cards") or []:
         if not isinstance(c, dict):

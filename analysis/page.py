@@ -139,9 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
     game_page: GamePage | None = None
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-        if host not in LOCAL_HOSTS:
-            self.send_error(403, "this server answers only Host 127.0.0.1 or localhost")
+        if not self._host_is_local():
+            self.send_error(421, "expected Host 127.0.0.1 or localhost")   # DNS rebinding: another site's name
             return
         body, status = self.page, 200
         if self.path.startswith("/game/") and self.game_page is not None:
@@ -159,6 +158,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _host_is_local(self) -> bool:
+        """The request names this server as 127.0.0.1 or localhost (with its port): a page of another
+        site whose name was rebound to 127.0.0.1 sends its own name, and is refused."""
+        port = self.server.server_address[1]
+        host = (self.headers.get("Host") or "").strip().lower()
+        return host in {f"{name}:{port}" for name in LOCAL_HOSTS} | set(LOCAL_HOSTS)
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis.manifest import Manifest, ManifestError
-from analysis.storage import Location, StorageError, location
+from analysis.storage import Location, StorageError, check_read_write, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
 Where = str | os.PathLike | Location       # a run folder or file: a local path or a storage.Location
@@ -179,17 +179,16 @@ def unlisted_files(run_dir: Where, shards: list[dict[str, Any]],
 
 def check_writable(parent: Where, where: str) -> None:
     """Refuse a location a run folder cannot be created in (`where` names the option or spec key):
-    a folder is made if missing and a probe file is written and removed, before anything is started."""
+    a folder is made if missing and a probe file is written, read back and removed, before anything is
+    started (storage.check_read_write)."""
     parent = open_location(parent)
     try:
         if parent.is_file():
             raise RunDirError(f"{where}: {parent} is a file; expected a folder to create the run folder in")
         parent.mkdir()
-        probe = parent / f".protolab-probe-{uuid.uuid4().hex[:12]}"
-        probe.write_atomic(b"")
-        probe.unlink()
+        check_read_write(parent)
     except (OSError, StorageError) as e:
-        why = getattr(e, "strerror", None) or " ".join(str(e).split())[:300]
+        why = getattr(e, "strerror", None) or " ".join(str(e).split())[:600]
         raise RunDirError(f"{where}: cannot create a run folder in {parent} ({why}); "
                           "expected a writable folder or object-store location") from None
 

@@ -9,7 +9,13 @@ AWS_ENDPOINT_URL for an S3-compatible server) or ~/.aws/config and credentials; 
 application-default credentials. The two things that differ by kind of store are kept here:
 a whole-file write (temporary name then rename on a filesystem; one put, visible only when
 complete, on an object store) and appending (a filesystem appends to the journal; an object
-store cannot, so each journal entry is its own object)."""
+store cannot, so each journal entry is its own object).
+
+Every call on an object store is bounded (`--storage-timeout`, PROTOLAB_STORAGE_TIMEOUT, default
+30 s): it runs in a helper thread while the caller waits for at most that long, so an endpoint that
+accepts connections and never answers ends in one line, and Ctrl-C stops the wait at once; the
+store's own requests get the same limit (S3's connect and request timeouts), so Parquet reads inside
+DuckDB end too."""
 
 from __future__ import annotations
 
@@ -17,19 +23,98 @@ import contextlib
 import fnmatch
 import os
 import posixpath
+import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
 from sim.inputs import MAX_INPUT_BYTES, InputFileError, read_input_text
 
+T = TypeVar("T")
+TIMEOUT_ENV = "PROTOLAB_STORAGE_TIMEOUT"
+DEFAULT_TIMEOUT = 30.0
+MAX_TIMEOUT = 86_400.0
+
 
 class StorageError(ValueError):
     """A run location that cannot be opened (unknown scheme, no credentials); one readable line."""
+
+
+def check_storage_timeout(seconds: float) -> float:
+    """A storage time limit in seconds: more than 0, up to a day."""
+    if not 0 < seconds <= MAX_TIMEOUT:          # also refuses nan
+        raise ValueError(f"expected more than 0 and at most {MAX_TIMEOUT:,.0f} seconds, got {seconds}")
+    return seconds
+
+
+def set_storage_timeout(seconds: float) -> None:
+    """Set the limit for this process and the Ray workers it starts (through the environment)."""
+    os.environ[TIMEOUT_ENV] = repr(check_storage_timeout(seconds))
+
+
+def storage_timeout() -> float:
+    """The limit in force: PROTOLAB_STORAGE_TIMEOUT, else the default."""
+    text = os.environ.get(TIMEOUT_ENV)
+    if text is None:
+        return DEFAULT_TIMEOUT
+    try:
+        return check_storage_timeout(float(text))
+    except ValueError as e:
+        raise StorageError(f"environment variable {TIMEOUT_ENV}={text!r}: {e}") from None
+
+
+_LEFT_BEHIND = threading.Event()
+_SILENT: set[str] = set()          # stores that let a request time out: later calls fail at once
+
+
+def requests_left_behind() -> bool:
+    """Whether a request was given up on (timed out or interrupted) and may still be waiting: the
+    store's clean-up at exit would wait for it, so the command exits without that clean-up."""
+    return _LEFT_BEHIND.is_set()
+
+
+def bounded(what: str, call: Callable[[], T], store: str = "") -> T:
+    """`call()` (a request to an object store), waited for at most `storage_timeout()` seconds.
+    It runs in a daemon thread: the caller's wait is interrupted by Ctrl-C at once (a blocking call
+    inside pyarrow would see the signal only once it returned), and a request that never ends is
+    left behind, its own request timeout ending it later. Once a `store` let a request time out,
+    later calls on it fail at once (a command would otherwise wait out the limit once per call)."""
+    limit = storage_timeout()
+    silent = f"{what}: no answer from the object store within {limit:g} s; expected a reachable endpoint " \
+             "(AWS_ENDPOINT_URL, the network) or a longer --storage-timeout"
+    if store and store in _SILENT:
+        raise StorageError(silent)
+    box: dict[str, object] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting caller, raised there
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="protolab-storage", daemon=True).start()
+    try:
+        answered = done.wait(limit)
+    except BaseException:                       # Ctrl-C: stop waiting now
+        _LEFT_BEHIND.set()
+        raise
+    if not answered:
+        _LEFT_BEHIND.set()
+        if store:
+            _SILENT.add(store)
+        raise StorageError(silent)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
 
 
 def is_uri(text: str) -> bool:
@@ -107,12 +192,16 @@ class Location:
         """A pathlib.Path for a local location (what callers and tests always had), else itself."""
         return Path(self.text) if self.is_local else self
 
+    def call(self, fn: Callable[[], T]) -> T:
+        """`fn()` directly on a local filesystem; on an object store within the storage time limit."""
+        return fn() if self.is_local else bounded(str(self), fn, _endpoint(self.prefix, self.query))
+
     # -- looking ---------------------------------------------------------------------------------
     def info(self) -> pafs.FileInfo:
         try:
-            return self.fs.get_file_info(self.path)
+            return self.call(lambda: self.fs.get_file_info(self.path))
         except OSError as e:
-            raise StorageError(f"{self}: cannot be reached ({_short(e)})") from None
+            raise StorageError(f"{self}: cannot be reached ({why_refused(e)})") from None
 
     def exists(self) -> bool:
         return self.info().type != pafs.FileType.NotFound
@@ -133,9 +222,9 @@ class Location:
         """Every file below this folder (none if it does not exist), sorted by path."""
         sel = pafs.FileSelector(self.path, recursive=recursive, allow_not_found=True)
         try:
-            infos = self.fs.get_file_info(sel)
+            infos = self.call(lambda: self.fs.get_file_info(sel))
         except OSError as e:
-            raise StorageError(f"{self}: cannot be listed ({_short(e)})") from None
+            raise StorageError(f"{self}: cannot be listed ({why_refused(e)})") from None
         base = self.path.rstrip("/")
         return sorted((self / posixpath.relpath(i.path, base) for i in infos if i.type == pafs.FileType.File),
                       key=lambda loc: loc.path)
@@ -149,11 +238,13 @@ class Location:
     # -- reading ---------------------------------------------------------------------------------
     def open_input(self) -> pa.NativeFile:
         """A random-access file (Parquet footers, checksums)."""
-        return self.fs.open_input_file(self.path)
+        return self.call(lambda: self.fs.open_input_file(self.path))
 
     def read_bytes(self) -> bytes:
-        with self.open_input() as f:
-            return f.read()
+        def whole() -> bytes:
+            with self.fs.open_input_file(self.path) as f:
+                return f.read()
+        return self.call(whole)
 
     def read_text(self, limit: int = MAX_INPUT_BYTES) -> str:
         """The file's text, refused past `limit` bytes (and, locally, when not a regular file:
@@ -181,8 +272,10 @@ class Location:
         fsync, rename; on an object store one put (multipart uploads too become visible only when
         complete)."""
         if not self.is_local:
-            with self.fs.open_output_stream(self.path) as out:
-                out.write(data)
+            def put() -> None:
+                with self.fs.open_output_stream(self.path) as out:
+                    out.write(data)
+            self.call(put)
             return
         final = Path(self.path)
         tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex[:12]}.tmp")
@@ -209,17 +302,52 @@ class Location:
 
     def unlink(self, missing_ok: bool = True) -> None:
         try:
-            self.fs.delete_file(self.path)
+            self.call(lambda: self.fs.delete_file(self.path))
         except FileNotFoundError:
             if not missing_ok:
                 raise
         except OSError as e:
             if self.exists() or not missing_ok:
-                raise StorageError(f"{self}: cannot be removed ({_short(e)})") from None
+                raise StorageError(f"{self}: cannot be removed ({why_refused(e)})") from None
 
 
 def _short(e: BaseException) -> str:
     return " ".join(str(e).split())[:300]
+
+
+# What S3-compatible stores and the AWS SDK say when the request's credentials are missing or refused.
+REFUSALS = ("ACCESS_DENIED", "AccessDenied", "INVALID_ACCESS_KEY_ID", "InvalidAccessKeyId", "SIGNATURE_DOES_NOT_MATCH",
+            "SignatureDoesNotMatch", "EXPIRED_TOKEN", "ExpiredToken", "HTTP status 403", "credentials")
+
+
+def why_refused(e: BaseException) -> str:
+    """The store's error in one short line; when it refused the request's credentials, said so first."""
+    text = _short(e)
+    if any(word in text for word in REFUSALS):
+        return (f"the object store refused access: check its credentials (AWS_ACCESS_KEY_ID and "
+                f"AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or ~/.aws/credentials) and their permissions; it said: {text}")
+    return text
+
+
+def check_read_write(folder: Location) -> None:
+    """Write a small probe object into `folder`, read it back, compare and remove it: a store that
+    accepts a write it will not return (no or wrong credentials, a write-only key) is refused here,
+    before any game is played, not after the last. StorageError saying what failed."""
+    probe = folder / f".protolab-probe-{uuid.uuid4().hex[:12]}"
+    token = uuid.uuid4().hex.encode()
+    try:
+        probe.write_atomic(token)
+    except OSError as e:
+        raise StorageError(f"cannot write {probe.name} ({why_refused(e)})") from None
+    try:
+        back = probe.read_bytes()
+    except OSError as e:
+        raise StorageError(f"wrote {probe.name} but cannot read it back ({why_refused(e)})") from None
+    finally:
+        with contextlib.suppress(OSError, StorageError):
+            probe.unlink()
+    if back != token:
+        raise StorageError(f"wrote {probe.name} but read back {len(back)} other bytes; expected the same bytes")
 
 
 def location(where: str | os.PathLike | Location) -> Location:
@@ -232,12 +360,45 @@ def location(where: str | os.PathLike | Location) -> Location:
         return Location(pafs.LocalFileSystem(), os.path.abspath(local), local)
     base, _, query = text.partition("?")
     prefix = base.split("://", 1)[0] + "://"
+    opened = _with_region(text)
     try:
-        fs, path = pafs.FileSystem.from_uri(text)
+        fs, path = bounded(text, lambda: pafs.FileSystem.from_uri(opened), _endpoint(prefix, f"?{query}"))
+    except StorageError:
+        raise
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as e:
         raise StorageError(f"{text}: cannot open this location ({_short(e)}); expected a local path or a URI that "
                            "pyarrow.fs.FileSystem.from_uri resolves (s3://bucket/path, gs://bucket/path)") from None
-    return Location(fs, path.rstrip("/"), base.rstrip("/"), prefix, f"?{query}" if query else "")
+    return Location(_with_timeouts(fs), path.rstrip("/"), base.rstrip("/"), prefix, f"?{query}" if query else "")
+
+
+def _endpoint(prefix: str, query: str) -> str:
+    """Which store a location talks to: its scheme and endpoint (the URI's endpoint_override, else
+    AWS_ENDPOINT_URL, else the scheme's default)."""
+    for part in query.lstrip("?").split("&"):
+        key, _, value = part.partition("=")
+        if key == "endpoint_override":
+            return prefix + value
+    return prefix + os.environ.get("AWS_ENDPOINT_URL", "")
+
+
+def _with_region(uri: str) -> str:
+    """An s3:// URI with the region of the environment (AWS_REGION, AWS_DEFAULT_REGION) added when
+    it names none: pyarrow would otherwise ask the endpoint for the bucket's region, a request made
+    before the time limits below can be set."""
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    if not uri.startswith("s3://") or not region or "region=" in uri.partition("?")[2]:
+        return uri
+    return f"{uri}{'&' if '?' in uri else '?'}region={region}"
+
+
+def _with_timeouts(fs: pafs.FileSystem) -> pafs.FileSystem:
+    """An S3 filesystem whose connections and requests time out after the storage limit (pyarrow's
+    default waits for ever on an endpoint that accepts and never answers); others as they are."""
+    if not isinstance(fs, pafs.S3FileSystem):
+        return fs
+    rebuild, (options,) = fs.__reduce__()
+    limit = storage_timeout()
+    return rebuild({**options, "connect_timeout": limit, "request_timeout": limit})
 
 
 def parquet_view(con, name: str, files: list[Location]) -> None:

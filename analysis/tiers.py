@@ -147,9 +147,12 @@ class Cells:
 
 
 def cells(frames: dict[str, pd.DataFrame]) -> Cells:
-    """Stack each tier's per-cluster counts on one cluster index (the union of their seeds)."""
+    """Stack each tier's per-cluster counts on one cluster index (the union of their seeds), the
+    clusters sorted by (matchup, seed): the bootstrap draws clusters by number, so their numbering
+    must not follow the order DuckDB's threads happened to return rows in."""
     all_rows = pd.concat(list(frames.values()), ignore_index=True)
-    keys = all_rows[["matchup", "seed"]].drop_duplicates().reset_index(drop=True)
+    keys = (all_rows[["matchup", "seed"]].drop_duplicates().sort_values(["matchup", "seed"], kind="stable")
+            .reset_index(drop=True))
     keys["row"] = np.arange(len(keys))
     items = sorted(all_rows["item"].dropna().unique().tolist())
     col = {it: i for i, it in enumerate(items)}

@@ -9,7 +9,9 @@ error instead of a confusing ImportError deep inside a run."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -34,12 +36,31 @@ def check_layers_installed() -> None:
 
 def main() -> int:
     """The `protolab` command: the layers are checked before any of them is imported, so a
-    shadowed name is one line and exit status 2, like every other user error."""
+    shadowed name is one line and exit status 2, like every other user error. Ctrl-C while the
+    layers load (a second or two) is the same one line as Ctrl-C later."""
     try:
         check_layers_installed()
+        from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
+        from protolab.cli import requests_left_behind
     except LayerShadowed as e:
         print(f"protolab: error: {e}", file=sys.stderr)
         return 2
-    from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
+    except KeyboardInterrupt:
+        print("protolab: interrupted", file=sys.stderr)
+        return 130
+    code = run()
+    if requests_left_behind():
+        _exit_now(code)
+    return code
 
-    return run()
+
+def _exit_now(code: int) -> None:
+    """After an object-store request was given up on (--storage-timeout, Ctrl-C), pyarrow's clean-up
+    at exit would wait for that request, up to minutes: flush, stop a local Ray, and exit at once."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
+    os._exit(code)

@@ -6,6 +6,7 @@ cause, from whichever layer raised it, ends here as one line and exit status 2."
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -13,6 +14,11 @@ from typing import NoReturn
 
 from analysis.open import RunError
 from analysis.runfolder import RunDirError
+from analysis.storage import (
+    StorageError,
+    requests_left_behind,  # noqa: F401 - asked by protolab.main at exit
+    set_storage_timeout,
+)
 from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, power, run, tune
 from protolab.commands.common import UsageError
 from protolab.experiment.spec import SpecError
@@ -25,7 +31,7 @@ from strategies.user import set_decision_timeout
 
 # The project's errors a user can cause: `main` prints them as one line, exit status 2.
 USER_ERRORS = (UsageError, CardDataError, InputFileError, SpecError, RunDirError, StrategyError, RunError,
-               ScenarioError)
+               ScenarioError, StorageError)
 
 # Subcommands in the order `protolab --help` lists them.
 COMMANDS = (games, cards, bench, ladder, run, cardvalue, analysis, meta, tune, power)
@@ -78,6 +84,14 @@ def _apply_decision_timeout(args: argparse.Namespace) -> None:
             raise UsageError(f"--decision-timeout: {e}") from None
 
 
+def _apply_storage_timeout(args: argparse.Namespace) -> None:
+    if getattr(args, "storage_timeout", None) is not None:
+        try:
+            set_storage_timeout(args.storage_timeout)
+        except ValueError as e:
+            raise UsageError(f"--storage-timeout: {e}") from None
+
+
 def _stdout_gone() -> int:
     """The reader of our output left (`protolab ... | head -1`): stop quietly. Later writes,
     including the flush at exit, go to /dev/null instead of raising again."""
@@ -89,15 +103,32 @@ def _stdout_gone() -> int:
     return 141                                     # what a shell reports for a program ended by SIGPIPE
 
 
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _disk_full(e: OSError) -> int:
+    """The disk the output goes to is full (`protolab report RUN > file`): one line on stderr, exit
+    status 2; the rest of the output, and the flush at exit, go to /dev/null instead of raising again."""
+    where = e.filename or "the output"
+    print(f"protolab: error: cannot write {where}: {e.strerror or e}", file=sys.stderr)
+    _stdout_gone()
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Every error a user can cause ends here as one line `protolab: error: ...`
     on stderr and exit status 2; faults in protolab itself keep their traceback."""
     try:
         args = build_parser().parse_args(argv)
         _apply_decision_timeout(args)
+        _apply_storage_timeout(args)
         return args.func(args)
     except BrokenPipeError:
         return _stdout_gone()
+    except OSError as e:
+        if e.errno not in DISK_FULL:
+            raise
+        return _disk_full(e)
     except KeyboardInterrupt:
         print("protolab: interrupted", file=sys.stderr)
         return 130

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tomllib
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 MAX_INPUT_BYTES = 4 * 1024 * 1024          # card files, specs, scenarios, draft tables
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024     # run.json and its journal: about 1 KB per shard
 ALLOWED_CONTROLS = "\n\t"                   # line breaks and tabs are fine in card text
+MAX_NESTING = 32                           # arrays and tables inside one another in a TOML input
 
 
 class InputFileError(ValueError):
@@ -65,6 +67,35 @@ def read_input_text(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputFileError(f"{path}: not UTF-8 text (byte {e.start} is {data[e.start]:#04x})") from None
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads`, refusing values nested more than MAX_NESTING deep with a TOMLDecodeError
+    (what every caller already reports in one line): tomllib recurses once per level, so a few KB of
+    `[[[[...` would otherwise end in a RecursionError thousands of lines long."""
+    try:
+        raw = tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError(f"values nested too deeply; expected at most {MAX_NESTING} levels of "
+                                      "arrays and tables inside one another") from None
+    if _depth(raw) > MAX_NESTING:
+        raise tomllib.TOMLDecodeError(f"values nested more than {MAX_NESTING} levels deep; expected at most "
+                                      f"{MAX_NESTING} levels of arrays and tables inside one another")
+    return raw
+
+
+def _depth(data: Any) -> int:
+    """How many arrays and tables lie inside one another in parsed data (without recursing)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if level <= MAX_NESTING:
+            stack.extend((c, level + 1) for c in children)
+    return deepest
 
 
 def control_char(text: str) -> str | None:

@@ -107,13 +107,20 @@ class Pool:
         return f"Pool({len(self.protocols)} protocols, {len(self.cards)} cards, hash {self.hash})"
 
 
-def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec) -> None:
+def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec, replaced: dict[str, str]) -> None:
     """Replace cards by the variant's tables: a replacement changes exactly the keys it names (a
-    box key such as `middle.do` replaces that key only) and inherits every other key of the card."""
+    box key such as `middle.do` replaces that key only) and inherits every other key of the card.
+    `replaced`: card (lower case) -> the variant file that replaced it; a second replacement of one
+    card is refused, since one of the two would silently be lost."""
     index = {c.name.lower(): (p, i) for p in protos.values() for i, c in enumerate(p.cards)}
     for target, raw in var.replaces.items():
         if target.lower() not in index:
             raise CardDataError(f"{var.source}: card '{target}': key 'replaces': no such card in the pool")
+        if target.lower() in replaced:
+            raise CardDataError(f"{var.source}: card '{target}': key 'replaces': already replaced by "
+                                f"{replaced[target.lower()]}; expected each card replaced by one variant file "
+                                "(merge the two replacements into one)")
+        replaced[target.lower()] = var.source
         proto, i = index[target.lower()]
         merged = proto.cards[i].as_data()
         for k, v in raw.items():
@@ -138,6 +145,15 @@ def _check_names(protos: Iterable[ProtocolSpec]) -> None:
                                     f"name (from {other.source}); card names must be unique")
 
 
+def check_sets(sets: Iterable[str], official: list[ProtocolSpec] | None = None) -> None:
+    """Every set name is one of the official sets, else CardDataError naming it and the choices."""
+    official = official if official is not None else [load_file(p) for p in official_files()]
+    known_sets = sorted({p.set for p in official})
+    for s in sets:
+        if s not in known_sets:
+            raise CardDataError(f"unknown set {s!r}; expected one of {', '.join(known_sets)}")
+
+
 def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = (),
               require_encoded: bool = True) -> Pool:
     """The official protocols of these sets plus designer files (new protocols or variants).
@@ -148,16 +164,14 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
     (the `cards` commands, which only show cards)."""
     sets = list(sets)
     official = [load_file(p) for p in official_files()]
-    known_sets = sorted({p.set for p in official})
-    for s in sets:
-        if s not in known_sets:
-            raise CardDataError(f"unknown set {s!r}; expected one of {', '.join(known_sets)}")
+    check_sets(sets, official)
     protos: dict[str, ProtocolSpec] = {p.name: p for p in official if p.set in sets}
     variants = []
+    replaced: dict[str, str] = {}
     for f in cards:
         spec = load_file(f)
         if isinstance(spec, VariantSpec):
-            _apply_variant(protos, spec)
+            _apply_variant(protos, spec, replaced)
             variants.append(f"{spec.name} ({f})")
         else:
             protos[spec.name] = spec

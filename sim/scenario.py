@@ -17,7 +17,7 @@ from typing import Any
 
 from sim.describe import SEAT_NAMES
 from sim.engine._core import CoreState, constants
-from sim.inputs import InputFileError, read_input_text
+from sim.inputs import InputFileError, parse_toml, read_input_text
 from sim.pool import Pool, load_pool
 from sim.state import State
 
@@ -401,7 +401,7 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreState, int]:
 def load(path: Path) -> dict[str, Any]:
     """Read a scenario file and refuse it unless every key is known, well-typed and it checks something."""
     try:
-        raw = tomllib.loads(read_input_text(path))
+        raw = parse_toml(read_input_text(path))
     except InputFileError as e:
         raise ScenarioError(f"cannot read scenario {e}") from None
     except tomllib.TOMLDecodeError as e:

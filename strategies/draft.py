@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.inputs import InputFileError, read_input_text
+from sim.inputs import InputFileError, parse_toml, read_input_text
 from strategies._draft import LearnedDraft
 
 TABLE_KEYS = ("about", "protocols", "trios", "counters")
@@ -82,7 +82,7 @@ def table_arrays(text: str, source: str, protocols: list[str]) -> tuple[np.ndarr
     """(trio, net) for a pool's protocols (by id): trio[a, b, c] the strength of the trio (any
     order), net[a, b] what holding a is worth against an opponent holding b."""
     try:
-        raw = tomllib.loads(text)
+        raw = parse_toml(text)
     except tomllib.TOMLDecodeError as e:
         raise DraftTableError(f"{source}: not valid TOML ({e}); expected a draft table (docs/strategies.md)") from None
     extra = sorted(set(raw) - set(TABLE_KEYS))

@@ -13,9 +13,13 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import importlib
+import importlib.machinery
+import importlib.util
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,10 +174,76 @@ def make_seat(text: str, pool) -> SeatConfig:
     return seat
 
 
+def _module_spec(module: str) -> importlib.machinery.ModuleSpec | None:
+    """Where `module` would be imported from, found without running any of it: each package on the
+    way is looked up by the import system's finders on its parent's search path, not imported
+    (importlib.util.find_spec would import the parents of a dotted name)."""
+    parts = module.split(".")
+    spec = importlib.util.find_spec(parts[0])       # a top-level name: found, nothing imported
+    for depth in range(1, len(parts)):
+        search = spec.submodule_search_locations if spec is not None else None
+        if search is None:
+            return None                              # not a package: it holds no submodules
+        name = ".".join(parts[:depth + 1])
+        spec = next((found for finder in sys.meta_path if hasattr(finder, "find_spec")
+                     for found in [finder.find_spec(name, list(search))] if found is not None), None)
+    return spec
+
+
+def _defines(tree: ast.Module, name: str) -> bool | None:
+    """Whether module source binds `name` at top level (a class, function, assignment or import);
+    None when it cannot tell without running it (a star import or a module-level __getattr__)."""
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (name,
+                                                                                                  "__getattr__"):
+            return True if node.name == name else None
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        if any(n.id == name for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+            return True
+    return False
+
+
+def check_user_class(path: str) -> None:
+    """`package.module:ClassName` names a module that exists and whose source defines ClassName,
+    checked by reading the source, not by importing it: naming a strategy must not run its module
+    (`this:X` would print the Zen of Python). StrategyError otherwise; a module without Python
+    source (compiled) or one that defines names dynamically passes, to be checked on import."""
+    module, _, cls = path.partition(":")
+    if module in sys.modules:
+        return
+    try:
+        spec = _module_spec(module)
+    except (ImportError, ValueError, OSError) as e:
+        raise StrategyError(f"user strategy {path!r}: cannot find module {module!r} ({e})") from None
+    if spec is None:
+        raise StrategyError(f"user strategy {path!r}: cannot import module {module!r} (not found on the Python "
+                            "path: the working folder or PYTHONPATH); expected package.module:ClassName")
+    origin = spec.origin or ""
+    if not origin.endswith(".py"):
+        return
+    try:
+        tree = ast.parse(read_input_text(origin), filename=origin)
+    except (InputFileError, SyntaxError, ValueError) as e:
+        why = f"{type(e).__name__}: {e}"
+        raise StrategyError(f"user strategy {path!r}: cannot read module {module!r} ({why})") from None
+    if _defines(tree, cls) is False:
+        raise StrategyError(f"user strategy {path!r}: module {module!r} ({origin}) has no {cls!r}; expected a "
+                            "class with a choose(observation, decision) method")
+
+
 def load_user_strategy(path: str, pool=None):
-    """Import package.module:ClassName and wrap an instance for the engine."""
+    """Import package.module:ClassName and wrap an instance for the engine (after checking, without
+    importing, that the module defines it)."""
 
     module, _, cls = path.partition(":")
+    check_user_class(path)
     try:
         mod = importlib.import_module(module)
     except ImportError as e:

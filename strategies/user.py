@@ -19,6 +19,7 @@ game's seed instead of hanging the run.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import operator
 import os
@@ -120,6 +121,16 @@ class _Alarm:
             cls.armed = False
 
     @classmethod
+    def stop(cls) -> None:
+        """Disarm the timer and ignore a tick already on its way. Runs at exit: a tick arriving after
+        the interpreter has put back the default SIGALRM action would kill the process (exit status
+        142, "Alarm clock") after the command had finished well."""
+        if cls.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+            cls.armed = cls.active = False
+
+    @classmethod
     def begin(cls, seconds: float) -> None:
         if not cls.armed or seconds != cls.limit:
             signal.signal(signal.SIGALRM, cls.tick)
@@ -127,6 +138,9 @@ class _Alarm:
             signal.setitimer(signal.ITIMER_REAL, period, period)
             cls.armed = True
         cls.limit, cls.started, cls.idle_ticks, cls.active = seconds, time.monotonic(), 0, True
+
+
+atexit.register(_Alarm.stop)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from analysis.flags import card_items, flag_table
 from analysis.tiers import (
     average_ranks,
     bootstrap_agreement,
+    cells,
     is_tier_run,
     kendall_tau,
     spearman_rho,
@@ -220,3 +221,19 @@ def test_bad_tiers_are_one_line_errors(extra, key, words):
     with pytest.raises(SpecError) as e:
         spec(**extra)
     assert str(e.value).startswith(f"study.toml: key '{key}':") and words in str(e.value)
+
+
+def test_cluster_numbering_does_not_follow_row_order():
+    # DuckDB's threads return a query's rows in any order: the clusters the bootstrap draws by number
+    # must be numbered the same whatever order the per-cluster rows arrive in.
+    rng = np.random.default_rng(5)
+    rows = [{"matchup": m, "seed": s, "item": it, "n": int(rng.integers(1, 5)), "w": 0}
+            for m in ("x", "y") for s in range(30) for it in ("P", "Q")]
+    frame = pd.DataFrame(rows)
+    frame["w"] = [int(rng.integers(0, n + 1)) for n in frame["n"]]
+    ordered = cells({"t1": frame, "t2": frame})
+    shuffled = frame.sample(frac=1, random_state=3).reset_index(drop=True)
+    again = cells({"t1": shuffled, "t2": shuffled.sample(frac=1, random_state=4)})
+    assert ordered.clusters == again.clusters == 60
+    for tier in ("t1", "t2"):
+        assert np.array_equal(ordered.n[tier], again.n[tier]) and np.array_equal(ordered.w[tier], again.w[tier])

@@ -144,8 +144,8 @@ def test_served_dashboard_renders_any_game_on_demand(demo_run, games):
         assert _get(port, "/", f"localhost:{port}")[0] == 200
         status, body = _get(port, f"/game/{n + 1}", f"localhost:{port}")
         assert status == 404 and b"out of range" in body and len(body.splitlines()) == 1
-        assert _get(port, f"/game/{n}", "evil.example:80")[0] == 403
-        assert _get(port, "/", f"attacker.test:{port}")[0] == 403
+        assert _get(port, f"/game/{n}", "evil.example:80")[0] == 421
+        assert _get(port, "/", f"attacker.test:{port}")[0] == 421
         assert _get(port, "/game/x", f"127.0.0.1:{port}")[0] == 404
     finally:
         server.shutdown()

@@ -133,8 +133,9 @@ def bad(tmp_path_factory) -> SimpleNamespace:
     b.strats = d / "strats"
     b.strats.mkdir()
     (b.strats / "clierr_bots.py").write_text(USER_BOTS)
-    (b.strats / "clierr_raising.py").write_text('raise RuntimeError("broken at import")\n')
-    (b.strats / "clierr_exits.py").write_text("import sys\nsys.exit(3)\n")
+    # each defines Bot (the class is looked for in the source before the module is run), then fails running
+    (b.strats / "clierr_raising.py").write_text('raise RuntimeError("broken at import")\nclass Bot:\n    pass\n')
+    (b.strats / "clierr_exits.py").write_text("import sys\nsys.exit(3)\nclass Bot:\n    pass\n")
     (b.strats / "clierr_syntax.py").write_text("def broken(:\n")
     return b
 
@@ -404,7 +405,8 @@ def test_pythonpath_dot_reaches_ray_workers(bad, tmp_path):
     (tmp_path / "spec.toml").write_text('name = "user"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n'
                                         '[seats]\nstrategies = ["mypkg.bots:Argmax", "random"]\n')
     env = {**_module_env(), "PYTHONPATH": ".", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    r = subprocess.run([exe, "run", "spec.toml", "--workers", "1", "--out", "runs", "--no-progress"], cwd=tmp_path,
+    r = subprocess.run([exe, "run", "spec.toml", "--workers", "1", "--out", "runs", "--no-progress", "--allow-code"],
+                       cwd=tmp_path,
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr

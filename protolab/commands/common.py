@@ -66,6 +66,11 @@ def add_decision_timeout(p: argparse.ArgumentParser) -> None:
                    help="time limit for each decision of a Python user strategy (default 10; 0: none)")
 
 
+def add_storage_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--storage-timeout", type=float, metavar="SECONDS",
+                   help="time limit for each read or write of an object store (s3://...; default 30)")
+
+
 def pool_from(args: argparse.Namespace, require_encoded: bool = True) -> Pool:
     """The card pool the `--set` and `--cards` options name."""
     return load_pool(sets=args.set or DEFAULT_SETS, cards=args.cards or (), require_encoded=require_encoded)

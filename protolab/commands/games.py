@@ -23,6 +23,7 @@ from protolab.commands.common import (
     add_decision_timeout,
     add_format,
     add_pool_args,
+    add_storage_timeout,
     check_batch,
     check_range,
     console,
@@ -127,7 +128,7 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
     try:
         if args.html is not None:
             return _write_board(board_data(args.run, args.game, args.rollouts), args.html)
-        lines = replay_run(args.run, args.game, states=args.states)
+        lines = replay_run(args.run, args.game, states=args.states, allow_code=args.allow_code)
     except ReplayError as e:
         raise UsageError(str(e)) from None
     except ReplayMismatch as e:
@@ -244,7 +245,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategies", nargs=2, metavar="SPEC",
                    help="strategy of seat A and seat B (default: random random)")
     p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
+    p.add_argument("--allow-code", action="store_true",
+                   help="with RUN: run the Python modules its spec names as strategies (pkg.mod:Class)")
     add_decision_timeout(p)
+    add_storage_timeout(p)
     add_pool_args(p)
     p.set_defaults(func=cmd_replay)
 

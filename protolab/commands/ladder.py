@@ -22,7 +22,8 @@ def add_commands(sub) -> None:
     p = sub.add_parser("ladder", help="round robin between strategies: win rates and ratings")
     p.add_argument("strategies", nargs="+", metavar="STRATEGY",
                    help='strategy specs, e.g. random greedy "search:sims=50" "greedy+nodown" (docs/strategies.md)')
-    p.add_argument("--games", type=int, default=2000, help="games per pair, seats swapped on paired seeds")
+    p.add_argument("--games", type=int, default=2000,
+                   help="games per pair, even: each seed played twice, seats swapped (default 2000)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--turn-cap", type=int, default=200)
     p.add_argument("--draft", default="random", help="random | fixed:A,B,C/D,E,F | table:FILE")
@@ -38,8 +39,9 @@ def add_commands(sub) -> None:
 def cmd_ladder(args: argparse.Namespace) -> int:
     if len(args.strategies) < 2:
         raise UsageError("a ladder needs at least two strategies")
-    if args.games < 2:
-        raise UsageError(f"--games must be at least 2, got {args.games}")
+    if args.games < 2 or args.games % 2:
+        raise UsageError(f"--games: expected an even number, at least 2 (each seed is played twice, seats "
+                         f"swapped), got {args.games}")
     check_batch(args.games, args.seed, args.turn_cap)
     pool = pool_from(args)
     try:

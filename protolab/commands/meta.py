@@ -11,7 +11,7 @@ from analysis.meta_report import TABLES, moved_table, print_meta, table_of, to_j
 from analysis.open import RunError
 from analysis.picks import draft_section
 from analysis.verify import LEVELS as VERIFY_LEVELS
-from protolab.commands.common import UsageError, console
+from protolab.commands.common import UsageError, add_storage_timeout, console
 from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
 
 MAX_BOOTSTRAP = 1000
@@ -112,4 +112,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
     p.add_argument("--verify", choices=VERIFY_LEVELS, default="fast", help="checks against run.json (as report)")
     p.add_argument("--trust", action="store_true", help="verification problems as warnings (as report)")
+    add_storage_timeout(p)
     p.set_defaults(func=cmd_meta)

@@ -10,7 +10,7 @@ from analysis.ab import arm_paths
 from analysis.open import RunError, Runs, open_runs
 from analysis.stats import CORRECTIONS
 from analysis.verify import LEVELS as VERIFY_LEVELS
-from protolab.commands.common import UsageError
+from protolab.commands.common import UsageError, add_storage_timeout
 
 
 def open_given(paths: list[str], args: argparse.Namespace) -> Runs:
@@ -52,6 +52,7 @@ def add_read_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trust", action="store_true",
                    help="report what verification finds as warnings and compute the figures anyway "
                         "(a run given twice is opened once)")
+    add_storage_timeout(p)
 
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 
-from protolab.commands.common import add_decision_timeout, check_range, report_console, until_interrupted
+from protolab.commands.common import (
+    add_decision_timeout,
+    add_storage_timeout,
+    check_range,
+    report_console,
+    until_interrupted,
+)
 from protolab.experiment.psro import main_psro
 from protolab.experiment.runner import RunOptions, main_run
 from protolab.experiment.spec import Spec, load_spec
@@ -32,8 +38,12 @@ def add_commands(subparsers) -> None:
     p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or "
                                                        "damaged shards")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--allow-code", action="store_true",
+                   help="run the Python modules the spec names as strategies (pkg.mod:Class) in the driver and "
+                        "every worker: a spec naming code is a program, run only one you trust")
 
     add_decision_timeout(p)
+    add_storage_timeout(p)
     p.set_defaults(func=cmd_run)
 
 
@@ -42,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # a local Ray starts one worker process per CPU it is given: more than a few per core only fills memory
     check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
     opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
-                      games=args.games, show_progress=not args.no_progress)
+                      games=args.games, show_progress=not args.no_progress, allow_code=args.allow_code)
     if args.connect_timeout is not None:
         opts.connect_timeout = args.connect_timeout
     console = report_console(120)                  # logs and pipes: room for the A/B table

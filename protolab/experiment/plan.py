@@ -24,8 +24,8 @@ import numpy as np
 from protolab.experiment.seeds import sample_order
 from protolab.experiment.spec import Arm, CardFile, Spec, SpecError, check_matchups, check_size
 from sim.cards.loader import CardDataError
-from sim.pool import Pool, load_pool
-from strategies.spec import StrategyError, make_seat, parse_draft
+from sim.pool import Pool, check_sets, load_pool
+from strategies.spec import StrategyError, check_user_class, make_seat, parse, parse_draft
 
 WORKER_BOUND_MB = 500              # a worker's peak resident memory stays under this (measured, see above)
 SHARD_CAP = 10_000                 # games per shard with events (the events table dominates a worker's memory)
@@ -66,7 +66,13 @@ class Plan:
 
 def load_arm_pool(arm: Arm, source: str = "", key: str = "") -> Pool:
     """The pool of an arm, built from the card files' contents (not their paths), so a worker on
-    another machine builds exactly the pool the driver checked."""
+    another machine builds exactly the pool the driver checked. A bad set name is blamed on the
+    `sets` key beside `key` (the cards key: `pool.cards`, `arms[i].cards`)."""
+    try:
+        check_sets(arm.sets)
+    except CardDataError as e:
+        sets_key = key.removesuffix(".cards") + ".sets" if key.endswith(".cards") else key
+        raise SpecError(f"{source}: key '{sets_key}': {e}") from None
     with tempfile.TemporaryDirectory(prefix="protolab-cards-") as d:
         paths = []
         for i, cf in enumerate(arm.cards):
@@ -168,12 +174,21 @@ def holding_matchups(seed: int, holders: list[str], names: list[str], samples: i
     return out
 
 
-def check_seats(arm: Arm, pool: Pool, source: str, key: str) -> None:
+def check_seats(arm: Arm, pool: Pool, source: str, key: str, allow_code: bool = False) -> None:
     """Build each seat's strategy against the arm's pool: unknown cards in restrictions and user
-    strategies that do not import fail here, before any game."""
+    strategies that do not import fail here, before any game. A user strategy (Python code) is
+    first looked for in its module's source without running it, then refused unless `allow_code`
+    (`--allow-code`): a spec that names code is a program, run in the driver and every worker."""
 
     for j, text in enumerate(arm.strategies):
         try:
+            spec = parse(text)
+            if spec.is_user:
+                check_user_class(spec.base)
+                if not allow_code:
+                    raise StrategyError(f"{text!r} is Python code (a user strategy): running this spec runs "
+                                        f"module {spec.base.partition(':')[0]!r} in the driver and every worker; "
+                                        "expected --allow-code if you trust it (docs/experiments.md)")
             make_seat(text, pool)
         except StrategyError as e:
             raise SpecError(f"{source}: key '{key}[{j}]': {e}") from None
@@ -197,16 +212,17 @@ def shard_size(spec: Spec) -> int:
     return min(spec.shard_games, SHARD_CAP if spec.events else SHARD_CAP_NO_EVENTS)
 
 
-def make_plan(spec: Spec, shard_games: int | None = None) -> Plan:
+def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = False) -> Plan:
     """Load every arm's pool, check the spec against it, and lay out games and shards.
-    `shard_games` keeps the layout a run was started with (`--resume`); by default `shard_size`."""
+    `shard_games` keeps the layout a run was started with (`--resume`); by default `shard_size`.
+    `allow_code`: the spec may name Python user strategies (check_seats)."""
     pools = []
     for i, arm in enumerate(spec.arms):
         own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not arm.tier     # tiers share [pool]
         key = f"arms[{i}].cards" if own else "pool.cards"
         pools.append(load_arm_pool(arm, spec.source, key))
         seats = f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies" if len(spec.arms) > 1 else "seats.strategies"
-        check_seats(arm, pools[-1], spec.source, seats)
+        check_seats(arm, pools[-1], spec.source, seats, allow_code)
     check_draft(spec, pools)
     matchups = expand_matchups(spec, pools)
     per_arm = max(1, len(matchups)) * spec.games

@@ -84,19 +84,20 @@ class OpenRun:
     plan: Any                   # protolab.experiment.plan.Plan
 
 
-def open_run(run_dir: str | Path) -> OpenRun:
+def open_run(run_dir: str | Path, allow_code: bool = False) -> OpenRun:
     run_dir = Path(run_dir)
-    return OpenRun(run_dir, *_open_run(run_dir))
+    return OpenRun(run_dir, *_open_run(run_dir, allow_code))
 
 
-def _open_run(run_dir: Path) -> tuple[dict[str, Any], Any]:
-    """The manifest and the plan rebuilt from it (spec, card texts, pools)."""
+def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[dict[str, Any], Any]:
+    """The manifest and the plan rebuilt from it (spec, card texts, pools); `allow_code`: its spec
+    may name Python user strategies (--allow-code)."""
 
     try:
         manifest = runfolder.read_manifest(run_dir)
         source = str(run_dir / runfolder.MANIFEST)
         spec = spec_from_manifest(manifest["spec"], runfolder.load_inputs(run_dir), source)
-        plan = make_plan(spec)
+        plan = make_plan(spec, allow_code=allow_code)
     except (runfolder.RunDirError, SpecError, CardDataError) as e:
         raise ReplayError(str(e)) from None
     except (KeyError, TypeError, AttributeError) as e:
@@ -127,13 +128,13 @@ def _global_index(run_arg: str, run_dir: Path, arm: str | None, game: int, plan:
     return names.index(arm) * per_arm + game
 
 
-def locate(run_arg: str, game: int, opened: OpenRun | None = None) -> RunGame:
+def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: bool = False) -> RunGame:
     """Set up game `game` of RUN (its game_index) or of RUN#arm (its index within the arm);
     `opened` is RUN already opened (open_run), to replay many of its games."""
 
     run_dir, arm_name = split_arm(run_arg)
     if opened is None:
-        opened = open_run(run_dir)
+        opened = open_run(run_dir, allow_code)
     manifest, plan = opened.manifest, opened.plan
     spec = plan.spec
     gi = _global_index(run_arg, run_dir, arm_name, game, plan)
@@ -329,9 +330,9 @@ def header(g: RunGame) -> str:
             f"B = {g.strategies[1]}  turn cap {g.turn_cap}")
 
 
-def replay_run(run_arg: str, game: int, states: bool = False) -> list[str]:
+def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool = False) -> list[str]:
     """The printed replay of one game of a run, checked against its stored row first."""
-    g = locate(run_arg, game)
+    g = locate(run_arg, game, allow_code=allow_code)
     played = play(g)
     compared = check(g, played)
     rec = played.record(g.strategies)

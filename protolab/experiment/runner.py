@@ -56,6 +56,7 @@ class RunOptions:
     games: int | None = None
     show_progress: bool = True
     connect_timeout: float = CONNECT_TIMEOUT
+    allow_code: bool = False       # the spec may name Python user strategies (plan.check_seats)
 
 
 @dataclass
@@ -92,7 +93,7 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
                             "iteration; it cannot be played as one run")
         if spec.tune:                      # a [tune] search plays its own candidates (tune.py)
             raise SpecError(f"{spec.source}: key 'tune': a balance search; run it with `protolab tune SPEC`")
-        return make_plan(spec), None, None
+        return make_plan(spec, allow_code=opts.allow_code), None, None
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
@@ -113,7 +114,7 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
     elif opts.games is not None and opts.games != spec.games:
         raise SpecError(f"--games: the run has {spec.games} games per matchup; a resumed run cannot change it")
     # the layout the run was started with (runs made before shards were capped record none: uncapped)
-    plan = make_plan(spec, shard_games=manifest.get("shard_games") or spec.shard_games)
+    plan = make_plan(spec, shard_games=manifest.get("shard_games") or spec.shard_games, allow_code=opts.allow_code)
     if len(plan.shards) != manifest.get("shard_count", len(plan.shards)):
         raise RunDirError(f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
                           f"of {plan.shard_games:,} games, the manifest says {manifest['shard_count']}; was it edited?")

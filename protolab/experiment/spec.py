@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -16,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from protolab.experiment.tunespec import parse_tune
-from sim.inputs import InputFileError, describe_char, find_control_char, read_input_bytes, read_input_text
+from sim.inputs import (
+    InputFileError,
+    describe_char,
+    find_control_char,
+    parse_toml,
+    read_input_bytes,
+    read_input_text,
+)
 from sim.pool import DEFAULT_SETS
 from strategies.draft import DraftTableError, parse_learned
 from strategies.spec import StrategyError, parse
@@ -176,14 +184,16 @@ def examples_dir() -> Path:
 
 def find_spec(arg: str) -> Path:
     """A spec path as given, or the name of a shipped example ("demo", "demo.toml",
-    "datasets/experiments/demo.toml" from anywhere)."""
+    "datasets/experiments/demo.toml" from anywhere). A bare name that is a folder here (a `tiers/`
+    in the working folder) is no spec file, so the shipped example of that name is meant."""
     p = Path(arg)
     if p.is_file():
         return p
-    if p.exists():
-        raise SpecError(f"{arg}: not a regular file (a folder, device or pipe); expected an experiment spec file")
     name = p.name if p.suffix == ".toml" else p.name + ".toml"
     shipped = examples_dir() / name
+    bare = "/" not in arg and os.sep not in arg
+    if p.exists() and not (bare and p.is_dir() and shipped.is_file()):
+        raise SpecError(f"{arg}: not a regular file (a folder, device or pipe); expected an experiment spec file")
     if shipped.is_file():
         return shipped
     known = ", ".join(sorted(x.stem for x in examples_dir().glob("*.toml")))
@@ -263,7 +273,7 @@ def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
                                "file (docs/cards.md), relative to the spec's folder")
     found = read_beside(check, base, rel, key, "a readable UTF-8 protocol or variant file (docs/cards.md)")
     try:
-        tomllib.loads(found.text)
+        parse_toml(found.text)
     except tomllib.TOMLDecodeError as e:
         raise check.error(key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file "
                                "(docs/cards.md)") from None
@@ -288,7 +298,7 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     path = find_spec(str(arg))
     source = str(arg) if Path(str(arg)).is_file() else str(path)
     try:
-        raw = tomllib.loads(read_input_text(path))
+        raw = parse_toml(read_input_text(path))
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{source}: not valid TOML: {e}") from None
     except InputFileError as e:

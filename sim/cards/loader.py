@@ -14,7 +14,7 @@ from sim.cards import vocabulary as vocab
 from sim.cards.reader import ReadError, read_box
 from sim.engine import _core
 from sim.engine._core import constants
-from sim.inputs import InputFileError, describe_char, find_control_char, read_input_text
+from sim.inputs import InputFileError, describe_char, find_control_char, parse_toml, read_input_text
 
 if _core.VOCAB_DIGEST != vocab.engine_digest():
     raise ImportError("the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
@@ -151,7 +151,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     """The parsed file (at most a few MB, a regular file); strings holding control characters are
     refused, since names and texts are printed to the terminal (an ESC would reach it)."""
     try:
-        raw = tomllib.loads(read_input_text(path))
+        raw = parse_toml(read_input_text(path))
     except InputFileError as e:
         raise CardDataError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
