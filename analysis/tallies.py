@@ -141,7 +141,8 @@ def shard_tallies(games: pa.Table) -> pa.Table:
     try:
         con.execute("set threads = 1")
         con.register("games", games)
-        parts = [con.sql(t.sql).to_arrow_table() for t in TALLIES]
+        # sorted, so that a shard's file is the same bytes whenever it is played
+        parts = [con.sql(f"select * from ({t.sql}) order by all").to_arrow_table() for t in TALLIES]
     finally:
         con.close()
     n = sum(p.num_rows for p in parts)
