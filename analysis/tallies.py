@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -130,8 +131,9 @@ def _columns() -> dict[str, pa.DataType]:
     return cols
 
 
+_TYPES = _columns()
 TALLIES_SCHEMA = pa.schema([pa.field("run_id", _DICT), pa.field("arm", _DICT), pa.field("tally", _DICT),
-                            *(pa.field(n, t) for n, t in _columns().items())])
+                            *(pa.field(n, t) for n, t in _TYPES.items())])
 TALLIES_COLUMNS = tuple(TALLIES_SCHEMA.names)
 
 
@@ -145,22 +147,22 @@ def shard_tallies(games: pa.Table) -> pa.Table:
         parts = [con.sql(f"select * from ({t.sql}) order by all").to_arrow_table() for t in TALLIES]
     finally:
         con.close()
-    n = sum(p.num_rows for p in parts)
-    run_id = games.column("run_id").combine_chunks()
-    arm = games.column("arm").combine_chunks()
-    names = [t.name for t in TALLIES]
+    which = np.repeat(np.arange(len(parts), dtype=np.int32), [p.num_rows for p in parts])
     data: dict[str, pa.Array] = {
-        "run_id": pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), run_id.dictionary),
-        "arm": pa.DictionaryArray.from_arrays(pa.array([arm.indices[0].as_py() if len(arm) else 0] * n, pa.int32()),
-                                              arm.dictionary),
-        "tally": pa.DictionaryArray.from_arrays(
-            pa.array([i for i, p in enumerate(parts) for _ in range(p.num_rows)], pa.int32()), pa.array(names)),
+        "run_id": _first_value(games, "run_id", len(which)), "arm": _first_value(games, "arm", len(which)),
+        "tally": pa.DictionaryArray.from_arrays(pa.array(which), pa.array([t.name for t in TALLIES])),
     }
-    for name, typ in _columns().items():
+    for name, typ in _TYPES.items():
         chunks = [p.column(name).combine_chunks().cast(typ) if name in p.column_names else pa.nulls(p.num_rows, typ)
                   for p in parts]
         data[name] = pa.concat_arrays(chunks) if chunks else pa.nulls(0, typ)
     return conform(data, TALLIES_SCHEMA)
+
+
+def _first_value(games: pa.Table, column: str, n: int) -> pa.DictionaryArray:
+    """`n` times the value of a column that is the same in every game of a shard (run_id, arm)."""
+    value = games.column(column)[0].as_py() if games.num_rows else ""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value], pa.string()))
 
 
 def _merge_sql(t: Tally) -> str:
