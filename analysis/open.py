@@ -9,12 +9,18 @@ that files other than the ones the run wrote never give figures silently; only l
 `cards` (per shard and card, the seat-game counts behind card impact) exists only when every shard
 of every opened run has its cards file; otherwise card impact is computed from `events`. The same
 rule holds for `compiles` (per shard, compile counts by protocol, line, ordinal and turn) and the
-per-protocol and per-line compile tables."""
+per-protocol and per-line compile tables, and for `tallies` (per shard, the counts of the games every
+other report table is a roll-up of: analysis/tallies.py), whose absence means reading `games`.
+
+With every shard's tallies, the report reads no game rows: `games` files are then checked by footer,
+size and row count at opening, and hashed (verify "fast") only before the first query that reads
+their rows (a table the tallies do not hold)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,11 +36,14 @@ from analysis import runfolder
 from analysis import verify as checks
 from analysis.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
 from analysis.storage import Location, StorageError, location, parquet_view
+from analysis.tallies import TALLIES_COLUMNS
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
 # The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
 SUMMARY_COLUMNS = {"cards": CARDS_COLUMNS, "compiles": COMPILES_COLUMNS}
 SUMMARY_OF = {"cards": "card impact", "compiles": "the per-protocol compile tables"}
+_ALL_SUMMARIES = {**SUMMARY_COLUMNS, "tallies": TALLIES_COLUMNS}        # and the summary of `games`
+_READS_GAMES = re.compile(r"\b(from|join)\s+games\b", re.IGNORECASE)
 
 
 class RunError(ValueError):
@@ -54,7 +63,11 @@ class Runs:
     warnings: list[str] = field(default_factory=list)
     cards_files: list[Path] = field(default_factory=list)
     compiles_files: list[Path] = field(default_factory=list)
+    tallies_files: list[Path] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict)
+    # games files not hashed yet, checked before the first query that reads game rows
+    _unhashed: Callable[[], None] | None = None
+    _before_close: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def has_events(self) -> bool:
@@ -71,8 +84,13 @@ class Runs:
         return bool(self.compiles_files)
 
     @property
+    def has_tallies(self) -> bool:
+        """Every shard of every run has a tallies file (view `tallies`)."""
+        return bool(self.tallies_files)
+
+    @property
     def files(self) -> list[Path]:
-        return self.games_files + self.events_files + self.cards_files + self.compiles_files
+        return self.games_files + self.events_files + self.cards_files + self.compiles_files + self.tallies_files
 
     @property
     def run_ids(self) -> list[str]:
@@ -89,16 +107,24 @@ class Runs:
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
         """Run a query, returning a (small) DataFrame; read errors become RunError naming the file."""
+        self._verify_rows(query)
         try:
             return self.con.execute(query, params or []).df()
         except duckdb.Error as e:
             raise RunError(_explain(str(e), self.files)) from None
 
     def execute(self, query: str) -> None:
+        self._verify_rows(query)
         try:
             self.con.execute(query)
         except duckdb.Error as e:
             raise RunError(_explain(str(e), self.files)) from None
+
+    def _verify_rows(self, query: str) -> None:
+        """Hash the games files (deferred at opening) before a query reads their rows."""
+        if self._unhashed is not None and _READS_GAMES.search(query):
+            self._unhashed()                 # raises (and stays due) unless the files are as recorded
+            self._unhashed = None
 
     def memo(self, key: str, fn: Callable[[], Any]) -> Any:
         """Compute a shared intermediate once per opened run (several tables reuse it)."""
@@ -106,8 +132,16 @@ class Runs:
             self._memo[key] = fn()
         return self._memo[key]
 
+    def before_close(self, fn: Callable[[], None]) -> None:
+        """Call `fn` when the runs are closed, while they can still be read (a report's deferred tables)."""
+        self._before_close.append(fn)
+
     def close(self) -> None:
-        self.con.close()
+        try:
+            while self._before_close:
+                self._before_close.pop(0)()
+        finally:
+            self.con.close()
 
 
 def _explain(message: str, files: list[Path]) -> str:
@@ -310,11 +344,13 @@ def _verified(opened: Opened, found: _Findings) -> _RunFiles:
     if not g:
         raise RunError(f"{run}: no games to read ({run / 'run.json'} lists no shard with a games file)")
     e = _shard_files(run, m, "events", found)
-    found_summaries = {kind: _summary_files(run, m, kind) for kind in SUMMARY_COLUMNS}
+    found_summaries = {kind: _summary_files(run, m, kind) for kind in _ALL_SUMMARIES}
     _check_files(g, "games", GAMES_COLUMNS, found)
     _check_files(e, "events", EVENTS_COLUMNS, found)
     for kind, (files, _) in found_summaries.items():
-        _check_files(files, kind, SUMMARY_COLUMNS[kind], found)
+        _check_files(files, kind, _ALL_SUMMARIES[kind], found)
+    if found_summaries["tallies"][1]:
+        found.warnings.append(f"{found_summaries['tallies'][1]}; the report's tables from every game (slower)")
     if not checks.is_complete(m):
         found.warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
                               f"the report covers the {len(g)} shard(s) written so far")
@@ -324,7 +360,7 @@ def _verified(opened: Opened, found: _Findings) -> _RunFiles:
             found.warnings.append(f"{run}: no events files; {' and '.join(lost)} omitted")
     else:
         for kind, (_, why) in found_summaries.items():
-            if why:
+            if why and kind in SUMMARY_COLUMNS:
                 found.warnings.append(f"{why}; {SUMMARY_OF[kind]} from events (slower)")
     return _RunFiles(m, g, e, found_summaries)
 
@@ -358,14 +394,20 @@ def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = No
     events = [f for r in files for f in r.events]
     # One source per table: a summary's files only if every run has them for every shard.
     used = {k: [f for r in files for f in r.summaries[k][0]] if all(r.summaries[k][0] for r in files) else []
-            for k in SUMMARY_COLUMNS}
-    hashed = [("games", games), *used.items()]
-    if verify == "full" or (events and not all(used.values())):     # events read, or asked for
+            for k in _ALL_SUMMARIES}
+    hashed = [*used.items()]
+    if verify == "full" or (events and not all(used[k] for k in SUMMARY_COLUMNS)):     # events read, or asked for
         hashed.append(("events", events))
+    rows = [(f, entry, "games") for f, entry in games]
+    if verify == "full" or not used["tallies"]:          # with tallies, games rows are read only on demand
+        hashed.append(("games", games))
+        rows = []
     found.add(checks.checksum_problems([(f, entry, kind) for kind, fs in hashed for f, entry in fs], threads))
-    paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"])]
+    paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"], used["tallies"])]
     runs = Runs(duckdb.connect(), [run.public for run, _, _ in opened], [r.manifest for r in files], paths_of[0],
-                paths_of[1], found.warnings, paths_of[2], paths_of[3])
+                paths_of[1], found.warnings, paths_of[2], paths_of[3], paths_of[4])
+    if rows:
+        runs._unhashed = lambda: found.add(checks.checksum_problems(rows, threads))
     return _connect(runs, threads, memory_limit)
 
 
@@ -380,7 +422,7 @@ def _connect(out: Runs, threads: int | None, memory_limit: str | None) -> Runs:
     spill = Path(tempfile.gettempdir()) / "protolab-duckdb"
     con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
     for name, files in (("games", out.games_files), ("events", out.events_files), ("cards", out.cards_files),
-                        ("compiles", out.compiles_files)):
+                        ("compiles", out.compiles_files), ("tallies", out.tallies_files)):
         if files:
             try:
                 parquet_view(con, name, files)

@@ -3,59 +3,50 @@ how early, how the seat that picked it fared by pick position, and whether picki
 
 They read the games' `picks` column (analysis/schema.py PICKS_FIELD: the six protocols in pick order,
 A B B A A B with A the first player); games that did not draft (fixed trios, seat-swapped replays)
-have no picks and are left out. Win rates count decided games only, as everywhere (queries.py)."""
+have no picks and are left out. Win rates count decided games only, as everywhere (queries.py).
+The counts come from the `drafted` and `picks` tallies (analysis/tallies.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from analysis.cells import ci, num, pct, table
 from analysis.open import Runs
+from analysis.queries import tally
 from analysis.schema import PICKS_FIELD
 from analysis.stats import add_rate
 
 POSITIONS = (1, 2, 3, 4, 5, 6)
-FIRST_PICKER_POSITIONS = (1, 4, 5)      # A's picks; B's are 2, 3 and 6 (rules 1.1)
 
 
 def has_picks(runs: Runs) -> bool:
     """The run records pick order and at least one of its games drafted."""
     def q() -> bool:
-        cols = set(runs.sql("select * from games limit 0").columns)
-        if PICKS_FIELD.name not in cols:
-            return False
-        return bool(runs.sql(f"select count({PICKS_FIELD.name}) as n from games")["n"].iloc[0])
+        if not runs.has_tallies and PICKS_FIELD.name not in set(runs.sql("select * from games limit 0").columns):
+            return False                     # games from before the picks column
+        return bool(tally(runs, "drafted")["n"].sum())
     return runs.memo("has_picks", q)
-
-
-def _picked_sql() -> str:
-    """One row per pick of a drafted game: protocol, position 1-6, the picker's seat, the winner."""
-    a_picks = ", ".join(map(str, FIRST_PICKER_POSITIONS))
-    return f"""
-        select protocol, pos, winner,
-               case when pos in ({a_picks}) then first_player else 1 - first_player end as seat
-        from (select first_player, winner, unnest(picks) as protocol, generate_subscripts(picks, 1) as pos
-              from games where picks is not null)"""
 
 
 def pick_metrics(runs: Runs) -> pd.DataFrame:
     """Per protocol: times picked, pick rate (share of drafted games it was picked in), average pick
     position (1-6), win rate of the seat that picked it (decided games, 95% Wilson), and its picks,
     decided games and win rate at each pick position (`picks_pN`, `games_pN`, `win_rate_pN`)."""
-    by_pos = ", ".join(
-        f"count(*) filter (where pos = {p}) as picks_p{p}, "
-        f"count(*) filter (where pos = {p} and winner >= 0) as games_p{p}, "
-        f"count(*) filter (where pos = {p} and winner = seat) as wins_p{p}" for p in POSITIONS)
-    df = runs.sql(f"""
-        with picked as ({_picked_sql()}),
-             drafted as (select count(*) as n from games where picks is not null)
-        select protocol, count(*) as picks, count(*) / any_value(drafted.n) as pick_rate,
-               avg(pos) as avg_position,
-               count(*) filter (where winner >= 0) as games, count(*) filter (where winner = seat) as wins,
-               {by_pos}
-        from picked, drafted
-        group by protocol
-        order by pick_rate desc, avg_position, protocol""")
+    t = tally(runs, "picks").astype({"pos": np.int64})
+    drafted = np.int64(tally(runs, "drafted")["n"].sum())
+    t["pos_n"] = t["pos"] * t["n"]
+    g = t.groupby("protocol")
+    df = g[["n", "pos_n", "games", "wins"]].sum().rename(columns={"n": "picks"})
+    df["pick_rate"] = df["picks"].to_numpy(np.int64) / drafted
+    df["avg_position"] = df.pop("pos_n").to_numpy(np.int64) / df["picks"].to_numpy(np.int64)
+    by = t.pivot_table(index="protocol", columns="pos", values=["n", "games", "wins"], aggfunc="sum", fill_value=0)
+    for p in POSITIONS:
+        for name, col in (("picks", "n"), ("games", "games"), ("wins", "wins")):
+            df[f"{name}_p{p}"] = by[(col, p)].astype(np.int64) if (col, p) in by.columns else np.int64(0)
+    df = df.reset_index()[["protocol", "picks", "pick_rate", "avg_position", "games", "wins",
+                           *(f"{n}_p{p}" for p in POSITIONS for n in ("picks", "games", "wins"))]]
+    df = df.sort_values(["pick_rate", "avg_position", "protocol"], ascending=[False, True, True]).reset_index(drop=True)
     add_rate(df, "wins", "games")
     for p in POSITIONS:
         add_rate(df, f"wins_p{p}", f"games_p{p}", f"win_rate_p{p}")
@@ -65,16 +56,10 @@ def pick_metrics(runs: Runs) -> pd.DataFrame:
 def first_pick(runs: Runs) -> pd.DataFrame:
     """First-pick advantage over drafted games: the win rate (decided games, 95% Wilson) of the seat
     that picked first (A, who also takes the first turn) and of the seat that picked second."""
-    df = runs.sql("""
-        select picker, games, wins from (
-            select 'first' as picker, 0 as k, count(*) filter (where winner >= 0) as games,
-                   count(*) filter (where winner = first_player) as wins
-            from games where picks is not null
-            union all
-            select 'second', 1, count(*) filter (where winner >= 0),
-                   count(*) filter (where winner = 1 - first_player)
-            from games where picks is not null)
-        order by k""")
+    n = tally(runs, "drafted").set_index("won_by")["n"]
+    decided = int(n.drop("draw", errors="ignore").sum())
+    df = pd.DataFrame({"picker": ["first", "second"], "games": [decided, decided],
+                       "wins": [int(n.get("first", 0)), int(n.get("second", 0))]})
     return add_rate(df, "wins", "games")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis import tallies
 from analysis.open import Runs
 from analysis.schema import CARD_COUNTS, POSITIONS, PROTOCOL_COLUMNS
 from analysis.stats import add_rate, bradley_terry, newcombe_diff
@@ -22,6 +23,12 @@ def _list(items: list[str]) -> str:
 
 # -- shared intermediates (computed once per opened run) ---------------------------------------
 
+def tally(runs: Runs, name: str) -> pd.DataFrame:
+    """A tally of the games (analysis/tallies.py): from the shards' `tallies` when every shard has
+    them, else by the same query over every game (runs from before the tallies)."""
+    return runs.memo(f"tally_{name}", lambda: tallies.read(runs.sql, name, runs.has_tallies))
+
+
 def _trio_key(s: int) -> str:
     # An order-free key of a seat's trio without building strings per game: xor of the names' hashes.
     return (f"xor(xor(hash(seat{s}_protocol_left), hash(seat{s}_protocol_middle)), "
@@ -30,8 +37,8 @@ def _trio_key(s: int) -> str:
 
 def trio_table(runs: Runs) -> str:
     """Materialise `trio_agg`: game counts per (matchup, seat-0 trio, seat-1 trio, first player,
-    winner). One scan of `games`; every protocol, trio and first-player table is a roll-up of this
-    small table (a few hundred thousand rows at most, whatever the number of games). Trios are
+    winner). One scan of the rows of `games`, for what no tally holds (trio vs trio, whose size
+    grows with the trio pairs played, and `meta`). Trios are
     labelled by their sorted names joined with ", " (a trio is a set; draft order is a position)."""
     def q() -> str:
         names = ", ".join(f"any_value(seat{s}_protocol_{p}) as p{s}{i}"
@@ -51,17 +58,7 @@ def trio_table(runs: Runs) -> str:
 
 def seat_protocol_base(runs: Runs) -> pd.DataFrame:
     """Per (protocol, seat, moved first): decided games, wins, draws (60 rows at most)."""
-    def q() -> pd.DataFrame:
-        t = trio_table(runs)
-        return runs.sql(f"""
-            select protocol, seat, seat = first_player as first,
-                   sum(n) filter (where winner >= 0)::bigint as games,
-                   sum(n) filter (where winner = seat)::bigint as wins,
-                   sum(n) filter (where winner < 0)::bigint as draws
-            from (select first_player, winner, n, unnest(protos0 || protos1) as protocol,
-                         unnest([0, 0, 0, 1, 1, 1]) as seat from {t})
-            group by all""").fillna({"games": 0, "wins": 0, "draws": 0})
-    return runs.memo("seat_protocol", q)
+    return tally(runs, "seat_protocol")
 
 
 def trio_base(runs: Runs) -> pd.DataFrame:
@@ -76,12 +73,7 @@ def trio_base(runs: Runs) -> pd.DataFrame:
 def length_histogram(runs: Runs) -> pd.DataFrame:
     """Games per (turns, end reason, who won: first / second / draw): the one scan behind the
     overview, the game-length chart and turns to win."""
-    return runs.memo("length", lambda: runs.sql("""
-        select turns, end_reason,
-               case when winner < 0 then 'draw' when winner = first_player then 'first' else 'second' end
-                   as won_by,
-               count(*) as games
-        from games group by all order by turns, end_reason, won_by"""))
+    return tally(runs, "length").sort_values(["turns", "end_reason", "won_by"]).reset_index(drop=True)
 
 
 def _weighted_quantiles(values: np.ndarray, weights: np.ndarray,
@@ -117,7 +109,29 @@ def first_player(runs: Runs) -> pd.DataFrame:
     """First-player advantage: overall, then per matchup of the spec (its trios named when fixed,
     "(seats swapped)" when both seat orders were played, else the number of drafted trio pairs).
 
-    One DuckDB roll-up of `trio_agg` (a round robin has tens of thousands of matchups)."""
+    From the `matchups` tally; a matchup whose trios vary (only when runs of different draft modes
+    are opened together) and whose games lie in several shards cannot count its distinct trio pairs
+    from the tallies, and then the table comes from the rows (`_first_player_rows`)."""
+    m = tally(runs, "matchups")
+    games, first_wins = int(m["games"].sum()), int(m["first_wins"].sum())
+    rows = [{"matchup": "all", "trios": "", "games": games, "first_wins": first_wins}]
+    for r in m[m["games"] > 0].sort_values("matchup").itertuples() if len(m) > 1 else ():
+        if r.trio0_min == r.trio0_max and r.trio1_min == r.trio1_max:
+            trios = f"{r.trio0_min} vs {r.trio1_min}"
+        elif r.lo_min == r.lo_max and r.hi_min == r.hi_max:
+            trios = f"{r.lo_min} vs {r.hi_min} (seats swapped)"
+        elif r.parts == 1:
+            trios = f"drafted ({r.pairs} trio pairs)"
+        else:
+            return _first_player_rows(runs)
+        rows.append({"matchup": str(r.matchup), "trios": trios, "games": int(r.games),
+                     "first_wins": int(r.first_wins)})
+    df = pd.DataFrame(rows).astype({"games": np.int64, "first_wins": np.int64})
+    return add_rate(df, "first_wins", "games")
+
+
+def _first_player_rows(runs: Runs) -> pd.DataFrame:
+    """`first_player` by one DuckDB roll-up of `trio_agg` (the rows of `games`)."""
     t = trio_table(runs)
     per_matchup = runs.sql(f"select min(matchup) < max(matchup) as many from {t}")["many"].iloc[0]
     lo, hi = "least(trio0, trio1)", "greatest(trio0, trio1)"
@@ -192,16 +206,7 @@ def _position_base(runs: Runs) -> pd.DataFrame:
 def protocol_matchups(runs: Runs) -> pd.DataFrame:
     """Protocol vs protocol, long form: how often a trio holding A beats a trio holding B (both
     seat orders pooled). Pivot with `matrix()`; cell (A, B) + cell (B, A) = 100%."""
-    def q() -> pd.DataFrame:
-        t = trio_table(runs)
-        a = [f"protos0[{i}]" for i in (1, 2, 3) for _ in (1, 2, 3)]
-        b = [f"protos1[{j}]" for _ in (1, 2, 3) for j in (1, 2, 3)]
-        return runs.sql(f"""
-            select a, b, coalesce(sum(n) filter (where winner >= 0), 0)::bigint as games,
-                   coalesce(sum(n) filter (where winner = 0), 0)::bigint as wins
-            from (select winner, n, unnest({_list(a)}) as a, unnest({_list(b)}) as b from {t})
-            group by all""")
-    raw = runs.memo("protocol_pairs", q)
+    raw = tally(runs, "protocol_pairs").rename(columns={"protocol": "a", "opponent": "b"})
     fwd = raw.rename(columns={"a": "protocol", "b": "opponent"})
     rev = raw.rename(columns={"b": "protocol", "a": "opponent"}).assign(wins=lambda d: d["games"] - d["wins"])
     df = pd.concat([fwd, rev]).groupby(["protocol", "opponent"], as_index=False)[["games", "wins"]].sum()
@@ -230,16 +235,10 @@ def trio_matchups(runs: Runs, min_games: int = 1) -> pd.DataFrame:
 
 
 def trio_win_rates(runs: Runs, min_games: int = 1) -> pd.DataFrame:
-    """Each trio's win rate over all its decided games (either seat), with its draws beside it.
-    One DuckDB roll-up of `trio_agg`."""
-    t = trio_table(runs)
-    df = runs.sql(f"""
-        select trio, coalesce(sum(n) filter (where winner >= 0), 0)::bigint as games,
-               coalesce(sum(n) filter (where winner = seat), 0)::bigint as wins,
-               coalesce(sum(n) filter (where winner < 0), 0)::bigint as draws
-        from (select trio0 as trio, 0 as seat, winner, n from {t}
-              union all select trio1, 1, winner, n from {t})
-        group by trio having coalesce(sum(n) filter (where winner >= 0), 0) >= ?""", [min_games])
+    """Each trio's win rate over all its decided games (either seat), with its draws beside it:
+    the `trios` tally."""
+    t = tally(runs, "trios")
+    df = t.loc[t["games"] >= min_games, ["trio", "games", "wins", "draws"]].reset_index(drop=True)
     return add_rate(df).sort_values(["win_rate", "trio"], ascending=[False, True]).reset_index(drop=True)
 
 
@@ -247,11 +246,7 @@ def trio_win_rates(runs: Runs, min_games: int = 1) -> pd.DataFrame:
 
 def compile_histogram(runs: Runs) -> pd.DataFrame:
     """Per (first/second player, k = 1..3, turn of the seat's k-th compile or null): seat-games."""
-    def q() -> pd.DataFrame:
-        parts = [f"select first_player = {s} as first, {k} as k, seat{s}_compile{k}_turn as turn, count(*) as n "
-                 f"from games group by all" for s in (0, 1) for k in (1, 2, 3)]
-        return runs.sql(" union all ".join(parts))
-    return runs.memo("compile_hist", q)
+    return tally(runs, "compile_turns")
 
 
 def compile_timing(runs: Runs) -> pd.DataFrame:
@@ -286,15 +281,15 @@ def compile_curves(runs: Runs) -> pd.DataFrame:
 
 def compile_rates(runs: Runs) -> pd.DataFrame:
     """Compiles and recompiles per seat-game, and the share of seat-games with a recompile."""
-    return runs.sql("""
-        select count(*) as seat_games,
-               avg(compiles) as compiles_per_game, avg(recompiles) as recompiles_per_game,
-               avg((recompiles > 0)::int) as share_with_recompile
-        from (select (seat0_compile1_turn is not null)::int + (seat0_compile2_turn is not null)::int
-                     + (seat0_compile3_turn is not null)::int as compiles, seat0_recompiles as recompiles from games
-              union all
-              select (seat1_compile1_turn is not null)::int + (seat1_compile2_turn is not null)::int
-                     + (seat1_compile3_turn is not null)::int, seat1_recompiles from games)""")
+    t = tally(runs, "compile_counts")
+    n = t["n"].to_numpy(np.int64)
+    total = int(n.sum())
+
+    def mean(x: np.ndarray) -> float:
+        return float(np.int64((x * n).sum()) / np.int64(total)) if total else np.nan
+    return pd.DataFrame([{"seat_games": total, "compiles_per_game": mean(t["compiles"].to_numpy(np.int64)),
+                          "recompiles_per_game": mean(t["recompiles"].to_numpy(np.int64)),
+                          "share_with_recompile": mean((t["recompiles"].to_numpy(np.int64) > 0).astype(np.int64))}])
 
 
 def _summary_source(what: str, table: str, available: bool, source: str | None) -> str:
@@ -447,10 +442,7 @@ def card_impact(runs: Runs, source: str | None = None) -> pd.DataFrame:
 
 def strategy_pairs(runs: Runs) -> pd.DataFrame:
     """Decided games and seat-0 wins per (strategy_0, strategy_1, first player)."""
-    return runs.memo("strategy_pairs", lambda: runs.sql("""
-        select strategy_0, strategy_1, first_player, count(*) filter (where winner >= 0) as games,
-               count(*) filter (where winner = 0) as wins0
-        from games group by all"""))
+    return tally(runs, "strategy_pairs")
 
 
 def strategy_ratings(runs: Runs) -> tuple[pd.DataFrame, dict]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,60 @@ from analysis.open import Runs
 from analysis.provenance import csv_header, of_runs, print_lines
 from analysis.runfolder import events_statement, write_atomic
 
+# Tables no tally holds (their size grows with the trio pairs played, up to millions of rows in a
+# random-draft run): computed from the rows of `games` the first time they are used (a JSON or CSV
+# of every table, the dashboard), not for the terminal report, which does not show them.
+FROM_ROWS = ("trio_matchups",)
+
+
+class Tables(MutableMapping[str, pd.DataFrame]):
+    """A report's tables by name, in report order; a table of FROM_ROWS is computed when first read
+    (and at the latest when its runs are closed), its seconds then added to `timings`."""
+
+    def __init__(self, runs: Runs, timings: dict[str, float]) -> None:
+        self._runs, self._timings = runs, timings
+        self._done: dict[str, pd.DataFrame] = {}
+        self._pending: dict[str, Callable[[Runs], pd.DataFrame]] = {}
+        runs.before_close(self._compute_all)
+
+    def defer(self, name: str, fn: Callable[[Runs], pd.DataFrame]) -> None:
+        self._pending[name] = fn
+
+    def _compute_all(self) -> None:
+        for name in list(self._pending):
+            self[name]
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name in self._pending:
+            t0 = time.perf_counter()
+            self._done[name] = self._pending[name](self._runs)
+            del self._pending[name]
+            self._timings[name] = time.perf_counter() - t0
+        return self._done[name]
+
+    def __setitem__(self, name: str, df: pd.DataFrame) -> None:
+        self._pending.pop(name, None)
+        self._done[name] = df
+
+    def __delitem__(self, name: str) -> None:
+        if self._pending.pop(name, None) is None:
+            del self._done[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._done or name in self._pending
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([n for n in TABLE_NAMES if n in self] + [n for n in self._done if n not in TABLE_NAMES])
+
+    def __len__(self) -> int:
+        return len(self._done) + len(self._pending)
+
 
 @dataclass
 class Report:
     """Named tables plus what produced them; `timings` holds seconds per table."""
 
-    tables: dict[str, pd.DataFrame]
+    tables: MutableMapping[str, pd.DataFrame]
     meta: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -62,11 +110,15 @@ TABLE_NAMES = tuple(name for name, _ in _tables(0.05, "holm", 0.05))
 
 def build_report(runs: Runs, band: float = 0.05, method: str = "holm", alpha: float = 0.05,
                  only: list[str] | None = None) -> Report:
-    """Compute the report's tables (all, or those named in `only`), timing each."""
-    tables: dict[str, pd.DataFrame] = {}
+    """Compute the report's tables (all, or those named in `only`), timing each; those of FROM_ROWS
+    when first used unless named in `only`."""
     timings: dict[str, float] = {}
+    tables = Tables(runs, timings)
     for name, fn in _tables(band, method, alpha):
         if only and name not in only:
+            continue
+        if name in FROM_ROWS and not only:
+            tables.defer(name, fn)
             continue
         t0 = time.perf_counter()
         tables[name] = fn(runs)

@@ -41,17 +41,21 @@ LOCK_BEAT = 30.0                 # seconds between refreshes of a held lock obje
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
-TABLES = ("games", "events", "cards", "compiles")          # the shard tables, one folder each
+TABLES = ("games", "events", "cards", "compiles", "tallies")          # the shard tables, one folder each
 # Per-shard summaries of the events, written beside them: a run recorded before one existed has
 # none, and the analysis then computes from `events` instead.
 SUMMARIES = ("cards", "compiles")
-ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024, "cards": 128 * 1024, "compiles": 128 * 1024}
+# The per-shard summary of the games (analysis/tallies.py), written whatever `events` says: a run
+# recorded before it existed has none, and the analysis then computes from `games` instead.
+GAME_SUMMARIES = ("tallies",)
+ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024, "cards": 128 * 1024, "compiles": 128 * 1024,
+             "tallies": 128 * 1024}
 COMPRESSION = "zstd"
 # Dense integer keys compress better without a dictionary; statistics only where scans filter.
 NO_DICTIONARY = {"games": {"game_index", "seed"}, "events": {"game_index", "seq"},
                  "cards": {"drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins"},
-                 "compiles": {"turn", "n"}}
-STATISTICS = {"games": None, "events": ["game_index", "turn"], "cards": None, "compiles": None}
+                 "compiles": {"turn", "n"}, "tallies": set()}
+STATISTICS = {"games": None, "events": ["game_index", "turn"], "cards": None, "compiles": None, "tallies": None}
 
 
 class RunDirError(ValueError):
@@ -137,7 +141,7 @@ def shard_name(index: int) -> str:
 
 
 def table_files(run_dir: Where) -> list[Path | Location]:
-    """Every Parquet file under games/ events/ cards/ compiles/ (subfolders included: pandas and
+    """Every Parquet file under games/ events/ cards/ compiles/ tallies/ (subfolders included: pandas and
     pyarrow read a folder recursively). Hidden temporary files end in `.tmp`, so they are not here."""
     run_dir = open_location(run_dir)
     return [p.public for kind in TABLES for p in (run_dir / kind).rglob("*.parquet")]
@@ -151,12 +155,12 @@ def listed_files(run_dir: Where, shards: list[dict[str, Any]]) -> set[Location]:
 
 
 def shard_kinds(events: Any) -> tuple[str, ...]:
-    """The tables a shard writes for the spec's `events` value (spec.py): `false` games only;
-    "none" games and the summaries; true, "all" or a fraction every table."""
+    """The tables a shard writes for the spec's `events` value (spec.py): `false` games and their
+    tallies; "none" those and the summaries of the events; true, "all" or a fraction every table."""
     if events is False:
-        return ("games",)
+        return ("games", *GAME_SUMMARIES)
     if events == "none":
-        return ("games", *SUMMARIES)
+        return ("games", *SUMMARIES, *GAME_SUMMARIES)
     return TABLES
 
 
@@ -212,8 +216,8 @@ def create_run_dir(parent: Where, name: str, stamp: str) -> tuple[Location, str]
 
 
 def make_table_dirs(run_dir: Where) -> None:
-    """games/, events/, cards/, compiles/ (also when resuming a folder written before the
-    summary tables existed); nothing to make on an object store."""
+    """games/, events/, cards/, compiles/, tallies/ (also when resuming a folder written before
+    the summary tables existed); nothing to make on an object store."""
     run_dir = open_location(run_dir)
     for kind in TABLES:
         (run_dir / kind).mkdir()

@@ -286,7 +286,7 @@ def test_bucket_run_on_two_nodes_resumes_and_reports(bucket_cluster, tmp_path):
     assert table_rows(local_copy, "games", ["game_index"]).equals(table_rows(local.run_dir, "games", ["game_index"]))
     assert table_rows(local_copy, "events", ["game_index", "seq"]).equals(
         table_rows(local.run_dir, "events", ["game_index", "seq"]))
-    for kind in ("cards", "compiles"):
+    for kind in ("cards", "compiles", "tallies"):
         names = sorted(p.name for p in (local_copy / kind).iterdir())
         assert names == sorted(p.name for p in (local.run_dir / kind).iterdir()) and len(names) == 8
         for name in names:
@@ -296,13 +296,14 @@ def test_bucket_run_on_two_nodes_resumes_and_reports(bucket_cluster, tmp_path):
     sampled = set(pq.read_table(local_copy / "events", columns=["game_index"]).column(0).to_pylist())
     assert 0.4 < len(sampled) / games.num_rows < 0.6                  # about half the games kept their events
 
-    # a shard object changed in the bucket after the run: the report refuses it, naming the object
-    tamper = ("import sys, pyarrow.fs as f\nfs, p = f.FileSystem.from_uri(sys.argv[1] + '/games/shard-00003.parquet')"
+    # a shard object the report reads (its tallies) changed in the bucket after the run: the report
+    # refuses it, naming the object
+    tamper = ("import sys, pyarrow.fs as f\nfs, p = f.FileSystem.from_uri(sys.argv[1] + '/tallies/shard-00003.parquet')"
               "\nd = bytearray(fs.open_input_file(p).read()); d[len(d) // 2] ^= 1"
               "\nwith fs.open_output_stream(p) as o: o.write(bytes(d))")
     sh(*in_ns, sys.executable, "-c", tamper, run_uri, env=n["env"])
     r = sh(*protolab, "report", run_uri, env=n["env"], cwd=tmp_path, check=False, timeout=300)
-    assert r.returncode == 2 and "games/shard-00003.parquet: does not match its SHA-256" in r.stderr, r.stderr
+    assert r.returncode == 2 and "tallies/shard-00003.parquet: does not match its SHA-256" in r.stderr, r.stderr
 
 
 def test_rayjob_manifest_has_the_fields_kuberay_documents():

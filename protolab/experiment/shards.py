@@ -1,7 +1,7 @@
 """Play one shard: the body of a Ray task. Seeds come from (master seed, matchup, game), games run
 in C batches with the GIL released, and the result is Arrow tables (docs/data.md): `games`, and
-with events `events` and its summaries `cards` (per card) and `compiles` (per compile protocol,
-line, ordinal and turn).
+its summary `tallies` (analysis/tallies.py), and with events `events` and its summaries `cards`
+(per card) and `compiles` (per compile protocol, line, ordinal and turn).
 
 Seat swapping on paired seeds: games 2k and 2k+1 of a matchup share a seed. Game 2k is played
 first (its trios drafted or fixed, first player by the seeded coin); game 2k+1 replays the seed
@@ -33,6 +33,7 @@ from analysis.schema import (
     POSITIONS,
     conform,
 )
+from analysis.tallies import shard_tallies
 from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
@@ -499,12 +500,13 @@ def sampled_games(seeds: np.ndarray, fraction: float) -> np.ndarray:
 
 
 def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
-    """The shard's tables by kind (analysis.runfolder.TABLES): `games`, and unless events = false the
-    summaries `cards` and `compiles` from every game, and `events` of every game, of a seeded
-    fraction of them, or of none."""
+    """The shard's tables by kind (analysis.runfolder.TABLES): `games` and its `tallies`, and unless
+    events = false the summaries `cards` and `compiles` from every game, and `events` of every game,
+    of a seeded fraction of them, or of none."""
     cols, ev, facts = play_shard_columns(task)
     pool = pool_for(task)
-    tables = {"games": games_table(task, pool, cols, facts)}
+    games = games_table(task, pool, cols, facts)
+    tables = {"games": games, "tallies": shard_tallies(games)}
     if ev is not None:
         tables["cards"] = cards_table(task, pool, cols, ev)
         tables["compiles"] = compiles_table(task, pool, cols, ev)
@@ -529,7 +531,7 @@ def worker_facts(t0: float) -> dict:
 
 
 def execute(task: ShardTask) -> dict:
-    """The Ray task: play the shard and produce its Parquet files (games; events, cards, compiles).
+    """The Ray task: play the shard and produce its Parquet files (games, tallies; events, cards, compiles).
 
     If this worker reaches the run location (the same machine, a shared disk, or the object store
     the run lives in) it writes the files there itself, each whole, and returns only a receipt: the
