@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis import picks, queries
 from analysis.cardvalue import card_value, print_card_value
-from analysis.cells import ci, num, pct, table
+from analysis.cells import ci, matrix_tables, num, pct, table
 from analysis.flags import balance_flags
 from analysis.open import Runs
 from analysis.provenance import csv_header, of_runs, print_lines
@@ -195,7 +195,9 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     m = queries.matrix(tb["protocol_matchups"], "protocol", "opponent")
     short = {c: c[:5] for c in m.columns}
     rows = [[str(idx)] + [pct(v) if not math.isnan(v) else "" for v in r] for idx, r in m.iterrows()]
-    console.print(table("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows))
+    for t in matrix_tables("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows,
+                           console.width):
+        console.print(t)
 
     fp = tb["first_player"]
     if len(fp) > 1:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
+from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 
 MAX_GAME_SEED = 2**64 - 1          # a game's seed is an unsigned 64-bit number (replay)
@@ -24,10 +25,6 @@ MAX_BATCH_GAMES = 1_000_000        # simulate, bench, ladder hold every game's r
 
 
 MAX_TURN_CAP = 10_000
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
 
 
 def check_range(flag: str, value: float | None, lo: float, hi: float) -> None:
