@@ -237,10 +237,15 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
                     for _, r in d.iterrows()]
         cols = ["card", "drawn", "face-up", "face-down", "WR face-up", "n", "WR never played", "n",
                 "difference, points (95% CI)"]
+        # Ranked by evidence, not by the size of the difference alone: a card seen face-up once
+        # has a huge difference and an interval to match, so it sorts by its interval's bound.
         d = cards.dropna(subset=["iwd"])
-        console.print(table(f"Card impact: top {top_cards} by face-up vs never played", cols,
-                             card_rows(d.head(top_cards))))
-        console.print(table(f"Card impact: bottom {top_cards}", cols, card_rows(d.tail(top_cards).iloc[::-1])))
+        top = d.sort_values(["iwd_low", "card"], ascending=[False, True]).head(top_cards)
+        bottom = d.sort_values(["iwd_high", "card"], ascending=[True, True]).head(top_cards)
+        console.print(table(f"Card impact: top {top_cards} by face-up vs never played (by the interval's lower bound)",
+                             cols, card_rows(top)))
+        console.print(table(f"Card impact: bottom {top_cards} (by the interval's upper bound)", cols,
+                             card_rows(bottom)))
 
     sr = tb["strategy_ratings"]
     if not sr.empty:
