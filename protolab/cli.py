@@ -83,16 +83,6 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def _apply_decision_timeout(args: argparse.Namespace) -> None:
-    if getattr(args, "decision_timeout", None) is not None:
-        from strategies.user import set_decision_timeout  # only commands that play load strategies
-
-        try:
-            set_decision_timeout(args.decision_timeout)
-        except ValueError as e:
-            raise UsageError(f"--decision-timeout: {e}") from None
-
-
 def _stdout_gone() -> int:
     """The reader of our output left (`protolab ... | head -1`): stop quietly. Later writes,
     including the flush at exit, go to /dev/null instead of raising again."""
@@ -109,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr and exit status 2; faults in protolab itself keep their traceback."""
     try:
         args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
-        _apply_decision_timeout(args)
+        if hasattr(args, "prepare"):          # what the command's options set up first (--decision-timeout)
+            args.prepare(args)
         return args.func(args)
     except BrokenPipeError:
         return _stdout_gone()

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
+from strategies.user import set_decision_timeout
 
 MAX_GAME_SEED = 2**64 - 1          # a game's seed is an unsigned 64-bit number (replay)
 
@@ -59,8 +60,18 @@ def print_csv(rows: Sequence[dict]) -> None:
 
 
 def add_decision_timeout(p: argparse.ArgumentParser) -> None:
+    """`--decision-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
     p.add_argument("--decision-timeout", type=float, metavar="SECONDS",
                    help="time limit for each decision of a Python user strategy (default 10; 0: none)")
+    p.set_defaults(prepare=apply_decision_timeout)
+
+
+def apply_decision_timeout(args: argparse.Namespace) -> None:
+    if args.decision_timeout is not None:
+        try:
+            set_decision_timeout(args.decision_timeout)
+        except ValueError as e:
+            raise UsageError(f"--decision-timeout: {e}") from None
 
 
 def pool_from(args: argparse.Namespace, require_encoded: bool = True) -> Pool:
