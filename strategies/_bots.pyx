@@ -17,7 +17,8 @@ from libc.math cimport fabs, floor, ldexp
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from sim.engine._core cimport (
-    State, MAXCARDS, MAXPROTO, RecentActions, NRECENT, SeatConfig, decide_fn_t, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    State, MAXCARDS, MAXPROTO, RecentActions, NRECENT, SeatConfig, decide_fn_t, game_run, line_value, line_values,
+    copy_for_lookahead, card_value,
     random_option, determinize, bot_below, seat_stream, MAXOPT, ST_EXTERNAL, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
