@@ -26,3 +26,23 @@ def table(title: str, cols: list[str], rows: list[list[str]], caption: str | Non
     for r in rows:
         t.add_row(*r)
     return t
+
+
+def matrix_tables(title: str, cols: list[str], rows: list[list[str]], width: int) -> list[Table]:
+    """A matrix (first column: the row labels) as tables of as many columns as fit `width`
+    terminal columns each, every one with the row labels: a 30 x 30 matchup matrix stays readable
+    in 120 columns instead of shrinking to cells of "...". Each column takes its widest cell plus
+    3 (padding and rule)."""
+    widths = [max(len(x) for x in [c, *(r[i] for r in rows)]) + 3 for i, c in enumerate(cols)]
+    room, blocks, block, used = width - widths[0] - 1, [], [], 0
+    for i in range(1, len(cols)):
+        if block and used + widths[i] > room:
+            blocks.append(block)
+            block, used = [], 0
+        block.append(i)
+        used += widths[i]
+    blocks.append(block)
+    if len(blocks) == 1:
+        return [table(title, cols, rows)]
+    return [table(f"{title} (columns {b[0]}-{b[-1]} of {len(cols) - 1})", [cols[0]] + [cols[i] for i in b],
+                  [[r[0]] + [r[i] for i in b] for r in rows]) for b in blocks]

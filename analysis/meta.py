@@ -47,6 +47,7 @@ BOOTSTRAP = 20
 ALPHARANK_LIMIT = 2500            # alpha-rank solves an n x n linear system: skipped (NaN) above this many trios
 USED = 1e-6                       # equilibrium probability above which a strategy counts as used
 LOOP_FILE = "meta.json"           # a PSRO loop folder's manifest (protolab/experiment/psro.py)
+SPARSE_SHARE = 0.05               # below this share of the possible trio pairs played, the model is warned about
 
 
 # -- 1. the data ------------------------------------------------------------------------------------
@@ -376,17 +377,46 @@ def _bootstrap(matchups: pd.DataFrame, u: Universe, pair_l2: float, prior_games:
     probs = np.ones(played) / played
     out: dict[str, list[np.ndarray]] = {"nash": [], "ratings": [], "alpharank": [], "weight": [], "rank_weight": []}
     keep = (matchups["games"] > 0).to_numpy()
+    ia, ib, _, _ = _data(u, matchups)
+    seen = np.zeros((len(u.trios), len(u.trios)), dtype=bool)
+    seen[ia, ib] = seen[ib, ia] = True
     for _ in range(reps):
         r = np.zeros(len(matchups))
         r[keep] = rng.multinomial(played, probs)
         model = fit_payoff_model(matchups, u, pair_l2, weights=r, start=start)
-        sol = solve(win_matrix(model, matchups, prior_games, weights=r), u, alpha, population)
+        p = _draw_unplayed(win_matrix(model, matchups, prior_games, weights=r), seen, prior_games, rng)
+        sol = solve(p, u, alpha, population)
         out["nash"].append(sol.nash)
         out["ratings"].append(sol.ratings)
         out["alpharank"].append(sol.alpharank)
         out["weight"].append(protocol_weight(u, sol.nash))
         out["rank_weight"].append(protocol_weight(u, sol.alpharank))
     return {k: np.array(v).reshape(reps, -1) for k, v in out.items()}
+
+
+def _draw_unplayed(p: np.ndarray, seen: np.ndarray, prior_games: float, rng: np.random.Generator) -> np.ndarray:
+    """p with every pair no game was played in drawn around the model's rate, Beta(k p, k (1 - p))
+    with k = prior_games: an unplayed pair is worth the evidence of the pseudo-games a played one is
+    shrunk by, no more. Without it the bootstrap resamples only the played pairs and a model fitted
+    on a handful of them gives the same equilibrium every time (intervals of 100-100%)."""
+    if prior_games <= 0:
+        return p
+    tiny = 1e-9
+    draw = np.triu(rng.beta(np.maximum(prior_games * p, tiny), np.maximum(prior_games * (1 - p), tiny)), 1)
+    draw += np.tril(1 - draw.T, -1)
+    np.fill_diagonal(draw, 0.5)
+    return np.where(seen, p, draw)
+
+
+def coverage_warnings(pairs_played: int, pairs_possible: int) -> list[str]:
+    """A warning when the payoff model rests on few played pairs: its equilibrium is then mostly
+    the model's extrapolation."""
+    if pairs_possible <= 0 or pairs_played >= SPARSE_SHARE * pairs_possible:
+        return []
+    return [f"the payoff model rests on {pairs_played:,} played of {pairs_possible:,} possible trio pairs "
+            f"({pairs_played / pairs_possible:.1%}, under {SPARSE_SHARE:.0%}): the equilibrium is mostly the "
+            "model's extrapolation; its intervals draw every unplayed pair around the model's rate, and more "
+            "played pairs (a sampled or full trio draft) would narrow them"]
 
 
 def _observed(u: Universe, matchups: pd.DataFrame) -> pd.DataFrame:
@@ -421,6 +451,7 @@ def meta_analysis(matchups: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int 
             "prior_games": prior_games, "main_l2": MAIN_L2, "pair_l2": chosen, "alpha": alpha,
             "population": population, "bootstrap": bootstrap, "seed": seed,
             "exploitability": sol.exploitability}
+    meta["warnings"] = coverage_warnings(meta["pairs_played"], meta["pairs_possible"])
     return MetaResult(trios, protocols_t, health, fit, meta, model=model)
 
 

@@ -65,6 +65,8 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
                   f"{m['pairs_played']:,} of {m['pairs_possible']:,} trio pairs; {m['trios']:,} trios of "
                   f"{m['protocols']} protocols. Unplayed pairs come from the payoff model; played ones are shrunk "
                   f"toward it by {m['prior_games']:g} games.", highlight=False)
+    for w in m.get("warnings", []):
+        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
     for line in health_lines(res):
         console.print(line, highlight=False)
     boot = "95% bootstrap" if m["bootstrap"] else "no bootstrap"

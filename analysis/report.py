@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis import picks, queries
 from analysis.cardvalue import card_value, print_card_value
-from analysis.cells import ci, num, pct, table
+from analysis.cells import ci, matrix_tables, num, pct, table
 from analysis.flags import balance_flags
 from analysis.open import Runs
 from analysis.provenance import csv_header, of_runs, print_lines
@@ -247,7 +247,9 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     m = queries.matrix(tb["protocol_matchups"], "protocol", "opponent")
     short = {c: c[:5] for c in m.columns}
     rows = [[str(idx)] + [pct(v) if not math.isnan(v) else "" for v in r] for idx, r in m.iterrows()]
-    console.print(table("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows))
+    for t in matrix_tables("Matchups: row's trio beats column's trio", ["vs"] + [short[c] for c in m.columns], rows,
+                           console.width):
+        console.print(t)
 
     fp = tb["first_player"]
     if len(fp) > 1:
@@ -287,10 +289,15 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
                     for _, r in d.iterrows()]
         cols = ["card", "drawn", "face-up", "face-down", "WR face-up", "n", "WR never played", "n",
                 "difference, points (95% CI)"]
+        # Ranked by evidence, not by the size of the difference alone: a card seen face-up once
+        # has a huge difference and an interval to match, so it sorts by its interval's bound.
         d = cards.dropna(subset=["iwd"])
-        console.print(table(f"Card impact: top {top_cards} by face-up vs never played", cols,
-                             card_rows(d.head(top_cards))))
-        console.print(table(f"Card impact: bottom {top_cards}", cols, card_rows(d.tail(top_cards).iloc[::-1])))
+        top = d.sort_values(["iwd_low", "card"], ascending=[False, True]).head(top_cards)
+        bottom = d.sort_values(["iwd_high", "card"], ascending=[True, True]).head(top_cards)
+        console.print(table(f"Card impact: top {top_cards} by face-up vs never played (by the interval's lower bound)",
+                             cols, card_rows(top)))
+        console.print(table(f"Card impact: bottom {top_cards} (by the interval's upper bound)", cols,
+                             card_rows(bottom)))
 
     sr = tb["strategy_ratings"]
     if not sr.empty:

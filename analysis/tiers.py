@@ -391,10 +391,26 @@ def wide_cards(study: TierStudy) -> pd.DataFrame:
     f = c.pivot(index="card", columns="tier", values="flagged").reindex(columns=study.tiers)
     d.columns = [f"{t}_difference" for t in study.tiers]
     f.columns = [f"{t}_flagged" for t in study.tiers]
-    out = d.join(f)
+    n = c.pivot(index="card", columns="tier", values="face_up_games").reindex(columns=study.tiers)
+    n.columns = [f"{t}_face_up_games" for t in study.tiers]
+    out = d.join(f).join(n)
     out["flagged_somewhere"] = f.map(_flag).any(axis=1)
     out["spread"] = d.abs().max(axis=1)
-    return out.sort_values(["flagged_somewhere", "spread"], ascending=[False, False])
+    out["evidence"] = card_evidence(c).reindex(out.index)
+    return out.sort_values(["flagged_somewhere", "evidence", "spread"], ascending=[False, False, False])
+
+
+def card_evidence(cards: pd.DataFrame) -> pd.Series:
+    """Per card, how surely its difference is away from 0 under its best-supported tier: the bound
+    of its 95% interval nearest to 0, negative when the interval spans 0. A card seen face-up in
+    one game has the largest difference and an interval spanning 0, so it ranks low, not first."""
+    near = cards["difference_low"].where(cards["difference"] >= 0, -cards["difference_high"])
+    return near.groupby(cards["card"]).max()
+
+
+def _games(n: float) -> str:
+    """A cell's face-up game count, so that a difference from a handful of games reads as such."""
+    return "" if pd.isna(n) else f" (n={int(n):,})"
 
 
 def print_tiers(study: TierStudy, console, top: int = 15) -> None:
@@ -422,9 +438,10 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
     if not wc.empty:
         shown = wc.head(top)
         rows = [[idx, *[_num(r[f"{t}_difference"] * 100, "{:+.1f}") + (" *" if _flag(r[f"{t}_flagged"]) else "")
-                        for t in study.tiers]] for idx, r in shown.iterrows()]
+                        + _games(r[f"{t}_face_up_games"]) for t in study.tiers]] for idx, r in shown.iterrows()]
         console.print(table(f"Card vs its protocol's other cards: face-up win rate difference, points ({len(shown)} "
-                             f"of {len(wc)}: flagged first, then the largest)", ["card", *study.tiers], rows,
+                             f"of {len(wc)}: flagged first, then by evidence: the 95% interval's bound nearest 0)",
+                             ["card", *study.tiers], rows,
                              caption=f"* flagged. All: protolab report {study.run} --format csv --table cards"))
 
 

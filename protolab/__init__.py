@@ -41,7 +41,6 @@ def main() -> int:
     try:
         check_layers_installed()
         from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
-        from protolab.cli import requests_left_behind
     except LayerShadowed as e:
         print(f"protolab: error: {e}", file=sys.stderr)
         return 2
@@ -49,7 +48,8 @@ def main() -> int:
         print("protolab: interrupted", file=sys.stderr)
         return 130
     code = run()
-    if requests_left_behind():
+    storage = sys.modules.get("analysis.storage")       # loaded only by commands that read or write runs
+    if storage is not None and storage.requests_left_behind():
         _exit_now(code)
     return code
 

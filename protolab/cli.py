@@ -1,40 +1,30 @@
 """The `protolab` command line: one entry point, a subcommand per job, `--help` everywhere.
 
-The roof of the layers: it imports each command module directly, and every error a user can
-cause, from whichever layer raised it, ends here as one line and exit status 2."""
+The roof of the layers: it loads the module of the command it runs, and only that one (so that
+`--version` and `--help` answer at once), and every error a user can cause, from whichever layer
+raised it, ends here as one line and exit status 2."""
 
 from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from analysis.open import RunError
-from analysis.runfolder import RunDirError
-from analysis.storage import (
-    StorageError,
-    requests_left_behind,  # noqa: F401 - asked by protolab.main at exit
-    set_storage_timeout,
-)
-from protolab.commands import analysis, bench, cards, cardvalue, games, ladder, meta, power, run, tune
-from protolab.commands.common import UsageError
-from protolab.experiment.spec import SpecError
+from protolab.commands.errors import UsageError
+from protolab.commands.registry import BY_NAME, COMMANDS
 from protolab.version import protolab_version
-from sim.cards.loader import CardDataError
-from sim.inputs import InputFileError
-from sim.scenario import ScenarioError
-from strategies.spec import StrategyError
-from strategies.user import set_decision_timeout
 
-# The project's errors a user can cause: `main` prints them as one line, exit status 2.
-USER_ERRORS = (UsageError, CardDataError, InputFileError, SpecError, RunDirError, StrategyError, RunError,
-               ScenarioError, StorageError)
-
-# Subcommands in the order `protolab --help` lists them.
-COMMANDS = (games, cards, bench, ladder, run, cardvalue, analysis, meta, tune, power)
+# The project's errors a user can cause, as (defining module, class name): `main` prints them as
+# one line, exit status 2. Named, not imported: an error of a module no command loaded cannot
+# have been raised, and importing them all would load pandas, DuckDB and Ray for `--version`.
+USER_ERRORS = (("protolab.commands.errors", "UsageError"), ("sim.cards.loader", "CardDataError"),
+               ("sim.inputs", "InputFileError"), ("protolab.experiment.spec", "SpecError"),
+               ("analysis.runfolder", "RunDirError"), ("strategies.spec", "StrategyError"),
+               ("analysis.open", "RunError"), ("sim.scenario", "ScenarioError"), ("analysis.storage", "StorageError"))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,39 +47,41 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand argv names (its first word that is not an option), if it names one."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in BY_NAME else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `protolab` parser. With argv, only the module of the command it names is loaded (the
+    other commands are listed by name and help alone: COMMANDS); without, every command's."""
     ap = _Parser(prog="protolab", description="Balance lab for the card game Compile.")
     ap.add_argument("--version", action=_Version)
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_commands(sub)
+    wanted = {c.module for c in COMMANDS} if argv is None else {BY_NAME[c].module for c in [command_of(argv)] if c}
+    loaded: set[str] = set()
+    for c in COMMANDS:
+        if c.module not in wanted:
+            sub.add_parser(c.name, help=c.help)
+        elif c.module not in loaded:
+            importlib.import_module(c.module).add_commands(sub)
+            loaded.add(c.module)
     return ap
 
 
 def is_user_error(e: BaseException) -> bool:
     """An error the user caused (bad input), as opposed to a fault in protolab."""
-    return isinstance(e, USER_ERRORS)
+    for module, name in USER_ERRORS:
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(e, getattr(loaded, name)):
+            return True
+    return False
 
 
 def one_line(text: str) -> str:
     """The message with line breaks and control characters escaped: one line, no terminal codes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _apply_decision_timeout(args: argparse.Namespace) -> None:
-    if getattr(args, "decision_timeout", None) is not None:
-        try:
-            set_decision_timeout(args.decision_timeout)
-        except ValueError as e:
-            raise UsageError(f"--decision-timeout: {e}") from None
-
-
-def _apply_storage_timeout(args: argparse.Namespace) -> None:
-    if getattr(args, "storage_timeout", None) is not None:
-        try:
-            set_storage_timeout(args.storage_timeout)
-        except ValueError as e:
-            raise UsageError(f"--storage-timeout: {e}") from None
 
 
 def _stdout_gone() -> int:
@@ -119,9 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Every error a user can cause ends here as one line `protolab: error: ...`
     on stderr and exit status 2; faults in protolab itself keep their traceback."""
     try:
-        args = build_parser().parse_args(argv)
-        _apply_decision_timeout(args)
-        _apply_storage_timeout(args)
+        args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+        if hasattr(args, "prepare"):          # what the command's options set up first (the timeouts)
+            args.prepare(args)
         return args.func(args)
     except BrokenPipeError:
         return _stdout_gone()

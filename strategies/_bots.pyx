@@ -15,9 +15,10 @@ sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the 
 
 from libc.math cimport fabs, floor, ldexp
 from libc.string cimport memcpy
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from sim.engine._core cimport (
-    State, MAXCARDS, SeatConfig, decide_fn_t, game_run, line_value, line_values, copy_for_lookahead, card_value,
+    State, MAXCARDS, MAXPROTO, RecentActions, NRECENT, SeatConfig, decide_fn_t, game_run, line_value, line_values,
+    copy_for_lookahead, card_value,
     random_option, determinize, bot_below, seat_stream, MAXOPT, ST_EXTERNAL, HALT_NONE,
     Z_FIELD, Z_HAND, Z_DECK,
     D_ACTION, D_MAY, D_TARGET, D_EACH_CARD, D_LINE, D_DISCARD, D_DISCARD_MORE, D_HAND, D_ORDER,
@@ -522,7 +523,7 @@ cdef int rollout_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     """Policy inside lookahead copies (ctx: the evaluation, DEFAULT): the cheap heuristic
     everywhere, greedy one-ply for a future turn's action (search rollouts)."""
     if kind == D_ACTION:
-        return greedy_action(g, p, <const Products*>ctx)
+        return greedy_action(g, p, <const Products*>ctx, NULL)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_choice(g, p, <const Products*>ctx)
     return heuristic(g, p, kind)
@@ -606,15 +607,23 @@ cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil:
     base.script = NULL
 
 
-cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
+cdef int greedy_action(State* g, int p, const Products* k, const uint8_t* allowed) noexcept nogil:
+    """The candidate action with the best one-ply evaluation, ties broken at random from p's
+    stream; with `allowed` (one flag per candidate, candidate_actions' order) only among the
+    allowed ones: the random draws stay the same whatever is allowed (loop avoidance)."""
     cdef State base
     cdef int32_t cand[MAXOPT]
+    cdef uint8_t every[MAXOPT]
     cdef int n, i, best = 0, ties = 0
     cdef bint better, tie
     cdef double sc, bs = -1e18
     n = candidate_actions(g, cand)
     if n == 1:
         return cand[0]
+    if allowed == NULL:
+        for i in range(n):
+            every[i] = 1
+        allowed = every
     prepare_copy(g, &base, p, seat_stream(p))
     decide_all(&base, quick_decide, DEFAULT)
     for i in range(n):
@@ -624,8 +633,8 @@ cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
             sc = play_out(&base, p, cand[i], k)     # the last one may use up the base itself
         # whether a candidate is the new best is data no predictor can guess, and a wrong
         # guess is found out only at the end of the evaluation: select, do not branch
-        better = sc > bs + 1e-9
-        tie = (sc > bs - 1e-9) & (not better)
+        better = (sc > bs + 1e-9) & allowed[i]
+        tie = (sc > bs - 1e-9) & (not better) & allowed[i]
         bs = sc if better else bs
         best = i if better else best
         ties = 1 if better else ties
@@ -636,13 +645,143 @@ cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
     return cand[best]
 
 
+# -- loop avoidance ----------------------------------------------------------------------------
+# Two bots can answer each other's move with the same move forever (Water 3 face-up, Psychic 4
+# returns and flips it) until the turn cap. A seat remembers what it saw at its last few action
+# decisions (State.recent: a hash of its own view) and the action it took; back at a view it has
+# seen, it prefers an action it has not taken there yet, if any is left; and when the field has
+# not changed for a few of its turns, it varies its answers to optional steps (STALL). The view
+# is only what the seat may see: its own hand and face-down cards, the face-up cards, the
+# trashes, the sizes of hands and decks; never the opponent's hand or face-down identities.
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    """A 64-bit finalizer (splitmix64's): every input bit reaches every output bit."""
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline uint64_t step(uint64_t h, uint64_t x) noexcept nogil:
+    """One item more into a running hash (a multiply per item; mix64 finishes the hash)."""
+    return (h ^ x) * <uint64_t>0x9E3779B97F4A7C15ULL
+
+
+# PILE_KEY[d]: a random 64-bit key per card definition (MAXPROTO protocols x 6), filled at import:
+# a pile (a hand, a trash) hashes as the sum of its cards' keys, one load and one add a card.
+cdef uint64_t PILE_KEY[MAXPROTO * 6]
+
+
+def _fill_pile_keys():
+    cdef int d
+    for d in range(MAXPROTO * 6):
+        PILE_KEY[d] = mix64(<uint64_t>d + 0x5EED)
+
+
+cdef inline uint64_t card_seen(State* g, int p, int c) noexcept nogil:
+    """What p sees of a field card: its definition and face if p may know it, else only that a
+    face-down card lies there."""
+    cdef bint known = g.face_up[c] | (g.owner[c] == p)
+    return (<uint64_t>(g.def_id[c] + 1) * known) << 2 | (1 + (g.face_up[c] == 0))
+
+
+cdef uint64_t field_hash(State* g, int p) noexcept nogil:
+    """A hash of p's view of the field: protocols, Compiled marks, every stack in order."""
+    cdef uint64_t h = <uint64_t>p + 1
+    cdef int t, l, i
+    for t in range(2):
+        for l in range(3):
+            h = step(h, <uint64_t>(g.proto[t][l] + 1) << 8 | <uint64_t>g.compiled[t][l] << 4 | 0xF)
+            for i in range(g.nstack[t][l]):
+                h = step(h, card_seen(g, p, g.stack[t][l][i]))
+    return mix64(h)
+
+
+cdef uint64_t seen_hash(State* g, int p, uint64_t field) noexcept nogil:
+    """A hash of p's view of the position, from its view of the field (never 0: 0 marks an empty
+    slot of the ring). Piles whose order p cannot rely on (its hand, the trashes) are summed, so
+    their order is ignored."""
+    cdef uint64_t h = step(field, <uint64_t>(g.control + 2)), pile
+    cdef int t, i
+    for t in range(2):
+        h = step(h, <uint64_t>g.nhand[t] << 8 | <uint64_t>g.ndeck[t] << 16 | <uint64_t>g.ntrash[t] << 24)
+        pile = 0
+        for i in range(g.ntrash[t]):
+            pile += PILE_KEY[g.def_id[g.trash[t][i]]]
+        h = step(h, pile)
+    pile = 0
+    for i in range(g.nhand[p]):
+        pile += PILE_KEY[g.def_id[g.hand[p][i]]]
+    return mix64(step(h, pile)) | 1
+
+
+cdef inline void note_turn(State* g, int p, uint64_t field) noexcept nogil:
+    """At p's first decision of a turn, count how long p has found the field (its hash: field)
+    as it was at its previous turn (RecentActions.still)."""
+    cdef RecentActions* r = &g.recent[p]
+    if g.turn == r.turn:
+        return
+    r.turn = g.turn
+    r.still = r.still + 1 if field == r.field else 0
+    r.field = field
+
+
+cdef const uint8_t* allowed_actions(State* g, const RecentActions* r, uint64_t seen,
+                                    uint8_t* allowed) noexcept nogil:
+    """Flag each candidate action (candidate_actions' order) that p has not taken at this view
+    within its memory, in `allowed`, and return it; NULL (every candidate) if p has not been at
+    this view or has taken every candidate there."""
+    cdef int32_t cand[MAXOPT]
+    cdef int n, i, j, left = 0
+    cdef bint been = False
+    for j in range(NRECENT):
+        been |= r.seen[j] == seen
+    if not been:
+        return NULL
+    n = candidate_actions(g, cand)
+    for i in range(n):
+        allowed[i] = 1
+        for j in range(NRECENT):
+            if r.seen[j] == seen and r.action[j] == cand[i]:
+                allowed[i] = 0
+        left += allowed[i]
+    return allowed if left > 0 else NULL
+
+
+# A seat that has found the field unchanged at this many of its turns in a row is stalled:
+# its fixed answers to optional steps and alternatives (yes; the first) take turns instead, since
+# answering them the same way is what keeps a field such as Mirror 1 copying Peace 1 (both hands
+# discarded every turn) standing still.
+cdef enum:
+    STALL = 3
+
+
+cdef inline void remember(RecentActions* r, uint64_t seen, int32_t action) noexcept nogil:
+    """Keep the view and the action taken there, over the oldest memory."""
+    r.seen[r.next] = seen
+    r.action[r.next] = action
+    r.next = (r.next + 1) % NRECENT
+
+
 cdef int greedy_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
-    """A greedy seat's decisions; ctx: its evaluation (Evaluation.products)."""
+    """A greedy seat's decisions; ctx: its evaluation (Evaluation.products). Its actions avoid
+    repeating themselves at a view seen before (loop avoidance)."""
     cdef const Products* k = <const Products*>ctx
+    cdef uint8_t allowed[MAXOPT]
+    cdef uint64_t seen, field
+    cdef int action
     if kind == D_ACTION:
-        return greedy_action(g, p, k)
+        field = field_hash(g, p)
+        note_turn(g, p, field)
+        seen = seen_hash(g, p, field)
+        action = greedy_action(g, p, k, allowed_actions(g, &g.recent[p], seen, allowed))
+        remember(&g.recent[p], seen, action)
+        return action
+    if g.turn != g.recent[p].turn:
+        note_turn(g, p, field_hash(g, p))
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_choice(g, p, k)
+    if (kind == D_MAY or kind == D_EITHER) and g.recent[p].still >= STALL:
+        return g.opts[g.recent[p].still % g.nopts]
     return heuristic(g, p, kind)
 
 
@@ -657,10 +796,14 @@ cdef struct SearchSettings:
 cdef int search_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
     """Flat Monte Carlo over determinizations: each candidate action is played on many sampled
     hidden states, followed by `depth` more turns (greedy replies), and scored by the mean
-    evaluation; the best mean wins. ctx: the seat's SearchSettings."""
+    evaluation; the best mean wins, among the actions not yet taken at this view (loop
+    avoidance, as greedy's). ctx: the seat's SearchSettings."""
     cdef State base, sim
     cdef int32_t cand[MAXOPT]
     cdef double total[MAXOPT]
+    cdef uint8_t allowed[MAXOPT]
+    cdef const uint8_t* allowed_ok
+    cdef uint64_t seen, field
     cdef int n, i, k, best = 0, rounds
     cdef double bs = -1e18
     cdef const SearchSettings* sp = <const SearchSettings*>ctx
@@ -668,7 +811,12 @@ cdef int search_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
     if kind != D_ACTION:
         return greedy_decide(products, g, p, kind)
     n = candidate_actions(g, cand)
+    field = field_hash(g, p)
+    note_turn(g, p, field)
+    seen = seen_hash(g, p, field)
+    allowed_ok = allowed_actions(g, &g.recent[p], seen, allowed)
     if n == 1:
+        remember(&g.recent[p], seen, cand[0])
         return cand[0]
     rounds = sp.sims // n
     if rounds < 1:
@@ -685,9 +833,10 @@ cdef int search_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
             game_run(&sim)
             total[i] += evaluate(&sim, p, products)
     for i in range(n):
-        if total[i] > bs:
+        if total[i] > bs and (allowed_ok == NULL or allowed_ok[i]):
             bs = total[i]
             best = i
+    remember(&g.recent[p], seen, cand[best])
     return cand[best]
 
 
@@ -707,6 +856,7 @@ DEFAULT = &_default_evaluation.products
 
 _fill_pattern_after(constants()["perms"])
 _fill_down_line_bit()
+_fill_pile_keys()
 
 
 cdef class Search:

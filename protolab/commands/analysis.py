@@ -20,6 +20,7 @@ from analysis.studies.plain import Plain
 from protolab.commands.common import UsageError, check_range, console
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
+from protolab.commands.registry import summary
 
 
 def _band(p: argparse.ArgumentParser) -> None:
@@ -201,7 +202,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register report, compare and dashboard on the `protolab` parser."""
 
-    p = sub.add_parser("report", help="balance report of run folders (win rates, matchups, compiles, cards)")
+    p = sub.add_parser("report", help=summary("report"))
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `protolab run`")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                    help="table: key tables in the terminal; json: every table; csv: one table (--table) or all (--out)")
@@ -212,7 +213,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_read_args(p)
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("compare", help="A/B comparison of two runs (e.g. official pool vs a card variant)")
+    p = sub.add_parser("compare", help=summary("compare"))
     p.add_argument("base", metavar="BASE_RUN")
     p.add_argument("variant", metavar="VARIANT_RUN")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
@@ -220,7 +221,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_read_args(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("dashboard", help="self-contained HTML dashboard of a run (works offline)")
+    p = sub.add_parser("dashboard", help=summary("dashboard"))
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--out", metavar="FILE.html", help="where to write it (default dashboard-RUN_ID.html)")
     p.add_argument("--serve", action="store_true", help="serve it on http://127.0.0.1:PORT/ until Ctrl-C")

@@ -8,6 +8,7 @@ import json
 from rich.table import Table
 
 from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
+from protolab.commands.registry import summary
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
 from sim.cards.loader import ProtocolSpec, load_file, official_files
 from sim.pool import load_pool
@@ -137,7 +138,7 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    cards = sub.add_parser("cards", help="list, show and check card data")
+    cards = sub.add_parser("cards", help=summary("cards"))
     csub = cards.add_subparsers(dest="cards_command", required=True, metavar="SUBCOMMAND")
     p = csub.add_parser("list", help="list the cards of the pool")
     add_format(p, "one row per card")

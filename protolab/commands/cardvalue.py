@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from protolab.commands.common import add_storage_timeout, report_console, until_interrupted
+from protolab.commands.registry import summary
 from protolab.experiment.cardvalue import DEFAULT_GAMES, main_cardvalue
 
 
@@ -17,11 +18,11 @@ def cmd_cardvalue(args: argparse.Namespace) -> int:
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "cardvalue", help="what each card is worth: restricted play (never played / never face-up) on Ray",
+        "cardvalue", help=summary("cardvalue"),
         description="Card value by restricted play (docs/strategies.md, Card value): for each card, the side "
                     "holding its protocol plays S+avoid:CARD and S+noup:CARD against S on the seeds and trios of a "
                     "baseline S vs S, seats swapped. Value = unrestricted minus restricted win rate, in points, with "
-                    "a paired 95%% interval and a Holm-corrected p-value. Writes a normal run folder.")
+                    "a paired 95% interval and a Holm-corrected p-value. Writes a normal run folder.")
     p.add_argument("targets", nargs="*", metavar="PROTOCOL|CARD",
                    help="a protocol (its six cards) or a card, e.g. Fire or 'Fire 1' (repeatable)")
     p.add_argument("--strategy", metavar="S", help="the strategy both sides play (default greedy)")

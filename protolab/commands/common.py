@@ -12,7 +12,10 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
+from analysis.storage import set_storage_timeout
+from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
+from strategies.user import set_decision_timeout
 
 MAX_GAME_SEED = 2**64 - 1          # a game's seed is an unsigned 64-bit number (replay)
 
@@ -24,10 +27,6 @@ MAX_BATCH_GAMES = 1_000_000        # simulate, bench, ladder hold every game's r
 
 
 MAX_TURN_CAP = 10_000
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
 
 
 def check_range(flag: str, value: float | None, lo: float, hi: float) -> None:
@@ -62,13 +61,41 @@ def print_csv(rows: Sequence[dict]) -> None:
 
 
 def add_decision_timeout(p: argparse.ArgumentParser) -> None:
+    """`--decision-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
     p.add_argument("--decision-timeout", type=float, metavar="SECONDS",
                    help="time limit for each decision of a Python user strategy (default 10; 0: none)")
+    p.set_defaults(prepare=apply_timeouts)
+
+
+def apply_decision_timeout(args: argparse.Namespace) -> None:
+    if args.decision_timeout is not None:
+        try:
+            set_decision_timeout(args.decision_timeout)
+        except ValueError as e:
+            raise UsageError(f"--decision-timeout: {e}") from None
 
 
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
+    """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
     p.add_argument("--storage-timeout", type=float, metavar="SECONDS",
                    help="time limit for each read or write of an object store (s3://...; default 30)")
+    p.set_defaults(prepare=apply_timeouts)
+
+
+def apply_storage_timeout(args: argparse.Namespace) -> None:
+    if args.storage_timeout is not None:
+        try:
+            set_storage_timeout(args.storage_timeout)
+        except ValueError as e:
+            raise UsageError(f"--storage-timeout: {e}") from None
+
+
+def apply_timeouts(args: argparse.Namespace) -> None:
+    """Every timeout option the command has (a command may have both)."""
+    if hasattr(args, "decision_timeout"):
+        apply_decision_timeout(args)
+    if hasattr(args, "storage_timeout"):
+        apply_storage_timeout(args)
 
 
 def pool_from(args: argparse.Namespace, require_encoded: bool = True) -> Pool:

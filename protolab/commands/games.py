@@ -30,6 +30,7 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
+from protolab.commands.registry import summary
 from protolab.experiment.replay import ReplayError, ReplayMismatch, board_data, log_lines, replay_run
 from protolab.experiment.shards import batch_games
 from sim.batch import play_columns
@@ -212,7 +213,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help="play a batch of games (greedy vs greedy unless told) and print a summary")
+    p = sub.add_parser("simulate", help=summary("simulate"))
     p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
     p.add_argument("--strategies", nargs=2, default=("greedy", "greedy"), metavar="SPEC",
                    help="strategy of seat A and seat B (default: greedy greedy; random is for exploring rules, "
@@ -224,7 +225,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_pool_args(p)
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("replay", help="print the readable log of a game: one of a run (RUN --game N) or a seed's")
+    p = sub.add_parser("replay", help=summary("replay"))
     p.add_argument("run", nargs="?", metavar="RUN",
                    help="a run folder (RUN#arm: one arm); with --game N, replays that row's game exactly and checks "
                         "it against the stored row")
@@ -252,7 +253,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_pool_args(p)
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("scenario", help="run scenario files (docs/scenarios.md)")
+    p = sub.add_parser("scenario", help=summary("scenario"))
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--log", action="store_true", help="print each scenario's game log")
     p.set_defaults(func=cmd_scenario)

@@ -14,12 +14,13 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
+from protolab.commands.registry import summary
 from strategies.ladder import run_ladder
 from strategies.spec import StrategyError, make_seat, parse_draft
 
 
 def add_commands(sub) -> None:
-    p = sub.add_parser("ladder", help="round robin between strategies: win rates and ratings")
+    p = sub.add_parser("ladder", help=summary("ladder"))
     p.add_argument("strategies", nargs="+", metavar="STRATEGY",
                    help='strategy specs, e.g. random greedy "search:sims=50" "greedy+nodown" (docs/strategies.md)')
     p.add_argument("--games", type=int, default=2000,

@@ -13,6 +13,7 @@ from analysis.picks import draft_section
 from analysis.verify import LEVELS as VERIFY_LEVELS
 from protolab.commands.common import UsageError, add_storage_timeout, console
 from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
+from protolab.commands.registry import summary
 
 MAX_BOOTSTRAP = 1000
 
@@ -89,7 +90,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register `protolab meta` (called from protolab/commands/analysis.py's add_commands)."""
-    p = sub.add_parser("meta", help="the metagame: equilibrium of 'choose a trio', alpha-rank, Nash-averaged ratings",
+    p = sub.add_parser("meta", help=summary("meta"),
                        description="The symmetric zero-sum game 'choose a trio' over a run's trio-vs-trio games "
                                    "(unplayed pairs from a logistic payoff model): its Nash equilibrium, Nash-averaged "
                                    "ratings, alpha-rank and meta health, with bootstrap intervals over matchups "

@@ -12,6 +12,7 @@ from protolab.commands.common import (
     report_console,
     until_interrupted,
 )
+from protolab.commands.registry import summary
 from protolab.experiment.psro import main_psro
 from protolab.experiment.runner import RunOptions, main_run
 from protolab.experiment.spec import Spec, load_spec
@@ -21,7 +22,7 @@ MAX_WORKERS = 100_000              # --workers with --address: tasks in flight
 
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
-        "run", help="run an experiment spec on Ray and write its run folder (Parquet)",
+        "run", help=summary("run"),
         description="Run an experiment (docs/experiments.md): every game seeded, shards on Ray, "
                     "a run folder of Parquet files with a run.json manifest (docs/data.md). Without --address, "
                     "a local Ray on 127.0.0.1 uses every core and stops afterwards.")

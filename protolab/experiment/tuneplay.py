@@ -15,6 +15,7 @@ import numpy as np
 
 from analysis.balance import outcomes
 from protolab.experiment.seeds import game_seeds
+from protolab.experiment.session import start_ray, stop_ray
 from sim.pool import Pool, load_pool
 from strategies.seats import play_games
 
@@ -100,8 +101,6 @@ class OnRay:
 
     def __init__(self, address: str | None, workers: int | None):
         import ray
-
-        from protolab.experiment.runner import start_ray
         self.ray = ray
         self.workers, self.where = start_ray(address, workers)
         self.remote = ray.remote(play_job)
@@ -111,5 +110,4 @@ class OnRay:
         return list(self.ray.get(refs))
 
     def close(self) -> None:
-        from protolab.experiment.runner import stop_ray
         stop_ray()

@@ -84,6 +84,21 @@ cdef struct EventRec:
 # (its settings, evaluation, tables: strategies/); the engine only passes it along.
 ctypedef int (*decide_fn_t)(const void* ctx, State* g, int player, int kind) noexcept nogil
 
+# A seat's memory of its own recent action decisions (the bots' loop avoidance,
+# strategies/_bots.pyx): a ring of hashes of what the seat saw and the action it took there, and
+# how long the field has stood still.
+# The engine only zeroes it with the game; lookahead copies leave it out (State's tail).
+cdef enum:
+    NRECENT = 8
+
+cdef struct RecentActions:
+    uint64_t seen[NRECENT]             # hash of the seat's view at the decision (0: empty slot)
+    int32_t action[NRECENT]            # the action option it took there
+    int32_t next                       # the slot the next decision overwrites
+    uint64_t field                     # hash of the seat's view of the field at its last turn's first decision
+    int32_t still                      # how many of its turns in a row found the field unchanged
+    int16_t turn                       # the turn of its last decision
+
 cdef struct SeatRestrictions:
     uint16_t restrict                  # Restrict bits
     int8_t restricted                  # any restriction at all (fast path for the common case)
@@ -189,7 +204,8 @@ cdef struct State:
     # decision (refilled before every decision), the cards' epochs (only compared with a value
     # the same game_run read from them), the statistics and the compile record (only counted
     # up and appended to, read for the real game's record), the draft hooks (lookahead starts
-    # after the draft) and the seats' restrictions (copied when a seat has them: State.restricted).
+    # after the draft), the bots' recent actions (the real game's) and the seats' restrictions
+    # (copied when a seat has them: State.restricted).
     # Keep opts first: the copy stops there.
     int32_t opts[MAXOPT]
     uint32_t epoch[MAXCARDS]           # bumped when a card's running text must stop (zones.pxi)
@@ -199,6 +215,7 @@ cdef struct State:
     int16_t refreshes[2]
     int16_t control_gains[2]
     SeatRestrictions restrictions[2]
+    RecentActions recent[2]            # per seat, for its bot (strategies/_bots.pyx)
     decide_fn_t draft_pick[2]          # a seat's own draft (strategies/_draft.pyx); NULL: its strategy drafts
     const void* draft_ctx[2]           # that draft's context (its tables)
     int16_t ce_turn[MAXCE]
