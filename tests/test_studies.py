@@ -35,7 +35,7 @@ def test_each_folder_is_the_study_its_manifest_says(tmp_path):
     arms = two_arms(tmp_path / "ab")
     loop = tmp_path / "loop"
     loop.mkdir()
-    (loop / "meta.json").write_text(json.dumps({"iterations": [{"iteration": 0, "run": "../plain"}],
+    (loop / "meta.json").write_text(json.dumps({"iterations": [{"iteration": 0, "run": str(plain)}],
                                                 "meta": {"prior_games": 2.0}}))
     kinds = {name: studies.kind_of([str(p)]).kind for name, p in
              (("plain", plain), ("tiers", tiers), ("ab", arms), ("loop", loop))}
