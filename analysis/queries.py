@@ -376,6 +376,38 @@ def compiles_by(runs: Runs, by: str = "protocol") -> pd.DataFrame:
 
 # -- cards -----------------------------------------------------------------------------------------
 
+def _card_counts_from_cards(runs: Runs) -> pd.DataFrame:
+    """Per card, the counts summed over the shards' `cards` tables."""
+    sums = ", ".join(f"sum({c})::bigint as {c}" for c in CARD_COUNTS)
+    return runs.sql(f"select card, min(protocol) as protocol, {sums} from cards group by card")
+
+
+def _card_counts_from_events(runs: Runs) -> pd.DataFrame:
+    """Per card, the same counts from `events` (one group per game, seat and card)."""
+    rid = "" if runs.single else "run_id, "
+    on = "f.game_index = g.game_index" + ("" if runs.single else " and f.run_id = g.run_id")
+    own = " or ".join(f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
+                      f"g.seat{s}_protocol_right))" for s in (0, 1))
+    return runs.sql(f"""
+        with f as (
+            select {rid}game_index, seat, card, protocol,
+                   bool_or(kind = 'draw') as drawn, bool_or(kind = 'play_face_up') as up,
+                   bool_or(kind = 'play_face_down') as down
+            from events where kind in ('draw', 'play_face_up', 'play_face_down') and card is not null
+            group by {rid}game_index, seat, card, protocol),
+        j as (
+            select f.card, f.protocol, f.drawn, f.up, f.down, g.winner = f.seat as won
+            from f join games g on {on}
+            where g.winner >= 0 and ({own}))
+        select card, min(protocol) as protocol,
+               count(*) filter (where drawn) as drawn, count(*) filter (where drawn and won) as drawn_wins,
+               count(*) filter (where up) as up, count(*) filter (where up and won) as up_wins,
+               count(*) filter (where down) as down, count(*) filter (where down and won) as down_wins,
+               count(*) filter (where up or down) as played,
+               count(*) filter (where (up or down) and won) as played_wins
+        from j group by card""")
+
+
 def card_impact(runs: Runs, source: str | None = None) -> pd.DataFrame:
     """Card impact in the spirit of 17lands, per card, over the seat-games whose deck holds it
     (its protocol is in the seat's trio), decided games only:
@@ -393,34 +425,8 @@ def card_impact(runs: Runs, source: str | None = None) -> pd.DataFrame:
     if source == "events" and not runs.has_events:
         return pd.DataFrame()
 
-    def from_cards() -> pd.DataFrame:
-        sums = ", ".join(f"sum({c})::bigint as {c}" for c in CARD_COUNTS)
-        return runs.sql(f"select card, min(protocol) as protocol, {sums} from cards group by card")
-
-    def from_events() -> pd.DataFrame:
-        rid = "" if runs.single else "run_id, "
-        on = "f.game_index = g.game_index" + ("" if runs.single else " and f.run_id = g.run_id")
-        own = " or ".join(f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
-                          f"g.seat{s}_protocol_right))" for s in (0, 1))
-        return runs.sql(f"""
-            with f as (
-                select {rid}game_index, seat, card, protocol,
-                       bool_or(kind = 'draw') as drawn, bool_or(kind = 'play_face_up') as up,
-                       bool_or(kind = 'play_face_down') as down
-                from events where kind in ('draw', 'play_face_up', 'play_face_down') and card is not null
-                group by {rid}game_index, seat, card, protocol),
-            j as (
-                select f.card, f.protocol, f.drawn, f.up, f.down, g.winner = f.seat as won
-                from f join games g on {on}
-                where g.winner >= 0 and ({own}))
-            select card, min(protocol) as protocol,
-                   count(*) filter (where drawn) as drawn, count(*) filter (where drawn and won) as drawn_wins,
-                   count(*) filter (where up) as up, count(*) filter (where up and won) as up_wins,
-                   count(*) filter (where down) as down, count(*) filter (where down and won) as down_wins,
-                   count(*) filter (where up or down) as played,
-                   count(*) filter (where (up or down) and won) as played_wins
-            from j group by card""")
-    df = runs.memo(f"cards_{source}", from_cards if source == "cards" else from_events).copy()
+    counts = _card_counts_from_cards if source == "cards" else _card_counts_from_events
+    df = runs.memo(f"cards_{source}", lambda: counts(runs)).copy()
     base = seat_protocol_base(runs).groupby("protocol")[["games", "wins"]].sum()
     df.insert(2, "deck_games", df["protocol"].map(base["games"]).fillna(0).astype(np.int64))
     deck_wins = df["protocol"].map(base["wins"]).fillna(0).astype(np.int64)

@@ -211,6 +211,23 @@ def against(r: pd.Series) -> str:
 
 def print_report(report: Report, console, top_cards: int = 10) -> None:
     """The key tables, each rate with its 95% interval and game count."""
+    _print_header(report, console)
+    _print_flags(report, console)
+    _print_protocols(report, console)
+    _print_first_player(report, console, top_cards)
+    print_trios(report, console, top_cards)
+    _print_compiles(report, console)
+    _print_cards(report, console, top_cards)
+    _print_ratings_and_turns(report, console)
+    tb = report.tables
+    if not tb.get("card_value", pd.DataFrame()).empty:
+        print_card_value(tb["card_value"], console)
+    if not tb.get("draft_picks", pd.DataFrame()).empty:
+        picks.print_draft(tb["draft_picks"], tb["draft_first_pick"], console)
+
+
+def _print_header(report: Report, console) -> None:
+    """Warnings, provenance and the one-line overview."""
     tb = report.tables
     for w in report.meta["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)          # a path or a shard name stays whole
@@ -226,13 +243,19 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
                   f"(95% CI {ci(o['first_player_win_rate_low'], o['first_player_win_rate_high'])}) "
                   f"of {int(o['decided']):,} decided games")
 
-    f = tb["balance_flags"]
+
+def _print_flags(report: Report, console) -> None:
+    f = report.tables["balance_flags"]
     flagged = f[f["flagged"]]
     rows = [[r["name"], r["kind"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]),
              f"{r['direction']} {against(r)}", f"{r['p_adjusted']:.2g}"] for _, r in flagged.iterrows()]
     console.print(table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "against", "adj. p"], rows,
                          caption=f.attrs.get("statement", "") + ("" if rows else ": nothing flagged")))
 
+
+def _print_protocols(report: Report, console) -> None:
+    """Protocol win rates, then the protocol matchup matrix (in column blocks that fit)."""
+    tb = report.tables
     p = tb["protocols"]
     byf = tb["protocols_by_first"].set_index(["protocol", "first"])
     rows = []
@@ -251,6 +274,9 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
                            console.width):
         console.print(t)
 
+
+def _print_first_player(report: Report, console, top_cards: int) -> None:
+    tb = report.tables
     fp = tb["first_player"]
     if len(fp) > 1:
         per = fp.iloc[1:].sort_values(["win_rate", "games"], ascending=[False, False], na_position="last")
@@ -263,8 +289,9 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         console.print(table(title, ["matchup", "trios", "first wins", "95% CI", "games"], rows,
                              caption=rest_note(report, "first_player", len(shown) - 1, len(fp) - 1, "matchups")))
 
-    print_trios(report, console, top_cards)
 
+def _print_compiles(report: Report, console) -> None:
+    tb = report.tables
     ct = tb["compile_timing"]
     rows = [[r["player"], str(r["compile"]), pct(r["rate"]), ci(r["rate_low"], r["rate_high"]),
              num(r["reached"]), f"{r['median']:.0f}", f"{r['p25']:.0f}-{r['p75']:.0f}"]
@@ -280,6 +307,9 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         console.print(table("Compiles per protocol", ["protocol", "compiled", "95% CI", "appearances", "median turn",
                                                        "as 1st", "as 3rd", "recompiles/app."], rows))
 
+
+def _print_cards(report: Report, console, top_cards: int) -> None:
+    tb = report.tables
     cards = tb["card_impact"]
     if not cards.empty:
         def card_rows(d: pd.DataFrame) -> list[list[str]]:
@@ -299,6 +329,9 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         console.print(table(f"Card impact: bottom {top_cards} (by the interval's upper bound)", cols,
                              card_rows(bottom)))
 
+
+def _print_ratings_and_turns(report: Report, console) -> None:
+    tb = report.tables
     sr = tb["strategy_ratings"]
     if not sr.empty:
         rows = [[r["strategy"], f"{r['rating']:.0f}", f"{r['rating_low']:.0f}-{r['rating_high']:.0f}",
@@ -312,9 +345,3 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
     rows = [[r["won_by"], num(r["games"]), f"{r['mean']:.1f}", f"{r['median']:.0f}", f"{r['p10']:.0f}-{r['p90']:.0f}"]
             for _, r in tw.iterrows()]
     console.print(table("Turns to win", ["winner moved", "games", "mean", "median", "10-90%"], rows))
-
-    if not tb.get("card_value", pd.DataFrame()).empty:
-        print_card_value(tb["card_value"], console)
-
-    if not tb.get("draft_picks", pd.DataFrame()).empty:
-        picks.print_draft(tb["draft_picks"], tb["draft_first_pick"], console)

@@ -121,6 +121,23 @@ def newcombe_diff(w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndarray
     return d, lo, hi
 
 
+def _newton_logit(x: np.ndarray, n: np.ndarray, y: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """Binomial logistic regression (y wins of n, design x) by Newton's method, ridge-stabilised:
+    (coefficients, their covariance from the observed information)."""
+    k = x.shape[1]
+    beta = np.zeros(k)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(x @ beta)))
+        grad = x.T @ (y - n * p) - ridge * beta
+        hess = (x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(k)
+        step = np.linalg.solve(hess, grad)
+        beta += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    p = 1 / (1 + np.exp(-(x @ beta)))
+    return beta, np.linalg.pinv((x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(k))
+
+
 def bradley_terry(pairs: pd.DataFrame, z: float = Z95, ridge: float = 1e-6) -> tuple[pd.DataFrame, dict]:
     """Bradley-Terry ratings with a first-player term, fitted by Newton's method.
 
@@ -146,17 +163,7 @@ def bradley_terry(pairs: pd.DataFrame, z: float = Z95, ridge: float = 1e-6) -> t
             if j > 0:
                 x[row, j - 1] -= 1
     x[:, k - 1] = sgn
-    beta = np.zeros(k)
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-(x @ beta)))
-        grad = x.T @ (y - n * p) - ridge * beta
-        hess = (x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(k)
-        step = np.linalg.solve(hess, grad)
-        beta += step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    p = 1 / (1 + np.exp(-(x @ beta)))
-    cov = np.linalg.pinv((x * (n * p * (1 - p))[:, None]).T @ x + ridge * np.eye(k))
+    beta, cov = _newton_logit(x, n, y, ridge)
     # Full ratings r = A beta_r (r_0 = 0), then centred: C r with C = I - 1/k.
     amap = np.zeros((k, k - 1))
     amap[1:, :] = np.eye(k - 1)

@@ -126,6 +126,47 @@ def _make_loop_dir(spec: Spec, out: str | None) -> Path:
     raise SpecError(f"{parent}: cannot create a loop folder")
 
 
+def _play_iteration(spec: Spec, k: int, matchups: list[tuple[Trio, Trio]], opts, loop_dir: Path,
+                    manifest: dict[str, Any], console) -> tuple[Any, int | None]:
+    """Iteration k's run: (its result, None), or (None, the exit status) once the manifest says why
+    the loop stopped (a failed or interrupted run)."""
+    child_opts = dataclasses.replace(opts, out=str(loop_dir), resume=None, games=None)
+    try:
+        result = run(_iteration_spec(spec, k, matchups), child_opts, console)
+    except RunFailed as e:
+        print(f"protolab: error: {e}", file=sys.stderr)
+        manifest["stopped"] = f"iteration {k} failed: {e}"
+        _write(loop_dir, manifest)
+        return None, 1
+    if result.status != "complete":
+        manifest["stopped"] = f"iteration {k} interrupted; its run can be finished with protolab run --resume"
+        _write(loop_dir, manifest)
+        return None, 128 + int(result.signum)
+    return result, None
+
+
+def _equilibrium(step, population: list[Trio], previous: dict[str, float], meta: dict[str, Any]):
+    """(mixture, support, total-variation change from `previous`, the open trios' gains, the best
+    responses gaining more than epsilon)."""
+    mixture = {t: float(x) for t, x in zip(step.population, step.mixture, strict=True)}
+    support = {t: x for t, x in mixture.items() if x > 1e-6}
+    tv = (0.5 * sum(abs(mixture.get(t, 0.0) - previous.get(t, 0.0)) for t in set(mixture) | set(previous))
+          if previous else None)
+    open_gains = step.gains.drop([label(t) for t in population]).sort_values(ascending=False)
+    best = [t for t, g in open_gains.items() if g > meta["epsilon"]][: int(meta["responses"])]
+    return mixture, support, tv, open_gains, best
+
+
+def _stop_reason(best: list[str], tv: float | None, k: int, meta: dict[str, Any]) -> str | None:
+    if not best:
+        return f"converged: no trio gains more than epsilon = {meta['epsilon']:g} against the equilibrium"
+    if tv is not None and tv < meta["tolerance"]:
+        return f"the equilibrium moved {tv:.3f} < tolerance {meta['tolerance']:g} (total variation)"
+    if k + 1 == int(meta["iterations"]):
+        return f"reached meta.iterations = {meta['iterations']}"
+    return None
+
+
 def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]:
     """Play the loop; returns (loop folder, its manifest, exit status)."""
 
@@ -147,41 +188,21 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
     for k in range(int(meta["iterations"])):
         say(f"[bold]Metagame loop[/bold], iteration {k}: {len(matchups)} new matchups, population "
             f"{len(population)} trios")
-        child_opts = dataclasses.replace(opts, out=str(loop_dir), resume=None, games=None)
-        try:
-            result = run(_iteration_spec(spec, k, matchups), child_opts, console)
-        except RunFailed as e:
-            print(f"protolab: error: {e}", file=sys.stderr)
-            manifest["stopped"] = f"iteration {k} failed: {e}"
-            _write(loop_dir, manifest)
-            return loop_dir, manifest, 1
-        if result.status != "complete":
-            manifest["stopped"] = f"iteration {k} interrupted; its run can be finished with protolab run --resume"
-            _write(loop_dir, manifest)
-            return loop_dir, manifest, 128 + int(result.signum)
+        result, failed = _play_iteration(spec, k, matchups, opts, loop_dir, manifest, console)
+        if failed is not None:
+            return loop_dir, manifest, failed
         played.update(frozenset((label(a), label(b))) for a, b in matchups)
         entry: dict[str, Any] = {"iteration": k, "run": Path(result.run_dir).name, "matchups": len(matchups),
                                  "games": int(result.games), "trios": len(population)}
         manifest["iterations"].append(entry)
         step = _analyse(loop_dir, manifest, names, population, meta)
-        mixture = {t: float(x) for t, x in zip(step.population, step.mixture, strict=True)}
-        support = {t: x for t, x in mixture.items() if x > 1e-6}
-        tv = (0.5 * sum(abs(mixture.get(t, 0.0) - previous.get(t, 0.0)) for t in set(mixture) | set(previous))
-              if previous else None)
-        open_gains = step.gains.drop([label(t) for t in population]).sort_values(ascending=False)
-        best = [t for t, g in open_gains.items() if g > meta["epsilon"]][: int(meta["responses"])]
+        mixture, support, tv, open_gains, best = _equilibrium(step, population, previous, meta)
         entry.update({"support_size": len(support), "support": sorted(support, key=lambda t: -support[t]),
                       "support_probabilities": support, "exploitability": step.exploitability,
                       "best_gain": float(open_gains.iloc[0]) if len(open_gains) else 0.0,
                       "tv_change": tv, "added": best})
         previous = mixture
-        stop = None
-        if not best:
-            stop = f"converged: no trio gains more than epsilon = {meta['epsilon']:g} against the equilibrium"
-        elif tv is not None and tv < meta["tolerance"]:
-            stop = f"the equilibrium moved {tv:.3f} < tolerance {meta['tolerance']:g} (total variation)"
-        elif k + 1 == int(meta["iterations"]):
-            stop = f"reached meta.iterations = {meta['iterations']}"
+        stop = _stop_reason(best, tv, k, meta)
         added = [tuple(t.split(", ")) for t in best]
         if stop is None:
             support_trios = [tuple(t.split(", ")) for t in support]

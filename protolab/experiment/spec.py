@@ -11,6 +11,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -310,12 +311,8 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     return parse_spec(raw, source, path.resolve().parent, games=games)
 
 
-def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
-               card_texts: dict[str, str] | None = None) -> Spec:
-    """Validate the TOML tables of a spec. `card_texts` (path -> contents) replaces reading the
-    card files from disk, which is how `--resume` rebuilds a spec from run.json."""
-    c = _Checker(source)
-    c.table(raw, "", TOP_KEYS)
+def _parse_header(c: _Checker, raw: dict[str, Any], games: int | None) -> tuple[str, str, int, int, dict[str, Any]]:
+    """(name, description, seed, games, overrides): the keys every spec has; `games` is --games."""
     for k in ("name", "seed", "games"):
         if k not in raw:
             raise c.error(k, {"name": "missing; expected a short run name, e.g. name = \"demo\"",
@@ -336,16 +333,14 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
                             f"{MAX_GAMES:,}; got {games!r}")
         n_games = games
         overrides["games"] = games
-    turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
-    shard_games = c.integer(raw.get("shard_games", DEFAULT_SHARD_GAMES), "shard_games", 2, MAX_SHARD_GAMES,
-                            "the number of games per shard")
-    events = parse_events(c, raw.get("events", True))
-    output = c.string(raw.get("output", "runs"), "output", "an output folder")
+    return name, description, seed, n_games, overrides
 
-    pool = c.table(raw.get("pool", {}), "pool", POOL_KEYS)
-    sets = tuple(c.strings(pool.get("sets", list(DEFAULT_SETS)), "pool.sets", "set names"))
-    if not sets:
-        raise c.error("pool.sets", 'expected at least one set, e.g. ["Main 1", "Aux 1"]')
+
+CardsFn = Callable[[Any, str], tuple[CardFile, ...]]
+
+
+def _card_reader(c: _Checker, base: Path, card_texts: dict[str, str] | None) -> CardsFn:
+    """(list, key) -> the card files a list names: read from disk, or from the run's copies."""
 
     def cards(lst: Any, key: str) -> tuple[CardFile, ...]:
         if not isinstance(lst, list):
@@ -361,21 +356,44 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
                 out.append(read_card_file(c, base, x, f"{key}[{i}]"))
         return tuple(out)
 
-    base_cards = cards(pool.get("cards", []), "pool.cards")
+    return cards
 
-    seats = c.table(raw.get("seats", {}), "seats", SEATS_KEYS)
-    strategies = c.strategy_pair(seats.get("strategies", ["random", "random"]), "seats.strategies")
-    swap = c.boolean(seats.get("swap", False), "seats.swap")
+
+def _check_swap(c: _Checker, swap: bool, n_games: int, shard_games: int, overrides: dict[str, Any]) -> None:
     if swap and n_games % 2:
-        key = "--games" if "games" in overrides else "games"
         msg = (f"expected an even number when seats.swap = true (the two games of a pair share a seed), "
                f"got {n_games}")
-        raise SpecError(f"--games: {msg}") if key == "--games" else c.error("games", msg)
+        raise SpecError(f"--games: {msg}") if "games" in overrides else c.error("games", msg)
     if swap and shard_games % 2:
         raise c.error("shard_games", f"expected an even number when seats.swap = true, got {shard_games}")
 
-    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts)
 
+def _parse_arm_list(c: _Checker, arms_raw: Any, sets: tuple[str, ...], base_cards: tuple[CardFile, ...],
+                    strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
+    if not isinstance(arms_raw, list) or not arms_raw:
+        raise c.error("arms", "expected one or more [[arms]] tables")
+    if len(arms_raw) > MAX_ARMS:
+        raise c.error("arms", f"expected at most {MAX_ARMS} [[arms]] tables, got {len(arms_raw)}")
+    arms: list[Arm] = []
+    for i, a in enumerate(arms_raw):
+        key = f"arms[{i}]"
+        a = c.table(a, key, ARM_KEYS)
+        if "name" not in a:
+            raise c.error(f"{key}.name", "missing; expected a short arm name, e.g. name = \"official\"")
+        an = c.string(a["name"], f"{key}.name", "an arm name")
+        if not _NAME.match(an):
+            raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-', got {an!r}")
+        if any(x.name == an for x in arms):
+            raise c.error(f"{key}.name", f"expected a name not used by another arm, got {an!r} twice")
+        a_sets = tuple(c.strings(a["sets"], f"{key}.sets", "set names")) if "sets" in a else sets
+        a_strat = c.strategy_pair(a["strategies"], f"{key}.strategies") if "strategies" in a else strategies
+        arms.append(Arm(an, a_sets, base_cards + cards(a.get("cards", []), f"{key}.cards"), a_strat))
+    return tuple(arms)
+
+
+def _parse_arms(c: _Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tuple[str, ...],
+                base_cards: tuple[CardFile, ...], strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
+    """The spec's arms: its tiers, its [[arms]], or one arm of the pool and seats."""
     arms_raw = raw.get("arms")
     if "tiers" in raw:
         if arms_raw is not None:
@@ -383,32 +401,39 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
                                    "not both")
         if "strategies" in seats:
             raise c.error("seats.strategies", "not used with tiers: each tier names its strategies; remove it")
-        arms = _parse_tiers(c, raw["tiers"], sets, base_cards)
-    elif arms_raw is None:
-        arms = (Arm(DEFAULT_ARM, sets, base_cards, strategies),)
-    else:
-        if not isinstance(arms_raw, list) or not arms_raw:
-            raise c.error("arms", "expected one or more [[arms]] tables")
-        if len(arms_raw) > MAX_ARMS:
-            raise c.error("arms", f"expected at most {MAX_ARMS} [[arms]] tables, got {len(arms_raw)}")
-        arms_l = []
-        for i, a in enumerate(arms_raw):
-            key = f"arms[{i}]"
-            a = c.table(a, key, ARM_KEYS)
-            if "name" not in a:
-                raise c.error(f"{key}.name", "missing; expected a short arm name, e.g. name = \"official\"")
-            an = c.string(a["name"], f"{key}.name", "an arm name")
-            if not _NAME.match(an):
-                raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-', got {an!r}")
-            if any(x.name == an for x in arms_l):
-                raise c.error(f"{key}.name", f"expected a name not used by another arm, got {an!r} twice")
-            a_sets = tuple(c.strings(a["sets"], f"{key}.sets", "set names")) if "sets" in a else sets
-            a_strat = c.strategy_pair(a["strategies"], f"{key}.strategies") if "strategies" in a else strategies
-            arms_l.append(Arm(an, a_sets, base_cards + cards(a.get("cards", []), f"{key}.cards"), a_strat))
-        arms = tuple(arms_l)
-    meta = None
-    if "meta" in raw:                   # a metagame loop: its keys are checked by the loop's module
-        meta = parse_meta(c, raw["meta"], draft, len(arms))
+        return _parse_tiers(c, raw["tiers"], sets, base_cards)
+    if arms_raw is None:
+        return (Arm(DEFAULT_ARM, sets, base_cards, strategies),)
+    return _parse_arm_list(c, arms_raw, sets, base_cards, strategies, cards)
+
+
+def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
+               card_texts: dict[str, str] | None = None) -> Spec:
+    """Validate the TOML tables of a spec. `card_texts` (path -> contents) replaces reading the
+    card files from disk, which is how `--resume` rebuilds a spec from run.json."""
+    c = _Checker(source)
+    c.table(raw, "", TOP_KEYS)
+    name, description, seed, n_games, overrides = _parse_header(c, raw, games)
+    turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
+    shard_games = c.integer(raw.get("shard_games", DEFAULT_SHARD_GAMES), "shard_games", 2, MAX_SHARD_GAMES,
+                            "the number of games per shard")
+    events = parse_events(c, raw.get("events", True))
+    output = c.string(raw.get("output", "runs"), "output", "an output folder")
+
+    pool = c.table(raw.get("pool", {}), "pool", POOL_KEYS)
+    sets = tuple(c.strings(pool.get("sets", list(DEFAULT_SETS)), "pool.sets", "set names"))
+    if not sets:
+        raise c.error("pool.sets", 'expected at least one set, e.g. ["Main 1", "Aux 1"]')
+    cards = _card_reader(c, base, card_texts)
+    base_cards = cards(pool.get("cards", []), "pool.cards")
+
+    seats = c.table(raw.get("seats", {}), "seats", SEATS_KEYS)
+    strategies = c.strategy_pair(seats.get("strategies", ["random", "random"]), "seats.strategies")
+    swap = c.boolean(seats.get("swap", False), "seats.swap")
+    _check_swap(c, swap, n_games, shard_games, overrides)
+    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts)
+    arms = _parse_arms(c, raw, seats, sets, base_cards, strategies, cards)
+    meta = parse_meta(c, raw["meta"], draft, len(arms)) if "meta" in raw else None   # a metagame loop
     tune = parse_tune(c, raw["tune"], draft.mode, len(arms)) if "tune" in raw else None
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
