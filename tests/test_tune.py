@@ -188,7 +188,9 @@ def test_a_search_folder_reads_as_its_study_in_report_and_dashboard(searched, ca
     assert data["candidates"] == record["candidates"] and data["target"] == "Fire"
     assert main(["report", str(folder), "--table", "trials", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("trial,changes,cards,games,stopped,imbalance") and len(lines) == 6
+    assert lines[0].startswith("# Produced by search: strategies: greedy on both seats; sets Main 1, Aux 1")
+    assert lines[1].startswith("trial,changes,cards,games,stopped,imbalance") and len(lines) == 7
+    assert record["provenance"]["pool_hash"] == data["pool_hash"] and record["provenance"]["engine_version"]
     page = tmp_path / "page.html"
     assert main(["dashboard", str(folder), "--out", str(page)]) == 0
     text = page.read_text()

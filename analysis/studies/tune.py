@@ -17,6 +17,7 @@ from rich.table import Table
 
 from analysis.open import RunError
 from analysis.page import fig_html, layout, plain_table, render_page
+from analysis.provenance import as_html, csv_header, print_lines
 from analysis.studies.base import Options, Study, write_tables
 
 TUNE_FILE = "tune.json"
@@ -94,8 +95,13 @@ class Tune(Study):
 
     # -- outputs --------------------------------------------------------------------------------
 
+    @property
+    def provenance(self) -> list[dict[str, Any]]:
+        return [self.record["provenance"]] if self.record.get("provenance") else []
+
     def print(self, console) -> None:
         r, base = self.record, self.record["baseline"]
+        print_lines(self.provenance, console)
         console.print(f"Balance search {r['name']}: {len(r['trials'])} trials, {r.get('search_games', 0):,} games, "
                       f"{r.get('seconds', 0):.0f} s; baseline imbalance {100 * base['imbalance']:.1f} points "
                       f"({base['games']:,} fresh games)")
@@ -151,17 +157,17 @@ class Tune(Study):
         target = html.escape(str(r.get("target") or "every protocol into the band"))
         header = (f"\n<p>Target: {target}; {len(r['trials'])} trials, {r.get('search_games', 0):,} search games; "
                   f"pool {html.escape(str(r.get('pool_hash', '')))}; baseline imbalance "
-                  f"{100 * r['baseline']['imbalance']:.1f} points.</p>")
+                  f"{100 * r['baseline']['imbalance']:.1f} points.</p>{as_html(self.provenance)}")
         return render_page(" tune", "protolab balance search", self.run_id, header, body)
 
     def to_json(self) -> str:
         if self.table:
             return json.dumps({self.table: self._table(self.table).to_dict("records")}, indent=1, default=str)
-        keep = ("name", "target", "baseline", "candidates", "search_games", "seconds", "pool_hash")
+        keep = ("name", "target", "baseline", "candidates", "search_games", "seconds", "pool_hash", "provenance")
         return json.dumps({k: self.record.get(k) for k in keep}, indent=1, default=str)
 
     def table_csv(self, name: str | None = None) -> str:
-        return self._table(name or self.DEFAULT_TABLE).to_csv(index=False)
+        return csv_header(self.provenance) + self._table(name or self.DEFAULT_TABLE).to_csv(index=False)
 
     def write_csv(self, out_dir: str | Path) -> list[Path]:
         return write_tables({name: self.table_csv(name) for name in TABLES}, out_dir)

@@ -31,8 +31,9 @@ from analysis.runfolder import write_atomic
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.spec import Spec, SpecError
 from protolab.experiment.tuneplay import Job, pool_of, search_seeds, verify_seeds
+from protolab.version import protolab_version
 from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
-from sim.pool import Pool
+from sim.pool import ENGINE_VERSION, Pool
 
 TUNE_FORMAT = 1
 
@@ -367,6 +368,18 @@ def write_variants(folder: Path, verified: dict[str, Any]) -> None:
         e["variant"] = str(path)
 
 
+def _provenance(search: Search, folder: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """The search's block in the shape of a run's (analysis/provenance.py), so every output names
+    what produced it the same way."""
+    arm, spec = search.spec.arms[0], search.spec
+    games = record["search_games"] + record["baseline"]["games"] * (1 + len(record["candidates"]))
+    return {"run_id": folder.name, "path": str(folder), "arm": None, "design": "tune", "tiers": None,
+            "strategies": {"judge": list(arm.strategies)}, "sets": list(arm.sets),
+            "card_files": [{"path": c.path, "sha256": c.sha256} for c in arm.cards], "pool_hash": search.pool.hash,
+            "seed": spec.seed, "games": int(games), "draft": spec.draft.mode, "spec_hash": search_hash(spec),
+            "protolab_version": protolab_version(), "engine_version": ENGINE_VERSION}
+
+
 def main_tune(spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarray]],
               say: Callable[[str], None]) -> dict[str, Any]:
     """Search, verify and record; returns the record (what `--format json` prints)."""
@@ -392,6 +405,7 @@ def main_tune(spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarr
     write_variants(folder, verified)
     record.update(verified)
     record["search_games"] = int(sum(r["games"] for r in record["trials"]))
+    record["provenance"] = _provenance(search, folder, record)
     record["seconds"] = round(time.monotonic() - t0, 1)
     save(record["trials"])
     return record
