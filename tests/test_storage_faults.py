@@ -24,6 +24,12 @@ BIN = Path(sys.executable).parent
 START_UP = 10          # seconds for the interpreter and protolab's imports on a busy, shared machine
 
 
+class Endpoint(str):
+    """The endpoint's URL, and the connections it has accepted so far."""
+
+    held: list[socket.socket]
+
+
 @pytest.fixture
 def silent_endpoint():
     """A TCP server on 127.0.0.1 that accepts every connection and never sends a byte."""
@@ -43,8 +49,10 @@ def silent_endpoint():
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
+    url = Endpoint(f"http://127.0.0.1:{server.getsockname()[1]}")
+    url.held = held
     try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+        yield url
     finally:
         stop.set()
         thread.join(5)
@@ -100,7 +108,11 @@ def test_ctrl_c_ends_the_wait_at_once(silent_endpoint, tmp_path):
     proc = subprocess.Popen(protolab("report", "s3://lab/runs/r1", "--storage-timeout", "600"), cwd=tmp_path,
                             env=store_env(silent_endpoint), stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(START_UP / 2 + 2)          # started, and waiting on the store
+        t_start = time.monotonic()
+        while not silent_endpoint.held and proc.poll() is None and time.monotonic() - t_start < 3 * START_UP:
+            time.sleep(0.1)                   # until protolab has connected: it is waiting on the store
+        assert silent_endpoint.held, "protolab never connected to the store"
+        time.sleep(1)
         assert proc.poll() is None
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
