@@ -9,7 +9,7 @@ import pyarrow as pa
 from sim.describe import LINES
 from sim.enums import names
 
-_DICT = pa.dictionary(pa.int32(), pa.string())
+DICT = pa.dictionary(pa.int32(), pa.string())
 
 SEATS = (0, 1)
 POSITIONS = LINES                     # a seat's protocols, left to right (its lines)
@@ -26,21 +26,21 @@ def _seat_fields(fmt: str, typ: pa.DataType) -> list[pa.Field]:
 
 GAMES_SCHEMA = pa.schema(
     [
-        pa.field("run_id", _DICT),
+        pa.field("run_id", DICT),
         pa.field("game_index", pa.int64()),
-        pa.field("arm", _DICT),
+        pa.field("arm", DICT),
         pa.field("matchup", pa.int32()),
         pa.field("game_in_matchup", pa.int32()),
         pa.field("seed", pa.uint64()),
-        pa.field("pool_hash", _DICT),
-        pa.field("spec_hash", _DICT),
-        pa.field("engine_version", _DICT),
-        pa.field("strategy_0", _DICT),
-        pa.field("strategy_1", _DICT),
-        *[pa.field(c, _DICT) for c in PROTOCOL_COLUMNS],
+        pa.field("pool_hash", DICT),
+        pa.field("spec_hash", DICT),
+        pa.field("engine_version", DICT),
+        pa.field("strategy_0", DICT),
+        pa.field("strategy_1", DICT),
+        *[pa.field(c, DICT) for c in PROTOCOL_COLUMNS],
         pa.field("first_player", pa.int8()),
         pa.field("winner", pa.int8()),
-        pa.field("end_reason", _DICT),
+        pa.field("end_reason", DICT),
         pa.field("turns", pa.int16()),
         *[pa.field(f"seat{s}_compile{k}_turn", pa.int16()) for s in SEATS for k in (1, 2, 3)],
         *_seat_fields("seat{s}_recompiles", pa.int16()),
@@ -56,14 +56,14 @@ GAMES_SCHEMA = pa.schema(
 
 EVENTS_SCHEMA = pa.schema(
     [
-        pa.field("run_id", _DICT),
+        pa.field("run_id", DICT),
         pa.field("game_index", pa.int64()),
         pa.field("seq", pa.int32()),
         pa.field("turn", pa.int16()),
         pa.field("seat", pa.int8()),
-        pa.field("kind", _DICT),
-        pa.field("card", _DICT),
-        pa.field("protocol", _DICT),
+        pa.field("kind", DICT),
+        pa.field("card", DICT),
+        pa.field("protocol", DICT),
         pa.field("line", pa.int8()),
         pa.field("by_effect", pa.bool_()),
     ]
@@ -73,10 +73,10 @@ EVENTS_SCHEMA = pa.schema(
 CARD_COUNTS = ("drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins")
 CARDS_SCHEMA = pa.schema(
     [
-        pa.field("run_id", _DICT),
-        pa.field("arm", _DICT),
-        pa.field("card", _DICT),
-        pa.field("protocol", _DICT),
+        pa.field("run_id", DICT),
+        pa.field("arm", DICT),
+        pa.field("card", DICT),
+        pa.field("protocol", DICT),
         *[pa.field(c, pa.int64()) for c in CARD_COUNTS],
     ]
 )
@@ -85,10 +85,10 @@ CARDS_SCHEMA = pa.schema(
 # (docs/data.md, `compiles`); what the per-protocol and per-line compile tables sum.
 COMPILES_SCHEMA = pa.schema(
     [
-        pa.field("run_id", _DICT),
-        pa.field("arm", _DICT),
-        pa.field("kind", _DICT),
-        pa.field("protocol", _DICT),
+        pa.field("run_id", DICT),
+        pa.field("arm", DICT),
+        pa.field("kind", DICT),
+        pa.field("protocol", DICT),
         pa.field("line", pa.int8()),
         pa.field("ordinal", pa.int8()),
         pa.field("turn", pa.int16()),

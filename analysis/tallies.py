@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from analysis.schema import _DICT, PROTOCOL_COLUMNS, conform
+from analysis.schema import DICT, PROTOCOL_COLUMNS, conform
 
 FIRST_PICKER_POSITIONS = (1, 4, 5)      # A's picks of the six; B's are 2, 3 and 6 (rules 1.1)
 WON_BY = "case when winner < 0 then 'draw' when winner = first_player then 'first' else 'second' end"
@@ -62,24 +62,24 @@ _PICKED = f"""select protocol, pos, winner,
 
 TALLIES: tuple[Tally, ...] = (
     # game length: the overview, the length histogram, turns to win
-    Tally("length", {"turns": pa.int16(), "end_reason": _DICT, "won_by": _DICT}, {"games": _COUNT}, f"""
+    Tally("length", {"turns": pa.int16(), "end_reason": DICT, "won_by": DICT}, {"games": _COUNT}, f"""
         select turns, end_reason::varchar as end_reason, {WON_BY} as won_by, count(*) as games
         from games group by all"""),
     # a protocol per appearance, by seat and by moving first
-    Tally("seat_protocol", {"protocol": _DICT, "seat": pa.int32(), "first": pa.bool_()},
+    Tally("seat_protocol", {"protocol": DICT, "seat": pa.int32(), "first": pa.bool_()},
           {"games": _COUNT, "wins": _COUNT, "draws": _COUNT}, f"""
         select protocol, seat, seat = first_player as first, count(*) filter (where winner >= 0) as games,
                count(*) filter (where winner = seat) as wins, count(*) filter (where winner < 0) as draws
         from (select first_player, winner, unnest({_names(PROTOCOL_COLUMNS)}) as protocol,
                      unnest([0, 0, 0, 1, 1, 1]) as seat from games) group by all"""),
     # protocol vs protocol: seat 0's protocol against seat 1's, seat 0's wins
-    Tally("protocol_pairs", {"protocol": _DICT, "opponent": _DICT}, {"games": _COUNT, "wins": _COUNT}, f"""
+    Tally("protocol_pairs", {"protocol": DICT, "opponent": DICT}, {"games": _COUNT, "wins": _COUNT}, f"""
         select protocol, opponent, count(*) filter (where winner >= 0) as games,
                count(*) filter (where winner = 0) as wins
         from (select winner, unnest({_PAIRS_A}) as protocol, unnest({_PAIRS_B}) as opponent from games)
         group by all"""),
     # a trio's games in either seat
-    Tally("trios", {"trio": _DICT}, {"games": _COUNT, "wins": _COUNT, "draws": _COUNT}, f"""
+    Tally("trios", {"trio": DICT}, {"games": _COUNT, "wins": _COUNT, "draws": _COUNT}, f"""
         select trio, count(*) filter (where winner >= 0) as games,
                count(*) filter (where winner = seat) as wins, count(*) filter (where winner < 0) as draws
         from (select {_trio(0)} as trio, 0 as seat, winner from games
@@ -107,15 +107,15 @@ TALLIES: tuple[Tally, ...] = (
         from (select {_compiled(0)} as compiles, seat0_recompiles as recompiles from games
               union all select {_compiled(1)}, seat1_recompiles from games) group by all"""),
     # strategy pairs for the ratings
-    Tally("strategy_pairs", {"strategy_0": _DICT, "strategy_1": _DICT, "first_player": pa.int8()},
+    Tally("strategy_pairs", {"strategy_0": DICT, "strategy_1": DICT, "first_player": pa.int8()},
           {"games": _COUNT, "wins0": _COUNT}, """
         select strategy_0::varchar as strategy_0, strategy_1::varchar as strategy_1, first_player,
                count(*) filter (where winner >= 0) as games, count(*) filter (where winner = 0) as wins0
         from games group by all"""),
     # drafted games: who won, and each pick by protocol and position
-    Tally("drafted", {"won_by": _DICT}, {"n": _COUNT},
+    Tally("drafted", {"won_by": DICT}, {"n": _COUNT},
           f"select {WON_BY} as won_by, count(*) as n from games where picks is not null group by all"),
-    Tally("picks", {"protocol": _DICT, "pos": pa.int8()}, {"n": _COUNT, "games": _COUNT, "wins": _COUNT}, f"""
+    Tally("picks", {"protocol": DICT, "pos": pa.int8()}, {"n": _COUNT, "games": _COUNT, "wins": _COUNT}, f"""
         select protocol, pos, count(*) as n, count(*) filter (where winner >= 0) as games,
                count(*) filter (where winner = seat) as wins
         from ({_PICKED}) group by all"""),
@@ -133,7 +133,7 @@ def _columns() -> dict[str, pa.DataType]:
 
 
 _TYPES = _columns()
-TALLIES_SCHEMA = pa.schema([pa.field("run_id", _DICT), pa.field("arm", _DICT), pa.field("tally", _DICT),
+TALLIES_SCHEMA = pa.schema([pa.field("run_id", DICT), pa.field("arm", DICT), pa.field("tally", DICT),
                             *(pa.field(n, t) for n, t in _TYPES.items())])
 TALLIES_COLUMNS = tuple(TALLIES_SCHEMA.names)
 

@@ -1,11 +1,10 @@
 """The dashboard in a real headless Chromium: it loads with no console errors and no network,
 every chart has rendered data, the card table sorts, and a screenshot is kept in test-artifacts/."""
 
-import os
 from pathlib import Path
 
 import pytest
-from fixtures_analysis.chromium import Chromium, find_chromium
+from fixtures_analysis.chromium import launched
 from fixtures_analysis.synth import synth_run
 
 from analysis.dashboard import render
@@ -32,16 +31,7 @@ def page(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def browser():
-    binary = find_chromium()
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is not installed (.ci/run installs Debian's chromium and chromium-driver)")
-        pytest.skip("Chromium is not installed: apt-get install -y chromium chromium-driver")
-    b = Chromium(binary)
-    yield b
-    b.close()
+browser = pytest.fixture(scope="module")(launched)
 
 
 def test_dashboard_renders_in_chromium(page, browser):

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import threading
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from fixtures_analysis.chromium import Chromium, find_chromium
+from fixtures_analysis.chromium import launched
 
 from analysis import board_links
 from analysis.dashboard import render
@@ -40,16 +39,7 @@ def games(demo_run) -> pd.DataFrame:
     return pd.concat([pq.read_table(f).to_pandas() for f in sorted((demo_run / "games").glob("*.parquet"))])
 
 
-@pytest.fixture(scope="module")
-def browser():
-    binary = find_chromium()
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is not installed (.ci/run installs Debian's chromium and chromium-driver)")
-        pytest.skip("Chromium is not installed: apt-get install -y chromium chromium-driver")
-    b = Chromium(binary)
-    yield b
-    b.close()
+browser = pytest.fixture(scope="module")(launched)
 
 
 def lowest_seeds(df: pd.DataFrame, k: int, by: list[str] | None = None, ascending: bool | list[bool] = True) -> list:

@@ -7,7 +7,6 @@ opens in under a second; and `replay RUN --game N --html` refuses bad input in o
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from fixtures_analysis.chromium import Chromium, find_chromium
+from fixtures_analysis.chromium import launched
 
 from analysis import board, board_page, runfolder
 from protolab.cli import main
@@ -49,16 +48,7 @@ DOM_JS = """(() => {
 })()"""
 
 
-@pytest.fixture(scope="module")
-def browser():
-    binary = find_chromium()
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is not installed (.ci/run installs Debian's chromium and chromium-driver)")
-        pytest.skip("Chromium is not installed: apt-get install -y chromium chromium-driver")
-    b = Chromium(binary)
-    yield b
-    b.close()
+browser = pytest.fixture(scope="module")(launched)
 
 
 def games(pool):

@@ -67,14 +67,6 @@ def add_decision_timeout(p: argparse.ArgumentParser) -> None:
     p.set_defaults(prepare=apply_timeouts)
 
 
-def apply_decision_timeout(args: argparse.Namespace) -> None:
-    if args.decision_timeout is not None:
-        try:
-            set_decision_timeout(args.decision_timeout)
-        except ValueError as e:
-            raise UsageError(f"--decision-timeout: {e}") from None
-
-
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
     p.add_argument("--storage-timeout", type=float, metavar="SECONDS",
@@ -82,20 +74,20 @@ def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     p.set_defaults(prepare=apply_timeouts)
 
 
-def apply_storage_timeout(args: argparse.Namespace) -> None:
-    if args.storage_timeout is not None:
-        try:
-            set_storage_timeout(args.storage_timeout)
-        except ValueError as e:
-            raise UsageError(f"--storage-timeout: {e}") from None
+# The timeout options: (argparse dest, the option, what sets it).
+TIMEOUTS = (("decision_timeout", "--decision-timeout", set_decision_timeout),
+            ("storage_timeout", "--storage-timeout", set_storage_timeout))
 
 
 def apply_timeouts(args: argparse.Namespace) -> None:
-    """Every timeout option the command has (a command may have both)."""
-    if hasattr(args, "decision_timeout"):
-        apply_decision_timeout(args)
-    if hasattr(args, "storage_timeout"):
-        apply_storage_timeout(args)
+    """Every timeout option the command has and was given (a command may have both)."""
+    for dest, option, setter in TIMEOUTS:
+        value = getattr(args, dest, None)
+        if value is not None:
+            try:
+                setter(value)
+            except ValueError as e:
+                raise UsageError(f"{option}: {e}") from None
 
 
 def pool_from(args: argparse.Namespace, require_encoded: bool = True) -> Pool:

@@ -13,8 +13,8 @@ from rich.table import Table
 
 from analysis.power import protocol_power
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
-from protolab.experiment.spec import Arm, Spec, load_spec
-from protolab.experiment.tuneplay import Job, Local, OnRay, pool_of, search_seeds
+from protolab.experiment.spec import load_spec
+from protolab.experiment.tuneplay import Local, OnRay, arm_files, arm_job, pool_of, search_seeds
 
 
 def add_commands(subparsers) -> None:
@@ -66,11 +66,11 @@ def cmd_power(args: argparse.Namespace) -> int:
         runner = OnRay(args.address, args.workers) if args.workers or args.address else Local()
         try:
             seeds = search_seeds(spec.seed, 0, args.pilot)
-            jobs = [spec_job(spec, a, seeds) for a in spec.arms]
+            jobs = [arm_job(spec, a, seeds) for a in spec.arms]
             results = runner.map(jobs)
         finally:
             runner.close()
-        names = list(prepare_names(spec))
+        names = pool_of(tuple(spec.arms[0].sets), arm_files(spec.arms[0])).protocols
         effect = args.effect / 100
         frames = ([("distance from 50%", protocol_power(results[0], None, names, effect, spec.games, args.alpha,
                                                         args.power))] if len(results) == 1 else
@@ -81,16 +81,6 @@ def cmd_power(args: argparse.Namespace) -> int:
         return 0
 
     return until_interrupted(work)
-
-
-def spec_job(spec: Spec, arm: Arm, seeds: tuple[int, ...]) -> Job:
-    return Job(tuple(arm.sets), tuple((c.path, c.text) for c in arm.cards), arm.strategies, seeds, spec.swap,
-               spec.turn_cap)
-
-
-def prepare_names(spec: Spec) -> list[str]:
-    arm = spec.arms[0]
-    return pool_of(tuple(arm.sets), tuple((c.path, c.text) for c in arm.cards)).protocols
 
 
 def emit(frames, args: argparse.Namespace, games: int) -> None:

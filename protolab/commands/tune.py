@@ -4,6 +4,7 @@ protolab/cli.py."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from analysis.page import write_page
@@ -46,7 +47,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         raise UsageError(f"{spec.source}: key 'tune': missing; `protolab tune` needs a spec with a [tune] table "
                          "(see docs/experiments.md, \"Balance search\")")
     if args.trials is not None:
-        spec.tune["trials"] = args.trials
+        spec = dataclasses.replace(spec, tune={**spec.tune, "trials": args.trials})
     folder = tune_folder(spec, args.out)
     console = report_console(120, stderr=args.format == "json")
 

@@ -228,6 +228,11 @@ class _Checker:
             raise self.error(key, f"expected {what}, a whole number {bound}; got {raw!r}")
         return raw
 
+    def number(self, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
+            raise self.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
+        return float(raw)
+
     def boolean(self, raw: Any, key: str) -> bool:
         if not isinstance(raw, bool):
             raise self.error(key, f"expected true or false, got {raw!r}")
@@ -663,12 +668,6 @@ META_DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2
 MAX_ITERATIONS = 50
 
 
-def _number(c, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
-        raise c.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
-    return float(raw)
-
-
 def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
     """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
     t = c.table(raw, "meta", META_KEYS)
@@ -686,11 +685,11 @@ def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
                                   MAX_ITERATIONS, "the most runs the loop plays")
     out["responses"] = c.integer(t.get("responses", META_DEFAULTS["responses"]), "meta.responses", 1, 20,
                                  "best-response trios added per iteration")
-    out["epsilon"] = _number(c, t.get("epsilon", META_DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
+    out["epsilon"] = c.number(t.get("epsilon", META_DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
                              "the gain (win rate - 50%) a best response needs to be added")
-    out["tolerance"] = _number(c, t.get("tolerance", META_DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
+    out["tolerance"] = c.number(t.get("tolerance", META_DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
                                "the total-variation change below which the equilibrium has stopped moving")
-    out["prior_games"] = _number(c, t.get("prior_games", META_DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
+    out["prior_games"] = c.number(t.get("prior_games", META_DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
                                  "pseudo-games shrinking observed rates toward the model")
     if "start" in t and draft.trios:
         raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both")

@@ -30,7 +30,7 @@ from analysis.balance import effect, front, imbalance, rates
 from analysis.runfolder import write_atomic
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.spec import Spec, SpecError
-from protolab.experiment.tuneplay import Job, pool_of, search_seeds, verify_seeds
+from protolab.experiment.tuneplay import Job, arm_files, arm_job, pool_of, search_seeds, verify_seeds
 from protolab.version import protolab_version
 from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
 from sim.pool import ENGINE_VERSION, Pool
@@ -47,6 +47,7 @@ class Candidate:
     reason: str = ""
     score: float = float("nan")
     recorded: int = 0              # games of a trial read back from the folder (its results are not kept)
+    text: str = ""                 # its variant file, written once (Search.files)
 
     @property
     def cards(self) -> int:
@@ -77,9 +78,13 @@ class Search:
         return lo / 100, hi / 100
 
     def job(self, cards: tuple[tuple[str, str], ...], seeds: tuple[int, ...]) -> Job:
-        arm = self.spec.arms[0]
-        return Job(tuple(arm.sets), tuple((c.path, c.text) for c in arm.cards) + cards, arm.strategies, seeds,
-                   self.spec.swap, self.spec.turn_cap)
+        return arm_job(self.spec, self.spec.arms[0], seeds, cards)
+
+    def files(self, c: Candidate) -> tuple[tuple[str, str], ...]:
+        """The candidate's variant as a job's card file; written once, as writing reads every text back."""
+        if not c.text:
+            c.text = self.variant(c.knobs, "candidate")
+        return (("tune-candidate.toml", c.text),)
 
     def variant(self, knobs: list[Knob], name: str) -> str:
         by_card: dict[str, list[Knob]] = {}
@@ -119,7 +124,7 @@ def prepare(spec: Spec) -> Search:
         raise SpecError(f"{spec.source}: key 'tune': missing; expected a [tune] table (docs/experiments.md, "
                         "\"Balance search\")")
     arm = spec.arms[0]
-    pool = pool_of(tuple(arm.sets), tuple((c.path, c.text) for c in arm.cards))
+    pool = pool_of(tuple(arm.sets), arm_files(arm))
     target = None
     if t["protocol"]:
         try:
@@ -184,9 +189,8 @@ def judge(search: Search, cands: list[Candidate], baseline: Baseline,
     while open_:
         looks = max(len(c.out) for c in open_) + 1
         base_jobs = baseline.need(looks)
-        variants = [(("tune-candidate.toml", search.variant(c.knobs, "candidate")),) for c in open_]
-        jobs = base_jobs + [search.job(v, search_seeds(search.spec.seed, len(c.out) * b, b))
-                            for c, v in zip(open_, variants, strict=True)]
+        jobs = base_jobs + [search.job(search.files(c), search_seeds(search.spec.seed, len(c.out) * b, b))
+                            for c in open_]
         results = run(jobs)
         baseline.take(results[:len(base_jobs)])
         for c, r in zip(open_, results[len(base_jobs):], strict=True):
@@ -302,8 +306,7 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
     points = [(c.score, c.cards) for c in kept]
     chosen = [kept[i] for i in front(points)][: t["verify"]]
     seeds = verify_seeds(search.spec.seed, search.spec.games)
-    jobs = [search.job((), seeds)] + [search.job((("tune-candidate.toml", search.variant(c.knobs, "candidate")),),
-                                                 seeds) for c in chosen]
+    jobs = [search.job((), seeds)] + [search.job(search.files(c), seeds) for c in chosen]
     results = run(jobs)
     base = results[0]
     base_score = _score(search, base, base)

@@ -34,6 +34,17 @@ class Job:
     turn_cap: int
 
 
+def arm_files(arm) -> tuple[tuple[str, str], ...]:
+    """An arm's card files as (path, text): what a job carries so a worker anywhere builds its pool."""
+    return tuple((c.path, c.text) for c in arm.cards)
+
+
+def arm_job(spec, arm, seeds: tuple[int, ...], extra: tuple[tuple[str, str], ...] = ()) -> Job:
+    """A batch of `seeds` under `arm` of `spec` (its sets, files, strategies, swap, turn cap), with
+    `extra` card files applied after the arm's own (a candidate variant)."""
+    return Job(tuple(arm.sets), arm_files(arm) + extra, arm.strategies, seeds, spec.swap, spec.turn_cap)
+
+
 def search_seeds(master: int, first: int, n: int) -> tuple[int, ...]:
     """Seeds first..first+n of the search (the seed scheme of docs/experiments.md, matchup 0)."""
     return tuple(int(s) for s in game_seeds(master, np.zeros(n, np.int64), np.arange(first, first + n), False))

@@ -17,17 +17,11 @@ TUNE_DEFAULTS: dict[str, Any] = {
 SAMPLERS = ("tpe", "nsga2")
 
 
-def _number(c, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
-        raise c.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
-    return float(raw)
-
-
 def _band(c, raw: Any) -> list[float]:
     if not (isinstance(raw, list) and len(raw) == 2):
         raise c.error("tune.band", f"expected [low, high] in percent around 50, e.g. [45, 55]; got {raw!r}")
-    lo = _number(c, raw[0], "tune.band[0]", 0, 50, "the band's low edge in percent")
-    hi = _number(c, raw[1], "tune.band[1]", 50, 100, "the band's high edge in percent")
+    lo = c.number(raw[0], "tune.band[0]", 0, 50, "the band's low edge in percent")
+    hi = c.number(raw[1], "tune.band[1]", 50, 100, "the band's high edge in percent")
     return [lo, hi]
 
 
@@ -73,9 +67,9 @@ def parse_tune(c, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
             "verify": (1, 50, "front candidates re-played on fresh seeds")}
     for key, (lo, hi, what) in ints.items():
         out[key] = c.integer(t.get(key, TUNE_DEFAULTS[key]), f"tune.{key}", lo, hi, what)
-    out["precision"] = _number(c, t.get("precision", TUNE_DEFAULTS["precision"]), "tune.precision", 0.1, 25,
+    out["precision"] = c.number(t.get("precision", TUNE_DEFAULTS["precision"]), "tune.precision", 0.1, 25,
                                "the +- points at which a candidate's effect counts as settled")
-    out["alpha"] = _number(c, t.get("alpha", TUNE_DEFAULTS["alpha"]), "tune.alpha", 1e-6, 0.5,
+    out["alpha"] = c.number(t.get("alpha", TUNE_DEFAULTS["alpha"]), "tune.alpha", 1e-6, 0.5,
                            "the error rate of the anytime-valid intervals")
     out["sampler"] = t.get("sampler", "tpe")
     if out["sampler"] not in SAMPLERS:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
@@ -26,6 +30,19 @@ def find_chromium() -> str | None:
         if path:
             return path
     return None
+
+
+def launched() -> Iterator[Chromium]:
+    """A Chromium for a test module (`browser = pytest.fixture(scope="module")(launched)`): skipped
+    where none is installed, a failure in CI, which installs it."""
+    binary = find_chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is not installed (.ci/run installs Debian's chromium and chromium-driver)")
+        pytest.skip("Chromium is not installed: apt-get install -y chromium chromium-driver")
+    b = Chromium(binary)
+    yield b
+    b.close()
 
 
 class Chromium:
