@@ -11,6 +11,10 @@ sorting those cards into a canonical order, so any permutation of hidden informa
 very same copy and the very same choice. The re-deal is the engine's (`determinize`, declared in
 sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the option encoding
 (sim/engine/rng.pxd, options.pxd).
+
+Why each move: greedy_explain and search_explain say what an action decision weighed, from the
+very code the decision runs (greedy_weigh, search_weigh); registered with strategies/_explain.pyx
+for replays, never called in play.
 """
 
 from libc.math cimport fabs, floor, ldexp
@@ -27,13 +31,11 @@ from sim.engine._core cimport (
     bot_target, BT_REMOVE, BT_FLIP, BT_RANDOM,
 )
 from sim.engine._core import constants
-from strategies._explain cimport (
-    Explanation, register_explainer, M_EVALUATION, M_MEAN_EVALUATION,
-)
 from sim.engine.options cimport (
     OPT_DONE, OPT_REFRESH, OPT_SKIP, PLAY_CARD_MASK, PLAY_LINE_SHIFT, play_card_of, play_face_up,
     play_line_of, rearrange_perm, rearrange_side,
 )
+from strategies._explain cimport Explanation, register_explainer, M_EVALUATION, M_MEAN_EVALUATION
 
 # -- weights -------------------------------------------------------------------------------------
 cdef enum:
@@ -615,6 +617,7 @@ cdef uint8_t ALL_ALLOWED[MAXOPT]
 
 
 def _fill_all_allowed():
+    """ALL_ALLOWED: every flag 1."""
     cdef int i
     for i in range(MAXOPT):
         ALL_ALLOWED[i] = 1
