@@ -19,7 +19,7 @@ write_includes()
 # install waits for it) and never changes the machine code; PROTOLAB_DEBUG_INFO=1 keeps it for
 # profiling by source line.
 FLAGS = ["-O3"] if os.environ.get("PROTOLAB_DEBUG_INFO") else ["-O3", "-g0"]
-JOBS = os.cpu_count() or 1     # the four modules translate and compile side by side
+JOBS = os.cpu_count() or 1     # the modules translate and compile side by side
 
 extensions = [
     Extension(
@@ -27,6 +27,12 @@ extensions = [
         ["sim/engine/_core.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=FLAGS,
+    ),
+    Extension(
+        "strategies._explain",
+        ["strategies/_explain.pyx"],
+        include_dirs=[numpy.get_include(), "."],
         extra_compile_args=FLAGS,
     ),
     Extension(

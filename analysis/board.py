@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 from sim.engine._core import CoreState, constants
 
+from analysis import board_why
 from sim.describe import LINES, PHASES, SEAT_NAMES, LogLine, Namer, log_line
 from sim.enums import Zone
 from sim.pool import Pool
@@ -96,9 +97,17 @@ def turn_ends(game: State) -> list[dict[str, Any]]:
 
 
 def steps(game: State, ends: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """Each turn end's position (`turn_ends`, or the ones given) with its turn's log."""
+    """Each turn end's position (`turn_ends`, or the ones given) with its turn's log and, where
+    its player can say it, why it moved as it did (board_why: the alternatives it weighed)."""
     logs = turn_logs(game)
-    return [{**position(raw), "log": logs.get(k + 1, [])} for k, raw in enumerate(ends or turn_ends(game))]
+    why = board_why.by_turn(game, _MarkingNamer(game.pool, game.core.state()))
+    out = []
+    for k, raw in enumerate(ends or turn_ends(game)):
+        step = {**position(raw), "log": logs.get(k + 1, [])}
+        if k + 1 in why:
+            step["why"] = why[k + 1]
+        out.append(step)
+    return out
 
 
 def rollout_win_rates(game: State, rollouts: int, seed: int = 1, strategy: str = "greedy",

@@ -11,6 +11,10 @@ sorting those cards into a canonical order, so any permutation of hidden informa
 very same copy and the very same choice. The re-deal is the engine's (`determinize`, declared in
 sim/engine/_core.pxd, sim/engine/hidden.pxi), as are the random streams and the option encoding
 (sim/engine/rng.pxd, options.pxd).
+
+Why each move: greedy_explain and search_explain say what an action decision weighed, from the
+very code the decision runs (greedy_weigh, search_weigh); registered with strategies/_explain.pyx
+for replays, never called in play.
 """
 
 from libc.math cimport fabs, floor, ldexp
@@ -31,6 +35,7 @@ from sim.engine.options cimport (
     OPT_DONE, OPT_REFRESH, OPT_SKIP, PLAY_CARD_MASK, PLAY_LINE_SHIFT, play_card_of, play_face_up,
     play_line_of, rearrange_perm, rearrange_side,
 )
+from strategies._explain cimport Explanation, register_explainer, M_EVALUATION, M_MEAN_EVALUATION
 
 # -- weights -------------------------------------------------------------------------------------
 cdef enum:
@@ -523,7 +528,7 @@ cdef int rollout_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     """Policy inside lookahead copies (ctx: the evaluation, DEFAULT): the cheap heuristic
     everywhere, greedy one-ply for a future turn's action (search rollouts)."""
     if kind == D_ACTION:
-        return greedy_action(g, p, <const Products*>ctx, NULL)
+        return greedy_action(g, p, <const Products*>ctx)
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
         return rearrange_choice(g, p, <const Products*>ctx)
     return heuristic(g, p, kind)
@@ -607,23 +612,26 @@ cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil:
     base.script = NULL
 
 
-cdef int greedy_action(State* g, int p, const Products* k, const uint8_t* allowed) noexcept nogil:
-    """The candidate action with the best one-ply evaluation, ties broken at random from p's
-    stream; with `allowed` (one flag per candidate, candidate_actions' order) only among the
-    allowed ones: the random draws stay the same whatever is allowed (loop avoidance)."""
+# ALL_ALLOWED[i]: 1 for every candidate (a decision without loop avoidance), filled at import.
+cdef uint8_t ALL_ALLOWED[MAXOPT]
+
+
+def _fill_all_allowed():
+    """ALL_ALLOWED: every flag 1."""
+    cdef int i
+    for i in range(MAXOPT):
+        ALL_ALLOWED[i] = 1
+
+
+cdef int weigh_actions(State* g, int p, const Products* k, const int32_t* cand, int n,
+                       const uint8_t* allowed, double* score) noexcept nogil:
+    """The index of the candidate with the best one-ply evaluation (each one's in score), ties
+    broken at random from p's stream, among the allowed ones (one flag per candidate): the
+    random draws stay the same whatever is allowed (loop avoidance). n >= 2."""
     cdef State base
-    cdef int32_t cand[MAXOPT]
-    cdef uint8_t every[MAXOPT]
-    cdef int n, i, best = 0, ties = 0
+    cdef int i, best = 0, ties = 0
     cdef bint better, tie
     cdef double sc, bs = -1e18
-    n = candidate_actions(g, cand)
-    if n == 1:
-        return cand[0]
-    if allowed == NULL:
-        for i in range(n):
-            every[i] = 1
-        allowed = every
     prepare_copy(g, &base, p, seat_stream(p))
     decide_all(&base, quick_decide, DEFAULT)
     for i in range(n):
@@ -631,6 +639,7 @@ cdef int greedy_action(State* g, int p, const Products* k, const uint8_t* allowe
             sc = one_ply(&base, p, cand[i], k)
         else:
             sc = play_out(&base, p, cand[i], k)     # the last one may use up the base itself
+        score[i] = sc
         # whether a candidate is the new best is data no predictor can guess, and a wrong
         # guess is found out only at the end of the evaluation: select, do not branch
         better = (sc > bs + 1e-9) & allowed[i]
@@ -642,7 +651,18 @@ cdef int greedy_action(State* g, int p, const Products* k, const uint8_t* allowe
             ties += 1
             if bot_below(g, seat_stream(p), ties) == 0:
                 best = i
-    return cand[best]
+    return best
+
+
+cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
+    """The candidate action with the best one-ply evaluation (weigh_actions), every candidate
+    allowed: a future turn's action in a search rollout."""
+    cdef int32_t cand[MAXOPT]
+    cdef double score[MAXOPT]
+    cdef int n = candidate_actions(g, cand)
+    if n == 1:
+        return cand[0]
+    return cand[weigh_actions(g, p, k, cand, n, ALL_ALLOWED, score)]
 
 
 # -- loop avoidance ----------------------------------------------------------------------------
@@ -677,22 +697,24 @@ def _fill_pile_keys():
         PILE_KEY[d] = mix64(<uint64_t>d + 0x5EED)
 
 
-cdef inline uint64_t card_seen(State* g, int p, int c) noexcept nogil:
-    """What p sees of a field card: its definition and face if p may know it, else only that a
-    face-down card lies there."""
-    cdef bint known = g.face_up[c] | (g.owner[c] == p)
-    return (<uint64_t>(g.def_id[c] + 1) * known) << 2 | (1 + (g.face_up[c] == 0))
-
-
 cdef uint64_t field_hash(State* g, int p) noexcept nogil:
-    """A hash of p's view of the field: protocols, Compiled marks, every stack in order."""
-    cdef uint64_t h = <uint64_t>p + 1
-    cdef int t, l, i
-    for t in range(2):
-        for l in range(3):
-            h = step(h, <uint64_t>(g.proto[t][l] + 1) << 8 | <uint64_t>g.compiled[t][l] << 4 | 0xF)
-            for i in range(g.nstack[t][l]):
-                h = step(h, card_seen(g, p, g.stack[t][l][i]))
+    """A hash of p's view of the field: the protocols, Compiled marks and stack heights (three
+    words), then every stack's cards in order, each as its definition and face if p may know it,
+    else only that a face-down card lies there."""
+    cdef uint64_t head[3]
+    cdef uint64_t h = <uint64_t>p + 1, known
+    cdef const int8_t* stack = &g.stack[0][0][0]
+    cdef const int8_t* height = &g.nstack[0][0]
+    cdef int k, i, c
+    memcpy(head, g.proto, 12)
+    memcpy(<char*>head + 12, g.compiled, 6)
+    memcpy(<char*>head + 18, g.nstack, 6)
+    h = step(step(step(h, head[0]), head[1]), head[2])
+    for k in range(6):                  # the six stacks, side by side in State
+        for i in range(height[k]):
+            c = stack[k * MAXCARDS + i]
+            known = g.face_up[c] | (g.owner[c] == p)
+            h = step(h, (<uint64_t>(g.def_id[c] + 1) * known) << 1 | <uint64_t>g.face_up[c])
     return mix64(h)
 
 
@@ -725,26 +747,24 @@ cdef inline void note_turn(State* g, int p, uint64_t field) noexcept nogil:
     r.field = field
 
 
-cdef const uint8_t* allowed_actions(State* g, const RecentActions* r, uint64_t seen,
-                                    uint8_t* allowed) noexcept nogil:
-    """Flag each candidate action (candidate_actions' order) that p has not taken at this view
-    within its memory, in `allowed`, and return it; NULL (every candidate) if p has not been at
-    this view or has taken every candidate there."""
-    cdef int32_t cand[MAXOPT]
-    cdef int n, i, j, left = 0
+cdef const uint8_t* allowed_actions(const RecentActions* r, uint64_t seen, const int32_t* cand, int n,
+                                    uint8_t* flags) noexcept nogil:
+    """Flag each candidate action that p has not taken at this view within its memory, in
+    `flags`, and return them; ALL_ALLOWED if p has not been at this view or has taken every
+    candidate there."""
+    cdef int i, j, left = 0
     cdef bint been = False
     for j in range(NRECENT):
         been |= r.seen[j] == seen
     if not been:
-        return NULL
-    n = candidate_actions(g, cand)
+        return ALL_ALLOWED
     for i in range(n):
-        allowed[i] = 1
+        flags[i] = 1
         for j in range(NRECENT):
             if r.seen[j] == seen and r.action[j] == cand[i]:
-                allowed[i] = 0
-        left += allowed[i]
-    return allowed if left > 0 else NULL
+                flags[i] = 0
+        left += flags[i]
+    return flags if left > 0 else ALL_ALLOWED
 
 
 # A seat that has found the field unchanged at this many of its turns in a row is stalled:
@@ -762,20 +782,42 @@ cdef inline void remember(RecentActions* r, uint64_t seen, int32_t action) noexc
     r.next = (r.next + 1) % NRECENT
 
 
+cdef struct Weighing:
+    # One action decision as a bot weighed it (greedy_weigh, search_weigh): its candidates
+    # (candidate_actions), which of them it allows (loop avoidance), their scores and the choice.
+    int32_t n
+    int32_t best                       # the index of the candidate taken
+    const uint8_t* allowed             # one flag per candidate: ALL_ALLOWED or flag
+    int32_t cand[MAXOPT]
+    uint8_t flag[MAXOPT]
+    double score[MAXOPT]               # greedy: its one-ply evaluation; search: its summed evaluations
+
+
+cdef inline uint64_t view_at_action(State* g, int p) noexcept nogil:
+    """p's view at an action decision (seen_hash), having noted the turn (note_turn)."""
+    cdef uint64_t field = field_hash(g, p)
+    note_turn(g, p, field)
+    return seen_hash(g, p, field)
+
+
+cdef int greedy_weigh(State* g, int p, const Products* k, Weighing* w) noexcept nogil:
+    """A greedy seat's action decision, weighed into w: the candidate with the best one-ply
+    evaluation among those not yet taken at this view (loop avoidance), remembered there."""
+    cdef uint64_t seen = view_at_action(g, p)
+    w.n = candidate_actions(g, w.cand)
+    w.allowed = allowed_actions(&g.recent[p], seen, w.cand, w.n, w.flag)
+    w.best = 0 if w.n == 1 else weigh_actions(g, p, k, w.cand, w.n, w.allowed, w.score)
+    remember(&g.recent[p], seen, w.cand[w.best])
+    return w.cand[w.best]
+
+
 cdef int greedy_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
     """A greedy seat's decisions; ctx: its evaluation (Evaluation.products). Its actions avoid
     repeating themselves at a view seen before (loop avoidance)."""
     cdef const Products* k = <const Products*>ctx
-    cdef uint8_t allowed[MAXOPT]
-    cdef uint64_t seen, field
-    cdef int action
+    cdef Weighing w
     if kind == D_ACTION:
-        field = field_hash(g, p)
-        note_turn(g, p, field)
-        seen = seen_hash(g, p, field)
-        action = greedy_action(g, p, k, allowed_actions(g, &g.recent[p], seen, allowed))
-        remember(&g.recent[p], seen, action)
-        return action
+        return greedy_weigh(g, p, k, &w)
     if g.turn != g.recent[p].turn:
         note_turn(g, p, field_hash(g, p))
     if kind == D_CONTROL_REARRANGE or kind == D_REARRANGE:
@@ -798,46 +840,91 @@ cdef int search_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
     hidden states, followed by `depth` more turns (greedy replies), and scored by the mean
     evaluation; the best mean wins, among the actions not yet taken at this view (loop
     avoidance, as greedy's). ctx: the seat's SearchSettings."""
-    cdef State base, sim
-    cdef int32_t cand[MAXOPT]
-    cdef double total[MAXOPT]
-    cdef uint8_t allowed[MAXOPT]
-    cdef const uint8_t* allowed_ok
-    cdef uint64_t seen, field
-    cdef int n, i, k, best = 0, rounds
-    cdef double bs = -1e18
     cdef const SearchSettings* sp = <const SearchSettings*>ctx
-    cdef const Products* products = sp.evaluation
+    cdef Weighing w
     if kind != D_ACTION:
-        return greedy_decide(products, g, p, kind)
-    n = candidate_actions(g, cand)
-    field = field_hash(g, p)
-    note_turn(g, p, field)
-    seen = seen_hash(g, p, field)
-    allowed_ok = allowed_actions(g, &g.recent[p], seen, allowed)
-    if n == 1:
-        remember(&g.recent[p], seen, cand[0])
-        return cand[0]
-    rounds = sp.sims // n
-    if rounds < 1:
-        rounds = 1
-    for i in range(n):
-        total[i] = 0
+        return greedy_decide(sp.evaluation, g, p, kind)
+    return search_weigh(g, p, sp, &w)
+
+
+cdef int search_weigh(State* g, int p, const SearchSettings* sp, Weighing* w) noexcept nogil:
+    """A search seat's action decision, weighed into w (score: each candidate's evaluations
+    summed over search_rounds() determinizations)."""
+    cdef State base, sim
+    cdef int i, k, rounds
+    cdef double bs = -1e18
+    cdef uint64_t seen
+    w.n = candidate_actions(g, w.cand)
+    seen = view_at_action(g, p)
+    w.allowed = allowed_actions(&g.recent[p], seen, w.cand, w.n, w.flag)
+    w.best = 0
+    if w.n == 1:
+        remember(&g.recent[p], seen, w.cand[0])
+        return w.cand[0]
+    rounds = search_rounds(sp, w.n)
+    for i in range(w.n):
+        w.score[i] = 0
     for k in range(rounds):
         prepare_copy(g, &base, p, seat_stream(p))
-        for i in range(n):
+        for i in range(w.n):
             copy_for_lookahead(&sim, &base)
-            sim.forced = cand[i]
+            sim.forced = w.cand[i]
             sim.horizon_turn = base.turn + sp.depth
             decide_all(&sim, rollout_decide, DEFAULT)
             game_run(&sim)
-            total[i] += evaluate(&sim, p, products)
-    for i in range(n):
-        if total[i] > bs and (allowed_ok == NULL or allowed_ok[i]):
-            bs = total[i]
-            best = i
-    remember(&g.recent[p], seen, cand[best])
-    return cand[best]
+            w.score[i] += evaluate(&sim, p, sp.evaluation)
+    for i in range(w.n):
+        if w.score[i] > bs and w.allowed[i]:
+            bs = w.score[i]
+            w.best = i
+    remember(&g.recent[p], seen, w.cand[w.best])
+    return w.cand[w.best]
+
+
+cdef inline int search_rounds(const SearchSettings* sp, int n) noexcept nogil:
+    """Determinizations per candidate: the budget shared among the n candidates, at least one."""
+    return sp.sims // n if sp.sims // n >= 1 else 1
+
+
+# -- why each move (replays only: strategies/_explain.pyx) ---------------------------------------
+
+cdef int said(const Weighing* w, Explanation* out, int measure, int count) noexcept nogil:
+    """w's candidates into out (a lone candidate, never weighed: score 0, count 0)."""
+    cdef int i
+    out.n = w.n
+    out.chosen = w.cand[w.best]
+    out.measure = measure
+    for i in range(w.n):
+        out.alt[i].option = w.cand[i]
+        out.alt[i].score = w.score[i] if w.n > 1 else 0
+        out.alt[i].count = count if w.n > 1 else 0
+        out.alt[i].allowed = w.allowed[i]
+    return out.chosen
+
+
+cdef int greedy_explain(const void* ctx, State* g, int p, Explanation* out) noexcept nogil:
+    """A greedy seat's action decision as greedy_decide weighs it: each candidate's one-ply
+    evaluation."""
+    cdef Weighing w
+    greedy_weigh(g, p, <const Products*>ctx, &w)
+    return said(&w, out, M_EVALUATION, 1)
+
+
+cdef int search_explain(const void* ctx, State* g, int p, Explanation* out) noexcept nogil:
+    """A search seat's action decision as search_decide weighs it: each candidate's mean
+    evaluation over its determinizations."""
+    cdef const SearchSettings* sp = <const SearchSettings*>ctx
+    cdef Weighing w
+    cdef int i, rounds
+    search_weigh(g, p, sp, &w)
+    rounds = search_rounds(sp, w.n)
+    for i in range(w.n):
+        w.score[i] = w.score[i] / rounds
+    return said(&w, out, M_MEAN_EVALUATION, rounds)
+
+
+register_explainer(greedy_decide, greedy_explain)
+register_explainer(search_decide, search_explain)
 
 
 # -- Python-facing configuration ----------------------------------------------------------------
@@ -856,6 +943,7 @@ DEFAULT = &_default_evaluation.products
 
 _fill_pattern_after(constants()["perms"])
 _fill_down_line_bit()
+_fill_all_allowed()
 _fill_pile_keys()
 
 

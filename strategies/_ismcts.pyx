@@ -34,13 +34,14 @@ from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t
 from sim.engine._core cimport (
     State, SeatConfig, game_run, line_value, apply_perm, random_option, bot_below, seat_stream,
-    ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, NO_FORCED, NO_HORIZON,
+    ST_RANDOM, D_ACTION, D_CONTROL_REARRANGE, D_REARRANGE, NO_FORCED, NO_HORIZON, MAXOPT,
 )
 from sim.engine.options cimport (
     OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, play_opp_side, play_placement,
     rearrange_perm, rearrange_side,
 )
 from strategies._bots cimport prepare_copy, heuristic
+from strategies._explain cimport Explanation, register_explainer, M_VISITS
 
 cdef enum Rollout:
     RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
@@ -300,18 +301,13 @@ cdef void backpropagate(Walk* w) noexcept nogil:
         i = n.parent
 
 
-cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
-    """The root: `iters` iterations, then the most visited action (ties: better mean, then the
-    first found). ctx: the seat's IsmctsSettings."""
-    cdef const IsmctsSettings* settings = <const IsmctsSettings*>ctx
-    cdef Walk w
+cdef bint grow_tree(State* g, int p, const IsmctsSettings* settings, Walk* w) noexcept nogil:
+    """The root's tree for p's action decision in g: `iters` iterations (False: no arena in this
+    thread, configure was not called here)."""
     cdef int it, iters = settings.iters
-    cdef int32_t ch, best = -1
     cdef Node* n
-    if kind != D_ACTION:
-        return rules_sub(g, p, kind)
     if ismcts_arena[p] == NULL or ismcts_arena_cap[p] < 2:
-        return rules_action(g, p)          # no arena in this thread (configure was not called here)
+        return False
     w.nodes = <Node*>ismcts_arena[p]
     w.cap = ismcts_arena_cap[p]
     if iters > w.cap - 1:
@@ -334,16 +330,22 @@ cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
         prepare_copy(g, &w.sim, p, seat_stream(p))
         w.sim.decide[0] = walk_decide
         w.sim.decide[1] = walk_decide
-        w.sim.seat_ctx[0] = &w
-        w.sim.seat_ctx[1] = &w
+        w.sim.seat_ctx[0] = w
+        w.sim.seat_ctx[1] = w
         w.sim.forced = NO_FORCED
         w.sim.horizon_turn = NO_HORIZON
         w.cur = 0
         w.iter = it + 1
         w.mode = M_TREE
         game_run(&w.sim)
-        backpropagate(&w)
-    ch = w.nodes[0].child
+        backpropagate(w)
+    return True
+
+
+cdef int32_t most_visited(Walk* w, int p) noexcept nogil:
+    """The root's most visited action of p (ties: better mean, then the first found); -1 if none."""
+    cdef int32_t ch = w.nodes[0].child, best = -1
+    cdef Node* n
     while ch >= 0:
         n = &w.nodes[ch]
         if n.player == p and (best < 0 or n.visits > w.nodes[best].visits or
@@ -351,9 +353,59 @@ cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
                                n.reward * w.nodes[best].visits > w.nodes[best].reward * n.visits)):
             best = ch
         ch = n.sibling
+    return best
+
+
+cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """The root: `iters` iterations, then the most visited action. ctx: the seat's IsmctsSettings."""
+    cdef Walk w
+    cdef int32_t best
+    if kind != D_ACTION:
+        return rules_sub(g, p, kind)
+    if not grow_tree(g, p, <const IsmctsSettings*>ctx, &w):
+        return rules_action(g, p)
+    best = most_visited(&w, p)
     if best < 0:
         return rules_action(g, p)
     return option_of(g, p, p, w.nodes[best].key)
+
+
+cdef int first_option(State* g, int p, int32_t key) noexcept nogil:
+    """The first legal option with this key (how an alternative reads; the choice is option_of's)."""
+    cdef int i
+    for i in range(g.nopts):
+        if action_key(g, p, p, g.opts[i]) == key:
+            return g.opts[i]
+    return g.opts[0]
+
+
+cdef int ismcts_explain(const void* ctx, State* g, int p, Explanation* out) noexcept nogil:
+    """An ismcts seat's action decision as ismcts_decide weighs it: each root action's visits
+    and mean result (a win 1, a draw 0.5). Without a tree (no arena here): no alternatives."""
+    cdef Walk w
+    cdef int32_t best, ch
+    cdef Node* n
+    out.n = 0
+    out.measure = M_VISITS
+    if not grow_tree(g, p, <const IsmctsSettings*>ctx, &w) or most_visited(&w, p) < 0:
+        out.chosen = rules_action(g, p)
+        return out.chosen
+    best = most_visited(&w, p)
+    out.chosen = option_of(g, p, p, w.nodes[best].key)
+    ch = w.nodes[0].child
+    while ch >= 0 and out.n < MAXOPT:
+        n = &w.nodes[ch]
+        if n.player == p:
+            out.alt[out.n].option = out.chosen if ch == best else first_option(g, p, n.key)
+            out.alt[out.n].count = n.visits
+            out.alt[out.n].score = n.reward / n.visits if n.visits > 0 else 0
+            out.alt[out.n].allowed = 1
+            out.n += 1
+        ch = n.sibling
+    return out.chosen
+
+
+register_explainer(ismcts_decide, ismcts_explain)
 
 
 # -- Python-facing configuration ----------------------------------------------------------------

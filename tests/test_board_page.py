@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from fixtures_analysis.chromium import launched
 
-from analysis import board, board_page, runfolder
+from analysis import board, board_page, board_why, runfolder
 from protolab.cli import main
 from protolab.experiment import replay
-from sim.describe import SEAT_NAMES
+from sim.describe import SEAT_NAMES, Namer
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 MIRROR_TRIOS = (("Corruption", "Mirror", "Fire"), ("Water", "Death", "Light"))
@@ -137,6 +137,39 @@ def test_dom_equals_the_engine_position_at_sampled_steps(pool, browser, tmp_path
 
 
 FINAL = replay.FINAL_TURN
+
+
+# the "why this move" panel at the current step: per mover, its alternatives as the page lists them
+WHY_JS = """Array.from(document.querySelectorAll('#why ol')).map(ol => ({seat: ol.dataset.seat,
+  alts: Array.from(ol.querySelectorAll('li')).map(li => ({option: li.querySelector('.option').textContent,
+    score: +li.dataset.score, chosen: li.dataset.chosen === '1'}))}))"""
+
+
+def test_the_page_ranks_the_alternatives_the_mover_weighed(pool, browser, tmp_path):
+    game = replay.new_game(pool, 11, ("greedy", "ismcts:iters=40"))
+    data = board.game_data(game, "why")
+    said = [d for d in board_why.decisions(game) if len(d["alternatives"]) > 1]
+    nm = Namer(pool, game.core.state())
+    open_page(browser, data, tmp_path / "why.html")
+    shown = 0
+    for d in said[:12]:
+        k = d["turn"] - 1                                 # the step that ends the decision's turn
+        browser.evaluate(f"board.show({k})")
+        (listed,) = [w for w in browser.evaluate(WHY_JS) if w["seat"] == SEAT_NAMES[d["player"]]]
+        assert [a["option"] for a in listed["alts"]] == [nm.option(2, a[0]) for a in board_why.ranked(d)], d
+        assert [a["option"] for a in listed["alts"] if a["chosen"]] == [nm.option(2, d["played"])]
+        scores = [a["score"] for a in listed["alts"]] if d["measure"] != "visits" else None
+        assert scores is None or scores == sorted(scores, reverse=True)
+        browser.evaluate(f"board.setView('{1 - d['player']}')")      # the opponent sees no alternatives
+        assert browser.evaluate(WHY_JS) == []
+        assert "hidden in" in browser.evaluate("document.getElementById('why').textContent")
+        browser.evaluate("board.setView('all')")
+        shown += 1
+    assert shown >= 10 and {d["measure"] for d in said} == {"evaluation", "visits"}
+    plain = board.game_data(replay.new_game(pool, 5, ("random", "random")), "random")
+    open_page(browser, plain, tmp_path / "plain.html")
+    assert "do not say why" in browser.evaluate("document.getElementById('why').textContent")
+    assert browser.errors() == []
 
 
 def test_player_views_hide_what_that_player_cannot_see(pool, browser, tmp_path):

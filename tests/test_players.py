@@ -14,6 +14,8 @@ from Cython.Build import cythonize
 from setuptools import Distribution, Extension
 from strategies._bots import WEIGHT_NAMES
 
+from analysis import board_why
+from protolab.experiment import replay
 from sim.state import State
 from strategies import spec
 from strategies.seats import play_games
@@ -76,6 +78,23 @@ cdef class FirstFace:
 
     def install(self, SeatConfig seat):
         seat.set_decider(first_face, &self.settings, self)
+
+# optional: why each move (replays only), registered beside the decision function
+from strategies._explain cimport Explanation, register_explainer, M_EVALUATION
+
+cdef int first_face_explain(const void* ctx, State* g, int player, Explanation* out) noexcept nogil:
+    cdef int i
+    out.chosen = first_face(ctx, g, player, D_ACTION)
+    out.measure = M_EVALUATION
+    out.n = g.nopts
+    for i in range(g.nopts):
+        out.alt[i].option = g.opts[i]
+        out.alt[i].score = g.opts[i] == out.chosen       # 1 for its choice, 0 for the others
+        out.alt[i].count = 1
+        out.alt[i].allowed = 1
+    return out.chosen
+
+register_explainer(first_face, first_face_explain)
 """
 
 
@@ -117,3 +136,5 @@ def test_a_new_player_needs_no_engine_edit(pool, first_face_module, monkeypatch)
         g.answer(0)
     seat = spec.make_seat("firstface:up=0", pool)
     assert g.core.decide_with(seat) in g.core.pending()[2]
+    said = board_why.decisions(replay.new_game(pool, 5, ("firstface:up=1", "random")))
+    assert len(said) > 5 and all(d["chosen"] == d["played"] and d["player"] == 0 for d in said)

@@ -234,8 +234,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--states", action="store_true",
                    help="print the position at every turn boundary: line values, stacks, hand and deck sizes, control")
     p.add_argument("--html", metavar="FILE",
-                   help="write the game as a self-contained board page (every turn's position and log, a "
-                        "compile timeline, a win-probability graph) instead of printing its log")
+                   help="write the game as a self-contained board page (every turn's position and log, the "
+                        "alternatives the mover weighed, a compile timeline, a win-probability graph) instead of "
+                        "printing its log")
     p.add_argument("--rollouts", type=int, metavar="N",
                    help="with --html: greedy rollouts from each turn end for the win-probability graph "
                         "(default 16; 0: no graph)")

@@ -1,0 +1,117 @@
+"""Why each move (strategies/_explain.pyx): at every action decision of a watched game the bot's
+explanation names the action it then plays, watching changes no game, the explanation is honest
+(re-dealing what the mover cannot see changes none of it), and players that cannot say why are not
+watched."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from strategies._explain import watch
+
+from analysis import board_why
+from protolab.experiment import replay
+from sim.state import State
+from strategies.spec import make_seat
+
+EXPLAINED = [("greedy", "rush"), ("search:sims=8,depth=1", "control"),
+             ("ismcts:iters=40", "ismcts:iters=40,rollout=random")]
+
+
+@pytest.mark.parametrize("strategies", EXPLAINED, ids="-".join)
+def test_the_explained_choice_is_the_one_played(pool, strategies):
+    games = 4 if strategies[0] == "greedy" else 1
+    said = weighed = 0
+    for seed in range(1, 1 + games):
+        game = replay.new_game(pool, seed, strategies)
+        record = game.record()
+        decisions = board_why.decisions(game)
+        assert game.record() == record                      # watching plays the very same game
+        for d in decisions:
+            assert d["chosen"] == d["played"], (strategies, seed, d)
+            options = [a[0] for a in d["alternatives"]]
+            assert d["played"] in options or len(options) == 0, d
+            weighed += len(options) > 1
+        said += len(decisions)
+        assert {d["player"] for d in decisions} == {0, 1}
+    assert said >= 20 and weighed >= 10, (said, weighed)
+    measure = {"search": "mean evaluation", "ismcts": "visits"}        # greedy and its styles: evaluation
+    assert {d["measure"] for d in decisions} == {measure.get(s.split(":")[0], "evaluation") for s in strategies}
+
+
+def test_greedy_scores_are_its_one_ply_evaluations(pool):
+    """The played action has the best score among those allowed (ties: one of them); loop
+    avoidance sets aside an action taken before at the same view."""
+    game = replay.new_game(pool, 170, ("greedy", "greedy"))       # a view repeats at turn 60 or so
+    aside = 0
+    for d in board_why.decisions(game):
+        alts = d["alternatives"]
+        if len(alts) < 2:
+            continue
+        allowed = [a for a in alts if a[3]]
+        played = next(a for a in alts if a[0] == d["played"])
+        assert played[3] and played[1] >= max(a[1] for a in allowed) - 1e-9, d
+        aside += len(alts) - len(allowed)
+    assert aside == 1
+
+
+def action_positions(pool, n_games=5, stops=(8, 20, 34)):
+    """Mid-game positions pending at an action decision with several options, by random play."""
+    out = []
+    for seed in range(n_games):
+        for stop in stops:
+            g = State(pool, seed=seed)
+            rng = np.random.default_rng(seed * 100 + stop)
+            for _ in range(stop):
+                if g.pending() is None:
+                    break
+                g.answer(int(rng.integers(len(g.pending().options))))
+            while g.pending() is not None and (g.pending().kind != "action" or len(g.pending().options) < 3):
+                g.answer(0)
+            if g.pending() is not None:
+                out.append(g)
+    return out
+
+
+@pytest.mark.parametrize("spec", ["greedy", "search:sims=6,depth=1", "ismcts:iters=30"])
+def test_explanations_are_honest(pool, spec):
+    """The engine's honesty hook re-deals what the mover cannot see: the explanation is the same."""
+    checked = 0
+    for g in action_positions(pool):
+        seat = make_seat(spec, pool)
+        watcher = watch(seat)
+        g.core.decide_with(seat)
+        for k in range(2):
+            g.core.decide_with(seat, permute_seed=k)
+        said = watcher.decisions()
+        assert len(said) == 3 and said[0]["alternatives"], (spec, g.seed)
+        assert said[1] == said[0] and said[2] == said[0], (spec, g.seed, said)
+        checked += 1
+    assert checked >= 8
+
+
+USER_BOT = textwrap.dedent('''
+    from strategies.user import Strategy
+
+    class First(Strategy):
+        def choose(self, observation, decision):
+            return 0
+''')
+
+
+def test_players_that_cannot_say_why_are_not_watched(pool, tmp_path, monkeypatch):
+    (tmp_path / "whybots.py").write_text(USER_BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert watch(make_seat("random", pool)) is None
+    assert watch(make_seat("whybots:First", pool)) is None
+    game = replay.new_game(pool, 3, ("random", "whybots:First"))
+    assert board_why.decisions(game) == []
+    seat = make_seat("greedy", pool)
+    watcher = watch(seat)
+    assert watcher is not None and watcher.decisions() == []
+    watcher.release()
+    assert watch(seat) is not None                  # released: the seat decides with greedy again
+    sys.modules.pop("whybots", None)
