@@ -37,9 +37,6 @@ from strategies._features cimport NFEAT, features
 import numpy as np
 
 cdef enum:
-    MAXL = 4             # model.MAX_LAYERS
-    MAXU = 64            # model.MAX_UNITS
-    MAXIN = 80           # max(NFEAT, MAXU)
     MAXPLAN = 12         # inner decision points a plan remembers
     MAXALT = 8           # alternatives remembered per decision point
     NOANS = -1000000     # no forced answer
@@ -50,13 +47,7 @@ cdef enum:
 ACTIVATION_CODES = {"relu": ACT_RELU, "tanh": ACT_TANH, "linear": ACT_LINEAR}
 
 
-cdef struct Mlp:
-    int32_t nl
-    int32_t nin[MAXL]
-    int32_t nout[MAXL]
-    int32_t act[MAXL]
-    float w[MAXL][MAXU * MAXIN]
-    float b[MAXL][MAXU]
+# Mlp, MAXL, MAXU, MAXIN: strategies/_learned.pxd (the guided ismcts reads the same network)
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
@@ -88,6 +79,28 @@ cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
         for i in range(m.nout[l]):
             x[i] = y[i]
     return 1.0 / (1.0 + exp(-<double>x[0]))
+
+
+cdef int fill_mlp(Mlp* m, layers) except -1:
+    """Copy a model's layers ((weights [out][in], bias, activation) each) into m."""
+    cdef int l, i, j
+    if not 1 <= len(layers) <= MAXL:
+        raise ValueError(f"a model of 1..{MAXL} layers, got {len(layers)}")
+    m.nl = len(layers)
+    for l, (w, b, act) in enumerate(layers):
+        w = np.ascontiguousarray(w, np.float32)
+        if w.shape[0] > MAXU or w.shape[1] > MAXIN:
+            raise ValueError(f"layer {l}: at most {MAXU} units of {MAXIN} inputs, got {w.shape}")
+        m.nout[l] = w.shape[0]
+        m.nin[l] = w.shape[1]
+        m.act[l] = ACTIVATION_CODES[act]
+        for i in range(w.shape[0]):
+            m.b[l][i] = b[i]
+            for j in range(w.shape[1]):
+                m.w[l][i * w.shape[1] + j] = w[i, j]
+    if m.nin[0] != NFEAT:
+        raise ValueError(f"the first layer takes {NFEAT} features, got {m.nin[0]}")
+    return 0
 
 
 cdef struct Plan:
@@ -342,23 +355,7 @@ cdef class Learned:
 
     def __cinit__(self, layers, str model_hash, int sims, int depth, int inner, int branch, int top,
                   double explore):
-        cdef int l, i, j
-        if not 1 <= len(layers) <= MAXL:
-            raise ValueError(f"a model of 1..{MAXL} layers, got {len(layers)}")
-        self.s.mlp.nl = len(layers)
-        for l, (w, b, act) in enumerate(layers):
-            w = np.ascontiguousarray(w, np.float32)
-            if w.shape[0] > MAXU or w.shape[1] > MAXIN:
-                raise ValueError(f"layer {l}: at most {MAXU} units of {MAXIN} inputs, got {w.shape}")
-            self.s.mlp.nout[l] = w.shape[0]
-            self.s.mlp.nin[l] = w.shape[1]
-            self.s.mlp.act[l] = ACTIVATION_CODES[act]
-            for i in range(w.shape[0]):
-                self.s.mlp.b[l][i] = b[i]
-                for j in range(w.shape[1]):
-                    self.s.mlp.w[l][i * w.shape[1] + j] = w[i, j]
-        if self.s.mlp.nin[0] != NFEAT:
-            raise ValueError(f"the first layer takes {NFEAT} features, got {self.s.mlp.nin[0]}")
+        fill_mlp(&self.s.mlp, layers)
         self.model_hash = model_hash
         self.s.sims = sims
         self.s.depth = depth

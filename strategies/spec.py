@@ -4,7 +4,8 @@
     greedy | rush | disrupt | control      one-ply bots (styles are weight presets)
     greedy:w_control=2          any weight overridden by name
     search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
-    ismcts:iters=3000,c=0.7,rollout=rules   information-set MCTS (these are the defaults; rollout=random too)
+    ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
+                                leaf=model[,model=NAME]: new nodes scored by a model, not played out)
     learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2   the model's player (these are the defaults)
     greedy+nodown               restricted play: never play face-down
     greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
@@ -31,7 +32,7 @@ from sim.enums import Restrict
 from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 from strategies._draft import TableDraft
-from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
+from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_LEAF, DEFAULT_ROLLOUT, LEAVES, MAX_ITERS, ROLLOUTS
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
 from strategies.draft import DraftTableError, fitted_draft
@@ -70,9 +71,17 @@ def _bot(style: str) -> Callable[[SeatConfig, Params], None]:
 
 
 def _ismcts(seat: SeatConfig, params: Params) -> None:
-    """Information-set MCTS (strategies/_ismcts.pyx)."""
+    """Information-set MCTS (strategies/_ismcts.pyx); `leaf=model` scores its new nodes with a model
+    (`model=NAME`, the shipped `learned` by default) instead of playing the game out."""
+    leaf = str(params.get("leaf", DEFAULT_LEAF))
+    layers, model_hash = None, ""
+    if leaf == "model":
+        model = load_model(str(params.get("model", DEFAULT_MODEL)))
+        layers, model_hash = [(lay.weights, lay.bias, lay.activation) for lay in model.layers], model.hash
+    elif "model" in params:
+        raise StrategyError("strategy 'ismcts': model is used with leaf=model only")
     configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), float(params.get("c", DEFAULT_C)),
-                     str(params.get("rollout", DEFAULT_ROLLOUT)))
+                     str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash)
 
 
 LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "explore": 0.0}
@@ -105,7 +114,7 @@ PLAYERS: dict[str, Player] = {
     "random": Player((), _random),
     **{style: Player(WEIGHT_NAMES, _bot(style)) for style in STYLE_WEIGHTS if style != "search"},
     "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search")),
-    "ismcts": Player(("iters", "c", "rollout"), _ismcts),
+    "ismcts": Player(("iters", "c", "rollout", "leaf", "model"), _ismcts),
     "learned": Player(("model", *LEARNED_DEFAULTS), _learned),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
@@ -147,9 +156,10 @@ def parse(text: str) -> StrategySpec:
             if not eq or k not in allowed:
                 raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected "
                                     f"{', '.join(allowed) or 'none'}")
-            if k == "rollout":
-                if v not in ROLLOUTS:
-                    raise StrategyError(f"strategy {head!r}: rollout must be one of {', '.join(ROLLOUTS)}, got {v!r}")
+            if k in ("rollout", "leaf"):
+                words = ROLLOUTS if k == "rollout" else LEAVES
+                if v not in words:
+                    raise StrategyError(f"strategy {head!r}: {k} must be one of {', '.join(words)}, got {v!r}")
                 spec.params[k] = v
                 continue
             if k == "model":
