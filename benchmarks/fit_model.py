@@ -1,7 +1,7 @@
 """Fit a learned player's model from greedy games with numpy alone (deterministic for a seed): the
 bootstrap model shipped as datasets/models/learned.json until `protolab train` replaces it.
 
-    python benchmarks/fit_model.py --games 20000 --seed 1 --out datasets/models/learned.json
+    python benchmarks/fit_model.py --games 8000 --seed 1 --out datasets/models/learned.json
 
 Examples: `strategies.learned.examples` on the default pool (four sets, random drafts), greedy
 against greedy with `--explore` uniform actions; a one-hidden-layer MLP (relu) trained with Adam
@@ -10,25 +10,28 @@ on the log loss of each turn end's result, full passes over shuffled mini-batche
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")      # one thread: the same sums in the same order
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+import numpy as np  # noqa: E402
 
-from sim.pool import load_pool
-from strategies.learned import examples
-from strategies.model import Model
+from sim.pool import load_pool  # noqa: E402
+from strategies.learned import examples  # noqa: E402
+from strategies.model import Model  # noqa: E402
 
 
 def fit_mlp(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int, lr: float = 3e-3,
-            batch: int = 512, l2: float = 1e-5) -> list[tuple[np.ndarray, np.ndarray, str]]:
+            batch: int = 1024, l2: float = 1e-5) -> list[tuple[np.ndarray, np.ndarray, str]]:
     """Weights of x -> relu(hidden) -> logit, minimising the log loss of y (0..1) by Adam."""
     rng = np.random.default_rng(seed)
     n, d = x.shape
-    w1 = (rng.standard_normal((hidden, d)) * np.sqrt(2.0 / d)).astype(np.float64)
-    b1 = np.zeros(hidden)
-    w2 = (rng.standard_normal((1, hidden)) * np.sqrt(1.0 / hidden)).astype(np.float64)
-    b2 = np.zeros(1)
+    w1 = (rng.standard_normal((hidden, d)) * np.sqrt(2.0 / d)).astype(np.float32)
+    b1 = np.zeros(hidden, np.float32)
+    w2 = (rng.standard_normal((1, hidden)) * np.sqrt(1.0 / hidden)).astype(np.float32)
+    b2 = np.zeros(1, np.float32)
     params = [w1, b1, w2, b2]
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
@@ -37,7 +40,7 @@ def fit_mlp(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int, l
         order = rng.permutation(n)
         for s in range(0, n, batch):
             idx = order[s:s + batch]
-            xb, yb = x[idx].astype(np.float64), y[idx].astype(np.float64)
+            xb, yb = x[idx], y[idx]
             h = xb @ w1.T + b1
             a = np.maximum(h, 0)
             z = (a @ w2.T + b2)[:, 0]
@@ -64,11 +67,11 @@ def log_loss(model: Model, x: np.ndarray, y: np.ndarray) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=20000)
+    ap.add_argument("--games", type=int, default=8000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--explore", type=float, default=0.1)
     ap.add_argument("--hidden", type=int, default=32)
-    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--strategies", default="greedy,greedy")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()

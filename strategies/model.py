@@ -159,8 +159,12 @@ def _layer(raw: Any, i: int, fan_in: int, last: bool, source: str) -> Layer:
     if not 1 <= out <= MAX_UNITS:
         raise _fail(source, f"{key}.weights", f"1..{MAX_UNITS} rows (units)", w if out < 0 else f"{out} rows")
     weights = _matrix(w, out, fan_in, source, f"{key}.weights")
-    bias = _matrix([raw["bias"]] if isinstance(raw["bias"], list) else raw["bias"], 1, out, source, f"{key}.bias")
-    return Layer(weights, bias[0], act)
+    bias = raw["bias"]
+    if not isinstance(bias, list) or len(bias) != out:
+        raise _fail(source, f"{key}.bias", f"a list of {out} numbers", bias if not isinstance(bias, list)
+                    else f"{len(bias)} numbers")
+    _numbers(bias, source, f"{key}.bias")
+    return Layer(weights, np.array(bias, dtype=np.float32), act)
 
 
 def parse(raw: Any, source: str) -> Model:

@@ -13,7 +13,8 @@ from sim.state import State
 from strategies.seats import play_games
 from strategies.spec import StrategyError, make_seat, parse
 
-BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40",
+BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40", "learned",
+            "learned:sims=2,depth=1,inner=4,branch=8",
             "ismcts:iters=40,rollout=random", "ismcts:iters=40,leaf=model"]
 
 
