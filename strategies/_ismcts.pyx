@@ -42,12 +42,20 @@ from sim.engine.options cimport (
 )
 from strategies._bots cimport prepare_copy, heuristic
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
+from strategies._learned cimport Mlp, fill_mlp, win_probability
 
 cdef enum Rollout:
     RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
     RO_RULES = 1           # the cheap rule policy below (no evaluation weights)
 
 ROLLOUTS = ("random", "rules")
+
+cdef enum Leaf:
+    LEAF_ROLLOUT = 0       # play the game out from the new node (the rollout policy)
+    LEAF_MODEL = 1         # stop at the end of the new node's turn; the model's win probability
+
+LEAVES = ("rollout", "model")
+DEFAULT_LEAF = "rollout"
 DEFAULT_ITERS = 3000
 DEFAULT_C = 0.7
 DEFAULT_ROLLOUT = "rules"
@@ -75,6 +83,8 @@ cdef struct IsmctsSettings:
     int32_t iters           # iterations per action decision
     float c                 # UCB1's exploration constant (single precision, as it has always been kept)
     int8_t policy           # Rollout
+    int8_t leaf             # Leaf
+    const Mlp* mlp          # the model (leaf = model), owned by the seat's Ismcts object
 
 
 cdef struct Walk:
@@ -87,6 +97,8 @@ cdef struct Walk:
     int8_t mode
     int8_t searcher
     int8_t policy
+    int8_t leaf
+    const Mlp* mlp
     double c
 
 
@@ -259,9 +271,13 @@ cdef int tree_step(Walk* w, int q) noexcept nogil:
         k = untried[bot_below(g, seat_stream(q), nunt)]
         w.cur = add_child(w, w.cur, k, q)
         w.mode = M_LEAVING
+        if w.leaf == LEAF_MODEL:
+            g.horizon_turn = g.turn        # the model scores the position where this turn ends
         return option_of(g, q, w.searcher, k)
     if best < 0:                       # arena full and nothing tried here: leave the tree
         w.mode = M_LEAVING
+        if w.leaf == LEAF_MODEL:
+            g.horizon_turn = g.turn
         return random_option(g, q) if w.policy == RO_RANDOM else rules_action(g, q)
     w.cur = best
     return option_of(g, q, w.searcher, nodes[best].key)
@@ -286,18 +302,29 @@ cdef int walk_decide(const void* ctx, State* g, int q, int kind) noexcept nogil:
     return rules_action(g, q)
 
 
+cdef double first_seat_result(Walk* w) noexcept nogil:
+    """The iteration's result for seat 0: the game's (win 1, draw or no result 0.5, loss 0), or,
+    where the copy stopped at the new node's turn end (leaf = model), the model's win probability
+    from the searcher's view."""
+    cdef int winner = w.sim.winner
+    cdef double v
+    if winner < 0 and w.leaf == LEAF_MODEL:
+        v = win_probability(w.mlp, &w.sim, w.searcher)
+        return v if w.searcher == 0 else 1.0 - v
+    return 1.0 if winner == 0 else (0.0 if winner == 1 else 0.5)
+
+
 cdef void backpropagate(Walk* w) noexcept nogil:
     """Count the iteration on the path from the last node reached up to the root, each node
     scoring the result for the player who moved into it."""
-    cdef int winner = w.sim.winner, pl
+    cdef double v0 = first_seat_result(w)
     cdef int32_t i = w.cur
     cdef Node* n
     while i >= 0:
         n = &w.nodes[i]
         n.visits += 1
         if i != 0:
-            pl = n.player
-            n.reward += 1.0 if winner == pl else (0.0 if winner == 1 - pl else 0.5)
+            n.reward += v0 if n.player == 0 else 1.0 - v0
         i = n.parent
 
 
@@ -314,6 +341,8 @@ cdef bint grow_tree(State* g, int p, const IsmctsSettings* settings, Walk* w) no
         iters = w.cap - 1
     w.c = settings.c
     w.policy = settings.policy
+    w.leaf = settings.leaf
+    w.mlp = settings.mlp
     w.searcher = p
     w.nnodes = 1
     n = &w.nodes[0]
@@ -430,18 +459,30 @@ def arena_nodes() -> tuple:
 
 
 cdef class Ismcts:
-    """An ismcts seat's settings (its context)."""
+    """An ismcts seat's settings (its context), with the model's network when its leaves are
+    scored by the model."""
     cdef IsmctsSettings settings
+    cdef Mlp mlp
+    cdef public str model_hash
 
-    def __cinit__(self, int iters, double c, int policy):
+    def __cinit__(self, int iters, double c, int policy, int leaf, layers, str model_hash):
         self.settings.iters = iters
         self.settings.c = c
         self.settings.policy = policy
+        self.settings.leaf = leaf
+        self.settings.mlp = NULL
+        self.model_hash = model_hash
+        if leaf == LEAF_MODEL:
+            fill_mlp(&self.mlp, layers)
+            self.settings.mlp = &self.mlp
 
 
-def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str rollout=DEFAULT_ROLLOUT):
+def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str rollout=DEFAULT_ROLLOUT,
+              str leaf=DEFAULT_LEAF, layers=None, str model_hash=""):
     """Make `seat` play ismcts with `iters` iterations per action decision, exploration constant
-    `c` and a rollout policy ('random' or 'rules')."""
+    `c`, a rollout policy ('random' or 'rules') and a leaf evaluation: 'rollout' (play the game
+    out) or 'model' (the win probability of a model, `layers` as strategies/model.py gives them,
+    where the new node's turn ends)."""
     cdef Ismcts settings
     if not 1 <= iters <= MAX_ITERS:
         raise ValueError(f"ismcts: iters must be 1..{MAX_ITERS}, got {iters}")
@@ -449,6 +490,10 @@ def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str 
         raise ValueError(f"ismcts: c must be 0..100, got {c}")
     if rollout not in ROLLOUTS:
         raise ValueError(f"ismcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+    if leaf not in LEAVES:
+        raise ValueError(f"ismcts: leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
+    if leaf == "model" and not layers:
+        raise ValueError("ismcts: leaf=model needs a model's layers")
     ensure_arena(iters + 1)
-    settings = Ismcts(iters, c, ROLLOUTS.index(rollout))
+    settings = Ismcts(iters, c, ROLLOUTS.index(rollout), LEAVES.index(leaf), layers, model_hash)
     seat.set_decider(ismcts_decide, &settings.settings, settings)

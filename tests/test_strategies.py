@@ -13,8 +13,9 @@ from sim.state import State
 from strategies.seats import play_games
 from strategies.spec import StrategyError, make_seat, parse
 
-BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40",
-            "ismcts:iters=40,rollout=random"]
+BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40", "learned",
+            "learned:sims=2,depth=1,inner=4,branch=8",
+            "ismcts:iters=40,rollout=random", "ismcts:iters=40,leaf=model"]
 
 
 def positions(pool, n_games=6, stops=(6, 15, 30, 45)):
@@ -106,6 +107,18 @@ def test_ismcts_is_deterministic_for_a_seed(pool):
     assert all(np.array_equal(a[k], b[k]) for k in ("winner", "turns", "plays_up", "plays_down"))
 
 
+def test_guided_ismcts_scores_leaves_with_the_model(pool):
+    """leaf=model: the same seed gives the same game; its new nodes stop at their turn's end and are
+    scored by the model, so it plays other games than the rollout search with the same budget."""
+    guided = "ismcts:iters=30,leaf=model"
+    a = play_games(pool, range(4), strategies=(guided, "random"))
+    b = play_games(pool, range(4), strategies=(guided, "random"))
+    assert all(np.array_equal(a[k], b[k]) for k in ("winner", "turns", "plays_up", "plays_down"))
+    rollout = play_games(pool, range(4), strategies=("ismcts:iters=30", "random"))
+    assert not all(np.array_equal(a[k], rollout[k]) for k in ("turns", "plays_up", "plays_down"))
+    assert _win_rate(pool, guided, "random", 20) >= 0.8
+
+
 def test_ismcts_arena_is_sized_at_configure(pool):
     from strategies._ismcts import arena_nodes
 
@@ -174,6 +187,9 @@ def test_norefresh_with_control(pool):
     ("ismcts:iters=0", "iters must be"),
     ("ismcts:iters=2.5", "iters must be"),
     ("ismcts:c=-1", "c must be"),
+    ("ismcts:leaf=oracle", "leaf must be one of"),
+    ("ismcts:model=learned", "model is used with leaf=model only"),
+    ("ismcts:leaf=model,model=no_such_model_file.json", "no_such_model_file.json"),
 ])
 def test_bad_specs(pool, bad, fragment):
     with pytest.raises(StrategyError, match=fragment):
