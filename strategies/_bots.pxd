@@ -14,7 +14,7 @@ cdef int default_decide(State* g, int p, int kind) noexcept nogil
 cdef int default_choice(State* g, int p, int kind) noexcept nogil
 cdef uint64_t field_hash(State* g, int p) noexcept nogil
 cdef uint64_t seen_hash(State* g, int p, uint64_t field) noexcept nogil
-cdef const uint8_t* allowed_actions(State* g, const RecentActions* r, uint64_t seen,
-                                    uint8_t* allowed) noexcept nogil
+cdef const uint8_t* allowed_actions(const RecentActions* r, uint64_t seen, const int32_t* cand, int n,
+                                    uint8_t* flags) noexcept nogil
 cdef void note_turn_of(State* g, int p, uint64_t field) noexcept nogil
 cdef void remember_action(RecentActions* r, uint64_t seen, int32_t action) noexcept nogil

@@ -329,8 +329,9 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     """A learned seat's decisions (ctx: its Settings)."""
     cdef Settings* s = <Settings*>ctx
     cdef uint8_t allowed[MAXOPT]
+    cdef int32_t cand[MAXOPT]
     cdef uint64_t seen, field
-    cdef int action, k
+    cdef int action, k, n
     cdef Plan* plan = &s.plan
     if kind == D_ACTION:
         field = field_hash(g, p)
@@ -341,7 +342,8 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
             plan.n = 0
             plan.turn = -1
         else:
-            action = learned_action(s, g, p, allowed_actions(g, &g.recent[p], seen, allowed), seen)
+            n = candidate_actions(g, cand)
+            action = learned_action(s, g, p, allowed_actions(&g.recent[p], seen, cand, n, allowed), seen)
         remember_action(&g.recent[p], seen, action)
         return action
     if (plan.turn == g.turn and plan.seed == g.seed and g.active == p
