@@ -199,40 +199,57 @@ cdef void clear_force(Planner* pl) noexcept nogil:
         pl.force[k] = NOANS
 
 
-cdef double improve(const Settings* s, State* base, int p, int32_t action, Planner* pl, double score,
-                    int32_t* best_force, int8_t* best_kind) noexcept nogil:
-    """Branch over the alternatives of the first `inner` decision points of action's line, one
-    point at a time (the best answers so far kept), within `branch` runs; best_force gets the
-    best line's answers, the return value its score. pl holds the default line's record."""
-    cdef int k, i, i2, runs = 0, npoints
-    cdef int32_t alts[MAXALT]
-    cdef int nalt
-    cdef double sc
+cdef void keep_record(const Planner* pl, int32_t* nalt, int32_t alt[MAXPLAN][MAXALT]) noexcept nogil:
+    """The decision points (their options) of the line the planner just played."""
+    cdef int k, i
+    for k in range(MAXPLAN):
+        nalt[k] = pl.nalt[k] if k < pl.n else 0
+        for i in range(nalt[k]):
+            alt[k][i] = pl.alt[k][i]
+
+
+cdef void keep_answers(const Planner* pl, int32_t* best_force, int8_t* best_kind) noexcept nogil:
+    cdef int k
     for k in range(MAXPLAN):
         best_force[k] = pl.taken[k] if k < pl.n else NOANS
         best_kind[k] = pl.kind[k] if k < pl.n else -1
+
+
+cdef double improve(const Settings* s, State* base, int p, int32_t action, Planner* pl, double score,
+                    int32_t* best_force, int8_t* best_kind) noexcept nogil:
+    """Branch over the alternatives of the first `inner` decision points of action's line, one
+    point at a time (the best answers so far kept, and the decision points of the best line
+    so far branched next), within `branch` runs; best_force and best_kind get the best line's
+    answers, the return value its score. pl holds the default line's record."""
+    cdef int k, i, j, runs = 0, npoints
+    cdef int32_t nalt[MAXPLAN]
+    cdef int32_t alt[MAXPLAN][MAXALT]
+    cdef int32_t alts[MAXALT]
+    cdef int n
+    cdef double sc
+    keep_answers(pl, best_force, best_kind)
+    keep_record(pl, nalt, alt)
     npoints = pl.n
     k = 0
     while k < npoints and k < s.inner and runs < s.branch:
-        nalt = pl.nalt[k]
-        for i in range(nalt):
-            alts[i] = pl.alt[k][i]
-        for i in range(nalt):
+        n = nalt[k]
+        for i in range(n):
+            alts[i] = alt[k][i]
+        for i in range(n):
             if runs >= s.branch:
                 break
             if alts[i] == best_force[k]:
                 continue
             clear_force(pl)
-            for i2 in range(k):
-                pl.force[i2] = best_force[i2]
+            for j in range(k):
+                pl.force[j] = best_force[j]
             pl.force[k] = alts[i]
             sc = play_line(s, base, p, action, pl)
             runs += 1
             if sc > score + 1e-9:
                 score = sc
-                for i2 in range(MAXPLAN):
-                    best_force[i2] = pl.taken[i2] if i2 < pl.n else NOANS
-                    best_kind[i2] = pl.kind[i2] if i2 < pl.n else -1
+                keep_answers(pl, best_force, best_kind)
+                keep_record(pl, nalt, alt)
                 npoints = pl.n
         k += 1
     return score
