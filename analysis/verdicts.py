@@ -43,10 +43,11 @@ def _verdict(x: pd.Series, cards: set[str]) -> str:
                  f'{html.escape(name)}</a>')
     protocol = str(x["protocol"]) if x["kind"] == "card" and isinstance(x.get("protocol"), str) else name
     arrow = "\u25b2" if x["direction"] == "above" else "\u25bc"
-    return (f'<div class="verdict {x["direction"]}"{filter_attrs(protocol, name)} title="{html.escape(str(x["metric"]))}">'
-            f'<b>{title}</b> <span class="tag">{x["kind"]} {arrow}</span><br><span class="rate">{_pct(x["win_rate"])}'
-            f'</span> <span class="ci">95% CI {_pct(x["win_rate_low"])}-{_pct(x["win_rate_high"])} · {int(x["games"]):,} '
-            f'games</span><br><span class="why">{x["direction"]} {html.escape(against(x))}; adj. p '
+    ci = f'95% CI {_pct(x["win_rate_low"])}-{_pct(x["win_rate_high"])} · {int(x["games"]):,} games'
+    return (f'<div class="verdict {x["direction"]}"{filter_attrs(protocol, name)} '
+            f'title="{html.escape(str(x["metric"]))}"><b>{title}</b> <span class="tag">{x["kind"]} {arrow}</span><br>'
+            f'<span class="rate">{_pct(x["win_rate"])}</span> <span class="ci">{ci}</span><br>'
+            f'<span class="why">{x["direction"]} {html.escape(against(x))}; adj. p '
             f'{x["p_adjusted"]:.2g}</span></div>')
 
 
