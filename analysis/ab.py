@@ -284,7 +284,7 @@ def render_ab(ab: ABResult) -> str:
     sets = _protocol_sets(ab.provenance[0] if ab.provenance else {}, protocols)
     links = [("arms", "Arms"), ("ranking", "Ranking")] + [(f"ab-{i}", v) for i, (v, _) in enumerate(ab.comparisons)]
     return render_page(" A/B", "protolab A/B dashboard", f"{ab.run_id}: A/B, {len(ab.arms)} arms", header, body,
-                       css=".summary li{margin:3px 0}", nav=filter_bar(sets, {}, links))
+                       css=".summary li{margin:3px 0}", nav=filter_bar(sets, None, links))
 
 
 def _protocol_sets(block: dict[str, Any], protocols: list[str]) -> dict[str, str]:

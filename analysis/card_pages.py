@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 
 from analysis.card_texts import CardText
+from analysis.dashboard_summary import card_anchor
 from analysis.page import filter_attrs
 from analysis.report import against
-from analysis.verdicts import card_anchor
 
 BOXES = ("top", "middle", "bottom")
 

@@ -15,11 +15,11 @@ import plotly.graph_objects as go
 from analysis import queries
 from analysis.card_pages import card_pages_html
 from analysis.card_texts import card_texts
+from analysis.dashboard_summary import card_anchor, ranked_flags, summary_html
 from analysis.meta import meta_analysis
 from analysis.meta_report import meta_html
 from analysis.page import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.report import Report, against
-from analysis.verdicts import card_anchor, ranked_flags, summary_html
 
 LARGE = 18              # protocols above which the metagame section is summarised (816 trios at 18)
 LARGE_PAIR_L2 = 10.0    # the pair-term regularisation used then (fit_payoff_model's default)
@@ -249,7 +249,7 @@ SECTIONS = (("summary", "Summary"), ("flags", "Flags"), ("protocols", "Protocols
 
 def render(r: Report, examples: str = "") -> str:
     """The whole page as one HTML string (plotly.js inline: it works with no network): the summary
-    first (analysis/verdicts.py), then the flags, tables, charts and card pages, every table under
+    first (analysis/dashboard_summary.py), then the flags, tables, charts and card pages, every table under
     the filter bar; `examples`: the example games section (analysis/board_links.py), at the end."""
     figs = [("protocols", fig_protocols(r)), ("matchups", fig_matchups(r)),
             ("compile-curves", fig_compile_curves(r)), ("game-length", fig_game_length(r)),

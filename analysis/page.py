@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -81,23 +81,29 @@ def warnings_html(warnings: list[str]) -> str:
     return "".join(f'<p class="warn">warning: {html.escape(w)}</p>' for w in warnings)
 
 
-def filter_bar(sets: dict[str, str], flags: dict[str, str], links: list[tuple[str, str]] = ()) -> str:
+def filter_bar(sets: dict[str, str], flags: dict[str, str] | None, links: Sequence[tuple[str, str]] = ()) -> str:
     """The page's filter bar (FILTER_JS acts on every row with filter_attrs): by set, protocol and
-    flag. `sets`: protocol -> its set; `flags`: flagged name (protocol or card) -> above|below;
-    `links`: (anchor, label) of the page's sections, a table of contents beside the filters."""
+    flag. `sets`: protocol -> its set; `flags`: flagged name (protocol or card) -> above|below (None:
+    a page without flags, no flag filter); `links`: (anchor, label) of the page's sections, a table
+    of contents beside the filters."""
     def options(values: list[str], everything: str) -> str:
         return f'<option value="">{everything}</option>' + "".join(
             f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in values)
 
-    data = json.dumps({"sets": sets, "flags": flags}, ensure_ascii=False).replace("<", "\\u003c")
+    data = json.dumps({"sets": sets, "flags": flags or {}}, ensure_ascii=False).replace("<", "\\u003c")
     toc = "".join(f'<a href="#{html.escape(a)}">{html.escape(label)}</a>' for a, label in links)
+    named_sets = {v for v in sets.values() if v}
     return (f'<nav id="filters"><span class="toc">{toc}</span><span class="pick">'
-            f'<label>set <select name="set">{options(sorted(set(sets.values())), "all sets")}</select></label>'
+            f'<label>set <select name="set">{options(sorted(named_sets), "all sets")}</select></label>'
             f'<label>protocol <select name="protocol">{options(sorted(sets), "all protocols")}</select></label>'
-            '<label>flag <select name="flag"><option value="">any row</option><option value="any">flagged</option>'
-            '<option value="above">above the band</option><option value="below">below the band</option></select>'
-            '</label><button type="button" name="reset">clear</button><span class="count"></span></span>'
+            + (FLAG_SELECT if flags is not None else "")
+            + '<button type="button" name="reset">clear</button><span class="count"></span></span>'
             f'<script type="application/json" id="filter-data">{data}</script></nav>')
+
+
+FLAG_SELECT = ('<label>flag <select name="flag"><option value="">any row</option><option value="any">flagged</option>'
+               '<option value="above">above the band</option><option value="below">below the band</option></select>'
+               "</label>")
 
 
 def render_page(kind: str, heading: str, title: str, header: str, body: str, css: str = "", nav: str = "") -> str:
@@ -215,7 +221,8 @@ FILTER_JS = """
     return true;
   }
   function apply() {
-    var s = pick('set').value, p = pick('protocol').value, f = pick('flag').value, hidden = 0, rows = 0;
+    var s = pick('set').value, p = pick('protocol').value, f = pick('flag') ? pick('flag').value : '';
+    var hidden = 0, rows = 0;
     document.querySelectorAll('main [data-p]').forEach(function (el) {
       var ok = pass(el, s, p, f);
       el.hidden = !ok; rows++; if (!ok) hidden++;
@@ -225,7 +232,7 @@ FILTER_JS = """
   }
   bar.addEventListener('change', apply);
   pick('reset').addEventListener('click', function () {
-    ['set', 'protocol', 'flag'].forEach(function (n) { pick(n).value = ''; });
+    ['set', 'protocol', 'flag'].forEach(function (n) { if (pick(n)) pick(n).value = ''; });
     apply();
   });
   document.addEventListener('click', function (e) {

@@ -14,9 +14,9 @@ from fixtures_analysis.synth import synth_run, write_run
 
 from analysis.ab import ab_compare, arm_paths, render_ab
 from analysis.dashboard import TOP_TRIOS, render
+from analysis.dashboard_summary import SHOWN, ranked_flags
 from analysis.open import open_runs
 from analysis.report import build_report
-from analysis.verdicts import SHOWN, ranked_flags
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
