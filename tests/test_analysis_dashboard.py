@@ -87,9 +87,10 @@ def _shown(browser, table: str) -> list[str]:
 
 
 def test_the_summary_is_the_first_thing_on_the_page(page, browser):
-    flags = build_report(open_runs(page.parent / "run"), band=0.0).tables["balance_flags"]   # a band of 0: flags
+    report = build_report(open_runs(page.parent / "run"), band=0.0)        # a band of 0: protocols are flagged
+    flags = report.tables["balance_flags"]
     out = page.parent / "flagged.html"
-    out.write_text(render(build_report(open_runs(page.parent / "run"), band=0.0)), encoding="utf-8")
+    out.write_text(render(report), encoding="utf-8")
     browser.open(out.resolve().as_uri())
     first = browser.evaluate("(() => { const s = document.querySelector('main').firstElementChild; "
                              "return {id: s.id, top: s.getBoundingClientRect().top, "
