@@ -120,6 +120,7 @@ def meta_html(res: MetaResult | None, note: str = "", top: int | None = None) ->
         return (f'<section id="metagame"><h2>Metagame</h2><p class="muted">{html.escape(note)}</p></section>'
                 if note else "")
     items = "".join(f"<li>{html.escape(x)}</li>" for x in health_lines(res))
+    items += "".join(f'<li class="warn">warning: {html.escape(w)}</li>' for w in res.meta.get("warnings") or [])
     p = res.protocols
     prow = "".join(f"<tr{filter_attrs(r.protocol)}><td>{html.escape(r.protocol)}</td>"
                    f"<td class='n'>{pct(r.nash_weight)}</td>"

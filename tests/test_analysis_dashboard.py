@@ -196,6 +196,7 @@ def test_the_metagame_section_appears_above_18_protocols(tmp_path, browser):
     meta = browser.evaluate("(() => { const s = document.getElementById('metagame'); return {text: s.textContent, "
                             "rows: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[0].textContent)}; })()")
     assert "20 protocols" in meta["text"] and "summarised" in meta["text"]
+    assert "warning: the payoff model rests on" in meta["text"]       # 2,000 games of 387,600 trio pairs
     assert {f"P{i:02d}" for i in range(20)} <= set(meta["rows"])
     trios = [r for r in meta["rows"] if ", " in r]
     assert 0 < len(trios) <= TOP_TRIOS
