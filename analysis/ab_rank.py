@@ -11,9 +11,7 @@ import pandas as pd
 
 from analysis.compare import Comparison
 from analysis.page import table_html
-from analysis.stats import z_for
-
-Z95 = z_for(0.95)
+from analysis.stats import Z95
 
 
 def ranking(comparisons: list[tuple[str, Comparison]]) -> pd.DataFrame:
