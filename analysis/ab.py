@@ -18,9 +18,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis import queries
+from analysis.ab_rank import ranking_html
+from analysis.card_texts import card_texts
 from analysis.compare import Comparison, compare_runs, print_comparison
 from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
-from analysis.page import fig_html, layout, render_page, table_html, warnings_html
+from analysis.page import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.provenance import as_html, of_runs
 from analysis.report import Report, print_report, records, to_json, write_csv
 
@@ -219,7 +221,8 @@ def _rows_table(c: Comparison, i: int) -> str:
             ("change, points (95% CI)", "change", "diff"), ("design", "design", "text"),
             ("variance saved", "saved", "text"), ("adj. p", "p_adjusted", "text")]
     t["p_adjusted"] = [("" if pd.isna(p) else f"{p:.2g}") for p in t["p_adjusted"]]
-    return table_html(t, cols, f"rows-{i}")
+    t["_p"] = t["name"].where(t["kind"] == "protocol", "")
+    return table_html(t, cols, f"rows-{i}", ("_p", None))
 
 
 def _cards_table(c: Comparison, base: str, variant: str, i: int) -> str:
@@ -273,11 +276,22 @@ def render_ab(ab: ABResult) -> str:
     header = f"""
 <p>Each arm against {html.escape(ab.arms[0])}; {html.escape(design)}. One arm's full dashboard: protolab dashboard
 {html.escape(ab.run)}#ARM</p>{as_html(ab.provenance)}"""
-    body = f"""{warnings_html(list(warnings))}
-<section><h2>Arms</h2>{_overview_html(ab)}</section>
+    body = f"""<section id="arms"><h2>Arms</h2>{_overview_html(ab)}</section>
+{warnings_html(list(warnings))}
+{ranking_html(ab.comparisons, ab.arms[0])}
 {sections}"""
+    protocols = sorted({str(n) for _, c in ab.comparisons for n in c.table.loc[c.table["kind"] == "protocol", "name"]})
+    sets = _protocol_sets(ab.provenance[0] if ab.provenance else {}, protocols)
+    links = [("arms", "Arms"), ("ranking", "Ranking")] + [(f"ab-{i}", v) for i, (v, _) in enumerate(ab.comparisons)]
     return render_page(" A/B", "protolab A/B dashboard", f"{ab.run_id}: A/B, {len(ab.arms)} arms", header, body,
-                       css=".summary li{margin:3px 0}")
+                       css=".summary li{margin:3px 0}", nav=filter_bar(sets, None, links))
+
+
+def _protocol_sets(block: dict[str, Any], protocols: list[str]) -> dict[str, str]:
+    """protocol -> its set in the base arm's pool (empty sets where the pool cannot be rebuilt)."""
+    texts, _ = card_texts(block) if block else ({}, [])
+    sets = {t.protocol: t.set for t in texts.values()}
+    return {p: sets.get(p, "") for p in protocols}
 
 
 def print_ab(ab: ABResult, console, run_dir: Any = None) -> None:

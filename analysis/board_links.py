@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.board_page import template
 from analysis.open import Runs
+from analysis.page import filter_attrs
 from analysis.schema import PROTOCOL_COLUMNS
 
 PER_ROW = 2                 # example games per row
@@ -35,12 +36,12 @@ def _pick(runs: Runs, where: str, params: list[Any], k: int, order: str = "seed,
 
 
 def examples(runs: Runs, flags: pd.DataFrame, protocols: list[str], k: int = PER_ROW) -> pd.DataFrame:
-    """Rows (group, name, why, game_index): per protocol, per flagged row, and the whole run's
-    longest games and turn-cap draws."""
-    rows: list[tuple[str, str, str, int]] = []
+    """Rows (group, name, why, game_index, protocol: the one the row concerns): per protocol, per
+    flagged row, and the whole run's longest games and turn-cap draws."""
+    rows: list[tuple[str, str, str, int, str]] = []
 
-    def add(group: str, name: str, why: str, games: list[int]) -> None:
-        rows.extend((group, name, why, g) for g in games)
+    def add(group: str, name: str, why: str, games: list[int], protocol: str = "") -> None:
+        rows.extend((group, name, why, g, protocol or name) for g in games)
 
     for p in protocols:
         add("protocol", p, f"won by a seat holding {p}", _pick(runs, WON_BY, [p, p], k))
@@ -51,10 +52,11 @@ def examples(runs: Runs, flags: pd.DataFrame, protocols: list[str], k: int = PER
         elif f["kind"] == "card" and runs.has_events:
             where = ("game_index in (select e.game_index from events e where e.run_id = games.run_id and "
                      "e.card = ? and e.kind = 'play_face_up' and e.seat = games.winner)")
-            add("flag", name, f"won by the seat that played {name} face up", _pick(runs, where, [name], k))
+            add("flag", name, f"won by the seat that played {name} face up", _pick(runs, where, [name], k),
+                str(f.get("protocol") or ""))
     add("run", "longest games", "the most turns", _pick(runs, "true", [], k, "turns desc, seed, game_index"))
     add("run", "turn-cap draws", "drawn at the turn cap", _pick(runs, "end_reason = 'turn_cap'", [], k))
-    return pd.DataFrame(rows, columns=["group", "name", "why", "game_index"])
+    return pd.DataFrame(rows, columns=["group", "name", "why", "game_index", "protocol"])
 
 
 def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | None],
@@ -66,7 +68,9 @@ def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | Non
     items = []
     for (group, name), g in ex.groupby(["group", "name"], sort=False):
         links = " ".join(_link(int(n), run_arg, href, embedded) for n in g["game_index"])
-        items.append(f'<tr data-group="{group}"><td>{html.escape(group)}</td><td>{html.escape(name)}</td>'
+        keys = f' data-name="{html.escape(name)}"' + (filter_attrs(str(g["protocol"].iloc[0]), name)
+                                                       if group != "run" else "")
+        items.append(f'<tr data-group="{group}"{keys}><td>{html.escape(group)}</td><td>{html.escape(name)}</td>'
                      f'<td>{html.escape(str(g["why"].iloc[0]))}</td><td>{links}</td></tr>')
     data = "".join(f'<script type="application/json" class="board-game" data-game="{n}">{text}</script>'
                    for n, text in embedded.items())
@@ -95,13 +99,13 @@ def _template_script(embedded: dict[int, str]) -> str:
     tpl = json.dumps(template(), ensure_ascii=False).replace("<", "\\u003c")
     return f"""<script type="application/json" id="board-template">{tpl}</script>
 <script>
-document.querySelectorAll('a.open-board').forEach(function (a) {{
-  a.addEventListener('click', function (e) {{
-    e.preventDefault();
-    var n = a.dataset.game, tpl = JSON.parse(document.getElementById('board-template').textContent);
-    var data = document.querySelector('script.board-game[data-game="' + n + '"]').textContent;
-    var page = tpl.split('__TITLE__').join('game ' + n).split('__DATA__').join(data);
-    window.open(URL.createObjectURL(new Blob([page], {{type: 'text/html'}})), '_blank');
-  }});
+document.addEventListener('click', function (e) {{
+  var a = e.target.closest('a.open-board');
+  if (!a) return;
+  e.preventDefault();
+  var n = a.dataset.game, tpl = JSON.parse(document.getElementById('board-template').textContent);
+  var data = document.querySelector('script.board-game[data-game="' + n + '"]').textContent;
+  var page = tpl.split('__TITLE__').join('game ' + n).split('__DATA__').join(data);
+  window.open(URL.createObjectURL(new Blob([page], {{type: 'text/html'}})), '_blank');
 }});
 </script>"""

@@ -13,12 +13,17 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis import queries
+from analysis.card_pages import card_pages_html
+from analysis.card_texts import card_texts
+from analysis.dashboard_summary import card_anchor, ranked_flags, summary_html
 from analysis.meta import meta_analysis
 from analysis.meta_report import meta_html
-from analysis.page import fig_html, layout, render_page, table_html, warnings_html
-from analysis.provenance import as_html
+from analysis.page import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.report import Report, against
 
+LARGE = 18              # protocols above which the metagame section is summarised (816 trios at 18)
+LARGE_PAIR_L2 = 10.0    # the pair-term regularisation used then (fit_payoff_model's default)
+TOP_TRIOS = 25          # equilibrium trios listed then
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
 
 
@@ -123,7 +128,8 @@ def fig_strategies(r: Report) -> go.Figure | None:
                    xaxis={"title": "rating"})
 
 
-def cards_table(r: Report) -> str:
+def cards_table(r: Report, pages: set[str]) -> str:
+    """The card impact table; a card's name links to its card page when the page has one."""
     c = r.tables.get("card_impact")
     if c is None or c.empty:
         return "<p>No events in this run: card impact needs the events table.</p>"
@@ -132,15 +138,20 @@ def cards_table(r: Report) -> str:
             ("WR face-up", "up_wr", "pct"), ("n face-up", "up", "int"),
             ("WR face-down", "down_wr", "pct"), ("WR never played", "never_wr", "pct"), ("n never", "never", "int"),
             ("face-up minus never, points (95% CI)", "iwd", "diff")]
-    return table_html(c, cols, "cards")
+    return table_html(c, cols, "cards", keys=("protocol", "card"), links=_card_links(pages))
 
 
-def card_value_html(r: Report) -> str:
+def _card_links(pages: set[str]) -> dict[str, str]:
+    return {n: "#" + card_anchor(n) for n in pages}
+
+
+def card_value_html(r: Report, protocol_of: dict[str, str]) -> str:
     """The card-value section of a `protolab cardvalue` run (analysis/cardvalue.py); empty otherwise."""
     c = r.tables.get("card_value")
     if c is None or c.empty:
         return ""
-    shown = c.assign(restriction=c["restriction"].map({"avoid": "never played", "noup": "never face-up"}),
+    shown = c.assign(_p=c["card"].map(protocol_of).fillna(""),
+                     restriction=c["restriction"].map({"avoid": "never played", "noup": "never face-up"}),
                      check=c["restriction_held"].map({True: "held", False: "VIOLATED"}).fillna("unchecked"))
     cols = [("card", "card", "text"), ("restriction", "restriction", "text"),
             ("value: unrestricted minus restricted, points (95% CI)", "value", "diff"),
@@ -148,12 +159,13 @@ def card_value_html(r: Report) -> str:
             ("WR restricted", "win_rate_restricted", "pct"), ("games", "games", "int"),
             ("baseline plays up", "baseline_up_plays", "int"), ("baseline plays down", "baseline_down_plays", "int"),
             ("restricted plays up", "restricted_up_plays", "int"), ("restriction", "check", "text")]
+    links = _card_links(set(protocol_of))
     return (f'<section><h2>Card value under {html.escape(str(c.attrs.get("strategy", "")))} (restricted play)</h2>'
             '<p class="muted">What playing the card at all (never played) or face-up (never face-up) is worth to the '
             "side holding its protocol: its win rate against the same strategy unrestricted minus restricted, on "
             "shared seeds and trios (draws count half), with a paired 95% interval; p adjusted across all rows "
             f'({html.escape(str(c.attrs.get("correction", "holm")))}).</p>'
-            f'<div class="scroll">{table_html(shown, cols, "card-value")}</div></section>')
+            f'<div class="scroll">{table_html(shown, cols, "card-value", ("_p", "card"), links)}</div></section>')
 
 
 def trios_html(r: Report) -> str:
@@ -164,68 +176,112 @@ def trios_html(r: Report) -> str:
     cols = [("trio", "trio", "text"), ("win rate", "win_rate", "pct"), ("95% CI low", "win_rate_low", "pct"),
             ("95% CI high", "win_rate_high", "pct"), ("games", "games", "int"), ("wins", "wins", "int"),
             ("draws", "draws", "int")]
-    return (f"<section><h2>Trio win rate: {len(t):,} trios, best first (click a header to sort)</h2>"
+    t = t.assign(_p=t["trio"].str.replace(", ", "|", regex=False))
+    return (f"<section id=\"trios\"><h2>Trio win rate: {len(t):,} trios, best first (click a header to sort)</h2>"
             '<p class="muted">Each trio over all its decided games, either seat; 95% Wilson interval; draws '
             "beside it, never as half wins.</p>"
-            f'<div class="scroll">{table_html(t, cols, "trios")}</div></section>')
+            f'<div class="scroll">{table_html(t, cols, "trios", ("_p", None))}</div></section>')
 
 
 def metagame_html(r: Report) -> str:
-    """The metagame section (analysis/meta.py, no bootstrap) from the report's trio-vs-trio table."""
-
+    """The metagame section (analysis/meta.py, no bootstrap) from the report's trio-vs-trio table.
+    Above LARGE protocols it is summarised to stay quick and small: the payoff model's
+    regularisation is fixed instead of cross-validated, and only the TOP most likely trios of the
+    equilibrium are listed (every protocol's weight and Nash-averaged rating still are)."""
     t = r.tables.get("trio_matchups")
     if t is None or t.empty:
         return ""
     protocols = {p for col in ("trio_a", "trio_b") for x in t[col].unique() for p in x.split(", ")}
-    if len(protocols) > 18:          # 816 trios: beyond that the page would wait on the solver
-        return meta_html(None, f"{len(protocols)} protocols: see protolab meta {' '.join(r.meta.get('runs', []))}.")
+    large = len(protocols) > LARGE
     try:
-        res = meta_analysis(t.assign(draws=0)[["trio_a", "trio_b", "games", "wins", "draws"]], bootstrap=0)
+        res = meta_analysis(t.assign(draws=0)[["trio_a", "trio_b", "games", "wins", "draws"]], bootstrap=0,
+                            pair_l2=LARGE_PAIR_L2 if large else None, alpharank=not large)
     except ValueError as e:
         return meta_html(None, f"No metagame: {e}.")
     res.meta["runs"] = r.meta.get("run_ids", [])
-    return meta_html(res)
+    section = meta_html(res, top=TOP_TRIOS if large else None)
+    if not large:
+        return section
+    note = (f'<p class="muted">{len(protocols)} protocols, {res.meta["trios"]:,} trios: summarised (pair '
+            f"regularisation fixed at {LARGE_PAIR_L2:g}, not cross-validated; no alpha-rank; at most {TOP_TRIOS} trios "
+            "listed). "
+            f"The full analysis with bootstrap intervals: protolab meta {html.escape(' '.join(r.meta.get('runs', [])))}"
+            "</p>")
+    return section.replace("</h2>", "</h2>" + note, 1)
 
 
-def flags_html(r: Report) -> str:
+def flags_html(r: Report, pages: set[str]) -> str:
+    """Every flagged row as a sortable table (strongest evidence first), under its correction statement."""
     f = r.tables["balance_flags"]
-    flagged = f[f["flagged"]]
+    flagged = ranked_flags(f)
     statement = html.escape(f.attrs.get("statement", r.meta.get("flags_statement", "")))
     if flagged.empty:
         return f'<p class="ok">Nothing flagged. <span class="muted">{statement}.</span></p>'
+    shown = flagged.assign(against=[against(x) for _, x in flagged.iterrows()],
+                           _p=[str(x["protocol"]) if x["kind"] == "card" and isinstance(x.get("protocol"), str)
+                               else str(x["name"]) for _, x in flagged.iterrows()])
+    cols = [("name", "name", "text"), ("kind", "kind", "text"), ("metric", "metric", "text"),
+            ("win rate", "win_rate", "pct"), ("95% CI low", "win_rate_low", "pct"),
+            ("95% CI high", "win_rate_high", "pct"), ("games", "games", "int"), ("direction", "direction", "text"),
+            ("against", "against", "text"), ("adj. p", "p_adjusted", "p")]
+    return (f'<div class="scroll">{table_html(shown, cols, "flag-table", ("_p", "name"), _card_links(pages))}</div>'
+            f'<p class="muted">{statement}.</p>')
 
-    items = "".join(
-        f'<li class="{x["direction"]}"><b>{html.escape(str(x["name"]))}</b> ({x["kind"]}, '
-        f'{html.escape(x["metric"])}): {x["win_rate"]:.1%} (95% CI {x["win_rate_low"]:.1%}-{x["win_rate_high"]:.1%}, '
-        f'{int(x["games"]):,} games), {x["direction"]} {html.escape(against(x))}; adjusted p = '
-        f'{x["p_adjusted"]:.2g}</li>' for _, x in flagged.iterrows())
-    return f'<ul class="flags">{items}</ul><p class="muted">{statement}.</p>'
+
+def protocols_html(r: Report, sets: dict[str, str]) -> str:
+    """Every protocol's win rate with its interval, its set and its flag, as a sortable table."""
+    p = r.tables["protocols"]
+    flags = r.tables["balance_flags"]
+    flagged = flags[flags["flagged"] & (flags["kind"] == "protocol")].set_index("name")["direction"]
+    shown = p.assign(set=[sets.get(x, "") for x in p["protocol"]], flag=[flagged.get(x, "") for x in p["protocol"]])
+    shown = shown.sort_values("win_rate", ascending=False)
+    cols = [("protocol", "protocol", "text"), ("set", "set", "text"), ("win rate", "win_rate", "pct"),
+            ("95% CI low", "win_rate_low", "pct"), ("95% CI high", "win_rate_high", "pct"),
+            ("games", "games", "int"), ("flag", "flag", "text")]
+    return (f'<section id="protocols"><h2>Protocols: win rate as part of a trio (click a header to sort)</h2>'
+            f'<div class="scroll">{table_html(shown, cols, "protocol-table", ("protocol", None))}</div></section>')
+
+
+SECTIONS = (("summary", "Summary"), ("flags", "Flags"), ("protocols", "Protocols"), ("charts", "Charts"),
+            ("cards", "Cards"), ("card-pages", "Card pages"), ("trios", "Trios"), ("metagame", "Metagame"),
+            ("example-games", "Games"))
 
 
 def render(r: Report, examples: str = "") -> str:
-    """The whole page as one HTML string (plotly.js inline: it works with no network);
-    `examples`: the example games section (analysis/board_links.py), after the flags."""
-    o = r.tables["overview"].iloc[0]
+    """The whole page as one HTML string (plotly.js inline: it works with no network): the summary
+    first (analysis/dashboard_summary.py), then the flags, tables, charts and card pages, every table under
+    the filter bar; `examples`: the example games section (analysis/board_links.py), at the end."""
     figs = [("protocols", fig_protocols(r)), ("matchups", fig_matchups(r)),
             ("compile-curves", fig_compile_curves(r)), ("game-length", fig_game_length(r)),
             ("compiles-by-protocol", fig_compiles_by_protocol(r)), ("strategies", fig_strategies(r))]
     charts = "".join(f'<section>{fig_html(f, "chart-" + name)}</section>' for name, f in figs if f is not None)
-    summary = (f"{int(o['games']):,} games, {int(o['decided']):,} decided, {int(o['draws']):,} draws; "
-               f"first player wins {_pct(o['first_player_win_rate'])} (95% CI "
-               f"{_pct(o['first_player_win_rate_low'])}-{_pct(o['first_player_win_rate_high'])}); "
-               f"turns mean {o['mean_turns']:.1f}, median {o['median_turns']:.0f}")
-    header = f"<p>{html.escape(summary)}</p>\n{as_html(r.meta.get('provenance') or [])}"
-    body = f"""{warnings_html(r.meta["warnings"])}
-<section><h2>Balance flags</h2>{flags_html(r)}</section>
-{examples}
-{charts}
-<section><h2>Card impact (click a header to sort)</h2>
+    blocks = r.meta.get("provenance") or []
+    texts, notes = card_texts(blocks[0]) if blocks else ({}, [])
+    if len({b.get("pool_hash") for b in blocks}) > 1:
+        notes.append("the pooled runs have different pools: card texts are the first run's")
+    sets = {t.protocol: t.set for t in texts.values()}
+    impact = r.tables.get("card_impact")
+    protocol_of = {n: t.protocol for n, t in texts.items()}
+    if impact is not None and not impact.empty:
+        protocol_of.update({str(c): str(p) for c, p in zip(impact["card"], impact["protocol"], strict=True)})
+    pages = set(protocol_of)
+    flags = r.tables["balance_flags"]
+    nav = filter_bar({p: sets.get(p, "") for p in r.tables["protocols"]["protocol"]},
+                     {str(x["name"]): str(x["direction"]) for _, x in flags[flags["flagged"]].iterrows()},
+                     [s for s in SECTIONS if s[0] != "example-games" or examples])
+    body = f"""{summary_html(r, warnings_html(r.meta["warnings"]), pages)}
+<section id="flags"><h2>Balance flags</h2>{flags_html(r, pages)}</section>
+{protocols_html(r, sets)}
+<div id="charts">{charts}</div>
+<section id="cards"><h2>Card impact (click a header to sort, a card for its page)</h2>
 <p class="muted">Per card, over the seat-games whose deck holds it, decided games only (win rate when drawn is
 left out: nearly every card of a held protocol is drawn, so it is the protocol's win rate again).
 Face-up minus never: win rate when played face-up minus win rate when never played (the 17lands IWD
 idea), in percentage points with a 95% Newcombe interval.</p>
-<div class="scroll">{cards_table(r)}</div></section>
+<div class="scroll">{cards_table(r, pages)}</div></section>
+{card_value_html(r, protocol_of)}
+{card_pages_html(texts, impact, r.tables.get("card_value"), flags, notes)}
 {trios_html(r)}
 {metagame_html(r)}
-{card_value_html(r)}"""
-    return render_page("", "protolab balance dashboard", ", ".join(r.meta["run_ids"]), header, body)
+{examples}"""
+    return render_page("", "protolab balance dashboard", ", ".join(r.meta["run_ids"]), "", body, nav=nav)

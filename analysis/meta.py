@@ -429,8 +429,9 @@ def _observed(u: Universe, matchups: pd.DataFrame) -> pd.DataFrame:
 
 def meta_analysis(matchups: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 1, prior_games: float = PRIOR_GAMES,
                   alpha: float = ALPHA, population: int = POPULATION, protocols: list[str] | None = None,
-                  pair_l2: float | None = None) -> MetaResult:
-    """The whole metagame analysis of a table of played trio pairs (`matchup_table`)."""
+                  pair_l2: float | None = None, alpharank: bool = True) -> MetaResult:
+    """The whole metagame analysis of a table of played trio pairs (`matchup_table`); `alpharank`
+    False leaves alpha-rank out (NaN), as above ALPHARANK_LIMIT trios (the dashboard's summary)."""
     if bootstrap < 0:
         raise ValueError(f"--bootstrap: expected 0 or more replicates, got {bootstrap}")
     if not (matchups["games"] > 0).any():
@@ -439,7 +440,7 @@ def meta_analysis(matchups: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int 
     fit, chosen = cross_validate(matchups, u, seed) if pair_l2 is None else (pd.DataFrame(), pair_l2)
     model = fit_payoff_model(matchups, u, chosen)
     p = win_matrix(model, matchups, prior_games)
-    sol = solve(p, u, alpha, population)
+    sol = solve(p, u, alpha, population, rank=alpharank)
     boot = (_bootstrap(matchups, u, chosen, prior_games, bootstrap, seed, alpha, population, model.coef)
             if bootstrap else None)
     trios = _trio_table(u, matchups, model, sol, boot)

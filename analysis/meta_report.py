@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.cells import ci, num, pct, table
 from analysis.meta import MetaResult, compare_meta
+from analysis.page import filter_attrs
 from analysis.picks import print_draft
 from analysis.report import records
 
@@ -112,22 +113,31 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
                              rows))
 
 
-def meta_html(res: MetaResult | None, note: str = "") -> str:
-    """The dashboard's metagame section: health, protocol weights, the equilibrium's trios."""
+def meta_html(res: MetaResult | None, note: str = "", top: int | None = None) -> str:
+    """The dashboard's metagame section: health, protocol weights, the equilibrium's trios (the
+    `top` most likely when given, with a line saying how many more)."""
     if res is None:
-        return f'<section><h2>Metagame</h2><p class="muted">{html.escape(note)}</p></section>' if note else ""
+        return (f'<section id="metagame"><h2>Metagame</h2><p class="muted">{html.escape(note)}</p></section>'
+                if note else "")
     items = "".join(f"<li>{html.escape(x)}</li>" for x in health_lines(res))
+    items += "".join(f'<li class="warn">warning: {html.escape(w)}</li>' for w in res.meta.get("warnings") or [])
     p = res.protocols
-    prow = "".join(f"<tr><td>{html.escape(r.protocol)}</td><td class='n'>{pct(r.nash_weight)}</td>"
+    prow = "".join(f"<tr{filter_attrs(r.protocol)}><td>{html.escape(r.protocol)}</td>"
+                   f"<td class='n'>{pct(r.nash_weight)}</td>"
                    f"<td class='n'>{_pts(r.best_trio_rating)}</td><td class='n'>{pct(r.alpharank_weight)}</td>"
                    f"<td class='n'>{pct(r.uniform_win_rate)}</td><td>{html.escape(r.best_trio)}</td></tr>"
                    for r in p.itertuples())
     t = res.trios[res.trios["nash_probability"] > 1e-6]
-    trow = "".join(f"<tr><td>{html.escape(r.trio)}</td><td class='n'>{pct(r.nash_probability)}</td>"
+    rest = ""
+    if top is not None and len(t) > top:
+        rest = f"<p class='muted'>{len(t) - top:,} more trios in the equilibrium (protolab meta RUN).</p>"
+        t = t.nlargest(top, "nash_probability")
+    trow = "".join(f"<tr{filter_attrs(r.trio.replace(', ', '|'))}><td>{html.escape(r.trio)}</td>"
+                   f"<td class='n'>{pct(r.nash_probability)}</td>"
                    f"<td class='n'>{pct(r.uniform_win_rate)}</td><td class='n'>{num(r.games)}</td></tr>"
                    for r in t.itertuples())
     head = "<table class='sortable'><thead><tr>{}</tr></thead><tbody>{}</tbody></table>"
-    return ("<section><h2>Metagame: the equilibrium of \"choose a trio\"</h2>"
+    return ("<section id=\"metagame\"><h2>Metagame: the equilibrium of \"choose a trio\"</h2>"
             "<p class='muted'>The symmetric zero-sum game in which each player picks a trio and scores its win "
             "rate minus 50% (unplayed pairs from the payoff model). The equilibrium is the mix of trios no trio "
             f"beats; Nash weight is the chance it holds a protocol. docs/analysis.md, Metagame.</p><ul>{items}</ul>"
@@ -135,7 +145,7 @@ def meta_html(res: MetaResult | None, note: str = "") -> str:
                           "<th>vs uniform field</th><th>best trio</th>", prow)
             + "<h3>Trios in the equilibrium</h3>"
             + head.format("<th>trio</th><th>probability</th><th>vs uniform field</th><th>games</th>", trow)
-            + "</section>")
+            + rest + "</section>")
 
 
 def moved_table(base: MetaResult, variant: MetaResult) -> pd.DataFrame:

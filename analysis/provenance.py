@@ -107,6 +107,21 @@ def describe(p: dict[str, Any]) -> str:
             f"{games} games; protolab {version}")
 
 
+def fields(p: dict[str, Any]) -> list[tuple[str, str]]:
+    """The block as (label, value) pairs for a page's compact form (the same facts as `describe`)."""
+    strategies = p.get("strategies") or {}
+    kind = "tier" if p.get("design") == "tiers" else "arm"
+    bots = ("; ".join(f"{kind} {a}: {_seats(s)}" if len(strategies) > 1 else _seats(s) for a, s in strategies.items())
+            or "not recorded")
+    cards = ", ".join(str(c["path"]) for c in p.get("card_files") or []) or "none (official cards)"
+    games = f"{p['games']:,}" if isinstance(p.get("games"), int) else "not recorded"
+    name = str(p.get("run_id") or p.get("path") or "run") + (f"#{p['arm']}" if p.get("arm") else "")
+    return [("run", name), ("strategies", bots), ("sets", ", ".join(p.get("sets") or []) or "not recorded"),
+            ("variant files", cards), ("pool", str(p.get("pool_hash") or "not recorded")),
+            ("master seed", str(p["seed"]) if p.get("seed") is not None else "not recorded"), ("games", games),
+            ("protolab", str(p.get("protolab_version") or "not recorded"))]
+
+
 def lines(blocks: list[dict[str, Any]]) -> list[str]:
     """One 'Produced by' line per run."""
     return [f"Produced by {describe(p)}" for p in blocks]

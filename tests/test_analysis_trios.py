@@ -143,5 +143,5 @@ def test_dashboard_has_a_sortable_table_of_every_trio(rr):
     page = render(build_report(runs))
     start = page.index('<table class="sortable" id="trios">')
     table = page[start:page.index("</table>", start)]
-    assert table.count("<tr>") == 57                                           # header + 56 trios
+    assert table.count("<tr") == 57                                            # header + 56 trios
     assert "Trio win rate: 56 trios" in page
