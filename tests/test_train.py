@@ -111,7 +111,7 @@ def test_the_examples_are_parquet_that_pandas_and_duckdb_read(trained):
     assert df["seed"].nunique() == 60 and list(df.columns[:5]) == ["generation", "seed", "turn", "player", "outcome"]
     assert len(df.columns) == 5 + len(FEATURES)
     glob = str(tmp / "run" / "gen-*" / "examples" / "*.parquet")
-    n, games = duckdb.sql(f"select count(*), count(distinct seed) from read_parquet('{glob}')").fetchone()
+    n, games = duckdb.sql(f"select count(*), count(distinct seed) from read_parquet('{glob}')").fetchall()[0]
     assert n == sum(g["examples"]["rows"] for g in record["generations"]) and games == 120
 
 
@@ -147,7 +147,8 @@ def test_the_training_folder_reads_as_its_study(trained, capsys, tmp_path):
     assert data["output"]["hash"] == record["output"]["hash"] and len(data["ladder"]) == 2
     assert main(["report", str(tmp / "run"), "--table", "ladder", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("# Produced by tiny") and f"model tiny {record['output']['hash']}" in lines[0]
+    assert lines[0].startswith("# Produced by run: strategies per arm: generation 0 greedy on both seats")
+    assert f"model tiny {record['output']['hash']} (trained on this pool)" in lines[0]
     assert lines[1].startswith("generation,opponent,games,wins")
     assert main(["report", str(tmp / "run")]) == 0
     assert "held-out loss" in capsys.readouterr().out
@@ -161,7 +162,7 @@ def test_the_training_folder_reads_as_its_study(trained, capsys, tmp_path):
     ("hidden = [6]", "hiden = [6]", "train.net.hiden", "unknown key"),
     ("games = 60", "gams = 60", "train.data.gams", "unknown key"),
     ('choose = "best"', 'choose = "top"', "train.ladder.choose", "expected one of last, best"),
-    ("games = 20", "games = 21", "train.ladder.games", "expected an even number"),
+    ("games = 20\nshard_games = 10", "games = 21\nshard_games = 10", "train.ladder.games", "expected an even number"),
     ('expert = "greedy"', 'expert = "greedyy"', "train.data.expert", "greedyy"),
     ("hidden = [6]", "hidden = [6, 6, 6, 6]", "train.net.hidden", "1 to 3 hidden layer sizes"),
     ("seed = 5", "seed = -1", "seed", "the master seed"),

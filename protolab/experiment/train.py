@@ -290,6 +290,8 @@ def publish(trainer: Trainer, record: dict[str, Any], models: Path) -> dict[str,
     """Write the chosen model as MODELS/NAME.json (Model.save) and its model card MODELS/NAME.md."""
     entry = chosen(trainer.spec, record)
     model = Model.load(str(trainer.folder / entry["model"]["file"]))
+    model.meta.update({"chosen": trainer.spec.ladder.choose, "ladder": entry["ladder"]["pairs"],
+                       "training_seconds": record["seconds"]})
     name = trainer.spec.model
     models.mkdir(parents=True, exist_ok=True)
     model.save(str(models / f"{name}.json"))
@@ -305,8 +307,8 @@ def provenance(trainer: Trainer, record: dict[str, Any]) -> dict[str, Any]:
     games = sum(e["examples"]["games"] + sum(p["games"] for p in e["ladder"]["pairs"])
                 for e in record["generations"])
     return {"run_id": trainer.folder.name, "path": str(trainer.folder), "arm": None, "design": "train", "tiers": None,
-            "strategies": {"expert": [s.data.expert, s.data.expert],
-                           "ladder": ["learned", *s.ladder.opponents]},
+            "strategies": {"generation 0": [s.data.expert, s.data.expert],
+                           **({"later generations": ["learned", "learned"]} if s.generations > 1 else {})},
             "sets": list(s.sets), "card_files": [{"path": c.path, "sha256": c.sha256} for c in s.cards],
             "pool_hash": trainer.pool.hash, "seed": s.seed, "games": int(games), "draft": "random",
             "spec_hash": s.hash, "protolab_version": protolab_version(), "engine_version": ENGINE_VERSION,
