@@ -42,6 +42,18 @@ extensions = [
         extra_compile_args=FLAGS,
     ),
     Extension(
+        "strategies._features",
+        ["strategies/_features.pyx"],
+        include_dirs=[numpy.get_include(), "."],
+        extra_compile_args=FLAGS,
+    ),
+    Extension(
+        "strategies._learned",
+        ["strategies/_learned.pyx"],
+        include_dirs=[numpy.get_include(), "."],
+        extra_compile_args=FLAGS,
+    ),
+    Extension(
         "strategies._draft",
         ["strategies/_draft.pyx"],
         include_dirs=[numpy.get_include(), "."],
@@ -53,7 +65,8 @@ setup(
     packages=["sim", "sim.engine", "sim.cards", "strategies", "analysis", "protolab", "protolab.commands",
               "protolab.experiment", "protolab_datasets",
               "protolab_datasets.protocols", "protolab_datasets.experiments",
-              "protolab_datasets.experiments.variants", "protolab_datasets.readings", "protolab_datasets.drafts"],
+              "protolab_datasets.experiments.variants", "protolab_datasets.readings", "protolab_datasets.drafts",
+              "protolab_datasets.models"],
     package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,

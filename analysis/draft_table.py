@@ -1,4 +1,4 @@
-"""Fit a learned draft table (strategies/draft.py, docs/strategies.md "Drafts") from a run's games.
+"""Fit a draft table (strategies/draft.py, docs/strategies.md "Drafts") from a run's games.
 
     python -m analysis.draft_table RUN [RUN...] --out datasets/drafts/NAME.toml [--shrink K]
 
@@ -80,7 +80,7 @@ def _key(name: str) -> str:
 
 def to_toml(table: dict[str, dict], about: dict[str, str | int]) -> str:
     """The table as readable TOML: values in win-rate points, strongest first."""
-    lines = ["# A learned draft table (docs/strategies.md, \"Drafts\"); values are win-rate points, 0.01 = one point.",
+    lines = ["# A fitted draft table (docs/strategies.md, \"Drafts\"); values are win-rate points, 0.01 = one point.",
              "[about]"]
     lines += [f"{k} = {v!r}" if isinstance(v, int) else f'{k} = "{v}"' for k, v in about.items()]
     lines += ["", "# a protocol's strength", "[protocols]"]

@@ -887,3 +887,24 @@ def configure(SeatConfig seat, str bot, dict weights, int sims=50, int depth=2):
         seat.set_decider(search_decide, &search.settings, search)
     else:
         seat.set_decider(greedy_decide, &evaluation.products, evaluation)
+
+
+# -- shared with other bot extensions (strategies/_bots.pxd) ---------------------------------------
+
+cdef int default_decide(State* g, int p, int kind) noexcept nogil:
+    """The rollout policy with the default weights (greedy's): for other extensions' lookahead."""
+    return rollout_decide(DEFAULT, g, p, kind)
+
+
+cdef int default_choice(State* g, int p, int kind) noexcept nogil:
+    """A greedy seat's answer to a decision that is not an action (the documented rule, the
+    rearrangements weighed by the default evaluation, the stalled seat's variation)."""
+    return greedy_decide(DEFAULT, g, p, kind)
+
+
+cdef void note_turn_of(State* g, int p, uint64_t field) noexcept nogil:
+    note_turn(g, p, field)
+
+
+cdef void remember_action(RecentActions* r, uint64_t seen, int32_t action) noexcept nogil:
+    remember(r, seen, action)

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The seats' own drafts at C level, installed as the engine's draft hook (SeatConfig.set_draft_hook)
 with their tables as its context: the table draft (TableDraft: the available protocol with the
-highest score) and the learned draft (docs/strategies.md, "Drafts"): at each pick, the protocol that
+highest score) and the fitted draft (docs/strategies.md, "Drafts"): at each pick, the protocol that
 maximises the value of the seat's final trio against the opponent's likely trio, from a table of
 trio strengths and protocol-vs-protocol counter terms (strategies/draft.py reads it).
 
@@ -158,7 +158,7 @@ cdef double seat_uniform(State* g, int player) noexcept nogil:
     return word_unit(rng_next(g, seat_stream(player)))
 
 
-cdef int learned_pick(const void* ctx, State* g, int player, int kind) noexcept nogil:
+cdef int fitted_pick(const void* ctx, State* g, int player, int kind) noexcept nogil:
     """The engine's draft hook (decisions.pxi, ask): the chosen protocol id among g.opts; ctx: the
     seat's Model."""
     cdef const Model* m = <const Model*>ctx
@@ -205,8 +205,8 @@ cdef int learned_pick(const void* ctx, State* g, int player, int kind) noexcept 
     return g.opts[best]
 
 
-cdef class LearnedDraft:
-    """A learned draft table as C arrays, installed on seats (the seats keep it alive)."""
+cdef class FittedDraft:
+    """A fitted draft table as C arrays, installed on seats (the seats keep it alive)."""
     cdef Model model
     cdef object trio_arr
     cdef object net_arr
@@ -252,7 +252,7 @@ cdef class LearnedDraft:
 
     def install(self, SeatConfig seat):
         """Draft for this seat with the table (its play stays the seat's strategy)."""
-        seat.set_draft_hook(learned_pick, &self.model, self)
+        seat.set_draft_hook(fitted_pick, &self.model, self)
 
 
 cdef int table_pick(const void* ctx, State* g, int player, int kind) noexcept nogil:

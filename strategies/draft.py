@@ -1,4 +1,4 @@
-"""Learned draft tables: a readable TOML file of trio strengths and counter terms (docs/strategies.md,
+"""Fitted draft tables: a readable TOML file of trio strengths and counter terms (docs/strategies.md,
 "Drafts"), checked and turned into the arrays the C drafter (strategies/_draft.pyx) reads.
 
     [about]                      # free text: where the table came from (command, run, games)
@@ -9,7 +9,7 @@
     [counters.Fire]              # holding Fire against an opponent holding Water: +0.021 (and Water
     Water = 0.021                # against Fire: -0.021)
 
-Spec syntax: `learned:FILE[,style=full|greedy|counter][,temp=T]`."""
+Spec syntax: `fitted:FILE[,style=full|greedy|counter][,temp=T]`."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from sim.inputs import InputFileError, parse_toml, read_input_text
-from strategies._draft import LearnedDraft
+from strategies._draft import FittedDraft
 
 TABLE_KEYS = ("about", "protocols", "trios", "counters")
 STYLES = ("full", "greedy", "counter")
@@ -31,24 +31,24 @@ MAX_VALUE = 1.0          # a value is a win-rate difference: |v| <= 1
 
 
 class DraftTableError(ValueError):
-    """A learned draft table or option that cannot be used; the message names the file and key."""
+    """A fitted draft table or option that cannot be used; the message names the file and key."""
 
 
 @dataclass(frozen=True)
-class LearnedSpec:
-    """`learned:FILE,style=...,temp=...` as written."""
+class FittedSpec:
+    """`fitted:FILE,style=...,temp=...` as written."""
 
     path: str
     style: str = "full"
     temp: float = 0.0
 
 
-def parse_learned(arg: str) -> LearnedSpec:
-    """The part after `learned:`: a path, then optional `style=` and `temp=` (comma-separated)."""
+def parse_fitted(arg: str) -> FittedSpec:
+    """The part after `fitted:`: a path, then optional `style=` and `temp=` (comma-separated)."""
     parts = arg.split(",")
     path, opts = parts[0].strip(), parts[1:]
     if not path:
-        raise DraftTableError("draft 'learned:': expected learned:FILE (a draft table, docs/strategies.md)")
+        raise DraftTableError("draft 'fitted:': expected fitted:FILE (a draft table, docs/strategies.md)")
     style, temp = "full", 0.0
     for o in opts:
         k, eq, v = (x.strip() for x in o.partition("="))
@@ -60,11 +60,11 @@ def parse_learned(arg: str) -> LearnedSpec:
             except ValueError:
                 temp = -1.0
             if not 0 <= temp <= 1:
-                raise DraftTableError(f"draft 'learned:{arg}': temp must be a number 0..1, got {v!r}")
+                raise DraftTableError(f"draft 'fitted:{arg}': temp must be a number 0..1, got {v!r}")
         else:
-            raise DraftTableError(f"draft 'learned:{arg}': unknown option {o.strip()!r}; expected "
+            raise DraftTableError(f"draft 'fitted:{arg}': unknown option {o.strip()!r}; expected "
                                   f"style={'|'.join(STYLES)} or temp=T")
-    return LearnedSpec(path, style, temp)
+    return FittedSpec(path, style, temp)
 
 
 def read_table_text(path: str, read: Callable[[str], str] | None = None) -> str:
@@ -140,9 +140,9 @@ def _value(v: Any, source: str, key: str) -> float:
     return float(v)
 
 
-def learned_draft(arg: str, protocols: list[str], read: Callable[[str], str] | None = None):
-    """A LearnedDraft (strategies/_draft.pyx) for `learned:ARG` and a pool's protocols."""
+def fitted_draft(arg: str, protocols: list[str], read: Callable[[str], str] | None = None):
+    """A FittedDraft (strategies/_draft.pyx) for `fitted:ARG` and a pool's protocols."""
 
-    spec = parse_learned(arg)
+    spec = parse_fitted(arg)
     trio, net = table_arrays(read_table_text(spec.path, read), spec.path, protocols)
-    return LearnedDraft(trio, net, spec.style, spec.temp)
+    return FittedDraft(trio, net, spec.style, spec.temp)

@@ -5,6 +5,7 @@
     greedy:w_control=2          any weight overridden by name
     search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
     ismcts:iters=3000,c=0.7,rollout=rules   information-set MCTS (these are the defaults; rollout=random too)
+    learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2   the model's player (these are the defaults)
     greedy+nodown               restricted play: never play face-down
     greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
     random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
@@ -32,8 +33,10 @@ from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 from strategies._draft import TableDraft
 from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_ROLLOUT, MAX_ITERS, ROLLOUTS
 from strategies._ismcts import configure as configure_ismcts
-from strategies.draft import DraftTableError, learned_draft
+from strategies._learned import Learned
+from strategies.draft import DraftTableError, fitted_draft
 from strategies.errors import StrategyError
+from strategies.model import DEFAULT_MODEL, load_model
 from strategies.user import PythonSeat, Strategy, where_raised
 
 # the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary.py, Restrict)
@@ -72,6 +75,30 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
                      str(params.get("rollout", DEFAULT_ROLLOUT)))
 
 
+LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "explore": 0.0}
+LEARNED_LIMITS = {"sims": (1, 1000), "depth": (0, 20), "inner": (0, 12), "branch": (0, 64), "top": (0, 4),
+                  "explore": (0.0, 1.0)}
+
+
+def learned_player(params: Params) -> Learned:
+    """The learned player's context for a spec's parameters (strategies/_learned.pyx): the model
+    (shipped by name, or a file) and its search settings."""
+    model = load_model(str(params.get("model", DEFAULT_MODEL)))
+    knobs = {k: params.get(k, v) for k, v in LEARNED_DEFAULTS.items()}
+    for k, (lo, hi) in LEARNED_LIMITS.items():
+        if not lo <= knobs[k] <= hi or (k != "explore" and knobs[k] % 1):
+            kind = "a number" if k == "explore" else "a whole number"
+            raise StrategyError(f"strategy 'learned': {k} must be {kind} {lo}..{hi}, got {knobs[k]:g}")
+    layers = [(lay.weights, lay.bias, lay.activation) for lay in model.layers]
+    return Learned(layers, model.hash, int(knobs["sims"]), int(knobs["depth"]), int(knobs["inner"]),
+                   int(knobs["branch"]), int(knobs["top"]), float(knobs["explore"]))
+
+
+def _learned(seat: SeatConfig, params: Params) -> None:
+    """The learned player (strategies/_learned.pyx) with its model."""
+    learned_player(params).install(seat)
+
+
 # Every built-in kind of player, by the name a spec gives it; a new kind is one entry here (and its
 # extension under strategies/): docs/architecture.md, "Adding a kind of player".
 PLAYERS: dict[str, Player] = {
@@ -79,6 +106,7 @@ PLAYERS: dict[str, Player] = {
     **{style: Player(WEIGHT_NAMES, _bot(style)) for style in STYLE_WEIGHTS if style != "search"},
     "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search")),
     "ismcts": Player(("iters", "c", "rollout"), _ismcts),
+    "learned": Player(("model", *LEARNED_DEFAULTS), _learned),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 
@@ -123,6 +151,11 @@ def parse(text: str) -> StrategySpec:
                 if v not in ROLLOUTS:
                     raise StrategyError(f"strategy {head!r}: rollout must be one of {', '.join(ROLLOUTS)}, got {v!r}")
                 spec.params[k] = v
+                continue
+            if k == "model":
+                if not v.strip():
+                    raise StrategyError(f"strategy {head!r}: model needs a shipped model's name or a model file")
+                spec.params[k] = v.strip()
                 continue
             try:
                 spec.params[k] = float(v)
@@ -268,12 +301,13 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
     """Draft strategies: `random`, `fixed:Fire,Water,Death/Hate,Light,Life` (named trios, seat 0
     then seat 1), `table:FILE` (pick the available protocol with the highest score; FILE is a
     CSV with columns protocol,win_rate, or a JSON object {protocol: score}) or
-    `learned:FILE[,style=full|greedy|counter][,temp=T]` (strategies/draft.py). `read(path)` gives a
-    learned table's text instead of the file (a run's saved copy, on a worker)."""
+    `fitted:FILE[,style=full|greedy|counter][,temp=T]` (strategies/draft.py; the word `learned` names
+    the learned player, strategies/_learned.pyx). `read(path)` gives a
+    fitted table's text instead of the file (a run's saved copy, on a worker)."""
     kind, _, arg = text.partition(":")
-    if kind == "learned":
+    if kind == "fitted":
         try:
-            return "learned", learned_draft(arg, list(pool.protocols), read)
+            return "fitted", fitted_draft(arg, list(pool.protocols), read)
         except DraftTableError as e:
             raise StrategyError(str(e)) from None
     if kind == "random" and not arg:
@@ -291,14 +325,14 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
         return "fixed", [[pool.protocols[i] for i in s] for s in ids]
     if kind == "table":
         return "table", read_draft_table(arg, pool)
-    raise StrategyError(f"unknown draft {text!r}; expected random, fixed:A,B,C/D,E,F, table:FILE or learned:FILE")
+    raise StrategyError(f"unknown draft {text!r}; expected random, fixed:A,B,C/D,E,F, table:FILE or fitted:FILE")
 
 
 def install_draft(seat: SeatConfig, kind: str, payload) -> None:
     """Make a seat draft by a parsed draft strategy (`random` and `fixed` need nothing)."""
     if kind == "table":
         TableDraft(payload).install(seat)
-    elif kind == "learned":
+    elif kind == "fitted":
         payload.install(seat)
 
 

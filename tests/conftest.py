@@ -56,11 +56,11 @@ def ab_run(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def draft_run(tmp_path_factory):
-    """The shipped learned-draft example, small: every game drafts by the learned table (replay,
+    """The shipped fitted-draft example, small: every game drafts by the fitted table (replay,
     pick metrics in `meta`)."""
     from protolab.experiment.runner import RunOptions, run
 
-    res = run("draft_learned", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40,
+    res = run("draft_fitted", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40,
                                           show_progress=False))
     assert res.status == "complete" and res.games == 40
     return res.run_dir

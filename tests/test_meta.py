@@ -282,7 +282,7 @@ def test_psro_loop_stops_by_itself_and_reports_its_iterations(tmp_path, capsys):
 
 
 def test_protolab_meta_of_a_drafted_run_has_pick_metrics(draft_run, capsys):
-    """A run that drafted (the learned-draft example): `meta` adds the draft's pick metrics."""
+    """A run that drafted (the fitted-draft example): `meta` adds the draft's pick metrics."""
     assert main(["meta", str(draft_run), "--format", "json", "--bootstrap", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     picks = {r["protocol"]: r for r in out["draft"]["picks"]}

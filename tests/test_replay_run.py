@@ -148,13 +148,13 @@ def test_replay_seed_still_works_and_prints_the_same_log(pool, capsys):
     assert "  == after turn 1, bottom to top: control" in capsys.readouterr().out
 
 
-def test_rows_of_a_learned_draft_run_replay_exactly(draft_run):
-    """The shipped learned-draft example: each seat drafts by its table (its copy in the run's
+def test_rows_of_a_fitted_draft_run_replay_exactly(draft_run):
+    """The shipped fitted-draft example: each seat drafts by its table (its copy in the run's
     inputs), so a replay must install the same draft strategies to play the same game."""
     opened = replay.open_run(draft_run)
     picks = pq.read_table(draft_run / "games", columns=["game_index", "picks"]).to_pylist()
     assert all(r["picks"] for r in picks)                           # every game drafted
     for n in range(0, opened.plan.total_games, 3):
         g = replay.locate(str(draft_run), n, opened)
-        assert g.draft[0].startswith("learned:") and g.protocols is None
+        assert g.draft[0].startswith("fitted:") and g.protocols is None
         assert replay.check(g, replay.play(g)) == columns(draft_run)

@@ -195,7 +195,7 @@ def check_seats(arm: Arm, pool: Pool, source: str, key: str, allow_code: bool = 
 
 
 def check_draft(spec: Spec, pools: list[Pool]) -> None:
-    """Build each seat's draft strategy (mode "draft") against every arm's pool: a learned table
+    """Build each seat's draft strategy (mode "draft") against every arm's pool: a fitted table
     naming a protocol the pool lacks, or holding a bad value, fails here with its file and key."""
 
     files = {t.path: t.text for t in spec.draft.tables}
@@ -242,6 +242,6 @@ def card_files(spec: Spec) -> list[CardFile]:
     for arm in spec.arms:
         for cf in arm.cards:
             seen.setdefault(cf.path, cf)
-    for table in spec.draft.tables:          # learned draft tables (draft mode "draft")
+    for table in spec.draft.tables:          # fitted draft tables (draft mode "draft")
         seen.setdefault(table.path, table)
     return list(seen.values())

@@ -27,7 +27,7 @@ from sim.inputs import (
     read_input_text,
 )
 from sim.pool import DEFAULT_SETS
-from strategies.draft import DraftTableError, parse_learned
+from strategies.draft import DraftTableError, parse_fitted
 from strategies.spec import StrategyError, parse
 
 SPEC_FORMAT = 1
@@ -108,7 +108,7 @@ class Draft:
     trios: tuple[tuple[str, ...], ...] = ()
     samples: int = 0
     policy: tuple[str, ...] = ()             # mode "draft": each seat's draft strategy (seat 0, seat 1)
-    tables: tuple[CardFile, ...] = ()        # the learned draft tables they name, read when the spec is loaded
+    tables: tuple[CardFile, ...] = ()        # the fitted draft tables they name, read when the spec is loaded
 
 
 @dataclass(frozen=True)
@@ -555,8 +555,8 @@ def parse_events(c: _Checker, raw: Any) -> bool | str | float:
 
 
 def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict[str, str] | None) -> Draft:
-    """mode = "draft": the 1-2-2-1 draft with a draft strategy per seat, `policy = "learned:FILE"` (both
-    seats) or `policy = ["learned:FILE", "random"]`; FILE is relative to the spec and read now, so the
+    """mode = "draft": the 1-2-2-1 draft with a draft strategy per seat, `policy = "fitted:FILE"` (both
+    seats) or `policy = ["fitted:FILE", "random"]`; FILE is relative to the spec and read now, so the
     workers and --resume use its contents, not the path."""
 
     pol = raw.get("policy", "random")
@@ -564,19 +564,19 @@ def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict
         pol = [pol, pol]
     if not isinstance(pol, list) or len(pol) != 2:
         raise c.error("draft.policy", "expected a draft strategy or two (seat 0, seat 1), e.g. "
-                                      f'"learned:FILE", got {pol!r}')
+                                      f'"fitted:FILE", got {pol!r}')
     policy, tables = [], {}
     for i, text in enumerate(pol):
         key = f"draft.policy[{i}]" if not isinstance(raw.get("policy"), str) else "draft.policy"
-        text = c.string(text, key, "a draft strategy: random or learned:FILE[,style=...][,temp=T]")
+        text = c.string(text, key, "a draft strategy: random or fitted:FILE[,style=...][,temp=T]")
         kind, _, arg = text.partition(":")
         if text == "random":
             policy.append(text)
             continue
-        if kind != "learned":
-            raise c.error(key, f"expected random or learned:FILE[,style=full|greedy|counter][,temp=T], got {text!r}")
+        if kind != "fitted":
+            raise c.error(key, f"expected random or fitted:FILE[,style=full|greedy|counter][,temp=T], got {text!r}")
         try:
-            path = parse_learned(arg).path
+            path = parse_fitted(arg).path
         except DraftTableError as e:
             raise c.error(key, str(e)) from None
         if path not in tables:
@@ -586,7 +586,7 @@ def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict
                 text_ = card_texts[path]
                 tables[path] = CardFile(path, text_, hashlib.sha256(text_.encode()).hexdigest())
             else:
-                tables[path] = read_beside(c, base, path, key, "a learned draft table (docs/strategies.md), "
+                tables[path] = read_beside(c, base, path, key, "a fitted draft table (docs/strategies.md), "
                                            "relative to the spec's folder", what="the draft table ")
         policy.append(text)
     return Draft("draft", policy=tuple(policy), tables=tuple(tables.values()))

@@ -1,4 +1,4 @@
-"""The learned draft (strategies/_draft.pyx, strategies/draft.py), pick metrics (analysis/picks.py)
+"""The fitted draft (strategies/_draft.pyx, strategies/draft.py), pick metrics (analysis/picks.py)
 and their error handling."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _picks(draft: str, seeds=range(12)) -> tuple[list[list[str]], np.ndarray]:
 
 
 def test_picks_the_best_available(tmp_path):
-    picks, _ = _picks(f"learned:{_table(tmp_path)},style=greedy")
+    picks, _ = _picks(f"fitted:{_table(tmp_path)},style=greedy")
     for row in picks:
         assert row[0] == "Fire"                       # A: the strongest protocol
         assert set(row[1:3]) == {"Water", "Death"}    # B: the two strongest left
@@ -48,20 +48,20 @@ def test_picks_the_best_available(tmp_path):
 
 def test_counter_picks_when_the_table_says_so(tmp_path):
     path = _table(tmp_path)
-    countering, _ = _picks(f"learned:{path},style=counter")
-    plain, _ = _picks(f"learned:{path},style=greedy")
+    countering, _ = _picks(f"fitted:{path},style=counter")
+    plain, _ = _picks(f"fitted:{path},style=greedy")
     assert all(row[0] == "Fire" and row[5] == "Hate" for row in countering)   # B's last pick answers A's Fire
     assert all(row[5] != "Hate" for row in plain)
 
 
 def test_full_style_avoids_a_countered_protocol(tmp_path):
     # Fire is strongest, but Hate answers it for far more: A expects B to take Fire and plans Hate
-    picks, _ = _picks(f"learned:{_table(tmp_path)}")
+    picks, _ = _picks(f"fitted:{_table(tmp_path)}")
     assert all(row[0] != "Fire" for row in picks)
 
 
 def test_deterministic_and_seeded(tmp_path):
-    draft = f"learned:{_table(tmp_path)},temp=0.2"
+    draft = f"fitted:{_table(tmp_path)},temp=0.2"
     a, fa = _picks(draft, range(40))
     b, fb = _picks(draft, range(40))
     assert a == b and (fa == fb).all()
@@ -114,7 +114,7 @@ def test_no_picks_column_means_no_draft_section():
 def test_bad_table_is_one_line_exit_2(tmp_path, capsys, text, key):
     path = _table(tmp_path, text, "bad.toml")
     code = main(["ladder", "greedy", "random", "--games", "2", "--set", "Main 1", "--set", "Aux 1",
-                 "--draft", f"learned:{path}"])
+                 "--draft", f"fitted:{path}"])
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert len(err.splitlines()) == 1 and path in err and f"'{key}'" in err
@@ -124,7 +124,7 @@ def test_bad_table_in_a_spec_names_spec_and_key(tmp_path):
     _table(tmp_path, "[protocols]\nFier = 0.1\n", "bad.toml")
     spec = tmp_path / "s.toml"
     spec.write_text('name = "x"\nseed = 1\ngames = 2\n[pool]\nsets = ["Main 1", "Aux 1"]\n'
-                    '[draft]\nmode = "draft"\npolicy = "learned:bad.toml"\n')
+                    '[draft]\nmode = "draft"\npolicy = "fitted:bad.toml"\n')
     with pytest.raises(SpecError, match=r"s\.toml: key 'draft\.policy\[0\]': bad\.toml: key 'protocols\.Fier'"):
         make_plan(load_spec(spec))
     spec.write_text(spec.read_text().replace("bad.toml", "missing.toml"))

@@ -1,0 +1,335 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The learned player's inputs: a feature vector of a position from seat p's view, and the C
+recorder that collects them at every turn end of real games (the trainer's examples).
+
+Honest: the vector reads only what p may see - p's own hand, the public field (face-up cards,
+the Compiled marks, how many cards each stack holds and how many lie face-down), the sizes of
+hands, decks and trashes, control and the turn. Never the opponent's hand, the identities of
+face-down cards or any deck order. Line values are the engine's, which count a face-down card
+by the public rule, whoever owns it.
+
+From card data, not identities: a card enters only through its value, its protocol (whether it
+can be played face-up) and the verbs of its compiled steps, so a designer's variant (a value, a
+verb, a count) changes what the model sees without retraining a per-card table.
+
+The names below are the one declaration of the vector's layout (FEATURES); features() writes the
+entries in exactly that order, and FEATURE_DIGEST (names and version) is what a model file must
+match."""
+
+import hashlib
+
+import numpy as np
+
+from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcpy
+from sim.engine._core cimport (
+    State, SeatConfig, RecentActions, decide_fn_t, game_run, line_values, copy_for_lookahead, bot_below, seat_stream,
+    D_ACTION, HALT_NONE, HALT_HORIZON, ST_EXTERNAL, SP_ANYWHERE,
+    V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_PLAY,
+)
+
+FEATURE_VERSION = 1
+SIDES = ("mine", "theirs")
+LINE_TERMS = ("value", "compiled", "lead", "ready", "stack", "facedown")
+SIDE_TERMS = ("compiled", "hand", "deck", "trash")
+VERB_FAMILIES = ("draw", "discard", "flip", "delete", "return", "shift", "play", "other")
+VERB_PLACES = ("hand", "mine_up", "theirs_up")      # my hand; each side's uncovered face-up cards
+
+FEATURES: tuple[str, ...] = (
+    *(f"{s}_line{l}_{t}" for s in SIDES for l in range(3) for t in LINE_TERMS),
+    *(f"{s}_{t}" for s in SIDES for t in SIDE_TERMS),
+    "control_mine", "control_theirs", "control_neutral", "turn", "active_is_me",
+    *(f"{where}_verbs_{v}" for where in VERB_PLACES for v in VERB_FAMILIES),
+    "hand_value_mean", "hand_value_max", "hand_value_min", "hand_playable_up", "hand_may_steps",
+)
+FEATURE_DIGEST = hashlib.sha256(f"{FEATURE_VERSION}:{','.join(FEATURES)}".encode()).hexdigest()[:16]
+VECTOR_LENGTH = NFEAT       # the C vector's length (a test checks it is len(FEATURES) and what features() writes)
+assert len(FEATURES) == NFEAT, (len(FEATURES), NFEAT)
+
+cdef enum:
+    NFAMILY = 8
+    CAPV = 15            # line values are capped here (a line compiles at 10)
+
+# verb -> family index (VERB_FAMILIES order); -1: no verb
+cdef int8_t FAMILY_OF[32]
+
+
+def _fill_families():
+    cdef int v
+    for v in range(32):
+        FAMILY_OF[v] = 7
+    FAMILY_OF[<int>V_NONE] = -1
+    FAMILY_OF[<int>V_DRAW] = 0
+    FAMILY_OF[<int>V_DISCARD] = 1
+    FAMILY_OF[<int>V_FLIP] = 2
+    FAMILY_OF[<int>V_DELETE] = 3
+    FAMILY_OF[<int>V_RETURN] = 4
+    FAMILY_OF[<int>V_SHIFT] = 5
+    FAMILY_OF[<int>V_PLAY] = 6
+
+
+_fill_families()
+
+
+cdef inline float clip(float x, float lo, float hi) noexcept nogil:
+    return lo if x < lo else (hi if x > hi else x)
+
+
+cdef inline int card_verbs(State* g, int d, float* fam) noexcept nogil:
+    """Add card definition d's steps (all three boxes) to fam per verb family; the number of its
+    optional ("may") steps."""
+    cdef int b, s, f, may = 0
+    for b in range(3):
+        for s in range(g.cdefs[d].step_start[b], g.cdefs[d].step_start[b] + g.cdefs[d].step_len[b]):
+            f = FAMILY_OF[g.steps[s].verb & 31]
+            if f >= 0:
+                fam[f] += 1
+            may += g.steps[s].may != 0
+    return may
+
+
+cdef void features(State* g, int p, float* out) noexcept nogil:
+    """Seat p's view of the position, in FEATURES order (NFEAT floats, each roughly 0..1)."""
+    cdef int lv[2][3]
+    cdef int s, t, l, i, c, d, k = 0, n, down, v, ov, may = 0, playable = 0, vmax = 0, vmin = 99, vsum = 0
+    cdef int side[2]
+    line_values(g, lv)
+    side[0] = p
+    side[1] = 1 - p
+    for s in range(2):
+        t = side[s]
+        for l in range(3):
+            v = lv[t][l]
+            ov = lv[1 - t][l]
+            n = g.nstack[t][l]
+            down = 0
+            for i in range(n):
+                down += g.face_up[g.stack[t][l][i]] == 0
+            out[k] = clip(v, 0, CAPV) / 10.0
+            out[k + 1] = g.compiled[t][l] != 0
+            out[k + 2] = clip(v - ov, -10, 10) / 10.0
+            out[k + 3] = (g.compiled[t][l] == 0) & (v >= 10) & (v > ov)
+            out[k + 4] = clip(n, 0, 8) / 6.0
+            out[k + 5] = clip(down, 0, 6) / 4.0
+            k += 6
+    for s in range(2):
+        t = side[s]
+        out[k] = (g.compiled[t][0] != 0) + (g.compiled[t][1] != 0) + (g.compiled[t][2] != 0)
+        out[k] /= 3.0
+        out[k + 1] = clip(g.nhand[t], 0, 10) / 6.0
+        out[k + 2] = g.ndeck[t] / 18.0
+        out[k + 3] = g.ntrash[t] / 18.0
+        k += 4
+    out[k] = g.control == p
+    out[k + 1] = g.control == 1 - p
+    out[k + 2] = g.control < 0
+    out[k + 3] = clip(g.turn, 0, 100) / 50.0
+    out[k + 4] = g.active == p
+    k += 5
+    for i in range(3 * NFAMILY):
+        out[k + i] = 0
+    for i in range(g.nhand[p]):
+        d = g.def_id[g.hand[p][i]]
+        may += card_verbs(g, d, &out[k])
+        v = g.cdefs[d].value
+        vsum += v
+        vmax = v if v > vmax else vmax
+        vmin = v if v < vmin else vmin
+        if g.cdefs[d].self_play & SP_ANYWHERE:
+            playable += 1
+        else:
+            for l in range(3):
+                if g.cdefs[d].protocol == g.proto[p][l] or g.cdefs[d].protocol == g.proto[1 - p][l]:
+                    playable += 1
+                    break
+    for s in range(2):
+        t = side[s]
+        for l in range(3):
+            n = g.nstack[t][l]
+            if n > 0:
+                c = g.stack[t][l][n - 1]
+                if g.face_up[c]:
+                    card_verbs(g, g.def_id[c], &out[k + NFAMILY * (1 + s)])
+    for i in range(3 * NFAMILY):
+        out[k + i] /= 4.0
+    k += 3 * NFAMILY
+    n = g.nhand[p]
+    out[k] = (vsum / <float>n) / 6.0 if n > 0 else 0
+    out[k + 1] = vmax / 6.0
+    out[k + 2] = vmin / 6.0 if n > 0 else 0
+    out[k + 3] = playable / 6.0
+    out[k + 4] = may / 4.0
+
+
+# -- the trainer's examples: one row per turn end and seat view ------------------------------------
+# A recorder wraps both seats' deciders. At an action decision of the real game it takes the
+# action (the seat's own, or with probability `explore` a uniform one from the seat's stream),
+# then plays the rest of that turn on a lookahead copy with the seats' own deciders, the same
+# random counters and the same bot memory, which reaches the very position the real game reaches
+# at the turn's end (HALT_HORIZON: the engine cannot resume a halted turn, so the copy is thrown
+# away); there it writes both seats' feature vectors. Turns whose action had one legal option
+# (the engine takes it without asking) give no row.
+
+cdef struct RecorderCtx:
+    decide_fn_t inner[2]
+    const void* inner_ctx[2]
+    uint32_t explore            # probability of a uniform action, in 2**-24 units
+    float* rows                 # n x NFEAT
+    uint64_t* seed
+    int16_t* turn
+    int8_t* player
+    int32_t n
+    int32_t cap
+    int8_t failed               # a buffer could not grow
+
+
+cdef bint grow(RecorderCtx* r) noexcept nogil:
+    cdef int32_t cap = r.cap * 2 if r.cap > 0 else 4096
+    cdef void* a = realloc(r.rows, <size_t>cap * NFEAT * sizeof(float))
+    if a == NULL:
+        return False
+    r.rows = <float*>a
+    a = realloc(r.seed, <size_t>cap * sizeof(uint64_t))
+    if a == NULL:
+        return False
+    r.seed = <uint64_t*>a
+    a = realloc(r.turn, <size_t>cap * sizeof(int16_t))
+    if a == NULL:
+        return False
+    r.turn = <int16_t*>a
+    a = realloc(r.player, <size_t>cap * sizeof(int8_t))
+    if a == NULL:
+        return False
+    r.player = <int8_t*>a
+    r.cap = cap
+    return True
+
+
+cdef void record_turn_end(RecorderCtx* r, State* g, int32_t action) noexcept nogil:
+    """Play the rest of g's turn after `action` on a copy and write both views of its end."""
+    cdef State sim
+    cdef int q
+    copy_for_lookahead(&sim, g)
+    memcpy(&sim.recent[0], &g.recent[0], 2 * sizeof(RecentActions))
+    for q in range(2):
+        sim.decide[q] = r.inner[q]
+        sim.seat_ctx[q] = r.inner_ctx[q]
+    sim.forced = action
+    sim.horizon_turn = g.turn
+    sim.halt = HALT_NONE
+    game_run(&sim)
+    if sim.halt != HALT_HORIZON or sim.winner >= 0:
+        return                  # the game ended in this turn: the model is never asked there
+    for q in range(2):
+        if r.n >= r.cap and not grow(r):
+            r.failed = 1
+            return
+        features(&sim, q, &r.rows[<size_t>r.n * NFEAT])
+        r.seed[r.n] = g.seed
+        r.turn[r.n] = g.turn
+        r.player[r.n] = q
+        r.n += 1
+
+
+cdef int recorder_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    cdef RecorderCtx* r = <RecorderCtx*>ctx
+    cdef int32_t action
+    if kind != D_ACTION:
+        return r.inner[p](r.inner_ctx[p], g, p, kind)
+    if r.explore > 0 and <uint32_t>bot_below(g, seat_stream(p), 1 << 24) < r.explore:
+        action = g.opts[bot_below(g, seat_stream(p), g.nopts)]
+    else:
+        action = r.inner[p](r.inner_ctx[p], g, p, kind)
+    record_turn_end(r, g, action)
+    return action
+
+
+cdef class Recorder:
+    """Collects examples from games played by two built seats (both must be C players: their
+    deciders are wrapped). Install it, play the games with the seats, then take the rows."""
+    cdef RecorderCtx ctx
+    cdef list keep
+
+    def __cinit__(self, double explore):
+        self.ctx.explore = <uint32_t>(explore * (1 << 24))
+        self.keep = []
+
+    def __dealloc__(self):
+        free(self.ctx.rows)
+        free(self.ctx.seed)
+        free(self.ctx.turn)
+        free(self.ctx.player)
+
+    def install(self, SeatConfig a, SeatConfig b):
+        cdef int q
+        cdef SeatConfig s
+        for q, s in enumerate((a, b)):
+            if s.strat != ST_EXTERNAL:
+                raise ValueError(f"examples need C players on both seats (seat {q}: {s.spec!r})")
+            self.ctx.inner[q] = s.decide
+            self.ctx.inner_ctx[q] = s.ctx
+            self.keep.append(s.owner)
+        for s in (a, b):
+            s.set_decider(recorder_decide, &self.ctx, self)
+
+    def rows(self) -> dict[str, np.ndarray]:
+        cdef Py_ssize_t n = self.ctx.n
+        if self.ctx.failed:
+            raise MemoryError("the example recorder could not grow its buffers")
+        out = {"seed": np.empty(n, np.uint64), "turn": np.empty(n, np.int16), "player": np.empty(n, np.int8),
+               "features": np.empty((n, NFEAT), np.float32)}
+        cdef float[:, ::1] f = out["features"]
+        cdef uint64_t[::1] sd = out["seed"]
+        cdef int16_t[::1] tu = out["turn"]
+        cdef int8_t[::1] pl = out["player"]
+        if n:
+            memcpy(&f[0, 0], self.ctx.rows, n * NFEAT * sizeof(float))
+            memcpy(&sd[0], self.ctx.seed, n * sizeof(uint64_t))
+            memcpy(&tu[0], self.ctx.turn, n * sizeof(int16_t))
+            memcpy(&pl[0], self.ctx.player, n * sizeof(int8_t))
+        return out
+
+
+# -- features of one pending decision's position (tests, notebooks) ---------------------------------
+
+cdef struct ProbeCtx:
+    int viewer
+    float* out
+
+
+cdef int probe_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    cdef const ProbeCtx* c = <const ProbeCtx*>ctx
+    features(g, c.viewer, c.out)
+    return g.opts[0]
+
+
+cdef enum:
+    SPARE = 8            # entries past the vector, left NaN: the test of what features() writes
+
+
+cdef class FeatureProbe:
+    """A seat whose 'decision' writes the position's features from a viewer's seat (used with
+    CoreState.decide_with at a pending decision, honesty re-deals included)."""
+    cdef ProbeCtx ctx
+    cdef float buf[NFEAT + SPARE]
+    cdef public SeatConfig seat
+
+    def __cinit__(self, int viewer):
+        cdef int i
+        for i in range(NFEAT + SPARE):
+            self.buf[i] = float("nan")
+        self.ctx.viewer = viewer
+        self.ctx.out = self.buf
+        self.seat = SeatConfig()
+        self.seat.set_decider(probe_decide, &self.ctx, self)
+
+    def values(self) -> np.ndarray:
+        return np.array([self.buf[i] for i in range(NFEAT)], dtype=np.float32)
+
+    def written(self) -> int:
+        """How many entries features() wrote (the first non-NaN run of the buffer)."""
+        cdef int i = 0
+        while i < NFEAT + SPARE and self.buf[i] == self.buf[i]:
+            i += 1
+        return i

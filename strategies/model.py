@@ -1,0 +1,223 @@
+"""A learned player's model file: a small MLP over the engine's features (strategies/_features.pyx)
+giving one logit, "the seat whose view it is wins" (a draw counts half).
+
+    {"format": "protolab-model", "version": 1,
+     "features": [...names...], "feature_digest": "...",
+     "layers": [{"weights": [[...in...] x out], "bias": [...out...], "activation": "relu|tanh|linear"}, ...],
+     "meta": {...}}                         # the trainer's: spec, pool hash, generations, ladder, versions, time
+
+Parsing is strict (every key known and present, every shape right, every weight finite, the
+feature list the engine's own): a model the engine cannot use fails with one line naming the
+file, the key and what was expected (ModelError, a user error: exit 2 through the CLI). The file
+is written with sorted keys and float32 weights, so the same weights give the same bytes; the
+hash names the function (features and layers), not the meta, so retraining that records another
+training time keeps the hash of the same weights."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from strategies._features import FEATURE_DIGEST, FEATURES
+from strategies.errors import StrategyError
+
+FORMAT = "protolab-model"
+VERSION = 1
+KEYS = ("format", "version", "features", "feature_digest", "layers", "meta")
+LAYER_KEYS = ("weights", "bias", "activation")
+ACTIVATIONS = ("relu", "tanh", "linear")
+MAX_LAYERS = 4          # the C player's room (strategies/_learned.pyx)
+MAX_UNITS = 64
+NFEAT = len(FEATURES)
+SHIPPED = "protolab_datasets.models"
+DEFAULT_MODEL = "learned"
+
+
+class ModelError(StrategyError):
+    """A model file that cannot be used; the message names the file, the key and what was expected."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    weights: np.ndarray          # float32 [out][in]
+    bias: np.ndarray             # float32 [out]
+    activation: str
+
+
+@dataclass
+class Model:
+    layers: list[Layer]
+    meta: dict[str, Any] = field(default_factory=dict)
+    source: str = "<memory>"
+
+    def function(self) -> dict[str, Any]:
+        """The part of the file that decides play: format, features and layers (what the hash names)."""
+        return {"format": FORMAT, "version": VERSION, "features": list(FEATURES), "feature_digest": FEATURE_DIGEST,
+                "layers": [{"weights": [[float(x) for x in row] for row in lay.weights],
+                            "bias": [float(x) for x in lay.bias], "activation": lay.activation}
+                           for lay in self.layers]}
+
+    def to_bytes(self) -> bytes:
+        body = {**self.function(), "meta": self.meta}
+        return (json.dumps(body, sort_keys=True, indent=1, allow_nan=False) + "\n").encode()
+
+    @property
+    def full_hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.function(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+    @property
+    def hash(self) -> str:
+        """Short form for display and provenance."""
+        return self.full_hash[:12]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_bytes(self.to_bytes())
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Win probabilities for rows of features (numpy; the C player computes the same in float32)."""
+        h = np.asarray(x, np.float32)
+        for lay in self.layers:
+            h = h @ lay.weights.T + lay.bias
+            h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
+        return 1.0 / (1.0 + np.exp(-h[..., 0].astype(np.float64)))
+
+    @classmethod
+    def from_arrays(cls, layers: list[tuple[np.ndarray, np.ndarray, str]], meta: dict | None = None) -> Model:
+        """A model from (weights [out][in], bias, activation) triples, checked like a file."""
+        raw = {"format": FORMAT, "version": VERSION, "features": list(FEATURES), "feature_digest": FEATURE_DIGEST,
+               "layers": [{"weights": np.asarray(w).tolist(), "bias": np.asarray(b).tolist(), "activation": a}
+                          for w, b, a in layers], "meta": meta or {}}
+        return parse(raw, "<memory>")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Model:
+        source = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ModelError(f"model {source}: no such file; expected a model file (JSON) or the name of a "
+                             f"shipped model ({', '.join(shipped_models()) or 'none'})") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ModelError(f"model {source}: cannot read it ({e})") from None
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ModelError(f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                             "expected a model file (docs/strategies.md, 'The learned player')") from None
+        return parse(raw, source)
+
+
+def _fail(source: str, key: str, expected: str, got: Any) -> ModelError:
+    shown = repr(got)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return ModelError(f"model {source}: key '{key}': expected {expected}, got {shown}")
+
+
+def _matrix(raw: Any, rows: int, cols: int, source: str, key: str) -> np.ndarray:
+    if not isinstance(raw, list) or len(raw) != rows:
+        raise _fail(source, key, f"a list of {rows} rows", raw if not isinstance(raw, list) else f"{len(raw)} rows")
+    for i, row in enumerate(raw):
+        if not isinstance(row, list) or len(row) != cols:
+            got = row if not isinstance(row, list) else f"{len(row)} numbers"
+            raise _fail(source, f"{key}[{i}]", f"a row of {cols} numbers", got)
+        _numbers(row, source, f"{key}[{i}]")
+    return np.array(raw, dtype=np.float32).reshape(rows, cols)
+
+
+def _numbers(row: list, source: str, key: str) -> None:
+    for j, x in enumerate(row):
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+            raise _fail(source, f"{key}[{j}]", "a finite number", x)
+        if abs(x) > 3.0e38:
+            raise _fail(source, f"{key}[{j}]", "a number within float32's range", x)
+
+
+def _layer(raw: Any, i: int, fan_in: int, last: bool, source: str) -> Layer:
+    key = f"layers[{i}]"
+    if not isinstance(raw, dict):
+        raise _fail(source, key, "a table with weights, bias, activation", raw)
+    for k in raw:
+        if k not in LAYER_KEYS:
+            raise _fail(source, f"{key}.{k}", f"no such key (a layer has {', '.join(LAYER_KEYS)})", k)
+    for k in LAYER_KEYS:
+        if k not in raw:
+            raise ModelError(f"model {source}: key '{key}.{k}': missing; a layer has {', '.join(LAYER_KEYS)}")
+    act = raw["activation"]
+    if act not in ACTIVATIONS:
+        raise _fail(source, f"{key}.activation", f"one of {', '.join(ACTIVATIONS)}", act)
+    w = raw["weights"]
+    out = len(w) if isinstance(w, list) else -1
+    if last and out != 1:
+        raise _fail(source, f"{key}.weights", "1 row (the last layer gives one logit)", f"{out} rows")
+    if not 1 <= out <= MAX_UNITS:
+        raise _fail(source, f"{key}.weights", f"1..{MAX_UNITS} rows (units)", w if out < 0 else f"{out} rows")
+    weights = _matrix(w, out, fan_in, source, f"{key}.weights")
+    bias = _matrix([raw["bias"]] if isinstance(raw["bias"], list) else raw["bias"], 1, out, source, f"{key}.bias")
+    return Layer(weights, bias[0], act)
+
+
+def parse(raw: Any, source: str) -> Model:
+    """A Model from a file's parsed JSON, checked key by key (ModelError names the first problem)."""
+    if not isinstance(raw, dict):
+        raise _fail(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
+    for k in raw:
+        if k not in KEYS:
+            raise _fail(source, k, f"no such key (a model file has {', '.join(KEYS)})", k)
+    for k in KEYS:
+        if k not in raw:
+            raise ModelError(f"model {source}: key '{k}': missing; a model file has {', '.join(KEYS)}")
+    if raw["format"] != FORMAT:
+        raise _fail(source, "format", repr(FORMAT), raw["format"])
+    if raw["version"] != VERSION:
+        raise _fail(source, "version", str(VERSION), raw["version"])
+    if raw["features"] != list(FEATURES):
+        raise _feature_mismatch(raw["features"], source)
+    if raw["feature_digest"] != FEATURE_DIGEST:
+        raise _fail(source, "feature_digest", f"{FEATURE_DIGEST} (this engine's features)", raw["feature_digest"])
+    layers = raw["layers"]
+    if not isinstance(layers, list) or not 1 <= len(layers) <= MAX_LAYERS:
+        raise _fail(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
+    if not isinstance(raw["meta"], dict):
+        raise _fail(source, "meta", "a table", raw["meta"])
+    out, fan_in = [], NFEAT
+    for i, lay in enumerate(layers):
+        layer = _layer(lay, i, fan_in, i == len(layers) - 1, source)
+        out.append(layer)
+        fan_in = layer.weights.shape[0]
+    return Model(out, dict(raw["meta"]), source)
+
+
+def _feature_mismatch(got: Any, source: str) -> ModelError:
+    if not isinstance(got, list):
+        return _fail(source, "features", f"the engine's {NFEAT} feature names", got)
+    for i, (a, b) in enumerate(zip(got, FEATURES, strict=False)):
+        if a != b:
+            return _fail(source, f"features[{i}]", f"{b!r} (this engine's features: retrain the model)", a)
+    return _fail(source, "features", f"{NFEAT} names (this engine's features: retrain the model)", f"{len(got)} names")
+
+
+def shipped_models() -> list[str]:
+    """Names of the models shipped in datasets/models/."""
+    try:
+        return sorted(p.name[:-5] for p in resources.files(SHIPPED).iterdir() if p.name.endswith(".json"))
+    except (ModuleNotFoundError, FileNotFoundError):
+        return []
+
+
+def resolve(name: str) -> str:
+    """A shipped model's file for NAME, else NAME itself as a path."""
+    if name in shipped_models():
+        return str(resources.files(SHIPPED).joinpath(f"{name}.json"))
+    return name
+
+
+def load_model(name: str = DEFAULT_MODEL) -> Model:
+    """`learned:model=NAME`: a shipped model by name, or a model file by path."""
+    return Model.load(resolve(name))
