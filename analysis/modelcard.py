@@ -57,7 +57,7 @@ def model_card(record: dict[str, Any]) -> str:
              f"- model hash: `{out['hash']}` (generation {out['generation']}, chosen as the "
              f"{'last generation' if out['choose'] == 'last' else 'best by mean ladder win rate'})",
              f"- inputs: {record['features']} features, digest `{record['feature_digest']}`",
-             f"- network: hidden layers {s['hidden']}, {s['activation']}; one output, the logit of "
+             f"- network: hidden layers {list(s['hidden'])}, {s['activation']}; one output, the logit of "
              "P(the viewing seat wins), draws counted half",
              f"- pool: sets {', '.join(s['sets'])}; variant files "
              f"{', '.join(c['path'] for c in s['cards']) or 'none'}; pool hash `{record['pool_hash']}` "

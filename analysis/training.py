@@ -36,7 +36,8 @@ def generations(record: dict[str, Any]) -> pd.DataFrame:
     rows = []
     for e in record["generations"]:
         ex, fit, pairs = e["examples"], e["fit"], e["ladder"]["pairs"]
-        rows.append({"generation": e["generation"], "players": " vs ".join(ex["players"]), "explore": ex["explore"],
+        players = f"{ex['players'][0]} on both seats" if len(set(ex["players"])) == 1 else " vs ".join(ex["players"])
+        rows.append({"generation": e["generation"], "players": players, "explore": ex["explore"],
                      "games": ex["games"], "examples": ex["rows"],
                      "data_generations": ",".join(str(g) for g in fit["data_generations"]),
                      "epochs": fit["epochs"], "val_loss": fit["val_loss"], "constant_loss": fit["constant_loss"],

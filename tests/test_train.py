@@ -209,3 +209,19 @@ def test_playing_a_model_never_loads_the_fitting_library():
              "print('sklearn' in sys.modules, 'threadpoolctl' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_run_with_the_model_on_another_pool_says_so_in_its_provenance(trained, tmp_path, capsys):
+    tmp, record = trained
+    model = tmp / "models" / "tiny.json"
+    spec = tmp_path / "run.toml"
+    spec.write_text(f'name = "other-pool"\nseed = 2\ngames = 20\nshard_games = 10\n[pool]\nsets = ["Main 1"]\n'
+                    f'[seats]\nstrategies = ["learned:model={model}", "greedy"]\n')
+    assert main(["run", str(spec), "--workers", "1", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    run = next((tmp_path / "runs").iterdir())
+    entry = json.loads((run / "run.json").read_text())["models"][0]
+    assert entry["hash"] == record["output"]["hash"] and entry["same_pool"] is False
+    capsys.readouterr()
+    assert main(["report", str(run), "--format", "csv"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert f"model {model} {record['output']['hash']} (trained on pool {record['pool_hash']}, not this pool" in head
