@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from strategies._features import FEATURES
-from strategies.model import Model
 
 from protolab.cli import main
 from protolab.experiment.fit import fit_mlp
 from protolab.experiment.trainspec import Fit
+from strategies.model import Model
 
 SPEC = """name = "tiny"
 seed = 5

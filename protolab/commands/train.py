@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from analysis.page import write_page
@@ -61,6 +62,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         trainer.console = console
         try:
             main_train(trainer, Path(args.models))
+        except KeyboardInterrupt:
+            print(f"protolab: stopped; the finished generations are kept in {folder}/ (protolab train --resume "
+                  f"{folder})", file=sys.stderr)
+            return 130
         finally:
             runner.close()
         study = open_study([str(folder)])
