@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
-from strategies.model import Model
 
 from analysis.modelcard import model_card
 from analysis.runfolder import RunDirError, file_sha256, load_inputs, save_inputs, write_atomic
@@ -46,6 +45,7 @@ from protolab.experiment.tuneplay import pool_of
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION, Pool
 from sim.stats import wilson
+from strategies.model import Model
 
 TRAIN_FORMAT = 1
 LEARNED = f"learned:model={MODEL_SLOT}"
@@ -81,7 +81,7 @@ class Trainer:
         return (LEARNED, LEARNED), self.spec.data.explore
 
     def example_jobs(self, g: int, model: str) -> list[ExampleJob]:
-        d, out = self.spec.data, self.folder / f"gen-{g}" / "examples"
+        d, out = self.spec.data, (self.folder / f"gen-{g}" / "examples").absolute()    # workers start elsewhere
         out.mkdir(parents=True, exist_ok=True)
         strategies, explore = self.players(g)
         return [ExampleJob(self.spec.sets, self.files, strategies, model, explore, g, self.spec.turn_cap,
