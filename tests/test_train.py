@@ -6,6 +6,7 @@ end, a damaged generation played again, and bad spec keys as one line (exit 2)."
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -77,9 +78,15 @@ def shards(record: dict) -> list[str]:
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """Two generations on a local Ray with two workers, kept for the tests below."""
+    """Two generations on a local Ray with two workers, kept for the tests below; the folders are given
+    relative to the working folder, as a user types them (Ray's workers start in another)."""
     tmp = tmp_path_factory.mktemp("train")
-    record = train(write(tmp), tmp / "run", tmp / "models", "--workers", "2")
+    here = os.getcwd()
+    os.chdir(tmp)
+    try:
+        record = train(write(tmp), Path("run"), Path("models"), "--workers", "2")
+    finally:
+        os.chdir(here)
     return tmp, record
 
 
@@ -129,11 +136,14 @@ def test_a_resumed_training_equals_one_run_to_the_end(trained, tmp_path):
     assert hashes(resumed) == hashes(record) and shards(resumed) == shards(record)
 
 
-def test_a_damaged_generation_is_played_again(trained, tmp_path, capsys):
+def test_a_damaged_generation_is_played_again_on_resume(trained, tmp_path, capsys):
     tmp, record = trained
     shutil.copytree(tmp / "run", tmp_path / "run")
     (tmp_path / "run" / "gen-1" / "model.json").write_text("{}")
-    again = train(write(tmp_path), tmp_path / "run", tmp_path / "models", "--workers", "1")
+    code = main(["train", "--resume", str(tmp_path / "run"), "--models", str(tmp_path / "models"), "--workers", "1",
+                 "--no-progress"])                      # no SPEC: the one the folder recorded
+    assert code == 0
+    again = json.loads((tmp_path / "run" / "train.json").read_text())
     out = capsys.readouterr().out
     assert "generation 1: gen-1/model.json has changed since it was written; playing it again" in out
     assert hashes(again) == hashes(record)
