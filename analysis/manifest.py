@@ -51,6 +51,7 @@ class Manifest:
     created: str | None = _key(*_TEXT, None)
     finished: str | None = _key(*_TEXT, None)
     sessions: list[dict[str, Any]] = _key(*_LIST, [])
+    models: list[dict[str, Any]] | None = _key(*_LIST, None)     # learned models played (analysis/models.py)
 
     @classmethod
     def of(cls, raw: Any, where: str) -> Manifest:

@@ -11,6 +11,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from analysis.models import describe_models
 from analysis.open import Runs
 
 
@@ -69,6 +70,8 @@ def provenance(manifest: dict[str, Any], path: str | Path | None = None) -> dict
         "spec_hash": manifest.get("spec_hash"),
         "protolab_version": manifest.get("protolab_version"),
         "engine_version": manifest.get("engine_version"),
+        "models": [m for m in manifest.get("models") or [] if isinstance(m, dict)
+                   and (arm is None or m.get("arm") in (None, arm))] or None,
     }
 
 
@@ -103,8 +106,9 @@ def describe(p: dict[str, Any]) -> str:
     games = f"{p['games']:,}" if isinstance(p.get("games"), int) else "not recorded"
     seed = p.get("seed") if p.get("seed") is not None else "not recorded"
     version = p.get("protolab_version") or "not recorded"
+    models = describe_models(p.get("models"))
     return (f"{label}: {bots}; sets {sets}; variant files {cards}; pool {pool}; master seed {seed}; "
-            f"{games} games; protolab {version}")
+            f"{games} games; protolab {version}" + (f"; {models}" if models else ""))
 
 
 def fields(p: dict[str, Any]) -> list[tuple[str, str]]:

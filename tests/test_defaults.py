@@ -2,9 +2,11 @@
 so nothing a user runs without choosing plays random seats (docs/strategies.md)."""
 
 import json
+import tomllib
 
 from protolab.cli import build_parser, main
 from protolab.experiment.spec import examples_dir, load_spec
+from protolab.experiment.trainspec import load_train_spec
 
 
 def _base(spec: str) -> str:
@@ -15,8 +17,12 @@ def test_shipped_example_specs_play_competent_seats():
     specs = sorted(examples_dir().glob("*.toml"))
     assert specs
     for path in specs:
-        spec = load_spec(path)
-        seats = [s for arm in spec.arms for s in arm.strategies]
+        if "train" in tomllib.loads(path.read_text()):            # a training spec: its expert and ladder
+            t = load_train_spec(path)
+            seats = [t.data.expert, *t.ladder.opponents]
+        else:
+            spec = load_spec(path)
+            seats = [s for arm in spec.arms for s in arm.strategies]
         assert seats and "random" not in {_base(s) for s in seats}, f"{path.name} plays random seats: {seats}"
 
 

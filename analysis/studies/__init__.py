@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from analysis.studies import ab, cardvalue, metagame, plain, tiers, tune
+from analysis.studies import ab, cardvalue, metagame, plain, tiers, train, tune
 from analysis.studies.base import Options, Study
 
 KINDS: tuple[type[Study], ...] = (     # the first kind that claims the paths is their study
     metagame.Metagame,                 # a metagame loop folder (meta.json)
     tune.Tune,                         # a balance search folder (tune.json)
+    train.Train,                       # a training folder (train.json)
     tiers.Tiers,                       # one run with `tiers`
     cardvalue.CardValue,               # one `protolab cardvalue` run: its baseline arm, card values from every arm
     ab.AB,                             # one run with [[arms]]: never pooled

@@ -37,6 +37,8 @@ COMMANDS = (
             "the metagame: equilibrium of 'choose a trio', alpha-rank, Nash-averaged ratings"),
     Command("tune", "protolab.commands.tune",
             "search for the smallest card changes that bring protocols into balance"),
+    Command("train", "protolab.commands.train",
+            "train a learned player: example games on Ray, a fitted model, a ladder per generation"),
     Command("power", "protolab.commands.power", "how many games an experiment needs to see an effect (from a pilot)"),
 )
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from analysis import runfolder
 from analysis.manifest import Manifest
+from analysis.models import models_used
 from protolab.experiment.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.plan import Plan, ShardPlan, card_files
 from protolab.experiment.seeds import SEED_SCHEME
@@ -43,7 +44,16 @@ def new_manifest(plan: Plan, run_id: str) -> dict[str, Any]:
         seed_scheme=SEED_SCHEME, arms=len(spec.arms), matchups=plan.n_matchups, games_per_matchup=spec.games,
         shard_count=len(plan.shards), shard_games=plan.shard_games,
         inputs={cf.path: cf.sha256 for cf in card_files(spec)}, created=now(), finished=None, sessions=[],
+        models=_models(plan) or None,
     ).to_json()
+
+
+def _models(plan: Plan) -> list[dict[str, Any]]:
+    """The learned models each arm plays, with whether the arm's pool is the one each was trained on."""
+    out = []
+    for arm, pool in zip(plan.spec.arms, plan.pools, strict=True):
+        out += [{"arm": arm.name, **m} for m in models_used(arm.strategies, pool.hash)]
+    return out
 
 
 def verify_recorded(run_dir: Path, shards: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:

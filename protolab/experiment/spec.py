@@ -417,6 +417,8 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     """Validate the TOML tables of a spec. `card_texts` (path -> contents) replaces reading the
     card files from disk, which is how `--resume` rebuilds a spec from run.json."""
     c = _Checker(source)
+    if "train" in raw:
+        raise c.error("train", "a training spec (docs/training.md): run it with protolab train, not as an experiment")
     c.table(raw, "", TOP_KEYS)
     name, description, seed, n_games, overrides = _parse_header(c, raw, games)
     turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")

@@ -1,0 +1,80 @@
+"""`protolab train SPEC`: the training loop (protolab/experiment/train.py), registered by protolab/cli.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from analysis.page import write_page
+from analysis.studies import open_study
+from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.commands.registry import summary
+from protolab.experiment.fit import EXTRA_HINT, FitUnavailable, libraries
+from protolab.experiment.train import Trainer, main_train, resumed_spec, train_folder
+from protolab.experiment.trainplay import Local, OnRay
+from protolab.experiment.trainspec import load_train_spec
+
+DEFAULT_MODELS = "datasets/models"
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser(
+        "train", help=summary("train"),
+        description="Train a learned player (docs/training.md): each generation plays its example games on Ray "
+                    "(generation 0 by an expert, later ones by the current model against itself), keeps them as "
+                    "Parquet, fits the value network (scikit-learn, the [train] extra), measures the model with the "
+                    "ladder and records everything in train.json; the chosen model is written with its model card.")
+    p.add_argument("spec", nargs="?", metavar="SPEC", help="a training spec, or a shipped one's name (train_learned)")
+    p.add_argument("--out", metavar="DIR", help="the training folder (default: a new folder in the spec's output); "
+                                                "a folder holding this spec's training resumes it")
+    p.add_argument("--resume", metavar="DIR", help="go on with the training in DIR (its recorded spec unless SPEC "
+                                                   "is given), after checking its finished generations' files")
+    p.add_argument("--models", metavar="DIR", default=DEFAULT_MODELS,
+                   help=f"where the model NAME.json and its card NAME.md are written (default {DEFAULT_MODELS}, "
+                        "relative to this folder)")
+    p.add_argument("--workers", type=int, metavar="K", help="Ray workers (default: every core); 1 plays in this "
+                                                            "process without Ray")
+    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="the finished training as tables (default) or one JSON object")
+    p.set_defaults(func=cmd_train)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        libraries()
+    except FitUnavailable:
+        raise UsageError(EXTRA_HINT) from None
+    check_range("--workers", args.workers, 1, 100_000)
+    if not args.spec and not args.resume:
+        raise UsageError("expected SPEC (a training spec or a shipped one's name) or --resume DIR")
+    if args.resume and args.out and Path(args.resume) != Path(args.out):
+        raise UsageError("--resume DIR is the training folder; give --out only without --resume")
+    spec = load_train_spec(args.spec) if args.spec else resumed_spec(Path(args.resume))
+    folder = Path(args.resume) if args.resume else train_folder(spec, args.out)
+    console = report_console(120, stderr=args.format == "json")
+
+    def work() -> int:
+        runner = Local() if args.workers == 1 and not args.address else OnRay(args.address, args.workers)
+        trainer = Trainer(spec, folder, runner, console.print, progress=not args.no_progress)
+        trainer.console = console
+        try:
+            main_train(trainer, Path(args.models))
+        except KeyboardInterrupt:
+            print(f"protolab: stopped; the finished generations are kept in {folder}/ (protolab train --resume "
+                  f"{folder})", file=sys.stderr)
+            return 130
+        finally:
+            runner.close()
+        study = open_study([str(folder)])
+        write_page(folder / "dashboard.html", study.page())
+        if args.format == "json":
+            print(study.to_json())
+        else:
+            study.print(report_console(120))
+            console.print(f"Training folder: {folder}; {study.PAGE_LABEL}: {folder / 'dashboard.html'}")
+        return 0
+
+    return until_interrupted(work)

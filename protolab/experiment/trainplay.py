@@ -1,0 +1,171 @@
+"""The games of a training, as jobs: a shard of example games (written by the worker as one Parquet
+file in the training folder, answered with a receipt) or a shard of ladder games (answered with
+its wins). Jobs carry the card files and the model as text, so a worker on another machine builds
+the same pool and plays the same model; the same jobs run in this process (`--workers 1`) or as
+Ray tasks, with identical results."""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from strategies._features import FEATURE_DIGEST, FEATURES
+from strategies.learned import examples
+
+from analysis.runfolder import sha256, write_atomic
+from protolab.experiment.progress import Progress
+from protolab.experiment.seeds import game_seeds
+from protolab.experiment.session import start_ray, stop_ray
+from protolab.experiment.tuneplay import pool_of
+from strategies.ladder import play_pair
+
+MODEL_SLOT = "@model"            # in a job's strategies: the job's model, written to a file by the worker
+LADDER_MATCHUP = 1 << 41         # the ladder's seeds: a matchup index no generation's examples use
+KEY_COLUMNS = ("generation", "seed", "turn", "player", "outcome")
+
+
+def feature_column(name: str) -> str:
+    """A feature's column in the examples' Parquet files."""
+    return f"f_{name}"
+
+
+@dataclass(frozen=True)
+class ExampleJob:
+    """One shard of a generation's example games."""
+
+    sets: tuple[str, ...]
+    cards: tuple[tuple[str, str], ...]
+    strategies: tuple[str, str]
+    model: str                      # the model's JSON text ("" when the strategies name none)
+    explore: float
+    generation: int
+    turn_cap: int
+    seeds: tuple[int, ...]
+    path: str                       # the Parquet file the worker writes
+
+
+@dataclass(frozen=True)
+class LadderJob:
+    """One shard of a ladder: `games` games of a against b from seed `first`, seats swapped."""
+
+    sets: tuple[str, ...]
+    cards: tuple[tuple[str, str], ...]
+    a: str
+    b: str
+    model: str
+    first: int
+    games: int
+    turn_cap: int
+
+
+def example_seeds(master: int, generation: int, first: int, n: int) -> tuple[int, ...]:
+    """The seeds of games first..first+n of a generation: from (master seed, generation, game)."""
+    return tuple(int(s) for s in game_seeds(master, np.full(n, generation, np.int64), np.arange(first, first + n),
+                                            False))
+
+
+def ladder_first_seed(master: int) -> int:
+    """The first seed of every generation's ladder (the same seeds each generation: paired)."""
+    return int(game_seeds(master, np.array([LADDER_MATCHUP], np.int64), np.zeros(1, np.int64), False)[0]) >> 2
+
+
+@functools.lru_cache(maxsize=8)
+def model_file(text: str) -> str:
+    """A job's model written once per worker process to a private file (the player loads a path)."""
+    d = tempfile.mkdtemp(prefix="protolab-model-")
+    path = Path(d) / "model.json"
+    path.write_text(text)
+    return str(path)
+
+
+def _resolve(strategy: str, model: str) -> str:
+    return strategy.replace(MODEL_SLOT, model_file(model)) if MODEL_SLOT in strategy else strategy
+
+
+def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
+    """The examples of one shard as a table: keys, then one float32 column per feature."""
+    n = len(cols["seed"])
+    arrays = {"generation": pa.array(np.full(n, generation, np.int16)),
+              "seed": pa.array(np.asarray(cols["seed"], np.uint64)),
+              "turn": pa.array(np.asarray(cols["turn"], np.int16)),
+              "player": pa.array(np.asarray(cols["player"], np.int8)),
+              "outcome": pa.array(np.asarray(cols["outcome"], np.float32))}
+    feats = np.asarray(cols["features"], np.float32)
+    for i, name in enumerate(FEATURES):
+        arrays[feature_column(name)] = pa.array(feats[:, i])
+    table = pa.table(arrays)
+    return table.replace_schema_metadata({"protolab.feature_digest": FEATURE_DIGEST})
+
+
+def play_examples(job: ExampleJob) -> dict[str, Any]:
+    """Play the shard, write its Parquet file, answer with the receipt (file, rows, games, sha256)."""
+    pool = pool_of(job.sets, job.cards)
+    strategies = tuple(_resolve(s, job.model) for s in job.strategies)
+    cols = examples(pool, np.asarray(job.seeds, np.uint64), strategies=strategies, explore=job.explore,
+                    turn_cap=job.turn_cap)
+    sink = pa.BufferOutputStream()
+    pq.write_table(examples_table(cols, job.generation), sink, compression="zstd")
+    data = sink.getvalue().to_pybytes()
+    write_atomic(job.path, data)
+    return {"file": Path(job.path).name, "rows": len(cols["seed"]), "games": len(job.seeds), "sha256": sha256(data)}
+
+
+def play_ladder(job: LadderJob) -> dict[str, Any]:
+    pool = pool_of(job.sets, job.cards)
+    return play_pair(pool, _resolve(job.a, job.model), _resolve(job.b, job.model), job.games, job.first,
+                     job.turn_cap)
+
+
+def games_of(job: ExampleJob | LadderJob) -> int:
+    return len(job.seeds) if isinstance(job, ExampleJob) else job.games
+
+
+class Local:
+    """Jobs played one after another in this process."""
+
+    workers, where = 1, "this process (no Ray)"
+
+    def map(self, fn: Callable[[Any], Any], jobs: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+        out, done = [], 0
+        for j in jobs:
+            out.append(fn(j))
+            done += games_of(j)
+            if progress:
+                progress.update(done)
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+class OnRay:
+    """Jobs played as Ray tasks (one CPU each); results in job order, progress as they finish."""
+
+    def __init__(self, address: str | None, workers: int | None):
+        import ray
+        self.ray = ray
+        self.workers, self.where = start_ray(address, workers)
+        self.remotes: dict[Callable, Any] = {}
+
+    def map(self, fn: Callable[[Any], Any], jobs: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+        remote = self.remotes.setdefault(fn, self.ray.remote(fn))
+        refs = [remote.remote(j) for j in jobs]
+        games = {r: games_of(j) for r, j in zip(refs, jobs, strict=True)}
+        pending, done = list(refs), 0
+        while pending:
+            ready, pending = self.ray.wait(pending, num_returns=1)
+            self.ray.get(ready)                      # a failed task raises here, at once
+            done += games[ready[0]]
+            if progress:
+                progress.update(done)
+        return list(self.ray.get(refs))
+
+    def close(self) -> None:
+        stop_ray()
