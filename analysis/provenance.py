@@ -36,9 +36,10 @@ def provenance(manifest: Manifest | None, path: str | Path | None = None) -> dic
     `RUN#arm`; None for games held in memory): JSON-ready. What a run.json lacks (hand-made or old
     runs) is None."""
     if manifest is None:
-        return {**dict.fromkeys(("run_id", "path", "arm", "tiers", "strategies", "sets", "pool_hash", "seed",
-                                 "games", "draft", "spec_hash", "protolab_version", "engine_version")),
-                "path": str(path) if path is not None else None, "design": "single", "card_files": []}
+        return {"run_id": None, "path": str(path) if path is not None else None, "arm": None, "design": "single",
+                **dict.fromkeys(("tiers", "strategies", "sets")), "card_files": [],
+                **dict.fromkeys(("pool_hash", "seed", "games", "draft", "spec_hash", "protolab_version",
+                                 "engine_version"))}
     spec, arm = manifest.spec, opened_arm(manifest)
     shown = [a for a in spec.arms if arm is None or a.name == arm]
     tiers = tier_names(manifest)

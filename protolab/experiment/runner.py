@@ -210,7 +210,7 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
     token = runfolder.write_token(run_dir)
     dicts = dictionaries(plan)
     tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in plan.shards if s.index not in ledger.done)
-    group = group or shards_per_task(plan.shard_games)
+    group = group or shards_per_task(plan.shard_games, len(plan.shards) - len(ledger.done), busy)
     for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group):
         ledger.commit(batch, say)
         progress.update(ledger.games_done)

@@ -37,10 +37,11 @@ class ShardFailed(RuntimeError):
         self.index, self.cause = index, cause
 
 
-def shards_per_task(shard_games: int) -> int:
+def shards_per_task(shard_games: int, shards: int, workers: int) -> int:
     """Shards sent in one Ray task: one for shards of TASK_GAMES games or more (every ordinary run),
-    more for tiny shards, up to MAX_SHARDS_PER_TASK."""
-    return max(1, min(MAX_SHARDS_PER_TASK, TASK_GAMES // max(1, shard_games)))
+    more for tiny shards, up to MAX_SHARDS_PER_TASK, and never so many that the `shards` to play
+    make fewer than four tasks per worker (every worker busy, batches still recorded as they come)."""
+    return max(1, min(MAX_SHARDS_PER_TASK, TASK_GAMES // max(1, shard_games), shards // (4 * max(1, workers))))
 
 
 def play_shard(tasks: tuple[ShardTask, ...]) -> list[dict]:
