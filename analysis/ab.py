@@ -38,12 +38,11 @@ def run_arms(path: str | Path) -> list[str]:
     run, arm = split_arm(path)
     if arm is not None:
         return []
-    try:
-        m = peek_manifest(run) or {}
-        arms = [a.get("name") for a in (m.get("spec") or {}).get("arms") or [] if isinstance(a, dict)]
-        played = {s.get("arm") for s in m.get("shards") or [] if isinstance(s, dict)}
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError, TypeError):
+    m = peek_manifest(run)
+    if m is None:
         return []
+    arms = m.spec.arm_names
+    played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
     return [a for a in arms if a in played] if len(arms) > 1 else []
 
 

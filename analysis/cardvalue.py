@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.manifest import Manifest
 from analysis.open import Runs, open_runs, peek_manifest
 from analysis.schema import PROTOCOL_COLUMNS, SEATS
 from analysis.stats import Z95, adjust, norm_sf
@@ -55,28 +56,25 @@ class Design:
     samples: int                    # matchups per block
 
 
-def design_of(manifest: dict[str, Any]) -> Design | None:
+def design_of(manifest: Manifest | None) -> Design | None:
     """The card-value design of a run, or None when the run does not have that shape."""
-    spec = manifest.get("spec") if isinstance(manifest, dict) else None
-    draft = (spec or {}).get("draft") or {}
-    arms = (spec or {}).get("arms") or []
-    if draft.get("mode") != "holding" or len(arms) < 2 or not spec.get("seats", {}).get("swap"):
+    spec = manifest.spec if manifest is not None else None
+    if spec is None or spec.draft is None or spec.draft.mode != "holding" or len(spec.arms) < 2 or not spec.swap:
         return None
-    base = arms[0]
-    strategy = base.get("strategies", [None])[0]
-    if arms[0].get("strategies") != [strategy, strategy] or not isinstance(strategy, str):
+    base = spec.arms[0]
+    strategy = base.strategies[0] if base.strategies else None
+    if base.strategies != (strategy, strategy) or strategy is None or base.name is None:
         return None
     tested = []
-    for arm in arms[1:]:
-        restricted, other = (arm.get("strategies") or ["", ""])[:2]
-        same_pool = arm.get("sets") == base.get("sets") and arm.get("cards") == base.get("cards")
+    for arm in spec.arms[1:]:
+        restricted, other = (arm.strategies + ("", ""))[:2]
+        same_pool = arm.sets == base.sets and arm.cards == base.cards
         kind, _, card = restricted[len(strategy) + 1:].partition(":")
         if (other != strategy or not restricted.startswith(strategy + "+") or kind not in RESTRICTIONS
-                or not card.strip() or "+" in card or not same_pool):
+                or not card.strip() or "+" in card or not same_pool or arm.name is None):
             return None
-        tested.append(Tested(arm["name"], card.strip(), kind, restricted))
-    return Design(strategy, base["name"], tuple(tested), tuple(draft.get("protocols") or ()),
-                  int(draft.get("samples") or 0))
+        tested.append(Tested(arm.name, card.strip(), kind, restricted))
+    return Design(strategy, base.name, tuple(tested), spec.draft.protocols, spec.draft.samples)
 
 
 # -- the statistic ----------------------------------------------------------------------------------
@@ -206,11 +204,7 @@ def empty_table() -> pd.DataFrame:
 
 def is_card_value_run(path: str | Path) -> bool:
     """Is `path` (a run folder, or RUN#arm) a card-value run? False for anything unreadable."""
-    m = peek_manifest(path)
-    try:
-        return m is not None and design_of(m) is not None
-    except (ValueError, AttributeError, TypeError):
-        return False
+    return design_of(peek_manifest(path)) is not None
 
 
 def card_value(runs: Runs, method: str = "holm", whole: bool = False) -> pd.DataFrame:

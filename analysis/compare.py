@@ -22,6 +22,7 @@ import pandas as pd
 from analysis import queries
 from analysis.cells import pct, table
 from analysis.flags import CARD_METRIC
+from analysis.manifest import SpecArm
 from analysis.open import Runs
 from analysis.provenance import of_runs, print_lines
 from analysis.runfolder import load_inputs
@@ -106,12 +107,13 @@ def _clusters_sql(view: str) -> str:
 def side_label(runs: Runs) -> str:
     """The side's run ids, with `#arm` when it is one arm of an A/B run."""
     entry = _arm_entry(runs)
-    arms = (runs.manifests[0].get("spec") or {}).get("arms") or [] if entry else []
-    return f"{runs.label}#{entry[1].get('name')}" if entry and len(arms) > 1 else runs.label
+    m = runs.manifests[0] if entry else None
+    return f"{runs.label}#{entry[1].name}" if entry and m is not None and len(m.spec.arms) > 1 else runs.label
 
 
 def _same_run(base: Runs, variant: Runs) -> bool:
-    ids = [{str(m.get("run_id", p)) for m, p in zip(r.manifests, r.paths, strict=True)} for r in (base, variant)]
+    ids = [{m.run_id if m is not None else str(p) for m, p in zip(r.manifests, r.paths, strict=True)}
+           for r in (base, variant)]
     return len(ids[0]) == 1 and ids[0] == ids[1]
 
 
@@ -200,16 +202,16 @@ def _apply_paired(df: pd.DataFrame, sums: pd.DataFrame, design: Design) -> pd.Da
 
 # -- the cards the variant changed, and how the bots used them --------------------------------------
 
-def _arm_entry(runs: Runs) -> tuple[Path, dict] | None:
+def _arm_entry(runs: Runs) -> tuple[Path, SpecArm] | None:
     """(run folder, spec arm) of a side that is one arm of one run; None for pooled sides."""
-    if len(runs.paths) != 1:
+    m = runs.manifests[0] if len(runs.paths) == 1 else None
+    if m is None:
         return None
-    m = runs.manifests[0]
-    arms = [a for a in (m.get("spec") or {}).get("arms") or [] if isinstance(a, dict)]
-    played = {s.get("arm") for s in m.get("shards") or [] if isinstance(s, dict)}
+    arms = m.spec.arms
+    played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
     if len(arms) == 1:
         return runs.paths[0], arms[0]
-    named = [a for a in arms if a.get("name") in played]
+    named = [a for a in arms if a.name in played]
     return (runs.paths[0], named[0]) if len(played) == 1 and len(named) == 1 else None
 
 
@@ -234,10 +236,9 @@ def changed_cards(base: Runs, variant: Runs) -> tuple[list[str], list[str]]:
     sides = [_arm_entry(r) for r in (base, variant)]
     if None in sides:
         return [], ["changed cards unknown: a side is not one arm of one run"]
-    files = [{(c.get("path"), c.get("sha256")) for c in arm.get("cards") or [] if isinstance(c, dict)}
-             for _, arm in sides]
+    files = [{(c.path, c.sha256) for c in arm.cards} for _, arm in sides]
     notes = []
-    if [sorted(arm.get("sets") or []) for _, arm in sides][0] != sorted(sides[1][1].get("sets") or []):
+    if sorted(sides[0][1].sets) != sorted(sides[1][1].sets):
         notes.append("the sides use different sets; only cards changed by card files are listed")
     names: list[str] = []
     for (run, _), own, other in ((sides[0], files[0], files[1]), (sides[1], files[1], files[0])):

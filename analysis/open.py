@@ -18,6 +18,7 @@ their rows (a table the tallies do not hold)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -34,6 +35,7 @@ import pyarrow.parquet as pq
 
 from analysis import runfolder
 from analysis import verify as checks
+from analysis.manifest import Manifest, ManifestError
 from analysis.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
 from analysis.storage import Location, StorageError, location, parquet_view
 from analysis.tallies import TALLIES_COLUMNS
@@ -57,7 +59,7 @@ class Runs:
 
     con: duckdb.DuckDBPyConnection
     paths: list[Path]
-    manifests: list[dict[str, Any]]
+    manifests: list[Manifest | None]         # each run's run.json, checked; None for games held in memory
     games_files: list[Path]
     events_files: list[Path]
     warnings: list[str] = field(default_factory=list)
@@ -94,7 +96,7 @@ class Runs:
 
     @property
     def run_ids(self) -> list[str]:
-        return [str(m.get("run_id", p.name)) for m, p in zip(self.manifests, self.paths, strict=True)]
+        return [m.run_id if m is not None else p.name for m, p in zip(self.manifests, self.paths, strict=True)]
 
     @property
     def single(self) -> bool:
@@ -152,15 +154,15 @@ def _explain(message: str, files: list[Path]) -> str:
     return f"reading the run failed: {first}"
 
 
-def peek_manifest(path: str | Path) -> dict[str, Any] | None:
-    """The run.json of a run folder (or `RUN#arm`) without any checks, or None when it cannot be
-    read: for deciding how to open a run; opening it then reports any problem."""
+def peek_manifest(path: str | Path) -> Manifest | None:
+    """The run.json of a run folder (or `RUN#arm`) without the journal or the checks of its files,
+    or None when it cannot be read or is not a run.json: for deciding how to open a run; opening
+    it then reports any problem."""
     try:
         run, _ = split_arm(path)
-        m = json.loads((location(run) / "run.json").read_text(MAX_MANIFEST_BYTES))
-    except (InputFileError, OSError, ValueError, RunError):
+        return Manifest.of(json.loads((location(run) / "run.json").read_text(MAX_MANIFEST_BYTES)), str(run))
+    except (InputFileError, OSError, ValueError, RunError):      # ManifestError is a ValueError
         return None
-    return m if isinstance(m, dict) else None
 
 
 def _manifest(run: Location) -> dict[str, Any]:
@@ -213,13 +215,17 @@ class _Findings:
 Listed = list[tuple[Path, dict[str, Any]]]           # (file, its shard entry) of one table
 
 
-def _listed(run: Path, m: dict[str, Any], kind: str) -> Listed:
-    return [(run / s[f"{kind}_file"], s) for s in checks.shard_entries(m) if isinstance(s.get(f"{kind}_file"), str)]
+def _entries(m: Manifest) -> list[dict[str, Any]]:
+    return [s for s in m.shards if isinstance(s, dict)]
 
 
-def _shard_files(run: Path, m: dict[str, Any], kind: str, found: _Findings) -> Listed:
+def _listed(run: Path, m: Manifest, kind: str) -> Listed:
+    return [(run / s[f"{kind}_file"], s) for s in _entries(m) if isinstance(s.get(f"{kind}_file"), str)]
+
+
+def _shard_files(run: Path, m: Manifest, kind: str, found: _Findings) -> Listed:
     """The files of `games` or `events` that the manifest lists (files it does not list are never read)."""
-    files, entries = _listed(run, m, kind), checks.shard_entries(m)
+    files, entries = _listed(run, m, kind), _entries(m)
     if files and len(files) < len(entries):
         without = next(s.get("index") for s in entries if not isinstance(s.get(f"{kind}_file"), str))
         found.add([f"{run / 'run.json'}: shard {without} lists no {kind}_file ({len(files)} of {len(entries)} "
@@ -230,7 +236,7 @@ def _shard_files(run: Path, m: dict[str, Any], kind: str, found: _Findings) -> L
     return files
 
 
-def _summary_files(run: Path, m: dict[str, Any], kind: str) -> tuple[Listed, str | None]:
+def _summary_files(run: Path, m: Manifest, kind: str) -> tuple[Listed, str | None]:
     """The run's files of a summary table (`cards`, `compiles`) if every shard lists one, else
     ([], why not: None when no shard has one, as in runs from before the table existed)."""
     files = _listed(run, m, kind)
@@ -239,7 +245,7 @@ def _summary_files(run: Path, m: dict[str, Any], kind: str) -> tuple[Listed, str
     missing = [f for f, _ in files if not f.is_file()]
     if missing:
         return [], f"{missing[0]}: listed in {run / 'run.json'} but missing"
-    if len(files) != len(checks.shard_entries(m)):
+    if len(files) != len(_entries(m)):
         return [], f"{run}: not every shard has a {kind} file"
     return files, None
 
@@ -280,15 +286,23 @@ def split_arm(path: str | Path) -> tuple[Path, str | None]:
         raise RunError(str(e)) from None
 
 
-def _only_arm(run: Path, m: dict[str, Any], arm: str) -> dict[str, Any]:
+def _only_arm(run: Path, m: Manifest, arm: str) -> Manifest:
     """The manifest restricted to one arm's shards (every shard holds games of a single arm)."""
-    names = [a.get("name") for a in (m.get("spec") or {}).get("arms") or [] if isinstance(a, dict)]
+    names = m.spec.arm_names
     if arm not in names:
         raise RunError(f"{run}: no arm {arm!r} in this run; its arms: {', '.join(map(str, names)) or 'none'}")
-    shards = [s for s in m.get("shards") or [] if isinstance(s, dict) and s.get("arm") == arm]
+    shards = [s for s in m.shards if isinstance(s, dict) and s.get("arm") == arm]
     if not shards:
         raise RunError(f"{run}: arm {arm!r} has no finished shards yet")
-    return {**m, "shards": shards}
+    return dataclasses.replace(m, shards=shards)
+
+
+def _typed(run: Path, m: dict[str, Any]) -> Manifest:
+    """The run.json of an opened run through its declaration (analysis/manifest.py), once."""
+    try:
+        return Manifest.of(m, str(run / runfolder.MANIFEST))
+    except ManifestError as e:
+        raise RunError(str(e)) from None
 
 
 Opened = tuple[Path, str | None, dict[str, Any]]      # (run folder, arm or None, manifest)
@@ -327,7 +341,7 @@ def _distinct(opened: list[Opened], found: _Findings) -> list[Opened]:
 class _RunFiles:
     """One opened run: its manifest (restricted to the arm) and the files of each table it lists."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     games: Listed
     events: Listed
     summaries: dict[str, tuple[Listed, str | None]]     # kind -> (files if every shard has one, why not)
@@ -335,9 +349,10 @@ class _RunFiles:
 
 def _verified(opened: Opened, found: _Findings) -> _RunFiles:
     """One run's games, events and summary files, checked against its manifest (all but checksums)."""
-    run, arm, m = opened
+    run, arm, raw = opened
     for check in (checks.listing_problems, checks.coverage_problems, checks.stray_problems):
-        found.add(check(run, m))
+        found.add(check(run, raw))
+    m = _typed(run, raw)
     if arm is not None:
         m = _only_arm(run, m, arm)
     g = _shard_files(run, m, "games", found)
@@ -351,7 +366,7 @@ def _verified(opened: Opened, found: _Findings) -> _RunFiles:
         _check_files(files, kind, _ALL_SUMMARIES[kind], found)
     if found_summaries["tallies"][1]:
         found.warnings.append(f"{found_summaries['tallies'][1]}; the report's tables from every game (slower)")
-    if not checks.is_complete(m):
+    if not m.complete:
         found.warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
                               f"the report covers the {len(g)} shard(s) written so far")
     if not e:
@@ -370,7 +385,7 @@ def open_table(games: pa.Table, label: str = "batch") -> Runs:
     from the same queries as a run folder's; `label` names it where a report names its runs."""
     con = duckdb.connect()
     con.register("games", games)
-    return Runs(con, [Path(label)], [{}], [], [])
+    return Runs(con, [Path(label)], [None], [], [])
 
 
 def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = None,

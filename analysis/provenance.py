@@ -11,66 +11,59 @@ import html
 from pathlib import Path
 from typing import Any
 
+from analysis.manifest import Manifest, SpecArm
 from analysis.models import describe_models
 from analysis.open import Runs
 
 
-def _spec(manifest: dict[str, Any]) -> dict[str, Any]:
-    spec = manifest.get("spec") if isinstance(manifest, dict) else None
-    return spec if isinstance(spec, dict) else {}
-
-
-def _arms(manifest: dict[str, Any]) -> list[dict[str, Any]]:
-    return [a for a in _spec(manifest).get("arms") or [] if isinstance(a, dict)]
-
-
-def opened_arm(manifest: dict[str, Any]) -> str | None:
+def opened_arm(manifest: Manifest) -> str | None:
     """The arm a manifest was opened as (`RUN#arm`: every listed shard is of that arm), or None for a
     whole run or a run with a single arm."""
-    arms = _arms(manifest)
-    played = {s.get("arm") for s in manifest.get("shards") or [] if isinstance(s, dict)}
-    if len(arms) > 1 and len(played) == 1:
+    names = manifest.spec.arm_names
+    played = {s.get("arm") for s in manifest.shards if isinstance(s, dict)}
+    if len(names) > 1 and len(played) == 1:
         name = next(iter(played))
-        return name if any(a.get("name") == name for a in arms) else None
+        return name if name in names else None
     return None
 
 
-def tier_names(manifest: dict[str, Any]) -> list[str]:
+def tier_names(manifest: Manifest | None) -> list[str]:
     """The tiers of a tier study (spec key `tiers`), in spec order; [] for any other run."""
-    tiers = _spec(manifest).get("tiers")
-    return [str(t) for t in tiers] if isinstance(tiers, list) else []
+    return list(manifest.spec.tiers) if manifest is not None else []
 
 
-def provenance(manifest: dict[str, Any], path: str | Path | None = None) -> dict[str, Any]:
+def provenance(manifest: Manifest | None, path: str | Path | None = None) -> dict[str, Any]:
     """The provenance block of one opened run (its manifest, restricted to an arm when opened as
-    `RUN#arm`): JSON-ready. Keys a run.json lacks (hand-made or old runs) are None."""
-    spec = _spec(manifest)
-    arm = opened_arm(manifest)
-    arms = _arms(manifest)
-    shown = [a for a in arms if arm is None or a.get("name") == arm]
+    `RUN#arm`; None for games held in memory): JSON-ready. What a run.json lacks (hand-made or old
+    runs) is None."""
+    if manifest is None:
+        return {"run_id": None, "path": str(path) if path is not None else None, "arm": None, "design": "single",
+                **dict.fromkeys(("tiers", "strategies", "sets")), "card_files": [],
+                **dict.fromkeys(("pool_hash", "seed", "games", "draft", "spec_hash", "protolab_version",
+                                 "engine_version", "models"))}
+    spec, arm = manifest.spec, opened_arm(manifest)
+    shown = [a for a in spec.arms if arm is None or a.name == arm]
     tiers = tier_names(manifest)
-    shards = [s for s in manifest.get("shards") or [] if isinstance(s, dict)]
-    games = sum(int(s.get("games") or 0) for s in shards) if shards else manifest.get("games")
-    hashes = manifest.get("pool_hashes") if isinstance(manifest.get("pool_hashes"), dict) else {}
-    first = shown[0] if shown else {}
+    shards = [s for s in manifest.shards if isinstance(s, dict)]
+    first = shown[0] if shown else SpecArm(None)
     return {
-        "run_id": manifest.get("run_id"),
+        "run_id": manifest.run_id,
         "path": str(path) if path is not None else None,
         "arm": arm,
-        "design": "tiers" if tiers else ("arms" if len(arms) > 1 else "single"),
+        "design": "tiers" if tiers else ("arms" if len(spec.arms) > 1 else "single"),
         "tiers": tiers or None,
-        "strategies": {str(a.get("name")): list(a.get("strategies") or []) for a in shown} or None,
-        "sets": list(first.get("sets") or []) or None,
-        "card_files": [{"path": c.get("path"), "sha256": c.get("sha256")} for c in first.get("cards") or []
-                       if isinstance(c, dict)],
-        "pool_hash": hashes.get(arm) if arm is not None and arm in hashes else manifest.get("pool_hash"),
-        "seed": spec.get("seed"),
-        "games": games,
-        "draft": (spec.get("draft") or {}).get("mode") if isinstance(spec.get("draft"), dict) else None,
-        "spec_hash": manifest.get("spec_hash"),
-        "protolab_version": manifest.get("protolab_version"),
-        "engine_version": manifest.get("engine_version"),
-        "models": [m for m in manifest.get("models") or [] if isinstance(m, dict)
+        "strategies": {str(a.name): list(a.strategies) for a in shown} or None,
+        "sets": list(first.sets) or None,
+        "card_files": [{"path": c.path, "sha256": c.sha256} for c in first.cards],
+        "pool_hash": (manifest.pool_hashes or {}).get(arm, manifest.pool_hash) if arm is not None
+        else manifest.pool_hash,
+        "seed": spec.seed,
+        "games": sum(int(s.get("games") or 0) for s in shards) if shards else manifest.games,
+        "draft": spec.draft.mode if spec.draft is not None else None,
+        "spec_hash": manifest.spec_hash,
+        "protolab_version": manifest.protolab_version,
+        "engine_version": manifest.engine_version,
+        "models": [m for m in manifest.models or [] if isinstance(m, dict)
                    and (arm is None or m.get("arm") in (None, arm))] or None,
     }
 

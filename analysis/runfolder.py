@@ -309,10 +309,10 @@ def _lock_object(run_dir: Location) -> Iterator[None]:
 
 # -- manifest ---------------------------------------------------------------------------------------
 
-def write_manifest(run_dir: Where, manifest: dict[str, Any]) -> None:
+def write_manifest(run_dir: Where, manifest: Manifest) -> None:
     """run.json, one shard entry a line (encoded by json's C encoder: a run of 100,000 shards has a
     run.json of some 100 MB, rewritten now and then), every other key indented."""
-    checked = Manifest.of(manifest, str(open_location(run_dir) / MANIFEST)).to_json()
+    checked = manifest.checked(str(open_location(run_dir) / MANIFEST)).to_json()
     shards = sorted(checked["shards"], key=lambda s: s["index"])
     head = json.dumps({**checked, "shards": []}, indent=1, sort_keys=False)
     rows = ",\n  ".join(json.dumps(s) for s in shards)
@@ -320,8 +320,8 @@ def write_manifest(run_dir: Where, manifest: dict[str, Any]) -> None:
     write_atomic(open_location(run_dir) / MANIFEST, (body + "\n").encode())
 
 
-def read_manifest(run_dir: Where) -> dict[str, Any]:
-    """run.json plus the shards recorded only in the journal (a driver killed between writes)."""
+def read_manifest(run_dir: Where) -> Manifest:
+    """run.json, checked, plus the shards recorded only in the journal (a driver killed between writes)."""
     run_dir = open_location(run_dir)
     p = run_dir / MANIFEST
     try:
@@ -329,22 +329,21 @@ def read_manifest(run_dir: Where) -> dict[str, Any]:
             if not run_dir.is_dir():
                 raise RunDirError(f"{run_dir}: no such run folder")
             raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST})")
-        manifest = json.loads(p.read_text(MAX_MANIFEST_BYTES))
+        raw = json.loads(p.read_text(MAX_MANIFEST_BYTES))
     except (InputFileError, json.JSONDecodeError, StorageError) as e:
         raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
-    if isinstance(manifest, dict) and manifest.get("format") != FORMAT:
-        raise RunDirError(f"{p}: format {manifest.get('format')!r}; this protolab reads format {FORMAT}")
+    if isinstance(raw, dict) and raw.get("format") != FORMAT:
+        raise RunDirError(f"{p}: format {raw.get('format')!r}; this protolab reads format {FORMAT}")
     try:
-        manifest = Manifest.of(manifest, str(p)).to_json()
+        manifest = Manifest.of(raw, str(p))
     except ManifestError as e:
         raise RunDirError(str(e)) from None
-    shards = manifest["shards"]
-    for i, entry in enumerate(shards):
+    for i, entry in enumerate(manifest.shards):
         _check_entry(entry, f"{p}: key 'shards[{i}]'")
-    by_index = {s["index"]: s for s in shards}
+    by_index = {s["index"]: s for s in manifest.shards}
     for entry in read_journal(run_dir):        # newer than the run.json they follow: they win
         by_index[entry["index"]] = entry
-    manifest["shards"] = sorted(by_index.values(), key=lambda s: s["index"])
+    manifest.shards = sorted(by_index.values(), key=lambda s: s["index"])
     return manifest
 
 
@@ -451,12 +450,12 @@ def open_games(run_dir: Where, columns: list[str] | None = None) -> pa.Table:
     return t
 
 
-def events_statement(manifests: list[dict[str, Any]]) -> str:
+def events_statement(manifests: list[Manifest | None]) -> str:
     """What the runs kept of their events (spec key `events`), for the report: every game's, a seeded
     sample, none but the summaries, or nothing beyond the games table."""
     said = []
     for m in manifests:
-        value = (m.get("spec") or {}).get("events", True) if isinstance(m.get("spec"), dict) else True
+        value = m.spec.events if m is not None else True
         if value is True:
             text = "events of every game"
         elif value is False:

@@ -29,7 +29,7 @@ from protolab.experiment.plan import Plan, make_plan
 from protolab.experiment.progress import Progress
 from protolab.experiment.runner import RunOptions, drive, max_pending
 from protolab.experiment.session import start_ray, stop_ray
-from protolab.experiment.shardloop import MAX_RETRIES, dictionaries, make_task
+from protolab.experiment.shardloop import MAX_RETRIES, dictionaries, make_task, play_shard
 from protolab.experiment.shards import execute
 from protolab.experiment.spec import load_spec
 
@@ -71,11 +71,12 @@ def setup(folder: Path, shards: int, size: int) -> tuple[Plan, Path, dict, dict]
 
 
 def stand_in(receipt: dict):
-    """A task that returns `receipt` renamed for its shard, as a worker that played it would."""
+    """A task that returns `receipt` renamed for each shard of its group, as a worker that played
+    them would (shardloop.play_shard's signature)."""
 
-    def play_shard(task) -> dict:
-        entry = {**receipt["entry"], "index": task.index, "first_game": task.first_game, "games": task.games}
-        return {"entry": entry, "data": None, "worker": receipt["worker"]}
+    def play_shard(tasks) -> list[dict]:
+        return [{"entry": {**receipt["entry"], "index": t.index, "first_game": t.first_game, "games": t.games},
+                 "data": None, "worker": receipt["worker"]} for t in tasks]
 
     return play_shard
 
@@ -83,7 +84,7 @@ def stand_in(receipt: dict):
 def ledger_only(plan: Plan, ledger: Ledger, receipt: dict, batch: int) -> None:
     todo = plan.shards
     for i in range(0, len(todo), batch):
-        finished = [(s, stand_in(receipt)(s)) for s in todo[i:i + batch]]
+        finished = list(zip(todo[i:i + batch], stand_in(receipt)(todo[i:i + batch]), strict=True))
         ledger.commit(finished, lambda *a, **k: None)
         ledger.checkpoint()
 
@@ -96,7 +97,7 @@ def measure(args: argparse.Namespace) -> None:
             import ray
 
             workers, _ = start_ray(None, args.workers)
-            fn = execute if args.mode == "play" else stand_in(receipt)
+            fn = play_shard if args.mode == "play" else stand_in(receipt)
             remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(fn)
         try:
             ledger = CountingLedger(run_dir, manifest, plan, session)
@@ -105,7 +106,8 @@ def measure(args: argparse.Namespace) -> None:
                 ledger_only(plan, ledger, receipt, args.batch)
             else:
                 pending = args.pending or max_pending(workers, RunOptions(workers=args.workers))
-                drive(plan, ledger, remote, pending, workers, Progress(None, plan.total_games, 0, False), print)
+                drive(plan, ledger, remote, pending, workers, Progress(None, plan.total_games, 0, False), print,
+                      args.per_task)
             ledger.close("complete")
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
         finally:
@@ -130,6 +132,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=2, help="games per shard (even)")
     p.add_argument("--pending", type=int, default=0, help="shards in flight (default: as protolab run)")
     p.add_argument("--batch", type=int, default=16, help="shards per commit in mode ledger")
+    p.add_argument("--per-task", type=int, default=0, help="shards per Ray task (default: as protolab run)")
     measure(p.parse_args())
 
 

@@ -14,6 +14,7 @@ from fixtures_analysis.known import T1, T2
 from fixtures_analysis.synth import write_run
 
 from analysis.compare import compare_runs
+from analysis.manifest import Manifest
 from analysis.open import open_runs
 from analysis.stats import Z95, newcombe_diff, paired_rate_diff, paired_rate_diff_clusters
 from protolab.cli import main
@@ -301,7 +302,8 @@ def test_run_ends_an_ab_run_with_the_ab_dashboard(ab_run, tmp_path):
     copy = shutil.copytree(ab_run, tmp_path / "run")
     manifest = json.loads((copy / "run.json").read_text())
     console = Console(record=True, width=200)
-    analyse(RunResult(run_dir=copy, status="complete", games=manifest["games"], seconds=0.0, manifest=manifest),
+    analyse(RunResult(run_dir=copy, status="complete", games=manifest["games"], seconds=0.0,
+                      manifest=Manifest.of(manifest, "run.json")),
             console)
     text = console.export_text()
     assert "fire1-worth-3 vs official" in text and "A/B dashboard:" in text and "Changed cards" in text

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from analysis import cardvalue as cv
+from analysis.manifest import Manifest
 from protolab.cli import main
 from protolab.experiment.plan import holding_matchups
 from protolab.experiment.spec import SpecError, parse_spec
@@ -211,8 +212,12 @@ def test_design_of_other_runs_is_none():
     ab = {"spec": {"draft": {"mode": "holding", "protocols": ["Fire"], "samples": 2}, "seats": {"swap": True},
                    "arms": [{"name": "official", "strategies": ["greedy", "greedy"]},
                             {"name": "variant", "strategies": ["greedy", "greedy"]}]}}
-    assert cv.design_of(ab) is None
+    def typed(m: dict) -> Manifest:
+        return Manifest.of({"run_id": "r", "format": 1, "complete": True, "spec_hash": "h", "games": 0, "shards": [],
+                            **m}, "run.json")
+
+    assert cv.design_of(typed(ab)) is None
     ab["spec"]["arms"][1]["strategies"] = ["greedy+nodown", "greedy"]
-    assert cv.design_of(ab) is None
+    assert cv.design_of(typed(ab)) is None
     ab["spec"]["arms"][1]["strategies"] = ["greedy+noup:Fire 1", "greedy"]
-    assert cv.design_of(ab).tested[0].card == "Fire 1"
+    assert cv.design_of(typed(ab)).tested[0].card == "Fire 1"

@@ -2,6 +2,7 @@
 the key), and a journal written in batches that survives a driver killed in the middle of one:
 the resumed run's rows are the rows of a run never stopped. Real Ray (local), real Parquet."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -98,9 +99,9 @@ def test_a_bad_key_in_run_json_is_one_line_naming_file_and_key(run_dir, capsys, 
 
 def test_what_is_written_is_checked_too(run_dir):
     m = runfolder.read_manifest(run_dir)
-    assert Manifest.of(m, "run.json").to_json() == m                    # read, written: the same keys
+    assert Manifest.of(m.to_json(), "run.json") == m                    # read, written: the same keys
     with pytest.raises(ManifestError, match="key 'games': expected a whole number"):
-        runfolder.write_manifest(run_dir, {**m, "games": 1.5})
+        runfolder.write_manifest(run_dir, dataclasses.replace(m, games=1.5))
     assert runfolder.read_manifest(run_dir) == m                        # nothing was written
 
 
@@ -115,7 +116,7 @@ def test_journal_batch_cut_by_a_kill_resumes_to_identical_rows(spec_path, tmp_pa
     (run_dir,) = list(out.iterdir())
     text = (run_dir / runfolder.JOURNAL).read_text()
     assert not text.endswith("\n")                                       # the last line was cut
-    recorded = runfolder.read_manifest(run_dir)["shards"]
+    recorded = runfolder.read_manifest(run_dir).shards
     assert 0 < len(recorded) < SHARDS
     assert len(recorded) == text.count("\n")                             # every whole line, no cut one
     res = run(None, RunOptions(resume=str(run_dir), workers=2, show_progress=False))

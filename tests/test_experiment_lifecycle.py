@@ -147,7 +147,7 @@ def playing(p: subprocess.Popen, out: Path, timeout: float = 120) -> dict[int, t
         assert p.poll() is None, p.communicate()
         runs = [d for d in out.iterdir() if d.is_dir()] if out.exists() else []
         try:
-            if runs and runfolder.read_manifest(runs[0])["shards"]:
+            if runs and runfolder.read_manifest(runs[0]).shards:
                 procs = tree(p.pid)
                 if any("ray::" in cmd for _, cmd in procs.values()):
                     return procs
@@ -192,11 +192,11 @@ def test_ctrl_c_twice_or_sigterm_stops_cleanly(spec, tmp_path, signals, status):
     assert "Stopped." in out and "--resume" in out, out
     (run_dir,) = (tmp_path / "out").iterdir()
     m = runfolder.read_manifest(run_dir)
-    session = m["sessions"][-1]
-    assert session["outcome"] == "interrupted" and m["shards"]
+    session = m.sessions[-1]
+    assert session["outcome"] == "interrupted" and m.shards
     # the whole process tree's memory: driver, the worker that played, Ray's own processes
     assert session["worker_processes"] == 1 and 100 < session["worker_peak_rss_mb"] < 500
-    assert session["worker_peak_rss_mb"] >= max(s["worker"]["peak_rss_mb"] for s in m["shards"])
+    assert session["worker_peak_rss_mb"] >= max(s["worker"]["peak_rss_mb"] for s in m.shards)
     assert session["ray_total_peak_rss_mb"] > 100 and session["driver_peak_rss_mb"] > 50
     assert session["total_peak_rss_mb"] == pytest.approx(session["driver_peak_rss_mb"] + session[
         "workers_total_peak_rss_mb"] + session["ray_total_peak_rss_mb"], abs=0.2)
@@ -275,12 +275,12 @@ def test_a_resumed_run_keeps_the_layout_it_was_started_with(tmp_path):
     run_dir = tmp_path / "old-run"
     run_dir.mkdir()
     manifest = new_manifest(make_plan(spec, shard_games=50_000), "old-run")
-    del manifest["shard_games"]
+    manifest.shard_games = None                                      # as runs made before the cap: no key
     runfolder.save_inputs(run_dir, {})
     runfolder.write_manifest(run_dir, manifest)
     plan, _, _ = prepare(None, RunOptions(resume=str(run_dir)))
     assert [s.games for s in plan.shards] == [50_000, 50_000] and plan.shard_games == 50_000
-    manifest["shard_count"] = 7                                      # an edited manifest is refused
+    manifest.shard_count = 7                                         # an edited manifest is refused
     runfolder.write_manifest(run_dir, manifest)
     with pytest.raises(runfolder.RunDirError, match="key 'shard_count': expected 2 shards of 50,000 games"):
         prepare(None, RunOptions(resume=str(run_dir)))

@@ -126,7 +126,7 @@ def wait_for_shards(run_dir_parent: Path, n: int, proc: subprocess.Popen, timeou
         dirs = [p for p in run_dir_parent.iterdir() if p.is_dir()] if run_dir_parent.exists() else []
         if dirs and (dirs[0] / "run.json").exists():
             try:
-                if len(runfolder.read_manifest(dirs[0])["shards"]) >= n:
+                if len(runfolder.read_manifest(dirs[0]).shards) >= n:
                     return dirs[0]
             except (runfolder.RunDirError, json.JSONDecodeError):
                 pass
@@ -220,7 +220,7 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     os.killpg(p.pid, signal.SIGKILL)
     kill_tree(tree)
     p.communicate(timeout=60)
-    finished = runfolder.read_manifest(run_dir)["shards"]
+    finished = runfolder.read_manifest(run_dir).shards
     assert 2 <= len(finished) < SHARDS
     before = {s["index"]: [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")]
               for s in finished}

@@ -10,6 +10,7 @@ run folder is a normal, resumable A/B run; analysis/cardvalue.py turns it into t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 from analysis import runfolder
 from analysis.cardvalue import design_of, print_card_value, restriction_problems
+from analysis.manifest import Manifest
 from analysis.page import write_page
 from analysis.provenance import csv_header, print_lines, provenance
 from analysis.report import records
@@ -147,10 +149,10 @@ def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
                       f"{meta['dashboard']}")
 
 
-def baseline_only(manifest: dict[str, Any]) -> dict[str, Any]:
+def baseline_only(manifest: Manifest) -> Manifest:
     """The manifest as `protolab report RUN` opens a card-value run (its baseline arm), so the command's
     provenance header is the report's."""
-    return {**manifest, "shards": [s for s in manifest.get("shards") or [] if s.get("arm") == "baseline"]}
+    return dataclasses.replace(manifest, shards=[s for s in manifest.shards if s.get("arm") == "baseline"])
 
 
 def main_cardvalue(args: argparse.Namespace, console) -> int:
@@ -179,8 +181,8 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
         return 128 + int(getattr(result, "signum", 2))
     table, dashboard = analyse(result.run_dir)
     m = result.manifest
-    meta = {"run_dir": str(result.run_dir), "run_id": m["run_id"], "strategy": table.attrs.get("strategy"),
-            "games_per_card": 2 * m["spec"]["draft"]["samples"], "seed": m["spec"]["seed"],
+    meta = {"run_dir": str(result.run_dir), "run_id": m.run_id, "strategy": table.attrs.get("strategy"),
+            "games_per_card": 2 * m.spec.draft.samples, "seed": m.spec.seed,
             "games": result.games, "seconds": round(time.perf_counter() - t0, 1), "correction": "holm",
             "dashboard": str(dashboard), "provenance": [provenance(baseline_only(m), result.run_dir)]}
     emit(table, args.format, meta, console)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import runfolder
-from analysis.manifest import Manifest
+from analysis.manifest import Manifest, RunSpec
 from analysis.models import models_used
 from protolab.experiment.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.plan import Plan, ShardPlan, card_files
@@ -33,11 +33,12 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def new_manifest(plan: Plan, run_id: str) -> dict[str, Any]:
+def new_manifest(plan: Plan, run_id: str) -> Manifest:
     """The run.json of a new run: what it plays, with what, and no shard yet."""
     spec = plan.spec
     return Manifest(
-        run_id=run_id, format=runfolder.FORMAT, complete=False, spec=spec.to_dict(), spec_hash=spec.hash,
+        run_id=run_id, format=runfolder.FORMAT, complete=False, spec=RunSpec.of(spec.to_dict(), spec.source),
+        spec_hash=spec.hash,
         games=plan.total_games, shards=[], pool_hash=plan.pools[0].hash,
         pool_hashes={a.name: p.hash for a, p in zip(spec.arms, plan.pools, strict=True)},
         engine_version=ENGINE_VERSION, protolab_version=protolab_version(), versions=versions(),
@@ -45,7 +46,7 @@ def new_manifest(plan: Plan, run_id: str) -> dict[str, Any]:
         shard_count=len(plan.shards), shard_games=plan.shard_games,
         inputs={cf.path: cf.sha256 for cf in card_files(spec)}, created=now(), finished=None, sessions=[],
         models=_models(plan) or None,
-    ).to_json()
+    )
 
 
 def _models(plan: Plan) -> list[dict[str, Any]]:
@@ -68,13 +69,13 @@ def verify_recorded(run_dir: Path, shards: list[dict[str, Any]]) -> tuple[list[d
     return kept, recomputed
 
 
-def record_verified(run_dir: Path, manifest: dict[str, Any], kept: list[dict[str, Any]], shard_count: int) -> None:
+def record_verified(run_dir: Path, manifest: Manifest, kept: list[dict[str, Any]], shard_count: int) -> None:
     """run.json with the verified shards only, the journal folded into it and cleared."""
-    manifest["shards"] = kept
+    manifest.shards = kept
     runfolder.remove_temp_files(run_dir)
-    manifest["complete"] = len(kept) == shard_count
-    if manifest["complete"]:
-        manifest["finished"] = manifest.get("finished") or now()
+    manifest.complete = len(kept) == shard_count
+    if manifest.complete:
+        manifest.finished = manifest.finished or now()
     runfolder.write_manifest(run_dir, manifest)
     runfolder.clear_journal(run_dir)
 
@@ -88,13 +89,13 @@ def received_bytes(result: dict) -> int:
 class Ledger:
     """One session's record of a run: the shards recorded so far and this session's entry in run.json."""
 
-    def __init__(self, run_dir: Path, manifest: dict[str, Any], plan: Plan, session: dict[str, Any]):
+    def __init__(self, run_dir: Path, manifest: Manifest, plan: Plan, session: dict[str, Any]):
         self.run_dir, self.manifest, self.plan = run_dir, manifest, plan
-        self.done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest["shards"]}
+        self.done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest.shards}
         self.games_done = sum(e["games"] for e in self.done.values())
         self.session = {"started": now(), **session, "shards_computed": 0, "games_computed": 0,
                         "driver_received_bytes": 0, "shards_via_driver": 0}
-        manifest["sessions"].append(self.session)
+        manifest.sessions.append(self.session)
         self.memory = MemoryLedger()
         self.t0 = self.last_write = time.perf_counter()
         self.write_seconds = 0.0
@@ -139,7 +140,7 @@ class Ledger:
 
     def _write(self) -> None:
         t = time.perf_counter()
-        self.manifest["shards"] = list(self.done.values())
+        self.manifest.shards = list(self.done.values())
         runfolder.write_manifest(self.run_dir, self.manifest)
         self.last_write = time.perf_counter()
         self.write_seconds = self.last_write - t
@@ -153,9 +154,9 @@ class Ledger:
         self.session["outcome"] = status
         self.session.update(self.memory.fields(own_peak_rss_mb()))
         complete = status == "complete" and len(self.done) == len(self.plan.shards)
-        self.manifest["complete"] = complete
+        self.manifest.complete = complete
         if complete:
-            self.manifest["finished"] = now()
+            self.manifest.finished = now()
         self._write()
         if complete:
             runfolder.clear_journal(self.run_dir)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from sim.engine._core import constants
 
 from analysis import board, runfolder
+from analysis.manifest import Manifest
 from analysis.open import split_arm
 from protolab.experiment.plan import ShardPlan, make_plan
 from protolab.experiment.seeds import game_seeds
@@ -80,7 +81,7 @@ class OpenRun:
     """A run folder's manifest and the plan rebuilt from it (open once, locate many games)."""
 
     run_dir: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     plan: Any                   # protolab.experiment.plan.Plan
 
 
@@ -89,24 +90,22 @@ def open_run(run_dir: str | Path, allow_code: bool = False) -> OpenRun:
     return OpenRun(run_dir, *_open_run(run_dir, allow_code))
 
 
-def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[dict[str, Any], Any]:
+def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[Manifest, Any]:
     """The manifest and the plan rebuilt from it (spec, card texts, pools); `allow_code`: its spec
     may name Python user strategies (--allow-code)."""
 
     try:
         manifest = runfolder.read_manifest(run_dir)
         source = str(run_dir / runfolder.MANIFEST)
-        spec = spec_from_manifest(manifest["spec"], runfolder.load_inputs(run_dir), source)
+        spec = spec_from_manifest(manifest.spec.stored, runfolder.load_inputs(run_dir), source)
         plan = make_plan(spec, allow_code=allow_code)
     except (runfolder.RunDirError, SpecError, CardDataError) as e:
         raise ReplayError(str(e)) from None
-    except (KeyError, TypeError, AttributeError) as e:
-        raise ReplayError(f"{run_dir / runfolder.MANIFEST}: not a complete manifest (missing {e})") from None
-    if manifest.get("engine_version") != ENGINE_VERSION:
-        raise ReplayError(f"{run_dir}: made by engine {manifest.get('engine_version')}, this is {ENGINE_VERSION}; "
+    if manifest.engine_version != ENGINE_VERSION:
+        raise ReplayError(f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; "
                           "its games cannot be replayed exactly here")
     for arm, pool in zip(spec.arms, plan.pools, strict=True):
-        want = (manifest.get("pool_hashes") or {}).get(arm.name, manifest.get("pool_hash"))
+        want = (manifest.pool_hashes or {}).get(arm.name, manifest.pool_hash)
         if pool.hash != want:
             raise ReplayError(f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want}; "
                               "its games cannot be replayed exactly here")
@@ -143,9 +142,9 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: b
     seed = int(game_seeds(spec.seed, np.array([matchup]), np.array([gim]), spec.swap)[0])
     arm = spec.arms[arm_index]
     pool = plan.pools[arm_index]
-    base = RunGame(run_dir, str(manifest.get("run_id", run_dir.name)), arm.name, arm_index, gi, arm_game, matchup,
+    base = RunGame(run_dir, manifest.run_id, arm.name, arm_index, gi, arm_game, matchup,
                    gim, seed, False, tuple(arm.strategies), plan.matchups[matchup] if plan.matchups else None,
-                   None, spec.turn_cap, pool, plan, tuple(manifest.get("shards") or ()),
+                   None, spec.turn_cap, pool, plan, tuple(manifest.shards),
                    tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
                    tuple((t.path, t.text) for t in spec.draft.tables))
     if not (spec.swap and gim % 2 == 1):

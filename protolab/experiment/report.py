@@ -7,12 +7,11 @@ from __future__ import annotations
 def print_run(result, console) -> None:
     """One line: the run, its shape and its speed; then where the files are and how to query them."""
     m = result.manifest
-    spec = m["spec"]
-    shape = ("random drafts" if spec["draft"]["mode"] == "random"
-             else f"{m['matchups']:,} matchups x {m['games_per_matchup']:,} games")
-    if m["arms"] > 1:
-        shape += f" x {m['arms']} arms"
-    line = f"\n[bold]{m['run_id']}[/bold]: {result.games:,} games ({shape})"
+    shape = ("random drafts" if m.spec.draft is not None and m.spec.draft.mode == "random"
+             else f"{m.matchups:,} matchups x {m.games_per_matchup:,} games")
+    if len(m.spec.arms) > 1:
+        shape += f" x {len(m.spec.arms)} arms"
+    line = f"\n[bold]{m.run_id}[/bold]: {result.games:,} games ({shape})"
     if result.games_computed:
         rate = result.games_computed / result.seconds if result.seconds else 0
         line += (f"; played {result.games_computed:,} in {result.seconds:.1f} s "

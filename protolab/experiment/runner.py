@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import runfolder
+from analysis.manifest import Manifest
 from analysis.runfolder import RunDirError
 from analysis.studies import open_study
 from protolab.experiment.ledger import Ledger, new_manifest, record_verified, verify_recorded
@@ -39,6 +40,7 @@ from protolab.experiment.shardloop import (
     finished_shards,
     make_task,
     play_shard,
+    shards_per_task,
 )
 from protolab.experiment.spec import Spec, SpecError, load_spec, spec_from_manifest
 from sim.pool import ENGINE_VERSION
@@ -69,7 +71,7 @@ class RunResult:
     computed_shards: int = 0
     kept_shards: int = 0
     recomputed: list[str] = field(default_factory=list)
-    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest: Manifest | None = None    # run.json as this session leaves it
     signum: int = signal.SIGINT    # the signal that stopped an interrupted run
     session: dict[str, Any] | None = None    # this session's entry in run.json, if it played
 
@@ -97,14 +99,9 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
-    manifest = runfolder.read_manifest(run_dir)
-    try:
-        spec = spec_from_manifest(manifest["spec"], runfolder.load_inputs(run_dir), str(run_dir / runfolder.MANIFEST))
-        manifest["spec_hash"], manifest["pool_hash"], manifest["run_id"], manifest["sessions"]  # noqa: B018
-    except (KeyError, TypeError, AttributeError) as e:
-        raise RunDirError(f"{run_dir / runfolder.MANIFEST}: not a complete manifest (missing {e}); "
-                          "was it edited?") from None
-    if spec.hash != manifest["spec_hash"]:
+    manifest = runfolder.read_manifest(run_dir)         # its keys and types checked (analysis/manifest.py)
+    spec = spec_from_manifest(manifest.spec.stored, runfolder.load_inputs(run_dir), str(run_dir / runfolder.MANIFEST))
+    if spec.hash != manifest.spec_hash:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
     if spec_arg is not None:
         given = load_spec(spec_arg, games=opts.games)
@@ -114,17 +111,17 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
     elif opts.games is not None and opts.games != spec.games:
         raise SpecError(f"--games: the run has {spec.games} games per matchup; a resumed run cannot change it")
     # the layout the run was started with (runs made before shards were capped record none: uncapped)
-    plan = make_plan(spec, shard_games=manifest.get("shard_games") or spec.shard_games, allow_code=opts.allow_code)
-    if len(plan.shards) != manifest.get("shard_count", len(plan.shards)):
+    plan = make_plan(spec, shard_games=manifest.shard_games or spec.shard_games, allow_code=opts.allow_code)
+    if manifest.shard_count is not None and len(plan.shards) != manifest.shard_count:
         raise RunDirError(f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
-                          f"of {plan.shard_games:,} games, the manifest says {manifest['shard_count']}; was it edited?")
+                          f"of {plan.shard_games:,} games, the manifest says {manifest.shard_count}; was it edited?")
     for arm, pool in zip(spec.arms, plan.pools, strict=True):
-        want = manifest.get("pool_hashes", {}).get(arm.name, manifest["pool_hash"])
+        want = (manifest.pool_hashes or {}).get(arm.name, manifest.pool_hash)
         if pool.hash != want:
             raise RunDirError(f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want} "
                               "(a different protolab version?); start a new run")
-    if manifest.get("engine_version") != ENGINE_VERSION:
-        raise RunDirError(f"{run_dir}: made by engine {manifest.get('engine_version')}, this is {ENGINE_VERSION}; "
+    if manifest.engine_version != ENGINE_VERSION:
+        raise RunDirError(f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; "
                           "start a new run")
     return plan, run_dir, manifest
 
@@ -150,12 +147,12 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
     if run_dir is not None:
         assert manifest is not None
         with runfolder.locked(run_dir):
-            kept, recomputed = verify_recorded(run_dir, manifest["shards"])
+            kept, recomputed = verify_recorded(run_dir, manifest.shards)
             _refuse_unlisted(run_dir, plan, kept)
             record_verified(run_dir, manifest, kept, len(plan.shards))
             for r in recomputed:
                 say(f"[yellow]{r}: recomputing[/yellow]")
-            if manifest["complete"]:
+            if manifest.complete:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
                 return RunResult(run_dir.public, "complete", plan.total_games, 0.0, 0, 0, len(kept), recomputed,
                                  manifest)
@@ -167,7 +164,7 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
         return _start_and_play(plan, run_dir, manifest, opts, console, recomputed, t_start, signals)
 
 
-def _start_and_play(plan: Plan, run_dir: Path | None, manifest: dict[str, Any] | None, opts: RunOptions,
+def _start_and_play(plan: Plan, run_dir: Path | None, manifest: Manifest | None, opts: RunOptions,
                     console, recomputed: list[str], t_start: float, signals: StopSignals) -> RunResult:
     """Start or join Ray, create the run folder if new, play; Ray is stopped however this ends."""
     spec = plan.spec
@@ -203,15 +200,18 @@ def max_pending(workers: int, opts: RunOptions) -> int:
     return workers if (opts.address and opts.workers) else 2 * workers + QUEUED
 
 
-def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say) -> None:
-    """Play every shard the ledger has not recorded with the Ray remote function `remote`, recording
-    each batch that finishes together in one journal write; KeyboardInterrupt stops it."""
-    run_dir, run_id = ledger.run_dir, ledger.manifest["run_id"]
+def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say,
+          group: int = 0) -> None:
+    """Play every shard the ledger has not recorded with the Ray remote function `remote`, `group`
+    shards to a task (0: shardloop.shards_per_task), recording each batch that finishes together
+    in one journal write; KeyboardInterrupt stops it."""
+    run_dir, run_id = ledger.run_dir, ledger.manifest.run_id
     runfolder.make_table_dirs(run_dir)
     token = runfolder.write_token(run_dir)
     dicts = dictionaries(plan)
     tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in plan.shards if s.index not in ledger.done)
-    for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message):
+    group = group or shards_per_task(plan.shard_games, len(plan.shards) - len(ledger.done), busy)
+    for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group):
         ledger.commit(batch, say)
         progress.update(ledger.games_done)
         ledger.checkpoint()
@@ -224,7 +224,7 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
     say = console.print if console is not None else (lambda *a, **k: None)
     run_dir, session = ledger.run_dir, ledger.session
     todo = len(plan.shards) - len(ledger.done)
-    say(f"Run [bold]{ledger.manifest['run_id']}[/bold]: {plan.total_games:,} games in {len(plan.shards)} shards "
+    say(f"Run [bold]{ledger.manifest.run_id}[/bold]: {plan.total_games:,} games in {len(plan.shards)} shards "
         f"({todo} to play) on {session['where']}\n  -> {run_dir}/")
     remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(play_shard)
     progress = Progress(console, plan.total_games, ledger.games_done, opts.show_progress)

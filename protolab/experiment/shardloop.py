@@ -2,8 +2,11 @@
 
 Back-pressure is Ray's idiom: at most `max_pending` tasks are pending, and `ray.wait` over that
 set returns what has finished, many at once, so that the driver records each batch of finished
-shards in one journal write (ledger.py). Faults are Ray's to retry: a worker that dies
-mid-shard has its task run again (a shard's files appear only when whole)."""
+shards in one journal write (ledger.py). Tiny shards travel several to a task (`shards_per_task`):
+Ray's own cost per task (submit, wait, get: most of the driver's time per shard, benchmarks/driver.py)
+is then paid once per group, and the group's receipts come back together. Faults are Ray's to
+retry: a worker that dies mid-task has its task run again (a shard's files appear only when whole,
+and playing a shard again writes the same bytes)."""
 
 from __future__ import annotations
 
@@ -16,17 +19,41 @@ from protolab.experiment.plan import Plan, ShardPlan
 from protolab.experiment.shards import Dictionaries, ShardTask, execute
 from sim.pool import ENGINE_VERSION
 
-MAX_RETRIES = 5                    # per shard, for workers or nodes that die (not for errors in code)
+MAX_RETRIES = 5                    # per task, for workers or nodes that die (not for errors in code)
 WAIT = 0.5                         # seconds one ray.wait blocks, so that a stop or a broken Ray is seen
+TASK_GAMES = 1_000                 # games a task carries at least, shards permitting (fewer, larger tasks)
+MAX_SHARDS_PER_TASK = 32           # so that a group's receipts stay small and a lost task costs little
 
 
 class RunFailed(RuntimeError):
     """A shard failed for a reason retrying cannot fix (an error in the code or the data)."""
 
 
-def play_shard(task: ShardTask) -> dict:
-    """The Ray task (its process title is `ray::play_shard` while it runs)."""
-    return execute(task)
+class ShardFailed(RuntimeError):
+    """Raised in a worker: shard `index` of a task's group failed (the cause is in the message)."""
+
+    def __init__(self, index: int, cause: str):
+        super().__init__(index, cause)
+        self.index, self.cause = index, cause
+
+
+def shards_per_task(shard_games: int, shards: int, workers: int) -> int:
+    """Shards sent in one Ray task: one for shards of TASK_GAMES games or more (every ordinary run),
+    more for tiny shards, up to MAX_SHARDS_PER_TASK, and never so many that the `shards` to play
+    make fewer than four tasks per worker (every worker busy, batches still recorded as they come)."""
+    return max(1, min(MAX_SHARDS_PER_TASK, TASK_GAMES // max(1, shard_games), shards // (4 * max(1, workers))))
+
+
+def play_shard(tasks: tuple[ShardTask, ...]) -> list[dict]:
+    """The Ray task: a group of shards, played one after another, and their receipts (its process
+    title is `ray::play_shard` while it runs)."""
+    out = []
+    for task in tasks:
+        try:
+            out.append(execute(task))
+        except Exception as e:  # noqa: BLE001 - named with its shard, re-raised for Ray to report
+            raise ShardFailed(task.index, repr(e)) from e
+    return out
 
 
 def dictionaries(plan: Plan) -> Dictionaries:
@@ -56,31 +83,37 @@ Finished = list[tuple[ShardPlan, dict]]         # shards that finished together,
 
 
 def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pending: int, busy: int,
-                    broken: Callable[[], str | None], kept: Callable[[], str]) -> Iterator[Finished]:
-    """Submit `tasks` ((shard, task argument), built as they are submitted) to the Ray remote
-    function `remote`, at most `max_pending` at a time; yield the finished shards with their
+                    broken: Callable[[], str | None], kept: Callable[[], str], group: int = 1) -> Iterator[Finished]:
+    """Submit `tasks` ((shard, task argument), built as they are submitted), `group` shards to a
+    call of the Ray remote function `remote` (play_shard: a tuple of task arguments in, their
+    results out), at most `max_pending` calls at a time; yield the finished shards with their
     results in batches, an empty one every WAIT seconds without any. Each wait returns once all but
-    `busy` pending tasks (the workers' worth, kept running meanwhile) have finished, so a batch is
+    `busy` pending calls (the workers' worth, kept running meanwhile) have finished, so a batch is
     as large as it can be without idling a worker. RunFailed when a shard fails for good or
     `broken()` names a dead part of the local Ray; `kept()` says what is kept then."""
     import ray
 
-    pending: dict[Any, ShardPlan] = {}
+    pending: dict[Any, list[ShardPlan]] = {}
     tasks = iter(tasks)
     while True:
-        for shard, task in itertools.islice(tasks, max(0, max_pending - len(pending))):
-            pending[remote.remote(task)] = shard
+        while len(pending) < max_pending:
+            chunk = list(itertools.islice(tasks, group))
+            if not chunk:
+                break
+            pending[remote.remote(tuple(task for _, task in chunk))] = [shard for shard, _ in chunk]
         if not pending:
             return
         ready, _ = ray.wait(list(pending), num_returns=max(1, len(pending) - busy), timeout=WAIT)
         why = broken()
         if why and not ready:
             raise RunFailed(f"the local Ray stopped ({why} exited); {kept()}")
-        yield [(pending.pop(ref), res) for ref, res in zip(ready, _results(ready, pending, kept), strict=True)]
+        results = _results(ready, pending, kept)
+        yield [pair for ref, group_results in zip(ready, results, strict=True)
+               for pair in zip(pending.pop(ref), group_results, strict=True)]
 
 
-def _results(refs: list, pending: dict[Any, ShardPlan], kept: Callable[[], str]) -> list[dict]:
-    """The results of finished tasks; RunFailed naming the shard that failed."""
+def _results(refs: list, pending: dict[Any, list[ShardPlan]], kept: Callable[[], str]) -> list[list[dict]]:
+    """The results of finished calls; RunFailed naming the shard that failed."""
     import ray
 
     try:
@@ -89,13 +122,16 @@ def _results(refs: list, pending: dict[Any, ShardPlan], kept: Callable[[], str])
         return [_result(ref, pending[ref], kept) for ref in refs]        # which one failed: its error says
 
 
-def _result(ref: Any, shard: ShardPlan, kept: Callable[[], str]) -> dict:
+def _result(ref: Any, shards: list[ShardPlan], kept: Callable[[], str]) -> list[dict]:
     import ray
 
+    what = f"shard {shards[0].index}" if len(shards) == 1 else f"shards {shards[0].index} to {shards[-1].index}"
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as e:
-        raise RunFailed(f"shard {shard.index} failed: {e.cause!r}; {kept()}") from None
+        cause = e.cause
+        if isinstance(cause, ShardFailed):
+            raise RunFailed(f"shard {cause.index} failed: {cause.cause}; {kept()}") from None
+        raise RunFailed(f"{what} failed: {cause!r}; {kept()}") from None
     except ray.exceptions.RayError as e:
-        raise RunFailed(f"shard {shard.index} could not be played after {MAX_RETRIES} retries ({e}); "
-                        f"{kept()}") from None
+        raise RunFailed(f"{what} could not be played after {MAX_RETRIES} retries ({e}); {kept()}") from None

@@ -6,6 +6,7 @@ variant files that parse) happen in `protolab.experiment.plan`, still before any
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -163,9 +164,10 @@ class Spec:
             "source": self.source, "overrides": dict(self.overrides),
         }
 
-    @property
+    @functools.cached_property
     def hash(self) -> str:
-        """What the rows depend on: everything but where the spec and the output live."""
+        """What the rows depend on: everything but where the spec and the output live (computed
+        once per spec: every shard's task carries it)."""
         d = self.to_dict()
         for k in ("output", "source", "overrides", "description"):
             d.pop(k)
