@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from strategies.model import DEFAULT_MODEL, ModelError, load_model, resolve
-
 from strategies.spec import StrategyError, parse
 
 LEARNED = "learned"

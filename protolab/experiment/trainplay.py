@@ -17,7 +17,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
-from strategies.learned import examples
 
 from analysis.runfolder import sha256, write_atomic
 from protolab.experiment.progress import Progress
@@ -25,6 +24,7 @@ from protolab.experiment.seeds import game_seeds
 from protolab.experiment.session import start_ray, stop_ray
 from protolab.experiment.tuneplay import pool_of
 from strategies.ladder import play_pair
+from strategies.learned import examples
 
 MODEL_SLOT = "@model"            # in a job's strategies: the job's model, written to a file by the worker
 LADDER_MATCHUP = 1 << 41         # the ladder's seeds: a matchup index no generation's examples use

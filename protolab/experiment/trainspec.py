@@ -12,12 +12,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from strategies.model import MAX_LAYERS, MAX_UNITS
-
 from protolab.experiment.spec import _NAME, CardFile, SpecError, find_spec, read_card_file
 from protolab.experiment.spec import _Checker as Checker
 from sim.inputs import describe_char, find_control_char, parse_toml, read_input_text
 from sim.pool import DEFAULT_SETS
+from strategies.model import MAX_LAYERS, MAX_UNITS
 
 TRAIN_FORMAT = 1
 TOP_KEYS = {"name", "description", "seed", "output", "turn_cap", "pool", "train"}
