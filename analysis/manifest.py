@@ -51,6 +51,7 @@ class Manifest:
     created: str | None = _key(*_TEXT, None)
     finished: str | None = _key(*_TEXT, None)
     sessions: list[dict[str, Any]] = _key(*_LIST, [])
+    stop: dict[str, Any] | None = _key(*_OBJECT, None)      # an A/B run that stopped once settled (docs/experiments.md)
 
     @classmethod
     def of(cls, raw: Any, where: str) -> Manifest:
