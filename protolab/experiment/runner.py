@@ -158,8 +158,8 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
                 say(f"[yellow]{r}: recomputing[/yellow]")
             if manifest["complete"]:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
-                return RunResult(run_dir.public, "complete", sum(e["games"] for e in kept), 0.0, 0, 0, len(kept), recomputed,
-                                 manifest)
+                games = sum(e["games"] for e in kept)
+                return RunResult(run_dir.public, "complete", games, 0.0, 0, 0, len(kept), recomputed, manifest)
 
     if run_dir is None:               # a folder the run cannot be written in fails now, before Ray starts
         where = f"--out {opts.out}" if opts.out else f"{plan.spec.source}: key 'output'"
