@@ -54,6 +54,10 @@ def apply_stop(c: Comparison, stop: dict[str, Any], variant: str) -> Comparison:
         t.loc[row, "design"] = ANYTIME
         t.loc[row, "significant"] = bool(e["low"] > 0 or e["high"] < 0)
         t.loc[row, "p_adjusted"] = np.nan
+    watched = tuple(f"- {e['protocol']} {verb} " for e in stop["effects"] if e["arm"] == variant
+                    for verb in ("rose", "fell"))
+    # the fixed-size interval of a watched protocol is not valid at a size chosen by looking: said once, anytime
+    c.summary = [s for s in c.summary if not (s.startswith(watched) and "95% CI" in s)]
     c.summary.insert(0, f"- Sequential run, {describe(stop)}")
     c.meta["stop"] = stop
     return c
