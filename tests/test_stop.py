@@ -92,6 +92,13 @@ def test_a_planted_effect_stops_early_and_the_run_verifies(planted):
     assert "settled after" in page and "anytime 95% interval" in page
 
 
+def test_the_report_says_when_and_why_it_stopped(planted, capsys):
+    _, res = planted
+    assert main(["report", str(res.run_dir)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"Sequential A/B: settled after {manifest(res.run_dir)['stop']['games_per_arm']:,} games per arm" in out
+
+
 def test_a_stopped_run_resumed_plays_nothing_more(planted):
     _, res = planted
     before = manifest(res.run_dir)
