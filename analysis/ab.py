@@ -25,6 +25,7 @@ from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
 from analysis.page import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.provenance import as_html, of_runs
 from analysis.report import Report, print_report, records, to_json, write_csv
+from analysis.stopped import apply_stop, describe, stop_record
 
 OpenFn = Callable[[str], Runs]
 
@@ -121,6 +122,9 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
     arms = list(runs)
     overview = pd.concat([queries.overview(r).assign(arm=a) for a, r in runs.items()], ignore_index=True)
     comps = [(a, compare_runs(runs[arms[0]], runs[a], method, alpha)) for a in arms[1:]]
+    stop = stop_record(runs[arms[0]].manifests[0])
+    if stop is not None:                  # a run that stopped once settled: its anytime intervals
+        comps = [(a, apply_stop(c, stop, a)) for a, c in comps]
     run_id = runs[arms[0]].run_ids[0]
     blocks = [b for r in runs.values() for b in of_runs(r)]
     for r in runs.values():
@@ -272,7 +276,9 @@ def render_ab(ab: ABResult) -> str:
     sections = "".join(_section(i, ab.arms[0], v, c) for i, (v, c) in enumerate(ab.comparisons))
     design = ab.comparisons[0][1].design.how if ab.comparisons else ""
     warnings = dict.fromkeys(w for _, c in ab.comparisons for w in c.meta.get("warnings", []))
-    header = f"""
+    stop = next((c.meta["stop"] for _, c in ab.comparisons if "stop" in c.meta), None)
+    stopped = f"<p><b>Sequential run</b>: {html.escape(describe(stop))}.</p>" if stop else ""
+    header = f"""{stopped}
 <p>Each arm against {html.escape(ab.arms[0])}; {html.escape(design)}. One arm's full dashboard: protolab dashboard
 {html.escape(ab.run)}#ARM</p>{as_html(ab.provenance)}"""
     body = f"""<section id="arms"><h2>Arms</h2>{_overview_html(ab)}</section>

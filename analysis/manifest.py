@@ -170,6 +170,7 @@ class Manifest:
     finished: str | None = _key(*_TEXT, None)
     sessions: list[dict[str, Any]] = _key(*_LIST, [])
     models: list[dict[str, Any]] | None = _key(*_LIST, None)     # learned models played (analysis/models.py)
+    stop: dict[str, Any] | None = _key(*_OBJECT, None)      # an A/B run that stopped once settled (docs/experiments.md)
 
     @classmethod
     def of(cls, raw: Any, where: str) -> Manifest:

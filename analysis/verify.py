@@ -80,8 +80,9 @@ def _overlap_problems(mf: Path, entries: list[dict[str, Any]]) -> list[str]:
 
 
 def coverage_problems(run: Path, m: dict[str, Any]) -> list[str]:
-    """A finished run must list every planned shard (`shard_count`) and every planned game (`games`);
-    an unfinished one may list fewer (analysis.open warns), never more."""
+    """A finished run must list every planned shard (`shard_count`) and every planned game (`games`),
+    or, if it stopped once settled (run.json `stop`), the first `stop.shards` shards and their
+    `stop.games`; an unfinished one may list fewer (analysis.open warns), never more."""
     mf = run / runfolder.MANIFEST
     entries = shard_entries(m)
     indices = {s.get("index") for s in entries}
@@ -92,6 +93,9 @@ def coverage_problems(run: Path, m: dict[str, Any]) -> list[str]:
             return [f"{mf}: lists shard {beyond[0]}, but the run has shards 0..{planned - 1} (shard_count {planned})"]
     if not is_complete(m):
         return []
+    stop = m.get("stop")
+    if isinstance(stop, dict):           # an A/B run that stopped once settled: the shards up to its last look
+        planned, total = stop.get("shards"), stop.get("games")
     if _ints(planned):
         missing = sorted(set(range(planned)) - indices)
         if missing:

@@ -15,7 +15,7 @@ import pytest
 from analysis.balance import front, imbalance, outcomes
 from protolab.cli import main
 from protolab.experiment.spec import SpecError, load_spec
-from protolab.experiment.tune import main_tune, prepare
+from protolab.experiment.tune import _knobs_of, main_tune, prepare
 from protolab.experiment.tuneplay import Local, OnRay
 from sim.pool import load_pool
 
@@ -195,3 +195,23 @@ def test_a_search_folder_reads_as_its_study_in_report_and_dashboard(searched, ca
     assert main(["dashboard", str(folder), "--out", str(page)]) == 0
     text = page.read_text()
     assert 'id="candidates"' in text and 'id="rates"' in text and 'id="trials"' in text
+
+
+def test_max_cards_counts_several_turns_of_one_card_once(tmp_path):
+    import optuna
+
+    text = SPEC.format(trials=4, verify=400).replace("verify = 2", "verify = 2\nmax_changes = 3\nmax_cards = 1")
+    search = prepare(load_spec(write(tmp_path, text)))
+    by_card: dict[str, list[str]] = {}
+    for k in search.knobs:
+        by_card.setdefault(k.card, []).append(k.label())
+    f1, f3 = by_card["Fire 1"], by_card["Fire 3"]
+    other = next(x for x in f1 if x.split(":")[0] != f1[0].split(":")[0])        # another key of Fire 1
+    picks = {"change0": f1[0], "change1": f3[0], "change2": other}
+    chosen = _knobs_of(optuna.trial.FixedTrial(picks), search)
+    assert [k.label() for k in chosen] == sorted([picks["change0"], picks["change2"]])     # Fire 3 would be a 2nd card
+    search.settings["max_cards"] = 2
+    assert len(_knobs_of(optuna.trial.FixedTrial(picks), search)) == 3
+    bad = write(tmp_path, text.replace("max_cards = 1", "max_cards = 4"), "bad.toml")
+    with pytest.raises(SpecError, match="key 'tune.max_cards'.*at most tune.max_changes"):
+        load_spec(bad)

@@ -20,8 +20,10 @@ from analysis.ab import (
     render_ab,
     write_arms_csv,
 )
+from analysis.open import peek_manifest, split_arm
 from analysis.provenance import csv_header
 from analysis.report import TABLE_NAMES, Report, build_report
+from analysis.stopped import describe, stop_record
 from analysis.studies.base import Options, Study
 
 
@@ -59,6 +61,9 @@ class AB(Study):
         return self.comparison.run_id
 
     def print(self, console) -> None:
+        stop = stop_record(peek_manifest(split_arm(self.arms[0])[0])) if self.arms else None
+        if stop is not None:
+            console.print(f"[bold]Sequential A/B[/bold]: {describe(stop)}", highlight=False, soft_wrap=True)
         print_arm_reports(self.reports, console)
 
     def summarise(self, console) -> None:

@@ -93,6 +93,7 @@ class Ledger:
         self.run_dir, self.manifest, self.plan = run_dir, manifest, plan
         self.done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest.shards}
         self.games_done = sum(e["games"] for e in self.done.values())
+        self.planned = len(plan.shards)        # fewer when the run stopped once settled (stopping.py)
         self.session = {"started": now(), **session, "shards_computed": 0, "games_computed": 0,
                         "driver_received_bytes": 0, "shards_via_driver": 0}
         manifest.sessions.append(self.session)
@@ -153,7 +154,7 @@ class Ledger:
         self.session["seconds"] = round(time.perf_counter() - self.t0, 3)
         self.session["outcome"] = status
         self.session.update(self.memory.fields(own_peak_rss_mb()))
-        complete = status == "complete" and len(self.done) == len(self.plan.shards)
+        complete = status == "complete" and len(self.done) >= self.planned
         self.manifest.complete = complete
         if complete:
             self.manifest.finished = now()

@@ -228,12 +228,26 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
     per_arm = max(1, len(matchups)) * spec.games
     size = shard_games or shard_size(spec)
     check_size(spec, len(matchups), size)
-    shards = []
-    for a in range(len(spec.arms)):
-        start = a * per_arm
-        for first in range(start, start + per_arm, size):
-            shards.append(ShardPlan(len(shards), a, first, min(size, start + per_arm - first)))
+    if spec.stop:
+        check_stop(spec, pools, size)
+    # arm by arm; a run that stops when settled (spec.stop) batch by batch, every arm's shards of a
+    # batch together, so that the shards played up to any look are a prefix of the indices
+    batch = spec.stop["batch"] if spec.stop else per_arm
+    spans = sorted((off // batch, a, off) for a in range(len(spec.arms)) for off in range(0, per_arm, size))
+    shards = [ShardPlan(i, a, a * per_arm + off, min(size, per_arm - off)) for i, (_, a, off) in enumerate(spans)]
     return Plan(spec, pools, matchups, per_arm, per_arm * len(spec.arms), shards, size)
+
+
+def check_stop(spec: Spec, pools: list[Pool], shard_games: int) -> None:
+    """`[stop]` against the pools and the shard size: watched protocols every arm has, and batches
+    made of whole shards (a look reads whole shards)."""
+    assert spec.stop is not None
+    for i, name in enumerate(spec.stop["protocols"]):
+        for pool, arm in zip(pools, spec.arms, strict=True):
+            _canon(pool, name, spec.source, f"stop.protocols[{i}]", arm.name)
+    if spec.stop["batch"] % shard_games:
+        raise SpecError(f"{spec.source}: key 'stop.batch': expected a multiple of the shard size ({shard_games:,} "
+                        f"games: shard_games, capped at {SHARD_CAP:,} with events), got {spec.stop['batch']:,}")
 
 
 def card_files(spec: Spec) -> list[CardFile]:

@@ -3,6 +3,8 @@ figures are the analysis report's (analysis/report.py), printed after this, neve
 
 from __future__ import annotations
 
+from analysis.stopped import describe, stop_record
+
 
 def print_run(result, console) -> None:
     """One line: the run, its shape and its speed; then where the files are and how to query them."""
@@ -17,6 +19,9 @@ def print_run(result, console) -> None:
         line += (f"; played {result.games_computed:,} in {result.seconds:.1f} s "
                  f"({rate:,.0f} games/s, Ray start-up included)")
     console.print(line)
+    stop = stop_record(m)
+    if stop is not None:
+        console.print(f"[bold]Sequential A/B[/bold]: {describe(stop)}", highlight=False, soft_wrap=True)
     console.print(f"Run folder: {result.run_dir}/ (games/, events/, cards/, run.json; docs/data.md). In Python:\n"
                   f"  duckdb.sql(\"select winner, count(*) from '{result.run_dir}/games/*.parquet' group by 1\")",
                   highlight=False, soft_wrap=True)

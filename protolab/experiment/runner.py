@@ -22,7 +22,7 @@ from analysis.runfolder import RunDirError
 from analysis.studies import open_study
 from protolab.experiment.ledger import Ledger, new_manifest, record_verified, verify_recorded
 from protolab.experiment.memory import record_driver_peak
-from protolab.experiment.plan import Plan, card_files, make_plan
+from protolab.experiment.plan import Plan, ShardPlan, card_files, make_plan
 from protolab.experiment.progress import Progress
 from protolab.experiment.report import print_run
 from protolab.experiment.session import (
@@ -43,6 +43,7 @@ from protolab.experiment.shardloop import (
     shards_per_task,
 )
 from protolab.experiment.spec import Spec, SpecError, load_spec, spec_from_manifest
+from protolab.experiment.stopping import batches, planned_shards, play_until_settled
 from sim.pool import ENGINE_VERSION
 
 __all__ = ["RunFailed", "RunOptions", "RunResult", "analyse", "dictionaries", "main_run", "make_task",
@@ -149,13 +150,13 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
         with runfolder.locked(run_dir):
             kept, recomputed = verify_recorded(run_dir, manifest.shards)
             _refuse_unlisted(run_dir, plan, kept)
-            record_verified(run_dir, manifest, kept, len(plan.shards))
+            record_verified(run_dir, manifest, kept, planned_shards(manifest, len(plan.shards)))
             for r in recomputed:
                 say(f"[yellow]{r}: recomputing[/yellow]")
             if manifest.complete:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
-                return RunResult(run_dir.public, "complete", plan.total_games, 0.0, 0, 0, len(kept), recomputed,
-                                 manifest)
+                games = sum(e["games"] for e in kept)
+                return RunResult(run_dir.public, "complete", games, 0.0, 0, 0, len(kept), recomputed, manifest)
 
     if run_dir is None:               # a folder the run cannot be written in fails now, before Ray starts
         where = f"--out {opts.out}" if opts.out else f"{plan.spec.source}: key 'output'"
@@ -209,12 +210,20 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
     runfolder.make_table_dirs(run_dir)
     token = runfolder.write_token(run_dir)
     dicts = dictionaries(plan)
-    tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in plan.shards if s.index not in ledger.done)
+
     group = group or shards_per_task(plan.shard_games, len(plan.shards) - len(ledger.done), busy)
-    for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group):
-        ledger.commit(batch, say)
-        progress.update(ledger.games_done)
-        ledger.checkpoint()
+
+    def play(shards: list[ShardPlan]) -> None:
+        tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in shards if s.index not in ledger.done)
+        for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group):
+            ledger.commit(batch, say)
+            progress.update(ledger.games_done)
+            ledger.checkpoint()
+
+    if plan.spec.stop:                 # an A/B run that stops when settled: batch by batch, a look after each
+        play_until_settled(plan, ledger, play, say)
+    else:
+        play(plan.shards)
 
 
 def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:
@@ -224,7 +233,8 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
     say = console.print if console is not None else (lambda *a, **k: None)
     run_dir, session = ledger.run_dir, ledger.session
     todo = len(plan.shards) - len(ledger.done)
-    say(f"Run [bold]{ledger.manifest.run_id}[/bold]: {plan.total_games:,} games in {len(plan.shards)} shards "
+    cap = f" at most, in {len(batches(plan))} looks, stopping once settled" if plan.spec.stop else ""
+    say(f"Run [bold]{ledger.manifest.run_id}[/bold]: {plan.total_games:,} games{cap} in {len(plan.shards)} shards "
         f"({todo} to play) on {session['where']}\n  -> {run_dir}/")
     remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(play_shard)
     progress = Progress(console, plan.total_games, ledger.games_done, opts.show_progress)

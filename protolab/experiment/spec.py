@@ -18,6 +18,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from protolab.experiment.stopspec import STOP_DEFAULTS, parse_stop
 from protolab.experiment.tunespec import parse_tune
 from sim.inputs import (
     InputFileError,
@@ -46,7 +47,7 @@ DEFAULT_ARM = "base"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
-            "pool", "seats", "draft", "arms", "tiers", "meta", "tune"}
+            "pool", "seats", "draft", "arms", "tiers", "meta", "tune", "stop"}
 POOL_KEYS = {"sets", "cards"}
 SEATS_KEYS = {"strategies", "swap"}
 DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
@@ -131,6 +132,7 @@ class Spec:
     overrides: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/psro.py); None for a run
     tune: dict[str, Any] | None = None       # [tune]: a balance search (protolab/experiment/tune.py); None for a run
+    stop: dict[str, Any] | None = None       # [stop]: play until settled (protolab/experiment/stopping.py)
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as loaded (JSON-safe): stored in run.json and hashed."""
@@ -152,6 +154,8 @@ class Spec:
         loop = {"meta": dict(self.meta)} if self.meta else {}
         if self.tune:
             loop["tune"] = dict(self.tune)
+        if self.stop:
+            loop["stop"] = dict(self.stop)
         return {
             **tiers, **loop, "format": SPEC_FORMAT, "name": self.name, "description": self.description,
             "seed": self.seed,
@@ -424,7 +428,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     c.table(raw, "", TOP_KEYS)
     name, description, seed, n_games, overrides = _parse_header(c, raw, games)
     turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
-    shard_games = c.integer(raw.get("shard_games", DEFAULT_SHARD_GAMES), "shard_games", 2, MAX_SHARD_GAMES,
+    shard_games = c.integer(raw.get("shard_games", _default_shard_games(raw)), "shard_games", 2, MAX_SHARD_GAMES,
                             "the number of games per shard")
     events = parse_events(c, raw.get("events", True))
     output = c.string(raw.get("output", "runs"), "output", "an output folder")
@@ -446,9 +450,27 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     tune = parse_tune(c, raw["tune"], draft.mode, len(arms)) if "tune" in raw else None
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
+    stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
     return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
                 swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
-                source=source, overrides=overrides, meta=meta, tune=tune)
+                source=source, overrides=overrides, meta=meta, tune=tune, stop=stop)
+
+
+def _default_shard_games(raw: dict[str, Any]) -> int:
+    """A run that stops when settled looks after every `stop.batch` games: its shards default to one batch."""
+    stop = raw.get("stop")
+    batch = stop.get("batch", STOP_DEFAULTS["batch"]) if isinstance(stop, dict) else None
+    ok = isinstance(batch, int) and not isinstance(batch, bool) and 2 <= batch <= MAX_SHARD_GAMES and batch % 2 == 0
+    return batch if ok else DEFAULT_SHARD_GAMES
+
+
+def _parse_stop(c: _Checker, raw: dict[str, Any], mode: str, arms: tuple[Arm, ...], games: int,
+                swap: bool) -> dict[str, Any] | None:
+    if "stop" not in raw:
+        return None
+    if "meta" in raw or "tune" in raw:
+        raise c.error("stop", "expected [stop] on an A/B run, not with [meta] or [tune] (they stop by their own rules)")
+    return parse_stop(c, raw["stop"], mode, len(arms), any(a.tier for a in arms), games, swap)
 
 
 def tier_name(strategy: str) -> str:
@@ -654,6 +676,8 @@ def spec_from_manifest(stored: dict[str, Any], card_texts: dict[str, str], sourc
         else:
             raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
                             "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
+        if "stop" in stored:
+            raw["stop"] = dict(stored["stop"])
         origin, overrides = stored.get("source", source), dict(stored.get("overrides", {}))
     except KeyError as e:
         raise SpecError(f"{source}: key 'spec.{e.args[0]}': missing; was run.json edited?") from None

@@ -218,10 +218,13 @@ def _knobs_of(trial, search: Search) -> list[Knob]:
     labels = ["none"] + [k.label() for k in search.knobs]
     by_label = {k.label(): k for k in search.knobs}
     chosen: list[Knob] = []
+    max_cards = search.settings.get("max_cards", search.settings["max_changes"])
     for slot in range(search.settings["max_changes"]):
         pick = trial.suggest_categorical(f"change{slot}", labels)
         k = by_label.get(pick)
-        if k is not None and all(k.path != c.path or k.card != c.card for c in chosen):
+        cards = {c.card for c in chosen}
+        fits = k is not None and (k.card in cards or len(cards) < max_cards)
+        if fits and all(k.path != c.path or k.card != c.card for c in chosen):
             chosen.append(k)
     return sorted(chosen, key=lambda k: (k.card, k.key))
 

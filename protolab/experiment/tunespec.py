@@ -43,7 +43,7 @@ def _steps(c, raw: Any) -> list[int]:
 
 def parse_tune(c, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
     """Validate `[tune]` (called by spec.parse_spec with its checker)."""
-    t = c.table(raw, "tune", set(TUNE_DEFAULTS))
+    t = c.table(raw, "tune", set(TUNE_DEFAULTS) | {"max_cards"})
     if draft_mode != "random":
         raise c.error("draft.mode", f'expected "random" with [tune] (every protocol judged across random drafts), '
                                     f"got {draft_mode!r}")
@@ -67,6 +67,10 @@ def parse_tune(c, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
             "verify": (1, 50, "front candidates re-played on fresh seeds")}
     for key, (lo, hi, what) in ints.items():
         out[key] = c.integer(t.get(key, TUNE_DEFAULTS[key]), f"tune.{key}", lo, hi, what)
+    if "max_cards" in t:          # several turns of one card count as one changed card (kept out of older hashes)
+        out["max_cards"] = c.integer(t["max_cards"], "tune.max_cards", 1, out["max_changes"],
+                                     f"the most cards a candidate changes, at most tune.max_changes "
+                                     f"({out['max_changes']})")
     out["precision"] = c.number(t.get("precision", TUNE_DEFAULTS["precision"]), "tune.precision", 0.1, 25,
                                "the +- points at which a candidate's effect counts as settled")
     out["alpha"] = c.number(t.get("alpha", TUNE_DEFAULTS["alpha"]), "tune.alpha", 1e-6, 0.5,
