@@ -117,7 +117,7 @@ def test_ctrl_c_then_resume_on_one_worker_stops_where_an_uninterrupted_run_does(
         assert p.poll() is None, p.communicate()
         dirs = [d for d in tmp_path.iterdir() if d.is_dir()]
         try:
-            if dirs and len(runfolder.read_manifest(dirs[0])["shards"]) >= 1:
+            if dirs and len(runfolder.read_manifest(dirs[0]).shards) >= 1:
                 break
         except (runfolder.RunDirError, json.JSONDecodeError, FileNotFoundError):
             pass
