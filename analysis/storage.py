@@ -285,6 +285,11 @@ class Location:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, final)
+        except OSError as e:
+            if e.filename is not None:
+                raise
+            # a write or flush that fails (a full disk) names no file: name the one being written
+            raise OSError(e.errno, e.strerror, str(final)) from None
         finally:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()

@@ -3,6 +3,7 @@ are one line, and the smaller cases each end in their fix or one readable error.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -157,3 +158,27 @@ def test_a_folder_named_like_an_example_does_not_shadow_it(tmp_path, monkeypatch
     assert find_spec("tiers").parent.name == "experiments" and any(a.tier for a in load_spec("tiers").arms)
     with pytest.raises(SpecError, match=r"\./tiers: not a regular file"):    # a path is taken as a path
         find_spec("./tiers")
+
+
+def test_a_full_disk_at_the_run_dashboard_is_one_line_and_keeps_the_run(tmp_path):
+    # the run folder on a real small disk (a 2 MB tmpfs): the games fit, the page (plotly inlined) does not
+    disk = tmp_path / "small"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        spec = tmp_path / "s.toml"
+        spec.write_text('name = "s"\nseed = 1\ngames = 200\n[pool]\nsets = ["Main 1"]\n')
+        done = subprocess.run([sys.executable, "-m", "protolab", "run", str(spec), "--out", str(disk), "--workers", "1",
+                               "--no-progress"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2, done.stderr[-3000:]
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr[-3000:]
+        assert "dashboard.html" in done.stderr and "No space left on device" in done.stderr, done.stderr
+        (run,) = [d for d in disk.iterdir() if d.is_dir()]
+        assert not (run / "dashboard.html").exists()
+        assert json.loads((run / "run.json").read_text())["complete"]          # every game kept
+        again = subprocess.run([sys.executable, "-m", "protolab", "report", str(run), "--format", "json"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr[-2000:]
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
