@@ -305,8 +305,9 @@ def read_beside(check: _Checker, base: Path, rel: str, key: str, expected: str, 
     return CardFile(path=rel, text=text, sha256=hashlib.sha256(data).hexdigest())
 
 
-def load_spec(arg: str | Path, games: int | None = None) -> Spec:
-    """Read, validate and normalise a spec file; `games` overrides its `games` (`--games`)."""
+def read_spec_file(arg: str | Path) -> tuple[dict[str, Any], str, Path]:
+    """(the TOML table, the name to give in errors, the folder its relative paths start from) of a
+    spec file or a shipped example's name: every kind of spec (runs, training) is read this way."""
     path = find_spec(str(arg))
     source = str(arg) if Path(str(arg)).is_file() else str(path)
     try:
@@ -319,7 +320,13 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     if found:
         raise SpecError(f"{source}: key '{found[0]}': contains the control character {describe_char(found[1])}; "
                         "expected printable text")
-    return parse_spec(raw, source, path.resolve().parent, games=games)
+    return raw, source, path.resolve().parent
+
+
+def load_spec(arg: str | Path, games: int | None = None) -> Spec:
+    """Read, validate and normalise a spec file; `games` overrides its `games` (`--games`)."""
+    raw, source, base = read_spec_file(arg)
+    return parse_spec(raw, source, base, games=games)
 
 
 def _parse_header(c: _Checker, raw: dict[str, Any], games: int | None) -> tuple[str, str, int, int, dict[str, Any]]:

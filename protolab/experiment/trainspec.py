@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from protolab.experiment.spec import _NAME, CardFile, SpecError, find_spec, read_card_file
+from protolab.experiment.spec import _NAME, CardFile, read_card_file, read_spec_file
 from protolab.experiment.spec import _Checker as Checker
-from sim.inputs import describe_char, find_control_char, parse_toml, read_input_text
 from sim.pool import DEFAULT_SETS
 from strategies.model import MAX_LAYERS, MAX_UNITS
 
@@ -199,17 +197,8 @@ def parse_train_spec(raw: dict[str, Any], source: str, base: Path) -> TrainSpec:
 
 def load_train_spec(arg: str | Path) -> TrainSpec:
     """Read a training spec: a path, or the name of a shipped example (`train_learned`)."""
-    path = find_spec(str(arg))
-    source = str(arg) if Path(str(arg)).is_file() else str(path)
-    try:
-        raw = parse_toml(read_input_text(path))
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{source}: not valid TOML: {e}") from None
-    found = find_control_char(raw)
-    if found:
-        raise SpecError(f"{source}: key '{found[0]}': contains the control character {describe_char(found[1])}; "
-                        "expected printable text")
-    return parse_train_spec(raw, source, path.resolve().parent)
+    raw, source, base = read_spec_file(arg)
+    return parse_train_spec(raw, source, base)
 
 
 def spec_from_record(stored: dict[str, Any], cards: dict[str, str], source: str) -> TrainSpec:
