@@ -116,7 +116,8 @@ def fields(p: dict[str, Any]) -> list[tuple[str, str]]:
     return [("run", name), ("strategies", bots), ("sets", ", ".join(p.get("sets") or []) or "not recorded"),
             ("variant files", cards), ("pool", str(p.get("pool_hash") or "not recorded")),
             ("master seed", str(p["seed"]) if p.get("seed") is not None else "not recorded"), ("games", games),
-            ("protolab", str(p.get("protolab_version") or "not recorded"))]
+            ("protolab", str(p.get("protolab_version") or "not recorded"))] + (
+        [("models", describe_models(p.get("models")))] if p.get("models") else [])
 
 
 def lines(blocks: list[dict[str, Any]]) -> list[str]:
