@@ -44,7 +44,7 @@ MAX_MATCHUPS = 10_000_000         # per arm; the round robin of 30 protocols has
 MAX_TRIOS = 4_400                 # draft.trios: every pair of them is a matchup (30 protocols make 4,060 trios)
 MAX_ARMS = 32
 DEFAULT_ARM = "base"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
             "pool", "seats", "draft", "arms", "tiers", "meta", "tune", "stop"}
@@ -210,7 +210,7 @@ def find_spec(arg: str) -> Path:
 
 # -- loading ----------------------------------------------------------------------------------------
 
-class _Checker:
+class Checker:
     """Type checks that phrase errors as 'FILE: key K: expected X, got Y'."""
 
     def __init__(self, source: str):
@@ -276,7 +276,7 @@ class _Checker:
         return (self.strategy(raw[0], f"{key}[0]"), self.strategy(raw[1], f"{key}[1]"))
 
 
-def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
+def read_card_file(check: Checker, base: Path, raw: Any, key: str) -> CardFile:
     """Read a protocol or variant file named by the spec (relative to the spec's folder)."""
     rel = check.string(raw, key, "the path of a protocol or variant file")
     p = Path(rel) if Path(rel).is_absolute() else base / rel
@@ -292,7 +292,7 @@ def read_card_file(check: _Checker, base: Path, raw: Any, key: str) -> CardFile:
     return found
 
 
-def read_beside(check: _Checker, base: Path, rel: str, key: str, expected: str, what: str = "") -> CardFile:
+def read_beside(check: Checker, base: Path, rel: str, key: str, expected: str, what: str = "") -> CardFile:
     """A file the spec names, relative to the spec's folder, read with the input limits and kept
     whole (text and checksum) for the run's inputs/; an unreadable one is an error naming the key."""
     p = Path(rel) if Path(rel).is_absolute() else base / rel
@@ -329,7 +329,7 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     return parse_spec(raw, source, base, games=games)
 
 
-def _parse_header(c: _Checker, raw: dict[str, Any], games: int | None) -> tuple[str, str, int, int, dict[str, Any]]:
+def _parse_header(c: Checker, raw: dict[str, Any], games: int | None) -> tuple[str, str, int, int, dict[str, Any]]:
     """(name, description, seed, games, overrides): the keys every spec has; `games` is --games."""
     for k in ("name", "seed", "games"):
         if k not in raw:
@@ -337,7 +337,7 @@ def _parse_header(c: _Checker, raw: dict[str, Any], games: int | None) -> tuple[
                               "seed": "missing; expected the master seed, a whole number, e.g. seed = 1",
                               "games": "missing; expected the number of games per matchup, e.g. games = 10000"}[k])
     name = c.string(raw["name"], "name", "a short name of letters, digits, '.', '_' or '-'")
-    if not _NAME.match(name):
+    if not NAME_RE.match(name):
         raise c.error("name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
     description = raw.get("description", "")
     if not isinstance(description, str):
@@ -357,7 +357,7 @@ def _parse_header(c: _Checker, raw: dict[str, Any], games: int | None) -> tuple[
 CardsFn = Callable[[Any, str], tuple[CardFile, ...]]
 
 
-def _card_reader(c: _Checker, base: Path, card_texts: dict[str, str] | None) -> CardsFn:
+def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> CardsFn:
     """(list, key) -> the card files a list names: read from disk, or from the run's copies."""
 
     def cards(lst: Any, key: str) -> tuple[CardFile, ...]:
@@ -377,7 +377,7 @@ def _card_reader(c: _Checker, base: Path, card_texts: dict[str, str] | None) -> 
     return cards
 
 
-def _check_swap(c: _Checker, swap: bool, n_games: int, shard_games: int, overrides: dict[str, Any]) -> None:
+def _check_swap(c: Checker, swap: bool, n_games: int, shard_games: int, overrides: dict[str, Any]) -> None:
     if swap and n_games % 2:
         msg = (f"expected an even number when seats.swap = true (the two games of a pair share a seed), "
                f"got {n_games}")
@@ -386,7 +386,7 @@ def _check_swap(c: _Checker, swap: bool, n_games: int, shard_games: int, overrid
         raise c.error("shard_games", f"expected an even number when seats.swap = true, got {shard_games}")
 
 
-def _parse_arm_list(c: _Checker, arms_raw: Any, sets: tuple[str, ...], base_cards: tuple[CardFile, ...],
+def _parse_arm_list(c: Checker, arms_raw: Any, sets: tuple[str, ...], base_cards: tuple[CardFile, ...],
                     strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
     if not isinstance(arms_raw, list) or not arms_raw:
         raise c.error("arms", "expected one or more [[arms]] tables")
@@ -399,7 +399,7 @@ def _parse_arm_list(c: _Checker, arms_raw: Any, sets: tuple[str, ...], base_card
         if "name" not in a:
             raise c.error(f"{key}.name", "missing; expected a short arm name, e.g. name = \"official\"")
         an = c.string(a["name"], f"{key}.name", "an arm name")
-        if not _NAME.match(an):
+        if not NAME_RE.match(an):
             raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-', got {an!r}")
         if any(x.name == an for x in arms):
             raise c.error(f"{key}.name", f"expected a name not used by another arm, got {an!r} twice")
@@ -409,7 +409,7 @@ def _parse_arm_list(c: _Checker, arms_raw: Any, sets: tuple[str, ...], base_card
     return tuple(arms)
 
 
-def _parse_arms(c: _Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tuple[str, ...],
+def _parse_arms(c: Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tuple[str, ...],
                 base_cards: tuple[CardFile, ...], strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
     """The spec's arms: its tiers, its [[arms]], or one arm of the pool and seats."""
     arms_raw = raw.get("arms")
@@ -429,7 +429,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
                card_texts: dict[str, str] | None = None) -> Spec:
     """Validate the TOML tables of a spec. `card_texts` (path -> contents) replaces reading the
     card files from disk, which is how `--resume` rebuilds a spec from run.json."""
-    c = _Checker(source)
+    c = Checker(source)
     if "train" in raw:
         raise c.error("train", "a training spec (docs/training.md): run it with protolab train, not as an experiment")
     c.table(raw, "", TOP_KEYS)
@@ -471,7 +471,7 @@ def _default_shard_games(raw: dict[str, Any]) -> int:
     return batch if ok else DEFAULT_SHARD_GAMES
 
 
-def _parse_stop(c: _Checker, raw: dict[str, Any], mode: str, arms: tuple[Arm, ...], games: int,
+def _parse_stop(c: Checker, raw: dict[str, Any], mode: str, arms: tuple[Arm, ...], games: int,
                 swap: bool) -> dict[str, Any] | None:
     if "stop" not in raw:
         return None
@@ -486,7 +486,7 @@ def tier_name(strategy: str) -> str:
     return _UNSAFE.sub("-", strategy).strip("-._")[:64] or "tier"
 
 
-def _parse_tier(c: _Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
+def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
     """One tier: a strategy spec (both seats play it) or a table {name, strategy | strategies}."""
     if isinstance(raw, str):
         s = c.strategy(raw, key)
@@ -497,12 +497,12 @@ def _parse_tier(c: _Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
     pair = ((c.strategy(t["strategy"], f"{key}.strategy"),) * 2 if "strategy" in t
             else c.strategy_pair(t["strategies"], f"{key}.strategies"))
     name = c.string(t["name"], f"{key}.name", "a tier name") if "name" in t else tier_name(pair[0])
-    if not _NAME.match(name):
+    if not NAME_RE.match(name):
         raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
     return name, pair  # type: ignore[return-value]
 
 
-def _parse_tiers(c: _Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardFile, ...]) -> tuple[Arm, ...]:
+def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardFile, ...]) -> tuple[Arm, ...]:
     """`tiers`: the same pool, seeds and drafts played by each tier's strategies (one arm per tier)."""
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_ARMS:
         raise c.error("tiers", f'expected a list of 2 to {MAX_ARMS} tiers, e.g. tiers = ["greedy", "search"] or '
@@ -517,7 +517,7 @@ def _parse_tiers(c: _Checker, raw: Any, sets: tuple[str, ...], cards: tuple[Card
     return tuple(out)
 
 
-def _parse_draft(c: _Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None) -> Draft:
+def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None) -> Draft:
     if not isinstance(raw, dict):
         raise c.error("draft", f"expected a table with mode = one of {', '.join(DRAFT_MODES)}, got {raw!r}")
     mode = raw.get("mode", "random")
@@ -570,7 +570,7 @@ def _parse_draft(c: _Checker, raw: Any, base: Path = Path("."), card_texts: dict
     return Draft(mode, protocols=protocols, trios=trios, samples=samples)
 
 
-def parse_events(c: _Checker, raw: Any) -> bool | str | float:
+def parse_events(c: Checker, raw: Any) -> bool | str | float:
     """`events`: true or "all" (every game's events), a fraction between 0 and 1 (the events of that
     share of the games, chosen from each game's seed), "none" (no events, but the per-shard summaries
     `cards` and `compiles`, from every game), or false (the games table only). Normalised so that
@@ -585,7 +585,7 @@ def parse_events(c: _Checker, raw: Any) -> bool | str | float:
                   f"got {raw!r}")
 
 
-def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict[str, str] | None) -> Draft:
+def _parse_policy(c: Checker, raw: dict[str, Any], base: Path, card_texts: dict[str, str] | None) -> Draft:
     """mode = "draft": the 1-2-2-1 draft with a draft strategy per seat, `policy = "fitted:FILE"` (both
     seats) or `policy = ["fitted:FILE", "random"]`; FILE is relative to the spec and read now, so the
     workers and --resume use its contents, not the path."""
@@ -625,7 +625,7 @@ def _parse_policy(c: _Checker, raw: dict[str, Any], base: Path, card_texts: dict
 
 
 
-def _parse_holding(c: _Checker, raw: dict[str, Any]) -> Draft:
+def _parse_holding(c: Checker, raw: dict[str, Any]) -> Draft:
     """mode = "holding": `samples` matchups per listed protocol, seat 0's trio holding it (the card
     value design, docs/strategies.md); the other protocols are drawn in protolab.experiment.plan."""
     if "protocols" not in raw:

@@ -11,8 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from protolab.experiment.spec import _NAME, CardFile, read_card_file, read_spec_file
-from protolab.experiment.spec import _Checker as Checker
+from protolab.experiment.spec import NAME_RE, CardFile, Checker, read_card_file, read_spec_file
 from sim.pool import DEFAULT_SETS
 from strategies.model import MAX_LAYERS, MAX_UNITS
 
@@ -157,7 +156,7 @@ def _header(c: Checker, raw: dict[str, Any], t: dict[str, Any]) -> tuple[str, st
     name = c.string(raw["name"], "name", "a short name of letters, digits, '.', '_' or '-'")
     model = c.string(t.get("model", name), "train.model", "the model's name (datasets/models/NAME.json)")
     for key, value in (("name", name), ("train.model", model)):
-        if not _NAME.match(value):
+        if not NAME_RE.match(value):
             raise c.error(key, f"expected letters, digits, '.', '_' or '-' (at most 64), got {value!r}")
     if not isinstance(raw.get("description", ""), str):
         raise c.error("description", f"expected text, got {raw['description']!r}")
