@@ -23,7 +23,7 @@ from analysis.tiers import (
     verdict,
 )
 from protolab.cli import main
-from protolab.experiment.spec import SpecError, parse_spec, spec_from_manifest
+from protolab.experiment.spec import SpecError, parse_spec
 
 # -- rank agreement, by hand -------------------------------------------------------------------------
 
@@ -201,7 +201,7 @@ def test_tiers_are_arms_marked_as_tiers_and_survive_a_resume():
         ("mixed", ("greedy", "search"), True)]
     d = s.to_dict()
     assert d["tiers"] == ["greedy", "ismcts-iters-300", "mixed"]
-    assert spec_from_manifest(d, {}, "run.json").hash == s.hash
+    assert parse_spec(d, "run.json", Path("."), card_texts={}, within="spec").hash == s.hash
     assert "tiers" not in spec(arms=[{"name": "a"}, {"name": "b"}]).to_dict()
 
 

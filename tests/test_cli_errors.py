@@ -262,7 +262,7 @@ CASES = [
      ["run.json", "shards[0]"]),
     ("resume-spec-not-a-table", lambda b: ["run", "--resume", b.dir / "run_spec_not_table"], ["run.json", "'spec'"]),
     ("resume-spec-missing-key", lambda b: ["run", "--resume", b.dir / "run_spec_missing_key"],
-     ["run.json", "'spec.description'"]),
+     ["run.json", "'spec.format'"]),
     ("resume-unknown-key", lambda b: ["run", "--resume", b.dir / "run_unknown_key"], ["run.json", "'shard_cuont'"]),
     ("resume-run-json-binary", lambda b: ["run", "--resume", b.dir / "run_binary"], ["run.json", "UTF-8"]),
     # analysis

@@ -13,7 +13,7 @@ import pytest
 from protolab.cli import main
 from protolab.experiment.plan import make_plan
 from protolab.experiment.seeds import game_seeds, sample_order
-from protolab.experiment.spec import SpecError, check_strategy, examples_dir, find_spec, load_spec
+from protolab.experiment.spec import SpecError, check_strategy, examples_dir, find_spec, load_spec, parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -199,9 +199,8 @@ def test_round_robin_of_listed_trios_and_shards(tmp_path):
     '["Fire", "Water", "Death", "Hate", "Light", "Life"]\n',
     '[draft]\nmode = "fixed"\nmatchups = [["Fire, Water, Death", "Hate, Light, Life"]]\n'])
 def test_spec_round_trips_through_the_manifest(tmp_path, draft):
-    from protolab.experiment.spec import spec_from_manifest
-
     (tmp_path / "v.toml").write_text('variant = "x"\n[[cards]]\nreplaces = "Fire 1"\nvalue = 3\n')
     spec = load_spec(write(tmp_path, BASE + draft + '[[arms]]\nname = "a"\n[[arms]]\nname = "b"\ncards = ["v.toml"]\n'))
-    again = spec_from_manifest(spec.to_dict(), {"v.toml": (tmp_path / "v.toml").read_text()}, "run.json")
+    again = parse_spec(spec.to_dict(), "run.json", Path("."), card_texts={"v.toml": (tmp_path / "v.toml").read_text()},
+                       within="spec")
     assert again.hash == spec.hash and again.arms == spec.arms and again.draft == spec.draft

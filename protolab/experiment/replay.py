@@ -29,7 +29,7 @@ from protolab.experiment.plan import ShardPlan, make_plan
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.shardloop import dictionaries, make_task
 from protolab.experiment.shards import games_table
-from protolab.experiment.spec import SpecError, spec_from_manifest
+from protolab.experiment.spec import SpecError, parse_spec
 from sim.batch import COMPILE_COLUMNS, MAX_COMPILES, SEAT_COLUMNS, empty_columns
 from sim.cards.loader import CardDataError
 from sim.describe import LINES, SEAT_NAMES, format_log
@@ -97,7 +97,8 @@ def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[Manifest, Any]:
     try:
         manifest = runfolder.read_manifest(run_dir)
         source = str(run_dir / runfolder.MANIFEST)
-        spec = spec_from_manifest(manifest.spec.stored, runfolder.load_inputs(run_dir), source)
+        spec = parse_spec(manifest.spec.stored, source, run_dir, card_texts=runfolder.load_inputs(run_dir),
+                          within="spec")
         plan = make_plan(spec, allow_code=allow_code)
     except (runfolder.RunDirError, SpecError, CardDataError) as e:
         raise ReplayError(str(e)) from None

@@ -42,7 +42,7 @@ from protolab.experiment.shardloop import (
     play_shard,
     shards_per_task,
 )
-from protolab.experiment.spec import Spec, SpecError, load_spec, spec_from_manifest
+from protolab.experiment.spec import Spec, SpecError, load_spec, parse_spec
 from protolab.experiment.stopping import batches, planned_shards, play_until_settled
 from sim.pool import ENGINE_VERSION
 
@@ -101,7 +101,8 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
     manifest = runfolder.read_manifest(run_dir)         # its keys and types checked (analysis/manifest.py)
-    spec = spec_from_manifest(manifest.spec.stored, runfolder.load_inputs(run_dir), str(run_dir / runfolder.MANIFEST))
+    spec = parse_spec(manifest.spec.stored, str(run_dir / runfolder.MANIFEST), run_dir,   # exactly as stored
+                      card_texts=runfolder.load_inputs(run_dir), within="spec")
     if spec.hash != manifest.spec_hash:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
     if spec_arg is not None:

@@ -6,6 +6,7 @@ variant files that parse) happen in `protolab.experiment.plan`, still before any
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -56,6 +57,8 @@ DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode",
               "holding": {"mode", "protocols", "samples"}}
 ARM_KEYS = {"name", "sets", "cards", "strategies"}
 TIER_KEYS = {"name", "strategy", "strategies"}
+CARD_KEYS = {"path", "sha256"}
+STORED_KEYS = {"format", "source", "overrides"}   # the form protolab stores (Spec.to_dict, run.json's spec)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -213,11 +216,13 @@ def find_spec(arg: str) -> Path:
 class Checker:
     """Type checks that phrase errors as 'FILE: key K: expected X, got Y'."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, within: str = ""):
         self.source = source
+        self.within = within           # the key the spec sits under in its file (run.json: "spec")
 
     def error(self, key: str, msg: str) -> SpecError:
-        return SpecError(f"{self.source}: key '{key}': {msg}")
+        full = f"{self.within}.{key}" if self.within and key else key or self.within
+        return SpecError(f"{self.source}: key '{full}': {msg}")
 
     def table(self, raw: Any, key: str, allowed: set[str]) -> dict[str, Any]:
         if not isinstance(raw, dict):
@@ -358,21 +363,31 @@ CardsFn = Callable[[Any, str], tuple[CardFile, ...]]
 
 
 def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> CardsFn:
-    """(list, key) -> the card files a list names: read from disk, or from the run's copies."""
+    """(list, key) -> the card files a list names, each a path or a {path, sha256} table (the stored
+    form, checked against the file read): read from disk, or from the run's copies (inputs/)."""
+
+    def one(x: Any, key: str) -> CardFile:
+        want = None
+        if isinstance(x, dict):
+            t = c.table(x, key, CARD_KEYS)
+            for k in sorted(CARD_KEYS - set(t)):
+                raise c.error(f"{key}.{k}", "missing; expected a card file as {path, sha256}")
+            x, key, want = t["path"], f"{key}.path", c.string(t["sha256"], f"{key}.sha256", "a SHA-256 checksum")
+        if card_texts is None:
+            found = read_card_file(c, base, x, key)
+        elif isinstance(x, str) and x in card_texts:
+            found = CardFile(x, card_texts[x], hashlib.sha256(card_texts[x].encode()).hexdigest())
+        else:
+            raise c.error(key, f"the run's copy of {x!r} is missing (expected it in inputs/)")
+        if want is not None and want != found.sha256:
+            raise c.error(key.removesuffix(".path") + ".sha256",
+                          f"{found.path!r} has checksum {found.sha256}, not {want}: not the file recorded")
+        return found
 
     def cards(lst: Any, key: str) -> tuple[CardFile, ...]:
         if not isinstance(lst, list):
             raise c.error(key, f"expected a list of protocol or variant files, got {lst!r}")
-        out = []
-        for i, x in enumerate(lst):
-            if card_texts is not None:
-                if not isinstance(x, str) or x not in card_texts:
-                    raise c.error(f"{key}[{i}]", f"the run's copy of {x!r} is missing (expected it in inputs/)")
-                text = card_texts[x]
-                out.append(CardFile(x, text, hashlib.sha256(text.encode()).hexdigest()))
-            else:
-                out.append(read_card_file(c, base, x, f"{key}[{i}]"))
-        return tuple(out)
+        return tuple(one(x, f"{key}[{i}]") for i, x in enumerate(lst))
 
     return cards
 
@@ -413,6 +428,8 @@ def _parse_arms(c: Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tu
                 base_cards: tuple[CardFile, ...], strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
     """The spec's arms: its tiers, its [[arms]], or one arm of the pool and seats."""
     arms_raw = raw.get("arms")
+    if "tiers" in raw and "format" in raw:
+        return _stored_tiers(c, raw["tiers"], _parse_arm_list(c, arms_raw, sets, base_cards, strategies, cards))
     if "tiers" in raw:
         if arms_raw is not None:
             raise c.error("tiers", "expected either [[arms]] (pools that differ) or tiers (strategies that differ), "
@@ -425,15 +442,43 @@ def _parse_arms(c: Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tu
     return _parse_arm_list(c, arms_raw, sets, base_cards, strategies, cards)
 
 
+def _stored_tiers(c: Checker, raw: Any, arms: tuple[Arm, ...]) -> tuple[Arm, ...]:
+    """A tier study as stored: `tiers` names the arms, which carry the tiers' strategies and share one pool."""
+    names = c.strings(raw, "tiers", "tier names")
+    if names != [a.name for a in arms] or len(arms) < 2:
+        raise c.error("tiers", f"expected the names of the 2 or more arms, {[a.name for a in arms]}, got {names!r}")
+    if any((a.sets, a.cards) != (arms[0].sets, arms[0].cards) for a in arms):
+        raise c.error("arms", "expected one pool (sets and cards) shared by every tier")
+    return tuple(dataclasses.replace(a, tier=True) for a in arms)
+
+
+def _parse_stored(c: Checker, raw: dict[str, Any], source: str) -> tuple[str, dict[str, Any]]:
+    """(source, overrides) of the stored form (a table with `format`, as Spec.to_dict writes it):
+    where the spec came from and what the command line changed, kept so that a resumed run says so."""
+    c.integer(raw["format"], "format", SPEC_FORMAT, SPEC_FORMAT, "the stored spec's format")
+    origin = raw.get("source", source)
+    if not isinstance(origin, str):
+        raise c.error("source", f"expected the path of the spec file, got {origin!r}")
+    overrides = dict(c.table(raw.get("overrides", {}), "overrides", {"games"}))
+    if "games" in overrides:
+        c.integer(overrides["games"], "overrides.games", 1, MAX_GAMES, "the --games given")
+    return origin, overrides
+
+
 def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
-               card_texts: dict[str, str] | None = None) -> Spec:
-    """Validate the TOML tables of a spec. `card_texts` (path -> contents) replaces reading the
-    card files from disk, which is how `--resume` rebuilds a spec from run.json."""
-    c = Checker(source)
+               card_texts: dict[str, str] | None = None, within: str = "") -> Spec:
+    """Validate the TOML tables of a spec, or its stored form (Spec.to_dict, marked by `format`),
+    which must read back as it is. `card_texts` (path -> contents) replaces reading the card files
+    from disk: `--resume` parses run.json's spec (`within` "spec") with the run's inputs/."""
+    c = Checker(source, within)
     if "train" in raw:
         raise c.error("train", "a training spec (docs/training.md): run it with protolab train, not as an experiment")
-    c.table(raw, "", TOP_KEYS)
-    name, description, seed, n_games, overrides = _parse_header(c, raw, games)
+    if card_texts is not None and "format" not in raw:
+        raise c.error("format", f"missing; expected the spec as protolab stores it (format = {SPEC_FORMAT})")
+    c.table(raw, "", TOP_KEYS | STORED_KEYS if "format" in raw else TOP_KEYS)
+    origin, overrides = _parse_stored(c, raw, source) if "format" in raw else (source, {})
+    name, description, seed, n_games, given = _parse_header(c, raw, games)
+    overrides.update(given)
     turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
     shard_games = c.integer(raw.get("shard_games", _default_shard_games(raw)), "shard_games", 2, MAX_SHARD_GAMES,
                             "the number of games per shard")
@@ -451,16 +496,35 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     strategies = c.strategy_pair(seats.get("strategies", ["random", "random"]), "seats.strategies")
     swap = c.boolean(seats.get("swap", False), "seats.swap")
     _check_swap(c, swap, n_games, shard_games, overrides)
-    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts)
+    draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts, "format" in raw)
     arms = _parse_arms(c, raw, seats, sets, base_cards, strategies, cards)
     meta = parse_meta(c, raw["meta"], draft, len(arms)) if "meta" in raw else None   # a metagame loop
     tune = parse_tune(c, raw["tune"], draft.mode, len(arms)) if "tune" in raw else None
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
     stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
-    return Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
+    spec = Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
                 swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
-                source=source, overrides=overrides, meta=meta, tune=tune, stop=stop)
+                source=origin, overrides=overrides, meta=meta, tune=tune, stop=stop)
+    if "format" in raw:
+        _check_reads_back(c, spec.to_dict(), raw)
+    return spec
+
+
+def _check_reads_back(c: Checker, mine: Any, theirs: Any, key: str = "") -> None:
+    """The stored form must be exactly what it parses to (Spec.to_dict): a key that parses but was
+    written otherwise (a tier renamed, a checksum changed, a key dropped) was edited."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for k in [*mine, *(k for k in theirs if k not in mine)]:
+            sub = f"{key}.{k}" if key else k
+            if k not in theirs:
+                raise c.error(sub, "missing; expected the stored spec as protolab writes it (was it edited?)")
+            _check_reads_back(c, mine.get(k), theirs[k], sub)
+    elif isinstance(mine, list) and isinstance(theirs, list) and len(mine) == len(theirs):
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            _check_reads_back(c, a, b, f"{key}[{i}]")
+    elif mine != theirs:
+        raise c.error(key, f"reads as {mine!r}, but {theirs!r} is stored (was it edited?)")
 
 
 def _default_shard_games(raw: dict[str, Any]) -> int:
@@ -517,13 +581,16 @@ def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardF
     return tuple(out)
 
 
-def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None) -> Draft:
+def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None,
+                 stored: bool = False) -> Draft:
+    """`draft`; in the stored form mode "draft" also lists the `tables` its policies read (checked
+    against them when the whole spec is read back)."""
     if not isinstance(raw, dict):
         raise c.error("draft", f"expected a table with mode = one of {', '.join(DRAFT_MODES)}, got {raw!r}")
     mode = raw.get("mode", "random")
     if mode not in DRAFT_MODES:
         raise c.error("draft.mode", f"expected one of {', '.join(DRAFT_MODES)}, got {mode!r}")
-    extra = sorted(set(raw) - DRAFT_KEYS[mode])
+    extra = sorted(set(raw) - DRAFT_KEYS[mode] - ({"tables"} if stored and mode == "draft" else set()))
     if extra:
         modes = [m for m in DRAFT_MODES if extra[0] in DRAFT_KEYS[m]]
         hint = f"it belongs to mode {' or '.join(modes)}" if modes else "unknown key"
@@ -667,34 +734,6 @@ def check_size(spec: Spec, matchups: int, shard_games: int) -> None:
                         "shard_games, docs/experiments.md)")
 
 
-def spec_from_manifest(stored: dict[str, Any], card_texts: dict[str, str], source: str) -> Spec:
-    """Rebuild the spec a run was started with (for --resume), from run.json and the saved card files.
-    A hand-edited run.json is refused with its file and key, like a spec file."""
-    try:
-        raw: dict[str, Any] = {k: stored[k] for k in ("name", "description", "seed", "games", "turn_cap",
-                                                       "shard_games", "events", "output")}
-        raw["seats"] = dict(stored["seats"])
-        raw["draft"] = {k: v for k, v in dict(stored["draft"]).items() if k != "tables"}   # read from inputs/
-        raw["pool"] = {"sets": stored["arms"][0]["sets"], "cards": []}
-        if "tiers" in stored:                       # a tier study: one pool, the tiers' strategies
-            raw["pool"]["cards"] = [cf["path"] for cf in stored["arms"][0]["cards"]]
-            raw["seats"].pop("strategies", None)
-            raw["tiers"] = [{"name": a["name"], "strategies": a["strategies"]} for a in stored["arms"]]
-        else:
-            raw["arms"] = [{"name": a["name"], "sets": a["sets"], "strategies": a["strategies"],
-                            "cards": [cf["path"] for cf in a["cards"]]} for a in stored["arms"]]
-        if "stop" in stored:
-            raw["stop"] = dict(stored["stop"])
-        origin, overrides = stored.get("source", source), dict(stored.get("overrides", {}))
-    except KeyError as e:
-        raise SpecError(f"{source}: key 'spec.{e.args[0]}': missing; was run.json edited?") from None
-    except (TypeError, AttributeError, IndexError, ValueError):
-        raise SpecError(f"{source}: key 'spec': not an experiment spec as protolab writes it; "
-                        "was run.json edited?") from None
-    spec = parse_spec(raw, source, Path("."), card_texts=card_texts)
-    return Spec(**{**spec.__dict__, "source": str(origin), "overrides": overrides})
-
-
 # -- the [meta] table (the metagame loop, psro.py) ------------------------------------------------
 
 META_KEYS = {"mode", "iterations", "responses", "epsilon", "tolerance", "start", "prior_games"}
@@ -726,8 +765,9 @@ def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
                                "the total-variation change below which the equilibrium has stopped moving")
     out["prior_games"] = c.number(t.get("prior_games", META_DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
                                  "pseudo-games shrinking observed rates toward the model")
-    if "start" in t and draft.trios:
-        raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both")
+    if "start" in t and draft.trios and t["start"] != len(draft.trios):
+        raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both "
+                                    f"(with draft.trios the start is their number, {len(draft.trios)})")
     out["start"] = len(draft.trios) if draft.trios else c.integer(t.get("start", META_DEFAULTS["start"]), "meta.start",
                                                                     2, 200, "the number of start trios")
     return out

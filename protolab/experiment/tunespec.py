@@ -50,7 +50,7 @@ def parse_tune(c, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
     if arms != 1:
         raise c.error("tune", "expected a spec without [[arms]] or tiers: the search makes its own candidates")
     out = dict(TUNE_DEFAULTS)
-    if "protocol" in t:
+    if t.get("protocol", "") != "":          # "" (as stored): no target protocol
         out["protocol"] = c.string(t["protocol"], "tune.protocol", "the protocol to bring toward 50%")
     out["band"] = _band(c, t.get("band", TUNE_DEFAULTS["band"]))
     out["cards"] = c.strings(t.get("cards", []), "tune.cards", 'card names or "Protocol *"')
