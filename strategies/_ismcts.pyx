@@ -42,7 +42,7 @@ from sim.engine.options cimport (
 )
 from strategies._bots cimport prepare_copy, heuristic
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
-from strategies._learned cimport Mlp, fill_mlp, win_probability
+from strategies._learned cimport Mlp, Settings, NOANS, fill_mlp, follow_plan, plan_turn, win_probability
 
 cdef enum Rollout:
     RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
@@ -56,6 +56,15 @@ cdef enum Leaf:
 
 LEAVES = ("rollout", "model")
 DEFAULT_LEAF = "rollout"
+
+cdef enum Choices:
+    CHOICES_RULES = 0      # the seat's choices inside effects by the weight-free rule (rules_sub)
+    CHOICES_MODEL = 1      # inside its own turn after its action: the learned player's planner
+
+CHOICES = ("rules", "model")
+DEFAULT_CHOICES = "rules"  # leaf=model plays choices=model unless told (strategies/spec.py)
+PLAN_INNER = 3             # the planner's decision points and runs (the learned player's defaults)
+PLAN_BRANCH = 4
 DEFAULT_ITERS = 3000
 DEFAULT_C = 0.7
 DEFAULT_ROLLOUT = "rules"
@@ -85,6 +94,7 @@ cdef struct IsmctsSettings:
     int8_t policy           # Rollout
     int8_t leaf             # Leaf
     const Mlp* mlp          # the model (leaf = model), owned by the seat's Ismcts object
+    Settings* choices       # choices=model: the model's planner for the choices inside the turn (else NULL)
 
 
 cdef struct Walk:
@@ -387,16 +397,24 @@ cdef int32_t most_visited(Walk* w, int p) noexcept nogil:
 
 cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
     """The root: `iters` iterations, then the most visited action. ctx: the seat's IsmctsSettings."""
+    cdef const IsmctsSettings* st = <const IsmctsSettings*>ctx
     cdef Walk w
-    cdef int32_t best
+    cdef int32_t best, action
     if kind != D_ACTION:
+        if (st.choices != NULL and st.choices.plan.turn == g.turn and st.choices.plan.seed == g.seed
+                and g.active == p):
+            action = follow_plan(&st.choices.plan, g, kind)
+            if action != NOANS:
+                return action
         return rules_sub(g, p, kind)
-    if not grow_tree(g, p, <const IsmctsSettings*>ctx, &w):
-        return rules_action(g, p)
-    best = most_visited(&w, p)
-    if best < 0:
-        return rules_action(g, p)
-    return option_of(g, p, p, w.nodes[best].key)
+    if not grow_tree(g, p, st, &w):
+        action = rules_action(g, p)
+    else:
+        best = most_visited(&w, p)
+        action = rules_action(g, p) if best < 0 else option_of(g, p, p, w.nodes[best].key)
+    if st.choices != NULL:
+        plan_turn(st.choices, g, p, action)
+    return action
 
 
 cdef int first_option(State* g, int p, int32_t key) noexcept nogil:
@@ -462,27 +480,41 @@ cdef class Ismcts:
     """An ismcts seat's settings (its context), with the model's network when its leaves are
     scored by the model."""
     cdef IsmctsSettings settings
-    cdef Mlp mlp
+    cdef Settings model           # the network, and the planner's settings and plan (choices=model)
     cdef public str model_hash
 
-    def __cinit__(self, int iters, double c, int policy, int leaf, layers, str model_hash):
+    def __cinit__(self, int iters, double c, int policy, int leaf, int choices, layers, str model_hash):
         self.settings.iters = iters
         self.settings.c = c
         self.settings.policy = policy
         self.settings.leaf = leaf
         self.settings.mlp = NULL
+        self.settings.choices = NULL
         self.model_hash = model_hash
+        if layers:
+            fill_mlp(&self.model.mlp, layers)
         if leaf == LEAF_MODEL:
-            fill_mlp(&self.mlp, layers)
-            self.settings.mlp = &self.mlp
+            self.settings.mlp = &self.model.mlp
+        if choices == CHOICES_MODEL:
+            # the learned player's planner for one action (its defaults: strategies/spec.py)
+            self.model.sims = 1
+            self.model.depth = 0
+            self.model.inner = PLAN_INNER
+            self.model.branch = PLAN_BRANCH
+            self.model.top = 1
+            self.model.reply = 0
+            self.model.explore = 0
+            self.model.plan.turn = -1
+            self.settings.choices = &self.model
 
 
 def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str rollout=DEFAULT_ROLLOUT,
-              str leaf=DEFAULT_LEAF, layers=None, str model_hash=""):
+              str leaf=DEFAULT_LEAF, layers=None, str model_hash="", str choices=DEFAULT_CHOICES):
     """Make `seat` play ismcts with `iters` iterations per action decision, exploration constant
     `c`, a rollout policy ('random' or 'rules') and a leaf evaluation: 'rollout' (play the game
     out) or 'model' (the win probability of a model, `layers` as strategies/model.py gives them,
-    where the new node's turn ends)."""
+    where the new node's turn ends); its own choices inside the turn of the action it chose by
+    'rules' (the weight-free rule) or by 'model' (the learned player's planner with that model)."""
     cdef Ismcts settings
     if not 1 <= iters <= MAX_ITERS:
         raise ValueError(f"ismcts: iters must be 1..{MAX_ITERS}, got {iters}")
@@ -492,8 +524,11 @@ def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str 
         raise ValueError(f"ismcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     if leaf not in LEAVES:
         raise ValueError(f"ismcts: leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
-    if leaf == "model" and not layers:
-        raise ValueError("ismcts: leaf=model needs a model's layers")
+    if choices not in CHOICES:
+        raise ValueError(f"ismcts: choices must be one of {', '.join(CHOICES)}, got {choices!r}")
+    if (leaf == "model" or choices == "model") and not layers:
+        raise ValueError("ismcts: leaf=model and choices=model need a model's layers")
     ensure_arena(iters + 1)
-    settings = Ismcts(iters, c, ROLLOUTS.index(rollout), LEAVES.index(leaf), layers, model_hash)
+    settings = Ismcts(iters, c, ROLLOUTS.index(rollout), LEAVES.index(leaf), CHOICES.index(choices), layers,
+                      model_hash)
     seat.set_decider(ismcts_decide, &settings.settings, settings)

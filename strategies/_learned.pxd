@@ -2,7 +2,7 @@
 """What other bot extensions (strategies/_ismcts.pyx: the guided search) share from _learned.pyx:
 the model's network in C and its win probability at a position."""
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from sim.engine._core cimport State
 
 cdef enum:
@@ -18,5 +18,37 @@ cdef struct Mlp:
     float w[MAXL][MAXU * MAXIN]
     float b[MAXL][MAXU]
 
+cdef enum:
+    MAXPLAN = 12         # inner decision points a plan remembers
+    NOANS = -1000000     # no forced answer
+
+cdef struct Plan:
+    # the seat's plan for the rest of its turn (valid for the game, turn and view it was made at)
+    uint64_t seed
+    uint64_t seen              # the view at the action (the last one in the seat's memory)
+    int16_t turn
+    int32_t n                  # decision points planned
+    int32_t next               # the real game's next ordinal
+    int8_t kind[MAXPLAN]
+    int32_t answer[MAXPLAN]    # the option to take there
+    # counts for the may_share benchmark and the docs: planned answers followed / not
+    int64_t followed
+    int64_t fallback
+
+
+cdef struct Settings:
+    Mlp mlp
+    int32_t sims               # determinizations per decision
+    int32_t depth              # turns played after the decision's turn (default policy)
+    int32_t inner              # decision points inside the turn the planner branches at
+    int32_t branch             # alternatives tried per candidate action (budget)
+    int32_t top                # candidate actions whose inner choices are branched
+    int32_t reply              # best candidates scored again after the opponent's reply (0: none)
+    uint32_t explore           # probability of a uniform action, in 2**-24 units
+    Plan plan                  # mutable: the seat's plan for its current turn
+
+
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil
+cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
+cdef int follow_plan(Plan* plan, State* g, int kind) noexcept nogil
 cdef int fill_mlp(Mlp* m, layers) except -1

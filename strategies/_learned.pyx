@@ -37,9 +37,7 @@ from strategies._features cimport NFEAT, features
 import numpy as np
 
 cdef enum:
-    MAXPLAN = 12         # inner decision points a plan remembers
     MAXALT = 8           # alternatives remembered per decision point
-    NOANS = -1000000     # no forced answer
     ACT_RELU = 0
     ACT_TANH = 1
     ACT_LINEAR = 2
@@ -111,29 +109,7 @@ cdef int fill_mlp(Mlp* m, layers) except -1:
     return 0
 
 
-cdef struct Plan:
-    # the seat's plan for the rest of its turn (valid for the game, turn and view it was made at)
-    uint64_t seed
-    uint64_t seen              # the view at the action (the last one in the seat's memory)
-    int16_t turn
-    int32_t n                  # decision points planned
-    int32_t next               # the real game's next ordinal
-    int8_t kind[MAXPLAN]
-    int32_t answer[MAXPLAN]    # the option to take there
-    # counts for the may_share benchmark and the docs: planned answers followed / not
-    int64_t followed
-    int64_t fallback
-
-
-cdef struct Settings:
-    Mlp mlp
-    int32_t sims               # determinizations per decision
-    int32_t depth              # turns played after the decision's turn (default policy)
-    int32_t inner              # decision points inside the turn the planner branches at
-    int32_t branch             # alternatives tried per candidate action (budget)
-    int32_t top                # candidate actions whose inner choices are branched
-    uint32_t explore           # probability of a uniform action, in 2**-24 units
-    Plan plan                  # mutable: the seat's plan for its current turn
+# Plan, Settings: strategies/_learned.pxd (the guided ismcts plans its choices with them)
 
 
 cdef struct Planner:
@@ -182,13 +158,18 @@ cdef int planner_decide(const void* ctx, State* g, int p, int kind) noexcept nog
 cdef double play_line(const Settings* s, State* base, int p, int32_t action, Planner* pl) noexcept nogil:
     """Play action on a copy of base with the planner's forced answers, to the turn's end (and
     `depth` turns more), and score it with the model."""
+    return play_to(s, base, p, action, pl, s.depth)
+
+
+cdef double play_to(const Settings* s, State* base, int p, int32_t action, Planner* pl, int depth) noexcept nogil:
+    """play_line() to the end of the turn `depth` turns after base's."""
     cdef State sim
     copy_for_lookahead(&sim, base)
     pl.n = 0
     sim.seat_ctx[0] = pl
     sim.seat_ctx[1] = pl
     sim.forced = action
-    sim.horizon_turn = base.turn + s.depth
+    sim.horizon_turn = base.turn + depth
     game_run(&sim)
     return win_probability(&s.mlp, &sim, p)
 
@@ -255,6 +236,45 @@ cdef double improve(const Settings* s, State* base, int p, int32_t action, Plann
     return score
 
 
+cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t* cand, int n,
+                  const uint8_t* allowed, double* total, const int* planned, int32_t plans[4][MAXPLAN],
+                  int nplanned) noexcept nogil:
+    """The `reply` best candidates (by their scores so far) scored again one turn deeper, after the
+    opponent's reply by the default policy (the candidate's planned answers kept), over `sims`
+    determinizations; every other candidate is ruled out (its score set below any model score),
+    since a score after the reply and one before it do not compare."""
+    cdef State base
+    cdef uint8_t chosen[MAXOPT]
+    cdef double deeper[MAXOPT]
+    cdef int i, j, k, r, order
+    for i in range(n):
+        chosen[i] = 0
+        deeper[i] = 0
+    for order in range(s.reply):
+        k = -1
+        for i in range(n):
+            if (allowed == NULL or allowed[i]) and not chosen[i] and (k < 0 or total[i] > total[k]):
+                k = i
+        if k < 0:
+            break
+        chosen[k] = 1
+    for r in range(s.sims):
+        prepare_copy(g, &base, p, seat_stream(p))
+        base.decide[0] = planner_decide
+        base.decide[1] = planner_decide
+        for i in range(n):
+            if not chosen[i]:
+                continue
+            clear_force(pl)
+            for j in range(nplanned):
+                if planned[j] == i:
+                    for k in range(MAXPLAN):
+                        pl.force[k] = plans[j][k]
+            deeper[i] += play_to(s, &base, p, cand[i], pl, s.depth + 1) / s.sims
+    for i in range(n):
+        total[i] = deeper[i] if chosen[i] else -1.0
+
+
 cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, uint64_t seen) noexcept nogil:
     """The candidate action of the best model score (mean over `sims` determinizations, each
     candidate's rest of the turn by the default rule), raised by what the planner's answers gain
@@ -313,6 +333,8 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
                     plans[nplanned][i] = force[i]
                     plan_kinds[nplanned][i] = kinds[i]
                 nplanned += 1
+    if s.reply > 0:
+        rescore(s, g, p, &pl, cand, n, allowed, total, planned, plans, nplanned)
     for i in range(n):
         if allowed != NULL and not allowed[i]:
             continue
@@ -348,7 +370,7 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     cdef uint8_t allowed[MAXOPT]
     cdef int32_t cand[MAXOPT]
     cdef uint64_t seen, field
-    cdef int action, k, n
+    cdef int action, n
     cdef Plan* plan = &s.plan
     if kind == D_ACTION:
         field = field_hash(g, p)
@@ -365,13 +387,57 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
         return action
     if (plan.turn == g.turn and plan.seed == g.seed and g.active == p
             and g.recent[p].seen[(g.recent[p].next + NRECENT - 1) % NRECENT] == plan.seen):
-        k = plan.next
-        plan.next += 1
-        if k < plan.n and plan.kind[k] == kind and has_option(g, plan.answer[k]):
-            plan.followed += 1
-            return plan.answer[k]
-        plan.fallback += 1
+        action = follow_plan(plan, g, kind)
+        if action != NOANS:
+            return action
     return default_choice(g, p, kind)
+
+
+cdef int follow_plan(Plan* plan, State* g, int kind) noexcept nogil:
+    """The plan's answer at the turn's next decision of its seat, if that decision is the planned
+    one (same ordinal and kind, the option legal); NOANS otherwise (the caller's rule decides)."""
+    cdef int k = plan.next
+    plan.next += 1
+    if k < plan.n and plan.kind[k] == kind and has_option(g, plan.answer[k]):
+        plan.followed += 1
+        return plan.answer[k]
+    plan.fallback += 1
+    return NOANS
+
+
+cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil:
+    """s.plan: the answers to p's choices inside this turn after `action` (chosen by another
+    search: the guided ismcts) that the model scores best, tried as learned_action tries them
+    for one candidate (`inner` points, `branch` runs); no plan when the default rule's answers
+    score as well."""
+    cdef State base
+    cdef Planner pl
+    cdef int32_t force[MAXPLAN]
+    cdef int8_t kinds[MAXPLAN]
+    cdef int i
+    cdef double sc
+    s.plan.n = 0
+    s.plan.seed = g.seed
+    s.plan.turn = g.turn
+    s.plan.seen = 0
+    s.plan.next = 0
+    if s.inner <= 0 or s.branch <= 0:
+        return
+    pl.p = p
+    pl.turn = g.turn
+    prepare_copy(g, &base, p, seat_stream(p))
+    base.decide[0] = planner_decide
+    base.decide[1] = planner_decide
+    clear_force(&pl)
+    sc = play_line(s, &base, p, action, &pl)
+    if pl.n == 0 or improve(s, &base, p, action, &pl, sc, force, kinds) <= sc + 1e-9:
+        return
+    for i in range(MAXPLAN):
+        if force[i] == NOANS:
+            break
+        s.plan.kind[i] = kinds[i]
+        s.plan.answer[i] = force[i]
+        s.plan.n += 1
 
 
 cdef class Learned:
@@ -381,7 +447,7 @@ cdef class Learned:
     cdef public str model_hash
 
     def __cinit__(self, layers, str model_hash, int sims, int depth, int inner, int branch, int top,
-                  double explore):
+                  int reply, double explore):
         fill_mlp(&self.s.mlp, layers)
         self.model_hash = model_hash
         self.s.sims = sims
@@ -389,6 +455,7 @@ cdef class Learned:
         self.s.inner = inner if inner < MAXPLAN else MAXPLAN
         self.s.branch = branch
         self.s.top = top
+        self.s.reply = reply
         self.s.explore = <uint32_t>(explore * (1 << 24))
         self.s.plan.turn = -1
 

@@ -5,8 +5,9 @@
     greedy:w_control=2          any weight overridden by name
     search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
     ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
-                                leaf=model[,model=NAME]: new nodes scored by a model, not played out)
-    learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2   the model's player (these are the defaults)
+                                leaf=model[,model=NAME]: new nodes scored by a model, not played out;
+                                choices=model (leaf=model's default): its own turn's choices planned by the model)
+    learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=0   the model's player (the defaults)
     greedy+nodown               restricted play: never play face-down
     greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
     random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
@@ -32,7 +33,9 @@ from sim.enums import Restrict
 from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 from strategies._draft import TableDraft
-from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_LEAF, DEFAULT_ROLLOUT, LEAVES, MAX_ITERS, ROLLOUTS
+from strategies._ismcts import (
+    CHOICES, DEFAULT_C, DEFAULT_CHOICES, DEFAULT_ITERS, DEFAULT_LEAF, DEFAULT_ROLLOUT, LEAVES, MAX_ITERS, ROLLOUTS,
+)
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
 from strategies.draft import DraftTableError, fitted_draft
@@ -45,6 +48,7 @@ R_NO_FACEDOWN = int(Restrict.NO_FACEDOWN)
 R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
 R_NO_FACEUP = int(Restrict.NO_FACEUP)
 Params = dict[str, float | str]
+WORDS = {"rollout": ROLLOUTS, "leaf": LEAVES, "choices": CHOICES}     # parameters that take a word
 
 
 @dataclass(frozen=True)
@@ -74,19 +78,20 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
     """Information-set MCTS (strategies/_ismcts.pyx); `leaf=model` scores its new nodes with a model
     (`model=NAME`, the shipped `learned` by default) instead of playing the game out."""
     leaf = str(params.get("leaf", DEFAULT_LEAF))
+    choices = str(params.get("choices", "model" if leaf == "model" else DEFAULT_CHOICES))
     layers, model_hash = None, ""
-    if leaf == "model":
+    if leaf == "model" or choices == "model":
         model = load_model(str(params.get("model", DEFAULT_MODEL)))
         layers, model_hash = [(lay.weights, lay.bias, lay.activation) for lay in model.layers], model.hash
     elif "model" in params:
-        raise StrategyError("strategy 'ismcts': model is used with leaf=model only")
+        raise StrategyError("strategy 'ismcts': model is used with leaf=model or choices=model only")
     configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), float(params.get("c", DEFAULT_C)),
-                     str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash)
+                     str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash, choices)
 
 
-LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "explore": 0.0}
+LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "reply": 0, "explore": 0.0}
 LEARNED_LIMITS = {"sims": (1, 1000), "depth": (0, 20), "inner": (0, 12), "branch": (0, 64), "top": (0, 4),
-                  "explore": (0.0, 1.0)}
+                  "reply": (0, 64), "explore": (0.0, 1.0)}
 
 
 def learned_player(params: Params) -> Learned:
@@ -100,7 +105,7 @@ def learned_player(params: Params) -> Learned:
             raise StrategyError(f"strategy 'learned': {k} must be {kind} {lo}..{hi}, got {knobs[k]:g}")
     layers = [(lay.weights, lay.bias, lay.activation) for lay in model.layers]
     return Learned(layers, model.hash, int(knobs["sims"]), int(knobs["depth"]), int(knobs["inner"]),
-                   int(knobs["branch"]), int(knobs["top"]), float(knobs["explore"]))
+                   int(knobs["branch"]), int(knobs["top"]), int(knobs["reply"]), float(knobs["explore"]))
 
 
 def _learned(seat: SeatConfig, params: Params) -> None:
@@ -114,7 +119,7 @@ PLAYERS: dict[str, Player] = {
     "random": Player((), _random),
     **{style: Player(WEIGHT_NAMES, _bot(style)) for style in STYLE_WEIGHTS if style != "search"},
     "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search")),
-    "ismcts": Player(("iters", "c", "rollout", "leaf", "model"), _ismcts),
+    "ismcts": Player(("iters", "c", "rollout", "leaf", "choices", "model"), _ismcts),
     "learned": Player(("model", *LEARNED_DEFAULTS), _learned),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
@@ -156,8 +161,8 @@ def parse(text: str) -> StrategySpec:
             if not eq or k not in allowed:
                 raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected "
                                     f"{', '.join(allowed) or 'none'}")
-            if k in ("rollout", "leaf"):
-                words = ROLLOUTS if k == "rollout" else LEAVES
+            if k in WORDS:
+                words = WORDS[k]
                 if v not in words:
                     raise StrategyError(f"strategy {head!r}: {k} must be one of {', '.join(words)}, got {v!r}")
                 spec.params[k] = v
