@@ -18,6 +18,7 @@ from analysis.stats import add_rate
 
 COLUMNS = ["pair", "upper", "lower", "arm", "games", "upper_wins", "lower_wins", "draws", "win_rate", "win_rate_low",
            "win_rate_high"]
+HEADERS = ["pair (upper vs lower)", "games", "upper wins", "lower wins", "draws", "upper win rate (95% CI)"]
 STATEMENT = ("each pair of adjacent tiers head to head (the upper tier's strategy against the lower's), seats "
              "swapped on paired seeds; the upper tier's win rate, draws counting half, with its 95% Wilson interval")
 
@@ -75,9 +76,6 @@ def rows(table: pd.DataFrame) -> list[list[str]]:
     """The table's cells as shown (terminal and page)."""
     return [[r.pair, f"{r.games:,}", f"{r.upper_wins:,}", f"{r.lower_wins:,}", f"{r.draws:,}",
              f"{pct(r.win_rate)} ({ci(r.win_rate_low, r.win_rate_high)})"] for r in table.itertuples(index=False)]
-
-
-HEADERS = ["pair (upper vs lower)", "games", "upper wins", "lower wins", "draws", "upper win rate (95% CI)"]
 
 
 def meta(table: pd.DataFrame, tiers: list[str], games: int) -> dict:

@@ -16,10 +16,11 @@ from analysis.duels import duel_name
 STRENGTH_KEYS = {"games"}
 
 
-def parse_strength(c, raw: Any, arms: tuple, draft_mode: str, swap: bool, max_games: int) -> tuple[dict[str, Any],
-                                                                                                    tuple]:
-    """Validate `[strength]` (called by spec.parse_spec with its checker) against the spec's tiers
-    `arms`; returns the stored table and the duel arms, one per pair of adjacent tiers."""
+def parse_strength(c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bool,
+                   max_games: int) -> tuple[dict[str, Any], tuple[Any, ...]]:
+    """Validate `[strength]` (called by spec.parse_spec with its checker, `arms` its tiers: spec.Arm,
+    not imported here, as spec.py imports this module); returns the stored table and the duel arms,
+    one per pair of adjacent tiers, each the upper tier's arm with its own name, strategies and games."""
     t = c.table(raw, "strength", STRENGTH_KEYS)
     tiers = [a for a in arms if a.tier]
     if not tiers:
