@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis import queries
+from analysis import queries, strength
 from analysis.cells import pct, table
+from analysis.duels import strength_games
 from analysis.flags import balance_flags
 from analysis.open import Runs, open_runs, peek_manifest, split_arm
 from analysis.page import fig_html, layout, plain_table, render_page, warnings_html
@@ -35,7 +36,7 @@ from analysis.schema import PROTOCOL_COLUMNS
 RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
 FINDINGS = {"protocol": "protocol win rate", "card": "card face-up win rate minus its protocol's other cards"}
-TABLE_NAMES = ("agreement", "flags", "protocols", "cards")
+TABLE_NAMES = ("agreement", "flags", "protocols", "cards", "strength")
 OpenFn = Callable[[str], Runs]
 
 
@@ -331,12 +332,17 @@ def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha
     finally:
         for r in per.values():
             r.close()
+    measured = strength.strength_table(path, opener)          # [strength]'s duels, never pooled with the tiers
+    strong = strength.meta(measured, tiers, strength_games(peek_manifest(path)))
+    if strong["order_warning"]:
+        warnings.append(strong["order_warning"])
     statement = next(iter(flags.values())).attrs.get("statement", "") if flags else ""
     meta = {"run": str(path), "run_id": run_id, "tiers": tiers, "provenance": blocks, "warnings": warnings,
-            "band": band, "correction": method, "alpha": alpha, "flags_statement": statement,
+            "band": band, "correction": method, "alpha": alpha, "flags_statement": statement, "strength": strong,
             "bootstrap": {"unit": "seed cluster (the games sharing one seed), the same draw for every tier",
                           "resamples": resamples, "seed": seed, "interval": "95% percentile"}}
-    tables = {"agreement": agreement, "flags": flag_verdicts(flags), "protocols": protocols, "cards": cards}
+    tables = {"agreement": agreement, "flags": flag_verdicts(flags), "protocols": protocols, "cards": cards,
+              "strength": measured}
     return TierStudy(str(path), run_id, tiers, tables, meta)
 
 
@@ -413,13 +419,28 @@ def _games(n: float) -> str:
     return "" if pd.isna(n) else f" (n={int(n):,})"
 
 
+def tier_labels(study: TierStudy) -> list[str]:
+    """Each tier's heading: its name with its measured strength ([strength]: `search (88% vs greedy)`)."""
+    named = study.meta.get("strength", {}).get("labels", {})
+    return [named.get(t, t) for t in study.tiers]
+
+
+def _strength_caption(study: TierStudy) -> str:
+    return f"{study.meta['strength']['statement'][:1].upper()}{study.meta['strength']['statement'][1:]}."
+
+
 def print_tiers(study: TierStudy, console, top: int = 15) -> None:
     for w in study.meta["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)          # a path or a shard name stays whole
     print_lines(study.meta["provenance"], console)
-    console.print(f"[bold]Tier study {study.run_id}[/bold]: {len(study.tiers)} tiers ({', '.join(study.tiers)}) on the "
+    heads = tier_labels(study)
+    console.print(f"[bold]Tier study {study.run_id}[/bold]: {len(study.tiers)} tiers ({', '.join(heads)}) on the "
                   "same seeds, pool and drafts. One tier's full report: protolab report "
                   f"{study.run}#{study.tiers[0]}")
+    s = study.tables["strength"]
+    if not s.empty:
+        console.print(table("Measured strength: adjacent tiers head to head", strength.HEADERS, strength.rows(s),
+                            caption=_strength_caption(study)))
     a = study.tables["agreement"]
     b = study.meta["bootstrap"]
     console.print(table("Rank agreement between tiers (95% bootstrap interval)",
@@ -429,11 +450,11 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
     f = study.tables["flags"]
     rows = [[r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
             for _, r in f.iterrows()]
-    console.print(table("Balance flags under each tier", ["name", "kind", *study.tiers, "verdict"], rows,
+    console.print(table("Balance flags under each tier", ["name", "kind", *heads, "verdict"], rows,
                          caption=study.meta["flags_statement"] + ("" if rows else ": nothing flagged under any tier")))
     w = wide_protocols(study)
     rows = [[idx, *[pct(v) for v in r]] for idx, r in w.iterrows()]
-    console.print(table("Protocol win rate under each tier (decided games)", ["protocol", *study.tiers], rows))
+    console.print(table("Protocol win rate under each tier (decided games)", ["protocol", *heads], rows))
     wc = wide_cards(study)
     if not wc.empty:
         shown = wc.head(top)
@@ -441,7 +462,7 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
                         + _games(r[f"{t}_face_up_games"]) for t in study.tiers]] for idx, r in shown.iterrows()]
         console.print(table(f"Card vs its protocol's other cards: face-up win rate difference, points ({len(shown)} "
                              f"of {len(wc)}: flagged first, then by evidence: the 95% interval's bound nearest 0)",
-                             ["card", *study.tiers], rows,
+                             ["card", *heads], rows,
                              caption=f"* flagged. All: protolab report {study.run} --format csv --table cards"))
 
 
@@ -450,9 +471,9 @@ def fig_protocols(study: TierStudy) -> go.Figure:
     p = study.tables["protocols"]
     order = wide_protocols(study).index.tolist()[::-1]
     fig = go.Figure()
-    for tier in study.tiers:
+    for tier, head in zip(study.tiers, tier_labels(study), strict=True):
         d = p[p["tier"] == tier].set_index("protocol").reindex(order)
-        fig.add_trace(go.Scatter(x=d["win_rate"], y=order, mode="markers", name=tier, marker={"size": 9},
+        fig.add_trace(go.Scatter(x=d["win_rate"], y=order, mode="markers", name=head, marker={"size": 9},
                                  error_x={"type": "data", "symmetric": False,
                                           "array": d["win_rate_high"] - d["win_rate"],
                                           "arrayminus": d["win_rate"] - d["win_rate_low"]}))
@@ -466,9 +487,11 @@ def render_tiers(study: TierStudy) -> str:
     a = pd.DataFrame(_agreement_rows(study.tables["agreement"]),
                      columns=["finding", "tiers", "items", "Kendall tau-b (95% CI)", "Spearman rho (95% CI)"])
     f = study.tables["flags"]
+    heads = tier_labels(study)
     flags = pd.DataFrame([[r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
-                          for _, r in f.iterrows()], columns=["name", "kind", *study.tiers, "verdict"])
-    wp = wide_protocols(study).map(lambda v: "" if pd.isna(v) else f"{v:.1%}").reset_index()
+                          for _, r in f.iterrows()], columns=["name", "kind", *heads, "verdict"])
+    wp = wide_protocols(study).map(lambda v: "" if pd.isna(v) else f"{v:.1%}")
+    wp = wp.set_axis(heads, axis=1).reset_index()
     wc = wide_cards(study)
     cards = (wc[[f"{t}_difference" for t in study.tiers]].map(lambda v: "" if pd.isna(v) else f"{v * 100:+.1f}")
              .join(wc[[f"{t}_flagged" for t in study.tiers]].map(lambda v: "flagged" if _flag(v) else ""))
@@ -477,9 +500,13 @@ def render_tiers(study: TierStudy) -> str:
     cards_html = (f'<div class="scroll">{plain_table(cards, "tier-cards")}</div>' if not cards.empty
                   else "<p class='muted'>No events: card findings need the events table.</p>")
     header = f"""
-<p>Tiers {html.escape(", ".join(study.tiers))} on the same seeds, pool and drafts. One tier's full dashboard: protolab
+<p>Tiers {html.escape(", ".join(heads))} on the same seeds, pool and drafts. One tier's full dashboard: protolab
 dashboard {html.escape(study.run)}#TIER</p>{as_html(study.meta["provenance"])}"""
-    body = f"""{warnings_html(study.meta["warnings"])}
+    s = study.tables["strength"]
+    measured = (f"""<section><h2>Measured strength</h2>{plain_table(pd.DataFrame(strength.rows(s),
+columns=strength.HEADERS), "tier-strength")}<p class="muted">{html.escape(_strength_caption(study))}</p></section>"""
+                if not s.empty else "")
+    body = f"""{warnings_html(study.meta["warnings"])}{measured}
 <section><h2>Rank agreement between tiers</h2>{plain_table(a, "agreement")}
 <p class="muted">95% percentile bootstrap over {html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
 1 = the same order, 0 = unrelated, -1 = reversed.</p></section>

@@ -3,9 +3,11 @@
 Loading the pools here is the last validation step: unknown protocols and card files that do not
 parse are reported with the spec file and key. The layout is a pure function of the spec:
 
-    game_index = arm * games_per_arm + matchup * games + game_in_matchup
+    game_index = arm_first[arm] + matchup * games + game_in_matchup
 
-and shards are consecutive game ranges of `shard_games` games that never cross an arm, so the
+where every arm holds matchups x games games (`arm_first` their running sum: arm * games_per_arm
+when every arm plays the spec's games; a [strength] duel plays its own), and shards are
+consecutive game ranges of `shard_games` games that never cross an arm, so the
 same spec always gives the same shards, whatever the number of workers. A shard is one Ray task,
 and a worker's memory grows with it (docs/experiments.md, "Memory"), so the spec's `shard_games`
 is capped at SHARD_CAP (with events) or SHARD_CAP_NO_EVENTS: a worker stays under WORKER_BOUND_MB
@@ -54,14 +56,24 @@ class Plan:
     spec: Spec
     pools: list[Pool]
     matchups: list[Matchup]        # empty for random drafts (one implicit matchup)
-    games_per_arm: int
+    games_per_arm: int             # games of the first arm (of every arm but [strength]'s duels)
     total_games: int
     shards: list[ShardPlan]
     shard_games: int = 0           # games per shard (the last one of an arm may have fewer)
+    arm_first: tuple[int, ...] = ()    # each arm's first game_index
 
     @property
     def n_matchups(self) -> int:
         return max(1, len(self.matchups))
+
+    def arm_size(self, arm: int) -> int:
+        """The games of arm number `arm`."""
+        return self.n_matchups * self.spec.arm_games(self.spec.arms[arm])
+
+    def arm_of(self, game_index: int) -> tuple[int, int]:
+        """(arm number, game within the arm) of a game_index."""
+        arm = next(a for a in reversed(range(len(self.arm_first))) if self.arm_first[a] <= game_index)
+        return arm, game_index - self.arm_first[arm]
 
 
 def load_arm_pool(arm: Arm, source: str = "", key: str = "") -> Pool:
@@ -218,24 +230,26 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
     `allow_code`: the spec may name Python user strategies (check_seats)."""
     pools = []
     for i, arm in enumerate(spec.arms):
-        own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not arm.tier     # tiers share [pool]
+        own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not (arm.tier or arm.duel)   # share [pool]
         key = f"arms[{i}].cards" if own else "pool.cards"
         pools.append(load_arm_pool(arm, spec.source, key))
-        seats = f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies" if len(spec.arms) > 1 else "seats.strategies"
+        seats = ("strength" if arm.duel else f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies"
+                 if len(spec.arms) > 1 else "seats.strategies")
         check_seats(arm, pools[-1], spec.source, seats, allow_code)
     check_draft(spec, pools)
     matchups = expand_matchups(spec, pools)
-    per_arm = max(1, len(matchups)) * spec.games
+    sizes = [max(1, len(matchups)) * spec.arm_games(a) for a in spec.arms]
+    first = [sum(sizes[:a]) for a in range(len(sizes))]
     size = shard_games or shard_size(spec)
     check_size(spec, len(matchups), size)
     if spec.stop:
         check_stop(spec, pools, size)
     # arm by arm; a run that stops when settled (spec.stop) batch by batch, every arm's shards of a
     # batch together, so that the shards played up to any look are a prefix of the indices
-    batch = spec.stop["batch"] if spec.stop else per_arm
-    spans = sorted((off // batch, a, off) for a in range(len(spec.arms)) for off in range(0, per_arm, size))
-    shards = [ShardPlan(i, a, a * per_arm + off, min(size, per_arm - off)) for i, (_, a, off) in enumerate(spans)]
-    return Plan(spec, pools, matchups, per_arm, per_arm * len(spec.arms), shards, size)
+    batch = spec.stop["batch"] if spec.stop else max(sizes)
+    spans = sorted((off // batch, a, off) for a in range(len(spec.arms)) for off in range(0, sizes[a], size))
+    shards = [ShardPlan(i, a, first[a] + off, min(size, sizes[a] - off)) for i, (_, a, off) in enumerate(spans)]
+    return Plan(spec, pools, matchups, sizes[0], sum(sizes), shards, size, tuple(first))
 
 
 def check_stop(spec: Spec, pools: list[Pool], shard_games: int) -> None:

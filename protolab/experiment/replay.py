@@ -116,16 +116,16 @@ def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[Manifest, Any]:
 def _global_index(run_arg: str, run_dir: Path, arm: str | None, game: int, plan: Any) -> int:
     """The row's game_index: `game` itself for a whole run, the arm's first game + `game` for RUN#arm."""
     names = [a.name for a in plan.spec.arms]
-    per_arm = plan.games_per_arm
     if arm is None:
         if not 0 <= game < plan.total_games:
             raise ReplayError(f"{run_arg}: --game {game} is out of range; the run has games 0..{plan.total_games - 1}")
         return game
     if arm not in names:
         raise ReplayError(f"{run_dir}: no arm {arm!r} in this run; its arms: {', '.join(names)}")
+    per_arm = plan.arm_size(names.index(arm))
     if not 0 <= game < per_arm:
         raise ReplayError(f"{run_arg}: --game {game} is out of range; arm {arm!r} has games 0..{per_arm - 1}")
-    return names.index(arm) * per_arm + game
+    return plan.arm_first[names.index(arm)] + game
 
 
 def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: bool = False) -> RunGame:
@@ -138,8 +138,8 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: b
     manifest, plan = opened.manifest, opened.plan
     spec = plan.spec
     gi = _global_index(run_arg, run_dir, arm_name, game, plan)
-    arm_index, arm_game = divmod(gi, plan.games_per_arm)
-    matchup, gim = divmod(arm_game, spec.games)
+    arm_index, arm_game = plan.arm_of(gi)
+    matchup, gim = divmod(arm_game, spec.arm_games(spec.arms[arm_index]))
     seed = int(game_seeds(spec.seed, np.array([matchup]), np.array([gim]), spec.swap)[0])
     arm = spec.arms[arm_index]
     pool = plan.pools[arm_index]

@@ -65,13 +65,13 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
               dicts: Dictionaries) -> ShardTask:
     """Everything a worker needs to play `shard`, on any machine."""
     spec = plan.spec
-    arm_first = shard.arm * plan.games_per_arm
-    lo = (shard.first_game - arm_first) // spec.games
-    hi = (shard.first_game - arm_first + shard.games - 1) // spec.games
+    arm_first, games = plan.arm_first[shard.arm], spec.arm_games(spec.arms[shard.arm])
+    lo = (shard.first_game - arm_first) // games
+    hi = (shard.first_game - arm_first + shard.games - 1) // games
     return ShardTask(
         run_id=run_id, index=shard.index, name=shard.name, arm_index=shard.arm, arm=spec.arms[shard.arm],
         pool_hash=plan.pools[shard.arm].hash, first_game=shard.first_game, games=shard.games,
-        arm_first_game=arm_first, games_per_matchup=spec.games, matchup_base=lo,
+        arm_first_game=arm_first, games_per_matchup=games, matchup_base=lo,
         matchups=tuple(plan.matchups[lo:hi + 1]) if plan.matchups else (),
         master_seed=spec.seed, swap=spec.swap, turn_cap=spec.turn_cap, events=spec.events, spec_hash=spec.hash,
         engine_version=ENGINE_VERSION, dicts=dicts, run_dir=runfolder.open_location(run_dir).uri, token=token,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from protolab.experiment.stopspec import STOP_DEFAULTS, parse_stop
+from protolab.experiment.strengthspec import parse_strength
 from protolab.experiment.tunespec import parse_tune
 from sim.inputs import (
     InputFileError,
@@ -48,7 +49,7 @@ DEFAULT_ARM = "base"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
-            "pool", "seats", "draft", "arms", "tiers", "meta", "tune", "stop"}
+            "pool", "seats", "draft", "arms", "tiers", "meta", "tune", "stop", "strength"}
 POOL_KEYS = {"sets", "cards"}
 SEATS_KEYS = {"strategies", "swap"}
 DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
@@ -96,13 +97,19 @@ class CardFile:
 @dataclass(frozen=True)
 class Arm:
     """One card pool and pair of strategies; an A/B study has several, sharing every seed. A tier of a
-    tier study (`tier`) is an arm that differs from the others only by its strategies."""
+    tier study (`tier`) is an arm that differs from the others only by its strategies; a duel (`games`
+    set, from [strength]) plays one tier's strategy against the tier's below it."""
 
     name: str
     sets: tuple[str, ...]
     cards: tuple[CardFile, ...]
     strategies: tuple[str, str]
     tier: bool = False
+    games: int = 0                 # games per matchup of a duel ([strength]); 0: the spec's games
+
+    @property
+    def duel(self) -> bool:
+        return self.games > 0
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,11 @@ class Spec:
     meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/psro.py); None for a run
     tune: dict[str, Any] | None = None       # [tune]: a balance search (protolab/experiment/tune.py); None for a run
     stop: dict[str, Any] | None = None       # [stop]: play until settled (protolab/experiment/stopping.py)
+    strength: dict[str, Any] | None = None   # [strength]: adjacent tiers head to head (strengthspec.py)
+
+    def arm_games(self, arm: Arm) -> int:
+        """Games per matchup of `arm`: a duel's own, else the spec's."""
+        return arm.games or self.games
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as loaded (JSON-safe): stored in run.json and hashed."""
@@ -153,12 +165,14 @@ class Spec:
         if d.mode == "draft":
             draft["policy"] = list(d.policy)
             draft["tables"] = [{"path": t.path, "sha256": t.sha256} for t in d.tables]
-        tiers = {"tiers": [a.name for a in self.arms]} if any(a.tier for a in self.arms) else {}
+        tiers = {"tiers": [a.name for a in self.arms if a.tier]} if any(a.tier for a in self.arms) else {}
         loop = {"meta": dict(self.meta)} if self.meta else {}
         if self.tune:
             loop["tune"] = dict(self.tune)
         if self.stop:
             loop["stop"] = dict(self.stop)
+        if self.strength:
+            loop["strength"] = dict(self.strength)
         return {
             **tiers, **loop, "format": SPEC_FORMAT, "name": self.name, "description": self.description,
             "seed": self.seed,
@@ -429,6 +443,8 @@ def _parse_arms(c: Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tu
     """The spec's arms: its tiers, its [[arms]], or one arm of the pool and seats."""
     arms_raw = raw.get("arms")
     if "tiers" in raw and "format" in raw:
+        if "strength" in raw and isinstance(arms_raw, list) and isinstance(raw["tiers"], list):
+            arms_raw = arms_raw[:len(raw["tiers"])]       # the duels after them are made again from the tiers
         return _stored_tiers(c, raw["tiers"], _parse_arm_list(c, arms_raw, sets, base_cards, strategies, cards))
     if "tiers" in raw:
         if arms_raw is not None:
@@ -443,7 +459,9 @@ def _parse_arms(c: Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tu
 
 
 def _stored_tiers(c: Checker, raw: Any, arms: tuple[Arm, ...]) -> tuple[Arm, ...]:
-    """A tier study as stored: `tiers` names the arms, which carry the tiers' strategies and share one pool."""
+    """A tier study as stored: `tiers` names the arms, which carry the tiers' strategies and share one
+    pool ([strength]'s duels, listed after them, are left out by the caller: they are made again from
+    the tiers, and so checked when the whole spec is read back)."""
     names = c.strings(raw, "tiers", "tier names")
     if names != [a.name for a in arms] or len(arms) < 2:
         raise c.error("tiers", f"expected the names of the 2 or more arms, {[a.name for a in arms]}, got {names!r}")
@@ -498,6 +516,10 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     _check_swap(c, swap, n_games, shard_games, overrides)
     draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts, "format" in raw)
     arms = _parse_arms(c, raw, seats, sets, base_cards, strategies, cards)
+    strength = None
+    if "strength" in raw:                    # adjacent tiers head to head: one more arm per pair
+        strength, duels = parse_strength(c, raw["strength"], arms, draft.mode, swap, MAX_GAMES)
+        arms += duels
     meta = parse_meta(c, raw["meta"], draft, len(arms)) if "meta" in raw else None   # a metagame loop
     tune = parse_tune(c, raw["tune"], draft.mode, len(arms)) if "tune" in raw else None
     if meta is not None and tune is not None:
@@ -505,7 +527,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
     spec = Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
                 swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
-                source=origin, overrides=overrides, meta=meta, tune=tune, stop=stop)
+                source=origin, overrides=overrides, meta=meta, tune=tune, stop=stop, strength=strength)
     if "format" in raw:
         _check_reads_back(c, spec.to_dict(), raw)
     return spec
@@ -720,14 +742,16 @@ def check_matchups(spec: Spec, count: int) -> None:
 def check_size(spec: Spec, matchups: int, shard_games: int) -> None:
     """Refuse a run too large to lay out (games in all, shards of `shard_games`) before its shards
     are listed."""
-    per_arm = max(1, matchups) * spec.games
-    total = per_arm * len(spec.arms)
+    sizes = [max(1, matchups) * spec.arm_games(a) for a in spec.arms]
+    total = sum(sizes)
     key = "--games" if "games" in spec.overrides else "games"
     if total > MAX_TOTAL_GAMES:
+        duels = [a for a in spec.arms if a.duel]
+        pairs = f" + {len(duels)} head-to-head pairs x {duels[0].games:,}" if duels else ""
         raise SpecError(f"{spec.source}: key '{key}': {spec.games:,} games per matchup x {max(1, matchups):,} "
-                        f"matchups x {len(spec.arms)} arms = {total:,} games; expected at most "
+                        f"matchups x {len(spec.arms) - len(duels)} arms{pairs} = {total:,} games; expected at most "
                         f"{MAX_TOTAL_GAMES:,} games in one run")
-    shards = len(spec.arms) * -(-per_arm // shard_games)
+    shards = sum(-(-n // shard_games) for n in sizes)
     if shards > MAX_SHARDS:
         raise SpecError(f"{spec.source}: key '{key}': {total:,} games in shards of {shard_games:,} make "
                         f"{shards:,} shards; expected at most {MAX_SHARDS:,} (fewer games, or larger shards: "

@@ -37,7 +37,7 @@ def batches(plan: Plan) -> list[list[ShardPlan]]:
     size = plan.spec.stop["batch"]
     out: dict[int, list[ShardPlan]] = {}
     for s in plan.shards:
-        out.setdefault((s.first_game - s.arm * plan.games_per_arm) // size, []).append(s)
+        out.setdefault((s.first_game - plan.arm_first[s.arm]) // size, []).append(s)
     return [out[k] for k in sorted(out)]
 
 

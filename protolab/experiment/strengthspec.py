@@ -1,0 +1,48 @@
+"""The `[strength]` table of a tier study: the run also plays each pair of adjacent tiers head to head
+(tier i+1's strategy against tier i's), `games` games each, seats swapped on paired seeds, on the
+tiers' pool and random drafts (docs/experiments.md, "Measured strength"). Each pair is one more arm
+(a duel, named by analysis.duels.duel_name), laid out, seeded, sharded and verified like the
+tiers; the tier report reads the duels apart and never pools them into a tier's findings.
+
+Checked with the spec's own checker, so every error names the file and the key."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from analysis.duels import duel_name
+
+STRENGTH_KEYS = {"games"}
+
+
+def parse_strength(c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bool,
+                   max_games: int) -> tuple[dict[str, Any], tuple[Any, ...]]:
+    """Validate `[strength]` (called by spec.parse_spec with its checker, `arms` its tiers: spec.Arm,
+    not imported here, as spec.py imports this module); returns the stored table and the duel arms,
+    one per pair of adjacent tiers, each the upper tier's arm with its own name, strategies and games."""
+    t = c.table(raw, "strength", STRENGTH_KEYS)
+    tiers = [a for a in arms if a.tier]
+    if not tiers:
+        raise c.error("strength", "expected a tier study (tiers = [...]): [strength] plays each pair of adjacent "
+                                  "tiers head to head")
+    if "games" not in t:
+        raise c.error("strength.games", "missing; expected the games each pair of adjacent tiers plays head to "
+                                        "head, an even number, e.g. games = 400")
+    games = c.integer(t["games"], "strength.games", 2, max_games, "the games each pair of adjacent tiers plays")
+    if games % 2:
+        raise c.error("strength.games", f"expected an even number (the seats swap on paired seeds), got {games}")
+    if not swap:
+        raise c.error("seats.swap", "expected true with [strength]: each pair of tiers plays both seats of every "
+                                    "seed")
+    if draft_mode != "random":
+        raise c.error("draft.mode", f'expected "random" with [strength] (the pairs play random drafts), '
+                                    f"got {draft_mode!r}")
+    for i, a in enumerate(tiers):
+        if a.strategies[0] != a.strategies[1]:
+            raise c.error(f"tiers[{i}]", "expected one strategy on both seats with [strength] (a head-to-head game "
+                                         f"plays one tier's strategy against another's), got {list(a.strategies)}")
+    duels = tuple(dataclasses.replace(upper, name=duel_name(upper.name, lower.name), tier=False, games=games,
+                                      strategies=(upper.strategies[0], lower.strategies[0]))
+                  for lower, upper in zip(tiers, tiers[1:], strict=False))
+    return {"games": games}, duels
