@@ -35,6 +35,7 @@ from strategies._draft import TableDraft
 from strategies._ismcts import DEFAULT_C, DEFAULT_ITERS, DEFAULT_LEAF, DEFAULT_ROLLOUT, LEAVES, MAX_ITERS, ROLLOUTS
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
+from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN
 from strategies.draft import DraftTableError, fitted_draft
 from strategies.errors import StrategyError
 from strategies.model import DEFAULT_MODEL, load_model
@@ -49,11 +50,13 @@ Params = dict[str, float | str]
 
 @dataclass(frozen=True)
 class Player:
-    """A built-in kind of player: the parameters its spec takes (`name:k=v,...`) and how it makes a
-    seat play with them (installing its C decision function and context: SeatConfig.set_decider)."""
+    """A built-in kind of player: the parameters its spec takes (`name:k=v,...`), how it makes a
+    seat play with them (installing its C decision function and context: SeatConfig.set_decider),
+    and how it takes the choices inside effects (strategies/choices.py: RULE, MODEL, RANDOM)."""
 
     params: tuple[str, ...]
     configure: Callable[[SeatConfig, Params], None]
+    choices: str = RULE
 
 
 def _random(seat: SeatConfig, params: Params) -> None:
@@ -111,11 +114,11 @@ def _learned(seat: SeatConfig, params: Params) -> None:
 # Every built-in kind of player, by the name a spec gives it; a new kind is one entry here (and its
 # extension under strategies/): docs/architecture.md, "Adding a kind of player".
 PLAYERS: dict[str, Player] = {
-    "random": Player((), _random),
-    **{style: Player(WEIGHT_NAMES, _bot(style)) for style in STYLE_WEIGHTS if style != "search"},
-    "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search")),
-    "ismcts": Player(("iters", "c", "rollout", "leaf", "model"), _ismcts),
-    "learned": Player(("model", *LEARNED_DEFAULTS), _learned),
+    "random": Player((), _random, RANDOM),
+    **{style: Player(WEIGHT_NAMES, _bot(style), RULE) for style in STYLE_WEIGHTS if style != "search"},
+    "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search"), RULE),
+    "ismcts": Player(("iters", "c", "rollout", "leaf", "model"), _ismcts, RULE),     # leaf=model too
+    "learned": Player(("model", *LEARNED_DEFAULTS), _learned, MODEL),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 
@@ -187,6 +190,13 @@ def parse(text: str) -> StrategySpec:
             raise StrategyError(f"restriction {name!r} needs a card or protocol, e.g. {name}:Fire 1")
         spec.restrictions.append((name, arg.strip() or None))
     return spec
+
+
+def how_chooses(text: str) -> str:
+    """How the player a spec names takes the choices inside effects: its kind's declared
+    `Player.choices` (restrictions change nothing), UNKNOWN for a user's Python strategy."""
+    spec = parse(text)
+    return UNKNOWN if spec.is_user else PLAYERS[spec.base].choices
 
 
 def make_seat(text: str, pool) -> SeatConfig:
