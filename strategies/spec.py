@@ -56,7 +56,7 @@ class Player:
 
     params: tuple[str, ...]
     configure: Callable[[SeatConfig, Params], None]
-    choices: str = RULE
+    choices: str                      # RULE, MODEL, RANDOM or UNKNOWN (how_chooses)
 
 
 def _random(seat: SeatConfig, params: Params) -> None:
