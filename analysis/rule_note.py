@@ -18,6 +18,7 @@ from typing import Any
 from analysis.choice_changes import CardChange, Touched, changed_choices
 from analysis.run_pool import run_pool
 from sim.cards.vocabulary import enum
+from sim.pool import Pool
 from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN, rule_answer
 from strategies.errors import StrategyError
 from strategies.spec import how_chooses
@@ -98,13 +99,18 @@ def block_notes(block: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"card": None, "choices": [], "players": {},
                  "note": f"note: whether the card files change a choice the players take by a fixed rule is "
                          f"unknown ({why or 'no official pool'})"}]
-    strategies = _strategies(block)
+    return pool_notes(rebuilt.official, rebuilt.pool, _strategies(block))
+
+
+def pool_notes(official: Pool, pool: Pool, strategies: list[str]) -> list[dict[str, Any]]:
+    """The notes for games of `pool` played by `strategies`: one per card changed from `official`
+    whose change touches a choice they take by a rule, JSON-ready ({card, choices, players, note})."""
     out = []
-    for change in changed_choices(rebuilt.official, rebuilt.pool):
+    for change in changed_choices(official, pool):
         text = note_text(change, strategies)
         if text is not None:
             out.append({"card": change.card, "choices": [f"{t.decision}: {t.verb}" for t in change.touched],
-                        "players": {s: _how(s) for s in strategies}, "note": text})
+                        "players": {s: _how(s) for s in dict.fromkeys(strategies)}, "note": text})
     return out
 
 

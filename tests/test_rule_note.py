@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis.choice_changes import changed_choices
-from analysis.rule_note import note_text
+from analysis.rule_note import block_notes, note_text
 from protolab.cli import main
 from sim.cards.vocabulary import BOT_TARGETS, CHOICE_FIELDS, PICKS, VERBS, enum
 from sim.pool import load_pool
@@ -104,6 +104,23 @@ def test_the_note_under_each_kind_of_player(pool):
     assert note_text(fire3, ["mypkg.bots:MyBot"]) is None
     (fire1,) = changed_choices(pool, load_pool(cards=[VARIANTS / "fire1_worth_3.toml"]))
     assert note_text(fire1, ["greedy", "greedy"]) is None
+
+
+def test_a_run_whose_pool_cannot_be_rebuilt_says_the_question_is_open(tmp_path):
+    block = {"path": str(tmp_path), "sets": ["Main 1", "Aux 1"], "strategies": {"base": ["greedy", "greedy"]},
+             "card_files": [{"path": "gone.toml", "sha256": None}]}
+    (note,) = block_notes(block)
+    assert note["card"] is None and "unknown" in note["note"] and "no copy of card file gone.toml" in note["note"]
+    assert block_notes({**block, "card_files": []}) == []
+
+
+def test_simulate_with_a_variant_says_it(capsys):
+    argv = ["simulate", "--games", "6", "--cards", VARIANTS / "fire3_discard_2.toml", "--format", "json"]
+    (note,) = json.loads(cli(capsys, *argv))["rule_notes"]
+    assert note["note"].startswith(GREEDY_NOTE) and "greedy takes by a fixed rule" in note["note"]
+    (note,) = json.loads(cli(capsys, *argv, "--strategies", "learned", "learned"))["rule_notes"]
+    assert "learned plans with its model only within its own turn" in note["note"]
+    assert "rule_notes" not in json.loads(cli(capsys, "simulate", "--games", "6", "--format", "json"))
 
 
 # -- beside the verdicts of a real A/B run ----------------------------------------------------------
