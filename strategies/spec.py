@@ -52,7 +52,7 @@ Params = dict[str, float | str]
 class Player:
     """A built-in kind of player: the parameters its spec takes (`name:k=v,...`), how it makes a
     seat play with them (installing its C decision function and context: SeatConfig.set_decider),
-    and how it takes the choices inside effects (strategies/choices.py: RULE, MODEL, RANDOM)."""
+    and how it takes the choices inside effects (strategies/choices.py: RULE, MODEL, RANDOM, UNKNOWN)."""
 
     params: tuple[str, ...]
     configure: Callable[[SeatConfig, Params], None]
