@@ -25,6 +25,7 @@ from analysis.open import RunError, Runs, open_runs, peek_manifest, split_arm
 from analysis.page import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.provenance import as_html, of_runs
 from analysis.report import Report, print_report, records, to_json, write_csv
+from analysis.rule_note import notes_html
 from analysis.stopped import apply_stop, describe, stop_record
 
 OpenFn = Callable[[str], Runs]
@@ -252,7 +253,7 @@ def _section(i: int, base: str, variant: str, c: Comparison) -> str:
     summary = "".join(f"<li>{html.escape(s.removeprefix('- '))}</li>" for s in c.summary)
     changed = ", ".join(c.meta.get("changed_cards", [])) or "none found"
     return f"""<section id="ab-{i}"><h2>{html.escape(variant)} vs {html.escape(base)}</h2>
-<ul class="summary">{summary}</ul>
+<ul class="summary">{summary}</ul>{notes_html(c.meta.get("rule_notes"))}
 <p class="muted">Changed cards (from the arms' card files): {html.escape(changed)}.</p>
 {charts}
 <p class="muted">Play rates are shares of the decided seat-games whose deck holds the card (a seat-game in which

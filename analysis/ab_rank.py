@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.compare import Comparison
 from analysis.page import table_html
+from analysis.rule_note import notes_html
 from analysis.stats import Z95
 
 
@@ -48,4 +49,5 @@ def ranking_html(comparisons: list[tuple[str, Comparison]], base: str) -> str:
             f'<p class="muted">{said}. Evidence is the change over its standard error (from its 95% interval, '
             "paired by seed when the arms share seeds); moved: significant after the correction across all of "
             "the arm's rates.</p>"
+            + "".join(notes_html(c.meta.get("rule_notes"), f"arm {a}") for a, c in comparisons) +
             f'<div class="scroll">{table_html(t, cols, "ab-ranking", ("_p", None))}</div></section>')

@@ -25,6 +25,7 @@ from analysis.flags import CARD_METRIC
 from analysis.manifest import SpecArm
 from analysis.open import Runs
 from analysis.provenance import of_runs, print_lines
+from analysis.rule_note import note_lines, rule_notes
 from analysis.runfolder import load_inputs
 from analysis.schema import PROTOCOL_COLUMNS
 from analysis.stats import CORRECTION_NAMES, adjust, newcombe_diff, paired_rate_diff, two_proportion_p, z_for
@@ -337,6 +338,9 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     if design.paired:
         ratios = df.loc[df["design"] == "paired", "variance_ratio"].dropna()
         meta["median_variance_ratio"] = float(ratios.median()) if len(ratios) else None
+    rule = rule_notes(meta["provenance"])
+    if rule is not None:                  # a side made with card files: the choices they change
+        meta["rule_notes"] = rule
     summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
     return Comparison(df, summary, meta, cards, design)
 
@@ -496,3 +500,5 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
                              caption="a seat-game can count as both face-up and face-down; WR: win rate"))
     for line in c.summary:
         console.print(line)
+    for line in note_lines(c.meta.get("rule_notes")):          # beside the verdict (analysis/rule_note.py)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.page import filter_attrs
 from analysis.provenance import fields
 from analysis.report import Report, against
+from analysis.rule_note import notes_html
 
 SHOWN = 12                  # verdicts on the first screen; the rest are in the flag table below
 
@@ -85,7 +86,8 @@ def summary_html(r: Report, warnings: str, cards: set[str]) -> str:
     """The summary section: verdicts, key numbers, warnings and provenance, in one screen."""
     f = r.tables["balance_flags"]
     statement = str(f.attrs.get("statement", r.meta.get("flags_statement", "")))
-    return (f'<section id="summary"><h2>Summary</h2>{verdicts_html(f, cards, statement)}{warnings}'
+    return (f'<section id="summary"><h2>Summary</h2>{verdicts_html(f, cards, statement)}'
+            f'{notes_html(r.meta.get("rule_notes"))}{warnings}'
             f'<div class="about"><div>{facts_html(r.tables["overview"].iloc[0])}</div>'
             '<details open><summary class="muted">Produced by</summary>'
             f'{produced_by_html(r.meta.get("provenance") or [])}</details></div></section>')

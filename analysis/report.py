@@ -19,6 +19,7 @@ from analysis.cells import ci, matrix_tables, num, pct, table
 from analysis.flags import balance_flags
 from analysis.open import Runs
 from analysis.provenance import csv_header, of_runs, print_lines
+from analysis.rule_note import csv_lines, note_lines, rule_notes
 from analysis.runfolder import events_statement, write_atomic
 
 # Tables no tally holds (their size grows with the trio pairs played, up to millions of rows in a
@@ -127,6 +128,9 @@ def build_report(runs: Runs, band: float = 0.05, method: str = "holm", alpha: fl
                             "has_events": runs.has_events, "events": events_statement(runs.manifests),
                             "warnings": list(runs.warnings),
                             "band": band, "correction": method, "alpha": alpha, "provenance": of_runs(runs)}
+    notes = rule_notes(meta["provenance"])
+    if notes is not None:                 # made with card files: the choices they change (analysis/rule_note.py)
+        meta["rule_notes"] = notes
     if "balance_flags" in tables:
         meta["flags_statement"] = tables["balance_flags"].attrs.get("statement", "")
     _, extra = queries.strategy_ratings(runs) if (not only or "strategy_ratings" in only) else (None, {})
@@ -163,7 +167,8 @@ def write_csv(report: Report, out_dir: str | Path) -> list[Path]:
 def table_csv(report: Report, df: pd.DataFrame) -> str:
     """One table as CSV, after the provenance header (`# Produced by ...` lines; read it with
     `comment="#"`)."""
-    return csv_header(report.meta.get("provenance") or []) + df.to_csv(index=False)
+    return csv_header(report.meta.get("provenance") or []) + csv_lines(report.meta.get("rule_notes")) + \
+        df.to_csv(index=False)
 
 
 # -- terminal --------------------------------------------------------------------------------------
@@ -245,12 +250,15 @@ def _print_header(report: Report, console) -> None:
 
 
 def _print_flags(report: Report, console) -> None:
+    """The verdicts: the flag table, and beside it the notes on choices the run's card files change."""
     f = report.tables["balance_flags"]
     flagged = f[f["flagged"]]
     rows = [[r["name"], r["kind"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]),
              f"{r['direction']} {against(r)}", f"{r['p_adjusted']:.2g}"] for _, r in flagged.iterrows()]
     console.print(table("Balance flags", ["name", "kind", "win rate", "95% CI", "games", "against", "adj. p"], rows,
                          caption=f.attrs.get("statement", "") + ("" if rows else ": nothing flagged")))
+    for line in note_lines(report.meta.get("rule_notes")):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_protocols(report: Report, console) -> None:

@@ -38,6 +38,7 @@ from strategies._ismcts import (
 )
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
+from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN
 from strategies.draft import DraftTableError, fitted_draft
 from strategies.errors import StrategyError
 from strategies.model import DEFAULT_MODEL, load_model
@@ -53,11 +54,13 @@ WORDS = {"rollout": ROLLOUTS, "leaf": LEAVES, "choices": CHOICES}     # paramete
 
 @dataclass(frozen=True)
 class Player:
-    """A built-in kind of player: the parameters its spec takes (`name:k=v,...`) and how it makes a
-    seat play with them (installing its C decision function and context: SeatConfig.set_decider)."""
+    """A built-in kind of player: the parameters its spec takes (`name:k=v,...`), how it makes a
+    seat play with them (installing its C decision function and context: SeatConfig.set_decider),
+    and how it takes the choices inside effects (strategies/choices.py: RULE, MODEL, RANDOM, UNKNOWN)."""
 
     params: tuple[str, ...]
     configure: Callable[[SeatConfig, Params], None]
+    choices: str | Callable[[Params], str]    # RULE, MODEL, RANDOM or UNKNOWN, or that of the spec's params
 
 
 def _random(seat: SeatConfig, params: Params) -> None:
@@ -74,11 +77,18 @@ def _bot(style: str) -> Callable[[SeatConfig, Params], None]:
     return configure_bot
 
 
+def _ismcts_choices(params: Params) -> str:
+    """ismcts's choices inside effects: the model's planner (choices=model, leaf=model's default)
+    or the weight-free rule."""
+    leaf = str(params.get("leaf", DEFAULT_LEAF))
+    return MODEL if str(params.get("choices", "model" if leaf == "model" else DEFAULT_CHOICES)) == "model" else RULE
+
+
 def _ismcts(seat: SeatConfig, params: Params) -> None:
     """Information-set MCTS (strategies/_ismcts.pyx); `leaf=model` scores its new nodes with a model
     (`model=NAME`, the shipped `learned` by default) instead of playing the game out."""
     leaf = str(params.get("leaf", DEFAULT_LEAF))
-    choices = str(params.get("choices", "model" if leaf == "model" else DEFAULT_CHOICES))
+    choices = "model" if _ismcts_choices(params) == MODEL else "rules"
     layers, model_hash = None, ""
     if leaf == "model" or choices == "model":
         model = load_model(str(params.get("model", DEFAULT_MODEL)))
@@ -116,11 +126,11 @@ def _learned(seat: SeatConfig, params: Params) -> None:
 # Every built-in kind of player, by the name a spec gives it; a new kind is one entry here (and its
 # extension under strategies/): docs/architecture.md, "Adding a kind of player".
 PLAYERS: dict[str, Player] = {
-    "random": Player((), _random),
-    **{style: Player(WEIGHT_NAMES, _bot(style)) for style in STYLE_WEIGHTS if style != "search"},
-    "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search")),
-    "ismcts": Player(("iters", "c", "rollout", "leaf", "choices", "model"), _ismcts),
-    "learned": Player(("model", *LEARNED_DEFAULTS), _learned),
+    "random": Player((), _random, RANDOM),
+    **{style: Player(WEIGHT_NAMES, _bot(style), RULE) for style in STYLE_WEIGHTS if style != "search"},
+    "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search"), RULE),
+    "ismcts": Player(("iters", "c", "rollout", "leaf", "choices", "model"), _ismcts, _ismcts_choices),
+    "learned": Player(("model", *LEARNED_DEFAULTS), _learned, MODEL),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 
@@ -192,6 +202,16 @@ def parse(text: str) -> StrategySpec:
             raise StrategyError(f"restriction {name!r} needs a card or protocol, e.g. {name}:Fire 1")
         spec.restrictions.append((name, arg.strip() or None))
     return spec
+
+
+def how_chooses(text: str) -> str:
+    """How the player a spec names takes the choices inside effects: its kind's declared
+    `Player.choices` (restrictions change nothing), UNKNOWN for a user's Python strategy."""
+    spec = parse(text)
+    if spec.is_user:
+        return UNKNOWN
+    how = PLAYERS[spec.base].choices
+    return how if isinstance(how, str) else how(spec.params)
 
 
 def make_seat(text: str, pool) -> SeatConfig:

@@ -18,6 +18,7 @@ from analysis import board_why
 from protolab.experiment import replay
 from sim.state import State
 from strategies import spec
+from strategies.choices import UNKNOWN
 from strategies.seats import play_games
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +126,7 @@ def test_a_new_player_needs_no_engine_edit(pool, first_face_module, monkeypatch)
     def configure(seat, params):
         first_face_module.FirstFace(int(params.get("up", 1))).install(seat)
 
-    monkeypatch.setitem(spec.PLAYERS, "firstface", spec.Player(("up",), configure))
+    monkeypatch.setitem(spec.PLAYERS, "firstface", spec.Player(("up",), configure, UNKNOWN))
     down = play_games(pool, np.arange(1, 41), strategies=("firstface:up=0", "random"))
     up = play_games(pool, np.arange(1, 41), strategies=("firstface:up=1", "random"))
     assert down["plays_down"][:, 0].sum() > 3 * down["plays_up"][:, 0].sum()

@@ -23,6 +23,7 @@ from analysis.ab import (
 from analysis.open import peek_manifest, split_arm
 from analysis.provenance import csv_header
 from analysis.report import TABLE_NAMES, Report, build_report
+from analysis.rule_note import csv_lines
 from analysis.stopped import describe, stop_record
 from analysis.studies.base import Options, Study
 
@@ -85,7 +86,9 @@ class AB(Study):
 
     def table_csv(self, name: str | None = None) -> str:
         blocks = [b for r in self.reports for b in r.meta.get("provenance") or []]
-        return csv_header(blocks) + arms_csv(self.reports, name or self.DEFAULT_TABLE).to_csv(index=False)
+        notes = [n for r in self.reports for n in r.meta.get("rule_notes") or []]
+        return csv_header(blocks) + csv_lines(notes) + arms_csv(self.reports, name or self.DEFAULT_TABLE).to_csv(
+            index=False)
 
     def write_csv(self, out_dir: str | Path) -> list[Path]:
         return write_arms_csv(self.reports, out_dir)

@@ -15,6 +15,7 @@ from analysis.open import RunError, Runs
 from analysis.page import GamePage, make_server, write_page
 from analysis.provenance import csv_header
 from analysis.report import TABLE_NAMES, records
+from analysis.rule_note import csv_lines
 from analysis.studies import Options, Study, kind_of, open_study
 from analysis.studies.plain import Plain
 from protolab.commands.common import UsageError, check_range, console
@@ -145,7 +146,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table),
                           "changed_cards": records(c.cards)}, indent=1))
     elif args.format == "csv":
-        sys.stdout.write(csv_header(c.meta.get("provenance") or []) + c.table.to_csv(index=False))
+        sys.stdout.write(csv_header(c.meta.get("provenance") or []) + csv_lines(c.meta.get("rule_notes"))
+                         + c.table.to_csv(index=False))
     else:
         print_comparison(c, console(wide=True), limit=args.limit)
     return 0

@@ -16,6 +16,7 @@ from rich.console import Console
 from analysis import board, board_page, queries
 from analysis.cells import ci, num, pct, table
 from analysis.open import open_table
+from analysis.rule_note import note_lines, pool_notes
 from protolab.commands.common import (
     MAX_GAME_SEED,
     MAX_TURN_CAP,
@@ -34,7 +35,7 @@ from protolab.commands.registry import summary
 from protolab.experiment.replay import ReplayError, ReplayMismatch, board_data, log_lines, replay_run
 from protolab.experiment.shards import batch_games
 from sim.batch import play_columns
-from sim.pool import DEFAULT_SETS, Pool
+from sim.pool import DEFAULT_SETS, Pool, load_pool
 from sim.record import END_REASONS
 from sim.scenario import run_file
 from sim.state import State
@@ -64,6 +65,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     summary["first_seed"] = args.seed
     summary["seconds"] = round(dt, 3)
     summary["games_per_second"] = round(args.games / dt, 1)
+    if args.cards:                  # changes the players take by a rule are said (analysis/rule_note.py)
+        official = load_pool(sets=args.set or DEFAULT_SETS, require_encoded=False)
+        summary["rule_notes"] = pool_notes(official, pool, list(strategies))
     if args.format == "json":
         print(json.dumps(summary, indent=1))
         return 0
@@ -114,6 +118,8 @@ def print_summary(s: dict[str, Any], out: Console) -> None:
     rows = [[r["protocol"], pct(r["win_rate"]), ci(r["ci_low"], r["ci_high"]), num(r["games"])]
             for r in s["protocols"]]
     out.print(table("Protocol win rate (as part of a trio)", ["protocol", "win rate", "95% CI", "games"], rows))
+    for line in note_lines(s.get("rule_notes")):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def cmd_replay_run(args: argparse.Namespace) -> int:

@@ -100,10 +100,18 @@ class Verb:
     log: str = ""                            # a log kind of the verb's own
     log_text: str = ""                       # its readable text (str.format; see sim/describe.py)
     bot_target: str = "first"                # the built-in bots' default target: first, remove, flip, random
+    asks: str = ""                           # the decision (DecisionKind word) its decider answers to pick
+                                             # what it acts on; "": it picks nothing (field verbs: `target`)
 
     @property
     def word(self) -> str:
         return self.keyword or self.name
+
+    @property
+    def picks(self) -> str:
+        """The decision its decider answers to pick what the step acts on (a DecisionKind word), or
+        "" when the step acts without a pick (a draw from the top, a random take)."""
+        return self.asks or ("target" if self.on_field else "")
 
     @property
     def cname(self) -> str:
@@ -119,6 +127,7 @@ VERBS: tuple[Verb, ...] = (
                           '`"all"` every match (Clarity 2, Unity 4). A draw (Ice 6 stops it, after_draw '
                           "sees it), never a reshuffle"}),
     Verb("discard", 2, 'discard from hand; with `who = "opponent"` the opponent chooses and discards from theirs',
+         asks="discard",
          sources={"deck_top": 'the top card(s) of your deck go to your trash and become "that card"; '
                               'count `"all"` is the whole deck (Time 1). A discard by the text\'s player; '
                               "no reshuffle",
@@ -143,30 +152,32 @@ VERBS: tuple[Verb, ...] = (
                               '`to = "this_stack"` onto this card\'s stack (Assimilation 2)',
                   "opponent_deck": "the same from the top of the opponent's deck",
                   "trash": 'a card from your trash (Time 0); count `"that"` plays "that card" from your hand '
-                           "or trash (Luck 0, Time 3)"}),
+                           "or trash (Luck 0, Time 3)"},
+         asks="play"),
     Verb("refresh", 9, "the refresh action (4.5)", value=(True,)),
     Verb("rearrange", 10, "rearrange a side's protocols, ending in a different order (4.4)", value=(True,),
+         asks="rearrange",
          modes={"yours": "your protocols", "theirs": "your opponent's protocols"}, possible=False),
-    Verb("swap", 11, 'swap the positions of 2 of your protocols', value=("yours",), possible=False),
+    Verb("swap", 11, 'swap the positions of 2 of your protocols', value=("yours",), possible=False, asks="line"),
     Verb("reveal_hand", 12, "the player (`who`) reveals their hand", value=(True,), possible=False),
-    Verb("reveal_from_hand", 13, "reveal 1 card from your hand (write `1`)"),
-    Verb("give", 14, "give N cards from your hand to the opponent (ownership changes, 9.1)",
+    Verb("reveal_from_hand", 13, "reveal 1 card from your hand (write `1`)", asks="hand"),
+    Verb("give", 14, "give N cards from your hand to the opponent (ownership changes, 9.1)", asks="hand",
          log="give", log_text="{who} gives {tgt} to {opponent}"),
     Verb("take", 15, "take N random cards from the opponent's hand (ownership changes)"),
     Verb("deny_compile", 16, 'your opponent cannot compile on their next turn (Metal 1)',
          value=("next_turn",), log="deny", log_text="{src}: {opponent} cannot compile on turn {b}", possible=False),
     Verb("either", 17, "the decider picks one of the two that can change the game state (6.2)",
-         value=STEPS),
+         value=STEPS, asks="either"),
     Verb("state", 18, 'state something, remembered for `value = "stated"` and `if = "that_matches_stated"` '
                       "(Luck 0, Luck 3)", value=(True,),
          modes={"number": "a number 0-6",
                 "protocol": "a protocol: any protocol of the pool, even one not in this game"},
-         log="state", possible=False),
+         log="state", possible=False, asks="state_number"),
     Verb("shuffle", 19, "shuffle your deck (Clarity 4, Time 0)", value=(True,),
          modes={"deck": "your deck", "trash_into_deck": "put your trash into your deck, then shuffle"}),
     Verb("swap_stacks", 20, 'swap two of your non-empty stacks, keeping their order; no card is '
                             "covered or uncovered by it (Mirror 2)",
-         value=("yours",), log="swap_stacks", log_text="{src} swaps {who}'s {line_a} and {line_b} stacks"),
+         value=("yours",), asks="line", log="swap_stacks", log_text="{src} swaps {who}'s {line_a} and {line_b} stacks"),
     Verb("copy_middle", 21, "resolve the middle text of a chosen card as this card's own text (rule 10, "
                             "Mirror 1): only face-up cards with a middle text that is not ignored (Apathy 2) or "
                             "suppressed (Fear 0)", counts=FIELD_COUNTS, on_field=True,
@@ -174,7 +185,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("compile_protocol", 22, 'turn the controller\'s protocol of this text\'s protocol to Compiled; '
                                  "not a compile (no control, no deletions, no after_compile); three Compiled "
                                  "protocols still win (Diversity 0, Unity 1)", value=("this",), possible=False),
-    Verb("reveal_zone", 23, "", keyword="reveal",
+    Verb("reveal_zone", 23, "", keyword="reveal", asks="trash",
          sources={"deck_top": "reveal the top card of your deck (information only, 6.8)",
                   "deck": "reveal your whole deck",
                   "trash": 'choose 1 card of your trash; it becomes "that card"',
@@ -231,58 +242,69 @@ def by_word(word: str) -> Verb:
 # -- the compiled step record (`Step` in the engine) ----------------------------------------------
 
 
+PICKS = "picks"      # StepField.chosen: the field shapes what the step's verb asks its decider to pick (Verb.picks)
+
+
 @dataclass(frozen=True)
 class StepField:
     """One field of the compiled step record. `later`: added after the first release; it enters
-    the pool hash only when it differs from `default`, so old pools keep their hash."""
+    the pool hash only when it differs from `default`, so old pools keep their hash. `chosen`: the
+    choice a player makes while the step resolves that this field shapes, a DecisionKind word
+    (`may`, `either`, `each_line`, `line`) or PICKS; "" for a field no player's choice reads (a
+    count drawn from the top, a condition, a trigger). A variant that changes such a field changes
+    a choice the bots' fixed rule may take (analysis/choice_changes.py, docs/analysis.md)."""
 
     name: str
     ctype: str
     default: int = 0
     later: bool = False
     doc: str = ""
+    chosen: str = ""
 
 
 STEP_RECORD: tuple[StepField, ...] = (
-    StepField("verb", "uint8_t", doc="engine verb code (VERBS)"),
-    StepField("count_kind", "uint8_t", doc="CountKind of the verb's count"),
-    StepField("n", "int8_t", doc="the count, when count_kind is CK_N (else 1)"),
-    StepField("whose", "uint8_t"),
-    StepField("covered", "uint8_t"),
-    StepField("face", "uint8_t"),
-    StepField("other", "uint8_t"),
-    StepField("line", "uint8_t"),
-    StepField("value_mask", "uint16_t", doc="bit v set: value v allowed; 0: any value"),
-    StepField("min_cards", "uint8_t"),
-    StepField("pick", "uint8_t"),
-    StepField("each", "uint8_t"),
-    StepField("to", "uint8_t"),
-    StepField("source", "uint8_t"),
+    StepField("verb", "uint8_t", doc="engine verb code (VERBS)", chosen=PICKS),
+    StepField("count_kind", "uint8_t", doc="CountKind of the verb's count", chosen=PICKS),
+    StepField("n", "int8_t", doc="the count, when count_kind is CK_N (else 1)", chosen=PICKS),
+    StepField("whose", "uint8_t", chosen=PICKS),
+    StepField("covered", "uint8_t", chosen=PICKS),
+    StepField("face", "uint8_t", chosen=PICKS),
+    StepField("other", "uint8_t", chosen=PICKS),
+    StepField("line", "uint8_t", chosen=PICKS),
+    StepField("value_mask", "uint16_t", doc="bit v set: value v allowed; 0: any value", chosen=PICKS),
+    StepField("min_cards", "uint8_t", chosen=PICKS),
+    StepField("pick", "uint8_t", chosen=PICKS),
+    StepField("each", "uint8_t", chosen="each_line"),
+    StepField("to", "uint8_t", chosen="line"),
+    StepField("source", "uint8_t", chosen=PICKS),
     StepField("face_down", "uint8_t"),
     StepField("under_this", "uint8_t"),
-    StepField("who_opp", "uint8_t", doc="the opponent performs and decides the step"),
-    StepField("may", "uint8_t"),
+    StepField("who_opp", "uint8_t", doc="the opponent performs and decides the step", chosen=PICKS),
+    StepField("may", "uint8_t", chosen="may"),
     StepField("cond", "uint8_t"),
-    StepField("alt_a", "int16_t", doc="either: first step index and length of each alternative"),
-    StepField("alt_a_len", "int16_t"),
-    StepField("alt_b", "int16_t"),
-    StepField("alt_b_len", "int16_t"),
-    StepField("value_op", "uint8_t", 255, True, "dynamic value selector: CmpOp against value_expr (255: none)"),
-    StepField("value_expr", "uint8_t", 0, True, "CountKind of the compared amount"),
+    StepField("alt_a", "int16_t", doc="either: first step index and length of each alternative", chosen="either"),
+    StepField("alt_a_len", "int16_t", chosen="either"),
+    StepField("alt_b", "int16_t", chosen="either"),
+    StepField("alt_b_len", "int16_t", chosen="either"),
+    StepField("value_op", "uint8_t", 255, True, "dynamic value selector: CmpOp against value_expr (255: none)",
+              chosen=PICKS),
+    StepField("value_expr", "uint8_t", 0, True, "CountKind of the compared amount", chosen=PICKS),
     StepField("cond_a", "uint8_t", 0, True, "COND_CMP: CountKind cond_a <cond_op> (cond_b or cond_n)"),
     StepField("cond_op", "uint8_t", 0, True),
     StepField("cond_b", "uint8_t", 0, True),
     StepField("cond_n", "int8_t", 0, True),
     StepField("side_opp", "uint8_t", 0, True, "play onto the opponent's side"),
-    StepField("random", "uint8_t", 0, True, "discard at random"),
+    StepField("random", "uint8_t", 0, True, "discard at random", chosen=PICKS),
     StepField("no_middle", "uint8_t", 0, True, "flip without resolving the middle text (Luck 1)"),
-    StepField("proto_filter", "uint8_t", 0, True, "1: cards of this text's protocol, 2: cards of other protocols"),
+    StepField("proto_filter", "uint8_t", 0, True, "1: cards of this text's protocol, 2: cards of other protocols",
+              chosen=PICKS),
     StepField("into_opp", "uint8_t", 0, True, "discard into the opponent's trash (ownership changes)"),
     StepField("mode", "uint8_t", 0, True, "index of the step's `mode` among its verb's modes"),
 )
 
 STEP_FIELDS = tuple(f.name for f in STEP_RECORD)
 LATER_STEP_FIELDS = {f.name: f.default for f in STEP_RECORD if f.later}
+CHOICE_FIELDS = {f.name: f.chosen for f in STEP_RECORD if f.chosen}
 CODES_WITH_MODES = {v.code for v in VERBS if v.modes}
 
 
