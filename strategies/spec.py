@@ -7,7 +7,7 @@
     ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
                                 leaf=model[,model=NAME]: new nodes scored by a model, not played out;
                                 choices=model (leaf=model's default): its own turn's choices planned by the model)
-    learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=0   the model's player (the defaults)
+    learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
     greedy+nodown               restricted play: never play face-down
     greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
     random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
@@ -34,7 +34,15 @@ from sim.inputs import InputFileError, read_input_text
 from strategies._bots import STYLE_WEIGHTS, WEIGHT_NAMES, configure
 from strategies._draft import TableDraft
 from strategies._ismcts import (
-    CHOICES, DEFAULT_C, DEFAULT_CHOICES, DEFAULT_ITERS, DEFAULT_LEAF, DEFAULT_ROLLOUT, LEAVES, MAX_ITERS, ROLLOUTS,
+    CHOICES,
+    DEFAULT_C,
+    DEFAULT_CHOICES,
+    DEFAULT_ITERS,
+    DEFAULT_LEAF,
+    DEFAULT_ROLLOUT,
+    LEAVES,
+    MAX_ITERS,
+    ROLLOUTS,
 )
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
@@ -99,7 +107,7 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
                      str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash, choices)
 
 
-LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "reply": 0, "explore": 0.0}
+LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "reply": 2, "explore": 0.0}
 LEARNED_LIMITS = {"sims": (1, 1000), "depth": (0, 20), "inner": (0, 12), "branch": (0, 64), "top": (0, 4),
                   "reply": (0, 64), "explore": (0.0, 1.0)}
 

@@ -45,13 +45,15 @@ def test_the_choice_marks_name_decisions_the_engine_asks():
     assert set(RULE_ANSWERS) <= DECISIONS and set(TARGET_RULE) == set(BOT_TARGETS)
 
 
-@pytest.mark.parametrize("spec, how", [("greedy", RULE), ("search", RULE), ("ismcts:iters=300,leaf=model", RULE),
+@pytest.mark.parametrize("spec, how", [("greedy", RULE), ("search", RULE), ("ismcts:iters=300", RULE),
+                                       ("ismcts:iters=300,leaf=model", MODEL),
+                                       ("ismcts:iters=300,leaf=model,choices=rules", RULE),
                                        ("greedy+avoid:Fire 1", RULE), ("rush+nodown", RULE), ("learned", MODEL),
                                        ("learned:sims=2", MODEL), ("random", RANDOM),
                                        ("mypkg.bots:MyBot", UNKNOWN)])
 def test_how_a_strategy_takes_the_choices_inside_effects(spec, how):
     assert how_chooses(spec) == how
-    assert all(p.choices in HOWS for p in PLAYERS.values())
+    assert all(p.choices in HOWS or callable(p.choices) for p in PLAYERS.values())
 
 
 # -- which choices a change touches ---------------------------------------------------------------

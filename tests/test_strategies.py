@@ -15,7 +15,8 @@ from strategies.spec import StrategyError, make_seat, parse
 
 BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40", "learned",
             "learned:sims=2,depth=1,inner=4,branch=8",
-            "ismcts:iters=40,rollout=random", "ismcts:iters=40,leaf=model"]
+            "ismcts:iters=40,rollout=random", "ismcts:iters=40,leaf=model", "learned:reply=2",
+            "ismcts:iters=40,leaf=model,choices=rules", "ismcts:iters=40,choices=model"]
 
 
 def positions(pool, n_games=6, stops=(6, 15, 30, 45)):
@@ -119,6 +120,28 @@ def test_guided_ismcts_scores_leaves_with_the_model(pool):
     assert _win_rate(pool, guided, "random", 20) >= 0.8
 
 
+def test_guided_ismcts_plans_its_choices_with_the_model(pool):
+    """choices=model (leaf=model's default): the seat's own choices inside the turn of the action it
+    chose are the model's planner's, so it plays other games than with the rule, deterministically."""
+    keys = ("winner", "turns", "plays_up", "plays_down")
+    planned = play_games(pool, range(6), strategies=("ismcts:iters=30,leaf=model", "greedy"))
+    again = play_games(pool, range(6), strategies=("ismcts:iters=30,leaf=model,choices=model", "greedy"))
+    ruled = play_games(pool, range(6), strategies=("ismcts:iters=30,leaf=model,choices=rules", "greedy"))
+    assert all(np.array_equal(planned[k], again[k]) for k in keys)
+    assert not all(np.array_equal(planned[k], ruled[k]) for k in keys)
+
+
+def test_learned_reply_scores_the_best_candidates_after_the_reply(pool):
+    """reply=K: the K best candidates are scored again after the opponent's reply, so the player
+    takes other actions than without it (and the same ones for the same seed)."""
+    keys = ("winner", "turns", "plays_up", "plays_down")
+    base = play_games(pool, range(8), strategies=("learned", "greedy"))
+    reply = play_games(pool, range(8), strategies=("learned:reply=2", "greedy"))
+    again = play_games(pool, range(8), strategies=("learned:reply=2", "greedy"))
+    assert all(np.array_equal(reply[k], again[k]) for k in keys)
+    assert not all(np.array_equal(base[k], reply[k]) for k in keys)
+
+
 def test_ismcts_arena_is_sized_at_configure(pool):
     from strategies._ismcts import arena_nodes
 
@@ -188,7 +211,9 @@ def test_norefresh_with_control(pool):
     ("ismcts:iters=2.5", "iters must be"),
     ("ismcts:c=-1", "c must be"),
     ("ismcts:leaf=oracle", "leaf must be one of"),
-    ("ismcts:model=learned", "model is used with leaf=model only"),
+    ("ismcts:model=learned", "model is used with leaf=model or choices=model only"),
+    ("ismcts:choices=plan", "choices must be one of rules, model"),
+    ("learned:reply=65", "reply must be a whole number 0..64"),
     ("ismcts:leaf=model,model=no_such_model_file.json", "no_such_model_file.json"),
 ])
 def test_bad_specs(pool, bad, fragment):
