@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis import queries, strength
+from analysis import queries, strength, tier_gaps
 from analysis.cells import pct, table
+from analysis.cluster_draws import BOOTSTRAP_SEED, RESAMPLES, cluster_draws
 from analysis.duels import strength_games
 from analysis.flags import balance_flags
 from analysis.open import Runs, open_runs, peek_manifest, split_arm
@@ -33,10 +34,8 @@ from analysis.report import records
 from analysis.runfolder import write_atomic
 from analysis.schema import PROTOCOL_COLUMNS
 
-RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
 FINDINGS = {"protocol": "protocol win rate", "card": "card face-up win rate minus its protocol's other cards"}
-TABLE_NAMES = ("agreement", "flags", "protocols", "cards", "strength")
+TABLE_NAMES = ("agreement", "flags", "protocols", "cards", "strength", "gaps")
 OpenFn = Callable[[str], Runs]
 
 
@@ -85,11 +84,9 @@ def bootstrap_agreement(stat_a: Callable[[np.ndarray], np.ndarray], stat_b: Call
     """Percentile bootstrap intervals of Kendall tau-b and Spearman rho between two tiers' values.
     `stat_a(weights)` and `stat_b(weights)` give each tier's item values from cluster weights (how
     many times each of the `clusters` seed clusters is drawn); both tiers get the same draw."""
-    rng = np.random.default_rng(seed)
     taus, rhos = [], []
-    for start in range(0, resamples, 50):
-        draws = rng.multinomial(clusters, np.full(clusters, 1.0 / clusters), size=min(50, resamples - start))
-        for w in draws.astype(float):
+    for draws in cluster_draws(clusters, resamples, seed):
+        for w in draws:
             x, y = _both(stat_a(w), stat_b(w))
             taus.append(kendall_tau(x, y))
             rhos.append(spearman_rho(x, y))
@@ -312,8 +309,11 @@ def agreement_table(per_cluster: dict[str, Cells], protocols: pd.DataFrame, card
 
 
 def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha: float = 0.05,
-               resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED, open_fn: OpenFn | None = None) -> TierStudy:
-    """Open each tier of a tier-study run and build the side-by-side tables, agreement and verdicts."""
+               resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED, open_fn: OpenFn | None = None,
+               tolerance: float = tier_gaps.TOLERANCE, interval: float = tier_gaps.INTERVAL) -> TierStudy:
+    """Open each tier of a tier-study run and build the side-by-side tables, agreement, verdicts and
+    each tier's paired protocol gaps against the last (strongest) tier, judged against `tolerance`
+    and `interval` (tier_gaps.summary)."""
     opener = open_fn or (lambda p: open_runs([p]))
     paths = tier_paths(path)
     per = {split_arm(p)[1]: opener(p) for p in paths}
@@ -326,6 +326,8 @@ def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha
         if all(r.has_events for r in per.values()):
             per_cluster["card"] = cells({t: card_clusters(r) for t, r in per.items()})
         agreement = agreement_table(per_cluster, protocols, cards, tiers, resamples, seed)
+        pc = per_cluster["protocol"]
+        gaps = tier_gaps.gap_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
         blocks = [b for r in per.values() for b in of_runs(r)]
         warnings = list(dict.fromkeys(w for r in per.values() for w in r.warnings))
         run_id = next(iter(per.values())).run_ids[0] if per else str(path)
@@ -340,9 +342,10 @@ def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha
     meta = {"run": str(path), "run_id": run_id, "tiers": tiers, "provenance": blocks, "warnings": warnings,
             "band": band, "correction": method, "alpha": alpha, "flags_statement": statement, "strength": strong,
             "bootstrap": {"unit": "seed cluster (the games sharing one seed), the same draw for every tier",
-                          "resamples": resamples, "seed": seed, "interval": "95% percentile"}}
+                          "resamples": resamples, "seed": seed, "interval": "95% percentile"},
+            "gaps": tier_gaps.meta(gaps, resamples, seed, tolerance, interval)}
     tables = {"agreement": agreement, "flags": flag_verdicts(flags), "protocols": protocols, "cards": cards,
-              "strength": measured}
+              "strength": measured, "gaps": gaps}
     return TierStudy(str(path), run_id, tiers, tables, meta)
 
 
@@ -447,6 +450,7 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
                          ["finding", "tiers", "items", "Kendall tau-b", "Spearman rho"], _agreement_rows(a),
                          caption=f"Bootstrap: {b['resamples']} resamples of {b['unit']}; seed {b['seed']}. "
                                  "1 = same order, 0 = unrelated, -1 = reversed."))
+    print_gaps(study, console)
     f = study.tables["flags"]
     rows = [[r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
             for _, r in f.iterrows()]
@@ -464,6 +468,27 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
                              f"of {len(wc)}: flagged first, then by evidence: the 95% interval's bound nearest 0)",
                              ["card", *heads], rows,
                              caption=f"* flagged. All: protolab report {study.run} --format csv --table cards"))
+
+
+def print_gaps(study: TierStudy, console) -> None:
+    """The paired gaps against the top tier, then one line per tier: the designer's yes or no."""
+    g, m = study.tables["gaps"], study.meta["gaps"]
+    if g.empty:
+        return
+    console.print(table(tier_gaps.TITLE, tier_gaps.HEADERS, tier_gaps.rows(g),
+                        caption=f"{m['statement']}."))
+    for s in m["summary"]:
+        console.print(s["line"], soft_wrap=True)
+
+
+def gaps_html(study: TierStudy) -> str:
+    g, m = study.tables["gaps"], study.meta["gaps"]
+    if g.empty:
+        return ""
+    lines = "".join(f"<p>{html.escape(s['line'])}</p>" for s in m["summary"])
+    cells = pd.DataFrame(tier_gaps.rows(g), columns=tier_gaps.HEADERS)
+    return (f"<section><h2>{html.escape(tier_gaps.TITLE)}</h2>{lines}{plain_table(cells, 'tier-gaps')}"
+            f"<p class=\"muted\">{html.escape(m['statement'])}.</p></section>")
 
 
 def fig_protocols(study: TierStudy) -> go.Figure:
@@ -509,7 +534,7 @@ columns=strength.HEADERS), "tier-strength")}<p class="muted">{html.escape(_stren
     body = f"""{warnings_html(study.meta["warnings"])}{measured}
 <section><h2>Rank agreement between tiers</h2>{plain_table(a, "agreement")}
 <p class="muted">95% percentile bootstrap over {html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
-1 = the same order, 0 = unrelated, -1 = reversed.</p></section>
+1 = the same order, 0 = unrelated, -1 = reversed.</p></section>{gaps_html(study)}
 <section><h2>Balance flags under each tier</h2>{plain_table(flags, "tier-flags") if not flags.empty else
 "<p class='ok'>Nothing flagged under any tier.</p>"}
 <p class="muted">{html.escape(study.meta["flags_statement"])}.</p></section>
