@@ -47,6 +47,42 @@ ACTIVATION_CODES = {"relu": ACT_RELU, "tanh": ACT_TANH, "linear": ACT_LINEAR}
 
 # Mlp, MAXL, MAXU, MAXIN: strategies/_learned.pxd (the guided ismcts reads the same network)
 
+cdef extern from *:
+    """
+    /* One dense layer's sums, y[i] = b[i] + sum over inputs j (in input order, zeros skipped) of
+       w[j * n + i] * x[j]: the weights stored by input, so each input adds one column into all
+       outputs at once. For 32 outputs (the shipped model's width) the column length is a constant,
+       so the compiler keeps the 32 sums in vector registers across the inputs instead of loading
+       and storing them at every input. Each output still adds its terms in input order, so the
+       result is the plain loop's to the last bit. */
+    static inline void protolab_layer(float* __restrict y, const float* __restrict w, const float* __restrict b,
+                                      const float* __restrict x, int nin, int n) {
+        if (n == 32) {
+            float acc[32];
+            for (int i = 0; i < 32; i++) acc[i] = b[i];
+            for (int j = 0; j < nin; j++) {
+                const float xj = x[j];
+                if (xj != 0) {
+                    const float* col = w + j * 32;
+                    for (int i = 0; i < 32; i++) acc[i] += col[i] * xj;
+                }
+            }
+            for (int i = 0; i < 32; i++) y[i] = acc[i];
+            return;
+        }
+        for (int i = 0; i < n; i++) y[i] = b[i];
+        for (int j = 0; j < nin; j++) {
+            const float xj = x[j];
+            if (xj != 0) {
+                const float* col = w + j * n;
+                for (int i = 0; i < n; i++) y[i] += col[i] * xj;
+            }
+        }
+    }
+    """
+    void dense_layer "protolab_layer"(float* y, const float* w, const float* b, const float* x, int nin,
+                                      int n) noexcept nogil
+
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
     """The model's probability that p wins, at g (a finished game: its result). Each layer adds
@@ -55,9 +91,7 @@ cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
     sums run in input order, so a result is the same on every run."""
     cdef float x[MAXIN]
     cdef float y[MAXIN]
-    cdef float xj
-    cdef int l, i, j, nout
-    cdef const float* col
+    cdef int l, i, nout
     if g.winner == p:
         return 1.0
     if g.winner == 1 - p:
@@ -67,14 +101,7 @@ cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
     features(g, p, x)
     for l in range(m.nl):
         nout = m.nout[l]
-        for i in range(nout):
-            y[i] = m.b[l][i]
-        for j in range(m.nin[l]):
-            xj = x[j]
-            if xj != 0:
-                col = &m.w[l][j * nout]
-                for i in range(nout):
-                    y[i] += col[i] * xj
+        dense_layer(y, m.w[l], m.b[l], x, m.nin[l], nout)
         if m.act[l] == ACT_RELU:
             for i in range(nout):
                 x[i] = y[i] if y[i] > 0 else 0
