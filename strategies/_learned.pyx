@@ -182,6 +182,13 @@ cdef int planner_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     return choice
 
 
+cdef void planner_copy(State* g, State* base, int p) noexcept nogil:
+    """A determinized copy of g from p's stream whose decisions go to the planner."""
+    prepare_copy(g, base, p, seat_stream(p))
+    base.decide[0] = planner_decide
+    base.decide[1] = planner_decide
+
+
 cdef double play_line(const Settings* s, State* base, int p, int32_t action, Planner* pl) noexcept nogil:
     """Play action on a copy of base with the planner's forced answers, to the turn's end (and
     `depth` turns more), and score it with the model."""
@@ -286,9 +293,7 @@ cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t
             break
         chosen[k] = 1
     for r in range(s.sims):
-        prepare_copy(g, &base, p, seat_stream(p))
-        base.decide[0] = planner_decide
-        base.decide[1] = planner_decide
+        planner_copy(g, &base, p)
         for i in range(n):
             if not chosen[i]:
                 continue
@@ -328,9 +333,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
         npoints[i] = 0
         picked[i] = 0
     for r in range(s.sims):
-        prepare_copy(g, &base, p, seat_stream(p))
-        base.decide[0] = planner_decide
-        base.decide[1] = planner_decide
+        planner_copy(g, &base, p)
         for i in range(n):
             if allowed != NULL and not allowed[i]:
                 continue
@@ -338,9 +341,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             total[i] += play_line(s, &base, p, cand[i], &pl) / s.sims
             npoints[i] = pl.n if pl.n > npoints[i] else npoints[i]
     if s.inner > 0 and s.branch > 0:
-        prepare_copy(g, &base, p, seat_stream(p))
-        base.decide[0] = planner_decide
-        base.decide[1] = planner_decide
+        planner_copy(g, &base, p)
         for order in range(s.top if s.top < 4 else 4):
             k = -1
             for i in range(n):
@@ -452,9 +453,7 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
         return
     pl.p = p
     pl.turn = g.turn
-    prepare_copy(g, &base, p, seat_stream(p))
-    base.decide[0] = planner_decide
-    base.decide[1] = planner_decide
+    planner_copy(g, &base, p)
     clear_force(&pl)
     sc = play_line(s, &base, p, action, &pl)
     if pl.n == 0 or improve(s, &base, p, action, &pl, sc, force, kinds) <= sc + 1e-9:

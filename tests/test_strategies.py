@@ -120,26 +120,19 @@ def test_guided_ismcts_scores_leaves_with_the_model(pool):
     assert _win_rate(pool, guided, "random", 20) >= 0.8
 
 
-def test_guided_ismcts_plans_its_choices_with_the_model(pool):
-    """choices=model (leaf=model's default): the seat's own choices inside the turn of the action it
-    chose are the model's planner's, so it plays other games than with the rule, deterministically."""
+@pytest.mark.parametrize("spec, same, other, seeds", [
+    # choices=model (leaf=model's default): the seat's own choices inside the turn of the action it
+    # chose are the model's planner's, not the rule's
+    ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,choices=model",
+     "ismcts:iters=30,leaf=model,choices=rules", 6),
+    # reply=K (2 by default): the K best candidates are scored again after the opponent's reply
+    ("learned", "learned:reply=2", "learned:reply=0", 8),
+])
+def test_a_setting_changes_play_and_repeats_for_a_seed(pool, spec, same, other, seeds):
     keys = ("winner", "turns", "plays_up", "plays_down")
-    planned = play_games(pool, range(6), strategies=("ismcts:iters=30,leaf=model", "greedy"))
-    again = play_games(pool, range(6), strategies=("ismcts:iters=30,leaf=model,choices=model", "greedy"))
-    ruled = play_games(pool, range(6), strategies=("ismcts:iters=30,leaf=model,choices=rules", "greedy"))
-    assert all(np.array_equal(planned[k], again[k]) for k in keys)
-    assert not all(np.array_equal(planned[k], ruled[k]) for k in keys)
-
-
-def test_learned_reply_scores_the_best_candidates_after_the_reply(pool):
-    """reply=K: the K best candidates are scored again after the opponent's reply, so the player
-    takes other actions than without it (and the same ones for the same seed)."""
-    keys = ("winner", "turns", "plays_up", "plays_down")
-    base = play_games(pool, range(8), strategies=("learned", "greedy"))
-    reply = play_games(pool, range(8), strategies=("learned:reply=2", "greedy"))
-    again = play_games(pool, range(8), strategies=("learned:reply=2", "greedy"))
-    assert all(np.array_equal(reply[k], again[k]) for k in keys)
-    assert not all(np.array_equal(base[k], reply[k]) for k in keys)
+    games = {s: play_games(pool, range(seeds), strategies=(s, "greedy")) for s in (spec, same, other)}
+    assert all(np.array_equal(games[spec][k], games[same][k]) for k in keys)
+    assert not all(np.array_equal(games[spec][k], games[other][k]) for k in keys)
 
 
 def test_ismcts_arena_is_sized_at_configure(pool):
