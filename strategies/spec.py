@@ -5,7 +5,7 @@
     greedy:w_control=2          any weight overridden by name
     search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
     ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
-                                leaf=model[,model=NAME]: new nodes scored by a model, not played out;
+                                leaf=model[,model=NAME]: new nodes scored by a model, not played out, c=0.2;
                                 choices=model (leaf=model's default): its own turn's choices planned by the model)
     learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
     greedy+nodown               restricted play: never play face-down
@@ -39,6 +39,7 @@ from strategies._ismcts import (
     DEFAULT_CHOICES,
     DEFAULT_ITERS,
     DEFAULT_LEAF,
+    DEFAULT_MODEL_C,
     DEFAULT_ROLLOUT,
     LEAVES,
     MAX_ITERS,
@@ -103,7 +104,8 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
         layers, model_hash = [(lay.weights, lay.bias, lay.activation) for lay in model.layers], model.hash
     elif "model" in params:
         raise StrategyError("strategy 'ismcts': model is used with leaf=model or choices=model only")
-    configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), float(params.get("c", DEFAULT_C)),
+    c = float(params.get("c", DEFAULT_MODEL_C if leaf == "model" else DEFAULT_C))
+    configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), c,
                      str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash, choices)
 
 

@@ -125,6 +125,8 @@ def test_guided_ismcts_scores_leaves_with_the_model(pool):
     # chose are the model's planner's, not the rule's
     ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,choices=model",
      "ismcts:iters=30,leaf=model,choices=rules", 6),
+    # leaf=model explores with c=0.2 unless told (DEFAULT_MODEL_C), rollout leaves with 0.7
+    ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,c=0.2", "ismcts:iters=30,leaf=model,c=0.7", 6),
     # reply=K (2 by default): the K best candidates are scored again after the opponent's reply
     ("learned", "learned:reply=2", "learned:reply=0", 8),
 ])
