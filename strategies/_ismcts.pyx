@@ -42,7 +42,7 @@ from sim.engine.options cimport (
 )
 from strategies._bots cimport prepare_copy, heuristic
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
-from strategies._learned cimport Mlp, Settings, NOANS, fill_mlp, follow_plan, plan_turn, win_probability
+from strategies._learned cimport Mlp, Settings, MAXPLAN, NOANS, fill_mlp, follow_plan, plan_turn, win_probability
 
 cdef enum Rollout:
     RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
@@ -63,8 +63,6 @@ cdef enum Choices:
 
 CHOICES = ("rules", "model")
 DEFAULT_CHOICES = "rules"  # leaf=model plays choices=model unless told (strategies/spec.py)
-PLAN_INNER = 3             # the planner's decision points and runs (the learned player's defaults)
-PLAN_BRANCH = 4
 DEFAULT_ITERS = 3000
 DEFAULT_C = 0.7
 # leaf=model's exploration constant: a model's win probability is a far less noisy leaf value than one
@@ -487,7 +485,8 @@ cdef class Ismcts:
     cdef Settings model           # the network, and the planner's settings and plan (choices=model)
     cdef public str model_hash
 
-    def __cinit__(self, int iters, double c, int policy, int leaf, int choices, layers, str model_hash):
+    def __cinit__(self, int iters, double c, int policy, int leaf, int choices, layers, str model_hash,
+                  int inner, int branch):
         self.settings.iters = iters
         self.settings.c = c
         self.settings.policy = policy
@@ -500,11 +499,11 @@ cdef class Ismcts:
         if leaf == LEAF_MODEL:
             self.settings.mlp = &self.model.mlp
         if choices == CHOICES_MODEL:
-            # the learned player's planner for one action (its defaults: strategies/spec.py)
+            # the learned player's planner for one action (`inner` points, `branch` runs)
             self.model.sims = 1
             self.model.depth = 0
-            self.model.inner = PLAN_INNER
-            self.model.branch = PLAN_BRANCH
+            self.model.inner = inner
+            self.model.branch = branch
             self.model.top = 1
             self.model.reply = 0
             self.model.explore = 0
@@ -513,12 +512,15 @@ cdef class Ismcts:
 
 
 def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str rollout=DEFAULT_ROLLOUT,
-              str leaf=DEFAULT_LEAF, layers=None, str model_hash="", str choices=DEFAULT_CHOICES):
+              str leaf=DEFAULT_LEAF, layers=None, str model_hash="", str choices=DEFAULT_CHOICES,
+              int inner=0, int branch=0):
     """Make `seat` play ismcts with `iters` iterations per action decision, exploration constant
     `c`, a rollout policy ('random' or 'rules') and a leaf evaluation: 'rollout' (play the game
     out) or 'model' (the win probability of a model, `layers` as strategies/model.py gives them,
     where the new node's turn ends); its own choices inside the turn of the action it chose by
-    'rules' (the weight-free rule) or by 'model' (the learned player's planner with that model)."""
+    'rules' (the weight-free rule) or by 'model' (the learned player's planner with that model,
+    branching at `inner` decision points within `branch` runs: strategies/spec.py passes the learned
+    player's defaults)."""
     cdef Ismcts settings
     if not 1 <= iters <= MAX_ITERS:
         raise ValueError(f"ismcts: iters must be 1..{MAX_ITERS}, got {iters}")
@@ -532,7 +534,10 @@ def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str 
         raise ValueError(f"ismcts: choices must be one of {', '.join(CHOICES)}, got {choices!r}")
     if (leaf == "model" or choices == "model") and not layers:
         raise ValueError("ismcts: leaf=model and choices=model need a model's layers")
+    if choices == "model" and not (1 <= inner <= MAXPLAN and branch >= 1):
+        raise ValueError(f"ismcts: choices=model needs the planner's inner (1..{MAXPLAN}) and branch (1 or more), "
+                         f"got {inner} and {branch}")
     ensure_arena(iters + 1)
     settings = Ismcts(iters, c, ROLLOUTS.index(rollout), LEAVES.index(leaf), CHOICES.index(choices), layers,
-                      model_hash)
+                      model_hash, inner, branch)
     seat.set_decider(ismcts_decide, &settings.settings, settings)

@@ -51,31 +51,33 @@ cdef extern from *:
     """
     /* One dense layer's sums, y[i] = b[i] + sum over inputs j (in input order, zeros skipped) of
        w[j * n + i] * x[j]: the weights stored by input, so each input adds one column into all
-       outputs at once. For 32 outputs (the shipped model's width) the column length is a constant,
-       so the compiler keeps the 32 sums in vector registers across the inputs instead of loading
-       and storing them at every input. Each output still adds its terms in input order, so the
-       result is the plain loop's to the last bit. */
-    static inline void protolab_layer(float* __restrict y, const float* __restrict w, const float* __restrict b,
-                                      const float* __restrict x, int nin, int n) {
-        if (n == 32) {
-            float acc[32];
-            for (int i = 0; i < 32; i++) acc[i] = b[i];
-            for (int j = 0; j < nin; j++) {
-                const float xj = x[j];
-                if (xj != 0) {
-                    const float* col = w + j * 32;
-                    for (int i = 0; i < 32; i++) acc[i] += col[i] * xj;
-                }
-            }
-            for (int i = 0; i < 32; i++) y[i] = acc[i];
-            return;
-        }
-        for (int i = 0; i < n; i++) y[i] = b[i];
+       outputs at once. The outputs go in blocks of 32 whose length is a constant, so the compiler
+       keeps a block's sums in vector registers across the inputs instead of loading and storing
+       them at every input; outputs past the last whole block by the plain loop. Each output still
+       adds its terms in input order, so the result is the plain loop's to the last bit. */
+    static inline void protolab_block32(float* __restrict y, const float* __restrict w, const float* __restrict b,
+                                        const float* __restrict x, int nin, int stride) {
+        float acc[32];
+        for (int i = 0; i < 32; i++) acc[i] = b[i];
         for (int j = 0; j < nin; j++) {
             const float xj = x[j];
             if (xj != 0) {
+                const float* col = w + j * stride;
+                for (int i = 0; i < 32; i++) acc[i] += col[i] * xj;
+            }
+        }
+        for (int i = 0; i < 32; i++) y[i] = acc[i];
+    }
+    static inline void protolab_layer(float* __restrict y, const float* __restrict w, const float* __restrict b,
+                                      const float* __restrict x, int nin, int n) {
+        int i0 = 0;
+        for (; i0 + 32 <= n; i0 += 32) protolab_block32(y + i0, w + i0, b + i0, x, nin, n);
+        for (int i = i0; i < n; i++) y[i] = b[i];
+        for (int j = 0; j < nin && i0 < n; j++) {
+            const float xj = x[j];
+            if (xj != 0) {
                 const float* col = w + j * n;
-                for (int i = 0; i < n; i++) y[i] += col[i] * xj;
+                for (int i = i0; i < n; i++) y[i] += col[i] * xj;
             }
         }
     }
@@ -270,6 +272,17 @@ cdef double improve(const Settings* s, State* base, int p, int32_t action, Plann
     return score
 
 
+cdef void keep_plan(Plan* plan, const int32_t* force, const int8_t* kinds) noexcept nogil:
+    """plan's answers: a line's forced answers up to its first unforced point (plan.n was 0)."""
+    cdef int i
+    for i in range(MAXPLAN):
+        if force[i] == NOANS:
+            break
+        plan.kind[i] = kinds[i]
+        plan.answer[i] = force[i]
+        plan.n += 1
+
+
 cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t* cand, int n,
                   const uint8_t* allowed, double* total, const int* planned, int32_t plans[4][MAXPLAN],
                   int nplanned) noexcept nogil:
@@ -379,12 +392,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
         if planned[k] == best:
             chosen_plan = k
     if chosen_plan >= 0:
-        for i in range(MAXPLAN):
-            if plans[chosen_plan][i] == NOANS:
-                break
-            s.plan.kind[i] = plan_kinds[chosen_plan][i]
-            s.plan.answer[i] = plans[chosen_plan][i]
-            s.plan.n += 1
+        keep_plan(&s.plan, plans[chosen_plan], plan_kinds[chosen_plan])
     s.plan.seed = g.seed
     s.plan.turn = g.turn
     s.plan.seen = seen
@@ -442,7 +450,6 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
     cdef Planner pl
     cdef int32_t force[MAXPLAN]
     cdef int8_t kinds[MAXPLAN]
-    cdef int i
     cdef double sc
     s.plan.n = 0
     s.plan.seed = g.seed
@@ -458,12 +465,7 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
     sc = play_line(s, &base, p, action, &pl)
     if pl.n == 0 or improve(s, &base, p, action, &pl, sc, force, kinds) <= sc + 1e-9:
         return
-    for i in range(MAXPLAN):
-        if force[i] == NOANS:
-            break
-        s.plan.kind[i] = kinds[i]
-        s.plan.answer[i] = force[i]
-        s.plan.n += 1
+    keep_plan(&s.plan, force, kinds)
 
 
 cdef class Learned:

@@ -86,18 +86,22 @@ def _bot(style: str) -> Callable[[SeatConfig, Params], None]:
     return configure_bot
 
 
-def _ismcts_choices(params: Params) -> str:
-    """ismcts's choices inside effects: the model's planner (choices=model, leaf=model's default)
-    or the weight-free rule."""
+def _ismcts_choice_word(params: Params) -> str:
+    """ismcts's `choices`: as given, else `model` with leaf=model and the rule otherwise."""
     leaf = str(params.get("leaf", DEFAULT_LEAF))
-    return MODEL if str(params.get("choices", "model" if leaf == "model" else DEFAULT_CHOICES)) == "model" else RULE
+    return str(params.get("choices", "model" if leaf == "model" else DEFAULT_CHOICES))
+
+
+def _ismcts_choices(params: Params) -> str:
+    """How ismcts takes the choices inside effects: the model's planner (choices=model) or the rule."""
+    return MODEL if _ismcts_choice_word(params) == "model" else RULE
 
 
 def _ismcts(seat: SeatConfig, params: Params) -> None:
     """Information-set MCTS (strategies/_ismcts.pyx); `leaf=model` scores its new nodes with a model
     (`model=NAME`, the shipped `learned` by default) instead of playing the game out."""
     leaf = str(params.get("leaf", DEFAULT_LEAF))
-    choices = "model" if _ismcts_choices(params) == MODEL else "rules"
+    choices = _ismcts_choice_word(params)
     layers, model_hash = None, ""
     if leaf == "model" or choices == "model":
         model = load_model(str(params.get("model", DEFAULT_MODEL)))
@@ -106,7 +110,8 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
         raise StrategyError("strategy 'ismcts': model is used with leaf=model or choices=model only")
     c = float(params.get("c", DEFAULT_MODEL_C if leaf == "model" else DEFAULT_C))
     configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), c,
-                     str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash, choices)
+                     str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash, choices,
+                     int(LEARNED_DEFAULTS["inner"]), int(LEARNED_DEFAULTS["branch"]))   # the learned player's planner
 
 
 LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "reply": 2, "explore": 0.0}
