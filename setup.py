@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 # The engine's verb and step declarations are generated from the card vocabulary on every build
 # (sim/cards/vocabulary.py -> sim/engine/_vocab_*.pxi), so they cannot drift from the loader's.
@@ -20,6 +20,21 @@ write_includes()
 # profiling by source line.
 FLAGS = ["-O3"] if os.environ.get("PROTOLAB_DEBUG_INFO") else ["-O3", "-g0"]
 JOBS = os.cpu_count() or 1     # the modules translate and compile side by side
+
+# The installed top-level names: the four layers, and the shipped data under its own name.
+LAYERS = ("sim", "strategies", "analysis", "protolab")
+DATA = "protolab_datasets"
+
+
+def packages() -> list[str]:
+    """Every package of the four layers and every folder of datasets/, found in the tree, not listed:
+    a new subpackage (or a folder of data files) cannot be left out of the wheel a cluster node
+    installs. Namespace discovery, so a folder that lacks an __init__.py is still shipped."""
+    found = find_namespace_packages(include=[p for name in LAYERS for p in (name, f"{name}.*")],
+                                    exclude=["*.__pycache__"])
+    data = find_namespace_packages(where="datasets", exclude=["__pycache__", "*.__pycache__"])
+    return sorted(found) + [DATA, *(f"{DATA}.{p}" for p in sorted(data))]
+
 
 extensions = [
     Extension(
@@ -68,11 +83,7 @@ extensions = [
 ]
 
 setup(
-    packages=["sim", "sim.engine", "sim.cards", "strategies", "analysis", "protolab", "protolab.commands",
-              "protolab.experiment", "protolab_datasets",
-              "protolab_datasets.protocols", "protolab_datasets.experiments",
-              "protolab_datasets.experiments.variants", "protolab_datasets.readings", "protolab_datasets.drafts",
-              "protolab_datasets.models"],
+    packages=packages(),
     package_dir={"protolab_datasets": "datasets"},
     ext_modules=cythonize(
         extensions,

@@ -64,3 +64,15 @@ def draft_run(tmp_path_factory):
                                           show_progress=False))
     assert res.status == "complete" and res.games == 40
     return res.run_dir
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory):
+    """The wheel of this checkout installed into a fresh virtualenv (tests/fixtures_wheel): what
+    `pip install .` gives a cluster node. Built once per session, shared by all pytest workers."""
+    from fixtures_wheel import installed
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):          # .../popen-gw0: the run's folder is its parent
+        shared = shared.parent
+    return installed(shared / "wheel")

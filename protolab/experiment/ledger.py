@@ -15,10 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from analysis import runfolder
 from analysis.manifest import Manifest, RunSpec
 from analysis.models import models_used
 from protolab.experiment.memory import MemoryLedger, own_peak_rss_mb
+from protolab.experiment.nodes import Loss, logs_dir
 from protolab.experiment.plan import Plan, ShardPlan, card_files
 from protolab.experiment.seeds import SEED_SCHEME
 from protolab.experiment.session import versions
@@ -130,6 +133,17 @@ class Ledger:
             self.games_done += shard.games
             self.session["shards_computed"] += 1
             self.session["games_computed"] += shard.games
+
+    def node_of(self, shard: int) -> str | None:
+        """The Ray node id a recorded shard ran on; None while it is not recorded."""
+        entry = self.done.get(shard)
+        return entry["worker"].get("node_id") if entry is not None and "worker" in entry else None
+
+    def nodes_lost(self, losses: list[Loss], say: Callable[..., Any]) -> None:
+        """Nodes that left mid-run: one line each, and this session's record of them in run.json."""
+        for loss in losses:
+            self.session.setdefault("nodes_lost", []).append(loss.record())
+            say(f"[yellow]{escape(loss.line(logs_dir()))}[/yellow]")
 
     def checkpoint(self) -> None:
         """Rewrite run.json when due: MANIFEST_EVERY seconds after the last rewrite, and never more

@@ -20,8 +20,10 @@ from analysis import runfolder
 from analysis.manifest import Manifest
 from analysis.runfolder import RunDirError
 from analysis.studies import open_study
+from protolab.experiment import nodes
 from protolab.experiment.ledger import Ledger, new_manifest, record_verified, verify_recorded
 from protolab.experiment.memory import record_driver_peak
+from protolab.experiment.nodes import NodeWatch
 from protolab.experiment.plan import Plan, ShardPlan, card_files, make_plan
 from protolab.experiment.progress import Progress
 from protolab.experiment.report import print_run
@@ -214,17 +216,24 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
 
     group = group or shards_per_task(plan.shard_games, len(plan.shards) - len(ledger.done), busy)
 
+    watch = NodeWatch(nodes.session_key(run_id, token))
+
     def play(shards: list[ShardPlan]) -> None:
         tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in shards if s.index not in ledger.done)
-        for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group):
+        for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group,
+                                     watch.submitted):
             ledger.commit(batch, say)
+            ledger.nodes_lost(watch.lost(ledger.node_of), say)
             progress.update(ledger.games_done)
             ledger.checkpoint()
 
-    if plan.spec.stop:                 # an A/B run that stops when settled: batch by batch, a look after each
-        play_until_settled(plan, ledger, play, say)
-    else:
-        play(plan.shards)
+    try:
+        if plan.spec.stop:             # an A/B run that stops when settled: batch by batch, a look after each
+            play_until_settled(plan, ledger, play, say)
+        else:
+            play(plan.shards)
+    finally:
+        watch.forget()
 
 
 def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:

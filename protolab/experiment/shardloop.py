@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from analysis import runfolder
+from protolab.experiment import nodes
 from protolab.experiment.plan import Plan, ShardPlan
 from protolab.experiment.shards import Dictionaries, ShardTask, execute
 from sim.pool import ENGINE_VERSION
@@ -48,6 +49,7 @@ def play_shard(tasks: tuple[ShardTask, ...]) -> list[dict]:
     """The Ray task: a group of shards, played one after another, and their receipts (its process
     title is `ray::play_shard` while it runs)."""
     out = []
+    nodes.mark_started(nodes.session_key(tasks[0].run_id, tasks[0].token), tasks[0].index)
     for task in tasks:
         try:
             out.append(execute(task))
@@ -83,14 +85,16 @@ Finished = list[tuple[ShardPlan, dict]]         # shards that finished together,
 
 
 def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pending: int, busy: int,
-                    broken: Callable[[], str | None], kept: Callable[[], str], group: int = 1) -> Iterator[Finished]:
+                    broken: Callable[[], str | None], kept: Callable[[], str], group: int = 1,
+                    submitted: Callable[[list[int]], None] = lambda shards: None) -> Iterator[Finished]:
     """Submit `tasks` ((shard, task argument), built as they are submitted), `group` shards to a
     call of the Ray remote function `remote` (play_shard: a tuple of task arguments in, their
     results out), at most `max_pending` calls at a time; yield the finished shards with their
     results in batches, an empty one every WAIT seconds without any. Each wait returns once all but
     `busy` pending calls (the workers' worth, kept running meanwhile) have finished, so a batch is
     as large as it can be without idling a worker. RunFailed when a shard fails for good or
-    `broken()` names a dead part of the local Ray; `kept()` says what is kept then."""
+    `broken()` names a dead part of the local Ray; `kept()` says what is kept then; `submitted` is
+    told each call's shard indices as it is submitted (nodes.NodeWatch)."""
     import ray
 
     pending: dict[Any, list[ShardPlan]] = {}
@@ -101,6 +105,7 @@ def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pen
             if not chunk:
                 break
             pending[remote.remote(tuple(task for _, task in chunk))] = [shard for shard, _ in chunk]
+            submitted([shard.index for shard, _ in chunk])
         if not pending:
             return
         ready, _ = ray.wait(list(pending), num_returns=max(1, len(pending) - busy), timeout=WAIT)

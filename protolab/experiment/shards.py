@@ -34,6 +34,7 @@ from analysis.schema import (
     conform,
 )
 from analysis.tallies import shard_tallies
+from protolab.experiment import nodes
 from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
@@ -519,14 +520,13 @@ def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
 
 
 def worker_facts(t0: float) -> dict:
-    """Where and how the shard ran (kept in run.json, not in the rows)."""
+    """Where and how the shard ran (kept in run.json, not in the rows): the node by address, Ray's
+    node id and host name (two nodes on one host are told apart by id), the process and its cost."""
     try:
-        import ray
-
-        node = ray.util.get_node_ip_address() if ray.is_initialized() else socket.gethostname()
+        where = nodes.here()
     except Exception:  # noqa: BLE001 - informative only
-        node = socket.gethostname()
-    return {"node": node, "pid": os.getpid(), "seconds": round(time.perf_counter() - t0, 3),
+        where = {"node": socket.gethostname(), "node_id": "", "host": socket.gethostname()}
+    return {**where, "pid": os.getpid(), "seconds": round(time.perf_counter() - t0, 3),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 

@@ -1,0 +1,132 @@
+"""Which node of a cluster plays each shard, and which nodes a run lost.
+
+A shard task notes in the cluster's key-value store (Ray's GCS) the node it starts on; while the
+driver waits it reads Ray's node table, and when a node leaves it names the node and the shards
+that were running there in one line and in run.json (Ray plays those shards again on the nodes
+left: shardloop.MAX_RETRIES). Ray's own account of the loss stays in Ray's log files, which the
+line names: a user reads what protolab says, not a raylet's state dump."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+NAMESPACE = b"protolab"
+POLL = 2.0                      # seconds between two reads of the node table (one GCS call)
+
+
+def session_key(run_id: str, token: str) -> str:
+    """The marks of one session of a run (a resumed run starts afresh)."""
+    return f"{run_id}.{token[:12]}"
+
+
+def _key(session: str, first_shard: int, node_id: str) -> bytes:
+    return f"{session}/{first_shard}/{node_id}".encode()
+
+
+def here() -> dict[str, str]:
+    """This process's node: Ray's node id, the host's name and the node's address."""
+    import ray
+
+    if not ray.is_initialized():
+        return {"node": socket.gethostname(), "node_id": "", "host": socket.gethostname()}
+    return {"node": ray.util.get_node_ip_address(), "node_id": ray.get_runtime_context().get_node_id(),
+            "host": socket.gethostname()}
+
+
+def mark_started(session: str, first_shard: int) -> None:
+    """In a shard task: this group of shards (named by its first shard) has started on this node.
+    Informative only: a store that cannot be written to never fails the shard."""
+    from ray.experimental import internal_kv
+
+    try:
+        node_id = here()["node_id"]
+        if node_id:
+            internal_kv._internal_kv_put(_key(session, first_shard, node_id), b"", namespace=NAMESPACE)
+    except Exception:  # noqa: BLE001 - the mark only explains a loss; playing the shard matters
+        pass
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A node that left the cluster mid-run, and the shards that were running on it then."""
+
+    node_id: str
+    host: str
+    ip: str
+    seconds: float              # into this session
+    shards: list[int]
+
+    def line(self, logs: str) -> str:
+        which = (f"shards {', '.join(map(str, self.shards))} were running there and are played again on the "
+                 "nodes left" if self.shards else "no shard was running there")
+        return (f"node {self.node_id[:12]} ({self.host}, {self.ip}) left the cluster {self.seconds:.0f} s into "
+                f"the run; {which} (Ray's account of it: {logs})")
+
+    def record(self) -> dict:
+        return asdict(self)
+
+
+def logs_dir() -> str:
+    """Where this Ray session keeps its log files (this machine's, on a cluster the head's)."""
+    import ray
+
+    node = getattr(ray._private.worker, "_global_node", None)
+    try:
+        return str(node.get_logs_dir_path()) if node is not None else "/tmp/ray/session_latest/logs"
+    except Exception:  # noqa: BLE001 - only named in a message
+        return "/tmp/ray/session_latest/logs"
+
+
+class NodeWatch:
+    """The driver's view of the cluster's nodes during one session of a run: the groups of shards it
+    submitted (by first shard), and the nodes alive when it began."""
+
+    def __init__(self, session: str):
+        import ray
+
+        self.session, self.t0, self.last = session, time.monotonic(), 0.0
+        self.alive = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
+        self.groups: dict[int, list[int]] = {}
+
+    def submitted(self, shards: Sequence[int]) -> None:
+        self.groups[shards[0]] = list(shards)
+
+    def lost(self, finished_on: Callable[[int], str | None]) -> list[Loss]:
+        """Nodes gone since the last look (at most every POLL seconds), each with the shards that
+        had started on it and did not finish there (`finished_on`: the node id a recorded shard ran
+        on, None while it is not recorded); Ray plays those again, or already has."""
+        now = time.monotonic()
+        if now - self.last < POLL:
+            return []
+        self.last = now
+        import ray
+        from ray.experimental import internal_kv
+
+        gone = [n for n in ray.nodes() if not n.get("Alive") and n["NodeID"] in self.alive]
+        if not gone:
+            return []
+        started: dict[str, set[int]] = {}
+        prefix = f"{self.session}/".encode()
+        for key in internal_kv._internal_kv_list(prefix, namespace=NAMESPACE) or []:
+            _, first, node_id = key.decode().split("/")
+            started.setdefault(node_id, set()).add(int(first))
+        losses = []
+        for n in gone:
+            node_id = n["NodeID"]
+            del self.alive[node_id]
+            firsts = sorted(f for f in started.get(node_id, ()) if f in self.groups and finished_on(f) != node_id)
+            losses.append(Loss(node_id, n.get("NodeManagerHostname", "?"), n.get("NodeManagerAddress", "?"),
+                               round(now - self.t0, 1), [i for f in firsts for i in self.groups[f]]))
+        return losses
+
+    def forget(self) -> None:
+        """Remove this run's marks from the cluster's store (the end of the session)."""
+        from ray.experimental import internal_kv
+
+        try:
+            internal_kv._internal_kv_del(f"{self.session}/".encode(), del_by_prefix=True, namespace=NAMESPACE)
+        except Exception:  # noqa: BLE001 - marks are a few bytes; a store already gone keeps none
+            pass
