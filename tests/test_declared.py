@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from strategies import _features, declared, declared_gen
+from strategies import _features, declared, declared_gen, spec
 from strategies.errors import StrategyError
 from strategies.spec import learned_player
 
@@ -64,3 +64,14 @@ def test_splitmix_constants_in_one_source_file():
     pattern = re.compile("|".join(constants), re.IGNORECASE)
     holders = sorted(str(p.relative_to(ROOT)) for p in _sources() if pattern.search(p.read_text(errors="replace")))
     assert holders == ["sim/engine/rng.pxd"]
+
+
+def test_the_spec_syntax_states_the_declared_defaults():
+    """strategies/spec.py's docstring (the syntax users read) gives each player's defaults as the table has them."""
+    tables = {"search": declared.SEARCH, "ismcts": declared.ISMCTS, "learned": declared.LEARNED}
+    said = {name: dict(kv.split("=") for kv in args.split(","))
+            for name, args in re.findall(r"^\s+(search|ismcts|learned):(\S+)", spec.__doc__, re.MULTILINE)}
+    assert set(said) == set(tables)
+    for name, table in tables.items():
+        numbers = {k: float(v) for k, v in said[name].items() if k in declared.by_key(table)}
+        assert numbers and all(declared.by_key(table)[k].default == v for k, v in numbers.items()), (name, numbers)
