@@ -122,8 +122,6 @@ cdef int greedy_action(State* g, int p, const Products* k) noexcept nogil:
     return cand[weigh_actions(g, p, k, cand, n, ALL_ALLOWED, score)]
 
 
-
-
 cdef struct Weighing:
     # One action decision as a bot weighed it (greedy_weigh, search_weigh): its candidates
     # (candidate_actions), which of them it allows (loop avoidance), their scores and the choice.
