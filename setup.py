@@ -12,8 +12,10 @@ from setuptools import Extension, find_namespace_packages, setup
 # (sim/cards/vocabulary.py -> sim/engine/_vocab_*.pxi), so they cannot drift from the loader's.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sim.engine.vocab_gen import write_includes  # noqa: E402
+from strategies.declared_gen import write_includes as write_player_includes  # noqa: E402
 
 write_includes()
+write_player_includes()     # the players' numbers: strategies/declared.py -> strategies/_declared.px[di]
 
 # Python's own CFLAGS ask for debug info, which doubles the engine's compile time (a user's first
 # install waits for it) and never changes the machine code; PROTOLAB_DEBUG_INFO=1 keeps it for

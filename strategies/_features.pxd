@@ -4,8 +4,6 @@ one seat's view, built only from what that seat may see. Shared by the player (_
 the trainer's example generator (strategies/learned.py)."""
 
 from sim.engine._core cimport State
-
-cdef enum:
-    NFEAT = 78             # len(FEATURES); a test checks that they agree
+from strategies._declared cimport NFEAT     # len(FEATURES) (strategies/declared.py)
 
 cdef void features(State* g, int p, float* out) noexcept nogil

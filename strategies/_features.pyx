@@ -12,11 +12,9 @@ From card data, not identities: a card enters only through its value, its protoc
 can be played face-up) and the verbs of its compiled steps, so a designer's variant (a value, a
 verb, a count) changes what the model sees without retraining a per-card table.
 
-The names below are the one declaration of the vector's layout (FEATURES); features() writes the
-entries in exactly that order, and FEATURE_DIGEST (names and version) is what a model file must
-match."""
-
-import hashlib
+The vector's layout (FEATURES) and each entry's scale are declared once, in strategies/declared.py
+(its C constants: the generated _declared.pxd); features() writes the entries in exactly that
+order, and FEATURE_DIGEST (names and version) is what a model file must match."""
 
 import numpy as np
 
@@ -28,28 +26,17 @@ from sim.engine._core cimport (
     D_ACTION, HALT_NONE, HALT_HORIZON, ST_EXTERNAL, SP_ANYWHERE,
     V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_PLAY,
 )
-
-FEATURE_VERSION = 1
-SIDES = ("mine", "theirs")
-LINE_TERMS = ("value", "compiled", "lead", "ready", "stack", "facedown")
-SIDE_TERMS = ("compiled", "hand", "deck", "trash")
-VERB_FAMILIES = ("draw", "discard", "flip", "delete", "return", "shift", "play", "other")
-VERB_PLACES = ("hand", "mine_up", "theirs_up")      # my hand; each side's uncovered face-up cards
-
-FEATURES: tuple[str, ...] = (
-    *(f"{s}_line{l}_{t}" for s in SIDES for l in range(3) for t in LINE_TERMS),
-    *(f"{s}_{t}" for s in SIDES for t in SIDE_TERMS),
-    "control_mine", "control_theirs", "control_neutral", "turn", "active_is_me",
-    *(f"{where}_verbs_{v}" for where in VERB_PLACES for v in VERB_FAMILIES),
-    "hand_value_mean", "hand_value_max", "hand_value_min", "hand_playable_up", "hand_may_steps",
+from strategies._declared cimport (
+    NFAMILY, FS_LINE_VALUE, FS_LINE_VALUE_LO, FS_LINE_VALUE_HI, FS_LINE_LEAD, FS_LINE_LEAD_LO, FS_LINE_LEAD_HI,
+    FS_STACK, FS_STACK_LO, FS_STACK_HI, FS_FACEDOWN, FS_FACEDOWN_LO, FS_FACEDOWN_HI, FS_COMPILED, FS_HAND, FS_HAND_LO,
+    FS_HAND_HI, FS_PILE, FS_TURN, FS_TURN_LO, FS_TURN_HI, FS_VERBS, FS_HAND_VALUE, FS_PLAYABLE, FS_MAY,
 )
-FEATURE_DIGEST = hashlib.sha256(f"{FEATURE_VERSION}:{','.join(FEATURES)}".encode()).hexdigest()[:16]
+from strategies.declared import FEATURE_DIGEST, FEATURE_VERSION, FEATURES    # the trainer's and model's names
+
+include "_declared.pxi"
+
 VECTOR_LENGTH = NFEAT       # the C vector's length (a test checks it is len(FEATURES) and what features() writes)
 assert len(FEATURES) == NFEAT, (len(FEATURES), NFEAT)
-
-cdef enum:
-    NFAMILY = 8
-    CAPV = 15            # line values are capped here (a line compiles at 10)
 
 # verb -> family index (VERB_FAMILIES order); -1: no verb
 cdef int8_t FAMILY_OF[32]
@@ -106,25 +93,25 @@ cdef void features(State* g, int p, float* out) noexcept nogil:
             down = 0
             for i in range(n):
                 down += g.face_up[g.stack[t][l][i]] == 0
-            out[k] = clip(v, 0, CAPV) / 10.0
+            out[k] = clip(v, FS_LINE_VALUE_LO, FS_LINE_VALUE_HI) / FS_LINE_VALUE
             out[k + 1] = g.compiled[t][l] != 0
-            out[k + 2] = clip(v - ov, -10, 10) / 10.0
+            out[k + 2] = clip(v - ov, FS_LINE_LEAD_LO, FS_LINE_LEAD_HI) / FS_LINE_LEAD
             out[k + 3] = (g.compiled[t][l] == 0) & (v >= 10) & (v > ov)
-            out[k + 4] = clip(n, 0, 8) / 6.0
-            out[k + 5] = clip(down, 0, 6) / 4.0
+            out[k + 4] = clip(n, FS_STACK_LO, FS_STACK_HI) / FS_STACK
+            out[k + 5] = clip(down, FS_FACEDOWN_LO, FS_FACEDOWN_HI) / FS_FACEDOWN
             k += 6
     for s in range(2):
         t = side[s]
         out[k] = (g.compiled[t][0] != 0) + (g.compiled[t][1] != 0) + (g.compiled[t][2] != 0)
-        out[k] /= 3.0
-        out[k + 1] = clip(g.nhand[t], 0, 10) / 6.0
-        out[k + 2] = g.ndeck[t] / 18.0
-        out[k + 3] = g.ntrash[t] / 18.0
+        out[k] /= FS_COMPILED
+        out[k + 1] = clip(g.nhand[t], FS_HAND_LO, FS_HAND_HI) / FS_HAND
+        out[k + 2] = g.ndeck[t] / FS_PILE
+        out[k + 3] = g.ntrash[t] / FS_PILE
         k += 4
     out[k] = g.control == p
     out[k + 1] = g.control == 1 - p
     out[k + 2] = g.control < 0
-    out[k + 3] = clip(g.turn, 0, 100) / 50.0
+    out[k + 3] = clip(g.turn, FS_TURN_LO, FS_TURN_HI) / FS_TURN
     out[k + 4] = g.active == p
     k += 5
     for i in range(3 * NFAMILY):
@@ -152,14 +139,14 @@ cdef void features(State* g, int p, float* out) noexcept nogil:
                 if g.face_up[c]:
                     card_verbs(g, g.def_id[c], &out[k + NFAMILY * (1 + s)])
     for i in range(3 * NFAMILY):
-        out[k + i] /= 4.0
+        out[k + i] /= FS_VERBS
     k += 3 * NFAMILY
     n = g.nhand[p]
-    out[k] = (vsum / <float>n) / 6.0 if n > 0 else 0
-    out[k + 1] = vmax / 6.0
-    out[k + 2] = vmin / 6.0 if n > 0 else 0
-    out[k + 3] = playable / 6.0
-    out[k + 4] = may / 4.0
+    out[k] = (vsum / <float>n) / FS_HAND_VALUE if n > 0 else 0
+    out[k + 1] = vmax / FS_HAND_VALUE
+    out[k + 2] = vmin / FS_HAND_VALUE if n > 0 else 0
+    out[k + 3] = playable / FS_PLAYABLE
+    out[k + 4] = may / FS_MAY
 
 
 # -- the trainer's examples: one row per turn end and seat view ------------------------------------

@@ -42,7 +42,9 @@ from sim.engine.options cimport (
 )
 from strategies._bots cimport prepare_copy, heuristic
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
-from strategies._learned cimport Mlp, Settings, MAXPLAN, NOANS, fill_mlp, follow_plan, plan_turn, win_probability
+from strategies._declared cimport MAXPLAN
+from strategies._learned cimport Mlp, Settings, NOANS, fill_mlp, follow_plan, plan_turn, win_probability
+from strategies.declared import ISMCTS, ISMCTS_MODEL_C, by_key
 
 cdef enum Rollout:
     RO_RANDOM = 0          # uniform over the legal options, every decision (pure Monte Carlo)
@@ -63,14 +65,12 @@ cdef enum Choices:
 
 CHOICES = ("rules", "model")
 DEFAULT_CHOICES = "rules"  # leaf=model plays choices=model unless told (strategies/spec.py)
-DEFAULT_ITERS = 3000
-DEFAULT_C = 0.7
-# leaf=model's exploration constant: a model's win probability is a far less noisy leaf value than one
-# rollout's 0 or 1, so the means need less exploration to be trusted (measured against the default
-# ismcts: 164 of 400 games at 0.7, 190 at 0.3, 197 at 0.2, 200 at 0.1; docs/strategies.md)
-DEFAULT_MODEL_C = 0.2
+# the numbers: strategies/declared.py (ISMCTS; leaf=model's exploration constant ISMCTS_MODEL_C)
+DEFAULT_ITERS = int(by_key(ISMCTS)["iters"].default)
+DEFAULT_C = by_key(ISMCTS)["c"].default
+DEFAULT_MODEL_C = ISMCTS_MODEL_C
 DEFAULT_ROLLOUT = "rules"
-MAX_ITERS = 30000          # a tree of 30,001 nodes (1.2 MB per seat index) at most
+MAX_ITERS = int(by_key(ISMCTS)["iters"].hi)     # a tree of MAX_ITERS + 1 nodes (1.2 MB per seat index) at most
 
 cdef enum Mode:
     M_TREE = 0             # descending the tree

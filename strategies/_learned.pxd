@@ -4,11 +4,9 @@ the model's network in C and its win probability at a position."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from sim.engine._core cimport State
-
-cdef enum:
-    MAXL = 4             # model.MAX_LAYERS
-    MAXU = 64            # model.MAX_UNITS
-    MAXIN = 80           # max(NFEAT, MAXU)
+# MAXL, MAXU (the model's room: declared.MAX_LAYERS, MAX_UNITS), MAXIN (declared.max_inputs()), MAXPLAN
+# (the most inner decision points: the `inner` limit), MAXTOP (the most candidates planned: `top`'s)
+from strategies._declared cimport MAXL, MAXU, MAXIN, MAXPLAN, MAXTOP
 
 cdef struct Mlp:
     int32_t nl
@@ -19,7 +17,6 @@ cdef struct Mlp:
     float b[MAXL][MAXU]
 
 cdef enum:
-    MAXPLAN = 12         # inner decision points a plan remembers
     NOANS = -1000000     # no forced answer
 
 cdef struct Plan:

@@ -32,7 +32,8 @@ from strategies._bots cimport (
     prepare_copy, candidate_actions, default_decide, default_choice, field_hash, seen_hash,
     allowed_actions, note_turn_of, remember_action,
 )
-from strategies._features cimport NFEAT, features
+from strategies._declared cimport NFEAT
+from strategies._features cimport features
 
 import numpy as np
 
@@ -284,7 +285,7 @@ cdef void keep_plan(Plan* plan, const int32_t* force, const int8_t* kinds) noexc
 
 
 cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t* cand, int n,
-                  const uint8_t* allowed, double* total, const int* planned, int32_t plans[4][MAXPLAN],
+                  const uint8_t* allowed, double* total, const int* planned, int32_t plans[MAXTOP][MAXPLAN],
                   int nplanned) noexcept nogil:
     """The `reply` best candidates (by their scores so far) scored again one turn deeper, after the
     opponent's reply by the default policy (the candidate's planned answers kept), over `sims`
@@ -333,9 +334,9 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     cdef int32_t npoints[MAXOPT]
     cdef int32_t force[MAXPLAN]
     cdef int8_t kinds[MAXPLAN]
-    cdef int32_t plans[4][MAXPLAN]
-    cdef int8_t plan_kinds[4][MAXPLAN]
-    cdef int planned[4]
+    cdef int32_t plans[MAXTOP][MAXPLAN]
+    cdef int8_t plan_kinds[MAXTOP][MAXPLAN]
+    cdef int planned[MAXTOP]
     cdef int n, i, k, r, order, nplanned = 0, best = -1, ties = 0, chosen_plan = -1
     cdef double sc, gain, bs = -1e18
     n = candidate_actions(g, cand)
@@ -355,7 +356,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             npoints[i] = pl.n if pl.n > npoints[i] else npoints[i]
     if s.inner > 0 and s.branch > 0:
         planner_copy(g, &base, p)
-        for order in range(s.top if s.top < 4 else 4):
+        for order in range(s.top if s.top < MAXTOP else MAXTOP):
             k = -1
             for i in range(n):
                 if ((allowed == NULL or allowed[i]) and npoints[i] > 0 and not picked[i]

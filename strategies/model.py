@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from strategies._features import FEATURE_DIGEST, FEATURES
+from strategies.declared import FEATURE_DIGEST, FEATURES, MAX_LAYERS, MAX_UNITS
 from strategies.errors import StrategyError
 
 FORMAT = "protolab-model"
@@ -33,8 +33,6 @@ VERSION = 1
 KEYS = ("format", "version", "features", "feature_digest", "layers", "meta")
 LAYER_KEYS = ("weights", "bias", "activation")
 ACTIVATIONS = ("relu", "tanh", "linear")
-MAX_LAYERS = 4          # the C player's room (strategies/_learned.pyx)
-MAX_UNITS = 64
 NFEAT = len(FEATURES)
 SHIPPED = "protolab_datasets.models"
 DEFAULT_MODEL = "learned"
@@ -46,9 +44,12 @@ class ModelError(StrategyError):
 
 @dataclass(frozen=True)
 class Layer:
-    weights: np.ndarray          # float32 [out][in]
-    bias: np.ndarray             # float32 [out]
-    activation: str
+    """One dense layer of a value network, as the fit gives it (protolab/experiment/fit.py, float64) and
+    a model file holds it (float32)."""
+
+    weights: np.ndarray          # [out][in]
+    bias: np.ndarray             # [out]
+    activation: str              # relu | tanh | linear
 
 
 @dataclass

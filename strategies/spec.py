@@ -48,6 +48,7 @@ from strategies._ismcts import (
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
 from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN
+from strategies.declared import ISMCTS, LEARNED, SEARCH, by_key
 from strategies.draft import DraftTableError, fitted_draft
 from strategies.errors import StrategyError
 from strategies.model import DEFAULT_MODEL, load_model
@@ -59,6 +60,12 @@ R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
 R_NO_FACEUP = int(Restrict.NO_FACEUP)
 Params = dict[str, float | str]
 WORDS = {"rollout": ROLLOUTS, "leaf": LEAVES, "choices": CHOICES}     # parameters that take a word
+# the players' defaults and limits, declared once (strategies/declared.py; the C side reads the same table)
+LEARNED_DEFAULTS = {p.key: p.default for p in LEARNED}
+LEARNED_LIMITS = {p.key: (p.lo, p.hi) for p in LEARNED}
+LEARNED_KNOBS = by_key(LEARNED)
+SEARCH_KNOBS = by_key(SEARCH)
+ISMCTS_KNOBS = by_key(ISMCTS)
 
 
 @dataclass(frozen=True)
@@ -80,8 +87,8 @@ def _bot(style: str) -> Callable[[SeatConfig, Params], None]:
     """greedy, its styles and search (strategies/_bots.pyx)."""
     def configure_bot(seat: SeatConfig, params: Params) -> None:
         weights = dict(params)
-        sims = int(weights.pop("sims", 50))
-        depth = int(weights.pop("depth", 2))
+        sims = int(weights.pop("sims", SEARCH_KNOBS["sims"].default))
+        depth = int(weights.pop("depth", SEARCH_KNOBS["depth"].default))
         configure(seat, style, weights, sims, depth)
     return configure_bot
 
@@ -114,19 +121,15 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
                      int(LEARNED_DEFAULTS["inner"]), int(LEARNED_DEFAULTS["branch"]))   # the learned player's planner
 
 
-LEARNED_DEFAULTS = {"sims": 1, "depth": 0, "inner": 3, "branch": 4, "top": 2, "reply": 2, "explore": 0.0}
-LEARNED_LIMITS = {"sims": (1, 1000), "depth": (0, 20), "inner": (0, 12), "branch": (0, 64), "top": (0, 4),
-                  "reply": (0, 64), "explore": (0.0, 1.0)}
-
-
 def learned_player(params: Params) -> Learned:
     """The learned player's context for a spec's parameters (strategies/_learned.pyx): the model
     (shipped by name, or a file) and its search settings."""
     model = load_model(str(params.get("model", DEFAULT_MODEL)))
     knobs = {k: params.get(k, v) for k, v in LEARNED_DEFAULTS.items()}
     for k, (lo, hi) in LEARNED_LIMITS.items():
-        if not lo <= knobs[k] <= hi or (k != "explore" and knobs[k] % 1):
-            kind = "a number" if k == "explore" else "a whole number"
+        whole = LEARNED_KNOBS[k].whole
+        if not lo <= knobs[k] <= hi or (whole and knobs[k] % 1):
+            kind = "a whole number" if whole else "a number"
             raise StrategyError(f"strategy 'learned': {k} must be {kind} {lo}..{hi}, got {knobs[k]:g}")
     layers = [(lay.weights, lay.bias, lay.activation) for lay in model.layers]
     return Learned(layers, model.hash, int(knobs["sims"]), int(knobs["depth"]), int(knobs["inner"]),
@@ -201,14 +204,15 @@ def parse(text: str) -> StrategySpec:
                 spec.params[k] = float(v)
             except ValueError:
                 raise StrategyError(f"strategy {head!r}: parameter {k} needs a number, got {v!r}") from None
-        if "sims" in spec.params and not 1 <= spec.params["sims"] <= 100000:
-            raise StrategyError(f"strategy {head!r}: sims must be 1..100000")
-        if "depth" in spec.params and not 0 <= spec.params["depth"] <= 20:
-            raise StrategyError(f"strategy {head!r}: depth must be 0..20")
+        for k in ("sims", "depth"):
+            knob = SEARCH_KNOBS[k]
+            if k in spec.params and not knob.lo <= spec.params[k] <= knob.hi:
+                raise StrategyError(f"strategy {head!r}: {k} must be {knob.lo}..{knob.hi}")
         if "iters" in spec.params and not (1 <= spec.params["iters"] <= MAX_ITERS and spec.params["iters"] % 1 == 0):
             raise StrategyError(f"strategy {head!r}: iters must be a whole number 1..{MAX_ITERS}")
-        if "c" in spec.params and not 0 <= spec.params["c"] <= 100:
-            raise StrategyError(f"strategy {head!r}: c must be 0..100")
+        c = ISMCTS_KNOBS["c"]
+        if "c" in spec.params and not c.lo <= spec.params["c"] <= c.hi:
+            raise StrategyError(f"strategy {head!r}: c must be {c.lo}..{c.hi}")
     for r in restr:
         name, _, arg = r.partition(":")
         if name not in RESTRICTIONS:

@@ -91,7 +91,7 @@ def test_every_decision_kind_has_an_option_reader():
     assert set(OPTION_READERS) == set(vocab.enum("decision").words())
 
 
-@pytest.mark.parametrize("key", vocab.SELECTOR_KEYS + ("to",))
+@pytest.mark.parametrize("key", vocab.WORD_SELECTOR_KEYS + ("to",))
 def test_every_selector_word_loads_and_compiles_to_its_code(tmp_path, key):
     """A word in the table is a word of the card language: the loader takes it and the step record
     holds the table's code."""

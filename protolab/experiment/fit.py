@@ -16,18 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from strategies.model import Layer
+
 EXTRA_HINT = 'protolab train needs the optional extra: pip install -e ".[train]" (or pip install scikit-learn)'
 
 
 class FitUnavailable(ImportError):
     """scikit-learn is not installed."""
-
-
-@dataclass
-class Layer:
-    weights: np.ndarray       # [out][in]
-    bias: np.ndarray          # [out]
-    activation: str           # relu | tanh | linear
 
 
 @dataclass

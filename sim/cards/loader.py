@@ -35,8 +35,7 @@ def _official_dir() -> Path:
 
 OFFICIAL_DIR = _official_dir()
 
-SELECTOR_KEYS = {"whose", "covered", "face", "other", "line", "value", "value_gt", "value_lt",
-                 "min_cards", "pick", "each", "protocol"}
+SELECTOR_KEYS = set(vocab.SELECTOR_KEYS)
 STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "random",
                     "ignore_middle", "into"}
 KEYWORDS = sorted({v.word for v in vocab.VERBS})

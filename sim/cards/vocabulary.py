@@ -349,6 +349,8 @@ class Member:
     word: str | bool | None = None
     meaning: str = ""
     example: str = ""        # a card that uses it (docs)
+    printed: str = ""        # how card text says it (sim/cards/writer.py prints it; `to`: after a shift)
+    played: str = ""         # `to` only: how card text says it after a play
 
 
 @dataclass(frozen=True)
@@ -390,37 +392,43 @@ ENUMS: tuple[EngineEnum, ...] = (
     EngineEnum("Face", "F_", "face", (M("ANY", "any", "either face"), M("UP", "up", "face-up cards"),
                                       M("DOWN", "down", "face-down cards")), "the card's face", card=True),
     EngineEnum("LineSel", "L_", "line", (
-        M("ANY", "any", "every line"), M("THIS", "this", "this card's line"),
+        M("ANY", "any", "every line"), M("THIS", "this", "this card's line", printed="in this line"),
         M("OTHER", "other", "not this line"),
-        M("CHOSEN", "chosen", "the decider picks 1 line in which something matches"),
-        M("CHOSEN_OTHER", "chosen_other", "the same, not this line"),
-        M("THIS_STACK", "this_stack", "this card's line on this card's side"),
-        M("THAT", "that", 'the line of "that card"', "Mirror 3"),
-        M("OPP_AHEAD", "opponent_ahead", "lines where the opponent's total is higher", "Courage 1"),
-        M("PROTOCOL", "protocol", "the line of the controller's protocol of this text's protocol", "Unity 1")),
+        M("CHOSEN", "chosen", "the decider picks 1 line in which something matches", printed="in 1 line"),
+        M("CHOSEN_OTHER", "chosen_other", "the same, not this line", printed="in 1 other line"),
+        M("THIS_STACK", "this_stack", "this card's line on this card's side", printed="in this stack"),
+        M("THAT", "that", 'the line of "that card"', "Mirror 3", printed="in the same line"),
+        M("OPP_AHEAD", "opponent_ahead", "lines where the opponent's total is higher", "Courage 1",
+          printed="in a line where they have a higher total value than you do"),
+        M("PROTOCOL", "protocol", "the line of the controller's protocol of this text's protocol", "Unity 1",
+          printed="in that line")),
         "the lines the cards may stand in", card=True),
     EngineEnum("Pick", "P_", "pick", (
         M("NONE"), M("HIGHEST", "highest", "highest value among the matches (ties: the decider chooses)"),
         M("LOWEST", "lowest", "lowest value among the matches")), "only the extreme values", card=True),
     EngineEnum("Each", "E_", "each", (
-        M("NONE"), M("OTHER_LINE", "other_line", "every line but this one"),
-        M("LINE_WITH_YOUR_CARD", "line_with_your_card", "every line holding one of your cards"),
-        M("EVERY_LINE", "line", "every line"),
+        M("NONE"), M("OTHER_LINE", "other_line", "every line but this one", printed="in each other line"),
+        M("LINE_WITH_YOUR_CARD", "line_with_your_card", "every line holding one of your cards",
+          printed="in each line where you have a card"),
+        M("EVERY_LINE", "line", "every line", printed="in each line"),
         M("LINE_WITH_FACEDOWN", "line_with_facedown", "every line holding a face-down card, either side",
-          "Smoke 0")),
+          "Smoke 0", printed="in each line with a face-down card")),
         "run the step once per noted line, in the decider's order", card=True),
     # destinations and sources of shift and play
     EngineEnum("Dest", "T_", "to", (
         M("ANY", "any", "any line allowed by the rules (shift: any other line of the card's side)"),
-        M("THIS_LINE", "this_line", "this card's line"),
-        M("OTHER_LINE", "other_line", "a line other than this card's line"),
+        M("THIS_LINE", "this_line", "this card's line", printed="to this line", played="in this line"),
+        M("OTHER_LINE", "other_line", "a line other than this card's line", printed="to another line",
+          played="in another line"),
         M("TO_OR_FROM", "to_or_from_this_line", "a card in this line goes to another line; any other card "
-                                                "comes to this line"),
+                                                "comes to this line", printed="either to or from this line"),
         M("OPP_HIGHEST", "opponent_highest", "a line where the opponent has their highest total (ties: the "
-                                             "decider chooses)", "Courage 3"),
+                                             "decider chooses)", "Courage 3",
+          printed="to the line where your opponent has their highest total value"),
         M("LINE_WITH_FACEDOWN", "line_with_facedown", "a line holding a face-down card on either side",
-          "Smoke 3"),
-        M("THIS_STACK", "this_stack", "(play from a deck) onto this card's stack", "Assimilation 2")),
+          "Smoke 3", played="in a line with a face-down card"),
+        M("THIS_STACK", "this_stack", "(play from a deck) onto this card's stack", "Assimilation 2",
+          played="in this stack")),
         "where `shift` and `play` put the card", card=True),
     EngineEnum("Source", "S_", "from", (
         M("HAND", "hand"), M("DECK_TOP", "deck_top"), M("OPP_DECK", "opponent_deck"), M("DECK", "deck"),
@@ -688,7 +696,18 @@ TRIGGERS_BEGIN = "<!-- trigger table: generated by `python -m sim.cards.vocabula
 TRIGGERS_END = "<!-- end of generated trigger table -->"
 ENGINE_BEGIN = "<!-- engine enums: generated by `python -m sim.cards.vocabulary --engine`; do not edit -->"
 ENGINE_END = "<!-- end of generated engine enums -->"
-SELECTOR_KEYS = ("whose", "covered", "face", "line", "pick", "each")
+# every key a field verb's selection may carry (the loader accepts these on a step); those with words
+# of their own (an enum: whose, covered, face, line, pick, each) get a table in docs/cards.md
+SELECTOR_KEYS = ("whose", "covered", "face", "other", "line", "value", "value_gt", "value_lt", "min_cards", "pick",
+                 "each", "protocol")
+WORD_SELECTOR_KEYS = tuple(k for k in SELECTOR_KEYS if any(e.key == k and e.card for e in ENUMS))
+
+
+def printed(key: str, played: bool = False) -> dict[str | bool, str]:
+    """Word -> how card text says it, for the enum written with `key` (the writer's phrases;
+    `played`: a play's destination, where `to` reads "in ..." rather than "to ...")."""
+    return {m.word: m.played if played else m.printed for m in enum(key).members
+            if m.word is not None and (m.played if played else m.printed)}
 
 
 def _spelled(word: str | bool) -> str:
@@ -713,7 +732,7 @@ def selectors_markdown() -> str:
     """The selector, destination and condition tables of docs/cards.md, between their markers."""
     lines = [SELECTORS_BEGIN, "", "Selectors of field verbs (defaults in bold):", "",
              "| key | value | meaning |", "|---|---|---|"]
-    for key in SELECTOR_KEYS:
+    for key in WORD_SELECTOR_KEYS:
         lines += _words_rows(enum(key), key=True)
     lines += ["", "Destinations for `shift` and `play`:", "", "| `to` | meaning | example |", "|---|---|---|",
               *_words_rows(enum("to"), example=True), "",

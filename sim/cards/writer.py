@@ -19,17 +19,11 @@ class WriteError(ValueError):
 
 _DECK_SOURCES = ("deck_top", "opponent_deck")
 _FIELD_WORDS = {v.word for v in vocab.VERBS if v.on_field and not v.keyword}
-_LINES = {"this": "in this line", "this_stack": "in this stack", "chosen": "in 1 line",
-          "chosen_other": "in 1 other line", "that": "in the same line", "protocol": "in that line",
-          "opponent_ahead": "in a line where they have a higher total value than you do"}
-_EACH = {"line": "in each line", "other_line": "in each other line",
-         "line_with_your_card": "in each line where you have a card",
-         "line_with_facedown": "in each line with a face-down card"}
-_TO = {"this_line": "to this line", "other_line": "to another line",
-       "to_or_from_this_line": "either to or from this line",
-       "opponent_highest": "to the line where your opponent has their highest total value"}
-_PLAY_TO = {"other_line": "in another line", "this_line": "in this line",
-            "line_with_facedown": "in a line with a face-down card", "this_stack": "in this stack"}
+# the words of the selectors and destinations, as the vocabulary declares them (Member.printed, .played)
+_LINES = vocab.printed("line")
+_EACH = vocab.printed("each")
+_TO = vocab.printed("to")
+_PLAY_TO = vocab.printed("to", played=True)
 
 
 def _verb_key(step: dict[str, Any]) -> str:
