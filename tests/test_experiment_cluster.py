@@ -149,7 +149,8 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     try:
         deadline = time.monotonic() + 300
         while not _children_playing(raylet):
-            assert driver.poll() is None and time.monotonic() < deadline, "the worker node never played a shard"
+            if driver.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the worker node never played a shard: {driver.communicate(timeout=60)}")
             time.sleep(0.1)
         os.kill(raylet, signal.SIGKILL)
         out, err = driver.communicate(timeout=600)
