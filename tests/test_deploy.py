@@ -282,7 +282,7 @@ def test_the_dockerfile_builds_the_wheel_in_one_stage_and_installs_it_in_the_las
 @pytest.mark.parametrize("edit, problem", [
     (("--no-deps ", ""), "no `pip wheel --no-deps"),
     (("-c /opt/protolab/constraints.txt ", ""), "not installed with -c"),
-    (("COPY --from=wheel /home/ray/dist/ /opt", "COPY . /opt"), "the sources are copied in"),
+    (("COPY --from=wheel /build/dist/ /opt", "COPY . /opt"), "the sources are copied in"),
     (("gcc libc6-dev", "libc6-dev"), "no C compiler"),
 ])
 def test_the_dockerfile_check_fails_on_a_broken_copy(edit, problem):
@@ -383,7 +383,7 @@ def test_the_image_builds_and_runs_protolab():
                              capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr[-4000:]
         assert "games" in run.stdout
-        source = subprocess.run(["docker", "run", "--rm", tag, "sh", "-c", "ls /home/ray/src"], capture_output=True,
+        source = subprocess.run(["docker", "run", "--rm", tag, "sh", "-c", "ls /build/src"], capture_output=True,
                                 text=True, timeout=120)
         assert source.returncode != 0, "the runtime stage holds the sources"
     finally:
