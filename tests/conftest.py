@@ -1,10 +1,18 @@
 """Shared fixtures: the official pool is compiled once per test session."""
 
 import os
+import signal
 
 import pytest
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+# A suite started in the background (`pytest &`, nohup, a CI runner) inherits SIGINT ignored, and so
+# would every `protolab` it starts: the tests that press Ctrl-C on one would wait for a stop that an
+# ignored signal never brings. Children inherit an ignored signal but not a handler: one here gives
+# them the default, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

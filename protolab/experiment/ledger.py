@@ -140,9 +140,10 @@ class Ledger:
         return entry["worker"].get("node_id") if entry is not None and "worker" in entry else None
 
     def nodes_lost(self, losses: list[Loss], say: Callable[..., Any]) -> None:
-        """Nodes that left mid-run: one line each, and this session's record of them in run.json."""
+        """Nodes that left mid-run (or worker processes that died): one line each, and this
+        session's record of them in run.json (`nodes_lost`, `workers_lost`)."""
         for loss in losses:
-            self.session.setdefault("nodes_lost", []).append(loss.record())
+            self.session.setdefault("nodes_lost" if loss.left else "workers_lost", []).append(loss.record())
             say(f"[yellow]{escape(loss.line(logs_dir()))}[/yellow]")
 
     def checkpoint(self) -> None:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 
 NAMESPACE = b"protolab"
 POLL = 2.0                      # seconds between two reads of the node table (one GCS call)
+SETTLE = 20.0                   # seconds the last look waits for Ray to declare gone a node that lost a shard
 
 
 def session_key(run_id: str, token: str) -> str:
@@ -51,19 +52,26 @@ def mark_started(session: str, first_shard: int) -> None:
 
 @dataclass(frozen=True)
 class Loss:
-    """A node that left the cluster mid-run, and the shards that were running on it then."""
+    """A node that left the cluster mid-run (`left`), or a worker process of a node that stayed,
+    and the shards that had started there and were played again elsewhere."""
 
     node_id: str
     host: str
     ip: str
-    seconds: float              # into this session
+    seconds: float              # into this session, when protolab saw it
     shards: list[int]
+    left: bool
 
     def line(self, logs: str) -> str:
-        which = (f"shards {', '.join(map(str, self.shards))} were running there and are played again on the "
-                 "nodes left" if self.shards else "no shard was running there")
-        return (f"node {self.node_id[:12]} ({self.host}, {self.ip}) left the cluster {self.seconds:.0f} s into "
-                f"the run; {which} (Ray's account of it: {logs})")
+        node = f"node {self.node_id[:12]} ({self.host}, {self.ip})"
+        if not self.shards:
+            which = "no shard was running there"
+        elif len(self.shards) == 1:
+            which = f"shard {self.shards[0]} was running there and is played again"
+        else:
+            which = f"shards {', '.join(map(str, self.shards))} were running there and are played again"
+        what = f"{node} left the cluster" if self.left else f"a worker process on {node} died"
+        return f"{what} {self.seconds:.0f} s into the run; {which} (Ray's account of it: {logs})"
 
     def record(self) -> dict:
         return asdict(self)
@@ -82,7 +90,7 @@ def logs_dir() -> str:
 
 class NodeWatch:
     """The driver's view of the cluster's nodes during one session of a run: the groups of shards it
-    submitted (by first shard), and the nodes alive when it began."""
+    submitted (by first shard), the nodes alive when it began, and the losses already told."""
 
     def __init__(self, session: str):
         import ray
@@ -90,37 +98,59 @@ class NodeWatch:
         self.session, self.t0, self.last = session, time.monotonic(), 0.0
         self.alive = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
         self.groups: dict[int, list[int]] = {}
+        self.told: set[str] = set()
 
     def submitted(self, shards: Sequence[int]) -> None:
         self.groups[shards[0]] = list(shards)
 
-    def lost(self, finished_on: Callable[[int], str | None]) -> list[Loss]:
-        """Nodes gone since the last look (at most every POLL seconds), each with the shards that
-        had started on it and did not finish there (`finished_on`: the node id a recorded shard ran
-        on, None while it is not recorded); Ray plays those again, or already has."""
-        now = time.monotonic()
-        if now - self.last < POLL:
+    def lost(self, finished_on: Callable[[int], str | None], final: bool = False) -> list[Loss]:
+        """What was lost since the last look, at most every POLL seconds: nodes gone from Ray's node
+        table, each with the shards that had started on it and not finished there (`finished_on`:
+        the node id a recorded shard ran on, None while it is not recorded). The `final` look, once
+        every shard is in, also names the nodes where a shard started but that did not finish it
+        (a node Ray had not yet declared gone when the run ended, or a worker process that died),
+        waiting up to SETTLE seconds for Ray's verdict on such a node."""
+        if not final and time.monotonic() - self.last < POLL:
             return []
-        self.last = now
+        self.last = time.monotonic()
+        started = self._started()
+        gone = self._gone()
+        suspects = set(gone)
+        if final:
+            retried = {node for node, firsts in started.items()
+                       if any(finished_on(f) not in (None, node) for f in firsts)}
+            deadline = time.monotonic() + SETTLE
+            while retried - gone - self.told and time.monotonic() < deadline:
+                time.sleep(0.5)
+                gone = self._gone()
+            suspects |= retried
+        losses = []
+        for node_id in sorted(suspects - self.told):
+            self.told.add(node_id)
+            info = self.alive.get(node_id, {})
+            firsts = sorted(f for f in started.get(node_id, ()) if finished_on(f) != node_id)
+            losses.append(Loss(node_id, info.get("NodeManagerHostname", "?"), info.get("NodeManagerAddress", "?"),
+                               round(time.monotonic() - self.t0, 1), [i for f in firsts for i in self.groups[f]],
+                               node_id in gone))
+        return losses
+
+    def _gone(self) -> set[str]:
+        """The nodes alive at the start that Ray's node table no longer has alive."""
         import ray
+
+        now_alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
+        return set(self.alive) - now_alive
+
+    def _started(self) -> dict[str, set[int]]:
+        """The node ids this session's groups started on (first shard of each group), from the marks."""
         from ray.experimental import internal_kv
 
-        gone = [n for n in ray.nodes() if not n.get("Alive") and n["NodeID"] in self.alive]
-        if not gone:
-            return []
         started: dict[str, set[int]] = {}
-        prefix = f"{self.session}/".encode()
-        for key in internal_kv._internal_kv_list(prefix, namespace=NAMESPACE) or []:
+        for key in internal_kv._internal_kv_list(f"{self.session}/".encode(), namespace=NAMESPACE) or []:
             _, first, node_id = key.decode().split("/")
-            started.setdefault(node_id, set()).add(int(first))
-        losses = []
-        for n in gone:
-            node_id = n["NodeID"]
-            del self.alive[node_id]
-            firsts = sorted(f for f in started.get(node_id, ()) if f in self.groups and finished_on(f) != node_id)
-            losses.append(Loss(node_id, n.get("NodeManagerHostname", "?"), n.get("NodeManagerAddress", "?"),
-                               round(now - self.t0, 1), [i for f in firsts for i in self.groups[f]]))
-        return losses
+            if int(first) in self.groups:
+                started.setdefault(node_id, set()).add(int(first))
+        return started
 
     def forget(self) -> None:
         """Remove this run's marks from the cluster's store (the end of the session)."""

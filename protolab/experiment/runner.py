@@ -232,6 +232,7 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
             play_until_settled(plan, ledger, play, say)
         else:
             play(plan.shards)
+        ledger.nodes_lost(watch.lost(ledger.node_of, final=True), say)    # one lost as the last shards came in
     finally:
         watch.forget()
 

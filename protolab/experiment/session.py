@@ -55,6 +55,33 @@ def versions() -> dict[str, str]:
 def _quiet_ray_logs() -> None:
     for name in ("ray", "ray._private.authentication.authentication_token_setup"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    _route_cluster_errors()
+
+
+CLUSTER_ERRORS = logging.getLogger("protolab.ray")     # silent unless a user's logging asks for it
+CLUSTER_ERRORS.addHandler(logging.NullHandler())       # not logging's last resort (stderr) either
+
+
+def _route_cluster_errors() -> None:
+    """Ray's driver prints every error the cluster publishes (a raylet's death with its state dump,
+    a task's retry) on the terminal, even with log_to_driver=False. protolab says what matters in
+    its own words (a lost node and its shards: nodes.py; a shard that failed for good: RunFailed),
+    so those prints go to the logger `protolab.ray` instead; Ray's log files keep them whole."""
+    import ray._private.worker as ray_worker
+
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "routed", False):
+        return
+
+    def routed(data: dict, ignore_prefix: bool) -> None:
+        if data.get("pid") == "raylet":             # published errors, as listen_error_messages sends them
+            for line in data.get("lines", ()):
+                CLUSTER_ERRORS.warning("%s", line)
+        else:
+            original(data, ignore_prefix)
+
+    routed.routed = True  # type: ignore[attr-defined]
+    ray_worker.print_to_stdstream = routed
 
 
 @contextlib.contextmanager
