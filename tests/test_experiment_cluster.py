@@ -169,7 +169,8 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     (lost,) = m["sessions"][-1]["nodes_lost"]
     assert lost["ip"] == n["work_ip"] and lost["shards"], lost
     assert lost["node_id"][:12] in lines[0] and n["work_ip"] in lines[0]
-    named = f"shard {lost['shards'][0]} was" if len(lost["shards"]) == 1 else f"shards {', '.join(map(str, lost['shards']))} were"
+    shards = ", ".join(map(str, lost["shards"]))
+    named = f"shard {shards} was" if len(lost["shards"]) == 1 else f"shards {shards} were"
     assert f"{named} running there" in lines[0]
     by_index = {s["index"]: s["worker"] for s in m["shards"]}
     assert all(by_index[i]["node_id"] != lost["node_id"] for i in lost["shards"])   # played again elsewhere
