@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 
 from analysis import runfolder
-from protolab.experiment.ledger import Ledger, new_manifest
-from protolab.experiment.plan import Plan, make_plan
 from protolab.experiment.progress import Progress
-from protolab.experiment.runner import RunOptions, drive, max_pending
+from protolab.experiment.run.ledger import Ledger, new_manifest
+from protolab.experiment.run.plan import Plan, make_plan
+from protolab.experiment.run.runner import RunOptions, drive, max_pending
+from protolab.experiment.run.shardloop import MAX_RETRIES, dictionaries, make_task, play_shard
+from protolab.experiment.run.shards import execute
 from protolab.experiment.session import start_ray, stop_ray
-from protolab.experiment.shardloop import MAX_RETRIES, dictionaries, make_task, play_shard
-from protolab.experiment.shards import execute
 from protolab.experiment.spec import load_spec
 
 SPEC = """
