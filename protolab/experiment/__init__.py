@@ -6,6 +6,6 @@ loop, runs in a loop). Below them, what every feature shares: `spec` (with `stop
 `strengthspec` and `tunespec`, its tables) reads and validates the spec file, `seeds` derives every
 game's seed, `pools` builds a job's pool from card files carried as text, `jobs` maps jobs over Ray
 (bounded in flight, retries, progress), `session` starts, joins and ends Ray (`reaper` ends the Ray
-of a killed driver), `progress` draws the bar. A feature imports these, never a sibling feature
-(import-linter's contracts in pyproject.toml). The spec format is in docs/experiments.md, the run
-folder in docs/data.md."""
+of a killed driver), `progress` draws the bar. A feature imports these and no sibling feature (only
+`meta/` builds on `run/`), as import-linter's contracts in pyproject.toml check. The spec format is
+in docs/experiments.md, the run folder in docs/data.md."""
