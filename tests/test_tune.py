@@ -1,7 +1,7 @@
 """`protolab tune`: a balance search whose spec errors are one line naming the key, whose output a
 designer can run (`--cards`), whose verdicts come from fresh seeds, and which repeats exactly:
 the same spec gives the same trials, a search extended in its folder equals one run to the end,
-and Ray workers give what this process gives."""
+and Ray workers give what this process gives (through the job mapper every feature uses)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from analysis.balance import front, imbalance, outcomes
 from protolab.cli import main
-from protolab.experiment.jobs import Local, OnRay
+from protolab.experiment.jobs import JobFailed, Local, OnRay, finished, remote
 from protolab.experiment.spec import SpecError, load_spec
 from protolab.experiment.tune.tune import _knobs_of, main_tune, prepare
 from protolab.experiment.tune.tuneplay import player
@@ -147,8 +147,35 @@ def test_ray_workers_play_what_this_process_plays(tmp_path):
     ray = OnRay(None, 2)
     try:
         assert np.array_equal(player(ray)(jobs)[0], player(Local())(jobs)[0], equal_nan=True)
+        _the_job_mapper(ray)               # on the same Ray: starting one costs more than the checks
     finally:
         ray.close()
+
+
+class Count:
+    """What a progress bar is told."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def update(self, done: int) -> None:
+        self.seen.append(done)
+
+
+def _the_job_mapper(ray: OnRay) -> None:
+    """The one job mapper of every feature (jobs.py): results in job order and progress counted per
+    job as in this process; a job's own error raised at once with its type, and named by its key
+    where the run's shard loop needs it."""
+    texts = ["1", "[2, 3]", "\"four\"", "5.5"]
+    here, there = Count(), Count()
+    assert ray.map(json.loads, texts, there, len) == Local().map(json.loads, texts, here, len) == [1, [2, 3], "four",
+                                                                                                    5.5]
+    assert here.seen == [1, 7, 13, 16] and len(there.seen) == 4 and there.seen[-1] == 16
+    with pytest.raises(json.JSONDecodeError):
+        ray.map(json.loads, ["1", "not json", "2"])
+    with pytest.raises(JobFailed) as failed:
+        list(finished(remote(json.loads), [("first", "1"), ("second", "{")], max_pending=2))
+    assert failed.value.key == "second" and isinstance(failed.value.cause, json.JSONDecodeError)
 
 
 def test_outcomes_score_each_protocol_of_each_seat():

@@ -88,7 +88,7 @@ def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pen
     """Submit `tasks` ((shard, task argument), built as they are submitted), `group` shards to a
     call of the Ray remote function `remote` (play_shard: a tuple of task arguments in, their
     results out), at most `max_pending` calls at a time; yield the finished shards with their
-    results in batches, an empty one every WAIT seconds without any. Each wait returns once all but
+    results in batches, an empty one every jobs.WAIT seconds without any. Each wait returns once all but
     `busy` pending calls (the workers' worth, kept running meanwhile) have finished, so a batch is
     as large as it can be without idling a worker. RunFailed when a shard fails for good or
     `broken()` names a dead part of the local Ray; `kept()` says what is kept then."""
