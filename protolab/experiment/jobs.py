@@ -1,6 +1,7 @@
 """Jobs on Ray, done one way for every feature: a run's shards (run/shardloop.py), a training's
-example and ladder games (train/trainplay.py), a balance search's batches (tune/tuneplay.py) and
-`protolab power`'s pilot.
+example and ladder games (train/trainplay.py), a balance search's batches (tune/tuneplay.py),
+`protolab power`'s pilot and `protolab bench --ray`. A card-value study is an ordinary run
+(run/cardvalue.py), so its shards take the run's way.
 
 `finished` is the engine. It submits calls of a Ray remote function with Ray's back-pressure idiom
 (at most `max_pending` in flight, each argument built only when there is room for it), waits for
