@@ -24,13 +24,14 @@ import time
 from pathlib import Path
 
 from analysis import runfolder
-from protolab.experiment.ledger import Ledger, new_manifest
-from protolab.experiment.plan import Plan, make_plan
+from protolab.experiment.jobs import remote as ray_remote
 from protolab.experiment.progress import Progress
-from protolab.experiment.runner import RunOptions, drive, max_pending
+from protolab.experiment.run.ledger import Ledger, new_manifest
+from protolab.experiment.run.plan import Plan, make_plan
+from protolab.experiment.run.runner import RunOptions, drive, max_pending
+from protolab.experiment.run.shardloop import dictionaries, make_task, play_shard
+from protolab.experiment.run.shards import execute
 from protolab.experiment.session import start_ray, stop_ray
-from protolab.experiment.shardloop import MAX_RETRIES, dictionaries, make_task, play_shard
-from protolab.experiment.shards import execute
 from protolab.experiment.spec import load_spec
 
 SPEC = """
@@ -94,11 +95,9 @@ def measure(args: argparse.Namespace) -> None:
         plan, run_dir, manifest, receipt = setup(Path(tmp), args.shards, args.games)
         session = {"where": args.mode, "workers": args.workers, "address": None, "resumed": False}
         if args.mode != "ledger":
-            import ray
-
             workers, _ = start_ray(None, args.workers)
             fn = play_shard if args.mode == "play" else stand_in(receipt)
-            remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(fn)
+            remote = ray_remote(fn)
         try:
             ledger = CountingLedger(run_dir, manifest, plan, session)
             t0, c0 = time.perf_counter(), cpu_seconds()

@@ -24,7 +24,7 @@ import numpy as np
 
 from analysis.runfolder import TABLES, parquet_bytes, sha256
 from analysis.tallies import shard_tallies
-from protolab.experiment.shards import batch_games
+from protolab.experiment.run.shards import batch_games
 from sim.pool import DEFAULT_SETS, load_pool
 from strategies.seats import play_games
 

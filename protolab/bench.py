@@ -6,7 +6,7 @@ import os
 import time
 from typing import Any
 
-from protolab.experiment.session import start_ray, stop_ray
+from protolab.experiment.jobs import OnRay
 from sim.batch import play_columns
 from sim.pool import Pool, load_pool
 from strategies.seats import Seats, make_seats
@@ -44,10 +44,11 @@ def run_bench(pool: Pool, seats: Seats, strategy: str, games: int = 20000, seed:
 _POOLS: dict[tuple[str, ...], Pool] = {}
 
 
-def _ray_play(sets: tuple[str, ...], strategy: str, first: int, games: int) -> tuple[int, float]:
-    """One shard of the batch path, as the runner's Ray tasks play it (no Parquet writing); the
-    pool is compiled once per worker process, as the runner does."""
+def _ray_play(job: tuple[tuple[str, ...], str, int, int]) -> tuple[int, float]:
+    """One shard of the batch path (sets, strategy, first seed, games), as the runner's Ray tasks
+    play it (no Parquet writing); the pool is compiled once per worker process, as the runner does."""
 
+    sets, strategy, first, games = job
     pool = _POOLS.get(sets) or _POOLS.setdefault(sets, load_pool(sets=sets))
     t0 = time.perf_counter()
     play_columns(pool, range(first, first + games), make_seats(pool, (strategy, strategy)).configs, events=True)
@@ -58,20 +59,18 @@ def run_ray_bench(pool: Pool, workers: int = 2, games: int = 200000, seed: int =
                   strategy: str = "random", shard: int = 10000) -> dict[str, Any]:
     """The runner's batch path under a local Ray with `workers` workers: whole-run games/s, and per
     worker, timed after every worker has played a warm-up shard (Ray start-up excluded)."""
-    import ray
-
-
     sets = tuple(sorted({pool.protocol_sets[p] for p in pool.protocols}))
-    n, where = start_ray(None, workers)
+    runner = OnRay(None, workers)
+    n, where = runner.workers, runner.where
     try:
-        task = ray.remote(num_cpus=1)(_ray_play)
-        ray.get([task.remote(sets, strategy, seed, 500) for _ in range(n)])        # warm-up
+        runner.map(_ray_play, [(sets, strategy, seed, 500)] * n)        # warm-up
         t0 = time.perf_counter()
-        refs = [task.remote(sets, strategy, seed + i, min(shard, games - i)) for i in range(0, games, shard)]
-        done = sum(g for g, _ in ray.get(refs))
+        results = runner.map(_ray_play, [(sets, strategy, seed + i, min(shard, games - i))
+                                         for i in range(0, games, shard)])
+        done = sum(g for g, _ in results)
         wall = time.perf_counter() - t0
     finally:
-        stop_ray()
+        runner.close()
     return {"games": done, "workers": n, "seconds": round(wall, 3), "games_per_second": round(done / wall, 1),
             "games_per_second_per_worker": round(done / wall / n, 1), "strategy": strategy,
             "where": where, "events": True, "pool_hash": pool.hash}

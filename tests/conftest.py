@@ -50,7 +50,7 @@ def ab_run(tmp_path_factory):
     import shutil
     from pathlib import Path
 
-    from protolab.experiment.runner import RunOptions, run
+    from protolab.experiment.run.runner import RunOptions, run
 
     root = Path(__file__).resolve().parents[1]
     d = tmp_path_factory.mktemp("spec")
@@ -66,7 +66,7 @@ def ab_run(tmp_path_factory):
 def draft_run(tmp_path_factory):
     """The shipped fitted-draft example, small: every game drafts by the fitted table (replay,
     pick metrics in `meta`)."""
-    from protolab.experiment.runner import RunOptions, run
+    from protolab.experiment.run.runner import RunOptions, run
 
     res = run("draft_fitted", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40,
                                           show_progress=False))

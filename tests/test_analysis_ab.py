@@ -297,7 +297,7 @@ def test_dashboard_on_an_ab_run_writes_the_ab_page(capsys, ab_run, arms, tmp_pat
 def test_run_ends_an_ab_run_with_the_ab_dashboard(ab_run, tmp_path):
     from rich.console import Console
 
-    from protolab.experiment.runner import RunResult, analyse
+    from protolab.experiment.run.runner import RunResult, analyse
 
     copy = shutil.copytree(ab_run, tmp_path / "run")
     manifest = json.loads((copy / "run.json").read_text())

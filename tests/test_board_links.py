@@ -23,8 +23,8 @@ from analysis.page import make_server
 from analysis.report import build_report
 from protolab.cli import main
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
-from protolab.experiment import replay
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run import replay
+from protolab.experiment.run.runner import RunOptions, run
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from fixtures_analysis.chromium import launched
 
 from analysis import board, board_page, board_why, runfolder
 from protolab.cli import main
-from protolab.experiment import replay
+from protolab.experiment.run import replay
 from sim.describe import SEAT_NAMES, Namer
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

@@ -17,7 +17,7 @@ import pytest
 from analysis import cardvalue as cv
 from analysis.manifest import Manifest
 from protolab.cli import main
-from protolab.experiment.plan import holding_matchups
+from protolab.experiment.run.plan import holding_matchups
 from protolab.experiment.spec import SpecError, parse_spec
 
 GAMES = 10                      # per card and restriction: 5 seat-swapped pairs

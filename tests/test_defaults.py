@@ -6,7 +6,7 @@ import tomllib
 
 from protolab.cli import build_parser, main
 from protolab.experiment.spec import examples_dir, load_spec
-from protolab.experiment.trainspec import load_train_spec
+from protolab.experiment.train.trainspec import load_train_spec
 
 
 def _base(spec: str) -> str:

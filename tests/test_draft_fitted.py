@@ -12,7 +12,7 @@ import pytest
 from analysis.open import Runs
 from analysis.picks import first_pick, has_picks, pick_metrics
 from protolab.cli import main
-from protolab.experiment.plan import make_plan
+from protolab.experiment.run.plan import make_plan
 from protolab.experiment.spec import SpecError, load_spec
 from sim.pool import load_pool
 from strategies.seats import play_games

@@ -17,7 +17,7 @@ from analysis import queries as Q
 from analysis import runfolder
 from analysis.open import open_runs
 from analysis.schema import CARD_COUNTS, CARDS_SCHEMA
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 

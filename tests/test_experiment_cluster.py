@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
 
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = """
@@ -210,9 +210,10 @@ verify = 1
 def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, tmp_path):
     """`protolab tune --address`: jobs carry their card files as text, so the worker node (no shared
     disk) plays the same games; trials and verified numbers equal a search played in this process."""
+    from protolab.experiment.jobs import Local
     from protolab.experiment.spec import load_spec
-    from protolab.experiment.tune import main_tune
-    from protolab.experiment.tuneplay import Local
+    from protolab.experiment.tune.tune import main_tune
+    from protolab.experiment.tune.tuneplay import player
 
     spec = tmp_path / "tune.toml"
     spec.write_text(TUNE)
@@ -223,6 +224,6 @@ def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, 
            cwd=tmp_path, check=False, timeout=600)
     assert r.returncode == 0, r.stderr
     there = json.loads(r.stdout)
-    here = main_tune(load_spec(spec), tmp_path / "here", Local().map, lambda *_: None)
+    here = main_tune(load_spec(spec), tmp_path / "here", player(Local()), lambda *_: None)
     assert there["baseline"] == here["baseline"]
     assert [c["protocols"] for c in there["candidates"]] == [c["protocols"] for c in here["candidates"]]

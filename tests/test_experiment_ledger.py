@@ -16,9 +16,9 @@ import sim
 from analysis import runfolder
 from analysis.manifest import Manifest, ManifestError
 from protolab.cli import main
-from protolab.experiment.ledger import new_manifest
-from protolab.experiment.plan import make_plan
-from protolab.experiment.runner import RunOptions, prepare, run
+from protolab.experiment.run.ledger import new_manifest
+from protolab.experiment.run.plan import make_plan
+from protolab.experiment.run.runner import RunOptions, prepare, run
 from protolab.experiment.spec import load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ SHARDS = 30
 KILLED_MID_BATCH = """
 import json, os, signal, sys
 from analysis import runfolder
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.runner import RunOptions, run
 
 real, writes = runfolder.append_journal, []
 

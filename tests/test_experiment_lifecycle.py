@@ -19,8 +19,8 @@ import pytest
 import sim
 from analysis import runfolder
 from protolab.cli import main
-from protolab.experiment.plan import SHARD_CAP, SHARD_CAP_NO_EVENTS, make_plan, shard_size
-from protolab.experiment.runner import RunOptions, new_manifest, prepare
+from protolab.experiment.run.plan import SHARD_CAP, SHARD_CAP_NO_EVENTS, make_plan, shard_size
+from protolab.experiment.run.runner import RunOptions, new_manifest, prepare
 from protolab.experiment.spec import load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]

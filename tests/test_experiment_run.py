@@ -17,7 +17,7 @@ import pytest
 import sim
 from analysis import runfolder
 from protolab.cli import main
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]      # the checkout, or site-packages when installed

@@ -9,10 +9,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from protolab.experiment import shards
-from protolab.experiment.plan import make_plan
-from protolab.experiment.runner import dictionaries, make_task
-from protolab.experiment.shards import execute
+from protolab.experiment.run import shards
+from protolab.experiment.run.plan import make_plan
+from protolab.experiment.run.runner import dictionaries, make_task
+from protolab.experiment.run.shards import execute
 from protolab.experiment.spec import load_spec
 from sim.batch import records
 from strategies.seats import play_games

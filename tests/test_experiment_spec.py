@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from protolab.cli import main
-from protolab.experiment.plan import make_plan
+from protolab.experiment.run.plan import make_plan
 from protolab.experiment.seeds import game_seeds, sample_order
 from protolab.experiment.spec import SpecError, check_strategy, examples_dir, find_spec, load_spec, parse_spec
 
@@ -68,7 +68,7 @@ def test_check_strategy_is_the_one_gate():
 
 
 def test_restriction_cards_checked_against_the_pool(tmp_path):
-    from protolab.experiment.plan import make_plan
+    from protolab.experiment.run.plan import make_plan
 
     f = tmp_path / "x.toml"
     f.write_text(BASE + '[seats]\nstrategies = ["greedy+avoid:Fire 9", "random"]\n')

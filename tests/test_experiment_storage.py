@@ -29,9 +29,9 @@ from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
 
 import sim
 from analysis import runfolder
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.runner import RunOptions, run
+from protolab.experiment.run.shards import sampled_games
 from protolab.experiment.seeds import mix64
-from protolab.experiment.shards import sampled_games
 from protolab.experiment.spec import SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,7 +134,7 @@ def test_tier_study_in_a_bucket_reports_and_renders(s3, tmp_path, capsys):
     from rich.console import Console
 
     from protolab.cli import main
-    from protolab.experiment.runner import analyse
+    from protolab.experiment.run.runner import analyse
 
     (tmp_path / "tiers.toml").write_text(TIER_SPEC)
     res = run(str(tmp_path / "tiers.toml"), RunOptions(workers=2, out=f"{s3}/runs", show_progress=False))

@@ -13,7 +13,7 @@ import pytest
 from strategies._explain import watch
 
 from analysis import board_why
-from protolab.experiment import replay
+from protolab.experiment.run import replay
 from sim.state import State
 from strategies.spec import make_seat
 

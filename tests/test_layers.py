@@ -37,10 +37,14 @@ def test_a_climbing_import_breaks_the_build(tmp_path):
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     pool = tmp_path / "sim" / "pool.py"
     pool.write_text(pool.read_text() + "\n\ndef _climb():\n    import strategies.spec  # noqa: F401\n")
+    sibling = tmp_path / "protolab" / "experiment" / "train" / "trainplay.py"     # a feature reaching into another
+    sibling.write_text(sibling.read_text() + "\nfrom protolab.experiment.tune.tuneplay import search_seeds  # noqa\n")
     r = _lint(tmp_path, tmp_path)
     assert r.returncode != 0
     assert "sim is not allowed to import strategies" in r.stdout
     assert "sim.pool -> strategies.spec" in r.stdout
+    assert "protolab.experiment.train.trainplay -> protolab.experiment.tune.tuneplay" in r.stdout
+    assert "protolab.experiment.train is not allowed to import protolab.experiment.tune" in " ".join(r.stdout.split())
 
 
 def _local_imports(path: Path) -> list[tuple[int, str]]:

@@ -1,4 +1,4 @@
-"""The metagame (analysis/meta.py, analysis/meta_games.py, protolab/experiment/psro.py): known answers for
+"""The metagame (analysis/meta.py, analysis/meta_games.py, protolab/experiment/meta/psro.py): known answers for
 the solvers, the payoff model on data whose true effects are known, `protolab meta` on a synthetic
 run, and the PSRO loop on a tiny spec (one small Ray run per iteration)."""
 
@@ -245,7 +245,7 @@ def test_meta_table_errors_name_the_key(tmp_path, meta, draft, message):
 
 
 def test_a_loop_spec_is_not_played_as_one_run(tmp_path):
-    from protolab.experiment.runner import RunOptions, prepare
+    from protolab.experiment.run.runner import RunOptions, prepare
     from protolab.experiment.spec import SpecError
 
     with pytest.raises(SpecError, match="metagame loop"):

@@ -15,7 +15,7 @@ from setuptools import Distribution, Extension
 from strategies._bots import WEIGHT_NAMES
 
 from analysis import board_why
-from protolab.experiment import replay
+from protolab.experiment.run import replay
 from sim.state import State
 from strategies import spec
 from strategies.choices import UNKNOWN

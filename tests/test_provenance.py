@@ -28,7 +28,7 @@ SEARCH = "search-sims-2-depth-1"
 
 @pytest.fixture(scope="module")
 def tier_run(tmp_path_factory):
-    from protolab.experiment.runner import RunOptions, run
+    from protolab.experiment.run.runner import RunOptions, run
 
     d = tmp_path_factory.mktemp("prov")
     (d / "prov.toml").write_text(SPEC)
@@ -36,7 +36,7 @@ def tier_run(tmp_path_factory):
     assert res.status == "complete" and res.games == 40
     from rich.console import Console
 
-    from protolab.experiment.runner import analyse
+    from protolab.experiment.run.runner import analyse
 
     analyse(res, Console(file=io.StringIO(), width=160))         # what `protolab run` ends with: the tier page
     return res.run_dir

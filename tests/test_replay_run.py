@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from protolab.cli import main
-from protolab.experiment import replay
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run import replay
+from protolab.experiment.run.runner import RunOptions, run
 
 
 def columns(run_dir: Path) -> int:

@@ -156,7 +156,7 @@ GREEDY_NOTE = "note: Fire 3's change touches an optional step (\"may\": discard)
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    from protolab.experiment.runner import RunOptions, run
+    from protolab.experiment.run.runner import RunOptions, run
 
     d = tmp_path_factory.mktemp("rule-note-spec")
     for f in ("fire3_discard_2.toml", "fire1_worth_3.toml"):

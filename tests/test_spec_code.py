@@ -83,7 +83,7 @@ def test_ladder_checks_the_class_before_importing(code, capsys):
 
 
 def test_with_allow_code_the_module_runs(code, capsys):
-    from protolab.experiment.plan import make_plan
+    from protolab.experiment.run.plan import make_plan
     from protolab.experiment.spec import load_spec
 
     spec = code / "spec.toml"

@@ -1,4 +1,4 @@
-"""An A/B run that stops when its verdict is settled (`[stop]`, protolab/experiment/stopping.py), on a
+"""An A/B run that stops when its verdict is settled (`[stop]`, protolab/experiment/run/stopping.py), on a
 real local Ray with real Parquet: it stops early on a planted big effect, runs to the cap on
 identical arms, verifies, resumes after Ctrl-C to the same stop and rows on another number of
 workers, plays nothing more when resumed stopped; bad `[stop]` keys are one-line errors."""
@@ -19,8 +19,8 @@ from analysis import runfolder
 from analysis.open import open_runs
 from analysis.studies import open_study
 from protolab.cli import main
-from protolab.experiment.plan import make_plan
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.plan import make_plan
+from protolab.experiment.run.runner import RunOptions, run
 from protolab.experiment.spec import SpecError, load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ from analysis.stats import Z95, paired_rate_diff_clusters
 from analysis.tier_gaps import INTERVAL, TITLE, TOLERANCE, gap_table, summary
 from analysis.tiers import tier_study
 from protolab.cli import main
-from protolab.experiment.runner import RunOptions, run
+from protolab.experiment.run.runner import RunOptions, run
 
 ITEMS = ["P", "Q", "R", "S", "T"]
 

@@ -19,11 +19,11 @@ from analysis.duels import duel_name
 from analysis.strength import labels, order_warning
 from analysis.tiers import tier_study
 from protolab.cli import main
-from protolab.experiment.plan import make_plan
-from protolab.experiment.runner import RunOptions, prepare, run
+from protolab.experiment.run.plan import make_plan
+from protolab.experiment.run.runner import RunOptions, prepare, run
+from protolab.experiment.run.shardloop import dictionaries, make_task
+from protolab.experiment.run.shards import play_shard_columns
 from protolab.experiment.seeds import game_seeds
-from protolab.experiment.shardloop import dictionaries, make_task
-from protolab.experiment.shards import play_shard_columns
 from protolab.experiment.spec import SpecError, load_spec, parse_spec
 
 BASE = {"name": "t", "seed": 1, "games": 4, "seats": {"swap": True}, "tiers": ["random", "greedy", "search"]}

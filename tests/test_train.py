@@ -19,8 +19,8 @@ import pytest
 from strategies._features import FEATURES
 
 from protolab.cli import main
-from protolab.experiment.fit import fit_mlp
-from protolab.experiment.trainspec import Fit
+from protolab.experiment.train.fit import fit_mlp
+from protolab.experiment.train.trainspec import Fit
 from strategies.model import Model
 
 SPEC = """name = "tiny"

@@ -1,7 +1,7 @@
 """`protolab tune`: a balance search whose spec errors are one line naming the key, whose output a
 designer can run (`--cards`), whose verdicts come from fresh seeds, and which repeats exactly:
 the same spec gives the same trials, a search extended in its folder equals one run to the end,
-and Ray workers give what this process gives."""
+and Ray workers give what this process gives (through the job mapper every feature uses)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pytest
 
 from analysis.balance import front, imbalance, outcomes
 from protolab.cli import main
+from protolab.experiment.jobs import JobFailed, Local, OnRay, finished, remote
 from protolab.experiment.spec import SpecError, load_spec
-from protolab.experiment.tune import _knobs_of, main_tune, prepare
-from protolab.experiment.tuneplay import Local, OnRay
+from protolab.experiment.tune.tune import _knobs_of, main_tune, prepare
+from protolab.experiment.tune.tuneplay import player
 from sim.pool import load_pool
 
 SPEC = """name = "tune-small"
@@ -91,7 +92,7 @@ def searched(tmp_path_factory):
     """One small search in this process, kept for the tests below."""
     tmp = tmp_path_factory.mktemp("tune")
     spec = load_spec(small(tmp, trials=5))
-    record = main_tune(spec, tmp / "search", Local().map, lambda *_: None)
+    record = main_tune(spec, tmp / "search", player(Local()), lambda *_: None)
     return spec, tmp / "search", record
 
 
@@ -114,7 +115,7 @@ def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsy
 
 
 def test_verification_uses_seeds_the_search_never_saw(searched):
-    from protolab.experiment.tuneplay import search_seeds, verify_seeds
+    from protolab.experiment.tune.tuneplay import search_seeds, verify_seeds
     spec, _, record = searched
     played = sum(t["games"] for t in record["trials"]) + 10_000
     assert not set(search_seeds(spec.seed, 0, played)) & set(verify_seeds(spec.seed, spec.games))
@@ -122,13 +123,13 @@ def test_verification_uses_seeds_the_search_never_saw(searched):
 
 def test_the_same_spec_repeats_and_an_extended_search_equals_one_run_to_the_end(searched, tmp_path):
     spec, folder, record = searched
-    again = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "again", Local().map, lambda *_: None)
+    again = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "again", player(Local()), lambda *_: None)
     assert again["trials"] == record["trials"]
     assert again["candidates"] == [{**c, "variant": c["variant"].replace(str(folder), str(tmp_path / "again"))}
                                    for c in record["candidates"]]
-    short = main_tune(load_spec(small(tmp_path, trials=3)), tmp_path / "ext", Local().map, lambda *_: None)
+    short = main_tune(load_spec(small(tmp_path, trials=3)), tmp_path / "ext", player(Local()), lambda *_: None)
     assert short["trials"] == record["trials"][:3]
-    extended = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "ext", Local().map, lambda *_: None)
+    extended = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "ext", player(Local()), lambda *_: None)
     assert extended["trials"] == record["trials"]
 
 
@@ -136,7 +137,7 @@ def test_a_folder_of_another_search_is_refused(searched, tmp_path):
     _, folder, _ = searched
     other = load_spec(small(tmp_path, trials=5, verify=600))
     with pytest.raises(SpecError, match="another spec"):
-        main_tune(other, folder, Local().map, lambda *_: None)
+        main_tune(other, folder, player(Local()), lambda *_: None)
 
 
 def test_ray_workers_play_what_this_process_plays(tmp_path):
@@ -145,9 +146,36 @@ def test_ray_workers_play_what_this_process_plays(tmp_path):
     jobs = [search.job((), tuple(range(1, 60)))]
     ray = OnRay(None, 2)
     try:
-        assert np.array_equal(ray.map(jobs)[0], Local().map(jobs)[0], equal_nan=True)
+        assert np.array_equal(player(ray)(jobs)[0], player(Local())(jobs)[0], equal_nan=True)
+        _the_job_mapper(ray)               # on the same Ray: starting one costs more than the checks
     finally:
         ray.close()
+
+
+class Count:
+    """What a progress bar is told."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def update(self, done: int) -> None:
+        self.seen.append(done)
+
+
+def _the_job_mapper(ray: OnRay) -> None:
+    """The one job mapper of every feature (jobs.py): results in job order and progress counted per
+    job as in this process; a job's own error raised at once with its type, and named by its key
+    where the run's shard loop needs it."""
+    texts = ["1", "[2, 3]", "\"four\"", "5.5"]
+    here, there = Count(), Count()
+    assert ray.map(json.loads, texts, there, len) == Local().map(json.loads, texts, here, len) == [1, [2, 3], "four",
+                                                                                                    5.5]
+    assert here.seen == [1, 7, 13, 16] and len(there.seen) == 4 and there.seen[-1] == 16
+    with pytest.raises(json.JSONDecodeError):
+        ray.map(json.loads, ["1", "not json", "2"])
+    with pytest.raises(JobFailed) as failed:
+        list(finished(remote(json.loads), [("first", "1"), ("second", "{")], max_pending=2))
+    assert failed.value.key == "second" and isinstance(failed.value.cause, json.JSONDecodeError)
 
 
 def test_outcomes_score_each_protocol_of_each_seat():
@@ -173,7 +201,7 @@ def test_the_shipped_example_parses_and_names_its_target():
 
 def test_a_band_search_without_a_target_judges_every_protocol(tmp_path):
     text = SPEC.format(trials=2, verify=300).replace('protocol = "Fire"\n', "band = [40, 60]\n")
-    record = main_tune(load_spec(write(tmp_path, text)), tmp_path / "band", Local().map, lambda *_: None)
+    record = main_tune(load_spec(write(tmp_path, text)), tmp_path / "band", player(Local()), lambda *_: None)
     assert record["target"] is None and len(record["trials"]) == 2
     rates = np.array([r["win_rate"] for r in record["baseline"]["protocols"].values()])
     outside = np.maximum(0, rates - 0.6) + np.maximum(0, 0.4 - rates)

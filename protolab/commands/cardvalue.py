@@ -1,5 +1,5 @@
 """`protolab cardvalue PROTOCOL|CARD...`: what each card is worth, by restricted play on Ray
-(protolab/experiment/cardvalue.py builds and analyses the experiment)."""
+(protolab/experiment/run/cardvalue.py builds and analyses the experiment)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 from protolab.commands.common import add_storage_timeout, report_console, until_interrupted
 from protolab.commands.registry import summary
-from protolab.experiment.cardvalue import DEFAULT_GAMES, main_cardvalue
+from protolab.experiment.run.cardvalue import DEFAULT_GAMES, main_cardvalue
 
 
 def cmd_cardvalue(args: argparse.Namespace) -> int:

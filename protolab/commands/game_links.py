@@ -8,7 +8,7 @@ from analysis import board_links, board_page
 from analysis.open import Runs
 from analysis.page import GamePage
 from analysis.report import Report
-from protolab.experiment.replay import ReplayError, ReplayMismatch, board_data
+from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data
 
 MAX_EMBEDDED = 12           # board pages carried in an offline dashboard by default (about 40-150 kB each)
 ROLLOUTS = 8                # rollouts per turn end in a dashboard's game pages

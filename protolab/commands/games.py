@@ -32,8 +32,8 @@ from protolab.commands.common import (
     print_csv,
 )
 from protolab.commands.registry import summary
-from protolab.experiment.replay import ReplayError, ReplayMismatch, board_data, log_lines, replay_run
-from protolab.experiment.shards import batch_games
+from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data, log_lines, replay_run
+from protolab.experiment.run.shards import batch_games
 from sim.batch import play_columns
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 from sim.record import END_REASONS

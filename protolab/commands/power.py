@@ -13,8 +13,10 @@ from rich.table import Table
 
 from analysis.power import protocol_power
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.experiment.jobs import Local, OnRay
+from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import load_spec
-from protolab.experiment.tuneplay import Local, OnRay, arm_files, arm_job, pool_of, search_seeds
+from protolab.experiment.tune.tuneplay import arm_files, arm_job, player, search_seeds
 
 
 def add_commands(subparsers) -> None:
@@ -67,7 +69,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         try:
             seeds = search_seeds(spec.seed, 0, args.pilot)
             jobs = [arm_job(spec, a, seeds) for a in spec.arms]
-            results = runner.map(jobs)
+            results = player(runner)(jobs)
         finally:
             runner.close()
         names = pool_of(tuple(spec.arms[0].sets), arm_files(spec.arms[0])).protocols

@@ -13,8 +13,8 @@ from protolab.commands.common import (
     until_interrupted,
 )
 from protolab.commands.registry import summary
-from protolab.experiment.psro import main_psro
-from protolab.experiment.runner import RunOptions, main_run
+from protolab.experiment.meta.psro import main_psro
+from protolab.experiment.run.runner import RunOptions, main_run
 from protolab.experiment.spec import Spec, load_spec
 
 MAX_WORKERS = 100_000              # --workers with --address: tasks in flight

@@ -1,4 +1,4 @@
-"""`protolab train SPEC`: the training loop (protolab/experiment/train.py), registered by protolab/cli.py."""
+"""`protolab train SPEC`: the training loop (protolab/experiment/train/train.py), registered by protolab/cli.py."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from analysis.page import write_page
 from analysis.studies import open_study
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
 from protolab.commands.registry import summary
-from protolab.experiment.fit import EXTRA_HINT, FitUnavailable, libraries
-from protolab.experiment.train import Trainer, main_train, resumed_spec, train_folder
-from protolab.experiment.trainplay import Local, OnRay
-from protolab.experiment.trainspec import load_train_spec
+from protolab.experiment.jobs import Local, OnRay
+from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
+from protolab.experiment.train.train import Trainer, main_train, resumed_spec, train_folder
+from protolab.experiment.train.trainspec import load_train_spec
 
 DEFAULT_MODELS = "datasets/models"
 

@@ -1,4 +1,4 @@
-"""`protolab tune SPEC`: the balance search subcommand (protolab/experiment/tune.py), registered by
+"""`protolab tune SPEC`: the balance search subcommand (protolab/experiment/tune/tune.py), registered by
 protolab/cli.py."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 from analysis.page import write_page
 from analysis.studies import open_study
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.spec import load_spec
-from protolab.experiment.tune import main_tune, tune_folder
-from protolab.experiment.tuneplay import Local, OnRay
+from protolab.experiment.tune.tune import main_tune, tune_folder
+from protolab.experiment.tune.tuneplay import player
 
 
 def add_commands(subparsers) -> None:
@@ -54,7 +55,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     def work() -> int:
         runner = Local() if args.workers == 1 and not args.address else OnRay(args.address, args.workers)
         try:
-            main_tune(spec, folder, runner.map, console.print)
+            main_tune(spec, folder, player(runner), console.print)
         finally:
             runner.close()
         study = open_study([str(folder)])

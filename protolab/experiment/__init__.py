@@ -1,8 +1,11 @@
-"""Experiments: a TOML spec in, a reproducible run folder (Parquet files and run.json) out, played on Ray.
+"""Experiments: a TOML spec in, a reproducible folder out, played on Ray.
 
-`spec` reads and validates the spec file, `plan` expands it into matchups and shards, `seeds`
-derives every game's seed, `shards` plays one shard (the Ray task) and builds its tables from
-analysis/schema.py, `runner` drives Ray and writes through analysis/runfolder.py (the folder's
-layout and manifest, which the analysis reads), `report` prints what the run was, `psro` loops
-runs for the metagame, `cardvalue` builds the card-value experiment, `replay` replays one row.
-The spec format is in docs/experiments.md, the run folder in docs/data.md."""
+One folder per feature: `run/` (a run folder of Parquet files and run.json; card value is one such
+run), `train/` (the learned player's training), `tune/` (the balance search), `meta/` (the metagame
+loop, runs in a loop). Below them, what every feature shares: `spec` (with `stopspec`,
+`strengthspec` and `tunespec`, its tables) reads and validates the spec file, `seeds` derives every
+game's seed, `pools` builds a job's pool from card files carried as text, `jobs` maps jobs over Ray
+(bounded in flight, retries, progress), `session` starts, joins and ends Ray (`reaper` ends the Ray
+of a killed driver), `progress` draws the bar. A feature imports these and no sibling feature (only
+`meta/` builds on `run/`), as import-linter's contracts in pyproject.toml check. The spec format is
+in docs/experiments.md, the run folder in docs/data.md."""

@@ -3,7 +3,7 @@
 Each generation plays its example games on Ray in shards of seeds (every game's seed from the
 master seed, the generation and the game, so the data is the same for any number of workers),
 writes them as Parquet under `gen-N/examples/`, fits the value network on the newest `window`
-generations' examples (protolab/experiment/fit.py), saves `gen-N/model.json` and measures it with
+generations' examples (protolab/experiment/train/fit.py), saves `gen-N/model.json` and measures it with
 the ladder against the spec's opponents (seats swapped, the same seeds every generation). Generation
 0's games are played by the expert; later ones by the previous generation's model against itself,
 exploring. Everything is recorded in `train.json` as it finishes, so a stopped training resumes
@@ -25,23 +25,24 @@ from strategies._features import FEATURE_DIGEST, FEATURES
 from analysis.modelcard import model_card
 from analysis.runfolder import RunDirError, file_sha256, load_inputs, save_inputs, write_atomic
 from analysis.training import TRAIN_FILE
-from protolab.experiment.fit import FitResult, fit_mlp, libraries
+from protolab.experiment.pools import pool_of
 from protolab.experiment.progress import Progress
 from protolab.experiment.seeds import mix64
 from protolab.experiment.session import versions
 from protolab.experiment.spec import SpecError
-from protolab.experiment.trainplay import (
+from protolab.experiment.train.fit import FitResult, fit_mlp, libraries
+from protolab.experiment.train.trainplay import (
     MODEL_SLOT,
     ExampleJob,
     LadderJob,
     example_seeds,
     feature_column,
+    games_of,
     ladder_first_seed,
     play_examples,
     play_ladder,
 )
-from protolab.experiment.trainspec import TrainSpec, spec_from_record
-from protolab.experiment.tuneplay import pool_of
+from protolab.experiment.train.trainspec import TrainSpec, spec_from_record
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION, Pool
 from sim.stats import wilson
@@ -53,7 +54,7 @@ Say = Callable[[str], None]
 
 
 class Trainer:
-    """One training: its spec, pool, folder, runner (Local or OnRay) and record (train.json)."""
+    """One training: its spec, pool, folder, runner (jobs.Local or jobs.OnRay) and record (train.json)."""
 
     def __init__(self, spec: TrainSpec, folder: Path, runner: Any, say: Say, progress: bool = True):
         self.spec, self.folder, self.runner, self.say, self.show = spec, Path(folder), runner, say, progress
@@ -100,7 +101,7 @@ class Trainer:
     def run(self, fn: Callable, jobs: list, total: int, what: str) -> list:
         bar = self.progress(total, what)
         try:
-            return self.runner.map(fn, jobs, bar)
+            return self.runner.map(fn, jobs, bar, games_of)
         finally:
             if bar is not None:
                 bar.close()

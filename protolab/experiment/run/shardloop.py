@@ -1,12 +1,14 @@
 """Hand out a run's shards to Ray and collect them as they finish.
 
-Back-pressure is Ray's idiom: at most `max_pending` tasks are pending, and `ray.wait` over that
-set returns what has finished, many at once, so that the driver records each batch of finished
-shards in one journal write (ledger.py). Tiny shards travel several to a task (`shards_per_task`):
-Ray's own cost per task (submit, wait, get: most of the driver's time per shard, benchmarks/driver.py)
-is then paid once per group, and the group's receipts come back together. Faults are Ray's to
-retry: a worker that dies mid-task has its task run again (a shard's files appear only when whole,
-and playing a shard again writes the same bytes)."""
+The generic part (submit with Ray's back-pressure, at most `max_pending` tasks pending; `ray.wait`
+over that set returning what has finished, many at once; a lost worker's task run again; a broken
+local Ray seen) is jobs.py's `finished`, as for every feature. This module keeps what is the run's
+own: shards grouped into tasks, and the failures named by shard with what is kept. The driver
+records each batch of finished shards in one journal write (ledger.py). Tiny shards travel several
+to a task (`shards_per_task`): Ray's own cost per task (submit, wait, get: most of the driver's time
+per shard, benchmarks/driver.py) is then paid once per group, and the group's receipts come back
+together. Faults are Ray's to retry: a worker that dies mid-task has its task run again (a shard's
+files appear only when whole, and playing a shard again writes the same bytes)."""
 
 from __future__ import annotations
 
@@ -15,13 +17,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from analysis import runfolder
-from protolab.experiment import nodes
-from protolab.experiment.plan import Plan, ShardPlan
-from protolab.experiment.shards import Dictionaries, ShardTask, execute
+from protolab.experiment.jobs import MAX_RETRIES, JobFailed, RayBroken, finished
+from protolab.experiment.run import nodes
+from protolab.experiment.run.plan import Plan, ShardPlan
+from protolab.experiment.run.shards import Dictionaries, ShardTask, execute
 from sim.pool import ENGINE_VERSION
 
-MAX_RETRIES = 5                    # per task, for workers or nodes that die (not for errors in code)
-WAIT = 0.5                         # seconds one ray.wait blocks, so that a stop or a broken Ray is seen
 TASK_GAMES = 1_000                 # games a task carries at least, shards permitting (fewer, larger tasks)
 MAX_SHARDS_PER_TASK = 32           # so that a group's receipts stay small and a lost task costs little
 
@@ -90,53 +91,34 @@ def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pen
     """Submit `tasks` ((shard, task argument), built as they are submitted), `group` shards to a
     call of the Ray remote function `remote` (play_shard: a tuple of task arguments in, their
     results out), at most `max_pending` calls at a time; yield the finished shards with their
-    results in batches, an empty one every WAIT seconds without any. Each wait returns once all but
+    results in batches, an empty one every jobs.WAIT seconds without any. Each wait returns once all but
     `busy` pending calls (the workers' worth, kept running meanwhile) have finished, so a batch is
     as large as it can be without idling a worker. RunFailed when a shard fails for good or
     `broken()` names a dead part of the local Ray; `kept()` says what is kept then; `submitted` is
     told each call's shard indices as it is submitted (nodes.NodeWatch)."""
-    import ray
+    todo = iter(tasks)
+    chunks = iter(lambda: list(itertools.islice(todo, group)), [])      # the next `group` shards, as submitted
 
-    pending: dict[Any, list[ShardPlan]] = {}
-    tasks = iter(tasks)
-    while True:
-        while len(pending) < max_pending:
-            chunk = list(itertools.islice(tasks, group))
-            if not chunk:
-                break
-            pending[remote.remote(tuple(task for _, task in chunk))] = [shard for shard, _ in chunk]
+    def calls() -> Iterator[tuple[list[ShardPlan], tuple]]:
+        for chunk in chunks:
             submitted([shard.index for shard, _ in chunk])
-        if not pending:
-            return
-        ready, _ = ray.wait(list(pending), num_returns=max(1, len(pending) - busy), timeout=WAIT)
-        why = broken()
-        if why and not ready:
-            raise RunFailed(f"the local Ray stopped ({why} exited); {kept()}")
-        results = _results(ready, pending, kept)
-        yield [pair for ref, group_results in zip(ready, results, strict=True)
-               for pair in zip(pending.pop(ref), group_results, strict=True)]
-
-
-def _results(refs: list, pending: dict[Any, list[ShardPlan]], kept: Callable[[], str]) -> list[list[dict]]:
-    """The results of finished calls; RunFailed naming the shard that failed."""
-    import ray
+            yield [shard for shard, _ in chunk], tuple(task for _, task in chunk)
 
     try:
-        return ray.get(refs)
-    except ray.exceptions.RayError:
-        return [_result(ref, pending[ref], kept) for ref in refs]        # which one failed: its error says
+        for batch in finished(remote, calls(), max_pending, busy, broken):
+            yield [pair for shards, group_results in batch for pair in zip(shards, group_results, strict=True)]
+    except RayBroken as e:
+        raise RunFailed(f"{e}; {kept()}") from None
+    except JobFailed as e:
+        raise RunFailed(f"{_failure(e)}; {kept()}") from None
 
 
-def _result(ref: Any, shards: list[ShardPlan], kept: Callable[[], str]) -> list[dict]:
-    import ray
-
+def _failure(e: JobFailed) -> str:
+    """What failed, by shard: the shard that raised, or the group whose task was lost."""
+    shards: list[ShardPlan] = e.key
     what = f"shard {shards[0].index}" if len(shards) == 1 else f"shards {shards[0].index} to {shards[-1].index}"
-    try:
-        return ray.get(ref)
-    except ray.exceptions.RayTaskError as e:
-        cause = e.cause
-        if isinstance(cause, ShardFailed):
-            raise RunFailed(f"shard {cause.index} failed: {cause.cause}; {kept()}") from None
-        raise RunFailed(f"{what} failed: {cause!r}; {kept()}") from None
-    except ray.exceptions.RayError as e:
-        raise RunFailed(f"{what} could not be played after {MAX_RETRIES} retries ({e}); {kept()}") from None
+    if isinstance(e.cause, ShardFailed):
+        return f"shard {e.cause.index} failed: {e.cause.cause}"
+    if e.cause is not None:
+        return f"{what} failed: {e.cause!r}"
+    return f"{what} could not be played after {MAX_RETRIES} retries ({e.error})"

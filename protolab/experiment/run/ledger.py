@@ -20,9 +20,9 @@ from rich.markup import escape
 from analysis import runfolder
 from analysis.manifest import Manifest, RunSpec
 from analysis.models import models_used
-from protolab.experiment.memory import MemoryLedger, own_peak_rss_mb
-from protolab.experiment.nodes import Loss, logs_dir
-from protolab.experiment.plan import Plan, ShardPlan, card_files
+from protolab.experiment.run.memory import MemoryLedger, own_peak_rss_mb
+from protolab.experiment.run.nodes import Loss, logs_dir
+from protolab.experiment.run.plan import Plan, ShardPlan, card_files
 from protolab.experiment.seeds import SEED_SCHEME
 from protolab.experiment.session import versions
 from protolab.version import protolab_version

@@ -2,9 +2,10 @@
 Ray and record each as it finishes; Ctrl-C stops cleanly with every finished shard kept.
 
 The parts: session.py starts or joins Ray and ends it however the run ends; shardloop.py hands out
-the shards with Ray's back-pressure; ledger.py records them (run.json, the journal, receipts). A
-driver that dies loses nothing recorded: `--resume` verifies every recorded shard by checksum and
-plays only what is missing or damaged."""
+the shards through the job mapper of every feature (jobs.py: Ray's back-pressure, a lost worker's
+task run again); ledger.py records them (run.json, the journal, receipts). A driver that dies loses
+nothing recorded: `--resume` verifies every recorded shard by checksum and plays only what is
+missing or damaged."""
 
 from __future__ import annotations
 
@@ -20,13 +21,23 @@ from analysis import runfolder
 from analysis.manifest import Manifest
 from analysis.runfolder import RunDirError
 from analysis.studies import open_study
-from protolab.experiment import nodes
-from protolab.experiment.ledger import Ledger, new_manifest, record_verified, verify_recorded
-from protolab.experiment.memory import record_driver_peak
-from protolab.experiment.nodes import NodeWatch
-from protolab.experiment.plan import Plan, ShardPlan, card_files, make_plan
+from protolab.experiment.jobs import in_flight, remote
 from protolab.experiment.progress import Progress
-from protolab.experiment.report import print_run
+from protolab.experiment.run import nodes
+from protolab.experiment.run.ledger import Ledger, new_manifest, record_verified, verify_recorded
+from protolab.experiment.run.memory import record_driver_peak
+from protolab.experiment.run.nodes import NodeWatch
+from protolab.experiment.run.plan import Plan, ShardPlan, card_files, make_plan
+from protolab.experiment.run.report import print_run
+from protolab.experiment.run.shardloop import (
+    RunFailed,
+    dictionaries,
+    finished_shards,
+    make_task,
+    play_shard,
+    shards_per_task,
+)
+from protolab.experiment.run.stopping import batches, planned_shards, play_until_settled
 from protolab.experiment.session import (
     CONNECT_TIMEOUT,
     BrokenRayWatch,
@@ -35,17 +46,7 @@ from protolab.experiment.session import (
     start_ray,
     stop_ray,
 )
-from protolab.experiment.shardloop import (
-    MAX_RETRIES,
-    RunFailed,
-    dictionaries,
-    finished_shards,
-    make_task,
-    play_shard,
-    shards_per_task,
-)
 from protolab.experiment.spec import Spec, SpecError, load_spec, parse_spec
-from protolab.experiment.stopping import batches, planned_shards, play_until_settled
 from sim.pool import ENGINE_VERSION
 
 __all__ = ["RunFailed", "RunOptions", "RunResult", "analyse", "dictionaries", "main_run", "make_task",
@@ -194,14 +195,11 @@ def _start_and_play(plan: Plan, run_dir: Path | None, manifest: Manifest | None,
         stop_ray()
 
 
-QUEUED = 32        # shards queued beyond twice the workers: fast shards then finish, and are recorded, in batches
-
-
 def max_pending(workers: int, opts: RunOptions) -> int:
     """Shards in flight at once: locally and by default, the workers' worth running, as many again
-    and QUEUED more waiting in Ray's queue, ready the moment a worker is free (so that the driver
+    and jobs.QUEUED more waiting in Ray's queue, ready the moment a worker is free (so that the driver
     records what finished in batches: ledger.py); on a cluster an explicit --workers is the number."""
-    return workers if (opts.address and opts.workers) else 2 * workers + QUEUED
+    return in_flight(workers, exact=bool(opts.address and opts.workers))
 
 
 def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say,
@@ -239,20 +237,18 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
 
 def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:
     """Play the missing shards on the Ray this process is connected to; the session's RunResult."""
-    import ray
-
     say = console.print if console is not None else (lambda *a, **k: None)
     run_dir, session = ledger.run_dir, ledger.session
     todo = len(plan.shards) - len(ledger.done)
     cap = f" at most, in {len(batches(plan))} looks, stopping once settled" if plan.spec.stop else ""
     say(f"Run [bold]{ledger.manifest.run_id}[/bold]: {plan.total_games:,} games{cap} in {len(plan.shards)} shards "
         f"({todo} to play) on {session['where']}\n  -> {run_dir}/")
-    remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(play_shard)
+    shard_remote = remote(play_shard)
     progress = Progress(console, plan.total_games, ledger.games_done, opts.show_progress)
     status, signum = "failed", 0
     watch = BrokenRayWatch(run_dir, lambda: len(ledger.done)).start()
     try:
-        drive(plan, ledger, remote, max_pending(workers, opts), workers, progress, say)
+        drive(plan, ledger, shard_remote, max_pending(workers, opts), workers, progress, say)
         status = "complete"
     except KeyboardInterrupt as e:
         status, signum = "interrupted", getattr(e, "signum", signal.SIGINT)

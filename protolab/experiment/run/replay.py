@@ -25,10 +25,10 @@ from sim.engine._core import constants
 from analysis import board, runfolder
 from analysis.manifest import Manifest
 from analysis.open import split_arm
-from protolab.experiment.plan import ShardPlan, make_plan
+from protolab.experiment.run.plan import ShardPlan, make_plan
+from protolab.experiment.run.shardloop import dictionaries, make_task
+from protolab.experiment.run.shards import games_table
 from protolab.experiment.seeds import game_seeds
-from protolab.experiment.shardloop import dictionaries, make_task
-from protolab.experiment.shards import games_table
 from protolab.experiment.spec import SpecError, parse_spec
 from sim.batch import COMPILE_COLUMNS, MAX_COMPILES, SEAT_COLUMNS, empty_columns
 from sim.cards.loader import CardDataError
@@ -68,7 +68,7 @@ class RunGame:
     first_player: int | None
     turn_cap: int
     pool: Pool
-    plan: Any                   # protolab.experiment.plan.Plan
+    plan: Any                   # protolab.experiment.run.plan.Plan
     shards: tuple[dict[str, Any], ...] = ()     # the manifest's shard entries
     draft: tuple[str, str] = ("random", "random")          # each seat's draft strategy (draft mode "draft")
     draft_files: tuple[tuple[str, str], ...] = ()          # (path, contents) of the tables it names
@@ -82,7 +82,7 @@ class OpenRun:
 
     run_dir: Path
     manifest: Manifest
-    plan: Any                   # protolab.experiment.plan.Plan
+    plan: Any                   # protolab.experiment.run.plan.Plan
 
 
 def open_run(run_dir: str | Path, allow_code: bool = False) -> OpenRun:

@@ -29,8 +29,8 @@ from analysis.meta import matchup_table, population_step
 from analysis.open import open_runs
 from analysis.runfolder import write_atomic
 from analysis.studies import open_study
-from protolab.experiment.plan import load_arm_pool
-from protolab.experiment.runner import RunFailed, run
+from protolab.experiment.run.plan import load_arm_pool
+from protolab.experiment.run.runner import RunFailed, run
 from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
 
 LOOP_FILE = "meta.json"

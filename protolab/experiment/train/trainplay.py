@@ -2,13 +2,12 @@
 file in the training folder, answered with a receipt) or a shard of ladder games (answered with
 its wins). Jobs carry the card files and the model as text, so a worker on another machine builds
 the same pool and plays the same model; the same jobs run in this process (`--workers 1`) or as
-Ray tasks, with identical results."""
+Ray tasks (jobs.Local or jobs.OnRay), with identical results."""
 
 from __future__ import annotations
 
 import functools
 import tempfile
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,8 @@ import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
 
 from analysis.runfolder import sha256, write_atomic
-from protolab.experiment.progress import Progress
+from protolab.experiment.pools import pool_of
 from protolab.experiment.seeds import game_seeds
-from protolab.experiment.session import start_ray, stop_ray
-from protolab.experiment.tuneplay import pool_of
 from strategies.ladder import play_pair
 from strategies.learned import examples
 
@@ -124,48 +121,5 @@ def play_ladder(job: LadderJob) -> dict[str, Any]:
 
 
 def games_of(job: ExampleJob | LadderJob) -> int:
+    """The games a job plays (what the progress bar counts)."""
     return len(job.seeds) if isinstance(job, ExampleJob) else job.games
-
-
-class Local:
-    """Jobs played one after another in this process."""
-
-    workers, where = 1, "this process (no Ray)"
-
-    def map(self, fn: Callable[[Any], Any], jobs: Sequence[Any], progress: Progress | None = None) -> list[Any]:
-        out, done = [], 0
-        for j in jobs:
-            out.append(fn(j))
-            done += games_of(j)
-            if progress:
-                progress.update(done)
-        return out
-
-    def close(self) -> None:
-        pass
-
-
-class OnRay:
-    """Jobs played as Ray tasks (one CPU each); results in job order, progress as they finish."""
-
-    def __init__(self, address: str | None, workers: int | None):
-        import ray
-        self.ray = ray
-        self.workers, self.where = start_ray(address, workers)
-        self.remotes: dict[Callable, Any] = {}
-
-    def map(self, fn: Callable[[Any], Any], jobs: Sequence[Any], progress: Progress | None = None) -> list[Any]:
-        remote = self.remotes.setdefault(fn, self.ray.remote(fn))
-        refs = [remote.remote(j) for j in jobs]
-        games = {r: games_of(j) for r, j in zip(refs, jobs, strict=True)}
-        pending, done = list(refs), 0
-        while pending:
-            ready, pending = self.ray.wait(pending, num_returns=1)
-            self.ray.get(ready)                      # a failed task raises here, at once
-            done += games[ready[0]]
-            if progress:
-                progress.update(done)
-        return list(self.ray.get(refs))
-
-    def close(self) -> None:
-        stop_ray()

@@ -26,8 +26,8 @@ from analysis.provenance import csv_header, print_lines, provenance
 from analysis.report import records
 from analysis.studies import Options
 from analysis.studies.cardvalue import CardValue
-from protolab.experiment.plan import load_arm_pool
-from protolab.experiment.runner import RunFailed, RunOptions, run
+from protolab.experiment.run.plan import load_arm_pool
+from protolab.experiment.run.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
 from sim.pool import DEFAULT_SETS, CardInfo, Pool
 

@@ -29,8 +29,9 @@ import numpy as np
 from analysis.balance import effect, front, imbalance, rates
 from analysis.runfolder import write_atomic
 from analysis.studies.tune import TUNE_FILE
+from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import Spec, SpecError
-from protolab.experiment.tuneplay import Job, arm_files, arm_job, pool_of, search_seeds, verify_seeds
+from protolab.experiment.tune.tuneplay import Job, arm_files, arm_job, search_seeds, verify_seeds
 from protolab.version import protolab_version
 from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
 from sim.pool import ENGINE_VERSION, Pool

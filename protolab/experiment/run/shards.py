@@ -34,8 +34,8 @@ from analysis.schema import (
     conform,
 )
 from analysis.tallies import shard_tallies
-from protolab.experiment import nodes
-from protolab.experiment.plan import Matchup, load_arm_pool
+from protolab.experiment.run import nodes
+from protolab.experiment.run.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm
 from sim.batch import MAX_COMPILES, RECORDED_COLUMNS, play_columns

@@ -25,8 +25,8 @@ from analysis import runfolder
 from analysis.manifest import Manifest
 from analysis.schema import PROTOCOL_COLUMNS
 from analysis.sequential import confidence_sequence
-from protolab.experiment.ledger import Ledger, now
-from protolab.experiment.plan import Plan, ShardPlan
+from protolab.experiment.run.ledger import Ledger, now
+from protolab.experiment.run.plan import Plan, ShardPlan
 
 COLUMNS = ["game_in_matchup", "winner", *PROTOCOL_COLUMNS]
 

@@ -1,22 +1,21 @@
 """Playing a balance search's games: one job is one batch of seeds under one pool (the baseline or a
 candidate variant), answered with each protocol's result per game. Jobs carry card files as text,
-so a worker on another machine builds the same pool; the same jobs run in this process (tests,
-`--workers 1`) or as Ray tasks, with identical results."""
+so a worker on another machine builds the same pool (pools.py); the same jobs run in this process
+(tests, `--workers 1`) or as Ray tasks (`player` over jobs.Local or jobs.OnRay), with identical results."""
 
 from __future__ import annotations
 
 import functools
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from analysis.balance import outcomes
+from protolab.experiment.jobs import Local, OnRay
+from protolab.experiment.pools import pool_of
 from protolab.experiment.seeds import game_seeds
-from protolab.experiment.session import start_ray, stop_ray
-from sim.pool import Pool, load_pool
+from sim.pool import Pool
 from strategies.seats import play_games
 
 VERIFY_MATCHUP = 1 << 40      # fresh seeds: a matchup index no random-draft run or search look uses
@@ -55,18 +54,6 @@ def verify_seeds(master: int, n: int) -> tuple[int, ...]:
     return tuple(int(s) for s in game_seeds(master, np.full(n, VERIFY_MATCHUP, np.int64), np.arange(n), False))
 
 
-@functools.lru_cache(maxsize=64)
-def pool_of(sets: tuple[str, ...], cards: tuple[tuple[str, str], ...]) -> Pool:
-    """The pool of a job, built once per worker process for each distinct set of files."""
-    with tempfile.TemporaryDirectory(prefix="protolab-tune-") as tmp:
-        paths = []
-        for i, (name, text) in enumerate(cards):
-            path = Path(tmp) / f"{i:02d}-{Path(name).name}"
-            path.write_text(text)
-            paths.append(path)
-        return load_pool(sets, cards=paths)
-
-
 def play_job(job: Job) -> np.ndarray:
     """games x protocols results of the job (analysis.balance.outcomes); with `swap` and two different
     strategies every seed is played twice, the second time with seats (and trios) exchanged."""
@@ -97,28 +84,6 @@ def _swapped(pool: Pool, seeds: np.ndarray, first: dict[str, np.ndarray], strate
     return out
 
 
-class Local:
-    """Jobs played one after another in this process."""
-
-    def map(self, jobs: Sequence[Job]) -> list[np.ndarray]:
-        return [play_job(j) for j in jobs]
-
-    def close(self) -> None:
-        pass
-
-
-class OnRay:
-    """Jobs played as Ray tasks, at most `workers` at a time; results in job order."""
-
-    def __init__(self, address: str | None, workers: int | None):
-        import ray
-        self.ray = ray
-        self.workers, self.where = start_ray(address, workers)
-        self.remote = ray.remote(play_job)
-
-    def map(self, jobs: Sequence[Job]) -> list[np.ndarray]:
-        refs = [self.remote.remote(j) for j in jobs]
-        return list(self.ray.get(refs))
-
-    def close(self) -> None:
-        stop_ray()
+def player(runner: Local | OnRay) -> Callable[[Sequence[Job]], list[np.ndarray]]:
+    """The search's games on `runner`: each job's results (play_job), in job order."""
+    return functools.partial(runner.map, play_job)
