@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from protolab.experiment.stopspec import STOP_DEFAULTS, parse_stop
 from protolab.experiment.strengthspec import parse_strength
@@ -31,6 +33,8 @@ from sim.inputs import (
     read_input_text,
 )
 from sim.pool import DEFAULT_SETS
+from sim.schema import Checked, check, fail, integer, number, problem, texts
+from sim.schema import text as nonblank
 from strategies.draft import DraftTableError, parse_fitted
 from strategies.spec import StrategyError, parse
 
@@ -48,10 +52,6 @@ MAX_ARMS = 32
 DEFAULT_ARM = "base"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
-TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
-            "pool", "seats", "draft", "arms", "tiers", "meta", "tune", "stop", "strength"}
-POOL_KEYS = {"sets", "cards"}
-SEATS_KEYS = {"strategies", "swap"}
 DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
               "round_robin": {"mode", "protocols", "trios"},
               "sampled": {"mode", "protocols", "trios", "samples"},
@@ -59,8 +59,8 @@ DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode",
 ARM_KEYS = {"name", "sets", "cards", "strategies"}
 TIER_KEYS = {"name", "strategy", "strategies"}
 CARD_KEYS = {"path", "sha256"}
-STORED_KEYS = {"format", "source", "overrides"}   # the form protolab stores (Spec.to_dict, run.json's spec)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+M = TypeVar("M", bound=BaseModel)
 
 
 class SpecError(ValueError):
@@ -81,6 +81,28 @@ def check_strategy(text: Any) -> str:
         return parse(text).text
     except StrategyError as e:
         raise ValueError(str(e)) from None
+
+
+def _strategy(text: Any) -> str:
+    try:
+        return check_strategy(text)
+    except ValueError as e:
+        fail(str(e))
+
+
+def _named(name: str) -> str:
+    if not NAME_RE.match(name):
+        fail(f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
+    return name
+
+
+Strategy = Annotated[Any, AfterValidator(_strategy)]             # a strategy spec, stripped
+def run_name(what: str = "a short name of letters, digits, '.', '_' or '-'") -> Any:
+    """A name that can be a folder's: letters, digits, '.', '_' or '-' (at most 64)."""
+    return Annotated[nonblank(what), AfterValidator(_named)]
+
+
+RunName = run_name()
 
 
 # -- the spec ---------------------------------------------------------------------------------------
@@ -238,6 +260,14 @@ class Checker:
         full = f"{self.within}.{key}" if self.within and key else key or self.within
         return SpecError(f"{self.source}: key '{full}': {msg}")
 
+    def model(self, raw: Any, key: str, model: type[M]) -> M:
+        """`raw` checked by `model` (sim/schema.py): the first problem found, as one line naming its key."""
+        try:
+            return model.model_validate(raw)
+        except ValidationError as e:
+            p = problem(e, model, lambda p: f"unknown key; expected one of: {', '.join(sorted(p.allowed))}")
+            raise self.error(f"{key}.{p.key}" if key and p.key else key or p.key, p.message) from None
+
     def table(self, raw: Any, key: str, allowed: set[str]) -> dict[str, Any]:
         if not isinstance(raw, dict):
             raise self.error(key, f"expected a table, got {raw!r}")
@@ -342,35 +372,70 @@ def read_spec_file(arg: str | Path) -> tuple[dict[str, Any], str, Path]:
     return raw, source, path.resolve().parent
 
 
+class PoolTable(Checked):
+    sets: Annotated[texts("set names"), AfterValidator(
+        lambda v: v or fail('expected at least one set, e.g. ["Main 1", "Aux 1"]'))] = list(DEFAULT_SETS)
+    cards: Any = []                          # card files: read by _card_reader
+
+
+class SeatsTable(Checked):
+    strategies: Any = ["random", "random"]   # a pair: Checker.strategy_pair
+    swap: Annotated[bool, Field(description="true or false")] = False
+
+
+class RunFile(Checked):
+    """A run spec's top level: the keys every spec has, with their values; the tables below it are
+    checked by their own models or parsers (draft, arms, tiers, meta, tune, stop, strength)."""
+
+    name: Annotated[RunName, Field(description='a short run name, e.g. name = "demo"')]
+    description: check(lambda v: isinstance(v, str), "a string") = ""
+    seed: Annotated[integer(0, 2**63 - 1, "the master seed"),
+                    Field(description="the master seed, a whole number, e.g. seed = 1")]
+    games: Annotated[integer(1, MAX_GAMES, "the number of games per matchup"),
+                     Field(description="the number of games per matchup, e.g. games = 10000")]
+    turn_cap: integer(1, 10_000, "the turn cap") = 200
+    output: nonblank("an output folder") = "runs"
+    shard_games: Any = None                  # its default depends on [stop]: parse_spec
+    events: Any = True                       # parse_events
+    pool: PoolTable = PoolTable()
+    seats: SeatsTable = SeatsTable()
+    draft: Any = None
+    arms: Any = None
+    tiers: Any = None
+    meta: Any = None
+    tune: Any = None
+    stop: Any = None
+    strength: Any = None
+
+
+class Overrides(Checked):
+    games: integer(1, MAX_GAMES, "the --games given") | None = None
+
+
+class StoredRunFile(RunFile):
+    """The form protolab stores (Spec.to_dict, run.json's spec): where the spec came from and what the
+    command line changed, kept so that a resumed run says so."""
+
+    format: integer(SPEC_FORMAT, SPEC_FORMAT, "the stored spec's format")
+    source: check(lambda v: isinstance(v, str), "the path of the spec file") = ""
+    overrides: Overrides = Overrides()
+
+
 def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     """Read, validate and normalise a spec file; `games` overrides its `games` (`--games`)."""
     raw, source, base = read_spec_file(arg)
     return parse_spec(raw, source, base, games=games)
 
 
-def _parse_header(c: Checker, raw: dict[str, Any], games: int | None) -> tuple[str, str, int, int, dict[str, Any]]:
-    """(name, description, seed, games, overrides): the keys every spec has; `games` is --games."""
-    for k in ("name", "seed", "games"):
-        if k not in raw:
-            raise c.error(k, {"name": "missing; expected a short run name, e.g. name = \"demo\"",
-                              "seed": "missing; expected the master seed, a whole number, e.g. seed = 1",
-                              "games": "missing; expected the number of games per matchup, e.g. games = 10000"}[k])
-    name = c.string(raw["name"], "name", "a short name of letters, digits, '.', '_' or '-'")
-    if not NAME_RE.match(name):
-        raise c.error("name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
-    description = raw.get("description", "")
-    if not isinstance(description, str):
-        raise c.error("description", f"expected a string, got {description!r}")
-    seed = c.integer(raw["seed"], "seed", 0, 2**63 - 1, "the master seed")
-    overrides: dict[str, Any] = {}
-    n_games = c.integer(raw["games"], "games", 1, MAX_GAMES, "the number of games per matchup")
-    if games is not None:
-        if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-            raise SpecError(f"--games: expected a whole number of games per matchup, at least 1 and at most "
-                            f"{MAX_GAMES:,}; got {games!r}")
-        n_games = games
-        overrides["games"] = games
-    return name, description, seed, n_games, overrides
+def _games(games: int | None, n_games: int, overrides: dict[str, Any]) -> int:
+    """The games per matchup: the spec's, or `games` (--games), then recorded in `overrides`."""
+    if games is None:
+        return n_games
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise SpecError(f"--games: expected a whole number of games per matchup, at least 1 and at most "
+                        f"{MAX_GAMES:,}; got {games!r}")
+    overrides["games"] = games
+    return games
 
 
 CardsFn = Callable[[Any, str], tuple[CardFile, ...]]
@@ -470,19 +535,6 @@ def _stored_tiers(c: Checker, raw: Any, arms: tuple[Arm, ...]) -> tuple[Arm, ...
     return tuple(dataclasses.replace(a, tier=True) for a in arms)
 
 
-def _parse_stored(c: Checker, raw: dict[str, Any], source: str) -> tuple[str, dict[str, Any]]:
-    """(source, overrides) of the stored form (a table with `format`, as Spec.to_dict writes it):
-    where the spec came from and what the command line changed, kept so that a resumed run says so."""
-    c.integer(raw["format"], "format", SPEC_FORMAT, SPEC_FORMAT, "the stored spec's format")
-    origin = raw.get("source", source)
-    if not isinstance(origin, str):
-        raise c.error("source", f"expected the path of the spec file, got {origin!r}")
-    overrides = dict(c.table(raw.get("overrides", {}), "overrides", {"games"}))
-    if "games" in overrides:
-        c.integer(overrides["games"], "overrides.games", 1, MAX_GAMES, "the --games given")
-    return origin, overrides
-
-
 def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
                card_texts: dict[str, str] | None = None, within: str = "") -> Spec:
     """Validate the TOML tables of a spec, or its stored form (Spec.to_dict, marked by `format`),
@@ -493,26 +545,20 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         raise c.error("train", "a training spec (docs/training.md): run it with protolab train, not as an experiment")
     if card_texts is not None and "format" not in raw:
         raise c.error("format", f"missing; expected the spec as protolab stores it (format = {SPEC_FORMAT})")
-    c.table(raw, "", TOP_KEYS | STORED_KEYS if "format" in raw else TOP_KEYS)
-    origin, overrides = _parse_stored(c, raw, source) if "format" in raw else (source, {})
-    name, description, seed, n_games, given = _parse_header(c, raw, games)
-    overrides.update(given)
-    turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
+    f = c.model(raw, "", StoredRunFile if "format" in raw else RunFile)
+    stored = isinstance(f, StoredRunFile)
+    origin = f.source if stored and "source" in raw else source
+    overrides = {"games": f.overrides.games} if stored and f.overrides.games is not None else {}
+    n_games = _games(games, f.games, overrides)
     shard_games = c.integer(raw.get("shard_games", _default_shard_games(raw)), "shard_games", 2, MAX_SHARD_GAMES,
                             "the number of games per shard")
     events = parse_events(c, raw.get("events", True))
-    output = c.string(raw.get("output", "runs"), "output", "an output folder")
-
-    pool = c.table(raw.get("pool", {}), "pool", POOL_KEYS)
-    sets = tuple(c.strings(pool.get("sets", list(DEFAULT_SETS)), "pool.sets", "set names"))
-    if not sets:
-        raise c.error("pool.sets", 'expected at least one set, e.g. ["Main 1", "Aux 1"]')
     cards = _card_reader(c, base, card_texts)
-    base_cards = cards(pool.get("cards", []), "pool.cards")
-
-    seats = c.table(raw.get("seats", {}), "seats", SEATS_KEYS)
-    strategies = c.strategy_pair(seats.get("strategies", ["random", "random"]), "seats.strategies")
-    swap = c.boolean(seats.get("swap", False), "seats.swap")
+    base_cards = cards(f.pool.cards, "pool.cards")
+    sets = tuple(f.pool.sets)
+    strategies = c.strategy_pair(f.seats.strategies, "seats.strategies")
+    swap = f.seats.swap
+    seats = raw.get("seats", {})
     _check_swap(c, swap, n_games, shard_games, overrides)
     draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts, "format" in raw)
     arms = _parse_arms(c, raw, seats, sets, base_cards, strategies, cards)
@@ -525,8 +571,8 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
     stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
-    spec = Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
-                swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
+    spec = Spec(name=f.name, seed=f.seed, games=n_games, turn_cap=f.turn_cap, shard_games=shard_games, events=events,
+                swap=swap, draft=draft, arms=arms, description=f.description.strip(), output=f.output,
                 source=origin, overrides=overrides, meta=meta, tune=tune, stop=stop, strength=strength)
     if "format" in raw:
         _check_reads_back(c, spec.to_dict(), raw)
@@ -766,32 +812,34 @@ META_DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2
 MAX_ITERATIONS = 50
 
 
-def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
+class MetaTable(Checked):
+    """`[meta]`: each key with the values it takes; its default is META_DEFAULTS'."""
+
+    mode: Annotated[Any, AfterValidator(lambda v: v if v == "psro" else fail(
+        f'expected "psro" (the metagame loop), got {v!r}'))] = "psro"
+    iterations: integer(1, MAX_ITERATIONS, "the most runs the loop plays") = META_DEFAULTS["iterations"]
+    responses: integer(1, 20, "best-response trios added per iteration") = META_DEFAULTS["responses"]
+    epsilon: number(0, 0.5, "the gain (win rate - 50%) a best response needs to be added") = META_DEFAULTS["epsilon"]
+    tolerance: number(0, 1, "the total-variation change below which the equilibrium has stopped moving") \
+        = META_DEFAULTS["tolerance"]
+    start: Any = None                        # the number of start trios, unless draft.trios: parse_meta
+    prior_games: number(0, 1e6, "pseudo-games shrinking observed rates toward the model") \
+        = META_DEFAULTS["prior_games"]
+
+
+def parse_meta(c: Checker, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
     """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
-    t = c.table(raw, "meta", META_KEYS)
-    mode = t.get("mode", "psro")
-    if mode != "psro":
-        raise c.error("meta.mode", f'expected "psro" (the metagame loop), got {mode!r}')
+    t = c.model(raw, "meta", MetaTable)
     if draft.mode != "round_robin":
         raise c.error("draft.mode", f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
                                     f'the pool; draft.trios: the start population), got {draft.mode!r}')
     if arms != 1:
         raise c.error("meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of "
                               "strategies")
-    out = dict(META_DEFAULTS)
-    out["iterations"] = c.integer(t.get("iterations", META_DEFAULTS["iterations"]), "meta.iterations", 1,
-                                  MAX_ITERATIONS, "the most runs the loop plays")
-    out["responses"] = c.integer(t.get("responses", META_DEFAULTS["responses"]), "meta.responses", 1, 20,
-                                 "best-response trios added per iteration")
-    out["epsilon"] = c.number(t.get("epsilon", META_DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
-                             "the gain (win rate - 50%) a best response needs to be added")
-    out["tolerance"] = c.number(t.get("tolerance", META_DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
-                               "the total-variation change below which the equilibrium has stopped moving")
-    out["prior_games"] = c.number(t.get("prior_games", META_DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
-                                 "pseudo-games shrinking observed rates toward the model")
-    if "start" in t and draft.trios and t["start"] != len(draft.trios):
+    out = {k: getattr(t, k) for k in META_DEFAULTS}
+    if t.start is not None and draft.trios and t.start != len(draft.trios):
         raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both "
                                     f"(with draft.trios the start is their number, {len(draft.trios)})")
-    out["start"] = len(draft.trios) if draft.trios else c.integer(t.get("start", META_DEFAULTS["start"]), "meta.start",
-                                                                    2, 200, "the number of start trios")
+    out["start"] = len(draft.trios) if draft.trios else c.integer(
+        META_DEFAULTS["start"] if t.start is None else t.start, "meta.start", 2, 200, "the number of start trios")
     return out
