@@ -8,18 +8,13 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Union
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
-    Discriminator,
     Field,
-    Tag,
     ValidationError,
-    ValidationInfo,
     create_model,
     model_validator,
 )
@@ -189,88 +184,89 @@ def _value_ok(v: Any) -> bool:
         is_whole(x) and 0 <= x <= 15 for x in v))
 
 
-def _step_fields(word: str) -> dict[str, Any]:
-    """The keys a step of verb `word` may have besides the verb: the selectors and options, each with
-    the values it accepts."""
-    row = vocab.by_word(word)
-    accepts: dict[str, Any] = {
-        "whose": one_of(K["whose"]), "covered": one_of(K["covered"], 'true, false or "any"'),
-        "face": one_of(K["face"]), "other": bool, "line": one_of(K["line"]),
-        "value": check(_value_ok, 'a list of values 0-15, "that" or "stated"'),
-        "value_gt": one_of(AMOUNTS), "value_lt": one_of(AMOUNTS),
-        "min_cards": whole(0, 36, got=False), "pick": one_of(K["pick"]), "each": one_of(K["each"]),
-        "protocol": one_of(("same", "other")), "may": bool,
-        "if": check(_count_text, f"one of {sorted(NAMED_CONDITIONS)} or a comparison \"AMOUNT OP AMOUNT|N\" "
-                    f"with AMOUNT in {sorted(AMOUNTS)} and OP in {sorted(K['ops'])}"),
-        "who": one_of(("you", "opponent")), "to": one_of(K["to"]), "from": one_of(vocab.sources_of(word)),
-        "under": one_of(("this",)), "side": one_of(("opponent",)), "random": bool, "ignore_middle": bool,
-        "into": one_of(("opponent_trash",)),
-    }
-    assert set(accepts) == SELECTOR_KEYS | STEP_OPTION_KEYS, "a selector or option without its values"
-    if row.modes:
-        accepts["mode"] = one_of(row.modes)
-    return accepts
+# The values each selector and option of a step accepts (`from` and `mode` depend on the verb: StepTable).
+STEP_VALUES: dict[str, Any] = {
+    "whose": one_of(K["whose"]), "covered": one_of(K["covered"], 'true, false or "any"'),
+    "face": one_of(K["face"]), "other": bool, "line": one_of(K["line"]),
+    "value": check(_value_ok, 'a list of values 0-15, "that" or "stated"'),
+    "value_gt": one_of(AMOUNTS), "value_lt": one_of(AMOUNTS),
+    "min_cards": whole(0, 36, got=False), "pick": one_of(K["pick"]), "each": one_of(K["each"]),
+    "protocol": one_of(("same", "other")), "may": bool,
+    "if": check(_count_text, f"one of {sorted(NAMED_CONDITIONS)} or a comparison \"AMOUNT OP AMOUNT|N\" "
+                f"with AMOUNT in {sorted(AMOUNTS)} and OP in {sorted(K['ops'])}"),
+    "who": one_of(("you", "opponent")), "to": one_of(K["to"]), "from": Any,
+    "under": one_of(("this",)), "side": one_of(("opponent",)), "random": bool, "ignore_middle": bool,
+    "into": one_of(("opponent_trash",)),
+}
+assert set(STEP_VALUES) == SELECTOR_KEYS | STEP_OPTION_KEYS, "a selector or option without its values"
 
 
-class StepTable(Strict):
-    """One step, `{ draw = 1, whose = "opponent" }`: its verb key and the keys that verb takes."""
+def _either(v: Any) -> Any:
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(b, list) and b for b in v)):
+        fail("expected two non-empty arrays of steps")
+    return v
 
-    verb: ClassVar[str] = ""
+
+def _verb_value(word: str, v: Any, source: Any) -> None:
+    """The verb key's value: a count the (engine) verb takes, or one of its literal values (the engine
+    verb is picked by the step's `from`)."""
+    row = vocab.engine_verb(word, source)
+    if row.value == vocab.STEPS:
+        return                          # either: its branches are steps (the field's type)
+    if row.value != vocab.COUNT:
+        if v not in row.value or (v is True) != (True in row.value):
+            fail("expected " + quoted(row.value), word)
+    elif isinstance(v, str) and v in vocab.COUNT_WORDS and v not in row.counts:
+        fail(f"count {v!r} does not apply to '{word}'; expected a number or one of {list(row.counts)}", word)
+    elif not ((is_whole(v) and 1 <= v <= 30) or (not isinstance(v, bool) and v in row.counts)):
+        fail(f"expected a count 1-30 or one of {list(row.counts)}, got {v!r}", word)
+
+
+class StepBase(Strict):
+    """One step, `{ draw = 1, whose = "opponent" }`: exactly one verb key, and the selectors and options
+    (and `mode`, for a verb with modes) it takes. Keys are named as written (`from`, `if` and `return`
+    are aliases)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, step: Any) -> Any:
+        if not isinstance(step, dict):
+            fail(f"expected a table like {{ draw = 1 }}, got {step!r}")
+        verbs = [k for k in step if k in KEYWORDS]
+        if len(verbs) != 1:
+            fail(f"expected exactly one verb ({', '.join(KEYWORDS)}), got {sorted(step)}")
+        allowed = SELECTOR_KEYS | STEP_OPTION_KEYS | {verbs[0]} | ({"mode"} if vocab.by_word(verbs[0]).modes else set())
+        unknown = [k for k in step if k not in allowed]
+        if unknown:
+            fail(f"unknown key for verb '{verbs[0]}'; expected one of {sorted(allowed - {verbs[0]})}", unknown[0])
+        return step
 
     @model_validator(mode="after")
-    def _has_its_mode(self) -> StepTable:
-        modes = vocab.by_word(self.verb).modes
-        if modes and getattr(self, "mode_", None) is None:
-            fail(f"'{self.verb}' needs a mode: one of {sorted(modes)}", "mode")
+    def _verb_rules(self) -> StepBase:
+        """What depends on the verb: its value, its sources (`from`) and its mode."""
+        given = self.model_dump(by_alias=True, exclude_none=True)
+        word = next(k for k in given if k in KEYWORDS)
+        row = vocab.by_word(word)
+        _verb_value(word, given[word], given.get("from"))
+        sources = vocab.sources_of(word)
+        if "from" in given and given["from"] not in sources:
+            fail(f"expected one of {sorted(sources)}, got {given['from']!r}", "from")
+        if row.modes and "mode" not in given:
+            fail(f"'{word}' needs a mode: one of {sorted(row.modes)}", "mode")
+        if "mode" in given and given["mode"] not in row.modes:
+            fail(f"expected one of {sorted(row.modes)}, got {given['mode']!r}", "mode")
         return self
 
 
-def _verb_value(word: str) -> Any:
-    """What the verb key takes: a count, two arrays of steps (either), or one of its literal values;
-    a count word or literal is the engine verb's, picked by the step's `from`."""
-    if vocab.by_word(word).value == vocab.STEPS:
-        return before(lambda v: v if isinstance(v, list) and len(v) == 2 and all(isinstance(b, list) and b for b in v)
-                      else fail("expected two non-empty arrays of steps"), list[list["Step"]])
-
-    def count(v: Any, info: ValidationInfo) -> Any:
-        row = vocab.engine_verb(word, info.data.get("from_"))
-        if row.value != vocab.COUNT:
-            if v not in row.value or (v is True) != (True in row.value):
-                fail("expected " + quoted(row.value))
-        elif isinstance(v, str) and v in vocab.COUNT_WORDS and v not in row.counts:
-            fail(f"count {v!r} does not apply to '{word}'; expected a number or one of {list(row.counts)}")
-        elif not ((is_whole(v) and 1 <= v <= 30) or (not isinstance(v, bool) and v in row.counts)):
-            fail(f"expected a count 1-30 or one of {list(row.counts)}, got {v!r}")
-        return v
-
-    return Annotated[Any, AfterValidator(count)]
+def _field(key: str, t: Any) -> tuple[Any, None]:
+    return Annotated[t | None, Field(alias=key, description="true or false" if t is bool else None)], None
 
 
-def _step_model(word: str) -> type[StepTable]:
-    """The table of a step of `word` (keys named as written: `from`, `if`, `return` are aliases);
-    `from` comes before the verb, whose value depends on it."""
-    fields: dict[str, Any] = {
-        f"{k}_": (Annotated[t | None, Field(alias=k, description="true or false" if t is bool else None)], None)
-        for k, t in _step_fields(word).items()}
-    fields[f"{word}_"] = (Annotated[_verb_value(word), Field(alias=word)], ...)
-    model = create_model(f"Step_{word}", __base__=StepTable, **fields)
-    model.verb = word
-    return model
-
-
-def _one_verb(step: Any) -> Any:
-    if not isinstance(step, dict):
-        fail(f"expected a table like {{ draw = 1 }}, got {step!r}")
-    if len([k for k in step if k in KEYWORDS]) != 1:
-        fail(f"expected exactly one verb ({', '.join(KEYWORDS)}), got {sorted(step)}")
-    return step
-
-
-STEP_MODELS = {word: _step_model(word) for word in KEYWORDS}
-Step = Annotated[Union[tuple(Annotated[m, Tag(w)] for w, m in STEP_MODELS.items())],  # noqa: UP007
-                 Discriminator(lambda step: next(k for k in step if k in KEYWORDS)), BeforeValidator(_one_verb)]
-for _m in STEP_MODELS.values():
-    _m.model_rebuild(_types_namespace={"Step": Step})
+StepTable = create_model(
+    "StepTable", __base__=StepBase, mode_=_field("mode", Any),
+    **{f"{k}_": _field(k, t) for k, t in STEP_VALUES.items()},
+    **{f"{w}_": _field(w, before(_either, list[list["StepTable"]]) if w == "either" else Any) for w in KEYWORDS})
+StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})   # either's branches are steps
 
 
 Amount = check(is_whole, "a whole number", got=False) | None
@@ -317,7 +313,7 @@ class BoxTable(Strict):
     during: words("your_turn", "opponent_turn") | None = None
     where: words("this_line") | None = None
     covered_by: words("same_protocol") | None = None
-    do: Annotated[list[Step], Field(description="an array of steps")] = []
+    do: Annotated[list[StepTable], Field(description="an array of steps")] = []
     passive: Annotated[list[before(_one_modifier, Modifier)], Field(description="an array of modifiers")] = []
 
     @model_validator(mode="after")
@@ -342,9 +338,6 @@ def _problem(e: ValidationError, model: type[BaseModel]) -> tuple[str, str]:
 
 
 def _unknown(p: Problem) -> str:
-    verb = getattr(p.table, "verb", "")
-    if verb:
-        return f"unknown key for verb '{verb}'; expected one of {sorted(set(p.allowed) - {verb})}"
     if p.table is Modifier:
         return f"unknown key; expected one of {sorted(PASSIVE_KEYS)}"
     return f"unknown key; expected one of {sorted(p.allowed)}"
