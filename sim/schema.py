@@ -199,43 +199,34 @@ def _dotted(parts: list[str | int]) -> str:
 def _walk(model: type[BaseModel], loc: tuple[str | int, ...]) -> tuple[list[str | int], FieldInfo | None,
                                                                       type[BaseModel] | None]:
     """Follow `loc` through the model's annotations: the key path as the file spells it (union
-    tags and validator steps dropped), the field at its end, and the table (model) holding it."""
+    members and validator steps dropped), the field at its end, and the table (model) holding it."""
     parts: list[str | int] = []
     tp: Any = model
     field: FieldInfo | None = None
     table: type[BaseModel] | None = None
     for step in loc:
         tp = _bare(tp)
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
-            table = tp
-            name = next((n for n, f in tp.model_fields.items() if (f.alias or n) == step), None)
-            if name is None:           # an unknown key: its table is `tp`
-                parts.append(step)
-                field, tp = None, Any
-                continue
-            field = tp.model_fields[name]
+        if _is_model(tp):
+            table, field = tp, _field_of(tp, step)
             parts.append(step)
-            tp = field.annotation
-            continue
-        origin = typing.get_origin(tp)
-        if origin in (list, tuple) and isinstance(step, int):
-            parts.append(step)
-            tp = typing.get_args(tp)[0] if typing.get_args(tp) else Any
-            field = None
-        elif origin is dict and isinstance(step, str):
-            parts.append(step)
-            tp = typing.get_args(tp)[1]
-            field = None
+            tp = field.annotation if field else Any      # an unknown key: its table is `tp`
         elif _is_union(tp):
-            members = [m for m in typing.get_args(tp) if m is not type(None)]
-            tp = next((m for m in members if _tag_of(m) == step), members[0])  # a tag names the member
+            tp = typing.get_args(tp)[0]                   # a member's name: pydantic's, not the file's
+        elif isinstance(step, int | str) and typing.get_origin(tp) in (list, tuple, dict):
+            parts.append(step)
+            args = typing.get_args(tp)
+            tp, field = (args[-1] if args else Any), None  # list[X], tuple[X, ...], dict[str, X]: X
         # other steps (a validator's name, "function-after[...]") are pydantic's, not the file's
     end = _bare(tp)
-    while _is_union(end):
-        end = _bare(typing.get_args(end)[0])
-    if isinstance(end, type) and issubclass(end, BaseModel):
-        table = end                    # the loc ends at a table: a check of the whole table
-    return parts, field, table
+    return parts, field, end if _is_model(end) else table
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _field_of(model: type[BaseModel], key: str | int) -> FieldInfo | None:
+    return next((f for n, f in model.model_fields.items() if (f.alias or n) == key), None)
 
 
 def _bare(tp: Any) -> Any:
@@ -251,11 +242,3 @@ def _bare(tp: Any) -> Any:
 
 def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (typing.Union, types.UnionType)
-
-
-def _tag_of(tp: Any) -> str | None:
-    if typing.get_origin(tp) is Annotated:
-        for m in typing.get_args(tp)[1:]:
-            if hasattr(m, "tag"):
-                return m.tag
-    return None

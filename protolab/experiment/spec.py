@@ -427,6 +427,15 @@ def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     return parse_spec(raw, source, base, games=games)
 
 
+def _stored(f: RunFile, raw: dict[str, Any], source: str) -> tuple[str, dict[str, Any]]:
+    """(source, overrides) of the stored form: where the spec came from and what the command line
+    changed, kept so that a resumed run says so; a spec file's own name and no overrides otherwise."""
+    if not isinstance(f, StoredRunFile):
+        return source, {}
+    overrides = {"games": f.overrides.games} if f.overrides.games is not None else {}
+    return (f.source if "source" in raw else source), overrides
+
+
 def _games(games: int | None, n_games: int, overrides: dict[str, Any]) -> int:
     """The games per matchup: the spec's, or `games` (--games), then recorded in `overrides`."""
     if games is None:
@@ -546,9 +555,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     if card_texts is not None and "format" not in raw:
         raise c.error("format", f"missing; expected the spec as protolab stores it (format = {SPEC_FORMAT})")
     f = c.model(raw, "", StoredRunFile if "format" in raw else RunFile)
-    stored = isinstance(f, StoredRunFile)
-    origin = f.source if stored and "source" in raw else source
-    overrides = {"games": f.overrides.games} if stored and f.overrides.games is not None else {}
+    origin, overrides = _stored(f, raw, source)
     n_games = _games(games, f.games, overrides)
     shard_games = c.integer(raw.get("shard_games", _default_shard_games(raw)), "shard_games", 2, MAX_SHARD_GAMES,
                             "the number of games per shard")
