@@ -19,7 +19,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
 
 from protolab.experiment.stopspec import STOP_DEFAULTS, parse_stop
 from protolab.experiment.strengthspec import parse_strength
@@ -33,7 +33,7 @@ from sim.inputs import (
     read_input_text,
 )
 from sim.pool import DEFAULT_SETS
-from sim.schema import Checked, check, fail, integer, number, problem, texts
+from sim.schema import Checked, Problem, Strict, before, check, fail, integer, number, problem, texts
 from sim.schema import text as nonblank
 from strategies.draft import DraftTableError, parse_fitted
 from strategies.spec import StrategyError, parse
@@ -52,10 +52,6 @@ MAX_ARMS = 32
 DEFAULT_ARM = "base"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
-DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
-              "round_robin": {"mode", "protocols", "trios"},
-              "sampled": {"mode", "protocols", "trios", "samples"},
-              "holding": {"mode", "protocols", "samples"}}
 ARM_KEYS = {"name", "sets", "cards", "strategies"}
 TIER_KEYS = {"name", "strategy", "strategies"}
 CARD_KEYS = {"path", "sha256"}
@@ -249,6 +245,10 @@ def find_spec(arg: str) -> Path:
 
 # -- loading ----------------------------------------------------------------------------------------
 
+def _unknown_key(p: Problem) -> str:
+    return f"unknown key; expected one of: {', '.join(sorted(p.allowed))}"
+
+
 class Checker:
     """Type checks that phrase errors as 'FILE: key K: expected X, got Y'."""
 
@@ -260,12 +260,13 @@ class Checker:
         full = f"{self.within}.{key}" if self.within and key else key or self.within
         return SpecError(f"{self.source}: key '{full}': {msg}")
 
-    def model(self, raw: Any, key: str, model: type[M]) -> M:
-        """`raw` checked by `model` (sim/schema.py): the first problem found, as one line naming its key."""
+    def model(self, raw: Any, key: str, model: type[M], unknown: Callable[[Problem], str] | None = None) -> M:
+        """`raw` checked by `model` (sim/schema.py): the first problem found, as one line naming its key;
+        `unknown` phrases an unknown key (default: the keys the table takes)."""
         try:
             return model.model_validate(raw)
         except ValidationError as e:
-            p = problem(e, model, lambda p: f"unknown key; expected one of: {', '.join(sorted(p.allowed))}")
+            p = problem(e, model, unknown or _unknown_key)
             raise self.error(f"{key}.{p.key}" if key and p.key else key or p.key, p.message) from None
 
     def table(self, raw: Any, key: str, allowed: set[str]) -> dict[str, Any]:
@@ -656,6 +657,113 @@ def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardF
     return tuple(out)
 
 
+# -- the [draft] table: one model per mode ---------------------------------------------------------
+
+def _trio_shape(raw: Any) -> Any:
+    raw = [x.strip() for x in raw.split(",")] if isinstance(raw, str) else raw
+    if not isinstance(raw, list) or len(raw) != 3:
+        fail(f'expected a trio of protocols, e.g. ["Fire", "Water", "Death"], got {raw!r}')
+    return raw
+
+
+def _three_different(trio: list[str]) -> tuple[str, ...]:
+    if len({t.lower() for t in trio}) != 3:
+        fail(f"expected three different protocols, got {list(trio)}")
+    return tuple(trio)
+
+
+def _matchup(m: Any) -> Any:
+    if not isinstance(m, list) or len(m) != 2:
+        fail(f"expected two trios (seat 0, seat 1), got {m!r}")
+    return m
+
+
+def _six_different(pair: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    a, b = pair
+    common = sorted(x for x in a if x.lower() in {y.lower() for y in b})
+    if common:
+        fail(f"expected six different protocols; both trios have {common}")
+    return tuple(pair)
+
+
+Trio = Annotated[before(_trio_shape, list[nonblank("a protocol name")]), AfterValidator(_three_different)]
+Matchup = Annotated[before(_matchup, list[Trio]), AfterValidator(_six_different)]
+Protocols = texts("protocol names")
+
+
+class RandomDraft(Strict):
+    mode: str = "random"
+
+
+class PolicyDraft(Strict):
+    mode: str
+    policy: Any = "random"                 # a draft strategy or two: _parse_policy reads their tables
+
+
+class StoredPolicyDraft(PolicyDraft):
+    tables: Any = None                     # the stored form's fitted tables: checked when read back
+
+
+class FixedDraft(Strict):
+    mode: str
+    matchups: Annotated[before(lambda v: v if isinstance(v, list) and v else fail(
+        'expected a list of matchups, each two trios: [["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]'),
+        list[Matchup]), Field(description='a list of matchups, each two trios: [["Fire", "Water", "Death"], '
+                                          '["Hate", "Light", "Life"]]')]
+
+
+class RoundRobinDraft(Strict):
+    mode: str
+    protocols: Annotated[Protocols, AfterValidator(lambda v: v if len({p.lower() for p in v}) >= 6 else fail(
+        f"expected at least six different protocols, got {v}"))] = []
+    trios: before(lambda v: v if isinstance(v, list) and 2 <= len(v) <= MAX_TRIOS else fail(
+        f"expected a list of 2 to {MAX_TRIOS:,} trios"), list[Trio]) = []
+
+    @model_validator(mode="after")
+    def _one_source(self) -> RoundRobinDraft:
+        if self.protocols and self.trios:
+            fail("expected either protocols or trios, not both", "trios")
+        return self
+
+
+class SampledDraft(RoundRobinDraft):
+    samples: Annotated[integer(1, MAX_MATCHUPS, "the number of matchups to sample"),
+                       Field(description="the number of matchups to sample, e.g. samples = 500")]
+
+
+class HoldingDraft(Strict):
+    mode: str
+    protocols: Annotated[Protocols, AfterValidator(lambda v: v if v and len({p.lower() for p in v}) == len(v) else fail(
+        f"expected one or more different protocols, got {v}")), Field(
+        description='the protocols seat 0 holds, e.g. protocols = ["Fire"]')]
+    samples: Annotated[integer(1, MAX_MATCHUPS, "the number of matchups per protocol"),
+                       Field(description="the number of matchups per protocol, e.g. samples = 500")]
+
+    @model_validator(mode="after")
+    def _not_too_many(self) -> HoldingDraft:
+        n = self.samples * len(self.protocols)
+        if n > MAX_MATCHUPS:
+            fail(f"expected at most {MAX_MATCHUPS:,} matchups in all; {self.samples:,} for each of "
+                 f"{len(self.protocols)} protocols make {n:,}", "samples")
+        return self
+
+
+DRAFT_TABLES: dict[str, type[Strict]] = {"random": RandomDraft, "draft": PolicyDraft, "fixed": FixedDraft,
+                                         "round_robin": RoundRobinDraft, "sampled": SampledDraft,
+                                         "holding": HoldingDraft}
+
+
+def _not_this_mode(mode: str) -> Callable[[Problem], str]:
+    """The message for a key the mode does not take: which mode it belongs to, if any."""
+
+    def say(p: Problem) -> str:
+        modes = [m for m in DRAFT_MODES if p.key in DRAFT_TABLES[m].model_fields]
+        hint = f"it belongs to mode {' or '.join(modes)}" if modes else "unknown key"
+        return f"not used with mode = {mode!r} ({hint}); expected: {', '.join(sorted(p.allowed))}"
+
+    return say
+
+
 def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None,
                  stored: bool = False) -> Draft:
     """`draft`; in the stored form mode "draft" also lists the `tables` its policies read (checked
@@ -665,51 +773,17 @@ def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[
     mode = raw.get("mode", "random")
     if mode not in DRAFT_MODES:
         raise c.error("draft.mode", f"expected one of {', '.join(DRAFT_MODES)}, got {mode!r}")
-    extra = sorted(set(raw) - DRAFT_KEYS[mode] - ({"tables"} if stored and mode == "draft" else set()))
-    if extra:
-        modes = [m for m in DRAFT_MODES if extra[0] in DRAFT_KEYS[m]]
-        hint = f"it belongs to mode {' or '.join(modes)}" if modes else "unknown key"
-        raise c.error(f"draft.{extra[0]}", f"not used with mode = {mode!r} ({hint}); "
-                                            f"expected: {', '.join(sorted(DRAFT_KEYS[mode]))}")
-    if mode == "random":
-        return Draft("random")
-    if mode == "draft":
+    model = StoredPolicyDraft if stored and mode == "draft" else DRAFT_TABLES[mode]
+    t = c.model(raw, "draft", model, _not_this_mode(mode))
+    if isinstance(t, PolicyDraft):
         return _parse_policy(c, raw, base, card_texts)
-    if mode == "fixed":
-        ms = raw.get("matchups")
-        if not isinstance(ms, list) or not ms:
-            raise c.error("draft.matchups", 'expected a list of matchups, each two trios: '
-                                            '[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]')
-        out = []
-        for i, m in enumerate(ms):
-            if not isinstance(m, list) or len(m) != 2:
-                raise c.error(f"draft.matchups[{i}]", f"expected two trios (seat 0, seat 1), got {m!r}")
-            a, b = c.trio(m[0], f"draft.matchups[{i}][0]"), c.trio(m[1], f"draft.matchups[{i}][1]")
-            common = sorted(x for x in a if x.lower() in {y.lower() for y in b})
-            if common:
-                raise c.error(f"draft.matchups[{i}]", f"expected six different protocols; both trios have {common}")
-            out.append((a, b))
-        return Draft("fixed", matchups=tuple(out))
-    if mode == "holding":
-        return _parse_holding(c, raw)
-    if "protocols" in raw and "trios" in raw:
-        raise c.error("draft.trios", "expected either protocols or trios, not both")
-    protocols: tuple[str, ...] = ()
-    trios: tuple[tuple[str, ...], ...] = ()
-    if "protocols" in raw:
-        protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
-        if len({p.lower() for p in protocols}) < 6:
-            raise c.error("draft.protocols", f"expected at least six different protocols, got {list(protocols)}")
-    if "trios" in raw:
-        if not isinstance(raw["trios"], list) or not 2 <= len(raw["trios"]) <= MAX_TRIOS:
-            raise c.error("draft.trios", f"expected a list of 2 to {MAX_TRIOS:,} trios")
-        trios = tuple(c.trio(t, f"draft.trios[{i}]") for i, t in enumerate(raw["trios"]))
-    samples = 0
-    if mode == "sampled":
-        if "samples" not in raw:
-            raise c.error("draft.samples", "missing; expected the number of matchups to sample, e.g. samples = 500")
-        samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups to sample")
-    return Draft(mode, protocols=protocols, trios=trios, samples=samples)
+    if isinstance(t, FixedDraft):
+        return Draft("fixed", matchups=tuple(t.matchups))
+    if isinstance(t, HoldingDraft):
+        return Draft("holding", protocols=tuple(t.protocols), samples=t.samples)
+    if isinstance(t, RoundRobinDraft):
+        return Draft(mode, protocols=tuple(t.protocols), trios=tuple(t.trios), samples=getattr(t, "samples", 0))
+    return Draft("random")
 
 
 def parse_events(c: Checker, raw: Any) -> bool | str | float:
@@ -765,23 +839,6 @@ def _parse_policy(c: Checker, raw: dict[str, Any], base: Path, card_texts: dict[
     return Draft("draft", policy=tuple(policy), tables=tuple(tables.values()))
 
 
-
-
-def _parse_holding(c: Checker, raw: dict[str, Any]) -> Draft:
-    """mode = "holding": `samples` matchups per listed protocol, seat 0's trio holding it (the card
-    value design, docs/strategies.md); the other protocols are drawn in protolab.experiment.plan."""
-    if "protocols" not in raw:
-        raise c.error("draft.protocols", 'missing; expected the protocols seat 0 holds, e.g. protocols = ["Fire"]')
-    protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
-    if not protocols or len({p.lower() for p in protocols}) != len(protocols):
-        raise c.error("draft.protocols", f"expected one or more different protocols, got {list(protocols)}")
-    if "samples" not in raw:
-        raise c.error("draft.samples", "missing; expected the number of matchups per protocol, e.g. samples = 500")
-    samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups per protocol")
-    if samples * len(protocols) > MAX_MATCHUPS:
-        raise c.error("draft.samples", f"expected at most {MAX_MATCHUPS:,} matchups in all; {samples:,} for each of "
-                                       f"{len(protocols)} protocols make {samples * len(protocols):,}")
-    return Draft("holding", protocols=protocols, samples=samples)
 
 
 def check_matchups(spec: Spec, count: int) -> None:
