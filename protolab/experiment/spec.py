@@ -52,9 +52,6 @@ MAX_ARMS = 32
 DEFAULT_ARM = "base"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
-ARM_KEYS = {"name", "sets", "cards", "strategies"}
-TIER_KEYS = {"name", "strategy", "strategies"}
-CARD_KEYS = {"path", "sha256"}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 M = TypeVar("M", bound=BaseModel)
 
@@ -93,6 +90,8 @@ def _named(name: str) -> str:
 
 
 Strategy = Annotated[Any, AfterValidator(_strategy)]             # a strategy spec, stripped
+StrategyPair = before(lambda v: v if isinstance(v, list) and len(v) == 2 else fail(
+    f'expected two strategies, one per seat, e.g. ["random", "random"], got {v!r}'), list[Strategy])
 def run_name(what: str = "a short name of letters, digits, '.', '_' or '-'") -> Any:
     """A name that can be a folder's: letters, digits, '.', '_' or '-' (at most 64)."""
     return Annotated[nonblank(what), AfterValidator(_named)]
@@ -289,11 +288,6 @@ class Checker:
             raise self.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
         return float(raw)
 
-    def boolean(self, raw: Any, key: str) -> bool:
-        if not isinstance(raw, bool):
-            raise self.error(key, f"expected true or false, got {raw!r}")
-        return raw
-
     def string(self, raw: Any, key: str, what: str) -> str:
         if not isinstance(raw, str) or not raw.strip():
             raise self.error(key, f"expected {what}, got {raw!r}")
@@ -304,26 +298,11 @@ class Checker:
             raise self.error(key, f"expected a list of {what}, got {raw!r}")
         return [self.string(x, f"{key}[{i}]", what) for i, x in enumerate(raw)]
 
-    def trio(self, raw: Any, key: str) -> tuple[str, ...]:
-        if isinstance(raw, str):
-            raw = [x.strip() for x in raw.split(",")]
-        if not isinstance(raw, list) or len(raw) != 3:
-            raise self.error(key, f'expected a trio of protocols, e.g. ["Fire", "Water", "Death"], got {raw!r}')
-        trio = tuple(self.string(x, f"{key}[{i}]", "a protocol name") for i, x in enumerate(raw))
-        if len({t.lower() for t in trio}) != 3:
-            raise self.error(key, f"expected three different protocols, got {list(trio)}")
-        return trio
-
     def strategy(self, raw: Any, key: str) -> str:
         try:
             return check_strategy(raw)
         except ValueError as e:
             raise self.error(key, str(e)) from None
-
-    def strategy_pair(self, raw: Any, key: str) -> tuple[str, str]:
-        if not isinstance(raw, list) or len(raw) != 2:
-            raise self.error(key, f'expected two strategies, one per seat, e.g. ["random", "random"], got {raw!r}')
-        return (self.strategy(raw[0], f"{key}[0]"), self.strategy(raw[1], f"{key}[1]"))
 
 
 def read_card_file(check: Checker, base: Path, raw: Any, key: str) -> CardFile:
@@ -380,7 +359,7 @@ class PoolTable(Checked):
 
 
 class SeatsTable(Checked):
-    strategies: Any = ["random", "random"]   # a pair: Checker.strategy_pair
+    strategies: StrategyPair = ["random", "random"]
     swap: Annotated[bool, Field(description="true or false")] = False
 
 
@@ -449,6 +428,37 @@ def _games(games: int | None, n_games: int, overrides: dict[str, Any]) -> int:
 
 
 CardsFn = Callable[[Any, str], tuple[CardFile, ...]]
+_AS_STORED = "a card file as {path, sha256}"
+
+
+class CardRef(Strict):
+    """A card file as the stored form names it: its path and checksum (checked against the file read)."""
+
+    path: Annotated[Any, Field(description=_AS_STORED)]
+    sha256: Annotated[nonblank("a SHA-256 checksum"), Field(description=_AS_STORED)]
+
+
+class ArmTable(Strict):
+    """One [[arms]] table: a name, and the pool and strategies where it differs from the spec's."""
+
+    name: Annotated[run_name("an arm name"), Field(description='a short arm name, e.g. name = "official"')]
+    sets: texts("set names") | None = None
+    cards: Any = []                          # card files: read by _card_reader
+    strategies: StrategyPair | None = None
+
+
+class TierTable(Strict):
+    """One [[tiers]] table: a strategy for both seats or one per seat, and a name (by default the strategy's)."""
+
+    name: run_name("a tier name") | None = None
+    strategy: Strategy | None = None
+    strategies: StrategyPair | None = None
+
+    @model_validator(mode="after")
+    def _one_of_them(self) -> TierTable:
+        if (self.strategy is None) == (self.strategies is None):
+            fail('expected exactly one of strategy = "greedy" (both seats) or strategies = [seat 0, seat 1]')
+        return self
 
 
 def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> CardsFn:
@@ -458,10 +468,8 @@ def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> C
     def one(x: Any, key: str) -> CardFile:
         want = None
         if isinstance(x, dict):
-            t = c.table(x, key, CARD_KEYS)
-            for k in sorted(CARD_KEYS - set(t)):
-                raise c.error(f"{key}.{k}", "missing; expected a card file as {path, sha256}")
-            x, key, want = t["path"], f"{key}.path", c.string(t["sha256"], f"{key}.sha256", "a SHA-256 checksum")
+            t = c.model(x, key, CardRef)
+            x, key, want = t.path, f"{key}.path", t.sha256
         if card_texts is None:
             found = read_card_file(c, base, x, key)
         elif isinstance(x, str) and x in card_texts:
@@ -499,17 +507,11 @@ def _parse_arm_list(c: Checker, arms_raw: Any, sets: tuple[str, ...], base_cards
     arms: list[Arm] = []
     for i, a in enumerate(arms_raw):
         key = f"arms[{i}]"
-        a = c.table(a, key, ARM_KEYS)
-        if "name" not in a:
-            raise c.error(f"{key}.name", "missing; expected a short arm name, e.g. name = \"official\"")
-        an = c.string(a["name"], f"{key}.name", "an arm name")
-        if not NAME_RE.match(an):
-            raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-', got {an!r}")
-        if any(x.name == an for x in arms):
-            raise c.error(f"{key}.name", f"expected a name not used by another arm, got {an!r} twice")
-        a_sets = tuple(c.strings(a["sets"], f"{key}.sets", "set names")) if "sets" in a else sets
-        a_strat = c.strategy_pair(a["strategies"], f"{key}.strategies") if "strategies" in a else strategies
-        arms.append(Arm(an, a_sets, base_cards + cards(a.get("cards", []), f"{key}.cards"), a_strat))
+        t = c.model(a, key, ArmTable)
+        if any(x.name == t.name for x in arms):
+            raise c.error(f"{key}.name", f"expected a name not used by another arm, got {t.name!r} twice")
+        arms.append(Arm(t.name, sets if t.sets is None else tuple(t.sets), base_cards + cards(t.cards, f"{key}.cards"),
+                        strategies if t.strategies is None else tuple(t.strategies)))
     return tuple(arms)
 
 
@@ -564,7 +566,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     cards = _card_reader(c, base, card_texts)
     base_cards = cards(f.pool.cards, "pool.cards")
     sets = tuple(f.pool.sets)
-    strategies = c.strategy_pair(f.seats.strategies, "seats.strategies")
+    strategies = tuple(f.seats.strategies)
     swap = f.seats.swap
     seats = raw.get("seats", {})
     _check_swap(c, swap, n_games, shard_games, overrides)
@@ -631,15 +633,9 @@ def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
     if isinstance(raw, str):
         s = c.strategy(raw, key)
         return tier_name(s), (s, s)
-    t = c.table(raw, key, TIER_KEYS)
-    if ("strategy" in t) == ("strategies" in t):
-        raise c.error(key, 'expected exactly one of strategy = "greedy" (both seats) or strategies = [seat 0, seat 1]')
-    pair = ((c.strategy(t["strategy"], f"{key}.strategy"),) * 2 if "strategy" in t
-            else c.strategy_pair(t["strategies"], f"{key}.strategies"))
-    name = c.string(t["name"], f"{key}.name", "a tier name") if "name" in t else tier_name(pair[0])
-    if not NAME_RE.match(name):
-        raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
-    return name, pair  # type: ignore[return-value]
+    t = c.model(raw, key, TierTable)
+    pair = (t.strategy, t.strategy) if t.strategy is not None else tuple(t.strategies)
+    return t.name or tier_name(pair[0]), pair
 
 
 def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardFile, ...]) -> tuple[Arm, ...]:
