@@ -249,7 +249,8 @@ def _unknown_key(p: Problem) -> str:
 
 
 class Checker:
-    """Type checks that phrase errors as 'FILE: key K: expected X, got Y'."""
+    """Errors phrased 'FILE: key K: expected X, got Y': a table checked by its model (`model`), and the
+    few single values checked where their bounds depend on other keys (`integer`, `string`, ...)."""
 
     def __init__(self, source: str, within: str = ""):
         self.source = source
@@ -268,25 +269,11 @@ class Checker:
             p = problem(e, model, unknown or _unknown_key)
             raise self.error(f"{key}.{p.key}" if key and p.key else key or p.key, p.message) from None
 
-    def table(self, raw: Any, key: str, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(raw, dict):
-            raise self.error(key, f"expected a table, got {raw!r}")
-        extra = sorted(set(raw) - allowed)
-        if extra:
-            k = f"{key}.{extra[0]}" if key else extra[0]
-            raise self.error(k, f"unknown key; expected one of: {', '.join(sorted(allowed))}")
-        return raw
-
     def integer(self, raw: Any, key: str, lo: int, hi: int, what: str) -> int:
         if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
             bound = f"at least {lo:,}" if hi >= 2**62 else f"at least {lo:,} and at most {hi:,}"
             raise self.error(key, f"expected {what}, a whole number {bound}; got {raw!r}")
         return raw
-
-    def number(self, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
-            raise self.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
-        return float(raw)
 
     def string(self, raw: Any, key: str, what: str) -> str:
         if not isinstance(raw, str) or not raw.strip():
