@@ -173,10 +173,10 @@ def problem(error: ValidationError, model: type[BaseModel], unknown: Callable[[P
         key = _dotted([*parts, *([ctx["key"]] if ctx.get("key") else [])])
         return Problem(key, "value", ctx["message"], value=e["input"], field=field)
     if e["type"] in (UNKNOWN, "extra_forbidden"):
-        if e["type"] == UNKNOWN:
+        if e["type"] == UNKNOWN:       # Strict._known_keys: the loc is the table's, the key in ctx
             parts, value = [*parts, ctx["key"]], e["input"][ctx["key"]]
-        else:
-            value, table = e["input"], table
+        else:                          # pydantic's own check: the loc is the key's
+            value = e["input"]
         allowed = tuple(f.alias or n for n, f in table.model_fields.items()) if table else ()
         p = Problem(_dotted(parts), "unknown", "", allowed, value, table)
         text = unknown(p) if unknown else f"unknown key; expected one of {sorted(allowed)}"
