@@ -108,9 +108,14 @@ def before(run: Callable[[Any], Any], inner: Any) -> Any:
 # -- the phrases of the experiment specs ("expected the seed, a whole number at least 0; got -1") ------------
 
 def integer(lo: int, hi: int, what: str) -> Any:
-    """A whole number lo..hi (hi >= 2**62: no upper bound worth saying)."""
+    """A whole number lo..hi."""
+    return _said(lambda v: is_whole(v) and lo <= v <= hi, integer_expected(lo, hi, what) + "; got ")
+
+
+def integer_expected(lo: int, hi: int, what: str) -> str:
+    """'expected WHAT, a whole number at least LO and at most HI' (hi >= 2**62: no upper bound worth saying)."""
     bound = f"at least {lo:,}" if hi >= 2**62 else f"at least {lo:,} and at most {hi:,}"
-    return _said(lambda v: is_whole(v) and lo <= v <= hi, f"expected {what}, a whole number {bound}; got ")
+    return f"expected {what}, a whole number {bound}"
 
 
 def number(lo: float, hi: float, what: str) -> Any:

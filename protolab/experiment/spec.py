@@ -33,7 +33,20 @@ from sim.inputs import (
     read_input_text,
 )
 from sim.pool import DEFAULT_SETS
-from sim.schema import Checked, Problem, Strict, before, check, fail, integer, number, problem, texts
+from sim.schema import (
+    Checked,
+    Problem,
+    Strict,
+    before,
+    check,
+    fail,
+    integer,
+    integer_expected,
+    is_whole,
+    number,
+    problem,
+    texts,
+)
 from sim.schema import text as nonblank
 from strategies.draft import DraftTableError, parse_fitted
 from strategies.spec import StrategyError, parse
@@ -270,9 +283,8 @@ class Checker:
             raise self.error(f"{key}.{p.key}" if key and p.key else key or p.key, p.message) from None
 
     def integer(self, raw: Any, key: str, lo: int, hi: int, what: str) -> int:
-        if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
-            bound = f"at least {lo:,}" if hi >= 2**62 else f"at least {lo:,} and at most {hi:,}"
-            raise self.error(key, f"expected {what}, a whole number {bound}; got {raw!r}")
+        if not (is_whole(raw) and lo <= raw <= hi):
+            raise self.error(key, f"{integer_expected(lo, hi, what)}; got {raw!r}")
         return raw
 
     def string(self, raw: Any, key: str, what: str) -> str:
