@@ -1,7 +1,7 @@
 """Scenario files (docs/scenarios.md): an exact position, scripted decisions, expectations.
 
-The runner is strict: every key a file may hold is declared once, in SCHEMA below, with the
-value it accepts. An unknown section or key, a value of the wrong kind, an expectation naming a
+The runner is strict: every key a file may hold is declared once, in the models below (pydantic,
+sim/schema.py), with the value it accepts. An unknown section or key, a value of the wrong kind, an expectation naming a
 card or protocol that is not in play, or a file that checks nothing is refused with one line
 naming the file and the key, because a silently ignored key is a check that never runs."""
 
@@ -13,12 +13,17 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field, ValidationError
+from pydantic.fields import FieldInfo
 
 from sim.describe import SEAT_NAMES
 from sim.engine._core import CoreState, constants
 from sim.inputs import InputFileError, parse_toml, read_input_text
 from sim.pool import Pool, load_pool
+from sim.schema import Problem, Strict, is_whole, problem, quoted
+from sim.schema import check as checked
 from sim.state import State
 
 K = constants()
@@ -32,32 +37,22 @@ class ScenarioError(ValueError):
 
 # -- the schema: every allowed key and the value it accepts, declared once ---------------------------
 
-@dataclass(frozen=True)
-class Kind:
+def kind(expected: str, accepts: Callable[[Any], bool], names: str = "") -> Any:
     """What one key accepts: a test of the value's shape, the words for messages and the docs, and
-    which names inside it must exist in the game (in [expect], checked once the position is known;
-    the names of [setup] are checked by placing them)."""
-
-    expected: str
-    accepts: Callable[[Any], bool]
-    names: str = ""  # "" | "cards" | "stacks" | "protocols" | "text"
+    which names inside it must exist in the game (`names`: "cards", "stacks", "protocols" or "text";
+    in [expect], checked once the position is known; the names of [setup] are checked by placing them)."""
+    return Annotated[checked(accepts, expected), Field(description=expected, json_schema_extra={"names": names})]
 
 
-@dataclass(frozen=True)
-class Table:
-    """A TOML table: its allowed keys (values or sub-tables) and which of them must be present."""
-
-    doc: str
-    keys: dict[str, Kind | Table]
-    required: tuple[str, ...] = ()
+def table(model: type[Section]) -> Any:
+    """A sub-table, `[setup]`: the model of its keys."""
+    return Annotated[model, Field(description=f"a table ({model.doc})")]
 
 
-def _integer(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)  # TOML true/false are Python ints too
+class Section(Strict):
+    """A TOML table of a scenario: its allowed keys (fields; those without a default are required)."""
 
-
-def _whole(v: Any, lowest: int) -> bool:
-    return _integer(v) and v >= lowest
+    doc: ClassVar[str] = ""
 
 
 def _strings(v: Any) -> bool:
@@ -68,54 +63,101 @@ def _three(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda v: isinstance(v, list) and len(v) == 3 and all(item(x) for x in v)
 
 
-def _one_of(*allowed: str) -> Kind:
-    quoted = [f'"{a}"' for a in allowed]
-    return Kind(f"{', '.join(quoted[:-1])} or {quoted[-1]}", lambda v: isinstance(v, str) and v in allowed)
+def _one_of(*allowed: str) -> Any:
+    return kind(quoted(allowed), lambda v: isinstance(v, str) and v in allowed)
 
 
-TEXT = Kind("a string", lambda v: isinstance(v, str))
-NON_EMPTY = Kind("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip()))
-RULE = Kind('a non-empty string: a card name or a rule number such as "1.2"',
+TEXT = kind("a string", lambda v: isinstance(v, str))
+NON_EMPTY = kind("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip()))
+RULE = kind('a non-empty string: a card name or a rule number such as "1.2"',
             lambda v: isinstance(v, str) and bool(v.strip()))
-FILES = Kind("an array of file paths", _strings)
+FILES = kind("an array of file paths", _strings)
 SEAT = _one_of(*SEAT_NAMES)
 SEAT_OR_NONE = _one_of("none", *SEAT_NAMES)
 WINNER = _one_of("none", *SEAT_NAMES, "draw")
 SETUP_PHASE = _one_of(*SETUP_PHASES)
 PHASE = _one_of(*(p for p in PHASES if p != "draft"))  # a scenario starts after the draft
-COUNT = Kind("a whole number from 0", lambda v: _whole(v, 0))
-FROM_ONE = Kind("a whole number from 1", lambda v: _whole(v, 1))
-STRINGS = Kind("an array of strings", _strings)
-CARDS = Kind("an array of card names", _strings, "cards")
-STACKS = Kind("three arrays of card names (left, middle, right; each bottom to top)", _three(_strings), "stacks")
-THREE_PROTOCOLS = Kind("three protocol names", _three(lambda x: isinstance(x, str)), "protocols")
-PROTOCOLS = Kind("an array of protocol names", _strings, "protocols")
-VALUES = Kind("three whole numbers (a line value may be negative)", _three(_integer))
-TEXTS = Kind("an array of strings", _strings, "text")
+COUNT = kind("a whole number from 0", lambda v: is_whole(v) and v >= 0)
+FROM_ONE = kind("a whole number from 1", lambda v: is_whole(v) and v >= 1)
+STRINGS = kind("an array of strings", _strings)
+CARDS = kind("an array of card names", _strings, "cards")
+STACKS = kind("three arrays of card names (left, middle, right; each bottom to top)", _three(_strings), "stacks")
+THREE_PROTOCOLS = kind("three protocol names", _three(lambda x: isinstance(x, str)), "protocols")
+PROTOCOLS = kind("an array of protocol names", _strings, "protocols")
+VALUES = kind("three whole numbers (a line value may be negative)", _three(is_whole))
+TEXTS = kind("an array of strings", _strings, "text")
 
-SETUP_SIDE = Table("one player's position", {
-    "protocols": THREE_PROTOCOLS, "compiled": PROTOCOLS, "hand": CARDS, "deck": CARDS, "trash": CARDS,
-    "stacks": STACKS, "owns": CARDS,
-}, required=("protocols",))
-EXPECT_SIDE = Table("one player's expected zones", {
-    "hand": CARDS, "hand_count": COUNT, "trash": CARDS, "deck": CARDS, "deck_count": COUNT, "stacks": STACKS,
-    "compiled": PROTOCOLS, "protocols": THREE_PROTOCOLS, "values": VALUES, "owns": CARDS,
-})
-SCHEMA = Table("a scenario file", {
-    "name": TEXT,
-    "rule": RULE,
-    "cards": FILES,
-    "setup": Table("the position", {
-        "active": SEAT, "phase": SETUP_PHASE, "turn": FROM_ONE, "control": SEAT_OR_NONE, "seed": COUNT,
-        "turn_cap": FROM_ONE, "deny_compile": SEAT, "A": SETUP_SIDE, "B": SETUP_SIDE,
-    }, required=SEAT_NAMES),
-    "play": Table("the scripted decisions", {"decisions": STRINGS}, required=("decisions",)),
-    "expect": Table("what must hold at the stop", {
-        "A": EXPECT_SIDE, "B": EXPECT_SIDE, "control": SEAT_OR_NONE, "winner": WINNER, "active": SEAT,
-        "phase": PHASE, "turn": FROM_ONE, "pending": SEAT_OR_NONE, "options": TEXTS, "log": TEXTS,
-        "no_log": TEXTS, "error": NON_EMPTY,
-    }),
-}, required=("rule", "setup", "expect"))
+
+class SetupSide(Section):
+    doc = "one player's position"
+    protocols: THREE_PROTOCOLS
+    compiled: PROTOCOLS = None
+    hand: CARDS = None
+    deck: CARDS = None
+    trash: CARDS = None
+    stacks: STACKS = None
+    owns: CARDS = None
+
+
+class ExpectSide(Section):
+    doc = "one player's expected zones"
+    hand: CARDS = None
+    hand_count: COUNT = None
+    trash: CARDS = None
+    deck: CARDS = None
+    deck_count: COUNT = None
+    stacks: STACKS = None
+    compiled: PROTOCOLS = None
+    protocols: THREE_PROTOCOLS = None
+    values: VALUES = None
+    owns: CARDS = None
+
+
+class Setup(Section):
+    doc = "the position"
+    active: SEAT = None
+    phase: SETUP_PHASE = None
+    turn: FROM_ONE = None
+    control: SEAT_OR_NONE = None
+    seed: COUNT = None
+    turn_cap: FROM_ONE = None
+    deny_compile: SEAT = None
+    A: table(SetupSide)
+    B: table(SetupSide)
+
+
+class Play(Section):
+    doc = "the scripted decisions"
+    decisions: STRINGS
+
+
+class Expect(Section):
+    doc = "what must hold at the stop"
+    A: table(ExpectSide) = None
+    B: table(ExpectSide) = None
+    control: SEAT_OR_NONE = None
+    winner: WINNER = None
+    active: SEAT = None
+    phase: PHASE = None
+    turn: FROM_ONE = None
+    pending: SEAT_OR_NONE = None
+    options: TEXTS = None
+    log: TEXTS = None
+    no_log: TEXTS = None
+    error: NON_EMPTY = None
+
+
+class Scenario(Section):
+    doc = "a scenario file"
+    name: TEXT = None
+    rule: RULE
+    cards: FILES = None
+    setup: table(Setup)
+    play: table(Play) = None
+    expect: table(Expect)
+
+
+assert tuple(Setup.model_fields)[-2:] == SEAT_NAMES, "[setup] needs a table per seat"
 
 
 def _err(path: Path, key: str, msg: str) -> ScenarioError:
@@ -126,24 +168,27 @@ def _join(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
-def check_shape(path: Path, raw: dict[str, Any], table: Table = SCHEMA, prefix: str = "") -> None:
-    """Refuse a missing required key, an unknown key or section, or a value of the wrong kind."""
-    for k, v in raw.items():  # unknown keys first: a misspelt required key is named as misspelt
-        key, spec = _join(prefix, k), table.keys.get(k)
-        if spec is None:
-            what = "unknown section" if isinstance(v, dict) else "unknown key"
-            raise _err(path, key, f"{what}; expected one of {', '.join(table.keys)}")
-        if isinstance(spec, Table):
-            if not isinstance(v, dict):
-                raise _err(path, key, f"expected a table ({spec.doc}), got {v!r}")
-            check_shape(path, v, spec, key)
-        elif not spec.accepts(v):
-            raise _err(path, key, f"expected {spec.expected}, got {v!r}")
-    for k in table.required:
-        if k not in raw:
-            spec = table.keys[k]
-            what = f"the [{_join(prefix, k)}] table" if isinstance(spec, Table) else spec.expected
-            raise _err(path, _join(prefix, k), f"missing; expected {what}")
+def _sub(info: FieldInfo) -> type[Section] | None:
+    """The model of a sub-table's field, or None for a value."""
+    t = info.annotation
+    return t if isinstance(t, type) and issubclass(t, Section) else None
+
+
+def _unknown(p: Problem) -> str:
+    what = "unknown section" if isinstance(p.value, dict) else "unknown key"
+    return f"{what}; expected one of {', '.join(p.allowed)}"
+
+
+def check_shape(path: Path, raw: dict[str, Any]) -> None:
+    """Refuse a missing required key, an unknown key or section, or a value of the wrong kind (an
+    unknown key is named first: a misspelt required key is named as misspelt)."""
+    try:
+        Scenario.model_validate(raw)
+    except ValidationError as e:
+        p = problem(e, Scenario, _unknown)
+        if p.kind == "missing" and p.field is not None and _sub(p.field):
+            raise _err(path, p.key, f"missing; expected the [{p.key}] table") from None
+        raise _err(path, p.key, p.message) from None
 
 
 def check_checks_something(path: Path, raw: dict[str, Any]) -> None:
@@ -159,26 +204,24 @@ def check_checks_something(path: Path, raw: dict[str, Any]) -> None:
 
 
 def allowed_keys_markdown() -> str:
-    """The table of allowed keys for docs/scenarios.md, generated from SCHEMA so the two cannot drift."""
+    """The table of allowed keys for docs/scenarios.md, generated from the models so the two cannot drift."""
     rows = ["| key | accepts |", "|---|---|"]
 
-    def walk(table: Table, prefix: str) -> None:
-        for k, spec in table.keys.items():
-            if isinstance(spec, Table):
+    def walk(model: type[Section], prefix: str) -> None:
+        for k, info in model.model_fields.items():
+            required = " (required)" if info.is_required() else ""
+            sub = _sub(info)
+            if sub is not None:
                 if k == "B":
                     rows.append(f"| `[{_join(prefix, 'B')}]` | as `[{_join(prefix, 'A')}]` |")
                     continue
-                rows.append(f"| `[{_join(prefix, k)}]` | {spec.doc}{_required(table, k)} |")
-                walk(spec, _join(prefix, k))
+                rows.append(f"| `[{_join(prefix, k)}]` | {sub.doc}{required} |")
+                walk(sub, _join(prefix, k))
             else:
-                rows.append(f"| `{_join(prefix, k)}` | {spec.expected.replace('|', '/')}{_required(table, k)} |")
+                rows.append(f"| `{_join(prefix, k)}` | {(info.description or '').replace('|', '/')}{required} |")
 
-    walk(SCHEMA, "")
+    walk(Scenario, "")
     return "\n".join(rows)
-
-
-def _required(table: Table, key: str) -> str:
-    return " (required)" if key in table.required else ""
 
 
 # -- names in expectations: every card and protocol named must be in play ------------------------------
@@ -252,14 +295,16 @@ NAME_CHECKS: dict[str, Callable[[InPlay, Path, str, Any], None]] = {
 }
 
 
-def check_names(path: Path, ctx: InPlay, raw: dict[str, Any], table: Table = SCHEMA, prefix: str = "") -> None:
+def check_names(path: Path, ctx: InPlay, raw: dict[str, Any], model: type[Section] = Expect,
+                prefix: str = "expect") -> None:
     """Walk the (already shape-checked) expectations and check every name they hold against the game."""
     for k, v in raw.items():
-        spec, key = table.keys[k], _join(prefix, k)
-        if isinstance(spec, Table):
-            check_names(path, ctx, v, spec, key)
-        elif spec.names:
-            NAME_CHECKS[spec.names](ctx, path, key, v)
+        info, key = model.model_fields[k], _join(prefix, k)
+        names = (info.json_schema_extra or {}).get("names")
+        if _sub(info):
+            check_names(path, ctx, v, _sub(info), key)
+        elif names:
+            NAME_CHECKS[names](ctx, path, key, v)
 
 
 # -- building the position ------------------------------------------------------------------------------
@@ -446,7 +491,7 @@ def run_file(path: str | Path) -> ScenarioResult:
         return ScenarioResult(str(path), name, False, [f"expected a setup error containing {want_error!r}, "
                                                        "but the scenario loaded"])
     try:
-        check_names(path, InPlay.of(pool, raw["setup"]), expect, SCHEMA.keys["expect"], "expect")
+        check_names(path, InPlay.of(pool, raw["setup"]), expect)
     except ScenarioError as e:
         return _invalid(path, name, e)
     game = State.from_core(pool, core, cap)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cards.loader import CardDataError, load_file
+from sim.cards.loader import BOX_KEYS, BoxTable, CardDataError, MiddleBox, load_file
 from sim.pool import load_pool
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "cards.json"   # see reference/README.md
@@ -156,3 +156,19 @@ def test_unencoded_text_is_refused_for_play_but_listed(tmp_path, capsys):
     assert main(["cards", "list", "--cards", str(v), "--format", "json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["Fire 1"]["encoded"] is False
+
+
+def test_box_model_takes_exactly_the_box_keys():
+    """The pydantic model of a box (what the loader accepts) and the Box dataclass (what it keeps)
+    name the same keys, so neither can gain a key the other ignores."""
+    assert set(BoxTable.model_fields) == set(MiddleBox.model_fields) == set(BOX_KEYS)
+
+
+def test_types_are_strict(tmp_path):
+    """1 is no `true` (Python's 1 == True): the schema compares types, as the file means them."""
+    f = tmp_path / "bad.toml"
+    f.write_text('protocol = "X"\nset = "S"\n' + "".join(
+        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ flip = 1, covered = 1 }} ]\n' for v in range(6)))
+    with pytest.raises(CardDataError, match=r"X 0: key 'middle.do\[0\].covered': expected true, false or \"any\", "
+                                            r"got 1"):
+        load_file(f)

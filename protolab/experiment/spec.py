@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
 
 from protolab.experiment.stopspec import STOP_DEFAULTS, parse_stop
 from protolab.experiment.strengthspec import parse_strength
@@ -31,6 +33,21 @@ from sim.inputs import (
     read_input_text,
 )
 from sim.pool import DEFAULT_SETS
+from sim.schema import (
+    Checked,
+    Problem,
+    Strict,
+    before,
+    check,
+    fail,
+    integer,
+    integer_expected,
+    is_whole,
+    number,
+    problem,
+    texts,
+)
+from sim.schema import text as nonblank
 from strategies.draft import DraftTableError, parse_fitted
 from strategies.spec import StrategyError, parse
 
@@ -48,19 +65,8 @@ MAX_ARMS = 32
 DEFAULT_ARM = "base"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
-TOP_KEYS = {"name", "description", "seed", "games", "turn_cap", "output", "shard_games", "events",
-            "pool", "seats", "draft", "arms", "tiers", "meta", "tune", "stop", "strength"}
-POOL_KEYS = {"sets", "cards"}
-SEATS_KEYS = {"strategies", "swap"}
-DRAFT_KEYS = {"random": {"mode"}, "draft": {"mode", "policy"}, "fixed": {"mode", "matchups"},
-              "round_robin": {"mode", "protocols", "trios"},
-              "sampled": {"mode", "protocols", "trios", "samples"},
-              "holding": {"mode", "protocols", "samples"}}
-ARM_KEYS = {"name", "sets", "cards", "strategies"}
-TIER_KEYS = {"name", "strategy", "strategies"}
-CARD_KEYS = {"path", "sha256"}
-STORED_KEYS = {"format", "source", "overrides"}   # the form protolab stores (Spec.to_dict, run.json's spec)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+M = TypeVar("M", bound=BaseModel)
 
 
 class SpecError(ValueError):
@@ -81,6 +87,30 @@ def check_strategy(text: Any) -> str:
         return parse(text).text
     except StrategyError as e:
         raise ValueError(str(e)) from None
+
+
+def _strategy(text: Any) -> str:
+    try:
+        return check_strategy(text)
+    except ValueError as e:
+        fail(str(e))
+
+
+def _named(name: str) -> str:
+    if not NAME_RE.match(name):
+        fail(f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
+    return name
+
+
+Strategy = Annotated[Any, AfterValidator(_strategy)]             # a strategy spec, stripped
+StrategyPair = before(lambda v: v if isinstance(v, list) and len(v) == 2 else fail(
+    f'expected two strategies, one per seat, e.g. ["random", "random"], got {v!r}'), list[Strategy])
+def run_name(what: str = "a short name of letters, digits, '.', '_' or '-'") -> Any:
+    """A name that can be a folder's: letters, digits, '.', '_' or '-' (at most 64)."""
+    return Annotated[nonblank(what), AfterValidator(_named)]
+
+
+RunName = run_name()
 
 
 # -- the spec ---------------------------------------------------------------------------------------
@@ -227,8 +257,13 @@ def find_spec(arg: str) -> Path:
 
 # -- loading ----------------------------------------------------------------------------------------
 
+def _unknown_key(p: Problem) -> str:
+    return f"unknown key; expected one of: {', '.join(sorted(p.allowed))}"
+
+
 class Checker:
-    """Type checks that phrase errors as 'FILE: key K: expected X, got Y'."""
+    """Errors phrased 'FILE: key K: expected X, got Y': a table checked by its model (`model`), and the
+    few single values checked where their bounds depend on other keys (`integer`, `string`, ...)."""
 
     def __init__(self, source: str, within: str = ""):
         self.source = source
@@ -238,29 +273,18 @@ class Checker:
         full = f"{self.within}.{key}" if self.within and key else key or self.within
         return SpecError(f"{self.source}: key '{full}': {msg}")
 
-    def table(self, raw: Any, key: str, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(raw, dict):
-            raise self.error(key, f"expected a table, got {raw!r}")
-        extra = sorted(set(raw) - allowed)
-        if extra:
-            k = f"{key}.{extra[0]}" if key else extra[0]
-            raise self.error(k, f"unknown key; expected one of: {', '.join(sorted(allowed))}")
-        return raw
+    def model(self, raw: Any, key: str, model: type[M], unknown: Callable[[Problem], str] | None = None) -> M:
+        """`raw` checked by `model` (sim/schema.py): the first problem found, as one line naming its key;
+        `unknown` phrases an unknown key (default: the keys the table takes)."""
+        try:
+            return model.model_validate(raw)
+        except ValidationError as e:
+            p = problem(e, model, unknown or _unknown_key)
+            raise self.error(f"{key}.{p.key}" if key and p.key else key or p.key, p.message) from None
 
     def integer(self, raw: Any, key: str, lo: int, hi: int, what: str) -> int:
-        if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
-            bound = f"at least {lo:,}" if hi >= 2**62 else f"at least {lo:,} and at most {hi:,}"
-            raise self.error(key, f"expected {what}, a whole number {bound}; got {raw!r}")
-        return raw
-
-    def number(self, raw: Any, key: str, lo: float, hi: float, what: str) -> float:
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or not lo <= raw <= hi:
-            raise self.error(key, f"expected {what}, a number from {lo:g} to {hi:g}; got {raw!r}")
-        return float(raw)
-
-    def boolean(self, raw: Any, key: str) -> bool:
-        if not isinstance(raw, bool):
-            raise self.error(key, f"expected true or false, got {raw!r}")
+        if not (is_whole(raw) and lo <= raw <= hi):
+            raise self.error(key, f"{integer_expected(lo, hi, what)}; got {raw!r}")
         return raw
 
     def string(self, raw: Any, key: str, what: str) -> str:
@@ -273,26 +297,11 @@ class Checker:
             raise self.error(key, f"expected a list of {what}, got {raw!r}")
         return [self.string(x, f"{key}[{i}]", what) for i, x in enumerate(raw)]
 
-    def trio(self, raw: Any, key: str) -> tuple[str, ...]:
-        if isinstance(raw, str):
-            raw = [x.strip() for x in raw.split(",")]
-        if not isinstance(raw, list) or len(raw) != 3:
-            raise self.error(key, f'expected a trio of protocols, e.g. ["Fire", "Water", "Death"], got {raw!r}')
-        trio = tuple(self.string(x, f"{key}[{i}]", "a protocol name") for i, x in enumerate(raw))
-        if len({t.lower() for t in trio}) != 3:
-            raise self.error(key, f"expected three different protocols, got {list(trio)}")
-        return trio
-
     def strategy(self, raw: Any, key: str) -> str:
         try:
             return check_strategy(raw)
         except ValueError as e:
             raise self.error(key, str(e)) from None
-
-    def strategy_pair(self, raw: Any, key: str) -> tuple[str, str]:
-        if not isinstance(raw, list) or len(raw) != 2:
-            raise self.error(key, f'expected two strategies, one per seat, e.g. ["random", "random"], got {raw!r}')
-        return (self.strategy(raw[0], f"{key}[0]"), self.strategy(raw[1], f"{key}[1]"))
 
 
 def read_card_file(check: Checker, base: Path, raw: Any, key: str) -> CardFile:
@@ -342,38 +351,113 @@ def read_spec_file(arg: str | Path) -> tuple[dict[str, Any], str, Path]:
     return raw, source, path.resolve().parent
 
 
+class PoolTable(Checked):
+    sets: Annotated[texts("set names"), AfterValidator(
+        lambda v: v or fail('expected at least one set, e.g. ["Main 1", "Aux 1"]'))] = list(DEFAULT_SETS)
+    cards: Any = []                          # card files: read by _card_reader
+
+
+class SeatsTable(Checked):
+    strategies: StrategyPair = ["random", "random"]
+    swap: Annotated[bool, Field(description="true or false")] = False
+
+
+class RunFile(Checked):
+    """A run spec's top level: the keys every spec has, with their values; the tables below it are
+    checked by their own models or parsers (draft, arms, tiers, meta, tune, stop, strength)."""
+
+    name: Annotated[RunName, Field(description='a short run name, e.g. name = "demo"')]
+    description: check(lambda v: isinstance(v, str), "a string") = ""
+    seed: Annotated[integer(0, 2**63 - 1, "the master seed"),
+                    Field(description="the master seed, a whole number, e.g. seed = 1")]
+    games: Annotated[integer(1, MAX_GAMES, "the number of games per matchup"),
+                     Field(description="the number of games per matchup, e.g. games = 10000")]
+    turn_cap: integer(1, 10_000, "the turn cap") = 200
+    output: nonblank("an output folder") = "runs"
+    shard_games: Any = None                  # its default depends on [stop]: parse_spec
+    events: Any = True                       # parse_events
+    pool: PoolTable = PoolTable()
+    seats: SeatsTable = SeatsTable()
+    draft: Any = None
+    arms: Any = None
+    tiers: Any = None
+    meta: Any = None
+    tune: Any = None
+    stop: Any = None
+    strength: Any = None
+
+
+class Overrides(Checked):
+    games: integer(1, MAX_GAMES, "the --games given") | None = None
+
+
+class StoredRunFile(RunFile):
+    """The form protolab stores (Spec.to_dict, run.json's spec): where the spec came from and what the
+    command line changed, kept so that a resumed run says so."""
+
+    format: integer(SPEC_FORMAT, SPEC_FORMAT, "the stored spec's format")
+    source: check(lambda v: isinstance(v, str), "the path of the spec file") = ""
+    overrides: Overrides = Overrides()
+
+
 def load_spec(arg: str | Path, games: int | None = None) -> Spec:
     """Read, validate and normalise a spec file; `games` overrides its `games` (`--games`)."""
     raw, source, base = read_spec_file(arg)
     return parse_spec(raw, source, base, games=games)
 
 
-def _parse_header(c: Checker, raw: dict[str, Any], games: int | None) -> tuple[str, str, int, int, dict[str, Any]]:
-    """(name, description, seed, games, overrides): the keys every spec has; `games` is --games."""
-    for k in ("name", "seed", "games"):
-        if k not in raw:
-            raise c.error(k, {"name": "missing; expected a short run name, e.g. name = \"demo\"",
-                              "seed": "missing; expected the master seed, a whole number, e.g. seed = 1",
-                              "games": "missing; expected the number of games per matchup, e.g. games = 10000"}[k])
-    name = c.string(raw["name"], "name", "a short name of letters, digits, '.', '_' or '-'")
-    if not NAME_RE.match(name):
-        raise c.error("name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
-    description = raw.get("description", "")
-    if not isinstance(description, str):
-        raise c.error("description", f"expected a string, got {description!r}")
-    seed = c.integer(raw["seed"], "seed", 0, 2**63 - 1, "the master seed")
-    overrides: dict[str, Any] = {}
-    n_games = c.integer(raw["games"], "games", 1, MAX_GAMES, "the number of games per matchup")
-    if games is not None:
-        if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-            raise SpecError(f"--games: expected a whole number of games per matchup, at least 1 and at most "
-                            f"{MAX_GAMES:,}; got {games!r}")
-        n_games = games
-        overrides["games"] = games
-    return name, description, seed, n_games, overrides
+def _stored(f: RunFile, raw: dict[str, Any], source: str) -> tuple[str, dict[str, Any]]:
+    """(source, overrides) of the stored form: where the spec came from and what the command line
+    changed, kept so that a resumed run says so; a spec file's own name and no overrides otherwise."""
+    if not isinstance(f, StoredRunFile):
+        return source, {}
+    overrides = {"games": f.overrides.games} if f.overrides.games is not None else {}
+    return (f.source if "source" in raw else source), overrides
+
+
+def _games(games: int | None, n_games: int, overrides: dict[str, Any]) -> int:
+    """The games per matchup: the spec's, or `games` (--games), then recorded in `overrides`."""
+    if games is None:
+        return n_games
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise SpecError(f"--games: expected a whole number of games per matchup, at least 1 and at most "
+                        f"{MAX_GAMES:,}; got {games!r}")
+    overrides["games"] = games
+    return games
 
 
 CardsFn = Callable[[Any, str], tuple[CardFile, ...]]
+_AS_STORED = "a card file as {path, sha256}"
+
+
+class CardRef(Strict):
+    """A card file as the stored form names it: its path and checksum (checked against the file read)."""
+
+    path: Annotated[Any, Field(description=_AS_STORED)]
+    sha256: Annotated[nonblank("a SHA-256 checksum"), Field(description=_AS_STORED)]
+
+
+class ArmTable(Strict):
+    """One [[arms]] table: a name, and the pool and strategies where it differs from the spec's."""
+
+    name: Annotated[run_name("an arm name"), Field(description='a short arm name, e.g. name = "official"')]
+    sets: texts("set names") | None = None
+    cards: Any = []                          # card files: read by _card_reader
+    strategies: StrategyPair | None = None
+
+
+class TierTable(Strict):
+    """One [[tiers]] table: a strategy for both seats or one per seat, and a name (by default the strategy's)."""
+
+    name: run_name("a tier name") | None = None
+    strategy: Strategy | None = None
+    strategies: StrategyPair | None = None
+
+    @model_validator(mode="after")
+    def _one_of_them(self) -> TierTable:
+        if (self.strategy is None) == (self.strategies is None):
+            fail('expected exactly one of strategy = "greedy" (both seats) or strategies = [seat 0, seat 1]')
+        return self
 
 
 def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> CardsFn:
@@ -383,10 +467,8 @@ def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> C
     def one(x: Any, key: str) -> CardFile:
         want = None
         if isinstance(x, dict):
-            t = c.table(x, key, CARD_KEYS)
-            for k in sorted(CARD_KEYS - set(t)):
-                raise c.error(f"{key}.{k}", "missing; expected a card file as {path, sha256}")
-            x, key, want = t["path"], f"{key}.path", c.string(t["sha256"], f"{key}.sha256", "a SHA-256 checksum")
+            t = c.model(x, key, CardRef)
+            x, key, want = t.path, f"{key}.path", t.sha256
         if card_texts is None:
             found = read_card_file(c, base, x, key)
         elif isinstance(x, str) and x in card_texts:
@@ -424,17 +506,11 @@ def _parse_arm_list(c: Checker, arms_raw: Any, sets: tuple[str, ...], base_cards
     arms: list[Arm] = []
     for i, a in enumerate(arms_raw):
         key = f"arms[{i}]"
-        a = c.table(a, key, ARM_KEYS)
-        if "name" not in a:
-            raise c.error(f"{key}.name", "missing; expected a short arm name, e.g. name = \"official\"")
-        an = c.string(a["name"], f"{key}.name", "an arm name")
-        if not NAME_RE.match(an):
-            raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-', got {an!r}")
-        if any(x.name == an for x in arms):
-            raise c.error(f"{key}.name", f"expected a name not used by another arm, got {an!r} twice")
-        a_sets = tuple(c.strings(a["sets"], f"{key}.sets", "set names")) if "sets" in a else sets
-        a_strat = c.strategy_pair(a["strategies"], f"{key}.strategies") if "strategies" in a else strategies
-        arms.append(Arm(an, a_sets, base_cards + cards(a.get("cards", []), f"{key}.cards"), a_strat))
+        t = c.model(a, key, ArmTable)
+        if any(x.name == t.name for x in arms):
+            raise c.error(f"{key}.name", f"expected a name not used by another arm, got {t.name!r} twice")
+        arms.append(Arm(t.name, sets if t.sets is None else tuple(t.sets), base_cards + cards(t.cards, f"{key}.cards"),
+                        strategies if t.strategies is None else tuple(t.strategies)))
     return tuple(arms)
 
 
@@ -470,19 +546,6 @@ def _stored_tiers(c: Checker, raw: Any, arms: tuple[Arm, ...]) -> tuple[Arm, ...
     return tuple(dataclasses.replace(a, tier=True) for a in arms)
 
 
-def _parse_stored(c: Checker, raw: dict[str, Any], source: str) -> tuple[str, dict[str, Any]]:
-    """(source, overrides) of the stored form (a table with `format`, as Spec.to_dict writes it):
-    where the spec came from and what the command line changed, kept so that a resumed run says so."""
-    c.integer(raw["format"], "format", SPEC_FORMAT, SPEC_FORMAT, "the stored spec's format")
-    origin = raw.get("source", source)
-    if not isinstance(origin, str):
-        raise c.error("source", f"expected the path of the spec file, got {origin!r}")
-    overrides = dict(c.table(raw.get("overrides", {}), "overrides", {"games"}))
-    if "games" in overrides:
-        c.integer(overrides["games"], "overrides.games", 1, MAX_GAMES, "the --games given")
-    return origin, overrides
-
-
 def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
                card_texts: dict[str, str] | None = None, within: str = "") -> Spec:
     """Validate the TOML tables of a spec, or its stored form (Spec.to_dict, marked by `format`),
@@ -493,26 +556,18 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
         raise c.error("train", "a training spec (docs/training.md): run it with protolab train, not as an experiment")
     if card_texts is not None and "format" not in raw:
         raise c.error("format", f"missing; expected the spec as protolab stores it (format = {SPEC_FORMAT})")
-    c.table(raw, "", TOP_KEYS | STORED_KEYS if "format" in raw else TOP_KEYS)
-    origin, overrides = _parse_stored(c, raw, source) if "format" in raw else (source, {})
-    name, description, seed, n_games, given = _parse_header(c, raw, games)
-    overrides.update(given)
-    turn_cap = c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap")
+    f = c.model(raw, "", StoredRunFile if "format" in raw else RunFile)
+    origin, overrides = _stored(f, raw, source)
+    n_games = _games(games, f.games, overrides)
     shard_games = c.integer(raw.get("shard_games", _default_shard_games(raw)), "shard_games", 2, MAX_SHARD_GAMES,
                             "the number of games per shard")
     events = parse_events(c, raw.get("events", True))
-    output = c.string(raw.get("output", "runs"), "output", "an output folder")
-
-    pool = c.table(raw.get("pool", {}), "pool", POOL_KEYS)
-    sets = tuple(c.strings(pool.get("sets", list(DEFAULT_SETS)), "pool.sets", "set names"))
-    if not sets:
-        raise c.error("pool.sets", 'expected at least one set, e.g. ["Main 1", "Aux 1"]')
     cards = _card_reader(c, base, card_texts)
-    base_cards = cards(pool.get("cards", []), "pool.cards")
-
-    seats = c.table(raw.get("seats", {}), "seats", SEATS_KEYS)
-    strategies = c.strategy_pair(seats.get("strategies", ["random", "random"]), "seats.strategies")
-    swap = c.boolean(seats.get("swap", False), "seats.swap")
+    base_cards = cards(f.pool.cards, "pool.cards")
+    sets = tuple(f.pool.sets)
+    strategies = tuple(f.seats.strategies)
+    swap = f.seats.swap
+    seats = raw.get("seats", {})
     _check_swap(c, swap, n_games, shard_games, overrides)
     draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts, "format" in raw)
     arms = _parse_arms(c, raw, seats, sets, base_cards, strategies, cards)
@@ -525,8 +580,8 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
     stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
-    spec = Spec(name=name, seed=seed, games=n_games, turn_cap=turn_cap, shard_games=shard_games, events=events,
-                swap=swap, draft=draft, arms=arms, description=description.strip(), output=output,
+    spec = Spec(name=f.name, seed=f.seed, games=n_games, turn_cap=f.turn_cap, shard_games=shard_games, events=events,
+                swap=swap, draft=draft, arms=arms, description=f.description.strip(), output=f.output,
                 source=origin, overrides=overrides, meta=meta, tune=tune, stop=stop, strength=strength)
     if "format" in raw:
         _check_reads_back(c, spec.to_dict(), raw)
@@ -577,15 +632,9 @@ def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
     if isinstance(raw, str):
         s = c.strategy(raw, key)
         return tier_name(s), (s, s)
-    t = c.table(raw, key, TIER_KEYS)
-    if ("strategy" in t) == ("strategies" in t):
-        raise c.error(key, 'expected exactly one of strategy = "greedy" (both seats) or strategies = [seat 0, seat 1]')
-    pair = ((c.strategy(t["strategy"], f"{key}.strategy"),) * 2 if "strategy" in t
-            else c.strategy_pair(t["strategies"], f"{key}.strategies"))
-    name = c.string(t["name"], f"{key}.name", "a tier name") if "name" in t else tier_name(pair[0])
-    if not NAME_RE.match(name):
-        raise c.error(f"{key}.name", f"expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
-    return name, pair  # type: ignore[return-value]
+    t = c.model(raw, key, TierTable)
+    pair = (t.strategy, t.strategy) if t.strategy is not None else tuple(t.strategies)
+    return t.name or tier_name(pair[0]), pair
 
 
 def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardFile, ...]) -> tuple[Arm, ...]:
@@ -603,6 +652,113 @@ def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardF
     return tuple(out)
 
 
+# -- the [draft] table: one model per mode ---------------------------------------------------------
+
+def _trio_shape(raw: Any) -> Any:
+    raw = [x.strip() for x in raw.split(",")] if isinstance(raw, str) else raw
+    if not isinstance(raw, list) or len(raw) != 3:
+        fail(f'expected a trio of protocols, e.g. ["Fire", "Water", "Death"], got {raw!r}')
+    return raw
+
+
+def _three_different(trio: list[str]) -> tuple[str, ...]:
+    if len({t.lower() for t in trio}) != 3:
+        fail(f"expected three different protocols, got {list(trio)}")
+    return tuple(trio)
+
+
+def _matchup(m: Any) -> Any:
+    if not isinstance(m, list) or len(m) != 2:
+        fail(f"expected two trios (seat 0, seat 1), got {m!r}")
+    return m
+
+
+def _six_different(pair: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    a, b = pair
+    common = sorted(x for x in a if x.lower() in {y.lower() for y in b})
+    if common:
+        fail(f"expected six different protocols; both trios have {common}")
+    return tuple(pair)
+
+
+Trio = Annotated[before(_trio_shape, list[nonblank("a protocol name")]), AfterValidator(_three_different)]
+Matchup = Annotated[before(_matchup, list[Trio]), AfterValidator(_six_different)]
+Protocols = texts("protocol names")
+
+
+class RandomDraft(Strict):
+    mode: str = "random"
+
+
+class PolicyDraft(Strict):
+    mode: str
+    policy: Any = "random"                 # a draft strategy or two: _parse_policy reads their tables
+
+
+class StoredPolicyDraft(PolicyDraft):
+    tables: Any = None                     # the stored form's fitted tables: checked when read back
+
+
+class FixedDraft(Strict):
+    mode: str
+    matchups: Annotated[before(lambda v: v if isinstance(v, list) and v else fail(
+        'expected a list of matchups, each two trios: [["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]'),
+        list[Matchup]), Field(description='a list of matchups, each two trios: [["Fire", "Water", "Death"], '
+                                          '["Hate", "Light", "Life"]]')]
+
+
+class RoundRobinDraft(Strict):
+    mode: str
+    protocols: Annotated[Protocols, AfterValidator(lambda v: v if len({p.lower() for p in v}) >= 6 else fail(
+        f"expected at least six different protocols, got {v}"))] = []
+    trios: before(lambda v: v if isinstance(v, list) and 2 <= len(v) <= MAX_TRIOS else fail(
+        f"expected a list of 2 to {MAX_TRIOS:,} trios"), list[Trio]) = []
+
+    @model_validator(mode="after")
+    def _one_source(self) -> RoundRobinDraft:
+        if self.protocols and self.trios:
+            fail("expected either protocols or trios, not both", "trios")
+        return self
+
+
+class SampledDraft(RoundRobinDraft):
+    samples: Annotated[integer(1, MAX_MATCHUPS, "the number of matchups to sample"),
+                       Field(description="the number of matchups to sample, e.g. samples = 500")]
+
+
+class HoldingDraft(Strict):
+    mode: str
+    protocols: Annotated[Protocols, AfterValidator(lambda v: v if v and len({p.lower() for p in v}) == len(v) else fail(
+        f"expected one or more different protocols, got {v}")), Field(
+        description='the protocols seat 0 holds, e.g. protocols = ["Fire"]')]
+    samples: Annotated[integer(1, MAX_MATCHUPS, "the number of matchups per protocol"),
+                       Field(description="the number of matchups per protocol, e.g. samples = 500")]
+
+    @model_validator(mode="after")
+    def _not_too_many(self) -> HoldingDraft:
+        n = self.samples * len(self.protocols)
+        if n > MAX_MATCHUPS:
+            fail(f"expected at most {MAX_MATCHUPS:,} matchups in all; {self.samples:,} for each of "
+                 f"{len(self.protocols)} protocols make {n:,}", "samples")
+        return self
+
+
+DRAFT_TABLES: dict[str, type[Strict]] = {"random": RandomDraft, "draft": PolicyDraft, "fixed": FixedDraft,
+                                         "round_robin": RoundRobinDraft, "sampled": SampledDraft,
+                                         "holding": HoldingDraft}
+
+
+def _not_this_mode(mode: str) -> Callable[[Problem], str]:
+    """The message for a key the mode does not take: which mode it belongs to, if any."""
+
+    def say(p: Problem) -> str:
+        modes = [m for m in DRAFT_MODES if p.key in DRAFT_TABLES[m].model_fields]
+        hint = f"it belongs to mode {' or '.join(modes)}" if modes else "unknown key"
+        return f"not used with mode = {mode!r} ({hint}); expected: {', '.join(sorted(p.allowed))}"
+
+    return say
+
+
 def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None,
                  stored: bool = False) -> Draft:
     """`draft`; in the stored form mode "draft" also lists the `tables` its policies read (checked
@@ -612,51 +768,17 @@ def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[
     mode = raw.get("mode", "random")
     if mode not in DRAFT_MODES:
         raise c.error("draft.mode", f"expected one of {', '.join(DRAFT_MODES)}, got {mode!r}")
-    extra = sorted(set(raw) - DRAFT_KEYS[mode] - ({"tables"} if stored and mode == "draft" else set()))
-    if extra:
-        modes = [m for m in DRAFT_MODES if extra[0] in DRAFT_KEYS[m]]
-        hint = f"it belongs to mode {' or '.join(modes)}" if modes else "unknown key"
-        raise c.error(f"draft.{extra[0]}", f"not used with mode = {mode!r} ({hint}); "
-                                            f"expected: {', '.join(sorted(DRAFT_KEYS[mode]))}")
-    if mode == "random":
-        return Draft("random")
-    if mode == "draft":
+    model = StoredPolicyDraft if stored and mode == "draft" else DRAFT_TABLES[mode]
+    t = c.model(raw, "draft", model, _not_this_mode(mode))
+    if isinstance(t, PolicyDraft):
         return _parse_policy(c, raw, base, card_texts)
-    if mode == "fixed":
-        ms = raw.get("matchups")
-        if not isinstance(ms, list) or not ms:
-            raise c.error("draft.matchups", 'expected a list of matchups, each two trios: '
-                                            '[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]')
-        out = []
-        for i, m in enumerate(ms):
-            if not isinstance(m, list) or len(m) != 2:
-                raise c.error(f"draft.matchups[{i}]", f"expected two trios (seat 0, seat 1), got {m!r}")
-            a, b = c.trio(m[0], f"draft.matchups[{i}][0]"), c.trio(m[1], f"draft.matchups[{i}][1]")
-            common = sorted(x for x in a if x.lower() in {y.lower() for y in b})
-            if common:
-                raise c.error(f"draft.matchups[{i}]", f"expected six different protocols; both trios have {common}")
-            out.append((a, b))
-        return Draft("fixed", matchups=tuple(out))
-    if mode == "holding":
-        return _parse_holding(c, raw)
-    if "protocols" in raw and "trios" in raw:
-        raise c.error("draft.trios", "expected either protocols or trios, not both")
-    protocols: tuple[str, ...] = ()
-    trios: tuple[tuple[str, ...], ...] = ()
-    if "protocols" in raw:
-        protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
-        if len({p.lower() for p in protocols}) < 6:
-            raise c.error("draft.protocols", f"expected at least six different protocols, got {list(protocols)}")
-    if "trios" in raw:
-        if not isinstance(raw["trios"], list) or not 2 <= len(raw["trios"]) <= MAX_TRIOS:
-            raise c.error("draft.trios", f"expected a list of 2 to {MAX_TRIOS:,} trios")
-        trios = tuple(c.trio(t, f"draft.trios[{i}]") for i, t in enumerate(raw["trios"]))
-    samples = 0
-    if mode == "sampled":
-        if "samples" not in raw:
-            raise c.error("draft.samples", "missing; expected the number of matchups to sample, e.g. samples = 500")
-        samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups to sample")
-    return Draft(mode, protocols=protocols, trios=trios, samples=samples)
+    if isinstance(t, FixedDraft):
+        return Draft("fixed", matchups=tuple(t.matchups))
+    if isinstance(t, HoldingDraft):
+        return Draft("holding", protocols=tuple(t.protocols), samples=t.samples)
+    if isinstance(t, RoundRobinDraft):
+        return Draft(mode, protocols=tuple(t.protocols), trios=tuple(t.trios), samples=getattr(t, "samples", 0))
+    return Draft("random")
 
 
 def parse_events(c: Checker, raw: Any) -> bool | str | float:
@@ -714,23 +836,6 @@ def _parse_policy(c: Checker, raw: dict[str, Any], base: Path, card_texts: dict[
 
 
 
-def _parse_holding(c: Checker, raw: dict[str, Any]) -> Draft:
-    """mode = "holding": `samples` matchups per listed protocol, seat 0's trio holding it (the card
-    value design, docs/strategies.md); the other protocols are drawn in protolab.experiment.plan."""
-    if "protocols" not in raw:
-        raise c.error("draft.protocols", 'missing; expected the protocols seat 0 holds, e.g. protocols = ["Fire"]')
-    protocols = tuple(c.strings(raw["protocols"], "draft.protocols", "protocol names"))
-    if not protocols or len({p.lower() for p in protocols}) != len(protocols):
-        raise c.error("draft.protocols", f"expected one or more different protocols, got {list(protocols)}")
-    if "samples" not in raw:
-        raise c.error("draft.samples", "missing; expected the number of matchups per protocol, e.g. samples = 500")
-    samples = c.integer(raw["samples"], "draft.samples", 1, MAX_MATCHUPS, "the number of matchups per protocol")
-    if samples * len(protocols) > MAX_MATCHUPS:
-        raise c.error("draft.samples", f"expected at most {MAX_MATCHUPS:,} matchups in all; {samples:,} for each of "
-                                       f"{len(protocols)} protocols make {samples * len(protocols):,}")
-    return Draft("holding", protocols=protocols, samples=samples)
-
-
 def check_matchups(spec: Spec, count: int) -> None:
     """Refuse a draft with more than MAX_MATCHUPS matchups (`count` may be an upper bound), before
     they are listed."""
@@ -766,32 +871,34 @@ META_DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2
 MAX_ITERATIONS = 50
 
 
-def parse_meta(c, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
+class MetaTable(Checked):
+    """`[meta]`: each key with the values it takes; its default is META_DEFAULTS'."""
+
+    mode: Annotated[Any, AfterValidator(lambda v: v if v == "psro" else fail(
+        f'expected "psro" (the metagame loop), got {v!r}'))] = "psro"
+    iterations: integer(1, MAX_ITERATIONS, "the most runs the loop plays") = META_DEFAULTS["iterations"]
+    responses: integer(1, 20, "best-response trios added per iteration") = META_DEFAULTS["responses"]
+    epsilon: number(0, 0.5, "the gain (win rate - 50%) a best response needs to be added") = META_DEFAULTS["epsilon"]
+    tolerance: number(0, 1, "the total-variation change below which the equilibrium has stopped moving") \
+        = META_DEFAULTS["tolerance"]
+    start: Any = None                        # the number of start trios, unless draft.trios: parse_meta
+    prior_games: number(0, 1e6, "pseudo-games shrinking observed rates toward the model") \
+        = META_DEFAULTS["prior_games"]
+
+
+def parse_meta(c: Checker, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
     """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
-    t = c.table(raw, "meta", META_KEYS)
-    mode = t.get("mode", "psro")
-    if mode != "psro":
-        raise c.error("meta.mode", f'expected "psro" (the metagame loop), got {mode!r}')
+    t = c.model(raw, "meta", MetaTable)
     if draft.mode != "round_robin":
         raise c.error("draft.mode", f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
                                     f'the pool; draft.trios: the start population), got {draft.mode!r}')
     if arms != 1:
         raise c.error("meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of "
                               "strategies")
-    out = dict(META_DEFAULTS)
-    out["iterations"] = c.integer(t.get("iterations", META_DEFAULTS["iterations"]), "meta.iterations", 1,
-                                  MAX_ITERATIONS, "the most runs the loop plays")
-    out["responses"] = c.integer(t.get("responses", META_DEFAULTS["responses"]), "meta.responses", 1, 20,
-                                 "best-response trios added per iteration")
-    out["epsilon"] = c.number(t.get("epsilon", META_DEFAULTS["epsilon"]), "meta.epsilon", 0, 0.5,
-                             "the gain (win rate - 50%) a best response needs to be added")
-    out["tolerance"] = c.number(t.get("tolerance", META_DEFAULTS["tolerance"]), "meta.tolerance", 0, 1,
-                               "the total-variation change below which the equilibrium has stopped moving")
-    out["prior_games"] = c.number(t.get("prior_games", META_DEFAULTS["prior_games"]), "meta.prior_games", 0, 1e6,
-                                 "pseudo-games shrinking observed rates toward the model")
-    if "start" in t and draft.trios and t["start"] != len(draft.trios):
+    out = {k: getattr(t, k) for k in META_DEFAULTS}
+    if t.start is not None and draft.trios and t.start != len(draft.trios):
         raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both "
                                     f"(with draft.trios the start is their number, {len(draft.trios)})")
-    out["start"] = len(draft.trios) if draft.trios else c.integer(t.get("start", META_DEFAULTS["start"]), "meta.start",
-                                                                    2, 200, "the number of start trios")
+    out["start"] = len(draft.trios) if draft.trios else c.integer(
+        META_DEFAULTS["start"] if t.start is None else t.start, "meta.start", 2, 200, "the number of start trios")
     return out

@@ -9,11 +9,19 @@ Checked with the spec's own checker, so every error names the file and the key."
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from analysis.duels import duel_name
+from sim.schema import Strict
 
-STRENGTH_KEYS = {"games"}
+
+class StrengthTable(Strict):
+    """`[strength]`: the games of each duel (at most the spec's games per matchup: checked in parse_strength)."""
+
+    games: Annotated[Any, Field(description="the games each pair of adjacent tiers plays head to head, an even "
+                                            "number, e.g. games = 400")]
 
 
 def parse_strength(c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bool,
@@ -21,15 +29,12 @@ def parse_strength(c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bo
     """Validate `[strength]` (called by spec.parse_spec with its checker, `arms` its tiers: spec.Arm,
     not imported here, as spec.py imports this module); returns the stored table and the duel arms,
     one per pair of adjacent tiers, each the upper tier's arm with its own name, strategies and games."""
-    t = c.table(raw, "strength", STRENGTH_KEYS)
+    t = c.model(raw, "strength", StrengthTable)
     tiers = [a for a in arms if a.tier]
     if not tiers:
         raise c.error("strength", "expected a tier study (tiers = [...]): [strength] plays each pair of adjacent "
                                   "tiers head to head")
-    if "games" not in t:
-        raise c.error("strength.games", "missing; expected the games each pair of adjacent tiers plays head to "
-                                        "head, an even number, e.g. games = 400")
-    games = c.integer(t["games"], "strength.games", 2, max_games, "the games each pair of adjacent tiers plays")
+    games = c.integer(t.games, "strength.games", 2, max_games, "the games each pair of adjacent tiers plays")
     if games % 2:
         raise c.error("strength.games", f"expected an even number (the seats swap on paired seeds), got {games}")
     if not swap:

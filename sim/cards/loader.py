@@ -8,13 +8,23 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
 from sim.cards import vocabulary as vocab
 from sim.cards.reader import ReadError, read_box
 from sim.engine import _core
 from sim.engine._core import constants
 from sim.inputs import InputFileError, describe_char, find_control_char, parse_toml, read_input_text
+from sim.schema import Problem, Strict, before, check, fail, is_whole, one_of, problem, quoted, refuse, whole, words
 
 if _core.VOCAB_DIGEST != vocab.engine_digest():
     raise ImportError("the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
@@ -162,104 +172,174 @@ def read_toml(path: Path) -> dict[str, Any]:
     return raw
 
 
-def _check_step(path: Path, card: str, box: str, step: Any, i: int) -> None:
-    key = f"{box}.do[{i}]"
-    if not isinstance(step, dict):
-        raise _err(path, card, key, f"expected a table like {{ draw = 1 }}, got {step!r}")
-    verbs = [k for k in step if k in KEYWORDS]
-    if len(verbs) != 1:
-        raise _err(path, card, key, f"expected exactly one verb ({', '.join(KEYWORDS)}), "
-                   f"got {sorted(step)}")
-    verb = verbs[0]
-    count = step[verb]
-    row = vocab.by_word(verb)
-    allowed = SELECTOR_KEYS | STEP_OPTION_KEYS | {verb} | ({"mode"} if row.modes else set())
-    for k in step:
-        if k not in allowed:
-            raise _err(path, card, f"{key}.{k}", f"unknown key for verb '{verb}'; "
-                       f"expected one of {sorted(allowed - {verb})}")
+# -- the schema: what each key of a card file accepts, declared once ---------------------------------
+
+def _count_text(v: Any) -> bool:
+    return isinstance(v, str) and (v in NAMED_CONDITIONS or parse_condition(v) is not None)
+
+
+def _value_ok(v: Any) -> bool:
+    return v in ("that", "stated") or (isinstance(v, list) and bool(v) and all(
+        is_whole(x) and 0 <= x <= 15 for x in v))
+
+
+# The values each selector and option of a step accepts (`from` and `mode` depend on the verb: StepTable).
+STEP_VALUES: dict[str, Any] = {
+    "whose": one_of(K["whose"]), "covered": one_of(K["covered"], 'true, false or "any"'),
+    "face": one_of(K["face"]), "other": bool, "line": one_of(K["line"]),
+    "value": check(_value_ok, 'a list of values 0-15, "that" or "stated"'),
+    "value_gt": one_of(AMOUNTS), "value_lt": one_of(AMOUNTS),
+    "min_cards": whole(0, 36, got=False), "pick": one_of(K["pick"]), "each": one_of(K["each"]),
+    "protocol": one_of(("same", "other")), "may": bool,
+    "if": check(_count_text, f"one of {sorted(NAMED_CONDITIONS)} or a comparison \"AMOUNT OP AMOUNT|N\" "
+                f"with AMOUNT in {sorted(AMOUNTS)} and OP in {sorted(K['ops'])}"),
+    "who": one_of(("you", "opponent")), "to": one_of(K["to"]), "from": Any,
+    "under": one_of(("this",)), "side": one_of(("opponent",)), "random": bool, "ignore_middle": bool,
+    "into": one_of(("opponent_trash",)),
+}
+assert set(STEP_VALUES) == SELECTOR_KEYS | STEP_OPTION_KEYS, "a selector or option without its values"
+
+
+def _either(v: Any) -> Any:
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(b, list) and b for b in v)):
+        fail("expected two non-empty arrays of steps")
+    return v
+
+
+def _verb_value(word: str, v: Any, source: Any) -> None:
+    """The verb key's value: a count the (engine) verb takes, or one of its literal values (the engine
+    verb is picked by the step's `from`)."""
+    row = vocab.engine_verb(word, source)
     if row.value == vocab.STEPS:
-        if not (isinstance(count, list) and len(count) == 2 and all(isinstance(b, list) and b for b in count)):
-            raise _err(path, card, f"{key}.either", "expected two non-empty arrays of steps")
-        for b, branch in enumerate(count):
-            for j, s in enumerate(branch):
-                _check_step(path, card, f"{box}.do[{i}].either[{b}]", s, j)
-        return
-    _check_verb_value(path, card, key, step, verb)
-    checks = {
-        "whose": set(K["whose"]), "face": set(K["face"]), "line": set(K["line"]),
-        "pick": set(K["pick"]), "each": set(K["each"]), "to": set(K["to"]), "from": set(vocab.sources_of(verb)),
-        "mode": set(row.modes),
-        "who": {"you", "opponent"}, "under": {"this"}, "side": {"opponent"},
-        "protocol": {"same", "other"}, "into": {"opponent_trash"},
-    }
-    for k, ok in checks.items():
-        if k in step and step[k] not in ok:
-            raise _err(path, card, f"{key}.{k}", f"expected one of {sorted(ok)}, got {step[k]!r}")
-    if "if" in step:
-        c = step["if"]
-        if not isinstance(c, str) or (c not in NAMED_CONDITIONS and parse_condition(c) is None):
-            raise _err(path, card, f"{key}.if", f"expected one of {sorted(NAMED_CONDITIONS)} or a "
-                       f"comparison \"AMOUNT OP AMOUNT|N\" with AMOUNT in {sorted(AMOUNTS)} and OP "
-                       f"in {sorted(K['ops'])}, got {c!r}")
-    for k in ("value_gt", "value_lt"):
-        if k in step and step[k] not in AMOUNTS:
-            raise _err(path, card, f"{key}.{k}", f"expected one of {sorted(AMOUNTS)}, got {step[k]!r}")
-    if "covered" in step and step["covered"] not in K["covered"]:
-        raise _err(path, card, f"{key}.covered", f"expected true, false or \"any\", got {step['covered']!r}")
-    for k in ("may", "other", "random", "ignore_middle"):
-        if k in step and not isinstance(step[k], bool):
-            raise _err(path, card, f"{key}.{k}", f"expected true or false, got {step[k]!r}")
-    if "value" in step:
-        v = step["value"]
-        if not (v in ("that", "stated") or
-                (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x <= 15 for x in v))):
-            raise _err(path, card, f"{key}.value", f"expected a list of values 0-15, \"that\" or "
-                       f"\"stated\", got {v!r}")
-    if "min_cards" in step and not (isinstance(step["min_cards"], int) and 0 <= step["min_cards"] <= 36):
-        raise _err(path, card, f"{key}.min_cards", "expected a whole number 0-36")
-    if row.modes and "mode" not in step:
-        raise _err(path, card, f"{key}.mode", f"'{verb}' needs a mode: one of {sorted(row.modes)}")
-
-
-def _check_verb_value(path: Path, card: str, key: str, step: dict[str, Any], verb: str) -> None:
-    """The verb key's value: a count the (engine) verb takes, or one of its literal values."""
-    count = step[verb]
-    row = vocab.engine_verb(verb, step.get("from"))
+        return                          # either: its branches are steps (the field's type)
     if row.value != vocab.COUNT:
-        ok = row.value
-        if count not in ok or (count is True) != (True in ok):
-            raise _err(path, card, f"{key}.{verb}", "expected " + " or ".join(
-                "true" if v is True else f'"{v}"' for v in ok))
-        return
-    if isinstance(count, str) and count in vocab.COUNT_WORDS and count not in row.counts:
-        raise _err(path, card, f"{key}.{verb}", f"count {count!r} does not apply to '{verb}'; "
-                   f"expected a number or one of {list(row.counts)}")
-    if isinstance(count, bool) or not ((isinstance(count, int) and 1 <= count <= 30) or count in row.counts):
-        raise _err(path, card, f"{key}.{verb}", f"expected a count 1-30 or one of {list(row.counts)}, "
-                   f"got {count!r}")
+        if v not in row.value or (v is True) != (True in row.value):
+            fail("expected " + quoted(row.value), word)
+    elif isinstance(v, str) and v in vocab.COUNT_WORDS and v not in row.counts:
+        fail(f"count {v!r} does not apply to '{word}'; expected a number or one of {list(row.counts)}", word)
+    elif not ((is_whole(v) and 1 <= v <= 30) or (not isinstance(v, bool) and v in row.counts)):
+        fail(f"expected a count 1-30 or one of {list(row.counts)}, got {v!r}", word)
 
 
-def _check_passive(path: Path, card: str, box: str, mod: Any, i: int) -> None:
-    key = f"{box}.passive[{i}]"
+class StepBase(Strict):
+    """One step, `{ draw = 1, whose = "opponent" }`: exactly one verb key, and the selectors and options
+    (and `mode`, for a verb with modes) it takes. Keys are named as written (`from`, `if` and `return`
+    are aliases)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, step: Any) -> Any:
+        if not isinstance(step, dict):
+            fail(f"expected a table like {{ draw = 1 }}, got {step!r}")
+        verbs = [k for k in step if k in KEYWORDS]
+        if len(verbs) != 1:
+            fail(f"expected exactly one verb ({', '.join(KEYWORDS)}), got {sorted(step)}")
+        allowed = SELECTOR_KEYS | STEP_OPTION_KEYS | {verbs[0]} | ({"mode"} if vocab.by_word(verbs[0]).modes else set())
+        unknown = [k for k in step if k not in allowed]
+        if unknown:
+            fail(f"unknown key for verb '{verbs[0]}'; expected one of {sorted(allowed - {verbs[0]})}", unknown[0])
+        return step
+
+    @model_validator(mode="after")
+    def _verb_rules(self) -> StepBase:
+        """What depends on the verb: its value, its sources (`from`) and its mode."""
+        given = self.model_dump(by_alias=True, exclude_none=True)
+        word = next(k for k in given if k in KEYWORDS)
+        row = vocab.by_word(word)
+        _verb_value(word, given[word], given.get("from"))
+        sources = vocab.sources_of(word)
+        if "from" in given and given["from"] not in sources:
+            fail(f"expected one of {sorted(sources)}, got {given['from']!r}", "from")
+        if row.modes and "mode" not in given:
+            fail(f"'{word}' needs a mode: one of {sorted(row.modes)}", "mode")
+        if "mode" in given and given["mode"] not in row.modes:
+            fail(f"expected one of {sorted(row.modes)}, got {given['mode']!r}", "mode")
+        return self
+
+
+def _field(key: str, t: Any) -> tuple[Any, None]:
+    return Annotated[t | None, Field(alias=key, description="true or false" if t is bool else None)], None
+
+
+StepTable = create_model(
+    "StepTable", __base__=StepBase, mode_=_field("mode", Any),
+    **{f"{k}_": _field(k, t) for k, t in STEP_VALUES.items()},
+    **{f"{w}_": _field(w, before(_either, list[list["StepTable"]]) if w == "either" else Any) for w in KEYWORDS})
+StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})   # either's branches are steps
+
+
+Amount = check(is_whole, "a whole number", got=False) | None
+Flag = Annotated[bool | None, Field(description="true or false")]
+
+
+class Modifier(Strict):
+    """One passive modifier, `{ line_value = 1, whose = "opponent" }`."""
+
+    facedown_value: Amount = None
+    line_value: Amount = None
+    line_value_per_facedown: Amount = None
+    line_value_per_hand_card: Amount = None
+    line_value_per_opponent_card: Amount = None
+    play_faceup_anywhere: Flag = None
+    ignore_middle: Flag = None
+    skip_check_cache: Flag = None
+    return_to_deck_top: Flag = None
+    unflippable: Flag = None
+    no_draw_with_hand: Flag = None
+    no_opponent_middle_on_your_turn: Flag = None
+    protocol_faceup_here: Flag = None
+    deny_play: words("facedown", "faceup", "any") | None = None
+    play_anywhere: Flag = None
+    play_either_side: one_of((True, "any_face"), 'true (face-up) or "any_face"', got=False) | None = None
+    whose: words("you", "opponent") | None = None
+    scope: words("this_line", "this_stack", "all") | None = None
+    if_: Annotated[words("other_protocol_faceup_in_stack") | None, Field(alias="if")] = None
+
+
+def _one_modifier(mod: Any) -> Any:
     if not isinstance(mod, dict) or not (set(mod) & PASSIVE_KEYS):
-        raise _err(path, card, key, f"expected a table with one of {sorted(PASSIVE_KEYS)}")
-    extra = set(mod) - PASSIVE_KEYS - {"whose", "scope", "if"}
-    if extra:
-        raise _err(path, card, f"{key}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(PASSIVE_KEYS)}")
-    if "deny_play" in mod and mod["deny_play"] not in DENY_PASSIVES:
-        raise _err(path, card, f"{key}.deny_play", "expected \"facedown\", \"faceup\" or \"any\"")
-    for k in AMOUNT_PASSIVES:
-        if k in mod and (isinstance(mod[k], bool) or not isinstance(mod[k], int)):
-            raise _err(path, card, f"{key}.{k}", "expected a whole number")
-    if "play_either_side" in mod and mod["play_either_side"] not in (True, "any_face"):
-        raise _err(path, card, f"{key}.play_either_side", "expected true (face-up) or \"any_face\"")
-    if "if" in mod and mod["if"] != "other_protocol_faceup_in_stack":
-        raise _err(path, card, f"{key}.if", "expected \"other_protocol_faceup_in_stack\"")
-    if "whose" in mod and mod["whose"] not in ("you", "opponent"):
-        raise _err(path, card, f"{key}.whose", "expected \"you\" or \"opponent\"")
-    if "scope" in mod and mod["scope"] not in ("this_line", "this_stack", "all"):
-        raise _err(path, card, f"{key}.scope", "expected \"this_line\", \"this_stack\" or \"all\"")
+        fail(f"expected a table with one of {sorted(PASSIVE_KEYS)}")
+    return mod
+
+
+class BoxTable(Strict):
+    """A top, middle or bottom box: its text and what it does (its trigger, steps and modifiers)."""
+
+    position: ClassVar[str] = ""
+    text: Annotated[str, Field(description="a string")] = ""
+    when: one_of(K["when"]) | None = None
+    by: words("you", "opponent", "any") = "you"
+    during: words("your_turn", "opponent_turn") | None = None
+    where: words("this_line") | None = None
+    covered_by: words("same_protocol") | None = None
+    do: Annotated[list[StepTable], Field(description="an array of steps")] = []
+    passive: Annotated[list[before(_one_modifier, Modifier)], Field(description="an array of modifiers")] = []
+
+    @model_validator(mode="after")
+    def _triggered(self) -> BoxTable:
+        if self.position != "middle" and self.do and self.when is None:
+            fail("steps in a top or bottom box need a trigger (when = ...)", "when")
+        return self
+
+
+class MiddleBox(BoxTable):
+    position = "middle"
+    when: refuse("a middle box has no trigger; it runs when played or uncovered") | None = None
+
+
+BOX_TABLES = {b: MiddleBox if b == "middle" else BoxTable for b in BOXES}
+
+
+def _problem(e: ValidationError, model: type[BaseModel]) -> tuple[str, str]:
+    """(key, message) of the first problem pydantic found; an unknown key lists the keys its table takes."""
+    p = problem(e, model, _unknown)
+    return p.key, p.message
+
+
+def _unknown(p: Problem) -> str:
+    if p.table is Modifier:
+        return f"unknown key; expected one of {sorted(PASSIVE_KEYS)}"
+    return f"unknown key; expected one of {sorted(p.allowed)}"
 
 
 def parse_box(path: Path, card: str, box: str, raw: Any, protocol: str = "") -> Box:
@@ -269,37 +349,11 @@ def parse_box(path: Path, card: str, box: str, raw: Any, protocol: str = "") -> 
         raise _err(path, card, box, "expected a table with text/when/do/passive")
     if protocol and isinstance(raw.get("text"), str) and raw["text"] and not {"do", "passive"} & set(raw):
         return _read_box(path, card, box, raw, protocol)
-    extra = set(raw) - set(BOX_KEYS)
-    if extra:
-        raise _err(path, card, f"{box}.{sorted(extra)[0]}", f"unknown key; expected one of {sorted(BOX_KEYS)}")
-    text = raw.get("text", "")
-    if not isinstance(text, str):
-        raise _err(path, card, f"{box}.text", "expected a string")
-    when = raw.get("when")
-    if when is not None:
-        if box == "middle":
-            raise _err(path, card, "middle.when", "a middle box has no trigger; it runs when played or uncovered")
-        if when not in K["when"]:
-            raise _err(path, card, f"{box}.when", f"expected one of {sorted(K['when'])}, got {when!r}")
-    by = raw.get("by", "you")
-    if by not in ("you", "opponent", "any"):
-        raise _err(path, card, f"{box}.by", "expected \"you\", \"opponent\" or \"any\"")
-    for k, ok in (("during", ("your_turn", "opponent_turn")), ("where", ("this_line",)),
-                  ("covered_by", ("same_protocol",))):
-        if k in raw and raw[k] not in ok:
-            raise _err(path, card, f"{box}.{k}", "expected " + " or ".join(f'"{v}"' for v in ok))
-    do = raw.get("do", [])
-    if not isinstance(do, list):
-        raise _err(path, card, f"{box}.do", "expected an array of steps")
-    for i, s in enumerate(do):
-        _check_step(path, card, box, s, i)
-    passive = raw.get("passive", [])
-    if not isinstance(passive, list):
-        raise _err(path, card, f"{box}.passive", "expected an array of modifiers")
-    for i, m in enumerate(passive):
-        _check_passive(path, card, box, m, i)
-    if box != "middle" and do and when is None:
-        raise _err(path, card, f"{box}.when", "steps in a top or bottom box need a trigger (when = ...)")
+    try:
+        BOX_TABLES[box].model_validate(raw)
+    except ValidationError as e:
+        key, msg = _problem(e, BOX_TABLES[box])
+        raise _err(path, card, f"{box}.{key}", msg) from None
     return Box(**{k: raw[k] for k in BOX_KEYS if k in raw})
 
 
@@ -315,18 +369,83 @@ def _read_box(path: Path, card: str, box: str, raw: dict[str, Any], protocol: st
     return parsed
 
 
+BoxRaw = Annotated[dict[str, Any], Field(description="a table with text/when/do/passive")]
+
+
+class CardTable(Strict):
+    """One [[cards]] table of a protocol file (or a variant's replacement, merged onto its card); its
+    boxes are checked one by one, after reading a text-only box (parse_box)."""
+
+    value: whole(0, 15)
+    name: Annotated[str, Field(description="a card name")] = ""
+    replaces: str = ""
+    top: BoxRaw = {}
+    middle: BoxRaw = {}
+    bottom: BoxRaw = {}
+
+
 def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> CardSpec:
     if not isinstance(raw, dict):
         raise _err(path, f"{protocol} card #{i + 1}", None, "expected a [[cards]] table")
-    value = raw.get("value")
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 15:
-        raise _err(path, f"{protocol} card #{i + 1}", "value", f"expected a whole number 0-15, got {value!r}")
+    try:
+        CardTable.model_validate(raw)
+    except ValidationError as e:
+        p = problem(e, CardTable, lambda _: "unknown key; expected value, name, top, middle or bottom")
+        value = raw.get("value")
+        card = (raw["name"] if isinstance(raw.get("name"), str) and p.key != "name"
+                else f"{protocol} {value}" if is_whole(value) and 0 <= value <= 15 and p.key != "value"
+                else f"{protocol} card #{i + 1}")
+        raise _err(path, card, p.key, p.message) from None
+    value = raw["value"]
     name = raw.get("name", f"{protocol} {value}")
-    extra = set(raw) - {"value", "name", "replaces", *BOXES}
-    if extra:
-        raise _err(path, name, sorted(extra)[0], "unknown key; expected value, name, top, middle or bottom")
     boxes = {b: parse_box(path, name, b, raw[b], protocol) for b in BOXES if b in raw}
     return CardSpec(name=name, protocol=protocol, set=set_name, value=value, boxes=boxes, source=str(path))
+
+
+class ProtocolFile(Strict):
+    """A protocol file: its name, set and six [[cards]] (each checked by CardTable, in parse_card)."""
+
+    protocol: check(lambda v: isinstance(v, str) and bool(v.strip()), "a protocol name", got=False)
+    set: Annotated[str, Field(description="a set name")]
+    cards: before(lambda v: v if isinstance(v, list) and len(v) == 6 else fail(
+        f"expected exactly 6 [[cards]], got {len(v) if isinstance(v, list) else 'no'}"), list[Any])
+
+
+_REPLACES = 'the name of the card to replace, e.g. "Fire 1"'
+
+
+class Replacement(Strict):
+    """A [[cards]] table of a variant file: the card it replaces; its other keys are the card's and
+    are checked once merged onto it (sim/pool.py)."""
+
+    model_config = ConfigDict(extra="allow")
+    replaces: Annotated[check(lambda v: isinstance(v, str), _REPLACES, got=False), Field(description=_REPLACES)]
+
+
+_AT_LEAST_ONE = 'at least one [[cards]] table with replaces = "Card name"'
+
+
+class VariantFile(Strict):
+    """A variant file: its name and the cards it replaces."""
+
+    variant: Annotated[str, Field(description="the variant's name")]
+    cards: Annotated[before(lambda v: v if isinstance(v, list) and v else fail(f"expected {_AT_LEAST_ONE}"),
+                            list[Replacement]), Field(description=_AT_LEAST_ONE)]
+
+
+def _file_problem(path: Path, raw: dict[str, Any], e: ValidationError, model: type[BaseModel],
+                  unknown: str) -> CardDataError:
+    """A problem of a protocol or variant file's top level, or of one of its [[cards]] ("card #2")."""
+    p = problem(e, model, lambda _: unknown)
+    if p.kind == "missing" and model is ProtocolFile:
+        return _err(path, None, p.key, "missing; a protocol file needs protocol, set and [[cards]] "
+                    "(a variant file needs variant and [[cards]] with replaces)")
+    if p.key == "cards" and model is ProtocolFile and isinstance(raw.get("protocol"), str):
+        return _err(path, raw["protocol"], p.key, p.message)
+    if p.key.startswith("cards["):
+        n, _, key = p.key.removeprefix("cards[").partition("]")
+        return _err(path, f"card #{int(n) + 1}", key.lstrip(".") or None, p.message)
+    return _err(path, None, p.key, p.message)
 
 
 def load_file(path: str | Path) -> ProtocolSpec | VariantSpec:
@@ -335,20 +454,18 @@ def load_file(path: str | Path) -> ProtocolSpec | VariantSpec:
     raw = read_toml(path)
     if "variant" in raw:
         return _load_variant(path, raw)
-    for k in ("protocol", "set", "cards"):
-        if k not in raw:
-            raise _err(path, None, k, "missing; a protocol file needs protocol, set and [[cards]] "
-                       "(a variant file needs variant and [[cards]] with replaces)")
-    extra = set(raw) - {"protocol", "set", "cards"}
-    if extra:
-        raise _err(path, None, sorted(extra)[0], "unknown key; expected protocol, set, cards")
+    try:
+        ProtocolFile.model_validate(raw)
+    except ValidationError as e:
+        raise _file_problem(path, raw, e, ProtocolFile, "unknown key; expected protocol, set, cards") from None
     name, set_name = raw["protocol"], raw["set"]
-    if not isinstance(name, str) or not name.strip():
-        raise _err(path, None, "protocol", "expected a protocol name")
-    if not isinstance(raw["cards"], list) or len(raw["cards"]) != 6:
-        n = len(raw["cards"]) if isinstance(raw["cards"], list) else "no"
-        raise _err(path, name, "cards", f"expected exactly 6 [[cards]], got {n}")
     cards = [parse_card(path, name, set_name, c, i) for i, c in enumerate(raw["cards"])]
+    _distinct(path, cards)
+    return ProtocolSpec(name=name, set=set_name, cards=cards, source=str(path))
+
+
+def _distinct(path: Path, cards: list[CardSpec]) -> None:
+    """The six cards of a protocol have distinct names and values."""
     names = [c.name for c in cards]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -359,27 +476,23 @@ def load_file(path: str | Path) -> ProtocolSpec | VariantSpec:
         named = [c.name for c in cards if c.value == twice[0]]
         raise _err(path, named[1], "value", f"value {twice[0]} is also {named[0]}'s; the six cards of a protocol "
                    "have distinct values (a variant file may give a card another card's value)")
-    return ProtocolSpec(name=name, set=set_name, cards=cards, source=str(path))
 
 
 def _load_variant(path: Path, raw: dict[str, Any]) -> VariantSpec:
-    extra = set(raw) - {"variant", "cards"}
-    if extra:
-        raise _err(path, None, sorted(extra)[0], "unknown key in a variant file; expected variant and cards")
-    cards = raw.get("cards")
-    if not isinstance(cards, list) or not cards:
-        raise _err(path, None, "cards", "expected at least one [[cards]] table with replaces = \"Card name\"")
+    try:
+        VariantFile.model_validate(raw)
+    except ValidationError as e:
+        raise _file_problem(path, raw, e, VariantFile, "unknown key in a variant file; expected variant and cards") \
+            from None
     out: dict[str, dict[str, Any]] = {}
-    for i, c in enumerate(cards):
-        if not isinstance(c, dict) or not isinstance(c.get("replaces"), str):
-            raise _err(path, f"card #{i + 1}", "replaces", "expected the name of the card to replace, e.g. \"Fire 1\"")
+    for i, c in enumerate(raw["cards"]):
         target = c["replaces"].strip()
         earlier = next((n for n in out if n.lower() == target.lower()), None)
         if earlier is not None:
             raise _err(path, f"card #{i + 1}", "replaces", f"{target!r} is already replaced by an earlier [[cards]] "
                        "table of this file; put both changes in one table")
         out[target] = c
-    return VariantSpec(name=str(raw["variant"]), replaces=out, source=str(path))
+    return VariantSpec(name=raw["variant"], replaces=out, source=str(path))
 
 
 def official_files() -> list[Path]:

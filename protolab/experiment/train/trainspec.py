@@ -9,20 +9,16 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from protolab.experiment.spec import NAME_RE, CardFile, Checker, read_card_file, read_spec_file
+from pydantic import AfterValidator, Field
+
+from protolab.experiment.spec import CardFile, Checker, RunName, Strategy, read_card_file, read_spec_file, run_name
 from sim.pool import DEFAULT_SETS
+from sim.schema import Checked, before, check, choice, fail, integer, number, text, texts
 from strategies.model import MAX_LAYERS, MAX_UNITS
 
 TRAIN_FORMAT = 1
-TOP_KEYS = {"name", "description", "seed", "output", "turn_cap", "pool", "train"}
-TRAIN_KEYS = {"generations", "model", "data", "net", "fit", "ladder"}
-POOL_KEYS = {"sets", "cards"}
-DATA_KEYS = {"games", "shard_games", "expert", "explore", "window"}
-NET_KEYS = {"hidden", "activation"}
-FIT_KEYS = {"epochs", "batch", "learning_rate", "l2", "validation", "patience"}
-LADDER_KEYS = {"opponents", "games", "shard_games", "choose"}
 ACTIVATIONS = ("relu", "tanh")
 CHOICES = ("last", "best")
 
@@ -89,109 +85,86 @@ class TrainSpec:
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _data(c: Checker, raw: Any) -> Data:
-    t = c.table(raw, "train.data", DATA_KEYS)
-    if "games" not in t:
-        raise c.error("train.data.games", "missing; expected the games played for each generation's examples")
-    games = c.integer(t["games"], "train.data.games", 2, 10_000_000, "games per generation")
-    shard = c.integer(t.get("shard_games", 500), "train.data.shard_games", 1, 50_000, "games per shard")
-    return Data(games, min(shard, games), c.strategy(t.get("expert", "greedy"), "train.data.expert"),
-                c.number(t.get("explore", 0.1), "train.data.explore", 0, 1,
-                         "the share of self-play moves chosen at random"),
-                c.integer(t.get("window", 2), "train.data.window", 1, 100,
-                          "generations of examples a fit learns from"))
+# -- the schema: each table's keys, the values they take and their defaults ---------------------------
+
+class DataTable(Checked):
+    games: Annotated[integer(2, 10_000_000, "games per generation"),
+                     Field(description="the games played for each generation's examples")]
+    shard_games: integer(1, 50_000, "games per shard") = 500
+    expert: Strategy = "greedy"
+    explore: number(0, 1, "the share of self-play moves chosen at random") = 0.1
+    window: integer(1, 100, "generations of examples a fit learns from") = 2
 
 
-def _net(c: Checker, raw: Any) -> tuple[tuple[int, ...], str]:
-    t = c.table(raw, "train.net", NET_KEYS)
-    hidden = t.get("hidden", [32])
-    if not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_LAYERS - 1:
-        raise c.error("train.net.hidden", f"expected a list of 1 to {MAX_LAYERS - 1} hidden layer sizes (the player's "
-                                          f"room), e.g. [32]; got {hidden!r}")
-    sizes = tuple(c.integer(h, f"train.net.hidden[{i}]", 1, MAX_UNITS, "a layer size") for i, h in enumerate(hidden))
-    act = t.get("activation", "relu")
-    if act not in ACTIVATIONS:
-        raise c.error("train.net.activation", f"expected one of {', '.join(ACTIVATIONS)}; got {act!r}")
-    return sizes, act
+class NetTable(Checked):
+    hidden: before(lambda v: v if isinstance(v, list) and 1 <= len(v) <= MAX_LAYERS - 1 else fail(
+        f"expected a list of 1 to {MAX_LAYERS - 1} hidden layer sizes (the player's room), e.g. [32]; got {v!r}"),
+        list[integer(1, MAX_UNITS, "a layer size")]) = [32]
+    activation: choice(ACTIVATIONS) = "relu"
 
 
-def _fit(c: Checker, raw: Any) -> Fit:
-    t = c.table(raw, "train.fit", FIT_KEYS)
-    return Fit(c.integer(t.get("epochs", 30), "train.fit.epochs", 1, 10_000, "passes over the examples"),
-               c.integer(t.get("batch", 256), "train.fit.batch", 1, 1_000_000, "examples per gradient step"),
-               c.number(t.get("learning_rate", 1e-3), "train.fit.learning_rate", 1e-7, 1, "Adam's step size"),
-               c.number(t.get("l2", 1e-4), "train.fit.l2", 0, 10, "the L2 penalty on the weights"),
-               c.number(t.get("validation", 0.1), "train.fit.validation", 0.01, 0.5, "the held-out share of games"),
-               c.integer(t.get("patience", 5), "train.fit.patience", 1, 1000, "epochs without improvement"))
+class FitTable(Checked):
+    epochs: integer(1, 10_000, "passes over the examples") = 30
+    batch: integer(1, 1_000_000, "examples per gradient step") = 256
+    learning_rate: number(1e-7, 1, "Adam's step size") = 1e-3
+    l2: number(0, 10, "the L2 penalty on the weights") = 1e-4
+    validation: number(0.01, 0.5, "the held-out share of games") = 0.1
+    patience: integer(1, 1000, "epochs without improvement") = 5
 
 
-def _ladder(c: Checker, raw: Any) -> Ladder:
-    t = c.table(raw, "train.ladder", LADDER_KEYS)
-    opps = t.get("opponents", ["greedy"])
-    if not isinstance(opps, list) or not opps:
-        raise c.error("train.ladder.opponents",
-                      f'expected a list of strategies, e.g. ["greedy", "search"]; got {opps!r}')
-    opponents = tuple(c.strategy(o, f"train.ladder.opponents[{i}]") for i, o in enumerate(opps))
-    games = c.integer(t.get("games", 400), "train.ladder.games", 2, 1_000_000, "games per opponent")
-    if games % 2:
-        raise c.error("train.ladder.games",
-                      f"expected an even number (each seed is played with seats swapped); got {games}")
-    shard = c.integer(t.get("shard_games", 100), "train.ladder.shard_games", 2, 50_000, "games per shard")
-    if shard % 2:
-        raise c.error("train.ladder.shard_games", f"expected an even number; got {shard}")
-    choose = t.get("choose", "last")
-    if choose not in CHOICES:
-        raise c.error("train.ladder.choose", f"expected one of {', '.join(CHOICES)}; got {choose!r}")
-    return Ladder(opponents, games, min(shard, games), choose)
+def _even(what: str) -> Any:
+    return AfterValidator(lambda v: v if v % 2 == 0 else fail(f"expected an even number{what}; got {v}"))
 
 
-def _header(c: Checker, raw: dict[str, Any], t: dict[str, Any]) -> tuple[str, str, int, int, str]:
-    """(name, description, seed, generations, model)."""
-    for k, what in (("name", 'a short training name, e.g. name = "learned"'),
-                    ("seed", "the master seed, e.g. seed = 1")):
-        if k not in raw:
-            raise c.error(k, f"missing; expected {what}")
-    if "generations" not in t:
-        raise c.error("train.generations", "missing; expected the number of generations, e.g. generations = 3")
-    name = c.string(raw["name"], "name", "a short name of letters, digits, '.', '_' or '-'")
-    model = c.string(t.get("model", name), "train.model", "the model's name (datasets/models/NAME.json)")
-    for key, value in (("name", name), ("train.model", model)):
-        if not NAME_RE.match(value):
-            raise c.error(key, f"expected letters, digits, '.', '_' or '-' (at most 64), got {value!r}")
-    if not isinstance(raw.get("description", ""), str):
-        raise c.error("description", f"expected text, got {raw['description']!r}")
-    return (name, raw.get("description", ""), c.integer(raw["seed"], "seed", 0, 2**63 - 1, "the master seed"),
-            c.integer(t["generations"], "train.generations", 1, 100, "the number of generations"), model)
+class LadderTable(Checked):
+    opponents: before(lambda v: v if isinstance(v, list) and v else fail(
+        f'expected a list of strategies, e.g. ["greedy", "search"]; got {v!r}'), list[Strategy]) = ["greedy"]
+    games: Annotated[integer(2, 1_000_000, "games per opponent"),
+                     _even(" (each seed is played with seats swapped)")] = 400
+    shard_games: Annotated[integer(2, 50_000, "games per shard"), _even("")] = 100
+    choose: choice(CHOICES) = "last"
 
 
-def _pool(c: Checker, raw: Any, base: Path) -> tuple[tuple[str, ...], tuple[CardFile, ...]]:
-    pool = c.table(raw, "pool", POOL_KEYS)
-    sets = tuple(c.strings(pool.get("sets", list(DEFAULT_SETS)), "pool.sets", "set names"))
-    if not sets:
-        raise c.error("pool.sets", "expected at least one set, e.g. [\"Main 1\"]")
-    cards_raw = pool.get("cards", [])
-    if not isinstance(cards_raw, list):
-        raise c.error("pool.cards", f"expected a list of protocol or variant files, got {cards_raw!r}")
-    return sets, tuple(read_card_file(c, base, x, f"pool.cards[{i}]") for i, x in enumerate(cards_raw))
+class TrainTable(Checked):
+    generations: Annotated[integer(1, 100, "the number of generations"),
+                           Field(description="the number of generations, e.g. generations = 3")]
+    model: run_name("the model's name (datasets/models/NAME.json)") | None = None
+    data: Annotated[DataTable, Field(description="a [train.data] table with at least games = N")]
+    net: NetTable = NetTable()
+    fit: FitTable = FitTable()
+    ladder: LadderTable = LadderTable()
+
+
+class PoolTable(Checked):
+    sets: Annotated[texts("set names"), AfterValidator(
+        lambda v: v or fail('expected at least one set, e.g. ["Main 1"]'))] = list(DEFAULT_SETS)
+    cards: before(lambda v: v if isinstance(v, list) else fail(
+        f"expected a list of protocol or variant files, got {v!r}"), list[Any]) = []
+
+
+class TrainFile(Checked):
+    name: Annotated[RunName, Field(description='a short training name, e.g. name = "learned"')]
+    description: check(lambda v: isinstance(v, str), "text") = ""
+    seed: Annotated[integer(0, 2**63 - 1, "the master seed"), Field(description="the master seed, e.g. seed = 1")]
+    output: text("a folder for the training folder") = "runs"
+    turn_cap: integer(1, 10_000, "the turn cap") = 200
+    pool: PoolTable = PoolTable()
+    train: Annotated[TrainTable, Field(
+        description="a [train] table (docs/training.md): this is not a training spec")]
 
 
 def parse_train_spec(raw: dict[str, Any], source: str, base: Path) -> TrainSpec:
     """Validate a training spec already read as TOML; raises SpecError naming file and key."""
     c = Checker(source)
-    c.table(raw, "", TOP_KEYS)
-    if "train" not in raw:
-        raise c.error("train", "missing; expected a [train] table (docs/training.md): this is not a training spec")
-    t = c.table(raw["train"], "train", TRAIN_KEYS)
-    name, description, seed, generations, model = _header(c, raw, t)
-    sets, cards = _pool(c, raw.get("pool", {}), base)
-    hidden, activation = _net(c, t.get("net", {}))
-    if "data" not in t:
-        raise c.error("train.data", "missing; expected a [train.data] table with at least games = N")
-    return TrainSpec(name, description, seed, generations, model,
-                     c.string(raw.get("output", "runs"), "output", "a folder for the training folder"),
-                     c.integer(raw.get("turn_cap", 200), "turn_cap", 1, 10_000, "the turn cap"),
-                     sets, cards, _data(c, t["data"]), hidden, activation, _fit(c, t.get("fit", {})),
-                     _ladder(c, t.get("ladder", {})), source)
+    f = c.model(raw, "", TrainFile)
+    t, data, ladder = f.train, f.train.data, f.train.ladder
+    cards = tuple(read_card_file(c, base, x, f"pool.cards[{i}]") for i, x in enumerate(f.pool.cards))
+    return TrainSpec(f.name, f.description, f.seed, t.generations, t.model or f.name, f.output, f.turn_cap,
+                     tuple(f.pool.sets), cards,
+                     Data(**{**data.model_dump(), "shard_games": min(data.shard_games, data.games)}),
+                     tuple(t.net.hidden), t.net.activation, Fit(**t.fit.model_dump()),
+                     Ladder(tuple(ladder.opponents), ladder.games, min(ladder.shard_games, ladder.games),
+                            ladder.choose), source)
 
 
 def load_train_spec(arg: str | Path) -> TrainSpec:
