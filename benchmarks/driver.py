@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.experiment.ledger import Ledger, new_manifest
 from protolab.experiment.plan import Plan, make_plan
 from protolab.experiment.progress import Progress

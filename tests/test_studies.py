@@ -13,7 +13,7 @@ from test_analysis_tiers import tier_run  # noqa: E402
 from test_analysis_trios import round_robin_rows  # noqa: E402
 
 import analysis.studies as studies
-from analysis.page import render_page
+from analysis.pages.shell import render_page
 from analysis.studies.base import Study, write_tables
 from protolab.cli import main
 

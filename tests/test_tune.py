@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.balance import front, imbalance, outcomes
+from analysis.stats.balance import front, imbalance, outcomes
 from protolab.cli import main
 from protolab.experiment.spec import SpecError, load_spec
 from protolab.experiment.tune import _knobs_of, main_tune, prepare

@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 from rich.table import Table
 
-from analysis.power import protocol_power
+from analysis.stats.power import protocol_power
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
 from protolab.experiment.spec import load_spec
 from protolab.experiment.tuneplay import Local, OnRay, arm_files, arm_job, pool_of, search_seeds

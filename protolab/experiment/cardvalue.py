@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from analysis import runfolder
-from analysis.cardvalue import design_of, print_card_value, restriction_problems
-from analysis.manifest import Manifest
-from analysis.page import write_page
-from analysis.provenance import csv_header, print_lines, provenance
-from analysis.report import records
+from analysis.pages.shell import write_page
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.provenance import csv_header, print_lines, provenance
 from analysis.studies import Options
-from analysis.studies.cardvalue import CardValue
+from analysis.studies.cardvalue.study import CardValue
+from analysis.studies.cardvalue.values import design_of, print_card_value, restriction_problems
+from analysis.studies.plain.report import records
 from protolab.experiment.plan import load_arm_pool
 from protolab.experiment.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis import runfolder
-from analysis.manifest import Manifest, RunSpec
-from analysis.models import models_used
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest, RunSpec
+from analysis.runs.models import models_used
 from protolab.experiment.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.plan import Plan, ShardPlan, card_files
 from protolab.experiment.seeds import SEED_SCHEME

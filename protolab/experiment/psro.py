@@ -25,16 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from analysis.meta import matchup_table, population_step
-from analysis.open import open_runs
-from analysis.runfolder import write_atomic
+from analysis.runs.open import open_runs
+from analysis.runs.runfolder import write_atomic
 from analysis.studies import open_study
+from analysis.studies.metagame.meta import LOOP_FILE, matchup_table, population_step
 from protolab.experiment.plan import load_arm_pool
 from protolab.experiment.runner import RunFailed, run
 from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
-
-LOOP_FILE = "meta.json"
-
 
 # -- the loop -------------------------------------------------------------------------------------
 

@@ -22,9 +22,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 from sim.engine._core import constants
 
-from analysis import board, runfolder
-from analysis.manifest import Manifest
-from analysis.open import split_arm
+from analysis.pages import board
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.open import split_arm
 from protolab.experiment.plan import ShardPlan, make_plan
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.shardloop import dictionaries, make_task

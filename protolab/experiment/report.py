@@ -3,7 +3,7 @@ figures are the analysis report's (analysis/report.py), printed after this, neve
 
 from __future__ import annotations
 
-from analysis.stopped import describe, stop_record
+from analysis.studies.ab.stopped import describe, stop_record
 
 
 def print_run(result, console) -> None:

@@ -16,9 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from analysis import runfolder
-from analysis.manifest import Manifest
-from analysis.runfolder import RunDirError
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.runfolder import RunDirError
 from analysis.studies import open_study
 from protolab.experiment.ledger import Ledger, new_manifest, record_verified, verify_recorded
 from protolab.experiment.memory import record_driver_peak

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.experiment.plan import Plan, ShardPlan
 from protolab.experiment.shards import Dictionaries, ShardTask, execute
 from sim.pool import ENGINE_VERSION

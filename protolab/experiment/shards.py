@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 from sim.engine._core import constants
 
-from analysis.runfolder import parquet_bytes, sees_run_dir, sha256, shard_paths
-from analysis.schema import (
+from analysis.runs.runfolder import parquet_bytes, sees_run_dir, sha256, shard_paths
+from analysis.runs.schema import (
     CARD_COUNTS,
     CARDS_SCHEMA,
     COMPILES_SCHEMA,
@@ -33,7 +33,7 @@ from analysis.schema import (
     POSITIONS,
     conform,
 )
-from analysis.tallies import shard_tallies
+from analysis.runs.tallies import shard_tallies
 from protolab.experiment.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
 from protolab.experiment.spec import Arm

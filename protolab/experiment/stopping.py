@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-from analysis import runfolder
-from analysis.manifest import Manifest
-from analysis.schema import PROTOCOL_COLUMNS
-from analysis.sequential import confidence_sequence
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.schema import PROTOCOL_COLUMNS
+from analysis.stats.sequential import confidence_sequence
 from protolab.experiment.ledger import Ledger, now
 from protolab.experiment.plan import Plan, ShardPlan
 

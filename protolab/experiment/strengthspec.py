@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from analysis.duels import duel_name
+from analysis.studies.tiers.duels import duel_name
 
 STRENGTH_KEYS = {"games"}
 

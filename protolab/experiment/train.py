@@ -22,9 +22,9 @@ import numpy as np
 import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
 
-from analysis.modelcard import model_card
-from analysis.runfolder import RunDirError, file_sha256, load_inputs, save_inputs, write_atomic
-from analysis.training import TRAIN_FILE
+from analysis.runs.runfolder import RunDirError, file_sha256, load_inputs, save_inputs, write_atomic
+from analysis.studies.train.modelcard import model_card
+from analysis.studies.train.training import TRAIN_FILE
 from protolab.experiment.fit import FitResult, fit_mlp, libraries
 from protolab.experiment.progress import Progress
 from protolab.experiment.seeds import mix64

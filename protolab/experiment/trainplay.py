@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
 
-from analysis.runfolder import sha256, write_atomic
+from analysis.runs.runfolder import sha256, write_atomic
 from protolab.experiment.progress import Progress
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.session import start_ray, stop_ray

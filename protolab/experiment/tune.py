@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis.balance import effect, front, imbalance, rates
-from analysis.runfolder import write_atomic
+from analysis.runs.runfolder import write_atomic
+from analysis.stats.balance import effect, front, imbalance, rates
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.spec import Spec, SpecError
 from protolab.experiment.tuneplay import Job, arm_files, arm_job, pool_of, search_seeds, verify_seeds

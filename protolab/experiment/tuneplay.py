@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.balance import outcomes
+from analysis.stats.balance import outcomes
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.session import start_ray, stop_ray
 from sim.pool import Pool, load_pool
