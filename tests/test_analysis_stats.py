@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.proportions import proportions as stats
+from analysis.stats import proportions as stats
 from analysis.studies.plain.flags import flag_table
 from sim.stats import wilson
 
