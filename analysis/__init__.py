@@ -1,3 +1,11 @@
-"""Balance analysis over run folders in DuckDB (docs/analysis.md): open.py opens runs as views,
-queries.py and flags.py compute the tables, stats.py the statistics, report.py / compare.py /
-dashboard.py present them, cli.py registers `protolab report`, `compare` and `dashboard`."""
+"""Balance analysis over run folders in DuckDB (docs/analysis.md), in four rooms, each importing only
+the ones below it (the import-linter contracts in pyproject.toml):
+
+    studies/  what a set of run folders is (one kind each: plain, A/B, card value, tiers, metagame,
+              training, balance search), each kind's queries, tables and page beside it
+    pages/    the HTML page shell every page shares, the board page of one game, terminal table cells
+    stats/    the statistics (intervals, tests, corrections, sequential intervals, power), pure numpy
+    runs/     reading and verifying run folders: storage, the folder and its manifest, the schema,
+              DuckDB views over the shards, what produced a run (provenance)
+
+protolab/commands/ registers `protolab report`, `compare` and `dashboard` over them."""

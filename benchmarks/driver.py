@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.experiment.jobs import remote as ray_remote
 from protolab.experiment.progress import Progress
 from protolab.experiment.run.ledger import Ledger, new_manifest

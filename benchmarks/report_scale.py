@@ -6,7 +6,7 @@ shards, then time the report on it, e.g. 1,000 shards of 100,000 games (100M gam
 
 Playing 100M games takes hours, so the shards are synthetic: a few thousand greedy games are played
 here, `--base` distinct shards of `--games` rows are drawn from them with replacement (real game
-rows, real tallies from analysis.tallies), and shard i is shard i mod base, hard-linked under its
+rows, real tallies from analysis.runs.tallies), and shard i is shard i mod base, hard-linked under its
 own name. Every shard is listed in run.json with its sizes, row counts and checksums, as the runner
 writes it, so the report opens, verifies and reads it as a real run: the footer of every games file,
 the SHA-256 of every tallies file, and the tallies' rows (the game rows are not read)."""
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.runfolder import TABLES, parquet_bytes, sha256
-from analysis.tallies import shard_tallies
+from analysis.runs.runfolder import TABLES, parquet_bytes, sha256
+from analysis.runs.tallies import shard_tallies
 from protolab.experiment.run.shards import batch_games
 from sim.pool import DEFAULT_SETS, load_pool
 from strategies.seats import play_games

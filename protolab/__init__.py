@@ -48,7 +48,7 @@ def main() -> int:
         print("protolab: interrupted", file=sys.stderr)
         return 130
     code = run()
-    storage = sys.modules.get("analysis.storage")       # loaded only by commands that read or write runs
+    storage = sys.modules.get("analysis.runs.storage")       # loaded only by commands that read or write runs
     if storage is not None and storage.requests_left_behind():
         _exit_now(code)
     return code

@@ -23,8 +23,9 @@ from protolab.version import protolab_version
 # have been raised, and importing them all would load pandas, DuckDB and Ray for `--version`.
 USER_ERRORS = (("protolab.commands.errors", "UsageError"), ("sim.cards.loader", "CardDataError"),
                ("sim.inputs", "InputFileError"), ("protolab.experiment.spec", "SpecError"),
-               ("analysis.runfolder", "RunDirError"), ("strategies.spec", "StrategyError"),
-               ("analysis.open", "RunError"), ("sim.scenario", "ScenarioError"), ("analysis.storage", "StorageError"))
+               ("analysis.runs.runfolder", "RunDirError"), ("strategies.spec", "StrategyError"),
+               ("analysis.runs.open", "RunError"), ("sim.scenario", "ScenarioError"),
+               ("analysis.runs.storage", "StorageError"))
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,5 +1,5 @@
 """The Wilson score interval, written once: the ladder's scalar calls and the analysis's columns
-(analysis/stats.py) use the same formula."""
+(analysis/stats/proportions.py) use the same formula."""
 
 from __future__ import annotations
 

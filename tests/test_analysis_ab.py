@@ -13,10 +13,10 @@ import pytest
 from fixtures_analysis.known import T1, T2
 from fixtures_analysis.synth import write_run
 
-from analysis.compare import compare_runs
-from analysis.manifest import Manifest
-from analysis.open import open_runs
-from analysis.stats import Z95, newcombe_diff, paired_rate_diff, paired_rate_diff_clusters
+from analysis.runs.manifest import Manifest
+from analysis.runs.open import open_runs
+from analysis.stats.proportions import Z95, newcombe_diff, paired_rate_diff, paired_rate_diff_clusters
+from analysis.studies.ab.compare import compare_runs
 from protolab.cli import main
 
 ARMS = ("official", "fire1-worth-3")        # the shared ab_run fixture (tests/conftest.py)

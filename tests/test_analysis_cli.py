@@ -47,7 +47,7 @@ def test_report_json_has_every_table(capsys, known):
 
 def test_report_csv_one_table_or_all(capsys, known, tmp_path):
     code, out, _ = run(capsys, "report", known, "--format", "csv", "--table", "protocol_matchups")
-    assert out.startswith("# Produced by ")                 # the provenance header (analysis/provenance.py)
+    assert out.startswith("# Produced by ")                 # the provenance header (analysis/runs/provenance.py)
     rows = list(csv.DictReader(line for line in io.StringIO(out) if not line.startswith("#")))
     assert code == 0 and len(rows) == 18 and {"protocol", "opponent", "games", "win_rate_low"} <= set(rows[0])
     code, out, _ = run(capsys, "report", known, "--format", "csv", "--out", tmp_path / "csv")
@@ -87,10 +87,10 @@ def test_dashboard_writes_a_self_contained_page(capsys, known, tmp_path):
 
 
 def test_dashboard_server_binds_loopback_only(known):
-    from analysis.dashboard import render
-    from analysis.open import open_runs
-    from analysis.page import make_server
-    from analysis.report import build_report
+    from analysis.pages.shell import make_server
+    from analysis.runs.open import open_runs
+    from analysis.studies.plain.dashboard import render
+    from analysis.studies.plain.report import build_report
 
     server = make_server(render(build_report(open_runs(known))), port=0)
     assert server.server_address[0] == "127.0.0.1"

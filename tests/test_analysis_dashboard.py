@@ -12,11 +12,11 @@ import pytest
 from fixtures_analysis.chromium import launched
 from fixtures_analysis.synth import synth_run, write_run
 
-from analysis.ab import ab_compare, arm_paths, render_ab
-from analysis.dashboard import TOP_TRIOS, render
-from analysis.dashboard_summary import SHOWN, ranked_flags
-from analysis.open import open_runs
-from analysis.report import build_report
+from analysis.runs.open import open_runs
+from analysis.studies.ab.arms import ab_compare, arm_paths, render_ab
+from analysis.studies.plain.dashboard import TOP_TRIOS, render
+from analysis.studies.plain.dashboard_summary import SHOWN, ranked_flags
+from analysis.studies.plain.report import build_report
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from fixtures_analysis.known import known_run
 
-from analysis import queries as Q
-from analysis.open import open_runs
+from analysis.runs.open import open_runs
+from analysis.studies.plain import queries as Q
 from sim.stats import wilson
 
 

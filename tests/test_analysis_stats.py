@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import stats
-from analysis.flags import flag_table
+from analysis.stats import proportions as stats
+from analysis.studies.plain.flags import flag_table
 from sim.stats import wilson
 
 

@@ -1,4 +1,4 @@
-"""The `tallies` table every shard writes beside its games (analysis/tallies.py, docs/data.md), on
+"""The `tallies` table every shard writes beside its games (analysis/runs/tallies.py, docs/data.md), on
 real runs played on a local Ray with real Parquet and DuckDB: each shard's file is its tallies, the
 report's tables from the tallies equal those from the rows of `games` exactly (a copy of the run
 without tallies, as written before them), a run without every shard's tallies is read from its rows,
@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 from fixtures_analysis.runcopies import copy_without_table, manifest
 
-from analysis import queries as Q
-from analysis import tallies
-from analysis.open import RunError, open_runs
-from analysis.report import FROM_ROWS, TABLE_NAMES, build_report
+from analysis.runs import tallies
+from analysis.runs.open import RunError, open_runs
+from analysis.studies.plain import queries as Q
+from analysis.studies.plain.report import FROM_ROWS, TABLE_NAMES, build_report
 
 
 def _report(path) -> dict[str, pd.DataFrame]:

@@ -1,4 +1,4 @@
-"""Tier studies (analysis/tiers.py): rank agreement with known answers, the seeded cluster bootstrap,
+"""Tier studies (analysis/studies/tiers/report.py): rank agreement with known answers, the seeded cluster bootstrap,
 flag verdicts per tier on synthetic tier runs, the card-vs-siblings flag, and the `tiers` spec key."""
 
 import json
@@ -11,8 +11,8 @@ import pytest
 from fixtures_analysis.known import T1, T2
 from fixtures_analysis.synth import write_run
 
-from analysis.flags import card_items, flag_table
-from analysis.tiers import (
+from analysis.studies.plain.flags import card_items, flag_table
+from analysis.studies.tiers.report import (
     average_ranks,
     bootstrap_agreement,
     cells,

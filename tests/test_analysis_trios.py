@@ -12,10 +12,10 @@ from collections import Counter
 import pytest
 from fixtures_analysis.synth import write_run
 
-from analysis import queries as Q
-from analysis.dashboard import render
-from analysis.open import open_runs
-from analysis.report import build_report, print_report
+from analysis.runs.open import open_runs
+from analysis.studies.plain import queries as Q
+from analysis.studies.plain.dashboard import render
+from analysis.studies.plain.report import build_report, print_report
 from protolab.cli import main
 from sim.stats import wilson
 

@@ -16,8 +16,8 @@ from conftest import AB_GAMES, AB_SHARDS
 from fixtures_analysis.known import known_run
 from fixtures_analysis.runcopies import manifest
 
-from analysis import runfolder
-from analysis.open import RunError, open_runs
+from analysis.runs import runfolder
+from analysis.runs.open import RunError, open_runs
 from protolab.cli import main
 
 ARMS = ("official", "fire1-worth-3")

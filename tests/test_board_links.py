@@ -16,11 +16,11 @@ import pyarrow.parquet as pq
 import pytest
 from fixtures_analysis.chromium import launched
 
-from analysis import board_links
-from analysis.dashboard import render
-from analysis.open import open_runs
-from analysis.page import make_server
-from analysis.report import build_report
+from analysis.pages import board_links
+from analysis.pages.shell import make_server
+from analysis.runs.open import open_runs
+from analysis.studies.plain.dashboard import render
+from analysis.studies.plain.report import build_report
 from protolab.cli import main
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.experiment.run import replay

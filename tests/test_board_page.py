@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 from fixtures_analysis.chromium import launched
 
-from analysis import board, board_page, board_why, runfolder
+from analysis.pages import board, board_page, board_why
+from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run import replay
 from sim.describe import SEAT_NAMES, Namer

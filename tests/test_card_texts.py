@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from analysis.card_texts import card_texts
+from analysis.runs.card_texts import card_texts
 from sim.pool import ALL_SETS
 
 READING = Path(__file__).resolve().parents[1] / "datasets/readings/diversity_6_at_least_3.toml"

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import cardvalue as cv
-from analysis.manifest import Manifest
+from analysis.runs.manifest import Manifest
+from analysis.studies.cardvalue import values as cv
 from protolab.cli import main
 from protolab.experiment.run.plan import holding_matchups
 from protolab.experiment.spec import SpecError, parse_spec

@@ -4,7 +4,7 @@ import io
 
 from rich.console import Console
 
-from analysis.cells import matrix_tables, pct
+from analysis.pages.cells import matrix_tables, pct
 
 
 def test_a_wide_matrix_splits_into_readable_blocks():

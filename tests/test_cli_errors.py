@@ -118,7 +118,7 @@ def bad(tmp_path_factory) -> SimpleNamespace:
     for name, text in specs.items():
         (d / f"{name}.toml").write_text(text)
         setattr(b, f"spec_{name}", d / f"{name}.toml")
-    # every key run.json must have (analysis/manifest.py), so that each names the one thing wrong
+    # every key run.json must have (analysis/runs/manifest.py), so that each names the one thing wrong
     keys = '"format": 1, "run_id": "x", "complete": false, "spec_hash": "h", "games": 2'
     manifests = {"list": "[]", "shard_not_object": f'{{{keys}, "spec": {{}}, "shards": [1]}}',
                  "spec_not_table": f'{{{keys}, "spec": 5, "shards": []}}',
@@ -338,7 +338,7 @@ def test_spec_limit_ends_quickly(capsys, bad):
 
 def _full_disk(monkeypatch) -> None:
     """Every fsync of a file being written fails as on a full disk."""
-    import analysis.runfolder as dataset
+    import analysis.runs.runfolder as dataset
 
     def no_space(fd):
         raise OSError(28, "No space left on device")

@@ -1,4 +1,4 @@
-"""The fitted draft (strategies/_draft.pyx, strategies/draft.py), pick metrics (analysis/picks.py)
+"""The fitted draft (strategies/_draft.pyx, strategies/draft.py), pick metrics (analysis/studies/plain/picks.py)
 and their error handling."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import duckdb
 import numpy as np
 import pytest
 
-from analysis.open import Runs
-from analysis.picks import first_pick, has_picks, pick_metrics
+from analysis.runs.open import Runs
+from analysis.studies.plain.picks import first_pick, has_picks, pick_metrics
 from protolab.cli import main
 from protolab.experiment.run.plan import make_plan
 from protolab.experiment.spec import SpecError, load_spec

@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 from fixtures_analysis.runcopies import copy_without_table, manifest
 
-from analysis import queries as Q
-from analysis import runfolder
-from analysis.open import open_runs
-from analysis.schema import CARD_COUNTS, CARDS_SCHEMA
+from analysis.runs import runfolder
+from analysis.runs.open import open_runs
+from analysis.runs.schema import CARD_COUNTS, CARDS_SCHEMA
+from analysis.studies.plain import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,7 +175,7 @@ def test_analysis_falls_back_to_events_without_every_cards_file(cards_run, tmp_p
 def test_one_arm_of_an_ab_run(cards_run):
     """`RUN#arm` opens one arm's shards only; the two arms add up to the whole run, and an unknown
     arm is a clear error naming the arms there are."""
-    from analysis.open import RunError
+    from analysis.runs.open import RunError
 
     def games(path) -> int:
         return open_runs([path]).sql("select count(*) as n from games")["n"][0]

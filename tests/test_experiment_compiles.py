@@ -15,10 +15,10 @@ import pytest
 from fixtures_analysis.runcopies import copy_without_table, manifest
 from fixtures_analysis.synth import compiles_of_shard
 
-from analysis import queries as Q
-from analysis import runfolder
-from analysis.open import open_runs
-from analysis.schema import COMPILES_SCHEMA
+from analysis.runs import runfolder
+from analysis.runs.open import open_runs
+from analysis.runs.schema import COMPILES_SCHEMA
+from analysis.studies.plain import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import sim
-from analysis import runfolder
-from analysis.manifest import Manifest, ManifestError
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest, ManifestError
 from protolab.cli import main
 from protolab.experiment.run.ledger import new_manifest
 from protolab.experiment.run.plan import make_plan
@@ -30,7 +30,7 @@ SHARDS = 30
 # A driver whose second journal write is cut in the middle of a line, then killed (SIGKILL) at once.
 KILLED_MID_BATCH = """
 import json, os, signal, sys
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.experiment.run.runner import RunOptions, run
 
 real, writes = runfolder.append_journal, []

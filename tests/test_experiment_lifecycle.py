@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import sim
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run.plan import SHARD_CAP, SHARD_CAP_NO_EVENTS, make_plan, shard_size
 from protolab.experiment.run.runner import RunOptions, new_manifest, prepare

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sim
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 

@@ -1,4 +1,4 @@
-"""Runs that live in an object store (analysis/storage.py): an S3-compatible server (moto's
+"""Runs that live in an object store (analysis/runs/storage.py): an S3-compatible server (moto's
 standalone server) started by the tests on a private address, never on an outside one.
 
 The cluster test puts two Ray nodes in network namespaces (as tests/test_experiment_cluster.py
@@ -28,7 +28,7 @@ import yaml
 from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
 
 import sim
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.experiment.run.runner import RunOptions, run
 from protolab.experiment.run.shards import sampled_games
 from protolab.experiment.seeds import mix64

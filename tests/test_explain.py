@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from strategies._explain import watch
 
-from analysis import board_why
+from analysis.pages import board_why
 from protolab.experiment.run import replay
 from sim.state import State
 from strategies.spec import make_seat

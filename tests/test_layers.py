@@ -70,8 +70,8 @@ def test_no_function_local_imports_of_the_project(pkg):
 
 def test_the_local_import_check_sees_one(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text("def f():\n    from analysis.open import open_runs\n    import json\n")
-    assert _local_imports(f) == [(2, "analysis.open")]
+    f.write_text("def f():\n    from analysis.runs.open import open_runs\n    import json\n")
+    assert _local_imports(f) == [(2, "analysis.runs.open")]
 
 
 CIMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+cimport|cimport\s+([\w.]+))", re.M)

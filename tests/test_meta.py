@@ -1,5 +1,5 @@
-"""The metagame (analysis/meta.py, analysis/meta_games.py, protolab/experiment/meta/psro.py): known answers for
-the solvers, the payoff model on data whose true effects are known, `protolab meta` on a synthetic
+"""The metagame (analysis/studies/metagame/meta.py and solvers.py, protolab/experiment/meta/psro.py):
+known answers for the solvers, the payoff model on data whose true effects are known, `protolab meta` on a synthetic
 run, and the PSRO loop on a tiny spec (one small Ray run per iteration)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from fixtures_analysis.synth import write_run
 
-from analysis import meta as M
-from analysis import meta_games as G
+from analysis.studies.metagame import meta as M
+from analysis.studies.metagame import solvers as G
 from protolab.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -213,9 +213,9 @@ def test_protolab_meta_of_a_folder_that_is_not_a_run(tmp_path, capsys):
 
 
 def test_the_dashboard_has_a_metagame_section(rr_run):
-    from analysis.dashboard import metagame_html
-    from analysis.open import open_runs
-    from analysis.report import build_report
+    from analysis.runs.open import open_runs
+    from analysis.studies.plain.dashboard import metagame_html
+    from analysis.studies.plain.report import build_report
 
     runs = open_runs(rr_run)
     html = metagame_html(build_report(runs, only=["trio_matchups"]))
@@ -269,7 +269,7 @@ def test_psro_loop_stops_by_itself_and_reports_its_iterations(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert len(out["iterations"]) == len(its)
     assert sum(t["nash_probability"] for t in out["trios"]) == pytest.approx(1)
-    # the loop folder is a study of its own (analysis/studies/metagame.py): `run` ended with its page,
+    # the loop folder is a study of its own (analysis/studies/metagame/study.py): `run` ended with its page,
     # and report and dashboard read it
     assert "<h1>protolab metagame loop: loop-psro-" in (loops[0] / "dashboard.html").read_text()
     assert main(["report", str(loops[0]), "--format", "csv", "--table", "iterations"]) == 0

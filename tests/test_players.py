@@ -14,7 +14,7 @@ from Cython.Build import cythonize
 from setuptools import Distribution, Extension
 from strategies._bots import WEIGHT_NAMES
 
-from analysis import board_why
+from analysis.pages import board_why
 from protolab.experiment.run import replay
 from sim.state import State
 from strategies import spec

@@ -1,4 +1,4 @@
-"""Every output names what produced it (analysis/provenance.py): a greedy run's report and page and a
+"""Every output names what produced it (analysis/runs/provenance.py): a greedy run's report and page and a
 search run's differ in their headers and name their bots. One tiny real tier study on a local Ray
 (greedy and search tiers on shared seeds) gives both runs; its tiers are opened as `RUN#tier`."""
 
@@ -8,8 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.manifest import Manifest, ManifestError
-from analysis.provenance import describe, provenance
+from analysis.runs.manifest import Manifest, ManifestError
+from analysis.runs.provenance import describe, provenance
 from protolab.cli import main
 
 SPEC = """

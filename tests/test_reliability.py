@@ -102,7 +102,7 @@ def test_the_dashboard_server_answers_only_its_own_host_names():
     import http.client
     import threading
 
-    from analysis.page import make_server
+    from analysis.pages.shell import make_server
 
     server = make_server("<html>page</html>", port=0)
     port = server.server_address[1]

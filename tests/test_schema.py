@@ -4,7 +4,7 @@ columns (in its order and types) and refuses a table that disagrees with it."""
 import pyarrow as pa
 import pytest
 
-from analysis.schema import COMPILES_SCHEMA, conform
+from analysis.runs.schema import COMPILES_SCHEMA, conform
 
 
 def _columns() -> dict[str, pa.Array]:

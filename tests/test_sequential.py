@@ -4,9 +4,9 @@ sizes the lab quotes deliver the power they claim. Simulated A/Bs, seeded, so ev
 import numpy as np
 import pytest
 
-from analysis.power import detectable, games_needed, spread
-from analysis.sequential import confidence_sequence, first_exclusion, watch
-from analysis.stats import z_for
+from analysis.stats.power import detectable, games_needed, spread
+from analysis.stats.proportions import z_for
+from analysis.stats.sequential import confidence_sequence, first_exclusion, watch
 
 SIMS, BATCH, LOOKS = 1000, 100, 30
 # A paired design's differences: most seeds play the same in both arms.

@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import sim
-from analysis import runfolder
-from analysis.open import open_runs
+from analysis.runs import runfolder
+from analysis.runs.open import open_runs
 from analysis.studies import open_study
 from protolab.cli import main
 from protolab.experiment.run.plan import make_plan

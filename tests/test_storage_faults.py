@@ -1,4 +1,4 @@
-"""Every wait on an object store is bounded and interruptible (analysis/storage.py): an endpoint on
+"""Every wait on an object store is bounded and interruptible (analysis/runs/storage.py): an endpoint on
 127.0.0.1 that accepts connections and never answers ends `protolab report` and `protolab run --out`
 in one line within --storage-timeout, Ctrl-C ends the wait at once, and a store that refuses the
 credentials is named as such by the start-up probe, before any game is played."""
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import sim
-from analysis.storage import StorageError, check_read_write, location
+from analysis.runs.storage import StorageError, check_read_write, location
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -13,7 +13,7 @@ from test_analysis_tiers import tier_run  # noqa: E402
 from test_analysis_trios import round_robin_rows  # noqa: E402
 
 import analysis.studies as studies
-from analysis.page import render_page
+from analysis.pages.shell import render_page
 from analysis.studies.base import Study, write_tables
 from protolab.cli import main
 
@@ -122,3 +122,25 @@ def test_a_new_kind_is_one_module_and_one_line_in_kinds(tmp_path, capsys, monkey
     assert main(["dashboard", str(folder)]) == 0
     page = (tmp_path / "dashboard-shout.html").read_text()
     assert "<h1>protolab echo: shout</h1>" in page and "<p>world</p>" in page and "Plotly" in page
+
+
+def test_whether_a_page_links_games_is_the_kinds_own_answer(tmp_path):
+    """`protolab dashboard RUN` asks every kind for its page linking example games: the plain study
+    builds the section from its report and puts it on its dashboard; a kind whose page links none
+    never asks for the section (so no run folder is opened for it)."""
+    asked = []
+
+    def examples(report):
+        asked.append(report)
+        return '<section id="example-games">the example games</section>', "the game server"
+
+    folder = tmp_path / "shout"
+    folder.mkdir()
+    (folder / "echo.txt").write_text("hello\n")
+    echo = Echo(str(folder))
+    assert echo.page_linking_games(examples) == (echo.page(), None) and asked == []
+    plain = studies.open_study([str(known_run(tmp_path / "plain"))])
+    page, served = plain.page_linking_games(examples)
+    assert asked == [plain.report] and served == "the game server"
+    assert '<section id="example-games">the example games</section>' in page
+    assert "the example games" not in plain.page()

@@ -1,5 +1,5 @@
-"""Paired protocol gaps against the top tier (analysis/tier_gaps.py): the paired cluster bootstrap
-against the delta-method variances of analysis/stats.py and against the same data with its pairing
+"""Paired protocol gaps against the top tier (analysis/studies/tiers/gaps.py): the paired cluster bootstrap
+against the delta-method variances of analysis/stats/proportions.py and against the same data with its pairing
 broken, gaps made by construction, the summary's yes and no at the tolerance and the interval target,
 and the table in the terminal, JSON, CSV and page of a tier study, synthetic and played."""
 
@@ -13,10 +13,10 @@ import pytest
 from fixtures_analysis.known import T1
 from test_analysis_tiers import tier_run  # noqa: E402
 
-from analysis.schema import PROTOCOL_COLUMNS
-from analysis.stats import Z95, paired_rate_diff_clusters
-from analysis.tier_gaps import INTERVAL, TITLE, TOLERANCE, gap_table, summary
-from analysis.tiers import tier_study
+from analysis.runs.schema import PROTOCOL_COLUMNS
+from analysis.stats.proportions import Z95, paired_rate_diff_clusters
+from analysis.studies.tiers.gaps import INTERVAL, TITLE, TOLERANCE, gap_table, summary
+from analysis.studies.tiers.report import tier_study
 from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 

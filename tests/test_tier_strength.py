@@ -1,5 +1,5 @@
 """Measured strength of a tier study (`[strength]`, protolab/experiment/strengthspec.py and
-analysis/strength.py): the key is parsed strictly and stored so that it reads back exactly; a real
+analysis/studies/tiers/strength.py): the key is parsed strictly and stored so that it reads back exactly; a real
 run plays each pair of adjacent tiers head to head in its own arm, seeded, laid out, verified and
 replayable like the tiers and never pooled into their findings; the tier report's table, labels and
 order warning agree with counts taken from the Parquet files directly."""
@@ -14,10 +14,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from analysis import runfolder
-from analysis.duels import duel_name
-from analysis.strength import labels, order_warning
-from analysis.tiers import tier_study
+from analysis.runs import runfolder
+from analysis.studies.tiers.duels import duel_name
+from analysis.studies.tiers.report import tier_study
+from analysis.studies.tiers.strength import labels, order_warning
 from protolab.cli import main
 from protolab.experiment.run.plan import make_plan
 from protolab.experiment.run.runner import RunOptions, prepare, run

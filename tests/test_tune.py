@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.balance import front, imbalance, outcomes
+from analysis.stats.balance import front, imbalance, outcomes
 from protolab.cli import main
 from protolab.experiment.jobs import JobFailed, Local, OnRay, finished, remote
 from protolab.experiment.spec import SpecError, load_spec

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from analysis import meta as M
-from analysis.tiers import wide_cards
+from analysis.studies.metagame import meta as M
+from analysis.studies.tiers.report import wide_cards
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_meta import synthetic_matchups  # noqa: E402

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from analysis.studies import ab, cardvalue, metagame, plain, tiers, train, tune
+from analysis.studies import tune
+from analysis.studies.ab import study as ab
 from analysis.studies.base import Options, Study
+from analysis.studies.cardvalue import study as cardvalue
+from analysis.studies.metagame import study as metagame
+from analysis.studies.plain import study as plain
+from analysis.studies.tiers import study as tiers
+from analysis.studies.train import study as train
 
 KINDS: tuple[type[Study], ...] = (     # the first kind that claims the paths is their study
     metagame.Metagame,                 # a metagame loop folder (meta.json)

@@ -8,13 +8,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from analysis.open import Runs, open_runs
-from analysis.page import write_page
-from analysis.runfolder import Where, open_location, write_atomic
+from analysis.pages.shell import write_page
+from analysis.runs.open import Runs, open_runs
+from analysis.runs.runfolder import Where, open_location, write_atomic
 
 OpenFn = Callable[[list[str]], Runs]
+Served = TypeVar("Served")            # what serves the games a page links (protolab/commands/game_links.py)
 
 
 @dataclass
@@ -66,7 +67,13 @@ class Study(ABC):
 
     @abstractmethod
     def page(self) -> str:
-        """The study as one self-contained HTML page (analysis/page.py)."""
+        """The study as one self-contained HTML page (analysis/pages/shell.py)."""
+
+    def page_linking_games(self, examples: Callable[[Any], tuple[str, Served]]) -> tuple[str, Served | None]:
+        """The page with a section linking its findings to example games of its one run, and what serves
+        those games. `examples(report)` builds that section from the study's report (the commands hold
+        the run's games); a kind whose page links no games gives its page and None, without calling it."""
+        return self.page(), None
 
     @abstractmethod
     def to_json(self) -> str:

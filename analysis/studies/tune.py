@@ -15,9 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from rich.table import Table
 
-from analysis.open import RunError
-from analysis.page import fig_html, layout, plain_table, render_page
-from analysis.provenance import as_html, csv_header, print_lines
+from analysis.pages.shell import fig_html, layout, plain_table, render_page
+from analysis.runs.open import RunError
+from analysis.runs.provenance import as_html, csv_header, print_lines
 from analysis.studies.base import Options, Study, write_tables
 
 TUNE_FILE = "tune.json"

@@ -6,18 +6,16 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from analysis.compare import compare_runs, print_comparison
-from analysis.dashboard import render
-from analysis.open import RunError, Runs
-from analysis.page import GamePage, make_server, write_page
-from analysis.provenance import csv_header
-from analysis.report import TABLE_NAMES, records
-from analysis.rule_note import csv_lines
+from analysis.pages.shell import GamePage, make_server, write_page
+from analysis.runs.open import RunError, Runs
+from analysis.runs.provenance import csv_header
 from analysis.studies import Options, Study, kind_of, open_study
-from analysis.studies.plain import Plain
+from analysis.studies.ab.compare import compare_runs, print_comparison
+from analysis.studies.plain.report import TABLE_NAMES, Report, records
+from analysis.studies.plain.rule_note import csv_lines
 from protolab.commands.common import UsageError, check_range, console
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
@@ -168,14 +166,15 @@ def _serve(page: str, port: int, game_page: GamePage | None = None) -> None:
         server.server_close()
 
 
-def _with_examples(study: Plain, args: argparse.Namespace) -> tuple[str, GamePage | None]:
-    """The plain dashboard with its example games section (protolab/commands/game_links.py)."""
-    runs = open_given(args.runs, args)
-    try:
-        examples, game_page = example_section(args.runs[0], runs, study.report, args.serve, args.examples)
-    finally:
-        runs.close()
-    return render(study.report, examples), game_page
+def _examples(args: argparse.Namespace) -> Callable[[Report], tuple[str, GamePage | None]]:
+    """The example games section of one run's page, from its report (protolab/commands/game_links.py)."""
+    def section(report: Report) -> tuple[str, GamePage | None]:
+        runs = open_given(args.runs, args)
+        try:
+            return example_section(args.runs[0], runs, report, args.serve, args.examples)
+        finally:
+            runs.close()
+    return section
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -186,8 +185,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     game_page = None
     with _readable():
         study = open_study(args.runs, _options(args))
-        if isinstance(study, Plain) and len(args.runs) == 1:     # one run's dashboard links its example games
-            page, game_page = _with_examples(study, args)
+        if len(args.runs) == 1:                 # one run's page links its example games, if its kind's page does
+            page, game_page = study.page_linking_games(_examples(args))
         else:
             page = study.page()
     out = args.out

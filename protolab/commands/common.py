@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
-from analysis.storage import set_storage_timeout
+from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 from strategies.user import set_decision_timeout

@@ -1,13 +1,13 @@
-"""The dashboard's example games (issue 25): the links of analysis/board_links.py made into board
+"""The dashboard's example games (issue 25): the links of analysis/pages/board_links.py made into board
 pages by replaying each game exactly from the run folder (the checks of `replay RUN --game N`):
 a bounded number carried in the offline file, or any game on demand under `--serve`."""
 
 from __future__ import annotations
 
-from analysis import board_links, board_page
-from analysis.open import Runs
-from analysis.page import GamePage
-from analysis.report import Report
+from analysis.pages import board_links, board_page
+from analysis.pages.shell import GamePage
+from analysis.runs.open import Runs
+from analysis.studies.plain.report import Report
 from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data
 
 MAX_EMBEDDED = 12           # board pages carried in an offline dashboard by default (about 40-150 kB each)

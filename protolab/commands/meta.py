@@ -1,16 +1,16 @@
 """`protolab meta RUN... [--format table|json|csv] [--bootstrap N] [--compare BASE_RUN]`: the metagame
-of one or more runs or a PSRO loop folder (analysis/meta.py, docs/analysis.md "Metagame")."""
+of one or more runs or a PSRO loop folder (analysis/studies/metagame/meta.py, docs/analysis.md "Metagame")."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from analysis import meta as M
-from analysis.meta_report import TABLES, moved_table, print_meta, table_of, to_json
-from analysis.open import RunError
-from analysis.picks import draft_section
-from analysis.verify import LEVELS as VERIFY_LEVELS
+from analysis.runs.open import RunError
+from analysis.runs.verify import LEVELS as VERIFY_LEVELS
+from analysis.studies.metagame import meta as M
+from analysis.studies.metagame.report import TABLES, moved_table, print_meta, table_of, to_json
+from analysis.studies.plain.picks import draft_section
 from protolab.commands.common import UsageError, add_storage_timeout, console
 from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
 from protolab.commands.registry import summary

@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 from rich.table import Table
 
-from analysis.power import protocol_power
+from analysis.stats.power import protocol_power
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
 from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.pools import pool_of

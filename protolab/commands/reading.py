@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from analysis.ab import arm_paths
-from analysis.open import RunError, Runs, open_runs
-from analysis.stats import CORRECTIONS
-from analysis.verify import LEVELS as VERIFY_LEVELS
+from analysis.runs.open import RunError, Runs, open_runs
+from analysis.runs.verify import LEVELS as VERIFY_LEVELS
+from analysis.stats.proportions import CORRECTIONS
+from analysis.studies.ab.arms import arm_paths
 from protolab.commands.common import UsageError, add_storage_timeout
 
 
@@ -31,7 +31,7 @@ def warn(runs: Runs, shown_with_figures: bool) -> None:
 
 
 def arms_of(paths: list[str]) -> list[str] | None:
-    """`RUN#arm` for each arm when `paths` is one A/B run, else None (analysis.ab.arm_paths)."""
+    """`RUN#arm` for each arm when `paths` is one A/B run, else None (analysis.studies.ab.arms.arm_paths)."""
 
     try:
         return arm_paths(paths)

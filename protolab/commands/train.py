@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.page import write_page
+from analysis.pages.shell import write_page
 from analysis.studies import open_study
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
 from protolab.commands.registry import summary

@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from analysis.page import write_page
+from analysis.pages.shell import write_page
 from analysis.studies import open_study
 from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
 from protolab.experiment.jobs import Local, OnRay

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.runfolder import RunDirError
+from analysis.runs.runfolder import RunDirError
 from protolab.experiment import reaper
 
 LOCAL_IP = "127.0.0.1"

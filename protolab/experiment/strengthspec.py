@@ -1,7 +1,7 @@
 """The `[strength]` table of a tier study: the run also plays each pair of adjacent tiers head to head
 (tier i+1's strategy against tier i's), `games` games each, seats swapped on paired seeds, on the
 tiers' pool and random drafts (docs/experiments.md, "Measured strength"). Each pair is one more arm
-(a duel, named by analysis.duels.duel_name), laid out, seeded, sharded and verified like the
+(a duel, named by analysis.studies.tiers.duels.duel_name), laid out, seeded, sharded and verified like the
 tiers; the tier report reads the duels apart and never pools them into a tier's findings.
 
 Checked with the spec's own checker, so every error names the file and the key."""
@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from analysis.duels import duel_name
+from analysis.studies.tiers.duels import duel_name
 from sim.schema import Strict
 
 

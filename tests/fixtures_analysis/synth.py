@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.schema import (
+from analysis.runs.schema import (
     CARDS_SCHEMA,
     COMPILES_SCHEMA,
     END_REASONS,

@@ -3,7 +3,7 @@ plays one ordinary run per iteration through the runner, and after each one asks
 current equilibrium leaves open.
 
     iteration 0: every pair of the start trios (disjoint) is played
-    after each iteration: fit the payoff model on every game so far (analysis/meta.py), solve the
+    after each iteration: fit the payoff model on every game so far (analysis/studies/metagame/meta.py), solve the
     game restricted to the population of trios played so far, score every trio against that
     equilibrium; the best responses that gain more than `epsilon` join the population, and their
     matchups against the equilibrium's support (and each other) are the next iteration's run
@@ -25,16 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from analysis.meta import matchup_table, population_step
-from analysis.open import open_runs
-from analysis.runfolder import write_atomic
+from analysis.runs.open import open_runs
+from analysis.runs.runfolder import write_atomic
 from analysis.studies import open_study
+from analysis.studies.metagame.meta import LOOP_FILE, matchup_table, population_step
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, run
 from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
-
-LOOP_FILE = "meta.json"
-
 
 # -- the loop -------------------------------------------------------------------------------------
 
@@ -102,7 +99,7 @@ def _write(loop_dir: Path, manifest: dict[str, Any]) -> None:
 
 def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio],
              meta: dict[str, Any]):
-    """Fit and solve on every game of the loop so far (analysis.meta.population_step)."""
+    """Fit and solve on every game of the loop so far (analysis.studies.metagame.meta.population_step)."""
 
     runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
     try:
@@ -224,7 +221,7 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
 
 def main_psro(spec_arg: str | Spec, opts, console) -> int:
     """`protolab run SPEC` of a [meta] spec: the loop, then the metagame of all its games (its study,
-    analysis/studies/metagame.py: the terminal report and the page written into the loop folder)."""
+    analysis/studies/metagame/study.py: the terminal report and the page written into the loop folder)."""
 
     spec = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
     loop_dir, manifest, status = run_loop(spec, opts, console)

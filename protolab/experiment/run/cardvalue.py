@@ -5,7 +5,7 @@ The command builds a spec (draft mode `holding`: for each tested protocol P, GAM
 seat-0 trio holds P with two other protocols drawn from the pool, against three more; seats swapped on
 paired seeds) with a `baseline` arm (S against S) and, per card, an arm `avoid-CARD` (S+avoid:CARD
 against S) and an arm `noup-CARD` (S+noup:CARD against S). All arms share seeds and trios, so the
-run folder is a normal, resumable A/B run; analysis/cardvalue.py turns it into the table."""
+run folder is a normal, resumable A/B run; analysis/studies/cardvalue/values.py turns it into the table."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from analysis import runfolder
-from analysis.cardvalue import design_of, print_card_value, restriction_problems
-from analysis.manifest import Manifest
-from analysis.page import write_page
-from analysis.provenance import csv_header, print_lines, provenance
-from analysis.report import records
+from analysis.pages.shell import write_page
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.provenance import csv_header, print_lines, provenance
 from analysis.studies import Options
-from analysis.studies.cardvalue import CardValue
+from analysis.studies.cardvalue.study import CardValue
+from analysis.studies.cardvalue.values import design_of, print_card_value, restriction_problems
+from analysis.studies.plain.report import records
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec

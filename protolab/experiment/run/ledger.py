@@ -17,9 +17,9 @@ from typing import Any
 
 from rich.markup import escape
 
-from analysis import runfolder
-from analysis.manifest import Manifest, RunSpec
-from analysis.models import models_used
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest, RunSpec
+from analysis.runs.models import models_used
 from protolab.experiment.run.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.run.nodes import Loss, logs_dir
 from protolab.experiment.run.plan import Plan, ShardPlan, card_files

@@ -22,9 +22,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 from sim.engine._core import constants
 
-from analysis import board, runfolder
-from analysis.manifest import Manifest
-from analysis.open import split_arm
+from analysis.pages import board
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.open import split_arm
 from protolab.experiment.run.plan import ShardPlan, make_plan
 from protolab.experiment.run.shardloop import dictionaries, make_task
 from protolab.experiment.run.shards import games_table
@@ -340,7 +341,7 @@ def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool =
             f"Checked: the replay matches the stored row ({compared} columns, all but run_id)."]
 
 
-# -- the board page and the notebook view (analysis/board.py) ----------------------------------------
+# -- the board page and the notebook view (analysis/pages/board.py) ----------------------------------------
 
 def board_data(run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1) -> dict[str, Any]:
     """The board page's data for one game of a run, replayed and checked against its row first
@@ -354,5 +355,5 @@ def board_data(run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1
 
 
 def board_frame(run_arg: str, game: int, rollouts: int = 0) -> pd.DataFrame:
-    """One row per turn end of one game of a run, for notebooks (analysis.board.frame)."""
+    """One row per turn end of one game of a run, for notebooks (analysis.pages.board.frame)."""
     return board.frame(board_data(run_arg, game, rollouts))

@@ -1,9 +1,9 @@
 """What `protolab run` says of the run itself (games, shape, time) and where its files are; the
-figures are the analysis report's (analysis/report.py), printed after this, never a second copy."""
+figures are the analysis report's (analysis/studies/plain/report.py), printed after this, never a second copy."""
 
 from __future__ import annotations
 
-from analysis.stopped import describe, stop_record
+from analysis.studies.ab.stopped import describe, stop_record
 
 
 def print_run(result, console) -> None:

@@ -17,9 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from analysis import runfolder
-from analysis.manifest import Manifest
-from analysis.runfolder import RunDirError
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.runfolder import RunDirError
 from analysis.studies import open_study
 from protolab.experiment.jobs import in_flight, remote
 from protolab.experiment.progress import Progress
@@ -103,7 +103,7 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
-    manifest = runfolder.read_manifest(run_dir)         # its keys and types checked (analysis/manifest.py)
+    manifest = runfolder.read_manifest(run_dir)         # its keys and types checked (analysis/runs/manifest.py)
     spec = parse_spec(manifest.spec.stored, str(run_dir / runfolder.MANIFEST), run_dir,   # exactly as stored
                       card_texts=runfolder.load_inputs(run_dir), within="spec")
     if spec.hash != manifest.spec_hash:

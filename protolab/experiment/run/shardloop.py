@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from analysis import runfolder
+from analysis.runs import runfolder
 from protolab.experiment.jobs import MAX_RETRIES, JobFailed, RayBroken, finished
 from protolab.experiment.run import nodes
 from protolab.experiment.run.plan import Plan, ShardPlan

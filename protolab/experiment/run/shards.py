@@ -1,6 +1,6 @@
 """Play one shard: the body of a Ray task. Seeds come from (master seed, matchup, game), games run
 in C batches with the GIL released, and the result is Arrow tables (docs/data.md): `games`, and
-its summary `tallies` (analysis/tallies.py), and with events `events` and its summaries `cards`
+its summary `tallies` (analysis/runs/tallies.py), and with events `events` and its summaries `cards`
 (per card) and `compiles` (per compile protocol, line, ordinal and turn).
 
 Seat swapping on paired seeds: games 2k and 2k+1 of a matchup share a seed. Game 2k is played
@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 from sim.engine._core import constants
 
-from analysis.runfolder import parquet_bytes, sees_run_dir, sha256, shard_paths
-from analysis.schema import (
+from analysis.runs.runfolder import parquet_bytes, sees_run_dir, sha256, shard_paths
+from analysis.runs.schema import (
     CARD_COUNTS,
     CARDS_SCHEMA,
     COMPILES_SCHEMA,
@@ -33,7 +33,7 @@ from analysis.schema import (
     POSITIONS,
     conform,
 )
-from analysis.tallies import shard_tallies
+from analysis.runs.tallies import shard_tallies
 from protolab.experiment.run import nodes
 from protolab.experiment.run.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
@@ -260,7 +260,7 @@ class Batch:
 
 
 def batch_games(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[str]) -> pa.Table:
-    """The games table (analysis/schema.py) of one batch played in this process, seat 0 playing
+    """The games table (analysis/runs/schema.py) of one batch played in this process, seat 0 playing
     strategies[0]: the rows a run would write, so its figures come from the same queries."""
     dicts = Dictionaries.of(("batch",), (pool,), strategies)
     n = len(cols["seed"])
@@ -321,7 +321,7 @@ def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray]
 
 
 def picks_array(picks: np.ndarray, names: Sequence[str]) -> pa.Array:
-    """The `picks` column (analysis/schema.py PICKS_FIELD): six protocol names per drafted game, null
+    """The `picks` column (analysis/runs/schema.py PICKS_FIELD): six protocol names per drafted game, null
     for games that did not draft (pick ids -1)."""
     n = len(picks)
     drafted = picks[:, 0] >= 0
@@ -501,7 +501,7 @@ def sampled_games(seeds: np.ndarray, fraction: float) -> np.ndarray:
 
 
 def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
-    """The shard's tables by kind (analysis.runfolder.TABLES): `games` and its `tallies`, and unless
+    """The shard's tables by kind (analysis.runs.runfolder.TABLES): `games` and its `tallies`, and unless
     events = false the summaries `cards` and `compiles` from every game, and `events` of every game,
     of a seeded fraction of them, or of none."""
     cols, ev, facts = play_shard_columns(task)

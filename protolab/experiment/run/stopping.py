@@ -4,7 +4,7 @@
 The run's shards are laid out batch by batch (plan.py: every arm's shards of batch k come before
 batch k + 1's), and the driver plays one batch at a time: after each, the watched protocols' paired
 differences (variant arm minus the first arm, seed cluster by seed cluster) are added in batch order
-and each effect's anytime-valid interval (analysis/sequential.py) is looked at. The run stops
+and each effect's anytime-valid interval (analysis/stats/sequential.py) is looked at. The run stops
 scheduling once every watched effect is settled, or after the last batch (the cap). The decision
 reads only whole batches in batch order, never which shard finished first, so a resumed run stops
 where an uninterrupted one does, on any number of workers; the stop is recorded in run.json
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-from analysis import runfolder
-from analysis.manifest import Manifest
-from analysis.schema import PROTOCOL_COLUMNS
-from analysis.sequential import confidence_sequence
+from analysis.runs import runfolder
+from analysis.runs.manifest import Manifest
+from analysis.runs.schema import PROTOCOL_COLUMNS
+from analysis.stats.sequential import confidence_sequence
 from protolab.experiment.run.ledger import Ledger, now
 from protolab.experiment.run.plan import Plan, ShardPlan
 

@@ -22,9 +22,9 @@ import numpy as np
 import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
 
-from analysis.modelcard import model_card
-from analysis.runfolder import RunDirError, file_sha256, load_inputs, save_inputs, write_atomic
-from analysis.training import TRAIN_FILE
+from analysis.runs.runfolder import RunDirError, file_sha256, load_inputs, save_inputs, write_atomic
+from analysis.studies.train.modelcard import model_card
+from analysis.studies.train.training import TRAIN_FILE
 from protolab.experiment.pools import pool_of
 from protolab.experiment.progress import Progress
 from protolab.experiment.seeds import mix64
@@ -303,7 +303,7 @@ def publish(trainer: Trainer, record: dict[str, Any], models: Path) -> dict[str,
 
 
 def provenance(trainer: Trainer, record: dict[str, Any]) -> dict[str, Any]:
-    """The training's block in the shape of a run's (analysis/provenance.py)."""
+    """The training's block in the shape of a run's (analysis/runs/provenance.py)."""
     s = trainer.spec
     games = sum(e["examples"]["games"] + sum(p["games"] for p in e["ladder"]["pairs"])
                 for e in record["generations"])

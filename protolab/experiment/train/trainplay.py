@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from strategies._features import FEATURE_DIGEST, FEATURES
 
-from analysis.runfolder import sha256, write_atomic
+from analysis.runs.runfolder import sha256, write_atomic
 from protolab.experiment.pools import pool_of
 from protolab.experiment.seeds import game_seeds
 from strategies.ladder import play_pair

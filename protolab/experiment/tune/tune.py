@@ -4,7 +4,7 @@ A spec with a `[tune]` table names the pool, the judging strategies, what to bri
 (one protocol toward 50%, or every protocol into a band), the change space (which cards, which
 kinds of knob, by how much: sim/cards/knobs.py) and the budget. Optuna proposes candidates (a set
 of at most `max_changes` knob turns); each is judged against the baseline on the same seeds, a
-batch at a time, with an anytime-valid interval (analysis/sequential.py): it stops when its effect
+batch at a time, with an anytime-valid interval (analysis/stats/sequential.py): it stops when its effect
 is settled to +-`precision` points, is dropped as soon as even its best case cannot beat the best
 candidate so far, or spends its `games`. The Pareto front of (imbalance, changed cards) is then
 re-played on fresh seeds (`games` of the spec per candidate) and only those numbers are reported.
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis.balance import effect, front, imbalance, rates
-from analysis.runfolder import write_atomic
+from analysis.runs.runfolder import write_atomic
+from analysis.stats.balance import effect, front, imbalance, rates
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import Spec, SpecError
@@ -376,7 +376,7 @@ def write_variants(folder: Path, verified: dict[str, Any]) -> None:
 
 
 def _provenance(search: Search, folder: Path, record: dict[str, Any]) -> dict[str, Any]:
-    """The search's block in the shape of a run's (analysis/provenance.py), so every output names
+    """The search's block in the shape of a run's (analysis/runs/provenance.py), so every output names
     what produced it the same way."""
     arm, spec = search.spec.arms[0], search.spec
     games = record["search_games"] + record["baseline"]["games"] * (1 + len(record["candidates"]))

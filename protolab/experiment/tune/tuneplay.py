@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.balance import outcomes
+from analysis.stats.balance import outcomes
 from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.pools import pool_of
 from protolab.experiment.seeds import game_seeds
@@ -55,7 +55,7 @@ def verify_seeds(master: int, n: int) -> tuple[int, ...]:
 
 
 def play_job(job: Job) -> np.ndarray:
-    """games x protocols results of the job (analysis.balance.outcomes); with `swap` and two different
+    """games x protocols results of the job (analysis.stats.balance.outcomes); with `swap` and two different
     strategies every seed is played twice, the second time with seats (and trios) exchanged."""
     pool = pool_of(job.sets, job.cards)
     seeds = np.asarray(job.seeds, dtype=np.uint64)

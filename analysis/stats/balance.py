@@ -1,0 +1,85 @@
+"""What a balance search measures: each protocol's result per game, paired differences between a
+candidate and the baseline on the same seeds, and the two objectives a search trades (how far from
+balance, how much changed). Pure numpy over the engine's game columns, so a worker, the search
+and a test compute them alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.stats.proportions import wilson_interval
+from analysis.stats.sequential import confidence_sequence
+
+
+def outcomes(protocols: np.ndarray, winner: np.ndarray, n_protocols: int) -> np.ndarray:
+    """games x protocols: 1 where the protocol's player won, 0 where it lost, 0.5 for a draw (turn
+    cap), NaN where the protocol was not in the game. `protocols` is the engine's (games, 6) column:
+    seat 0's trio, then seat 1's."""
+    n = len(winner)
+    out = np.full((n, n_protocols), np.nan, dtype=np.float32)
+    rows = np.repeat(np.arange(n), 3)
+    for seat in (0, 1):
+        score = np.where(winner == seat, 1.0, np.where(winner == 1 - seat, 0.0, 0.5)).astype(np.float32)
+        out[rows, protocols[:, 3 * seat:3 * seat + 3].reshape(-1)] = np.repeat(score, 3)
+    return out
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Each protocol's win rate (draws count half) with its 95% Wilson interval and games."""
+
+    rate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    games: np.ndarray
+
+
+def rates(out: np.ndarray) -> Rates:
+    present = ~np.isnan(out)
+    games = present.sum(axis=0)
+    wins = np.nansum(out, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(games > 0, wins / np.maximum(games, 1), np.nan)
+    low, high = wilson_interval(wins, games)
+    return Rates(rate, np.where(games > 0, low, np.nan), np.where(games > 0, high, np.nan), games)
+
+
+def paired(candidate: np.ndarray, base: np.ndarray, p: int) -> np.ndarray:
+    """Protocol p's per-game difference (candidate - base) over the games (same seeds, so the same
+    drafts) in which it played."""
+    n = min(len(candidate), len(base))
+    d = candidate[:n, p] - base[:n, p]
+    return d[~np.isnan(d)].astype(float)
+
+
+def effect(candidate: np.ndarray, base: np.ndarray, p: int, alpha: float) -> tuple[float, float, float, int]:
+    """Protocol p's change of win rate: point estimate and anytime-valid interval, and its games."""
+    d = paired(candidate, base, p)
+    if not d.size:
+        return 0.0, -1.0, 1.0, 0
+    seq = confidence_sequence(d, alpha)
+    return float(d.mean()), float(seq.low[-1]), float(seq.high[-1]), int(d.size)
+
+
+def imbalance(rate: np.ndarray, base_rate: np.ndarray, target: int | None, band: tuple[float, float]) -> float:
+    """The first objective, smaller is better, in win-rate units.
+
+    With a target protocol: its distance from 50%, plus how much further from 50% any other protocol
+    moved than it was at baseline (a fix that breaks another protocol is no fix). Without: the
+    total distance of all protocols outside the band."""
+    dist = np.abs(rate - 0.5)
+    if target is None:
+        lo, hi = band
+        return float(np.nansum(np.maximum(0.0, rate - hi) + np.maximum(0.0, lo - rate)))
+    worse = np.maximum(0.0, dist - np.abs(base_rate - 0.5))
+    worse[target] = 0.0
+    return float(dist[target] + np.nansum(worse))
+
+
+def front(points: list[tuple[float, int]]) -> list[int]:
+    """Indices of the points no other point dominates (both objectives minimised), best first."""
+    keep = [i for i, (a, b) in enumerate(points)
+            if not any((x <= a and y <= b) and (x < a or y < b) for x, y in points)]
+    return sorted(keep, key=lambda i: points[i])

@@ -1,0 +1,65 @@
+"""What an A/B run that stopped once settled (run.json `stop`, protolab/experiment/stopping.py) says
+of itself: when and why it stopped, in one line, and its watched effects' anytime-valid intervals
+put in place of the fixed-size ones in the comparison (a fixed-size interval read at a size chosen
+by looking is not a 95% interval; the anytime one is)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from analysis.runs.manifest import Manifest
+from analysis.studies.ab.compare import Comparison
+
+ANYTIME = "anytime-valid (sequential)"
+
+
+def stop_record(manifest: Manifest | dict[str, Any] | None) -> dict[str, Any] | None:
+    """The run's `stop` entry, from its typed manifest (or a raw run.json); None if it has none."""
+    stop = manifest.get("stop") if isinstance(manifest, dict) else getattr(manifest, "stop", None)
+    return stop if isinstance(stop, dict) and isinstance(stop.get("effects"), list) else None
+
+
+def _pts(x: float) -> str:
+    return f"{x * 100:+.1f}"
+
+
+def effect_text(e: dict[str, Any], alpha: float, arms: bool) -> str:
+    who = f" ({e['arm']} - {e['against']})" if arms else ""
+    how = {"sign": "", "precise": ", within the precision"}.get(e.get("settled") or "", ", open")
+    return (f"{e['protocol']}{who} {_pts(e['change'])} points, anytime {1 - alpha:.0%} interval "
+            f"{_pts(e['low'])} to {_pts(e['high'])}{how}")
+
+
+def describe(stop: dict[str, Any]) -> str:
+    """'settled after 6,400 games per arm (4 of 25 looks): Fire -4.1 points, anytime 95% interval ...'."""
+    effects = stop["effects"]
+    arms = len({e["arm"] for e in effects}) > 1
+    what = "; ".join(effect_text(e, float(stop.get("alpha", 0.05)), arms) for e in effects)
+    looks = f"{stop['looks']} of {stop['of_looks']} looks"
+    if stop["reason"] == "settled":
+        return f"settled after {stop['games_per_arm']:,} games per arm ({looks}, stopped {stop['at']}): {what}"
+    return (f"cap reached: {stop['games_per_arm']:,} games per arm ({looks}, stopped {stop['at']}) without a "
+            f"settled verdict: {what}")
+
+
+def apply_stop(c: Comparison, stop: dict[str, Any], variant: str) -> Comparison:
+    """The comparison of `variant` with its watched protocols' intervals made anytime-valid, and the
+    stop said first in its summary."""
+    t = c.table
+    for e in stop["effects"]:
+        if e["arm"] != variant:
+            continue
+        row = (t["kind"] == "protocol") & (t["name"] == e["protocol"])
+        t.loc[row, ["change_low", "change_high"]] = [e["low"], e["high"]]
+        t.loc[row, "design"] = ANYTIME
+        t.loc[row, "significant"] = bool(e["low"] > 0 or e["high"] < 0)
+        t.loc[row, "p_adjusted"] = np.nan
+    watched = tuple(f"- {e['protocol']} {verb} " for e in stop["effects"] if e["arm"] == variant
+                    for verb in ("rose", "fell"))
+    # the fixed-size interval of a watched protocol is not valid at a size chosen by looking: said once, anytime
+    c.summary = [s for s in c.summary if not (s.startswith(watched) and "95% CI" in s)]
+    c.summary.insert(0, f"- Sequential run, {describe(stop)}")
+    c.meta["stop"] = stop
+    return c
