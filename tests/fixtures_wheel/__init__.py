@@ -77,8 +77,10 @@ def build(where: Path) -> Installed:
     purelib = Path(subprocess.check_output([venv / "bin" / "python", "-c",
                                             "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                            text=True).strip())
-    (purelib / "protolab_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     _sh(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--no-deps", "-q", wheel)
+    # After the install: pip would take the checkout's editable install seen through this line for the
+    # same version already installed, and skip the wheel.
+    (purelib / "protolab_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     _scripts(venv, "ray")
     return Installed(venv, wheel, time.monotonic() - t0)
 
