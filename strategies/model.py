@@ -44,7 +44,7 @@ class ModelError(StrategyError):
 
 @dataclass(frozen=True)
 class Layer:
-    """One dense layer of a value network, as the fit gives it (protolab/experiment/fit.py, float64) and
+    """One dense layer of a value network, as the fit gives it (protolab/experiment/train/fit.py, float64) and
     a model file holds it (float32)."""
 
     weights: np.ndarray          # [out][in]

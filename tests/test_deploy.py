@@ -346,7 +346,7 @@ def test_the_build_context_leaves_out_virtualenvs_builds_runs_and_compiled_files
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     needed = [p for p in tracked if p.split("/")[0] in {"sim", "strategies", "analysis", "protolab", "datasets"}
               or p in {"pyproject.toml", "setup.py", "README.md", "deploy/constraints.txt"}]
-    assert "analysis/board_template.html" in needed and "datasets/models/learned.json" in needed
+    assert "analysis/pages/board_template.html" in needed and "datasets/models/learned.json" in needed
     assert len(needed) > 100
     assert [p for p in needed if dockerignored(p, patterns)] == []
 

@@ -21,7 +21,7 @@ ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:" + "|".join(MACHINE_ROOTS) + r")/[^\s
 UPWARD = re.compile(r"(?<![\w./-])(?:\.\./)+[\w./-]*")
 # Path(__file__)...parents[N] or Path(__file__)...parent.parent: climbing from the file itself.
 FROM_FILE = re.compile(r"Path\(__file__\)(?:\.resolve\(\))?(?:\.parents\[(\d+)\]|((?:\.parent\b)+))")
-RULE_NUMBER = re.compile(r"^(\d+)\.(\d+) ", flags=re.M)        # as in tests/test_scenarios.py
+RULE_NUMBER = re.compile(r"^(\d+)\.(\d+) ", flags=re.M)        # as in tests/sim/test_scenarios.py
 SECTION = re.compile(r"^## (\d+)\. ", flags=re.M)
 
 

@@ -1,7 +1,8 @@
 """The card pool a run (or arm) played, rebuilt from what its manifest names: its sets, and its card
 files from the run folder's inputs/ copies (each checked against the checksum run.json records),
 with the official pool of those sets beside it when card files changed it. Read by the dashboard's
-card texts (analysis/runs/card_texts.py) and the notes on choices a variant changes (analysis/studies/plain/rule_note.py)."""
+card texts (analysis/runs/card_texts.py) and the notes on choices a variant changes
+(analysis/studies/plain/rule_note.py)."""
 
 from __future__ import annotations
 

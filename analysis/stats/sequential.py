@@ -2,7 +2,7 @@
 and stopped the moment its verdict is settled.
 
 A fixed-size 95% interval is valid once, at the size fixed in advance; looked at after every batch it
-excludes a true zero far more often than 5% of the time (tests/test_sequential.py measures both).
+excludes a true zero far more often than 5% of the time (tests/analysis/stats/test_sequential.py measures both).
 A confidence sequence covers the true mean at every size simultaneously with probability 1 - alpha,
 so "stop when the interval excludes the threshold" keeps its error rate however often one looks.
 

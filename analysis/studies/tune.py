@@ -1,4 +1,4 @@
-"""The balance-search study: a `protolab tune` folder (tune.json, protolab/experiment/tune.py) read as
+"""The balance-search study: a `protolab tune` folder (tune.json, protolab/experiment/tune/tune.py) read as
 its verified candidates: each one's changes, its imbalance and every protocol's win rate before
 and after on fresh seeds, and the search's trials (the Pareto front of imbalance and changed cards
 over everything it judged)."""

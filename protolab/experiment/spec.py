@@ -2,7 +2,7 @@
 
 Every error is a SpecError whose message names the file, the key and what was expected, so a
 designer can fix a typo without reading code. Checks that need the card pool (protocol names,
-variant files that parse) happen in `protolab.experiment.plan`, still before any game is played."""
+variant files that parse) happen in `protolab.experiment.run.plan`, still before any game is played."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def check_strategy(text: Any) -> str:
     """Validate a strategy spec (strategies/spec.py: "greedy", "search:sims=50", "greedy+nodown",
     "pkg.mod:Class") and return it stripped. Raises ValueError with a readable reason; the spec
     loader adds file and key. Card names inside restrictions are checked against the pool later
-    (protolab.experiment.plan), still before any game is played."""
+    (protolab.experiment.run.plan), still before any game is played."""
 
     if not isinstance(text, str):
         raise ValueError(f"expected a strategy spec string, got {text!r}")
@@ -170,9 +170,9 @@ class Spec:
     output: str = "runs"
     source: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/psro.py); None for a run
-    tune: dict[str, Any] | None = None       # [tune]: a balance search (protolab/experiment/tune.py); None for a run
-    stop: dict[str, Any] | None = None       # [stop]: play until settled (protolab/experiment/stopping.py)
+    meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/meta/psro.py), else None
+    tune: dict[str, Any] | None = None       # [tune]: a balance search (protolab/experiment/tune/tune.py), else None
+    stop: dict[str, Any] | None = None       # [stop]: play until settled (protolab/experiment/run/stopping.py)
     strength: dict[str, Any] | None = None   # [strength]: adjacent tiers head to head (strengthspec.py)
 
     def arm_games(self, arm: Arm) -> int:

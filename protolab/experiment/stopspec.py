@@ -1,7 +1,7 @@
 """The `[stop]` table of a spec: an A/B run that plays its arms in batches of paired seeds and stops
 once its verdict is settled, `games` being the cap (docs/experiments.md, "Stopping when settled").
 Checked with the spec's own checker, so every error names the file and the key; protocol names are
-checked against the arms' pools by protolab/experiment/plan.py, still before any game is played."""
+checked against the arms' pools by protolab/experiment/run/plan.py, still before any game is played."""
 
 from __future__ import annotations
 

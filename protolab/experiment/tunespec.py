@@ -1,6 +1,6 @@
 """The `[tune]` table of a spec: what a balance search may change, what it aims at and what it may
 spend (docs/experiments.md, "Balance search"). Checked with the spec's own checker, so every error
-names the file and the key; card names are checked against the pool by protolab/experiment/tune.py,
+names the file and the key; card names are checked against the pool by protolab/experiment/tune/tune.py,
 still before any game is played."""
 
 from __future__ import annotations

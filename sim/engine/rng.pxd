@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The one definition of the engine's randomness: splitmix64 (its golden-ratio increment and its
 finaliser) and the counter-based streams built on it. Plain values, no game state, so the engine,
-the bots (strategies/*.pyx) and the Python seed derivation (sim/experiment/seeds.py, through the
+the bots (strategies/*.pyx) and the Python seed derivation (protolab/experiment/seeds.py, through the
 engine's `mix64_array` / `splitmix64_array`) all draw from this file and cannot drift apart.
 
 A stream draw is value = mix(mix(seed * gamma + key) ^ counter * STEP): nothing global, nothing

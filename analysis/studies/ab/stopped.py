@@ -1,4 +1,4 @@
-"""What an A/B run that stopped once settled (run.json `stop`, protolab/experiment/stopping.py) says
+"""What an A/B run that stopped once settled (run.json `stop`, protolab/experiment/run/stopping.py) says
 of itself: when and why it stopped, in one line, and its watched effects' anytime-valid intervals
 put in place of the fixed-size ones in the comparison (a fixed-size interval read at a size chosen
 by looking is not a 95% interval; the anytime one is)."""

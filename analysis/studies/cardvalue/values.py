@@ -1,6 +1,6 @@
 """Card value by restricted play (docs/strategies.md, "Card value"): the statistics and the table.
 
-A card-value run (`protolab cardvalue`, protolab/experiment/cardvalue.py) is an A/B run of a fixed shape:
+A card-value run (`protolab cardvalue`, protolab/experiment/run/cardvalue.py) is an A/B run of a fixed shape:
 draft mode `holding` (seat 0's trio holds protocol P, in one block of `samples` matchups per P,
 seats swapped on paired seeds), a `baseline` arm where both seats play S, and one arm per tested card
 and restriction where the side holding P plays `S+avoid:CARD` or `S+noup:CARD` against S. Every arm

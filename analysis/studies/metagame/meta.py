@@ -15,7 +15,7 @@ PSRO loop), this module
 `trio_scores(runs)` and `protocol_scores(runs)` are the small, stable public tables other parts of
 protolab use (draft strategies): one row per trio / protocol with its observed and modelled
 strength. docs/analysis.md ("Metagame") explains every number. This module never imports
-protolab.experiment; the PSRO loop (protolab/experiment/psro.py) imports it."""
+protolab.experiment; the PSRO loop (protolab/experiment/meta/psro.py) imports it."""
 
 from __future__ import annotations
 

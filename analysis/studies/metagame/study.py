@@ -1,4 +1,4 @@
-"""The metagame study: a metagame loop folder (meta.json, protolab/experiment/psro.py) read as the
+"""The metagame study: a metagame loop folder (meta.json, protolab/experiment/meta/psro.py) read as the
 metagame of every game its iterations played (analysis/studies/metagame/meta.py), with the loop's iterations. No
 bootstrap, as the loop itself solves it; `protolab meta LOOP_DIR` has the bootstrap intervals.
 

@@ -1,4 +1,4 @@
-"""The training study: a `protolab train` folder (train.json, protolab/experiment/train.py) read
+"""The training study: a `protolab train` folder (train.json, protolab/experiment/train/train.py) read
 as its generations (who played the data, how many examples, the fit's held-out loss, the model's
 hash) and each generation's ladder against the spec's opponents."""
 

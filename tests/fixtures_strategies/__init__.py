@@ -1,0 +1,1 @@
+"""Helpers for the strategies tests: positions to decide at."""
