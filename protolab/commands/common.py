@@ -67,6 +67,14 @@ def add_decision_timeout(p: argparse.ArgumentParser) -> None:
     p.set_defaults(prepare=apply_timeouts)
 
 
+def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> None:
+    """`--allow-code`, on every command that reads a spec (tests/test_careful.py finds them by it): a
+    spec naming Python code is a program, run only when asked (protolab.experiment.spec.check_code)."""
+    p.add_argument("--allow-code", action="store_true",
+                   help=f"run the Python modules {what} as strategies (pkg.mod:Class) in this process and every "
+                        "worker: a spec naming code is a program, run only one you trust")
+
+
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
     p.add_argument("--storage-timeout", type=float, metavar="SECONDS",
