@@ -1,0 +1,157 @@
+"""Issue 38: every command as careful as `run`.
+
+- code named in a spec runs only with --allow-code, in every command that reads a spec: the
+  commands are enumerated from the parser, so a new one cannot skip the rule;
+- messages that name the cause (a Python expert in a training spec, model files too large, ...);
+- nothing left in the temp folder;
+- `cards check` with several files refuses what a run refuses."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from protolab.cli import build_parser, main
+
+CODE = "codepkg.bots:First"
+BOTS = '''
+import pathlib
+print("codepkg.bots ran")
+pathlib.Path({marker!r}).write_text("ran")
+from strategies.user import Strategy
+
+
+class First(Strategy):
+    def choose(self, observation, decision):
+        return 0
+'''
+PLAIN = f'name = "code"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n[seats]\nstrategies = ["{CODE}", "random"]\n'
+META = (f'name = "loop"\nseed = 7\ngames = 2\nevents = false\n[pool]\nsets = ["Main 1"]\n[seats]\n'
+        f'strategies = ["{CODE}", "greedy"]\n[draft]\nmode = "round_robin"\n'
+        'protocols = ["Darkness", "Death", "Fire", "Gravity", "Life", "Light", "Psychic"]\n[meta]\nstart = 4\n')
+TUNE = (f'name = "tune"\nseed = 7\ngames = 200\n[pool]\nsets = ["Main 1", "Aux 1"]\n[seats]\n'
+        f'strategies = ["greedy", "{CODE}"]\nswap = true\n[draft]\nmode = "random"\n'
+        '[tune]\nprotocol = "Fire"\ncards = ["Fire 1"]\nkinds = ["value"]\ntrials = 2\nbatch = 100\ngames = 200\n')
+TRAIN = ('name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 1\n[train.data]\ngames = 4\n'
+         'shard_games = 4\n[train.net]\nhidden = [2]\n[train.fit]\nepochs = 1\n[train.ladder]\n'
+         'opponents = ["random", "{opponent}"]\ngames = 2\nshard_games = 2\n')
+
+
+@pytest.fixture
+def code(tmp_path, monkeypatch):
+    """A package `codepkg` whose package and module each leave a marker file (and print) when they
+    run; the working folder is a fresh one, so what a command leaves there can be seen."""
+    src = tmp_path / "src" / "codepkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text(f"import pathlib\nprint('codepkg ran')\n"
+                                     f"pathlib.Path({str(tmp_path / 'pkg-ran')!r}).write_text('ran')\n")
+    (src / "bots.py").write_text(BOTS.format(marker=str(tmp_path / "module-ran")))
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    yield tmp_path
+    for name in ("codepkg", "codepkg.bots"):
+        sys.modules.pop(name, None)
+
+
+def run_folder(where: Path, spec) -> str:
+    """A run folder whose run.json stores `spec` (as a run would write it), no game played yet."""
+    from sim.pool import ENGINE_VERSION
+
+    where.mkdir()
+    manifest = {"run_id": where.name, "format": 1, "complete": False, "spec": spec.to_dict(), "spec_hash": spec.hash,
+                "pool_hash": "x", "engine_version": ENGINE_VERSION, "protolab_version": "0", "games": 0, "shards": []}
+    (where / "run.json").write_text(json.dumps(manifest))
+    return str(where)
+
+
+def _file(name: str, text: str) -> str:
+    Path(name).write_text(text)
+    return name
+
+
+def _run_of(spec_text: str) -> str:
+    from protolab.experiment.spec import load_spec
+
+    return run_folder(Path("given-run"), load_spec(_file("stored.toml", spec_text)))
+
+
+def _cardvalue_run() -> str:
+    from protolab.experiment.run.cardvalue import card_value_spec
+
+    return run_folder(Path("given-run"), card_value_spec(["Fire 1"], CODE, 2, 1, ["Main 1"]))
+
+
+def _train_folder() -> str:
+    from protolab.experiment.train.trainspec import load_train_spec
+
+    spec = load_train_spec(_file("stored.toml", TRAIN.format(opponent=CODE)))
+    Path("given-train").mkdir()
+    Path("given-train/train.json").write_text(json.dumps({"spec": spec.to_dict(), "spec_hash": spec.hash,
+                                                         "generations": []}))
+    return "given-train"
+
+
+# Every command that reads a spec: how to give it one naming CODE, and the key its refusal names.
+# The test below checks these are exactly the commands with --allow-code, and that every other
+# command of the parser is listed in READS_NO_SPEC with the reason.
+READS_SPEC = {
+    "run": [(lambda: ["run", _file("spec.toml", PLAIN)], "seats.strategies[0]"),
+            (lambda: ["run", _file("spec.toml", META)], "seats.strategies[0]"),
+            (lambda: ["run", "--resume", _run_of(PLAIN)], "seats.strategies[0]")],
+    "replay": [(lambda: ["replay", _run_of(PLAIN), "--game", "0"], "seats.strategies[0]"),
+               (lambda: ["replay", _run_of(PLAIN), "--game", "0", "--html", "g.html"], "seats.strategies[0]")],
+    "tune": [(lambda: ["tune", _file("spec.toml", TUNE)], "seats.strategies[1]")],
+    "power": [(lambda: ["power", _file("spec.toml", PLAIN), "--pilot", "100"], "seats.strategies[0]")],
+    "train": [(lambda: ["train", _file("spec.toml", TRAIN.format(opponent=CODE)), "--workers", "1"],
+               "train.ladder.opponents[1]"),
+              (lambda: ["train", "--resume", _train_folder(), "--workers", "1"], "train.ladder.opponents[1]")],
+    "cardvalue": [(lambda: ["cardvalue", "--resume", _cardvalue_run(), "--workers", "1"], "arms[0].strategies[0]")],
+}
+READS_NO_SPEC = {
+    "simulate": "strategies on the command line: the user's explicit choice",
+    "scenario": "scenario files name no strategies",
+    "cards": "card files only",
+    "bench": "strategies on the command line",
+    "ladder": "strategies on the command line",
+    "report": "reads run folders' rows, plays nothing",
+    "compare": "reads run folders' rows, plays nothing",
+    "dashboard": "its example games replay with --allow-code unset: refused (skipped), like replay",
+    "meta": "reads run folders and loop folders, plays nothing",
+}
+
+
+def commands() -> dict[str, object]:
+    ap = build_parser()
+    sub = next(a for a in ap._actions if a.dest == "command")
+    return dict(sub.choices)
+
+
+def test_every_command_is_sorted_into_reads_a_spec_or_not():
+    cmds = commands()
+    assert set(READS_SPEC) | set(READS_NO_SPEC) == set(cmds), "a new command: does it read a spec?"
+    assert not set(READS_SPEC) & set(READS_NO_SPEC)
+    with_flag = {name for name, p in cmds.items() if any("--allow-code" in a.option_strings for a in p._actions)}
+    assert with_flag == set(READS_SPEC)
+
+
+CASES = [(name, i) for name, cases in READS_SPEC.items() for i in range(len(cases))]
+
+
+@pytest.mark.parametrize(("name", "i"), CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_a_spec_naming_code_is_refused_before_any_import(code, capsys, name, i):
+    make_argv, key = READS_SPEC[name][i]
+    argv = make_argv()
+    before = sorted(p.name for p in Path.cwd().iterdir())
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert rc == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert f"key '{key}'" in err and "--allow-code" in err and "'codepkg.bots'" in err, err
+    assert not (code / "pkg-ran").exists() and not (code / "module-ran").exists()
+    assert "ran" not in out + err
+    assert sorted(p.name for p in Path.cwd().iterdir()) == before, "the refusal left something behind"
