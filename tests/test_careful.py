@@ -28,7 +28,8 @@ class First(Strategy):
     def choose(self, observation, decision):
         return 0
 '''
-PLAIN = f'name = "code"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n[seats]\nstrategies = ["{CODE}", "random"]\n'
+PLAIN = (f'name = "code"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n[seats]\n'
+         f'strategies = ["{CODE}", "random"]\n')
 META = (f'name = "loop"\nseed = 7\ngames = 2\nevents = false\n[pool]\nsets = ["Main 1"]\n[seats]\n'
         f'strategies = ["{CODE}", "greedy"]\n[draft]\nmode = "round_robin"\n'
         'protocols = ["Darkness", "Death", "Fire", "Gravity", "Life", "Light", "Psychic"]\n[meta]\nstart = 4\n')
@@ -155,3 +156,42 @@ def test_a_spec_naming_code_is_refused_before_any_import(code, capsys, name, i):
     assert not (code / "pkg-ran").exists() and not (code / "module-ran").exists()
     assert "ran" not in out + err
     assert sorted(p.name for p in Path.cwd().iterdir()) == before, "the refusal left something behind"
+
+
+def test_a_python_expert_is_refused_in_one_line_even_with_allow_code(code, capsys):
+    text = TRAIN.format(opponent="greedy").replace("[train.data]\n", f'[train.data]\nexpert = "{CODE}"\n')
+    spec = _file("spec.toml", text)
+    assert main(["train", spec, "--workers", "1", "--allow-code"]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and "key 'train.data.expert'" in err and "built-in" in err, err
+    assert not (code / "module-ran").exists() and list(Path.cwd().iterdir()) == [Path("spec.toml").absolute()]
+
+
+# -- nothing left behind ---------------------------------------------------------------------------
+
+TINY_TRAIN = ('name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 2\n[train.data]\ngames = 8\n'
+              'shard_games = 2\n[train.net]\nhidden = [2]\n[train.fit]\nepochs = 1\nvalidation = {share}\n'
+              '[train.ladder]\ngames = 2\nshard_games = 2\n')
+
+
+@pytest.mark.parametrize(("share", "status"), [(0.5, 0), (0.01, 2)], ids=["trained", "failed"])
+def test_train_leaves_nothing_in_the_temp_folder_nor_a_failed_folder(tmp_path, share, status):
+    """Generation 1 plays the model of generation 0 (a model file per job); a share that holds out
+    none of the games fails the fit of generation 0 in one line, and its new folder goes with it."""
+    import os
+    import subprocess
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    (tmp_path / "t.toml").write_text(TINY_TRAIN.format(share=share))
+    env = {**os.environ, "TMPDIR": str(temp)}
+    r = subprocess.run([sys.executable, "-m", "protolab", "train", "t.toml", "--workers", "1", "--out", "run",
+                        "--models", "models", "--no-progress"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == status, r.stderr
+    assert list(temp.iterdir()) == []
+    if status:
+        assert r.stderr.count("\n") == 1 and "key 'train.fit.validation'" in r.stderr, r.stderr
+        assert not (tmp_path / "run").exists() and not (tmp_path / "models").exists()
+    else:
+        assert (tmp_path / "run" / "train.json").exists()
