@@ -195,3 +195,18 @@ def test_train_leaves_nothing_in_the_temp_folder_nor_a_failed_folder(tmp_path, s
         assert not (tmp_path / "run").exists() and not (tmp_path / "models").exists()
     else:
         assert (tmp_path / "run" / "train.json").exists()
+
+
+# -- messages that name the cause ------------------------------------------------------------------
+
+def test_a_model_file_too_large_is_refused_before_reading_it(tmp_path, capsys):
+    import time
+
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(200 * 1024 * 1024)               # 200 MB of zeros, sparse: nothing to read quickly
+    t0 = time.perf_counter()
+    assert main(["ladder", f"learned:model={big}", "greedy", "--games", "2"]) == 2
+    assert time.perf_counter() - t0 < 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "209,715,200 bytes, larger than 8 MB" in err, err
