@@ -210,3 +210,29 @@ def test_a_model_file_too_large_is_refused_before_reading_it(tmp_path, capsys):
     assert time.perf_counter() - t0 < 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "209,715,200 bytes, larger than 8 MB" in err, err
+
+
+STOPPED_TUNE = TUNE.replace(CODE, "greedy").replace("trials = 2", "trials = 2000\ngeneration = 1")
+
+
+def test_tunes_stop_line_names_the_trials_it_kept(tmp_path):
+    """Ctrl-C once trials are recorded: the stop line counts what the search folder keeps."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    (tmp_path / "t.toml").write_text(STOPPED_TUNE)
+    record = tmp_path / "out" / "tune.json"
+    p = subprocess.Popen([sys.executable, "-m", "protolab", "tune", "t.toml", "--workers", "1", "--out", "out"],
+                         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    deadline = time.monotonic() + 60
+    while not record.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate(timeout=30)[1]
+    assert p.returncode == 130, err
+    n = len(json.loads(record.read_text())["trials"])
+    assert n >= 1 and err.strip().splitlines()[-1].startswith(f"protolab: stopped; {n} trial"), err
+    assert "before any shard" not in err

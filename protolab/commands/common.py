@@ -126,14 +126,17 @@ def report_console(piped_width: int, stderr: bool = False) -> Console:
     return out if out.is_terminal else Console(soft_wrap=True, width=piped_width, stderr=stderr)
 
 
-def until_interrupted(work: Callable[[], int]) -> int:
-    """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set):
-    an interrupt that reaches here came before any shard was played, exit status 130."""
+def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | None = None) -> int:
+    """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set),
+    exit status 130. The stop line says what was kept: `kept()` for a command that records as it goes
+    (tune's trials), else nothing was (a run's own stop keeps and names its shards before this)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return work()
     except KeyboardInterrupt:
-        print("protolab: stopped before any shard was played", file=sys.stderr)
+        what = kept() if kept is not None else None
+        print(f"protolab: stopped; {what}" if what else "protolab: stopped before any shard was played",
+              file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGINT, previous)

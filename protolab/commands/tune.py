@@ -11,8 +11,8 @@ from analysis.pages.shell import write_page
 from analysis.studies import open_study
 from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
 from protolab.experiment.jobs import Local, OnRay
-from protolab.experiment.spec import check_code, load_spec, spec_strategies
-from protolab.experiment.tune.tune import main_tune, tune_folder
+from protolab.experiment.spec import SpecError, check_code, load_spec, spec_strategies
+from protolab.experiment.tune.tune import main_tune, read_done, tune_folder
 from protolab.experiment.tune.tuneplay import player
 
 
@@ -69,4 +69,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
             console.print(f"Search folder: {Path(folder)}")
         return 0
 
-    return until_interrupted(work)
+    def kept() -> str | None:
+        try:
+            n = len(read_done(folder, spec))
+        except SpecError:
+            n = 0
+        return (f"{n} trial{'s' * (n != 1)} kept in {folder}/ (protolab tune {args.spec} --out {folder} goes on "
+                "from them)" if n else f"no trial finished; nothing kept in {folder}/")
+
+    return until_interrupted(work, kept)
