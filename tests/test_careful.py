@@ -236,3 +236,17 @@ def test_tunes_stop_line_names_the_trials_it_kept(tmp_path):
     n = len(json.loads(record.read_text())["trials"])
     assert n >= 1 and err.strip().splitlines()[-1].startswith(f"protolab: stopped; {n} trial"), err
     assert "before any shard" not in err
+
+
+@pytest.mark.parametrize("argv", [["ladder", "learned", "greedy", "--games", "2"],
+                                  ["bench", "--strategy", "learned", "--games", "2", "--repeats", "1"]],
+                         ids=["ladder", "bench"])
+def test_ladder_and_bench_say_the_model_plays_another_pool(capsys, argv):
+    from strategies.model import load_model
+
+    trained = load_model().meta["pool_hash"]
+    assert main([*argv, "--set", "Main 1"]) == 0
+    out = capsys.readouterr().out
+    assert f"(trained on pool {trained}, not this pool: a variant or another set)" in out, out
+    assert main([*argv, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["models"][0]["same_pool"] is True

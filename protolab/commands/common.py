@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
+from analysis.runs.models import describe_models, models_used
 from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
@@ -124,6 +125,13 @@ def report_console(piped_width: int, stderr: bool = False) -> Console:
     `piped_width` columns, room for the widest table."""
     out = Console(soft_wrap=True, stderr=stderr)
     return out if out.is_terminal else Console(soft_wrap=True, width=piped_width, stderr=stderr)
+
+
+def model_note(strategies: Sequence[str], pool: Pool) -> tuple[list[dict], str | None]:
+    """The models the strategies play and the note `run`'s provenance prints for them (each model's
+    hash and whether it plays the pool it was trained on): ladder and bench say it too."""
+    models = models_used(strategies, pool.hash)
+    return models, (f"Pool {pool.hash}; {describe_models(models)}" if models else None)
 
 
 def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | None = None) -> int:
