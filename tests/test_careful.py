@@ -250,3 +250,61 @@ def test_ladder_and_bench_say_the_model_plays_another_pool(capsys, argv):
     assert f"(trained on pool {trained}, not this pool: a variant or another set)" in out, out
     assert main([*argv, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["models"][0]["same_pool"] is True
+
+
+@pytest.fixture
+def moto(tmp_path):
+    """Start moto's S3 server on 127.0.0.1: lenient, with a bucket `lab`, or strict, checking every
+    request's credentials."""
+    import os
+    import socket
+    import subprocess
+    import time
+
+    def start(strict: bool) -> str:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = {**os.environ, **({"INITIAL_NO_AUTH_ACTION_COUNT": "0"} if strict else {})}
+        procs.append(subprocess.Popen([str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p",
+                                       str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "moto_server did not start"
+                time.sleep(0.1)
+        import pyarrow.fs as pafs
+
+        if not strict:          # a strict store refuses even this: the probe's write is refused
+            pafs.S3FileSystem(endpoint_override=f"http://127.0.0.1:{port}", allow_bucket_creation=True,
+                              region="us-east-1", access_key="setup", secret_key="setup").create_dir("lab")
+        return f"http://127.0.0.1:{port}"
+
+    procs: list = []
+    yield start
+    for p in procs:
+        p.terminate()
+        p.wait(10)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["missing", "rejected"])
+def test_object_store_credentials_missing_or_rejected_are_named(moto, tmp_path, monkeypatch, strict):
+    from analysis.runs.storage import StorageError, check_read_write, location
+
+    endpoint = moto(strict)
+    for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE",
+              "AWS_CONFIG_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+    if strict:
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "nobody")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+    with pytest.raises(StorageError) as e:
+        check_read_write(location("s3://lab/runs"))
+    assert ("refused access: check its credentials" if strict else "no credentials for the object store") in str(e)
