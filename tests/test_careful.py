@@ -308,3 +308,73 @@ def test_object_store_credentials_missing_or_rejected_are_named(moto, tmp_path, 
     with pytest.raises(StorageError) as e:
         check_read_write(location("s3://lab/runs"))
     assert ("refused access: check its credentials" if strict else "no credentials for the object store") in str(e)
+
+
+# -- checks that agree with runs -------------------------------------------------------------------
+
+def _variant(name: str, card: str, body: str = "value = 5") -> str:
+    return f'variant = "{name}"\n[[cards]]\nreplaces = "{card}"\n{body}\n'
+
+
+def _protocol(name: str, first_card: str = "") -> str:
+    from sim.cards.loader import official_files
+
+    text = next(f for f in official_files() if f.name == "apathy.toml").read_text()
+    text = text.replace('protocol = "Apathy"', f'protocol = "{name}"')
+    return text.replace("[[cards]]\nvalue = 0\n", f'[[cards]]\nvalue = 0\nname = "{first_card}"\n', 1) \
+        if first_card else text
+
+
+# Each refusal sim.pool.load_pool has for files that are fine one by one: (files, sets, words of its message).
+TOGETHER = {
+    "replaced-twice": ([_variant("a", "Fire 1"), _variant("b", "Fire 1", "value = 4")], [], "already replaced by"),
+    "no-such-card-in-the-sets": ([_variant("a", "Fire 1")], ["Main 2"], "no such card in the pool"),
+    "text-without-steps": ([_variant("a", "Fire 1", 'middle.text = "Zorp the glorp."\nmiddle.do = []')], [],
+                           "would play it as blank"),
+    "one-name-twice": ([_protocol("Blaze", "Spark"), _protocol("Ember", "Spark")], [], "already has a card of this"),
+    "too-many-protocols": ([_protocol(f"Extra{chr(65 + i // 26)}{chr(65 + i % 26)}") for i in range(35)], [],
+                           "at most 64 protocols"),
+    "unknown-set": ([_variant("a", "Fire 1")], ["Main 9"], "unknown set 'Main 9'"),
+}
+
+
+def _files(texts: list[str]) -> list[str]:
+    return [_file(f"f{i:02d}.toml", t) for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize("case", list(TOGETHER))
+def test_cards_check_refuses_what_a_run_refuses(tmp_path, monkeypatch, capsys, case):
+    from sim.cards.loader import CardDataError, load_file
+    from sim.pool import load_pool
+
+    monkeypatch.chdir(tmp_path)
+    texts, sets, words = TOGETHER[case]
+    files = _files(texts)
+    if case != "unknown-set":
+        for f in files:
+            load_file(f)                                  # each file is fine alone
+    with pytest.raises(CardDataError, match=words):      # the run's loader refuses them together
+        load_pool([*sets] or ["Main 1", "Aux 1", "Main 2", "Aux 2"], cards=files)
+    sets_args = [a for s in sets for a in ("--set", s)]
+    assert main(["cards", "check", *files, *sets_args]) == 2
+    check = capsys.readouterr().err
+    assert main(["simulate", "--games", "2", *(a for f in files for a in ("--cards", f)), *sets_args]) == 2
+    run = capsys.readouterr().err
+    assert len(check.splitlines()) == 1 and words in check and check == run
+
+
+def test_cards_check_accepts_what_a_run_accepts(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    files = _files([_variant("a", "Fire 1"), _variant("b", "Fire 2", "value = 4"), _protocol("Blaze", "Spark")])
+    assert main(["cards", "check", *files]) == 0
+    assert main(["simulate", "--games", "2", *(a for f in files for a in ("--cards", f))]) == 0
+
+
+def test_every_refusal_of_the_loader_is_tested():
+    """The loader's refusals (sim/pool.py, besides one file's own, which `cards check` reads with the
+    same load_file): one case each above, and 'fewer than 6 protocols', which only sets can cause."""
+    import inspect
+
+    import sim.pool
+
+    assert inspect.getsource(sim.pool).count("raise CardDataError") == len(TOGETHER) + 1
