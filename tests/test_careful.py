@@ -158,13 +158,29 @@ def test_a_spec_naming_code_is_refused_before_any_import(code, capsys, name, i):
     assert sorted(p.name for p in Path.cwd().iterdir()) == before, "the refusal left something behind"
 
 
-def test_a_python_expert_is_refused_in_one_line_even_with_allow_code(code, capsys):
-    text = TRAIN.format(opponent="greedy").replace("[train.data]\n", f'[train.data]\nexpert = "{CODE}"\n')
-    spec = _file("spec.toml", text)
-    assert main(["train", spec, "--workers", "1", "--allow-code"]) == 2
+def _recorded_expert() -> list[str]:
+    """A training folder whose recorded spec (train.json, not checked as a file is) names CODE as expert."""
+    from protolab.experiment.train.trainspec import load_train_spec
+
+    spec = load_train_spec(_file("spec.toml", TRAIN.format(opponent="greedy")))
+    stored = spec.to_dict()
+    stored["data"]["expert"] = CODE
+    Path("given-train").mkdir()
+    Path("given-train/train.json").write_text(json.dumps({"spec": stored, "spec_hash": spec.hash, "generations": []}))
+    return ["--resume", "given-train"]
+
+
+@pytest.mark.parametrize("given", [
+    lambda: [_file("spec.toml", TRAIN.format(opponent="greedy").replace(
+        "[train.data]\n", f'[train.data]\nexpert = "{CODE}"\n'))],
+    _recorded_expert], ids=["spec", "resume"])
+def test_a_python_expert_is_refused_in_one_line_even_with_allow_code(code, capsys, given):
+    argv = given()
+    before = sorted(Path.cwd().rglob("*"))
+    assert main(["train", *argv, "--workers", "1", "--allow-code"]) == 2
     out, err = capsys.readouterr()
     assert len(err.strip().splitlines()) == 1 and "key 'train.data.expert'" in err and "built-in" in err, err
-    assert not (code / "module-ran").exists() and list(Path.cwd().iterdir()) == [Path("spec.toml").absolute()]
+    assert not (code / "module-ran").exists() and sorted(Path.cwd().rglob("*")) == before
 
 
 # -- nothing left behind ---------------------------------------------------------------------------

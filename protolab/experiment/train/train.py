@@ -43,7 +43,7 @@ from protolab.experiment.train.trainplay import (
     play_examples,
     play_ladder,
 )
-from protolab.experiment.train.trainspec import TrainSpec, spec_from_record, train_strategies
+from protolab.experiment.train.trainspec import TrainSpec, expert_problem, spec_from_record, train_strategies
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION, Pool
 from sim.stats import wilson
@@ -343,6 +343,9 @@ def start(trainer: Trainer) -> dict[str, Any]:
 def check_players(spec: TrainSpec, pool: Pool) -> None:
     """Build the expert and each ladder opponent against the pool, before any folder is made or game
     played: a missing model file or an unknown card in a restriction is one line naming the key."""
+    why = expert_problem(spec.data.expert)            # a recorded spec (--resume) was not checked as a file is
+    if why is not None:
+        raise SpecError(f"{spec.source}: key 'train.data.expert': {why}")
     for key, text in train_strategies(spec):
         try:
             make_seat(text, pool)

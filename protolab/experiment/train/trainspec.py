@@ -88,13 +88,18 @@ class TrainSpec:
 
 # -- the schema: each table's keys, the values they take and their defaults ---------------------------
 
-def _built_in(text: str) -> str:
+def expert_problem(text: str) -> str | None:
     """The expert records its examples through the engine's C players on both seats: a user strategy
-    (Python) cannot play them, whatever --allow-code says."""
-    if parse(text).is_user:
-        fail(f"expected a built-in strategy (greedy, search, ismcts, learned ...): the examples are recorded by the "
-             f"engine's players on both seats, and {text!r} is Python code (a user strategy)")
-    return text
+    (Python) cannot play them, whatever --allow-code says. Why `text` cannot be the expert, if so."""
+    if not parse(text).is_user:
+        return None
+    return (f"expected a built-in strategy (greedy, search, ismcts, learned ...): the examples are recorded by the "
+            f"engine's players on both seats, and {text!r} is Python code (a user strategy)")
+
+
+def _built_in(text: str) -> str:
+    why = expert_problem(text)
+    return text if why is None else fail(why)
 
 
 class DataTable(Checked):
