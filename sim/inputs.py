@@ -37,9 +37,12 @@ def read_input_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     except OSError as e:
         raise InputFileError(f"{path}: cannot be read ({e.strerror or e})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise InputFileError(f"{path}: not a regular file (a folder, device or pipe); expected a text file")
-        data = _read_at_most(fd, limit + 1)
+        if st.st_size > limit:                      # said before reading any of it
+            raise InputFileError(f"{path}: {st.st_size:,} bytes, larger than {_mb(limit)}; expected a small text file")
+        data = _read_at_most(fd, limit + 1)         # and bounded, for a file that grows while read
     except OSError as e:
         raise InputFileError(f"{path}: cannot be read ({e.strerror or e})") from None
     finally:

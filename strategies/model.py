@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.inputs import InputFileError, read_input_text
 from strategies.declared import FEATURE_DIGEST, FEATURES, MAX_LAYERS, MAX_UNITS
 from strategies.errors import StrategyError
 
@@ -35,6 +36,7 @@ LAYER_KEYS = ("weights", "bias", "activation")
 ACTIVATIONS = ("relu", "tanh", "linear")
 NFEAT = len(FEATURES)
 SHIPPED = "protolab_datasets.models"
+MAX_MODEL_BYTES = 8 * 1024 * 1024   # 20 times the largest network's file (4 layers of 64 units: 0.39 MB)
 DEFAULT_MODEL = "learned"
 
 
@@ -101,12 +103,16 @@ class Model:
     def load(cls, path: str | Path) -> Model:
         source = str(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ModelError(f"model {source}: no such file; expected a model file (JSON) or the name of a "
-                             f"shipped model ({', '.join(shipped_models()) or 'none'})") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise ModelError(f"model {source}: cannot read it ({e})") from None
+            text = read_input_text(path, MAX_MODEL_BYTES)       # its size checked before reading it
+        except InputFileError as e:
+            if not Path(path).exists():
+                raise ModelError(f"model {source}: no such file; expected a model file (JSON) or the name of a "
+                                 f"shipped model ({', '.join(shipped_models()) or 'none'})") from None
+            why = str(e).removeprefix(f"{source}: ")
+            if "larger than" in why:
+                why += f" (the largest network the player takes, {MAX_LAYERS} layers of {MAX_UNITS} units, is a file " \
+                       "of about 0.4 MB)"
+            raise ModelError(f"model {source}: {why}") from None
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as e:

@@ -352,7 +352,28 @@ def check_read_write(folder: Location) -> None:
         with contextlib.suppress(OSError, StorageError):
             probe.unlink()
     if back != token:
-        raise StorageError(f"wrote {probe.name} but read back {len(back)} other bytes; expected the same bytes")
+        if folder.prefix == "s3://" and not s3_credentials():
+            raise StorageError(f"no credentials for the object store: none of {', '.join(S3_CREDENTIALS)} is set "
+                               "and there is no ~/.aws/credentials or ~/.aws/config, so the requests went unsigned "
+                               f"(the store took {probe.name} but gave back {len(back)} other bytes); expected "
+                               "credentials with permission to write and read there")
+        raise StorageError(f"wrote {probe.name} but read back {len(back)} other bytes; expected the same bytes "
+                           "(check the store's endpoint and that its credentials may read what they write)")
+
+
+# Where the AWS SDK (pyarrow's S3) finds credentials, besides the instance's metadata service.
+S3_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+
+
+def s3_credentials() -> bool:
+    """Whether S3 credentials are configured here, in the environment or the shared files (a store
+    that gives back other bytes than it took from a machine with none was sent unsigned requests)."""
+    if any(os.environ.get(k) for k in S3_CREDENTIALS):
+        return True
+    files = [os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or "~/.aws/credentials",
+             os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config"]
+    return any(os.path.isfile(os.path.expanduser(f)) for f in files)
 
 
 def location(where: str | os.PathLike | Location) -> Location:

@@ -14,6 +14,7 @@ from protolab.commands.common import (
     add_pool_args,
     check_batch,
     check_range,
+    model_note,
     pool_from,
     print_csv,
 )
@@ -42,12 +43,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         text = (f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, 1 core): "
                 f"{res['games_per_second']:,.0f} games/s (best of {res['repeats']}), "
                 f"{res['turns_per_game']:.1f} turns/game, {res['decisions_per_second']:,.0f} decisions/s")
+    models, note = model_note((args.strategy,), pool)
     if args.format == "json":
-        print(json.dumps(res))
+        print(json.dumps({**res, **({"pool_hash": pool.hash, "models": models} if models else {})}))
     elif args.format == "csv":
         print_csv([res])
     else:
-        print(text)
+        print(text if note is None else f"{text}\n{note}")
     return 0
 
 

@@ -11,7 +11,7 @@ from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_a
 from protolab.commands.registry import summary
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
 from sim.cards.loader import ProtocolSpec, load_file, official_files
-from sim.pool import load_pool
+from sim.pool import DEFAULT_SETS, load_pool
 
 
 def cmd_cards_list(args: argparse.Namespace) -> int:
@@ -107,9 +107,12 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
         else:
             _print_agreement("official pool", report, args.all)
         return 0
+    # the files together, exactly as a run loads them (sim.pool.load_pool with its sets): every refusal
+    # of the loader, including those no file has alone (two variants replacing one card, a box with text
+    # and no steps that would play as blank), is this command's, one line and exit status 2
+    pool = load_pool(args.set or DEFAULT_SETS, cards=args.files)
     for f in args.files:
         spec = load_file(f)
-        pool = load_pool(cards=[f], require_encoded=False)     # against the official pool: names, targets
         if isinstance(spec, ProtocolSpec):
             missing = [c.name for c in spec.cards if not c.encoded]
             read = sum(b.read for c in spec.cards for b in c.boxes.values())
@@ -152,7 +155,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_cards_show)
     p = csub.add_parser("check", help="validate protocol or variant files; with no FILE, check that every "
                         "official box's text reads to exactly its encoding")
-    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="protocol or variant files, checked together as a run loads them (in this order)")
+    p.add_argument("--set", action="append", metavar="SET",
+                   help="with FILE: the sets of the pool they are loaded into (repeatable; default all four, as a "
+                        "spec's)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="json (with no FILE): the counts (boxes, agree, ...), each disagreement and every box")
     p.add_argument("--all", action="store_true", help="(with no FILE) one line per box: its verdict and its "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from protolab.commands.common import add_storage_timeout, report_console, until_interrupted
+from protolab.commands.common import add_allow_code, add_storage_timeout, report_console, until_interrupted
 from protolab.commands.registry import summary
 from protolab.experiment.run.cardvalue import DEFAULT_GAMES, main_cardvalue
 
@@ -39,5 +39,6 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default runs)")
     p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted card-value run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_allow_code(p, "the spec of a --resume run names (--strategy needs no flag: named here, not in a file)")
     add_storage_timeout(p)
     p.set_defaults(func=cmd_cardvalue)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
+from analysis.runs.models import describe_models, models_used
 from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
@@ -67,6 +68,14 @@ def add_decision_timeout(p: argparse.ArgumentParser) -> None:
     p.set_defaults(prepare=apply_timeouts)
 
 
+def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> None:
+    """`--allow-code`, on every command that reads a spec (tests/test_careful.py finds them by it): a
+    spec naming Python code is a program, run only when asked (protolab.experiment.spec.check_code)."""
+    p.add_argument("--allow-code", action="store_true",
+                   help=f"run the Python modules {what} as strategies (pkg.mod:Class) in this process and every "
+                        "worker: a spec naming code is a program, run only one you trust")
+
+
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
     p.add_argument("--storage-timeout", type=float, metavar="SECONDS",
@@ -118,14 +127,24 @@ def report_console(piped_width: int, stderr: bool = False) -> Console:
     return out if out.is_terminal else Console(soft_wrap=True, width=piped_width, stderr=stderr)
 
 
-def until_interrupted(work: Callable[[], int]) -> int:
-    """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set):
-    an interrupt that reaches here came before any shard was played, exit status 130."""
+def model_note(strategies: Sequence[str], pool: Pool) -> tuple[list[dict], str | None]:
+    """The models the strategies play and the note `run`'s provenance prints for them (each model's
+    hash and whether it plays the pool it was trained on): ladder and bench say it too."""
+    models = models_used(strategies, pool.hash)
+    return models, (f"Pool {pool.hash}; {describe_models(models)}" if models else None)
+
+
+def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | None = None) -> int:
+    """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set),
+    exit status 130. The stop line says what was kept: `kept()` for a command that records as it goes
+    (tune's trials), else nothing was (a run's own stop keeps and names its shards before this)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return work()
     except KeyboardInterrupt:
-        print("protolab: stopped before any shard was played", file=sys.stderr)
+        what = kept() if kept is not None else None
+        print(f"protolab: stopped; {what}" if what else "protolab: stopped before any shard was played",
+              file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGINT, previous)

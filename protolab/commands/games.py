@@ -22,6 +22,7 @@ from protolab.commands.common import (
     MAX_GAME_SEED,
     MAX_TURN_CAP,
     UsageError,
+    add_allow_code,
     add_decision_timeout,
     add_format,
     add_pool_args,
@@ -135,7 +136,8 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
                          "first player, strategies, turn cap and pool")
     try:
         if args.html is not None:
-            return _write_board(board_data(args.run, args.game, args.rollouts), args.html)
+            return _write_board(board_data(args.run, args.game, args.rollouts, allow_code=args.allow_code),
+                               args.html)
         lines = replay_run(args.run, args.game, states=args.states, allow_code=args.allow_code)
     except ReplayError as e:
         raise UsageError(str(e)) from None
@@ -254,8 +256,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategies", nargs=2, metavar="SPEC",
                    help="strategy of seat A and seat B (default: random random)")
     p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
-    p.add_argument("--allow-code", action="store_true",
-                   help="with RUN: run the Python modules its spec names as strategies (pkg.mod:Class)")
+    add_allow_code(p, "the spec of RUN names")
     add_decision_timeout(p)
     add_storage_timeout(p)
     add_pool_args(p)

@@ -11,6 +11,7 @@ from protolab.commands.common import (
     add_format,
     check_batch,
     console,
+    model_note,
     pool_from,
     print_csv,
 )
@@ -52,10 +53,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     except StrategyError as e:
         raise UsageError(str(e)) from None
     out = console()
+    models, note = model_note(args.strategies, pool)
     if args.format in ("json", "csv"):
         res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft)
         if args.format == "json":
-            print(json.dumps(res, indent=1))
+            print(json.dumps({**res, **({"pool_hash": pool.hash, "models": models} if models else {})}, indent=1))
         else:
             print_csv(res["pairs"])
         return 0
@@ -84,4 +86,6 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     for row in res["ratings"]:
         r.add_row(row["strategy"], f"{row['elo']:+.0f}", f"{row['ci_low']:+.0f} .. {row['ci_high']:+.0f}")
     out.print(r)
+    if note:
+        out.print(note, markup=False, highlight=False, soft_wrap=True)
     return 0

@@ -12,10 +12,10 @@ import pandas as pd
 from rich.table import Table
 
 from analysis.stats.power import protocol_power
-from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
 from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.pools import pool_of
-from protolab.experiment.spec import load_spec
+from protolab.experiment.spec import check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tuneplay import arm_files, arm_job, player, search_seeds
 
 
@@ -38,6 +38,7 @@ def add_commands(subparsers) -> None:
                                                             "process)")
     p.add_argument("--address", metavar="ADDR", help="play the pilot on this Ray cluster")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_allow_code(p)
     p.set_defaults(func=cmd_power)
 
 
@@ -57,6 +58,7 @@ def cmd_power(args: argparse.Namespace) -> int:
     check_range("--alpha", args.alpha, 1e-6, 0.5)
     check_range("--workers", args.workers, 1, 100_000)
     spec = load_spec(args.spec)
+    check_code(spec.source, spec_strategies(spec), args.allow_code)
     if spec.draft.mode != "random":
         raise UsageError(f"{spec.source}: key 'draft.mode': protolab power plays a random-draft pilot; expected "
                          f"\"random\", got {spec.draft.mode!r}")

@@ -6,6 +6,7 @@ import argparse
 import os
 
 from protolab.commands.common import (
+    add_allow_code,
     add_decision_timeout,
     add_storage_timeout,
     check_range,
@@ -39,9 +40,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or "
                                                        "damaged shards")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--allow-code", action="store_true",
-                   help="run the Python modules the spec names as strategies (pkg.mod:Class) in the driver and "
-                        "every worker: a spec naming code is a program, run only one you trust")
+    add_allow_code(p)
 
     add_decision_timeout(p)
     add_storage_timeout(p)

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from analysis.pages.shell import write_page
 from analysis.studies import open_study
-from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
 from protolab.commands.registry import summary
 from protolab.experiment.jobs import Local, OnRay
+from protolab.experiment.spec import check_code
 from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
 from protolab.experiment.train.train import Trainer, main_train, resumed_spec, train_folder
-from protolab.experiment.train.trainspec import load_train_spec
+from protolab.experiment.train.trainspec import load_train_spec, train_strategies
 
 DEFAULT_MODELS = "datasets/models"
 
@@ -39,6 +40,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="the finished training as tables (default) or one JSON object")
+    add_allow_code(p)
     p.set_defaults(func=cmd_train)
 
 
@@ -53,6 +55,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.resume and args.out and Path(args.resume) != Path(args.out):
         raise UsageError("--resume DIR is the training folder; give --out only without --resume")
     spec = load_train_spec(args.spec) if args.spec else resumed_spec(Path(args.resume))
+    check_code(spec.source, train_strategies(spec), args.allow_code)
     folder = Path(args.resume) if args.resume else train_folder(spec, args.out)
     console = report_console(120, stderr=args.format == "json")
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from analysis.pages.shell import write_page
 from analysis.studies import open_study
-from protolab.commands.common import UsageError, check_range, report_console, until_interrupted
+from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
 from protolab.experiment.jobs import Local, OnRay
-from protolab.experiment.spec import load_spec
-from protolab.experiment.tune.tune import main_tune, tune_folder
+from protolab.experiment.spec import SpecError, check_code, load_spec, spec_strategies
+from protolab.experiment.tune.tune import main_tune, read_done, tune_folder
 from protolab.experiment.tune.tuneplay import player
 
 
@@ -32,6 +32,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
     p.add_argument("--format", choices=("table", "json"), default="table", help="the verified result as tables "
                                                                                 "(default) or one JSON object")
+    add_allow_code(p)
     p.set_defaults(func=cmd_tune)
 
 
@@ -44,6 +45,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     check_range("--workers", args.workers, 1, 100_000)
     check_range("--trials", args.trials, 1, 2000)
     spec = load_spec(args.spec)
+    check_code(spec.source, spec_strategies(spec), args.allow_code)
     if spec.tune is None:
         raise UsageError(f"{spec.source}: key 'tune': missing; `protolab tune` needs a spec with a [tune] table "
                          "(see docs/experiments.md, \"Balance search\")")
@@ -67,4 +69,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
             console.print(f"Search folder: {Path(folder)}")
         return 0
 
-    return until_interrupted(work)
+    def kept() -> str | None:
+        try:
+            n = len(read_done(folder, spec))
+        except SpecError:
+            n = 0
+        return (f"{n} trial{'s' * (n != 1)} kept in {folder}/ (protolab tune {args.spec} --out {folder} goes on "
+                "from them)" if n else f"no trial finished; nothing kept in {folder}/")
+
+    return until_interrupted(work, kept)

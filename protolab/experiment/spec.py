@@ -49,7 +49,7 @@ from sim.schema import (
 )
 from sim.schema import text as nonblank
 from strategies.draft import DraftTableError, parse_fitted
-from strategies.spec import StrategyError, parse
+from strategies.spec import StrategyError, check_user_class, parse
 
 SPEC_FORMAT = 1
 DRAFT_MODES = ("random", "draft", "fixed", "round_robin", "sampled", "holding")
@@ -87,6 +87,44 @@ def check_strategy(text: Any) -> str:
         return parse(text).text
     except StrategyError as e:
         raise ValueError(str(e)) from None
+
+
+def refuse_code(text: str, allow_code: bool) -> None:
+    """The one rule for code named in a spec, applied by every command that reads one (run, its
+    --resume and metagame loop, replay of a run, tune, train, power, cardvalue --resume): a user
+    strategy `pkg.mod:Class` is looked for in its module's source without running it, then refused
+    unless `allow_code` (--allow-code): a spec that names code is a program. StrategyError otherwise."""
+    spec = parse(text)
+    if not spec.is_user:
+        return
+    check_user_class(spec.base)
+    if not allow_code:
+        raise StrategyError(f"{text!r} is Python code (a user strategy): running this spec runs module "
+                            f"{spec.base.partition(':')[0]!r} in the driver and every worker; expected "
+                            "--allow-code if you trust it (docs/experiments.md)")
+
+
+def check_code(source: str, named: Any, allow_code: bool) -> None:
+    """refuse_code for each (key, strategy) a spec names, before anything is imported or played:
+    SpecError naming the file and the key."""
+    for key, text in named:
+        try:
+            refuse_code(text, allow_code)
+        except StrategyError as e:
+            raise SpecError(f"{source}: key '{key}': {e}") from None
+
+
+def seat_key(spec: Spec, i: int) -> str:
+    """Where arm i's strategies are written in the spec (the key its errors name)."""
+    arm = spec.arms[i]
+    return ("strength" if arm.duel else f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies"
+            if len(spec.arms) > 1 else "seats.strategies")
+
+
+def spec_strategies(spec: Spec) -> list[tuple[str, str]]:
+    """Every (key, strategy) of an experiment spec's seats, as check_code takes them."""
+    return [(f"{seat_key(spec, i)}[{j}]", text) for i, arm in enumerate(spec.arms)
+            for j, text in enumerate(arm.strategies)]
 
 
 def _strategy(text: Any) -> str:

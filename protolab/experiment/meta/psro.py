@@ -31,7 +31,7 @@ from analysis.studies import open_study
 from analysis.studies.metagame.meta import LOOP_FILE, matchup_table, population_step
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, run
-from protolab.experiment.spec import Draft, Spec, SpecError, load_spec
+from protolab.experiment.spec import Draft, Spec, SpecError, check_code, load_spec, spec_strategies
 
 # -- the loop -------------------------------------------------------------------------------------
 
@@ -168,6 +168,7 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
     """Play the loop; returns (loop folder, its manifest, exit status)."""
 
     meta = spec.meta or {}
+    check_code(spec.source, spec_strategies(spec), opts.allow_code)     # before the loop folder is made
     names = candidates(spec)
     population = start_trios(spec, names)
     matchups = new_matchups(population, [], set())

@@ -170,7 +170,8 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
                                else args.games, 1 if args.seed is None else args.seed, args.set, args.cards,
                                args.out or "runs")
     opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
-                      show_progress=not args.no_progress, allow_code=True)   # --strategy: named here, not in a file
+                      show_progress=not args.no_progress,       # --strategy: named here, not in a file
+                      allow_code=not args.resume or args.allow_code)    # --resume: the run's spec, a file
     t0 = time.perf_counter()
     try:
         result = run(spec, opts, console)

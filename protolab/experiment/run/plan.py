@@ -24,10 +24,19 @@ from pathlib import Path
 import numpy as np
 
 from protolab.experiment.seeds import sample_order
-from protolab.experiment.spec import Arm, CardFile, Spec, SpecError, check_matchups, check_size
+from protolab.experiment.spec import (
+    Arm,
+    CardFile,
+    Spec,
+    SpecError,
+    check_matchups,
+    check_size,
+    refuse_code,
+    seat_key,
+)
 from sim.cards.loader import CardDataError
 from sim.pool import Pool, check_sets, load_pool
-from strategies.spec import StrategyError, check_user_class, make_seat, parse, parse_draft
+from strategies.spec import StrategyError, make_seat, parse_draft
 
 WORKER_BOUND_MB = 500              # a worker's peak resident memory stays under this (measured, see above)
 SHARD_CAP = 10_000                 # games per shard with events (the events table dominates a worker's memory)
@@ -188,19 +197,12 @@ def holding_matchups(seed: int, holders: list[str], names: list[str], samples: i
 
 def check_seats(arm: Arm, pool: Pool, source: str, key: str, allow_code: bool = False) -> None:
     """Build each seat's strategy against the arm's pool: unknown cards in restrictions and user
-    strategies that do not import fail here, before any game. A user strategy (Python code) is
-    first looked for in its module's source without running it, then refused unless `allow_code`
-    (`--allow-code`): a spec that names code is a program, run in the driver and every worker."""
+    strategies that do not import fail here, before any game. Code is refused first unless
+    `allow_code` (spec.refuse_code: the one rule of every command that reads a spec)."""
 
     for j, text in enumerate(arm.strategies):
         try:
-            spec = parse(text)
-            if spec.is_user:
-                check_user_class(spec.base)
-                if not allow_code:
-                    raise StrategyError(f"{text!r} is Python code (a user strategy): running this spec runs "
-                                        f"module {spec.base.partition(':')[0]!r} in the driver and every worker; "
-                                        "expected --allow-code if you trust it (docs/experiments.md)")
+            refuse_code(text, allow_code)
             make_seat(text, pool)
         except StrategyError as e:
             raise SpecError(f"{source}: key '{key}[{j}]': {e}") from None
@@ -233,9 +235,7 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
         own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not (arm.tier or arm.duel)   # share [pool]
         key = f"arms[{i}].cards" if own else "pool.cards"
         pools.append(load_arm_pool(arm, spec.source, key))
-        seats = ("strength" if arm.duel else f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies"
-                 if len(spec.arms) > 1 else "seats.strategies")
-        check_seats(arm, pools[-1], spec.source, seats, allow_code)
+        check_seats(arm, pools[-1], spec.source, seat_key(spec, i), allow_code)
     check_draft(spec, pools)
     matchups = expand_matchups(spec, pools)
     sizes = [max(1, len(matchups)) * spec.arm_games(a) for a in spec.arms]

@@ -343,10 +343,11 @@ def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool =
 
 # -- the board page and the notebook view (analysis/pages/board.py) ----------------------------------------
 
-def board_data(run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1) -> dict[str, Any]:
+def board_data(run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1,
+               allow_code: bool = False) -> dict[str, Any]:
     """The board page's data for one game of a run, replayed and checked against its row first
-    (the same checks as `protolab replay RUN --game N`)."""
-    g = locate(run_arg, game)
+    (the same checks as `protolab replay RUN --game N`, --allow-code included)."""
+    g = locate(run_arg, game, allow_code=allow_code)
     played = play(g)
     check(g, played)
     meta = {"line": header(g).replace("\n", "; "), "strategy_0": g.strategies[0], "strategy_1": g.strategies[1],

@@ -12,6 +12,7 @@ at the first unfinished generation after checking the finished ones' files."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -42,11 +43,13 @@ from protolab.experiment.train.trainplay import (
     play_examples,
     play_ladder,
 )
-from protolab.experiment.train.trainspec import TrainSpec, spec_from_record
+from protolab.experiment.train.trainspec import TrainSpec, expert_problem, spec_from_record, train_strategies
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION, Pool
 from sim.stats import wilson
+from strategies.errors import StrategyError
 from strategies.model import Model
+from strategies.spec import make_seat
 
 TRAIN_FORMAT = 1
 LEARNED = f"learned:model={MODEL_SLOT}"
@@ -130,6 +133,12 @@ class Trainer:
 
     def fit(self, record: dict[str, Any], g: int) -> tuple[FitResult, list[int]]:
         x, y, held, used = self.training_rows(record, g)
+        if held.all() or not held.any():
+            share = self.spec.fit.validation
+            raise SpecError(f"{self.spec.source}: key 'train.fit.validation': {share:g} of the games of generations "
+                            f"{used} hold out {'all' if held.all() else 'none'} of their {len(held):,} examples; "
+                            "expected more games (train.data.games) or another share, so that both the fit and "
+                            "its held-out check have games")
         seed = int(mix64(np.array([self.spec.seed ^ (g + 1)], np.uint64))[0]) % 2**32
         return fit_mlp(x, y, held, self.spec.hidden, self.spec.activation, self.spec.fit, seed), used
 
@@ -331,10 +340,36 @@ def start(trainer: Trainer) -> dict[str, Any]:
     return record
 
 
+def check_players(spec: TrainSpec, pool: Pool) -> None:
+    """Build the expert and each ladder opponent against the pool, before any folder is made or game
+    played: a missing model file or an unknown card in a restriction is one line naming the key."""
+    why = expert_problem(spec.data.expert)            # a recorded spec (--resume) was not checked as a file is
+    if why is not None:
+        raise SpecError(f"{spec.source}: key 'train.data.expert': {why}")
+    for key, text in train_strategies(spec):
+        try:
+            make_seat(text, pool)
+        except StrategyError as e:
+            raise SpecError(f"{spec.source}: key '{key}': {e}") from None
+
+
 def main_train(trainer: Trainer, models: Path) -> dict[str, Any]:
-    """Train every generation not yet recorded, then write the chosen model and its card."""
+    """Train every generation not yet recorded, then write the chosen model and its card. A new
+    training folder that fails before its first generation is recorded is removed again (nothing in
+    it to resume from); an existing one is left as it was."""
     t0 = time.monotonic()
-    record = start(trainer)
+    check_players(trainer.spec, trainer.pool)
+    fresh = not trainer.folder.exists()
+    try:
+        record = start(trainer)
+        return _train(trainer, record, models, t0)
+    except Exception:
+        if fresh and not (trainer.folder / TRAIN_FILE).exists():
+            shutil.rmtree(trainer.folder, ignore_errors=True)
+        raise
+
+
+def _train(trainer: Trainer, record: dict[str, Any], models: Path, t0: float) -> dict[str, Any]:
     done = len(record["generations"])
     s = trainer.spec
     trainer.say(f"[bold]Training[/bold] {s.name}: {s.generations} generations of {s.data.games:,} games, "

@@ -6,8 +6,9 @@ Ray tasks (jobs.Local or jobs.OnRay), with identical results."""
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,17 +74,18 @@ def ladder_first_seed(master: int) -> int:
     return int(game_seeds(master, np.array([LADDER_MATCHUP], np.int64), np.zeros(1, np.int64), False)[0]) >> 2
 
 
-@functools.lru_cache(maxsize=8)
-def model_file(text: str) -> str:
-    """A job's model written once per worker process to a private file (the player loads a path)."""
-    d = tempfile.mkdtemp(prefix="protolab-model-")
-    path = Path(d) / "model.json"
-    path.write_text(text)
-    return str(path)
-
-
-def _resolve(strategy: str, model: str) -> str:
-    return strategy.replace(MODEL_SLOT, model_file(model)) if MODEL_SLOT in strategy else strategy
+@contextlib.contextmanager
+def resolved(strategies: tuple[str, ...], model: str) -> Iterator[tuple[str, ...]]:
+    """The strategies with the job's model (MODEL_SLOT) as a file: written to a private temporary
+    folder (the player loads a path) for as long as the job plays, then removed with it, so no
+    worker leaves model files in the temp folder."""
+    if not any(MODEL_SLOT in s for s in strategies):
+        yield strategies
+        return
+    with tempfile.TemporaryDirectory(prefix="protolab-model-") as d:
+        path = Path(d) / "model.json"
+        path.write_text(model)
+        yield tuple(s.replace(MODEL_SLOT, str(path)) for s in strategies)
 
 
 def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
@@ -104,9 +106,9 @@ def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
 def play_examples(job: ExampleJob) -> dict[str, Any]:
     """Play the shard, write its Parquet file, answer with the receipt (file, rows, games, sha256)."""
     pool = pool_of(job.sets, job.cards)
-    strategies = tuple(_resolve(s, job.model) for s in job.strategies)
-    cols = examples(pool, np.asarray(job.seeds, np.uint64), strategies=strategies, explore=job.explore,
-                    turn_cap=job.turn_cap)
+    with resolved(job.strategies, job.model) as strategies:
+        cols = examples(pool, np.asarray(job.seeds, np.uint64), strategies=strategies, explore=job.explore,
+                        turn_cap=job.turn_cap)
     sink = pa.BufferOutputStream()
     pq.write_table(examples_table(cols, job.generation), sink, compression="zstd")
     data = sink.getvalue().to_pybytes()
@@ -116,8 +118,8 @@ def play_examples(job: ExampleJob) -> dict[str, Any]:
 
 def play_ladder(job: LadderJob) -> dict[str, Any]:
     pool = pool_of(job.sets, job.cards)
-    return play_pair(pool, _resolve(job.a, job.model), _resolve(job.b, job.model), job.games, job.first,
-                     job.turn_cap)
+    with resolved((job.a, job.b), job.model) as (a, b):
+        return play_pair(pool, a, b, job.games, job.first, job.turn_cap)
 
 
 def games_of(job: ExampleJob | LadderJob) -> int:

@@ -17,6 +17,7 @@ from protolab.experiment.spec import CardFile, Checker, RunName, Strategy, read_
 from sim.pool import DEFAULT_SETS
 from sim.schema import Checked, before, check, choice, fail, integer, number, text, texts
 from strategies.model import MAX_LAYERS, MAX_UNITS
+from strategies.spec import parse
 
 TRAIN_FORMAT = 1
 ACTIVATIONS = ("relu", "tanh")
@@ -87,11 +88,25 @@ class TrainSpec:
 
 # -- the schema: each table's keys, the values they take and their defaults ---------------------------
 
+def expert_problem(text: str) -> str | None:
+    """The expert records its examples through the engine's C players on both seats: a user strategy
+    (Python) cannot play them, whatever --allow-code says. Why `text` cannot be the expert, if so."""
+    if not parse(text).is_user:
+        return None
+    return (f"expected a built-in strategy (greedy, search, ismcts, learned ...): the examples are recorded by the "
+            f"engine's players on both seats, and {text!r} is Python code (a user strategy)")
+
+
+def _built_in(text: str) -> str:
+    why = expert_problem(text)
+    return text if why is None else fail(why)
+
+
 class DataTable(Checked):
     games: Annotated[integer(2, 10_000_000, "games per generation"),
                      Field(description="the games played for each generation's examples")]
     shard_games: integer(1, 50_000, "games per shard") = 500
-    expert: Strategy = "greedy"
+    expert: Annotated[Strategy, AfterValidator(_built_in)] = "greedy"
     explore: number(0, 1, "the share of self-play moves chosen at random") = 0.1
     window: integer(1, 100, "generations of examples a fit learns from") = 2
 
@@ -165,6 +180,12 @@ def parse_train_spec(raw: dict[str, Any], source: str, base: Path) -> TrainSpec:
                      tuple(t.net.hidden), t.net.activation, Fit(**t.fit.model_dump()),
                      Ladder(tuple(ladder.opponents), ladder.games, min(ladder.shard_games, ladder.games),
                             ladder.choose), source)
+
+
+def train_strategies(spec: TrainSpec) -> list[tuple[str, str]]:
+    """Every (key, strategy) a training spec names, as spec.check_code takes them."""
+    return [("train.data.expert", spec.data.expert),
+            *((f"train.ladder.opponents[{i}]", o) for i, o in enumerate(spec.ladder.opponents))]
 
 
 def load_train_spec(arg: str | Path) -> TrainSpec:
