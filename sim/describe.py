@@ -16,7 +16,7 @@ from sim.enums import LOG_NOTES, LogKind, Zone, names
 K = constants()
 LINES = ("left", "middle", "right")
 SEAT_NAMES = ("A", "B")
-DK = names("decision")
+DK: dict[int, str] = {code: str(word) for code, word in names("decision").items()}   # words, no flags
 LG = {k.value: k.name.lower() for k in LogKind}
 PHASES = names("phase")
 PERMS = K["perms"]
