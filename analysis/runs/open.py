@@ -154,7 +154,7 @@ def _explain(message: str, files: list[Location]) -> str:
     return f"reading the run failed: {first}"
 
 
-def peek_manifest(path: str | Path) -> Manifest | None:
+def peek_manifest(path: str | Path | Location) -> Manifest | None:
     """The run.json of a run folder (or `RUN#arm`) without the journal or the checks of its files,
     or None when it cannot be read or is not a run.json: for deciding how to open a run; opening
     it then reports any problem."""
@@ -274,7 +274,7 @@ def _files_sql(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
-def split_arm(path: str | Path) -> tuple[Path | Location, str | None]:
+def split_arm(path: str | Path | Location) -> tuple[Path | Location, str | None]:
     """`RUN_DIR#arm` names one arm of an A/B run; a plain path is the whole run."""
     text = str(path)
     arm = None
@@ -388,7 +388,7 @@ def open_table(games: pa.Table, label: str = "batch") -> Runs:
     return Runs(con, [Path(label)], [None], [], [])
 
 
-def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = None,
+def open_runs(paths: str | Path | Sequence[str | Path | Location], threads: int | None = None,
               memory_limit: str | None = None, verify: str = "fast", trust: bool = False) -> Runs:
     """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run), each verified against
     its run.json first (analysis.runs.verify; `verify` "fast" or "full"). Raises RunError (naming

@@ -45,7 +45,7 @@ def run_arms(path: str | Path) -> list[str]:
         return []
     arms = m.spec.arm_names
     played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
-    return [a for a in arms if a in played] if len(arms) > 1 else []
+    return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []   # A/B arms are named
 
 
 def arm_paths(paths: list[str]) -> list[str] | None:
@@ -114,12 +114,19 @@ class ABResult:
     provenance: list[dict[str, Any]] = field(default_factory=list)     # one block per arm
 
 
+def _arm_of(path: str) -> str:
+    """The arm of a `RUN#arm` path (run_arms names every arm of an A/B run)."""
+    arm = split_arm(path)[1]
+    assert arm is not None, path
+    return arm
+
+
 def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
                open_fn: OpenFn | None = None) -> ABResult:
     """Open each arm (`RUN#arm` paths, the first being the base) once and compare every other arm
     with the first."""
     opener = open_fn or (lambda p: open_runs([p]))
-    runs = {split_arm(p)[1]: opener(p) for p in paths}
+    runs = {_arm_of(p): opener(p) for p in paths}
     arms = list(runs)
     overview = pd.concat([queries.overview(r).assign(arm=a) for a, r in runs.items()], ignore_index=True)
     comps = [(a, compare_runs(runs[arms[0]], runs[a], method, alpha)) for a in arms[1:]]
