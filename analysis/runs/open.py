@@ -286,6 +286,14 @@ def split_arm(path: str | Path | Location) -> tuple[Path | Location, str | None]
         raise RunError(str(e)) from None
 
 
+def arm_of(path: str | Path) -> str:
+    """The arm a `RUN#arm` path names (an A/B arm or a tier, as run_arms and tier_paths write them)."""
+    arm = split_arm(path)[1]
+    if arm is None:
+        raise RunError(f"{path}: expected RUN_DIR#arm, naming one arm of the run")
+    return arm
+
+
 def _only_arm(run: Location, m: Manifest, arm: str) -> Manifest:
     """The manifest restricted to one arm's shards (every shard holds games of a single arm)."""
     names = m.spec.arm_names

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
-from analysis.runs.open import RunError, Runs, open_runs, peek_manifest, split_arm
+from analysis.runs.open import RunError, Runs, arm_of, open_runs, peek_manifest, split_arm
 from analysis.runs.provenance import as_html, of_runs
 from analysis.studies.ab.compare import Comparison, compare_runs, print_comparison
 from analysis.studies.ab.ranking import ranking_html
@@ -114,19 +114,12 @@ class ABResult:
     provenance: list[dict[str, Any]] = field(default_factory=list)     # one block per arm
 
 
-def _arm_of(path: str) -> str:
-    """The arm of a `RUN#arm` path (run_arms names every arm of an A/B run)."""
-    arm = split_arm(path)[1]
-    assert arm is not None, path
-    return arm
-
-
 def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
                open_fn: OpenFn | None = None) -> ABResult:
     """Open each arm (`RUN#arm` paths, the first being the base) once and compare every other arm
     with the first."""
     opener = open_fn or (lambda p: open_runs([p]))
-    runs = {_arm_of(p): opener(p) for p in paths}
+    runs = {arm_of(p): opener(p) for p in paths}
     arms = list(runs)
     overview = pd.concat([queries.overview(r).assign(arm=a) for a, r in runs.items()], ignore_index=True)
     comps = [(a, compare_runs(runs[arms[0]], runs[a], method, alpha)) for a in arms[1:]]
