@@ -43,7 +43,7 @@ class _Version(argparse.Action):
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print the installed protolab version and exit")
 
-    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:
+    def __call__(self, parser: argparse.ArgumentParser, namespace, values, option_string=None) -> NoReturn:
         print(f"protolab {protolab_version()}")
         parser.exit()
 

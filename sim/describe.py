@@ -12,11 +12,12 @@ from typing import Any
 from sim.cards.vocabulary import LogForm, log_forms
 from sim.engine._core import constants, unpack_noted, unpack_play, unpack_rearrange
 from sim.enums import LOG_NOTES, LogKind, Zone, names
+from sim.pool import Pool
 
 K = constants()
 LINES = ("left", "middle", "right")
 SEAT_NAMES = ("A", "B")
-DK = names("decision")
+DK: dict[int, str] = {code: str(word) for code, word in names("decision").items()}   # words, no flags
 LG = {k.value: k.name.lower() for k in LogKind}
 PHASES = names("phase")
 PERMS = K["perms"]
@@ -28,7 +29,7 @@ LOG_FORMS = log_forms()             # log kind -> how it reads
 class Namer:
     """Turns card instance ids into names, hiding what a viewer may not see."""
 
-    def __init__(self, pool, state: dict[str, Any], viewer: int | None = None):
+    def __init__(self, pool: Pool, state: dict[str, Any], viewer: int | None = None):
         self.pool = pool
         self.state = state
         self.viewer = viewer
@@ -177,7 +178,7 @@ def log_line(e: LogLine) -> str:
     return pad + _template(form, e).format_map(_Fields(e))
 
 
-def format_log(pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
+def format_log(pool: Pool, state: dict[str, Any], entries: list[tuple]) -> list[str]:
     """One readable, indented line per log entry (omniscient: for replays and tests)."""
     nm = Namer(pool, state)
     return [log_line(LogLine(pool, nm, *entry)) for entry in entries]

@@ -13,19 +13,28 @@ Each enum of `ENUMS` is a module attribute under its C name (`Whose`, `Zone`, `D
 from __future__ import annotations
 
 from enum import IntEnum, IntFlag
+from typing import TYPE_CHECKING, Any
 
 from sim.cards import vocabulary as vocab
 
 
+def _made(base: type[IntEnum] | type[IntFlag], name: str, members: list[tuple[str, int]]) -> Any:
+    """An enum class by the functional API (which mypy reads for literal member lists only)."""
+    make: Any = base
+    return make(name, members, module=__name__)
+
+
 def _python_enum(e: vocab.EngineEnum) -> type[IntEnum] | type[IntFlag]:
-    base = IntFlag if e.flags else IntEnum
-    return base(e.name, [(m.name, code) for m, code in e.codes()], module=__name__)
+    return _made(IntFlag if e.flags else IntEnum, e.name, [(m.name, code) for m, code in e.codes()])
 
 
 ENUMS: dict[str, type[IntEnum] | type[IntFlag]] = {e.name: _python_enum(e) for e in vocab.ENUMS}
 globals().update(ENUMS)
+if TYPE_CHECKING:
+    def __getattr__(name: str) -> Any:
+        """For mypy: the enums of ENUMS, made above at import (a missing name fails at import)."""
 
-LogKind = IntEnum("LogKind", [(k.upper(), i + 1) for i, k in enumerate(vocab.log_kinds())], module=__name__)
+LogKind = _made(IntEnum, "LogKind", [(k.upper(), i + 1) for i, k in enumerate(vocab.log_kinds())])
 # LN_<KIND>_<NAME> of the engine, without the LN_: what a log entry's note number means
 LOG_NOTES: dict[str, int] = {name.removeprefix("LN_"): code for f in vocab.LOG_FORMS for name, code in f.constants()}
 

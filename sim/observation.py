@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from sim.describe import PHASES, SEAT_NAMES, Namer
+from sim.pool import Pool
 
 
-def observation_from_state(pool, s: dict[str, Any], player: int) -> dict[str, Any]:
+def observation_from_state(pool: Pool, s: dict[str, Any], player: int) -> dict[str, Any]:
     nm = Namer(pool, s, viewer=player)
     names = pool.protocols
 

@@ -145,9 +145,19 @@ def _check_names(protos: Iterable[ProtocolSpec]) -> None:
                                     f"name (from {other.source}); card names must be unique")
 
 
+def official_protocols() -> list[ProtocolSpec]:
+    """The official card files, each a protocol (never a variant)."""
+    out = []
+    for p in official_files():
+        spec = load_file(p)
+        assert isinstance(spec, ProtocolSpec), f"{p}: an official card file is a protocol"
+        out.append(spec)
+    return out
+
+
 def check_sets(sets: Iterable[str], official: list[ProtocolSpec] | None = None) -> None:
     """Every set name is one of the official sets, else CardDataError naming it and the choices."""
-    official = official if official is not None else [load_file(p) for p in official_files()]
+    official = official if official is not None else official_protocols()
     known_sets = sorted({p.set for p in official})
     for s in sets:
         if s not in known_sets:
@@ -163,7 +173,7 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
     would silently play as blank, so such a pool is refused unless `require_encoded` is False
     (the `cards` commands, which only show cards)."""
     sets = list(sets)
-    official = [load_file(p) for p in official_files()]
+    official = official_protocols()
     check_sets(sets, official)
     protos: dict[str, ProtocolSpec] = {p.name: p for p in official if p.set in sets}
     variants = []

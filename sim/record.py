@@ -9,11 +9,12 @@ from typing import Any
 
 from sim.describe import LINES
 from sim.engine._core import constants
+from sim.pool import Pool
 
 END_REASONS = constants()["end_reason"]
 
 
-def make_record(pool, seed: int, strategies: Sequence[str], s: dict[str, Any], version: str) -> dict[str, Any]:
+def make_record(pool: Pool, seed: int, strategies: Sequence[str], s: dict[str, Any], version: str) -> dict[str, Any]:
     names = pool.protocols
     winner = s["winner"]
     return {

@@ -300,10 +300,12 @@ def check_names(path: Path, ctx: InPlay, raw: dict[str, Any], model: type[Sectio
     """Walk the (already shape-checked) expectations and check every name they hold against the game."""
     for k, v in raw.items():
         info, key = model.model_fields[k], _join(prefix, k)
-        names = (info.json_schema_extra or {}).get("names")
-        if _sub(info):
-            check_names(path, ctx, v, _sub(info), key)
-        elif names:
+        extra = info.json_schema_extra
+        names = extra.get("names") if isinstance(extra, dict) else None
+        sub = _sub(info)
+        if sub is not None:
+            check_names(path, ctx, v, sub, key)
+        elif isinstance(names, str) and names:
             NAME_CHECKS[names](ctx, path, key, v)
 
 

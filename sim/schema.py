@@ -15,7 +15,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeGuard
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic.fields import FieldInfo
@@ -90,7 +90,7 @@ def words(*values: Any) -> Any:
     return one_of(values, quoted(values), got=False)
 
 
-def is_whole(v: Any) -> bool:
+def is_whole(v: Any) -> TypeGuard[int]:
     """An integer that is no bool (TOML's true and false are Python ints too)."""
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -132,7 +132,7 @@ def text(what: str) -> Any:
 def texts(what: str) -> Any:
     """A list of non-blank strings (`what`: plural), stripped."""
     return before(lambda v: v if isinstance(v, list) else fail(f"expected a list of {what}, got {v!r}"),
-                  list[text(what)])
+                  list[text(what)])  # type: ignore[misc]  # an item type built at runtime (Annotated)
 
 
 def choice(values: Iterable[str]) -> Any:

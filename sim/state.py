@@ -117,7 +117,7 @@ class State:
         nm = Namer(self.pool, s)
         names = self.pool.protocols
 
-        def stack(cards):
+        def stack(cards: list[int]) -> list[str]:
             return [nm.card(c) if s["face_up"][c] else "down:" + nm.card(c) for c in cards]
 
         players = {}

@@ -127,6 +127,7 @@ def c_integers() -> dict[str, int]:
            "MAXIN": max_inputs(), "MAXPLAN": int(learned["inner"].hi), "MAXTOP": int(learned["top"].hi)}
     for s in SCALES:
         if s.lo is not None:
+            assert s.hi is not None, f"{s.name}: a clipped scale has both bounds"
             out[f"FS_{s.name}_LO"] = s.lo
             out[f"FS_{s.name}_HI"] = s.hi
     return out

@@ -35,6 +35,7 @@ def make_seats(pool: Pool, strategies: Sequence[str], draft: str | Sequence[str]
     for seat, text in zip(configs, (draft, draft) if isinstance(draft, str) else draft, strict=True):
         kind, payload = parse_draft(text, pool, draft_read)
         if kind == "fixed":
+            assert isinstance(payload, list)         # the two trios' protocol names (spec.parse_draft)
             trios = payload
         install_draft(seat, kind, payload)
     return Seats(configs, trios)

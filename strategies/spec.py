@@ -121,11 +121,19 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
                      int(LEARNED_DEFAULTS["inner"]), int(LEARNED_DEFAULTS["branch"]))   # the learned player's planner
 
 
+def _number(params: Params, k: str, default: float | None = None) -> float:
+    """A numeric parameter (parse_strategy made every value but a word, like a model's name, a float)."""
+    v = params[k] if default is None else params.get(k, default)
+    if isinstance(v, str):
+        raise StrategyError(f"parameter {k}: expected a number, got {v!r}")
+    return v
+
+
 def learned_player(params: Params) -> Learned:
     """The learned player's context for a spec's parameters (strategies/_learned.pyx): the model
     (shipped by name, or a file) and its search settings."""
     model = load_model(str(params.get("model", DEFAULT_MODEL)))
-    knobs = {k: params.get(k, v) for k, v in LEARNED_DEFAULTS.items()}
+    knobs = {k: _number(params, k, v) for k, v in LEARNED_DEFAULTS.items()}
     for k, (lo, hi) in LEARNED_LIMITS.items():
         whole = LEARNED_KNOBS[k].whole
         if not lo <= knobs[k] <= hi or (whole and knobs[k] % 1):
@@ -206,12 +214,13 @@ def parse(text: str) -> StrategySpec:
                 raise StrategyError(f"strategy {head!r}: parameter {k} needs a number, got {v!r}") from None
         for k in ("sims", "depth"):
             knob = SEARCH_KNOBS[k]
-            if k in spec.params and not knob.lo <= spec.params[k] <= knob.hi:
+            if k in spec.params and not knob.lo <= _number(spec.params, k) <= knob.hi:
                 raise StrategyError(f"strategy {head!r}: {k} must be {knob.lo}..{knob.hi}")
-        if "iters" in spec.params and not (1 <= spec.params["iters"] <= MAX_ITERS and spec.params["iters"] % 1 == 0):
+        if "iters" in spec.params and not (1 <= _number(spec.params, "iters") <= MAX_ITERS
+                                           and _number(spec.params, "iters") % 1 == 0):
             raise StrategyError(f"strategy {head!r}: iters must be a whole number 1..{MAX_ITERS}")
         c = ISMCTS_KNOBS["c"]
-        if "c" in spec.params and not c.lo <= spec.params["c"] <= c.hi:
+        if "c" in spec.params and not c.lo <= _number(spec.params, "c") <= c.hi:
             raise StrategyError(f"strategy {head!r}: c must be {c.lo}..{c.hi}")
     for r in restr:
         name, _, arg = r.partition(":")

@@ -34,7 +34,9 @@ def matrix_tables(title: str, cols: list[str], rows: list[list[str]], width: int
     in 120 columns instead of shrinking to cells of "...". Each column takes its widest cell plus
     3 (padding and rule)."""
     widths = [max(len(x) for x in [c, *(r[i] for r in rows)]) + 3 for i, c in enumerate(cols)]
-    room, blocks, block, used = width - widths[0] - 1, [], [], 0
+    blocks: list[list[int]] = []
+    block: list[int] = []
+    room, used = width - widths[0] - 1, 0
     for i in range(1, len(cols)):
         if block and used + widths[i] > room:
             blocks.append(block)

@@ -259,12 +259,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(421, "expected Host 127.0.0.1 or localhost")   # DNS rebinding: another site's name
             return
         body, status = self.page, 200
-        if self.path.startswith("/game/") and self.game_page is not None:
+        game_page = type(self).game_page            # the class's function, not bound to the handler
+        if self.path.startswith("/game/") and game_page is not None:
             n = self.path.removeprefix("/game/")
             if not n.isdigit():
                 self.send_error(404)
                 return
-            status, text = type(self).game_page(int(n))
+            status, text = game_page(int(n))
             body = text.encode()
         elif self.path not in ("/", "/index.html"):
             self.send_error(404)
@@ -278,7 +279,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _host_is_local(self) -> bool:
         """The request names this server as 127.0.0.1 or localhost (with its port): a page of another
         site whose name was rebound to 127.0.0.1 sends its own name, and is refused."""
-        port = self.server.server_address[1]
+        address = self.server.server_address
+        assert isinstance(address, tuple)          # an IP server's (host, port)
+        port = address[1]
         host = (self.headers.get("Host") or "").strip().lower()
         return host in {f"{name}:{port}" for name in LOCAL_HOSTS} | set(LOCAL_HOSTS)
 

@@ -42,7 +42,7 @@ def card_texts(block: dict[str, Any]) -> tuple[dict[str, CardText], list[str]]:
     out = {}
     for c in rebuilt.pool.cards:
         text, before = (c.top, c.middle, c.bottom), official.get(c.name)
-        changed = before is not None and before != (c.value, text)
-        out[c.name] = CardText(c.name, c.protocol, c.set, c.value, text, before[1] if changed else None,
-                               before[0] if changed else None, rebuilt.named.get(c.source, "official"))
+        changed = before if before is not None and before != (c.value, text) else None
+        out[c.name] = CardText(c.name, c.protocol, c.set, c.value, text, changed[1] if changed is not None else None,
+                               changed[0] if changed is not None else None, rebuilt.named.get(c.source, "official"))
     return out, []

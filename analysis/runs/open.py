@@ -58,14 +58,14 @@ class Runs:
     `compiles` (the last three only when the runs have them)."""
 
     con: duckdb.DuckDBPyConnection
-    paths: list[Path]
+    paths: list[Path | Location]            # a pathlib.Path for a local run (Location.public)
     manifests: list[Manifest | None]         # each run's run.json, checked; None for games held in memory
-    games_files: list[Path]
-    events_files: list[Path]
+    games_files: list[Location]
+    events_files: list[Location]
     warnings: list[str] = field(default_factory=list)
-    cards_files: list[Path] = field(default_factory=list)
-    compiles_files: list[Path] = field(default_factory=list)
-    tallies_files: list[Path] = field(default_factory=list)
+    cards_files: list[Location] = field(default_factory=list)
+    compiles_files: list[Location] = field(default_factory=list)
+    tallies_files: list[Location] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict)
     # games files not hashed yet, checked before the first query that reads game rows
     _unhashed: Callable[[], None] | None = None
@@ -91,7 +91,7 @@ class Runs:
         return bool(self.tallies_files)
 
     @property
-    def files(self) -> list[Path]:
+    def files(self) -> list[Location]:
         return self.games_files + self.events_files + self.cards_files + self.compiles_files + self.tallies_files
 
     @property
@@ -146,7 +146,7 @@ class Runs:
             self.con.close()
 
 
-def _explain(message: str, files: list[Path]) -> str:
+def _explain(message: str, files: list[Location]) -> str:
     first = message.strip().splitlines()[0] if message.strip() else message
     for f in files:
         if str(f) in message or f.name in message:
@@ -154,7 +154,7 @@ def _explain(message: str, files: list[Path]) -> str:
     return f"reading the run failed: {first}"
 
 
-def peek_manifest(path: str | Path) -> Manifest | None:
+def peek_manifest(path: str | Path | Location) -> Manifest | None:
     """The run.json of a run folder (or `RUN#arm`) without the journal or the checks of its files,
     or None when it cannot be read or is not a run.json: for deciding how to open a run; opening
     it then reports any problem."""
@@ -212,18 +212,18 @@ class _Findings:
         self.warnings += [f"{p} (read anyway: --trust)" for p in problems]
 
 
-Listed = list[tuple[Path, dict[str, Any]]]           # (file, its shard entry) of one table
+Listed = list[tuple[Location, dict[str, Any]]]           # (file, its shard entry) of one table
 
 
 def _entries(m: Manifest) -> list[dict[str, Any]]:
     return [s for s in m.shards if isinstance(s, dict)]
 
 
-def _listed(run: Path, m: Manifest, kind: str) -> Listed:
+def _listed(run: Location, m: Manifest, kind: str) -> Listed:
     return [(run / s[f"{kind}_file"], s) for s in _entries(m) if isinstance(s.get(f"{kind}_file"), str)]
 
 
-def _shard_files(run: Path, m: Manifest, kind: str, found: _Findings) -> Listed:
+def _shard_files(run: Location, m: Manifest, kind: str, found: _Findings) -> Listed:
     """The files of `games` or `events` that the manifest lists (files it does not list are never read)."""
     files, entries = _listed(run, m, kind), _entries(m)
     if files and len(files) < len(entries):
@@ -236,7 +236,7 @@ def _shard_files(run: Path, m: Manifest, kind: str, found: _Findings) -> Listed:
     return files
 
 
-def _summary_files(run: Path, m: Manifest, kind: str) -> tuple[Listed, str | None]:
+def _summary_files(run: Location, m: Manifest, kind: str) -> tuple[Listed, str | None]:
     """The run's files of a summary table (`cards`, `compiles`) if every shard lists one, else
     ([], why not: None when no shard has one, as in runs from before the table existed)."""
     files = _listed(run, m, kind)
@@ -274,7 +274,7 @@ def _files_sql(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
-def split_arm(path: str | Path) -> tuple[Path, str | None]:
+def split_arm(path: str | Path | Location) -> tuple[Path | Location, str | None]:
     """`RUN_DIR#arm` names one arm of an A/B run; a plain path is the whole run."""
     text = str(path)
     arm = None
@@ -286,7 +286,15 @@ def split_arm(path: str | Path) -> tuple[Path, str | None]:
         raise RunError(str(e)) from None
 
 
-def _only_arm(run: Path, m: Manifest, arm: str) -> Manifest:
+def arm_of(path: str | Path) -> str:
+    """The arm a `RUN#arm` path names (an A/B arm or a tier, as run_arms and tier_paths write them)."""
+    arm = split_arm(path)[1]
+    if arm is None:
+        raise RunError(f"{path}: expected RUN_DIR#arm, naming one arm of the run")
+    return arm
+
+
+def _only_arm(run: Location, m: Manifest, arm: str) -> Manifest:
     """The manifest restricted to one arm's shards (every shard holds games of a single arm)."""
     names = m.spec.arm_names
     if arm not in names:
@@ -297,7 +305,7 @@ def _only_arm(run: Path, m: Manifest, arm: str) -> Manifest:
     return dataclasses.replace(m, shards=shards)
 
 
-def _typed(run: Path, m: dict[str, Any]) -> Manifest:
+def _typed(run: Location, m: dict[str, Any]) -> Manifest:
     """The run.json of an opened run through its declaration (analysis/runs/manifest.py), once."""
     try:
         return Manifest.of(m, str(run / runfolder.MANIFEST))
@@ -305,7 +313,7 @@ def _typed(run: Path, m: dict[str, Any]) -> Manifest:
         raise RunError(str(e)) from None
 
 
-Opened = tuple[Path, str | None, dict[str, Any]]      # (run folder, arm or None, manifest)
+Opened = tuple[Location, str | None, dict[str, Any]]      # (run folder, arm or None, manifest)
 
 
 def _overlaps(a: Opened, b: Opened) -> bool:
@@ -388,7 +396,7 @@ def open_table(games: pa.Table, label: str = "batch") -> Runs:
     return Runs(con, [Path(label)], [None], [], [])
 
 
-def open_runs(paths: str | Path | Sequence[str | Path], threads: int | None = None,
+def open_runs(paths: str | Path | Sequence[str | Path | Location], threads: int | None = None,
               memory_limit: str | None = None, verify: str = "fast", trust: bool = False) -> Runs:
     """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run), each verified against
     its run.json first (analysis.runs.verify; `verify` "fast" or "full"). Raises RunError (naming

@@ -14,6 +14,7 @@ from typing import Any
 from analysis.runs.manifest import Manifest, SpecArm
 from analysis.runs.models import describe_models
 from analysis.runs.open import Runs
+from analysis.runs.storage import Location
 
 
 def opened_arm(manifest: Manifest) -> str | None:
@@ -32,7 +33,7 @@ def tier_names(manifest: Manifest | None) -> list[str]:
     return list(manifest.spec.tiers) if manifest is not None else []
 
 
-def provenance(manifest: Manifest | None, path: str | Path | None = None) -> dict[str, Any]:
+def provenance(manifest: Manifest | None, path: str | Path | Location | None = None) -> dict[str, Any]:
     """The provenance block of one opened run (its manifest, restricted to an arm when opened as
     `RUN#arm`; None for games held in memory): JSON-ready. What a run.json lacks (hand-made or old
     runs) is None."""

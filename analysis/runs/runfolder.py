@@ -19,7 +19,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Container, Iterator, Set
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +164,7 @@ def shard_kinds(events: Any) -> tuple[str, ...]:
     return TABLES
 
 
-def pending_files(run_dir: Where, shard_count: int, recorded: set[int], events: Any) -> set[Path | Location]:
+def pending_files(run_dir: Where, shard_count: int, recorded: Container[object], events: Any) -> set[Path | Location]:
     """Files of planned shards that are not recorded yet (a driver killed after a worker renamed its
     file, before the shard was recorded): the next `--resume` plays the shard and overwrites them."""
     return {shard_paths(run_dir, shard_name(i))[kind].public for i in range(shard_count) if i not in recorded
@@ -172,7 +172,7 @@ def pending_files(run_dir: Where, shard_count: int, recorded: set[int], events: 
 
 
 def unlisted_files(run_dir: Where, shards: list[dict[str, Any]],
-                   pending: set[Path | Location] = frozenset()) -> list[Path | Location]:
+                   pending: Set[Path | Location] = frozenset()) -> list[Path | Location]:
     """Parquet files in the table folders that no shard entry lists and no pending shard will write:
     a glob over `games/*.parquet` would read them, so a run holding one is not what run.json says."""
     known = listed_files(run_dir, shards) | {open_location(p) for p in pending}

@@ -17,9 +17,10 @@ import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from analysis.runs import runfolder
+from analysis.runs.storage import Location
 
 # fast: SHA-256 of every file a report's figures come from (games, and cards / compiles / events when
 #       a table is computed from them); the size and footer row count of the others.
@@ -36,11 +37,13 @@ def is_complete(m: dict[str, Any]) -> bool:
     return m.get("complete") is not False
 
 
-def _ints(*values: Any) -> bool:
+def _ints(value: Any, *more: Any) -> TypeGuard[int]:
+    """Each value an integer that is no bool (a guard for the first, as mypy reads it)."""
+    values = (value, *more)
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
-def listing_problems(run: Path, m: dict[str, Any]) -> list[str]:
+def listing_problems(run: Location, m: dict[str, Any]) -> list[str]:
     """Shard entries that are malformed, listed twice or hold overlapping game_index ranges."""
     mf = run / runfolder.MANIFEST
     if not isinstance(m.get("shards", []), list):
@@ -61,14 +64,14 @@ def listing_problems(run: Path, m: dict[str, Any]) -> list[str]:
         if _ints(rows, s.get("games")) and rows != s["games"]:
             problems.append(f"{mf}: shard {s.get('index')}: games_rows {rows} but games {s['games']}")
     for kind in runfolder.TABLES:
-        files = [s.get(f"{kind}_file") for s in entries if s.get(f"{kind}_file") is not None]
+        files = [f for s in entries if (f := s.get(f"{kind}_file")) is not None]
         twice = sorted({f for f in files if files.count(f) > 1})
         if twice:
             problems.append(f"{mf}: {twice[0]} is listed by two shards (its rows would be counted twice)")
     return problems or _overlap_problems(mf, entries)
 
 
-def _overlap_problems(mf: Path, entries: list[dict[str, Any]]) -> list[str]:
+def _overlap_problems(mf: Location, entries: list[dict[str, Any]]) -> list[str]:
     """Two shards whose game_index ranges overlap would give duplicate games."""
     spans = sorted((s["first_game"], s["first_game"] + s["games"], s["index"]) for s in entries)
     for (_, hi_a, a), (lo_b, _, b) in zip(spans, spans[1:], strict=False):
@@ -79,7 +82,7 @@ def _overlap_problems(mf: Path, entries: list[dict[str, Any]]) -> list[str]:
     return []
 
 
-def coverage_problems(run: Path, m: dict[str, Any]) -> list[str]:
+def coverage_problems(run: Location, m: dict[str, Any]) -> list[str]:
     """A finished run must list every planned shard (`shard_count`) and every planned game (`games`),
     or, if it stopped once settled (run.json `stop`), the first `stop.shards` shards and their
     `stop.games`; an unfinished one may list fewer (analysis.runs.open warns), never more."""
@@ -108,12 +111,12 @@ def coverage_problems(run: Path, m: dict[str, Any]) -> list[str]:
     return []
 
 
-def stray_problems(run: Path, m: dict[str, Any]) -> list[str]:
+def stray_problems(run: Location, m: dict[str, Any]) -> list[str]:
     """Parquet files in the table folders that run.json does not list. In an unfinished run the files
     of planned, unrecorded shards are expected (the next --resume overwrites them)."""
     entries = shard_entries(m)
     planned = m.get("shard_count")
-    pending: set[Path] = set()
+    pending: set[Path | Location] = set()
     if not is_complete(m) and _ints(planned):
         events = m["spec"].get("events", True) if isinstance(m.get("spec"), dict) else True
         pending = runfolder.pending_files(run, planned, {s.get("index") for s in entries}, events)
@@ -126,7 +129,7 @@ def stray_problems(run: Path, m: dict[str, Any]) -> list[str]:
             f"read it with the run's rows: move it out of the run folder"]
 
 
-def size_rows_problems(f: Path, entry: dict[str, Any], kind: str, rows: int) -> list[str]:
+def size_rows_problems(f: Location, entry: dict[str, Any], kind: str, rows: int) -> list[str]:
     """The file against its entry: byte size and footer row count, where the entry records them."""
     problems = []
     want_bytes, want_rows = entry.get(f"{kind}_bytes"), entry.get(f"{kind}_rows")
@@ -137,7 +140,7 @@ def size_rows_problems(f: Path, entry: dict[str, Any], kind: str, rows: int) -> 
     return problems
 
 
-def checksum_problems(files: Iterable[tuple[Path, dict[str, Any], str]], threads: int | None = None) -> list[str]:
+def checksum_problems(files: Iterable[tuple[Location, dict[str, Any], str]], threads: int | None = None) -> list[str]:
     """SHA-256 of each (file, shard entry, kind) against the entry's `<kind>_sha256`, read in
     parallel (hashlib releases the GIL)."""
     todo = list(files)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from rich.table import Table
 
 from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
 from protolab.commands.registry import summary
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
-from sim.cards.loader import ProtocolSpec, load_file, official_files
-from sim.pool import DEFAULT_SETS, load_pool
+from sim.cards.loader import ProtocolSpec, load_file
+from sim.pool import DEFAULT_SETS, load_pool, official_protocols
 
 
 def cmd_cards_list(args: argparse.Namespace) -> int:
@@ -65,7 +66,7 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
 
 def _agreement(checks: list[BoxCheck], seconds: float) -> dict:
     """The counts of `cards check` (text against encoding) and every box that does not agree."""
-    out = {"boxes": len(checks), "agree": sum(c.agree for c in checks)}
+    out: dict[str, Any] = {"boxes": len(checks), "agree": sum(c.agree for c in checks)}
     out.update({v.replace(" ", "_"): sum(c.verdict == v for c in checks) for v in VERDICTS if v != "agree"})
     out["written_back"] = sum(c.round_trip for c in checks)
     out["written_as_printed"] = sum(c.same_text for c in checks)
@@ -100,7 +101,7 @@ def _print_agreement(title: str, report: dict, every: bool) -> None:
 
 def cmd_cards_check(args: argparse.Namespace) -> int:
     if not args.files:
-        cards = [c for f in official_files() for c in load_file(f).cards]
+        cards = [c for p in official_protocols() for c in p.cards]
         report = _agreement(check_cards(cards), read_all_seconds(cards))
         if args.format == "json":
             print(json.dumps(report, indent=1))
@@ -128,7 +129,7 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
         for name, raw in spec.replaces.items():
             card = pool.card(name)
             for box in ("top", "middle", "bottom"):
-                named = raw.get(box) if isinstance(raw.get(box), dict) else {}
+                named = given if isinstance(given := raw.get(box), dict) else {}
                 kept = pool.specs[card.id].boxes.get(box)
                 if "text" in named and not {"do", "passive"} & set(named) and kept and (kept.do or kept.passive):
                     print(f"  note: {card.name}: {box}.text changed but {box}.do/{box}.passive not named: "

@@ -68,11 +68,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     with Progress(console=out, transient=True) as prog:
         task = prog.add_task("ladder", total=npairs)
 
-        def tick(label: str) -> None:
+        def progress(label: str) -> None:
             prog.update(task, description=label, advance=0)
+            prog.advance(task)
 
-        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft,
-                         progress=lambda s: (tick(s), prog.advance(task)))
+        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft, progress=progress)
     t = Table(title=f"Head to head ({args.games} games per pair, seats swapped on paired seeds)")
     for c in ("a", "b", "games", "a wins", "b wins", "draws", "a win rate", "95% CI"):
         t.add_column(c, justify="left" if c in ("a", "b") else "right", no_wrap=True)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.runs.runfolder import RunDirError
+from analysis.runs.storage import Location
 from protolab.experiment import reaper
 
 LOCAL_IP = "127.0.0.1"
@@ -239,7 +240,7 @@ class BrokenRayWatch:
     GRACE = 5.0
     POLL = 0.5
 
-    def __init__(self, run_dir: Path, finished: Any):
+    def __init__(self, run_dir: Path | Location, finished: Any):
         self.run_dir, self.finished = run_dir, finished       # finished(): shards recorded so far
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._watch, name="protolab-ray-watch", daemon=True)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
 
@@ -141,8 +141,17 @@ def _named(name: str) -> str:
 
 
 Strategy = Annotated[Any, AfterValidator(_strategy)]             # a strategy spec, stripped
-StrategyPair = before(lambda v: v if isinstance(v, list) and len(v) == 2 else fail(
-    f'expected two strategies, one per seat, e.g. ["random", "random"], got {v!r}'), list[Strategy])
+if TYPE_CHECKING:
+    StrategyPair = list[str]        # what the validator below yields: two strategy specs
+else:
+    StrategyPair = before(lambda v: v if isinstance(v, list) and len(v) == 2 else fail(
+        f'expected two strategies, one per seat, e.g. ["random", "random"], got {v!r}'), list[Strategy])
+
+
+def seat_pair(strategies: StrategyPair) -> tuple[str, str]:
+    """A checked StrategyPair as the (seat 0, seat 1) strategies."""
+    first, second = strategies
+    return first, second
 def run_name(what: str = "a short name of letters, digits, '.', '_' or '-'") -> Any:
     """A name that can be a folder's: letters, digits, '.', '_' or '-' (at most 64)."""
     return Annotated[nonblank(what), AfterValidator(_named)]
@@ -548,7 +557,7 @@ def _parse_arm_list(c: Checker, arms_raw: Any, sets: tuple[str, ...], base_cards
         if any(x.name == t.name for x in arms):
             raise c.error(f"{key}.name", f"expected a name not used by another arm, got {t.name!r} twice")
         arms.append(Arm(t.name, sets if t.sets is None else tuple(t.sets), base_cards + cards(t.cards, f"{key}.cards"),
-                        strategies if t.strategies is None else tuple(t.strategies)))
+                        strategies if t.strategies is None else seat_pair(t.strategies)))
     return tuple(arms)
 
 
@@ -603,7 +612,7 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     cards = _card_reader(c, base, card_texts)
     base_cards = cards(f.pool.cards, "pool.cards")
     sets = tuple(f.pool.sets)
-    strategies = tuple(f.seats.strategies)
+    strategies = seat_pair(f.seats.strategies)
     swap = f.seats.swap
     seats = raw.get("seats", {})
     _check_swap(c, swap, n_games, shard_games, overrides)
@@ -646,8 +655,9 @@ def _default_shard_games(raw: dict[str, Any]) -> int:
     """A run that stops when settled looks after every `stop.batch` games: its shards default to one batch."""
     stop = raw.get("stop")
     batch = stop.get("batch", STOP_DEFAULTS["batch"]) if isinstance(stop, dict) else None
-    ok = isinstance(batch, int) and not isinstance(batch, bool) and 2 <= batch <= MAX_SHARD_GAMES and batch % 2 == 0
-    return batch if ok else DEFAULT_SHARD_GAMES
+    if isinstance(batch, int) and not isinstance(batch, bool) and 2 <= batch <= MAX_SHARD_GAMES and batch % 2 == 0:
+        return batch
+    return DEFAULT_SHARD_GAMES
 
 
 def _parse_stop(c: Checker, raw: dict[str, Any], mode: str, arms: tuple[Arm, ...], games: int,
@@ -671,7 +681,11 @@ def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
         s = c.strategy(raw, key)
         return tier_name(s), (s, s)
     t = c.model(raw, key, TierTable)
-    pair = (t.strategy, t.strategy) if t.strategy is not None else tuple(t.strategies)
+    if t.strategy is not None:
+        pair = (t.strategy, t.strategy)
+    else:
+        assert t.strategies is not None       # one of the two (TierTable._one_of_them)
+        pair = seat_pair(t.strategies)
     return t.name or tier_name(pair[0]), pair
 
 
@@ -719,7 +733,9 @@ def _six_different(pair: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
     return tuple(pair)
 
 
-Trio = Annotated[before(_trio_shape, list[nonblank("a protocol name")]), AfterValidator(_three_different)]
+# an item type built at runtime (Annotated), which mypy cannot read as a type
+Trio = Annotated[before(_trio_shape, list[nonblank("a protocol name")]),  # type: ignore[misc]
+                 AfterValidator(_three_different)]
 Matchup = Annotated[before(_matchup, list[Trio]), AfterValidator(_six_different)]
 Protocols = texts("protocol names")
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 from sim.cards import phrasing as ph
 from sim.cards import vocabulary as vocab
+
+if TYPE_CHECKING:
+    from lark import Lark
 
 PROTOCOL_WORD = "this-protocol"
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[.,:]")
@@ -184,7 +188,7 @@ def grammar() -> str:
 
 
 @cache
-def _parser():
+def _parser() -> Lark:
     """The Lark parser (LALR: the grammar reads left to right with one word of look-ahead; where
     a word could end a part or go on with it, it goes on: "with a value of 1 or 2"), built on first
     use (the official pool never needs it to load)."""

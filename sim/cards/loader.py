@@ -261,10 +261,10 @@ def _field(key: str, t: Any) -> tuple[Any, None]:
     return Annotated[t | None, Field(alias=key, description="true or false" if t is bool else None)], None
 
 
-StepTable = create_model(
-    "StepTable", __base__=StepBase, mode_=_field("mode", Any),
-    **{f"{k}_": _field(k, t) for k, t in STEP_VALUES.items()},
-    **{f"{w}_": _field(w, before(_either, list[list["StepTable"]]) if w == "either" else Any) for w in KEYWORDS})
+_STEP_FIELDS: dict[str, Any] = {
+    "mode_": _field("mode", Any), **{f"{k}_": _field(k, t) for k, t in STEP_VALUES.items()},
+    **{f"{w}_": _field(w, before(_either, list[list["StepTable"]]) if w == "either" else Any) for w in KEYWORDS}}
+StepTable = create_model("StepTable", __base__=StepBase, **_STEP_FIELDS)
 StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})   # either's branches are steps
 
 
@@ -342,7 +342,7 @@ def _unknown(p: Problem) -> str:
     return f"unknown key; expected one of {sorted(p.allowed)}"
 
 
-def parse_box(path: Path, card: str, box: str, raw: Any, protocol: str = "") -> Box:
+def parse_box(path: Path | str, card: str, box: str, raw: Any, protocol: str = "") -> Box:
     """One box; given the card's `protocol`, a box with `text` and no `do` or `passive` is read from
     its text (sim/cards/reader.py)."""
     if not isinstance(raw, dict):
@@ -357,7 +357,7 @@ def parse_box(path: Path, card: str, box: str, raw: Any, protocol: str = "") -> 
     return Box(**{k: raw[k] for k in BOX_KEYS if k in raw})
 
 
-def _read_box(path: Path, card: str, box: str, raw: dict[str, Any], protocol: str) -> Box:
+def _read_box(path: Path | str, card: str, box: str, raw: dict[str, Any], protocol: str) -> Box:
     """A text-only box: its keys as read from the text (keys the file gives win), then checked
     like any box."""
     try:
@@ -544,7 +544,9 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     if cond in K["if"]:
         rec["cond"] = K["if"][cond]
     elif cond is not None:
-        a, op, b = parse_condition(cond)
+        parsed = parse_condition(cond)
+        assert parsed is not None, cond            # checked when the file was read (_check_step)
+        a, op, b = parsed
         rec["cond"], rec["cond_a"], rec["cond_op"] = K["cond_cmp"], K["count"][a], K["ops"][op]
         if isinstance(b, int):
             rec["cond_b"], rec["cond_n"] = K["count"]["n"], b
@@ -553,7 +555,8 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     rec["side_opp"] = int(step.get("side") == "opponent")
     rec["random"] = int(step.get("random", False))
     rec["no_middle"] = int(step.get("ignore_middle", False))
-    rec["proto_filter"] = {"same": 1, "other": 2}.get(step.get("protocol"), 0)
+    filters: dict[Any, int] = {"same": 1, "other": 2}
+    rec["proto_filter"] = filters.get(step.get("protocol"), 0)
     rec["into_opp"] = int(step.get("into") == "opponent_trash")
     if row.value == vocab.STEPS:
         for key, branch in zip(("alt_a", "alt_b"), count, strict=True):

@@ -320,7 +320,7 @@ def _passive(mod: dict[str, Any]) -> str:
         if len(amounts) > 1 or set(keys) != set(mod):
             continue
         n = amounts.pop() if amounts else None
-        if all(mod[k] == (n if v == "n" else -n if v == "-n" else v) for k, v in keys.items()):
+        if all(mod[k] == (n if v == "n" else -n if v == "-n" and n is not None else v) for k, v in keys.items()):
             return words.replace("<n>", str(n))
     raise WriteError(f"no phrasing prints the passive {mod}")
 

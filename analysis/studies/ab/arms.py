@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
-from analysis.runs.open import RunError, Runs, open_runs, peek_manifest, split_arm
+from analysis.runs.open import RunError, Runs, arm_of, open_runs, peek_manifest, split_arm
 from analysis.runs.provenance import as_html, of_runs
 from analysis.studies.ab.compare import Comparison, compare_runs, print_comparison
 from analysis.studies.ab.ranking import ranking_html
@@ -45,7 +45,7 @@ def run_arms(path: str | Path) -> list[str]:
         return []
     arms = m.spec.arm_names
     played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
-    return [a for a in arms if a in played] if len(arms) > 1 else []
+    return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []   # A/B arms are named
 
 
 def arm_paths(paths: list[str]) -> list[str] | None:
@@ -119,7 +119,7 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
     """Open each arm (`RUN#arm` paths, the first being the base) once and compare every other arm
     with the first."""
     opener = open_fn or (lambda p: open_runs([p]))
-    runs = {split_arm(p)[1]: opener(p) for p in paths}
+    runs = {arm_of(p): opener(p) for p in paths}
     arms = list(runs)
     overview = pd.concat([queries.overview(r).assign(arm=a) for a, r in runs.items()], ignore_index=True)
     comps = [(a, compare_runs(runs[arms[0]], runs[a], method, alpha)) for a in arms[1:]]

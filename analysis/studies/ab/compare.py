@@ -25,7 +25,7 @@ from analysis.runs.open import Runs
 from analysis.runs.provenance import of_runs, print_lines
 from analysis.runs.runfolder import load_inputs
 from analysis.runs.schema import PROTOCOL_COLUMNS
-from analysis.runs.storage import parquet_view
+from analysis.runs.storage import Location, parquet_view
 from analysis.stats.proportions import (
     CORRECTION_NAMES,
     adjust,
@@ -91,7 +91,9 @@ def _files_sql(files: list[Path]) -> str:
 def pair_connection(base: Runs, variant: Runs) -> Runs:
     """One DuckDB connection with both sides' games as views `side_a` (base) and `side_b`
     (variant), so the pairing is a join; read errors name the file as everywhere else."""
-    threads, spill = base.con.execute("select current_setting('threads'), current_setting('temp_directory')").fetchone()
+    row = base.con.execute("select current_setting('threads'), current_setting('temp_directory')").fetchone()
+    assert row is not None                    # a select of two settings has one row
+    threads, spill = row
     con = duckdb.connect()
     con.execute(f"set threads = {int(threads)}")
     con.execute("set preserve_insertion_order = false")
@@ -210,7 +212,7 @@ def _apply_paired(df: pd.DataFrame, sums: pd.DataFrame, design: Design) -> pd.Da
 
 # -- the cards the variant changed, and how the bots used them --------------------------------------
 
-def _arm_entry(runs: Runs) -> tuple[Path, SpecArm] | None:
+def _arm_entry(runs: Runs) -> tuple[Path | Location, SpecArm] | None:
     """(run folder, spec arm) of a side that is one arm of one run; None for pooled sides."""
     m = runs.manifests[0] if len(runs.paths) == 1 else None
     if m is None:
@@ -241,9 +243,10 @@ def changed_cards(base: Runs, variant: Runs) -> tuple[list[str], list[str]]:
     """Cards whose definition differs between the sides: those of the card files one side's arm
     uses and the other's does not (read from each run's inputs/ copies). Returns (cards, notes)."""
 
-    sides = [_arm_entry(r) for r in (base, variant)]
-    if None in sides:
+    base_side, variant_side = _arm_entry(base), _arm_entry(variant)
+    if base_side is None or variant_side is None:
         return [], ["changed cards unknown: a side is not one arm of one run"]
+    sides = [base_side, variant_side]
     files = [{(c.path, c.sha256) for c in arm.cards} for _, arm in sides]
     notes = []
     if sorted(sides[0][1].sets) != sorted(sides[1][1].sets):

@@ -446,7 +446,8 @@ def meta_analysis(matchups: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int 
     trios = _trio_table(u, matchups, model, sol, boot)
     protocols_t = _protocol_table(u, model, sol, boot, trios)
     health = _health(u, sol, boot, protocols_t)
-    meta = {"trios": len(u.trios), "protocols": len(u.protocols), "pairs_played": int((matchups["games"] > 0).sum()),
+    meta: dict[str, Any] = {
+            "trios": len(u.trios), "protocols": len(u.protocols), "pairs_played": int((matchups["games"] > 0).sum()),
             "pairs_possible": _disjoint_pairs(len(u.protocols)), "games": int(matchups["games"].sum()),
             "draws": int(matchups["draws"].sum()) if "draws" in matchups else None,
             "prior_games": prior_games, "main_l2": MAIN_L2, "pair_l2": chosen, "alpha": alpha,

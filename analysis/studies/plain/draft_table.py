@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if not games:
         print(f"draft_table: error: {runs.label}: no decided games to fit", file=sys.stderr)
         return 2
-    about = {"runs": runs.label, "decided_games": games, "shrink": str(args.shrink),
+    about: dict[str, str | int] = {"runs": runs.label, "decided_games": games, "shrink": str(args.shrink),
              "command": "python -m analysis.studies.plain.draft_table "
                         + " ".join(sys.argv[1:] if argv is None else argv)}
     out = Path(args.out)

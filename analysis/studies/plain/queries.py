@@ -8,6 +8,9 @@ and "first" means the seat that took the first turn."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -17,7 +20,7 @@ from analysis.runs.schema import CARD_COUNTS, POSITIONS, PROTOCOL_COLUMNS
 from analysis.stats.proportions import add_rate, bradley_terry, newcombe_diff
 
 
-def _list(items: list[str]) -> str:
+def _list(items: Sequence[str]) -> str:
     return "[" + ", ".join(items) + "]"
 
 
@@ -260,7 +263,7 @@ def compile_timing(runs: Runs) -> pd.DataFrame:
             total = int(g["n"].sum())
             done = g[g["turn"].notna()].sort_values("turn")
             n = int(done["n"].sum())
-            row = {"player": who, "compile": k, "seat_games": total, "reached": n}
+            row: dict[str, Any] = {"player": who, "compile": k, "seat_games": total, "reached": n}
             cum = done["n"].cumsum().to_numpy()
             t = done["turn"].to_numpy()
             for name, q in (("p10", 0.1), ("p25", 0.25), ("median", 0.5), ("p75", 0.75), ("p90", 0.9)):

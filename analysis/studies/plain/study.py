@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from analysis.studies.base import Options, Served, Study
 from analysis.studies.plain.dashboard import render
@@ -28,7 +28,7 @@ class Plain(Study):
         return True
 
     @classmethod
-    def open(cls, paths: Sequence[str], options: Options) -> Plain:
+    def open(cls, paths: Sequence[str], options: Options) -> Self:
         """The report of `paths` (every table, or Options.table alone; the balance flags need them all)."""
         t0 = time.perf_counter()
         runs = options.open(list(paths))

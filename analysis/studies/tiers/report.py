@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 
 from analysis.pages.cells import pct, table
 from analysis.pages.shell import fig_html, layout, plain_table, render_page, warnings_html
-from analysis.runs.open import Runs, open_runs, peek_manifest, split_arm
+from analysis.runs.open import Runs, arm_of, open_runs, peek_manifest, split_arm
 from analysis.runs.provenance import as_html, csv_header, of_runs, print_lines, tier_names
 from analysis.runs.runfolder import write_atomic
 from analysis.runs.schema import PROTOCOL_COLUMNS
@@ -318,7 +318,7 @@ def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha
     and `interval` (tier_gaps.summary)."""
     opener = open_fn or (lambda p: open_runs([p]))
     paths = tier_paths(path)
-    per = {split_arm(p)[1]: opener(p) for p in paths}
+    per = {arm_of(p): opener(p) for p in paths}
     tiers = list(per)
     try:
         flags = {t: balance_flags(r, band, method, alpha) for t, r in per.items()}

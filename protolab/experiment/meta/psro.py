@@ -64,6 +64,7 @@ def start_trios(spec: Spec, names: list[str]) -> list[Trio]:
                                 f"one of {', '.join(names)}")
             out.append(tuple(sorted(canon[p.lower()] for p in t)))
         return out
+    assert spec.meta is not None              # a metagame loop's spec has its [meta]
     trios = list(itertools.combinations(names, 3))
     pick = np.random.default_rng([spec.seed, 0x5E5D]).permutation(len(trios))[: spec.meta["start"]]
     return [trios[int(i)] for i in sorted(pick)]

@@ -22,6 +22,7 @@ from analysis.pages.shell import write_page
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest
 from analysis.runs.provenance import csv_header, print_lines, provenance
+from analysis.runs.storage import Location
 from analysis.studies import Options
 from analysis.studies.cardvalue.study import CardValue
 from analysis.studies.cardvalue.values import design_of, print_card_value, restriction_problems
@@ -71,7 +72,7 @@ def _raw_spec(strategy: str, games: int, seed: int, sets: list[str], cards: list
               holders: list[str], tested: list[CardInfo], label: str) -> dict[str, Any]:
     """The TOML tables of a card-value spec (docs/experiments.md), before validation."""
     taken = {"baseline"}
-    arms = [{"name": "baseline"}]
+    arms: list[dict[str, Any]] = [{"name": "baseline"}]
     for c in tested:
         for restriction in ("avoid", "noup"):
             arms.append({"name": arm_name(restriction, c.name, taken),
@@ -125,7 +126,7 @@ def check_resumable(run_dir: str) -> None:
                         "draft mode 'holding'); expected a folder written by protolab cardvalue")
 
 
-def analyse(run_dir: Path):
+def analyse(run_dir: Path | Location):
     """Open the finished run as its study (its baseline arm's report, card values from every arm) and
     write its page into the run folder, as `protolab run` does; returns (card-value table, page path)."""
 
@@ -182,6 +183,7 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
         return 128 + int(getattr(result, "signum", 2))
     table, dashboard = analyse(result.run_dir)
     m = result.manifest
+    assert m is not None and m.spec.draft is not None      # a complete card-value run: its run.json, its draft
     meta = {"run_dir": str(result.run_dir), "run_id": m.run_id, "strategy": table.attrs.get("strategy"),
             "games_per_card": 2 * m.spec.draft.samples, "seed": m.spec.seed,
             "games": result.games, "seconds": round(time.perf_counter() - t0, 1), "correction": "holm",

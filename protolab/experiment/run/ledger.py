@@ -12,7 +12,6 @@ import pickle
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -20,6 +19,7 @@ from rich.markup import escape
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest, RunSpec
 from analysis.runs.models import models_used
+from analysis.runs.storage import Location
 from protolab.experiment.run.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.run.nodes import Loss, logs_dir
 from protolab.experiment.run.plan import Plan, ShardPlan, card_files
@@ -60,7 +60,7 @@ def _models(plan: Plan) -> list[dict[str, Any]]:
     return out
 
 
-def verify_recorded(run_dir: Path, shards: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def verify_recorded(run_dir: Location, shards: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The recorded shards whose files are whole (checksums), and why each other one is played again."""
     kept, recomputed = [], []
     for entry in shards:
@@ -72,7 +72,7 @@ def verify_recorded(run_dir: Path, shards: list[dict[str, Any]]) -> tuple[list[d
     return kept, recomputed
 
 
-def record_verified(run_dir: Path, manifest: Manifest, kept: list[dict[str, Any]], shard_count: int) -> None:
+def record_verified(run_dir: Location, manifest: Manifest, kept: list[dict[str, Any]], shard_count: int) -> None:
     """run.json with the verified shards only, the journal folded into it and cleared."""
     manifest.shards = kept
     runfolder.remove_temp_files(run_dir)
@@ -92,7 +92,7 @@ def received_bytes(result: dict) -> int:
 class Ledger:
     """One session's record of a run: the shards recorded so far and this session's entry in run.json."""
 
-    def __init__(self, run_dir: Path, manifest: Manifest, plan: Plan, session: dict[str, Any]):
+    def __init__(self, run_dir: Location, manifest: Manifest, plan: Plan, session: dict[str, Any]):
         self.run_dir, self.manifest, self.plan = run_dir, manifest, plan
         self.done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest.shards}
         self.games_done = sum(e["games"] for e in self.done.values())

@@ -191,7 +191,7 @@ def holding_matchups(seed: int, holders: list[str], names: list[str], samples: i
             for pick, line in zip(picks, lines, strict=True):
                 mine = [others[pick[0]], others[pick[1]]]
                 mine.insert(line, p)
-                out.append((tuple(mine), tuple(others[j] for j in pick[2:])))  # type: ignore[arg-type]
+                out.append((tuple(mine), tuple(others[j] for j in pick[2:])))
     return out
 
 

@@ -26,6 +26,7 @@ from analysis.pages import board
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest
 from analysis.runs.open import split_arm
+from analysis.runs.storage import Location
 from protolab.experiment.run.plan import ShardPlan, make_plan
 from protolab.experiment.run.shardloop import dictionaries, make_task
 from protolab.experiment.run.shards import games_table
@@ -54,7 +55,7 @@ class ReplayMismatch(RuntimeError):
 class RunGame:
     """One game of a run, located and set up exactly as its shard played it."""
 
-    run_dir: Path
+    run_dir: Path | Location       # a pathlib.Path when local (Location.public)
     run_id: str
     arm: str
     arm_index: int
@@ -86,7 +87,7 @@ class OpenRun:
     plan: Any                   # protolab.experiment.run.plan.Plan
 
 
-def open_run(run_dir: str | Path, allow_code: bool = False) -> OpenRun:
+def open_run(run_dir: str | Path | Location, allow_code: bool = False) -> OpenRun:
     run_dir = Path(run_dir)
     return OpenRun(run_dir, *_open_run(run_dir, allow_code))
 
@@ -114,7 +115,7 @@ def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[Manifest, Any]:
     return manifest, plan
 
 
-def _global_index(run_arg: str, run_dir: Path, arm: str | None, game: int, plan: Any) -> int:
+def _global_index(run_arg: str, run_dir: Path | Location, arm: str | None, game: int, plan: Any) -> int:
     """The row's game_index: `game` itself for a whole run, the arm's first game + `game` for RUN#arm."""
     names = [a.name for a in plan.spec.arms]
     if arm is None:

@@ -20,6 +20,7 @@ from typing import Any
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest
 from analysis.runs.runfolder import RunDirError
+from analysis.runs.storage import Location
 from analysis.studies import open_study
 from protolab.experiment.jobs import in_flight, remote
 from protolab.experiment.progress import Progress
@@ -67,7 +68,7 @@ class RunOptions:
 
 @dataclass
 class RunResult:
-    run_dir: Path
+    run_dir: Path | Location       # a pathlib.Path when local (Location.public)
     status: str                    # "complete", "interrupted", "failed"
     games: int                     # games in the run folder now
     seconds: float                 # this session, Ray start-up included
@@ -82,7 +83,7 @@ class RunResult:
 
 # -- the run ----------------------------------------------------------------------------------------
 
-def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path | None, dict[str, Any] | None]:
+def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Location | None, Manifest | None]:
     """All validation, before anything is started or written: (plan, run folder to resume, manifest).
     `spec_arg` is a spec file or name, or a Spec built in code (`protolab cardvalue`)."""
     if opts.workers is not None and opts.workers < 1:
@@ -104,12 +105,13 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
     manifest = runfolder.read_manifest(run_dir)         # its keys and types checked (analysis/runs/manifest.py)
-    spec = parse_spec(manifest.spec.stored, str(run_dir / runfolder.MANIFEST), run_dir,   # exactly as stored
+    # exactly as stored; its card files come from the run's copies (card_texts), never from beside `base`
+    spec = parse_spec(manifest.spec.stored, str(run_dir / runfolder.MANIFEST), run_dir,  # type: ignore[arg-type]
                       card_texts=runfolder.load_inputs(run_dir), within="spec")
     if spec.hash != manifest.spec_hash:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
     if spec_arg is not None:
-        given = load_spec(spec_arg, games=opts.games)
+        given = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
         if given.hash != spec.hash:
             raise SpecError(f"{spec_arg}: differs from the spec {run_dir} was started with (spec hash "
                             f"{given.hash}, run {spec.hash}); resume without SPEC, or start a new run")
@@ -131,7 +133,7 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Path |
     return plan, run_dir, manifest
 
 
-def _refuse_unlisted(run_dir: Path, plan: Plan, kept: list[dict[str, Any]]) -> None:
+def _refuse_unlisted(run_dir: Location, plan: Plan, kept: list[dict[str, Any]]) -> None:
     """Refuse to resume a folder holding Parquet files that are neither a verified shard's nor one this
     run will write: a glob over games/*.parquet would read them with the run's own rows. They are the
     user's to move; nothing is deleted, and the folder is left as it was."""
@@ -169,7 +171,7 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
         return _start_and_play(plan, run_dir, manifest, opts, console, recomputed, t_start, signals)
 
 
-def _start_and_play(plan: Plan, run_dir: Path | None, manifest: Manifest | None, opts: RunOptions,
+def _start_and_play(plan: Plan, run_dir: Location | None, manifest: Manifest | None, opts: RunOptions,
                     console, recomputed: list[str], t_start: float, signals: StopSignals) -> RunResult:
     """Start or join Ray, create the run folder if new, play; Ray is stopped however this ends."""
     spec = plan.spec
@@ -284,6 +286,7 @@ def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int
             analyse(result, console)
     if result.session is not None:               # the report and dashboard count in the driver's peak
         record_driver_peak(result.session)
+        assert result.manifest is not None       # a session that played leaves its run.json
         runfolder.write_manifest(result.run_dir, result.manifest)
     return 0
 

@@ -92,7 +92,7 @@ class ShardTask:
     dicts: Dictionaries
     run_dir: str = ""
     token: str = ""
-    draft: tuple[str, str] = ("random", "random")   # each seat's draft strategy (draft mode "draft")
+    draft: tuple[str, ...] = ("random", "random")   # each seat's draft strategy (draft mode "draft")
     draft_files: tuple[tuple[str, str], ...] = ()    # (path as written, contents) of the tables it names
 
 
@@ -127,7 +127,7 @@ def seats_for(pool: Pool, strategies: Sequence[str], task: ShardTask | None = No
 
 
 def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
-         first_player: int | None, protocols: list[Matchup] | None, events: bool,
+         first_player: int | None, protocols: Sequence[Sequence[Sequence[str]]] | None, events: bool,
          task: ShardTask | None = None) -> dict[str, np.ndarray]:
     """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`); with
     `task`, the seats draft by its draft strategies (their tables from the task, not from files)."""
@@ -390,7 +390,7 @@ def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: di
     flat += ev["game"]
     flat *= 2
     flat += seat & 1
-    flags = np.zeros((3 * n_cards + 1) * sg, bool)
+    flags: np.ndarray = np.zeros((3 * n_cards + 1) * sg, bool)
     flags[flat] = True                                        # a card seen twice in a seat-game counts once
     flags = flags[:3 * n_cards * sg].reshape(3, n_cards, sg)
     # own[card, seat-game]: the game is decided and the card's protocol is in the seat's trio

@@ -127,6 +127,8 @@ def play_until_settled(plan: Plan, ledger: Ledger, play: Callable[[list[ShardPla
     watch = Watch(plan)
     groups = batches(plan)
     played = 0
+    rules = plan.spec.stop
+    assert rules is not None                  # batches(plan) holds the same
     for k, group in enumerate(groups, 1):
         play(group)
         watch.add(ledger.run_dir, [ledger.done[s.index] for s in group])
@@ -135,10 +137,10 @@ def play_until_settled(plan: Plan, ledger: Ledger, play: Callable[[list[ShardPla
         settled = all(e["settled"] for e in effects)
         if settled or k == len(groups):
             games = sum(s.games for g in groups[:k] for s in g)
-            stop = {"rule": plan.spec.stop["rule"], "reason": "settled" if settled else "cap", "at": now(),
+            stop = {"rule": rules["rule"], "reason": "settled" if settled else "cap", "at": now(),
                     "looks": k, "of_looks": len(groups), "games_per_arm": games // len(plan.spec.arms),
-                    "games": games, "shards": played, "alpha": plan.spec.stop["alpha"],
-                    "precision": plan.spec.stop["precision"], "effects": effects}
+                    "games": games, "shards": played, "alpha": rules["alpha"],
+                    "precision": rules["precision"], "effects": effects}
             ledger.manifest.stop = stop
             ledger.planned = played
             if settled and k < len(groups):

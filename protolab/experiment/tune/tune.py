@@ -142,7 +142,8 @@ class Baseline:
     """The baseline's results on the search seeds, played batch by batch as the candidates need them."""
 
     def __init__(self, search: Search, run: Callable[[list[Job]], list[np.ndarray]]):
-        self.search, self.run, self.batches = search, run, []
+        self.search, self.run = search, run
+        self.batches: list[np.ndarray] = []
 
     def need(self, looks: int) -> list[Job]:
         b = self.search.settings["batch"]
@@ -225,7 +226,7 @@ def _knobs_of(trial, search: Search) -> list[Knob]:
         k = by_label.get(pick)
         cards = {c.card for c in chosen}
         fits = k is not None and (k.card in cards or len(cards) < max_cards)
-        if fits and all(k.path != c.path or k.card != c.card for c in chosen):
+        if k is not None and fits and all(k.path != c.path or k.card != c.card for c in chosen):
             chosen.append(k)
     return sorted(chosen, key=lambda k: (k.card, k.key))
 
@@ -314,8 +315,9 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
     results = run(jobs)
     base = results[0]
     base_score = _score(search, base, base)
-    out = {"baseline": {"protocols": _protocols(search, base), "imbalance": base_score, "games": len(base)},
-           "candidates": []}
+    out: dict[str, Any] = {
+        "baseline": {"protocols": _protocols(search, base), "imbalance": base_score, "games": len(base)},
+        "candidates": []}
     for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
         entry = {"rank": 0, "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new}
                                         for k in c.knobs],
@@ -391,6 +393,7 @@ def main_tune(spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarr
               say: Callable[[str], None]) -> dict[str, Any]:
     """Search, verify and record; returns the record (what `--format json` prints)."""
     t0 = time.monotonic()
+    assert spec.tune is not None              # a balance search's spec has its [tune]
     search = prepare(spec)
     folder.mkdir(parents=True, exist_ok=True)
     done = read_done(folder, spec)
