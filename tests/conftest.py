@@ -6,6 +6,9 @@ import signal
 import pytest
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# Tables are as wide as piped output gets (protolab/commands/common.py) whatever terminal started the
+# suite: a COLUMNS inherited from it (pytest-xdist's workers are given one) would narrow them.
+os.environ.pop("COLUMNS", None)
 
 # A suite started in the background (`pytest &`, nohup, a CI runner) inherits SIGINT ignored, and so
 # would every `protolab` it starts: the tests that press Ctrl-C on one would wait for a stop that an
