@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from sim.engine.vocab_gen import write_changed
 from strategies import declared as D
 
 HERE = Path(__file__).resolve().parent
@@ -50,13 +51,8 @@ def pxi_text() -> str:
 
 
 def write_includes() -> list[Path]:
-    """Write both files, leaving a file untouched when its text is unchanged (no rebuild)."""
-    written = []
-    for path, text in ((PXD, pxd_text()), (PXI, pxi_text())):
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-            written.append(path)
-    return written
+    """Write both files (the ones whose text changed: sim/engine/vocab_gen.py's write_changed)."""
+    return write_changed(((PXD, pxd_text()), (PXI, pxi_text())))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ table:
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from sim.cards import vocabulary as V
@@ -134,14 +135,20 @@ def impl_text() -> str:
     return "\n".join(lines)
 
 
-def write_includes() -> list[Path]:
-    """Write both includes, leaving a file untouched when its text is unchanged (no rebuild)."""
+def write_changed(files: Iterable[tuple[Path, str]]) -> list[Path]:
+    """Write each generated (path, text), leaving a file untouched when its text is unchanged: an
+    unchanged include must not make the build compile its extension again. Used by every generator."""
     written = []
-    for path, text in ((DECL, decl_text()), (IMPL, impl_text())):
+    for path, text in files:
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             written.append(path)
     return written
+
+
+def write_includes() -> list[Path]:
+    """Write both includes (the ones whose text changed)."""
+    return write_changed(((DECL, decl_text()), (IMPL, impl_text())))
 
 
 if __name__ == "__main__":
