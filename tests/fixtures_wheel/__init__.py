@@ -70,16 +70,21 @@ def build(where: Path) -> Installed:
     wheels = where / "wheels"
     # No build isolation: the build tools (Cython, setuptools, numpy) of this test run, as the test extra
     # installs them, instead of fetching them again.
-    _sh(sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--no-build-isolation", "-q", "-w", wheels)
+    _sh(sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--no-build-isolation", "-q", "-w", wheels,
+        cwd=where)
     (wheel,) = wheels.glob("protolab-*.whl")
     venv = where / "venv"
-    _sh(sys.executable, "-m", "venv", "--without-pip", venv)
+    _sh(sys.executable, "-m", "venv", "--without-pip", venv, cwd=where)
     purelib = Path(subprocess.check_output([venv / "bin" / "python", "-c",
                                             "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                            text=True).strip())
-    _sh(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--no-deps", "-q", wheel)
-    # After the install: pip would take the checkout's editable install seen through this line for the
-    # same version already installed, and skip the wheel.
+    # From outside the checkout: run in its root, pip would count the editable install's metadata there
+    # (protolab.egg-info, on the path as the working folder) as protolab already installed, and skip the wheel.
+    _sh(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--no-deps", "-q", wheel,
+        cwd=where)
+    if not (purelib / "protolab" / "__init__.py").exists():
+        raise AssertionError(f"pip did not install {wheel.name} into {venv}")
+    # After the install, for the same reason: the test's dependencies hold the editable install's metadata.
     (purelib / "protolab_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     _scripts(venv, "ray")
     return Installed(venv, wheel, time.monotonic() - t0)
