@@ -227,14 +227,14 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
             progress.update(ledger.games_done)
             ledger.checkpoint()
 
-    try:
-        if plan.spec.stop:             # an A/B run that stops when settled: batch by batch, a look after each
-            play_until_settled(plan, ledger, play, say)
-        else:
-            play(plan.shards)
-        ledger.nodes_lost(watch.lost(ledger.node_of, final=True), say)    # one lost as the last shards came in
-    finally:
-        watch.forget()
+    if plan.spec.stop:                 # an A/B run that stops when settled: batch by batch, a look after each
+        play_until_settled(plan, ledger, play, say)
+    else:
+        play(plan.shards)
+    ledger.nodes_lost(watch.lost(ledger.node_of, final=True), say)    # one lost as the last shards came in
+    # Only here, once every shard is in: after a stop or a failure Ray may be going or gone, and a call
+    # to its store could wait for it; a stopped session's marks (a few bytes a shard) end with its Ray.
+    watch.forget()
 
 
 def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:
