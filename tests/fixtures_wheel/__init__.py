@@ -59,7 +59,10 @@ class Installed:
 
 
 def _sh(*args: object, cwd: Path | None = None) -> None:
-    r = subprocess.run(list(map(str, args)), cwd=cwd, capture_output=True, text=True)
+    """Run a build step without PYTHONPATH: a test that started a local Ray in this process put the
+    checkout there (session.start_ray), and pip would then count the checkout as protolab installed."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run(list(map(str, args)), cwd=cwd, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         raise AssertionError(f"{' '.join(map(str, args))} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
 
