@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixtures_store import start_moto
 
 from protolab.cli import build_parser, main
 
@@ -257,32 +258,15 @@ def test_ladder_and_bench_say_the_model_plays_another_pool(capsys, argv):
 def moto(tmp_path):
     """Start moto's S3 server on 127.0.0.1: lenient, with a bucket `lab`, or strict, checking every
     request's credentials."""
-    import os
-    import socket
-    import subprocess
-    import time
-
     def start(strict: bool) -> str:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        env = {**os.environ, **({"INITIAL_NO_AUTH_ACTION_COUNT": "0"} if strict else {})}
-        procs.append(subprocess.Popen([str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p",
-                                       str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "moto_server did not start"
-                time.sleep(0.1)
+        proc, endpoint = start_moto(**({"INITIAL_NO_AUTH_ACTION_COUNT": "0"} if strict else {}))
+        procs.append(proc)
         import pyarrow.fs as pafs
 
         if not strict:          # a strict store refuses even this: the probe's write is refused
-            pafs.S3FileSystem(endpoint_override=f"http://127.0.0.1:{port}", allow_bucket_creation=True,
+            pafs.S3FileSystem(endpoint_override=endpoint, allow_bucket_creation=True,
                               region="us-east-1", access_key="setup", secret_key="setup").create_dir("lab")
-        return f"http://127.0.0.1:{port}"
+        return endpoint
 
     procs: list = []
     yield start

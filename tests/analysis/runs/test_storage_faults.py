@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fixtures_store import start_moto
 
 import sim
 from analysis.runs.storage import StorageError, check_read_write, location
@@ -135,22 +136,9 @@ def test_storage_timeout_must_be_positive_and_bounded(tmp_path, value):
 def strict_store(request):
     """moto's S3 server on 127.0.0.1 checking every request's credentials (after the first
     `request.param` requests, the set-up's)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": str(request.param)}
-    proc = subprocess.Popen([str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc, endpoint = start_moto(INITIAL_NO_AUTH_ACTION_COUNT=str(request.param))
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "moto_server did not start"
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
+        yield endpoint
     finally:
         proc.terminate()
         proc.wait(10)
