@@ -15,13 +15,13 @@ from sim.engine.vocab_gen import write_includes  # noqa: E402
 from strategies.declared_gen import write_includes as write_player_includes  # noqa: E402
 
 write_includes()
-write_player_includes()     # the players' numbers: strategies/declared.py -> strategies/_declared.px[di]
+write_player_includes()  # the players' numbers: strategies/declared.py -> strategies/_declared.px[di]
 
 # Python's own CFLAGS ask for debug info, which doubles the engine's compile time (a user's first
 # install waits for it) and never changes the machine code; PROTOLAB_DEBUG_INFO=1 keeps it for
 # profiling by source line.
 FLAGS = ["-O3"] if os.environ.get("PROTOLAB_DEBUG_INFO") else ["-O3", "-g0"]
-JOBS = os.cpu_count() or 1     # the modules translate and compile side by side
+JOBS = os.cpu_count() or 1  # the modules translate and compile side by side
 
 # The installed top-level names: the four layers, and the shipped data under its own name.
 LAYERS = ("sim", "strategies", "analysis", "protolab")
@@ -32,8 +32,9 @@ def packages() -> list[str]:
     """Every package of the four layers and every folder of datasets/, found in the tree, not listed:
     a new subpackage (or a folder of data files) cannot be left out of the wheel a cluster node
     installs. Namespace discovery, so a folder that lacks an __init__.py is still shipped."""
-    found = find_namespace_packages(include=[p for name in LAYERS for p in (name, f"{name}.*")],
-                                    exclude=["*.__pycache__"])
+    found = find_namespace_packages(
+        include=[p for name in LAYERS for p in (name, f"{name}.*")], exclude=["*.__pycache__"]
+    )
     data = find_namespace_packages(where="datasets", exclude=["__pycache__", "*.__pycache__"])
     return sorted(found) + [DATA, *(f"{DATA}.{p}" for p in sorted(data))]
 

@@ -76,8 +76,14 @@ def stand_in(receipt: dict):
     them would (shardloop.play_shard's signature)."""
 
     def play_shard(tasks) -> list[dict]:
-        return [{"entry": {**receipt["entry"], "index": t.index, "first_game": t.first_game, "games": t.games},
-                 "data": None, "worker": receipt["worker"]} for t in tasks]
+        return [
+            {
+                "entry": {**receipt["entry"], "index": t.index, "first_game": t.first_game, "games": t.games},
+                "data": None,
+                "worker": receipt["worker"],
+            }
+            for t in tasks
+        ]
 
     return play_shard
 
@@ -85,7 +91,7 @@ def stand_in(receipt: dict):
 def ledger_only(plan: Plan, ledger: Ledger, receipt: dict, batch: int) -> None:
     todo = plan.shards
     for i in range(0, len(todo), batch):
-        finished = list(zip(todo[i:i + batch], stand_in(receipt)(todo[i:i + batch]), strict=True))
+        finished = list(zip(todo[i : i + batch], stand_in(receipt)(todo[i : i + batch]), strict=True))
         ledger.commit(finished, lambda *a, **k: None)
         ledger.checkpoint()
 
@@ -105,8 +111,16 @@ def measure(args: argparse.Namespace) -> None:
                 ledger_only(plan, ledger, receipt, args.batch)
             else:
                 pending = args.pending or max_pending(workers, RunOptions(workers=args.workers))
-                drive(plan, ledger, remote, pending, workers, Progress(None, plan.total_games, 0, False), print,
-                      args.per_task)
+                drive(
+                    plan,
+                    ledger,
+                    remote,
+                    pending,
+                    workers,
+                    Progress(None, plan.total_games, 0, False),
+                    print,
+                    args.per_task,
+                )
             ledger.close("complete")
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
         finally:
@@ -114,13 +128,18 @@ def measure(args: argparse.Namespace) -> None:
                 stop_ray()
         n = ledger.session["shards_computed"]
         worker = sum(e["worker"]["seconds"] for e in ledger.done.values()) / n
-        print(f"mode {args.mode}: {n:,} shards of {args.games} games in {wall:.2f} s: "
-              f"{n / wall:,.0f} shards/s committed; "
-              f"driver CPU {1000 * cpu / n:.3f} ms per shard (ceiling {n / cpu:,.0f} shards/s); "
-              f"{ledger.writes:,} journal writes ({n / max(1, ledger.writes):.1f} shards each); "
-              f"run.json {(run_dir / runfolder.MANIFEST).stat().st_size / 1e6:.2f} MB"
-              + (f"; worker {1000 * worker:.1f} ms per shard ({1e6 * worker / args.games:.0f} us per game)"
-                 if args.mode == "play" else ""))
+        print(
+            f"mode {args.mode}: {n:,} shards of {args.games} games in {wall:.2f} s: "
+            f"{n / wall:,.0f} shards/s committed; "
+            f"driver CPU {1000 * cpu / n:.3f} ms per shard (ceiling {n / cpu:,.0f} shards/s); "
+            f"{ledger.writes:,} journal writes ({n / max(1, ledger.writes):.1f} shards each); "
+            f"run.json {(run_dir / runfolder.MANIFEST).stat().st_size / 1e6:.2f} MB"
+            + (
+                f"; worker {1000 * worker:.1f} ms per shard ({1e6 * worker / args.games:.0f} us per game)"
+                if args.mode == "play"
+                else ""
+            )
+        )
 
 
 def main() -> None:

@@ -20,10 +20,12 @@ from sim.pool import Pool, load_pool
 from strategies.seats import make_seats
 
 FIRE3_VARIANT = Path(__file__).resolve().parents[1] / "datasets/experiments/variants/fire3_discard_2.toml"
-FIRE_MATCHUPS = [[["Fire", "Water", "Death"], ["Light", "Life", "Gravity"]],
-                 [["Speed", "Hate", "Psychic"], ["Fire", "Spirit", "Metal"]],
-                 [["Fire", "Darkness", "Plague"], ["Apathy", "Love", "Water"]],
-                 [["Life", "Death", "Light"], ["Fire", "Gravity", "Speed"]]]
+FIRE_MATCHUPS = [
+    [["Fire", "Water", "Death"], ["Light", "Life", "Gravity"]],
+    [["Speed", "Hate", "Psychic"], ["Fire", "Spirit", "Metal"]],
+    [["Fire", "Darkness", "Plague"], ["Apathy", "Love", "Water"]],
+    [["Life", "Death", "Light"], ["Fire", "Gravity", "Speed"]],
+]
 
 
 def tally(pool: Pool, strategy: str, seeds: np.ndarray, protocols=None) -> dict[int, tuple[int, int]]:

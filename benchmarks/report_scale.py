@@ -34,8 +34,15 @@ RUN_ID = "report-scale"
 def base_shards(out: Path, base: int, games: int, played: int, seed: int) -> list[dict[str, object]]:
     """`base` shards of `games` rows drawn from `played` real greedy games; their files in `out`."""
     pool = load_pool(sets=DEFAULT_SETS)
-    cols = play_games(pool, np.arange(1, played + 1, dtype=np.uint64), ("greedy", "greedy"), turn_cap=200,
-                      first_player=None, protocols=None, events=False)
+    cols = play_games(
+        pool,
+        np.arange(1, played + 1, dtype=np.uint64),
+        ("greedy", "greedy"),
+        turn_cap=200,
+        first_player=None,
+        protocols=None,
+        events=False,
+    )
     rows = batch_games(pool, cols, ("greedy", "greedy"))
     rng = np.random.default_rng(seed)
     shards = []
@@ -62,19 +69,43 @@ def fabricate(out: Path, shards: int, games: int, base: int, played: int, seed: 
     entries = []
     for i in range(shards):
         b = i % base
-        entry: dict[str, object] = {"index": i, "arm": "batch", "first_game": i * games, "games": games,
-                                    "matchups": [0, 0], **made[b]}
+        entry: dict[str, object] = {
+            "index": i,
+            "arm": "batch",
+            "first_game": i * games,
+            "games": games,
+            "matchups": [0, 0],
+            **made[b],
+        }
         for kind in ("games", "tallies"):
             entry[f"{kind}_file"] = f"{kind}/shard-{i:05d}.parquet"
             os.link(out / "base" / f"{b}-{kind}.parquet", run / str(entry[f"{kind}_file"]))
         entries.append(entry)
-    spec = {"format": 1, "name": RUN_ID, "seed": seed, "games": shards * games, "turn_cap": 200,
-            "shard_games": games, "events": False, "seats": {"strategies": ["greedy", "greedy"], "swap": False},
-            "draft": {"mode": "random"}, "arms": [{"name": "batch", "sets": list(DEFAULT_SETS),
-                                                   "strategies": ["greedy", "greedy"], "cards": []}]}
-    manifest = {"run_id": RUN_ID, "format": 1, "complete": True, "spec": spec, "games": shards * games,
-                "arms": 1, "matchups": 1, "games_per_matchup": shards * games, "shard_count": shards,
-                "shard_games": games, "shards": entries}
+    spec = {
+        "format": 1,
+        "name": RUN_ID,
+        "seed": seed,
+        "games": shards * games,
+        "turn_cap": 200,
+        "shard_games": games,
+        "events": False,
+        "seats": {"strategies": ["greedy", "greedy"], "swap": False},
+        "draft": {"mode": "random"},
+        "arms": [{"name": "batch", "sets": list(DEFAULT_SETS), "strategies": ["greedy", "greedy"], "cards": []}],
+    }
+    manifest = {
+        "run_id": RUN_ID,
+        "format": 1,
+        "complete": True,
+        "spec": spec,
+        "games": shards * games,
+        "arms": 1,
+        "matchups": 1,
+        "games_per_matchup": shards * games,
+        "shard_count": shards,
+        "shard_games": games,
+        "shards": entries,
+    }
     (run / "run.json").write_text(json.dumps(manifest))
     return run
 
@@ -90,8 +121,10 @@ def main() -> None:
     a = ap.parse_args()
     t0 = time.perf_counter()
     run = fabricate(a.out, a.shards, a.games, a.base, a.played, a.seed)
-    print(f"{run}: {a.shards:,} shards of {a.games:,} games ({a.shards * a.games:,} games) "
-          f"in {time.perf_counter() - t0:.1f} s; now: /usr/bin/time -v protolab report {run}")
+    print(
+        f"{run}: {a.shards:,} shards of {a.games:,} games ({a.shards * a.games:,} games) "
+        f"in {time.perf_counter() - t0:.1f} s; now: /usr/bin/time -v protolab report {run}"
+    )
 
 
 if __name__ == "__main__":

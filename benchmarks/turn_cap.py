@@ -26,11 +26,15 @@ CHUNK = 20000
 def game_digests(cols: dict) -> np.ndarray:
     """One 8-byte digest per game (row) over every record column, in name order."""
     n = len(cols["winner"])
-    parts = [np.ascontiguousarray(cols[name]).reshape(n, -1).view(np.uint8)
-             for name in sorted(cols) if not isinstance(cols[name], dict)]
+    parts = [
+        np.ascontiguousarray(cols[name]).reshape(n, -1).view(np.uint8)
+        for name in sorted(cols)
+        if not isinstance(cols[name], dict)
+    ]
     rows = np.concatenate([p.reshape(n, -1) for p in parts], axis=1)
-    return np.array([int.from_bytes(hashlib.blake2b(r.tobytes(), digest_size=8).digest(), "little")
-                     for r in rows], dtype=np.uint64)
+    return np.array(
+        [int.from_bytes(hashlib.blake2b(r.tobytes(), digest_size=8).digest(), "little") for r in rows], dtype=np.uint64
+    )
 
 
 def main() -> None:
@@ -48,8 +52,10 @@ def main() -> None:
         capped += int((cols["end_reason"] == TURN_CAP).sum())
         digests.append(game_digests(cols))
     mine = np.concatenate(digests)
-    print(f"{args.strategy} vs {args.strategy}, {args.games} games: {capped} at the turn cap "
-          f"({100 * capped / args.games:.4f}%)")
+    print(
+        f"{args.strategy} vs {args.strategy}, {args.games} games: {capped} at the turn cap "
+        f"({100 * capped / args.games:.4f}%)"
+    )
     if args.save:
         np.save(args.save, mine)
     if args.compare:

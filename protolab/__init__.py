@@ -30,8 +30,10 @@ def check_layers_installed() -> None:
         origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
         if origin != home / name / "__init__.py":
             where = origin or "nowhere"
-            raise LayerShadowed(f"the module name {name!r} resolves to {where}, not protolab's package at "
-                                f"{home / name}: rename or move that module, or run from another folder")
+            raise LayerShadowed(
+                f"the module name {name!r} resolves to {where}, not protolab's package at "
+                f"{home / name}: rename or move that module, or run from another folder"
+            )
 
 
 def main() -> int:
@@ -48,7 +50,7 @@ def main() -> int:
         print("protolab: interrupted", file=sys.stderr)
         return 130
     code = run()
-    storage = sys.modules.get("analysis.runs.storage")       # loaded only by commands that read or write runs
+    storage = sys.modules.get("analysis.runs.storage")  # loaded only by commands that read or write runs
     if storage is not None and storage.requests_left_behind():
         _exit_now(code)
     return code

@@ -12,8 +12,9 @@ from sim.pool import Pool, load_pool
 from strategies.seats import Seats, make_seats
 
 
-def run_bench(pool: Pool, seats: Seats, strategy: str, games: int = 20000, seed: int = 1,
-              repeats: int = 3) -> dict[str, Any]:
+def run_bench(
+    pool: Pool, seats: Seats, strategy: str, games: int = 20000, seed: int = 1, repeats: int = 3
+) -> dict[str, Any]:
     """Time `repeats` runs of the same fixed seeds in this process (one core) with these seats (both
     playing the spec `strategy`) and report the best.
 
@@ -22,7 +23,7 @@ def run_bench(pool: Pool, seats: Seats, strategy: str, games: int = 20000, seed:
     cost per decision whatever their games' lengths."""
     best = float("inf")
     turns = 0.0
-    play_columns(pool, range(seed, seed + max(1, min(games // 10, 500))), seats.configs)   # warm-up
+    play_columns(pool, range(seed, seed + max(1, min(games // 10, 500))), seats.configs)  # warm-up
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
         cols = play_columns(pool, range(seed, seed + games), seats.configs)
@@ -55,22 +56,32 @@ def _ray_play(job: tuple[tuple[str, ...], str, int, int]) -> tuple[int, float]:
     return games, time.perf_counter() - t0
 
 
-def run_ray_bench(pool: Pool, workers: int = 2, games: int = 200000, seed: int = 1,
-                  strategy: str = "random", shard: int = 10000) -> dict[str, Any]:
+def run_ray_bench(
+    pool: Pool, workers: int = 2, games: int = 200000, seed: int = 1, strategy: str = "random", shard: int = 10000
+) -> dict[str, Any]:
     """The runner's batch path under a local Ray with `workers` workers: whole-run games/s, and per
     worker, timed after every worker has played a warm-up shard (Ray start-up excluded)."""
     sets = tuple(sorted({pool.protocol_sets[p] for p in pool.protocols}))
     runner = OnRay(None, workers)
     n, where = runner.workers, runner.where
     try:
-        runner.map(_ray_play, [(sets, strategy, seed, 500)] * n)        # warm-up
+        runner.map(_ray_play, [(sets, strategy, seed, 500)] * n)  # warm-up
         t0 = time.perf_counter()
-        results = runner.map(_ray_play, [(sets, strategy, seed + i, min(shard, games - i))
-                                         for i in range(0, games, shard)])
+        results = runner.map(
+            _ray_play, [(sets, strategy, seed + i, min(shard, games - i)) for i in range(0, games, shard)]
+        )
         done = sum(g for g, _ in results)
         wall = time.perf_counter() - t0
     finally:
         runner.close()
-    return {"games": done, "workers": n, "seconds": round(wall, 3), "games_per_second": round(done / wall, 1),
-            "games_per_second_per_worker": round(done / wall / n, 1), "strategy": strategy,
-            "where": where, "events": True, "pool_hash": pool.hash}
+    return {
+        "games": done,
+        "workers": n,
+        "seconds": round(wall, 3),
+        "games_per_second": round(done / wall, 1),
+        "games_per_second_per_worker": round(done / wall / n, 1),
+        "strategy": strategy,
+        "where": where,
+        "events": True,
+        "pool_hash": pool.hash,
+    }

@@ -21,11 +21,17 @@ from protolab.version import protolab_version
 # The project's errors a user can cause, as (defining module, class name): `main` prints them as
 # one line, exit status 2. Named, not imported: an error of a module no command loaded cannot
 # have been raised, and importing them all would load pandas, DuckDB and Ray for `--version`.
-USER_ERRORS = (("protolab.commands.errors", "UsageError"), ("sim.cards.loader", "CardDataError"),
-               ("sim.inputs", "InputFileError"), ("protolab.experiment.spec", "SpecError"),
-               ("analysis.runs.runfolder", "RunDirError"), ("strategies.spec", "StrategyError"),
-               ("analysis.runs.open", "RunError"), ("sim.scenario", "ScenarioError"),
-               ("analysis.runs.storage", "StorageError"))
+USER_ERRORS = (
+    ("protolab.commands.errors", "UsageError"),
+    ("sim.cards.loader", "CardDataError"),
+    ("sim.inputs", "InputFileError"),
+    ("protolab.experiment.spec", "SpecError"),
+    ("analysis.runs.runfolder", "RunDirError"),
+    ("strategies.spec", "StrategyError"),
+    ("analysis.runs.open", "RunError"),
+    ("sim.scenario", "ScenarioError"),
+    ("analysis.runs.storage", "StorageError"),
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,7 +99,7 @@ def _stdout_gone() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # no real file descriptor (captured output)
         pass
-    return 141                                     # what a shell reports for a program ended by SIGPIPE
+    return 141  # what a shell reports for a program ended by SIGPIPE
 
 
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -113,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr and exit status 2; faults in protolab itself keep their traceback."""
     try:
         args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
-        if hasattr(args, "prepare"):          # what the command's options set up first (the timeouts)
+        if hasattr(args, "prepare"):  # what the command's options set up first (the timeouts)
             args.prepare(args)
         return args.func(args)
     except BrokenPipeError:

@@ -21,8 +21,12 @@ from sim.state import State
 from strategies.spec import make_seat
 
 TRACE = Path("tests") / "golden" / "trace.json"
-CASES = [("random", "random", range(0, 40)), ("greedy", "greedy", range(100, 110)),
-         ("rush", "control", range(200, 205)), ("search:sims=8,depth=1", "disrupt", range(300, 302))]
+CASES = [
+    ("random", "random", range(0, 40)),
+    ("greedy", "greedy", range(100, 110)),
+    ("rush", "control", range(200, 205)),
+    ("search:sims=8,depth=1", "disrupt", range(300, 302)),
+]
 
 
 def trace() -> dict:
@@ -38,9 +42,15 @@ def trace() -> dict:
             g.core.run([], (make_seat(a, pool), make_seat(b, pool)))
             rec = g.record((a, b))
             assert rec == logged, f"logging changed the game {a} vs {b} seed {seed}"
-            games.append({"strategies": [a, b], "seed": seed, "record": json.loads(record_bytes(rec)),
-                          "log_lines": log.count("\n") + 1,
-                          "log_sha256": hashlib.sha256(log.encode()).hexdigest()})
+            games.append(
+                {
+                    "strategies": [a, b],
+                    "seed": seed,
+                    "record": json.loads(record_bytes(rec)),
+                    "log_lines": log.count("\n") + 1,
+                    "log_sha256": hashlib.sha256(log.encode()).hexdigest(),
+                }
+            )
     return {"pool_hash": pool.hash, "games": games}
 
 

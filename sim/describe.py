@@ -17,13 +17,13 @@ from sim.pool import Pool
 K = constants()
 LINES = ("left", "middle", "right")
 SEAT_NAMES = ("A", "B")
-DK: dict[int, str] = {code: str(word) for code, word in names("decision").items()}   # words, no flags
+DK: dict[int, str] = {code: str(word) for code, word in names("decision").items()}  # words, no flags
 LG = {k.value: k.name.lower() for k in LogKind}
 PHASES = names("phase")
 PERMS = K["perms"]
 OPT_REFRESH, OPT_DONE, OPT_SKIP = K["opt_refresh"], K["opt_done"], K["opt_skip"]
 BOX_NAMES = ("top", "middle", "bottom")
-LOG_FORMS = log_forms()             # log kind -> how it reads
+LOG_FORMS = log_forms()  # log kind -> how it reads
 
 
 class Namer:
@@ -39,8 +39,9 @@ class Namer:
         if self.viewer is None:
             return name
         zone, face_up, owner = self.state["zone"][c], self.state["face_up"][c], self.state["owner"][c]
-        hidden = ((zone == Zone.FIELD and not face_up and owner != self.viewer)
-                  or (zone in (Zone.DECK, Zone.HAND) and owner != self.viewer))
+        hidden = (zone == Zone.FIELD and not face_up and owner != self.viewer) or (
+            zone in (Zone.DECK, Zone.HAND) and owner != self.viewer
+        )
         return "a face-down card" if hidden else name
 
     def protocols_after(self, player: int, perm: int) -> str:
@@ -81,13 +82,22 @@ def _card(nm: Namer, opt: int) -> str:
 
 # decision kind (sim/cards/vocabulary.py, DecisionKind) -> how its options read
 OPTION_READERS: dict[str, Callable[[Namer, int], str]] = {
-    "draft": _protocol, "action": _play, "play": _play,
-    "compile_line": _line_name, "line": _line_name, "each_line": _line_name,
+    "draft": _protocol,
+    "action": _play,
+    "play": _play,
+    "compile_line": _line_name,
+    "line": _line_name,
+    "each_line": _line_name,
     "order": lambda nm, opt: nm.card(unpack_noted(opt)[0]),
     "may": lambda nm, opt: "yes" if opt == 1 else "no",
     "either": lambda nm, opt: str(opt + 1),
     "discard_more": lambda nm, opt: "done" if opt == OPT_DONE else nm.card(opt),
-    "target": _card, "each_card": _card, "hand": _card, "discard": _card, "deck": _card, "trash": _card,
+    "target": _card,
+    "each_card": _card,
+    "hand": _card,
+    "discard": _card,
+    "deck": _card,
+    "trash": _card,
     "state_number": lambda nm, opt: str(opt),
     "state_protocol": _protocol,
     "control_rearrange": _control_rearrange,

@@ -31,8 +31,10 @@ def _python_enum(e: vocab.EngineEnum) -> type[IntEnum] | type[IntFlag]:
 ENUMS: dict[str, type[IntEnum] | type[IntFlag]] = {e.name: _python_enum(e) for e in vocab.ENUMS}
 globals().update(ENUMS)
 if TYPE_CHECKING:
+
     def __getattr__(name: str) -> Any:
         """For mypy: the enums of ENUMS, made above at import (a missing name fails at import)."""
+
 
 LogKind = _made(IntEnum, "LogKind", [(k.upper(), i + 1) for i, k in enumerate(vocab.log_kinds())])
 # LN_<KIND>_<NAME> of the engine, without the LN_: what a log entry's note number means

@@ -12,10 +12,10 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-MAX_INPUT_BYTES = 4 * 1024 * 1024          # card files, specs, scenarios, draft tables
-MAX_MANIFEST_BYTES = 256 * 1024 * 1024     # run.json and its journal: about 1 KB per shard
-ALLOWED_CONTROLS = "\n\t"                   # line breaks and tabs are fine in card text
-MAX_NESTING = 32                           # arrays and tables inside one another in a TOML input
+MAX_INPUT_BYTES = 4 * 1024 * 1024  # card files, specs, scenarios, draft tables
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # run.json and its journal: about 1 KB per shard
+ALLOWED_CONTROLS = "\n\t"  # line breaks and tabs are fine in card text
+MAX_NESTING = 32  # arrays and tables inside one another in a TOML input
 
 
 class InputFileError(ValueError):
@@ -40,9 +40,9 @@ def read_input_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InputFileError(f"{path}: not a regular file (a folder, device or pipe); expected a text file")
-        if st.st_size > limit:                      # said before reading any of it
+        if st.st_size > limit:  # said before reading any of it
             raise InputFileError(f"{path}: {st.st_size:,} bytes, larger than {_mb(limit)}; expected a small text file")
-        data = _read_at_most(fd, limit + 1)         # and bounded, for a file that grows while read
+        data = _read_at_most(fd, limit + 1)  # and bounded, for a file that grows while read
     except OSError as e:
         raise InputFileError(f"{path}: cannot be read ({e.strerror or e})") from None
     finally:
@@ -79,11 +79,14 @@ def parse_toml(text: str) -> dict[str, Any]:
     try:
         raw = tomllib.loads(text)
     except RecursionError:
-        raise tomllib.TOMLDecodeError(f"values nested too deeply; expected at most {MAX_NESTING} levels of "
-                                      "arrays and tables inside one another") from None
+        raise tomllib.TOMLDecodeError(
+            f"values nested too deeply; expected at most {MAX_NESTING} levels of arrays and tables inside one another"
+        ) from None
     if _depth(raw) > MAX_NESTING:
-        raise tomllib.TOMLDecodeError(f"values nested more than {MAX_NESTING} levels deep; expected at most "
-                                      f"{MAX_NESTING} levels of arrays and tables inside one another")
+        raise tomllib.TOMLDecodeError(
+            f"values nested more than {MAX_NESTING} levels deep; expected at most "
+            f"{MAX_NESTING} levels of arrays and tables inside one another"
+        )
     return raw
 
 

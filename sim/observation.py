@@ -17,8 +17,11 @@ def observation_from_state(pool: Pool, s: dict[str, Any], player: int) -> dict[s
     def card_view(c: int) -> dict[str, Any]:
         up = bool(s["face_up"][c])
         visible = up or s["owner"][c] == player
-        return {"card": nm.card(c) if visible else None, "face_up": up,
-                "value": s["card_values"][c] if up else (2 if not visible else s["card_values"][c])}
+        return {
+            "card": nm.card(c) if visible else None,
+            "face_up": up,
+            "value": s["card_values"][c] if up else (2 if not visible else s["card_values"][c]),
+        }
 
     obs: dict[str, Any] = {
         "player": SEAT_NAMES[player],

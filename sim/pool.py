@@ -24,7 +24,7 @@ from sim.engine._core import MAX_PROTOCOLS, CorePool
 
 ALL_SETS = ("Main 1", "Aux 1", "Main 2", "Aux 2")
 DEFAULT_SETS = ALL_SETS
-FIRST_BOX = ("Main 1", "Aux 1")          # the golden trace's pool (Main 1 + Aux 1, 90 cards)
+FIRST_BOX = ("Main 1", "Aux 1")  # the golden trace's pool (Main 1 + Aux 1, 90 cards)
 ENGINE_VERSION = "0.1.0"
 
 
@@ -48,8 +48,15 @@ class CardInfo:
 # enter the content hash only when a card uses them, so a pool's hash (and the runs keyed by it)
 # does not change when the vocabulary grows. Step records do the same by their declaration
 # (vocabulary.first_release_form).
-LATER_CARD_FIELDS = {"during": [0, 0, 0], "here": [0, 0, 0], "cover_same": [0, 0, 0],
-                     "line_value_cond": 0, "per_hand": 0, "per_opp_card": 0, "self_play": 0}
+LATER_CARD_FIELDS = {
+    "during": [0, 0, 0],
+    "here": [0, 0, 0],
+    "cover_same": [0, 0, 0],
+    "line_value_cond": 0,
+    "per_hand": 0,
+    "per_opp_card": 0,
+    "self_play": 0,
+}
 
 
 def _hashed(rec: dict, later: dict) -> dict:
@@ -75,16 +82,31 @@ class Pool:
                 self.specs.append(spec)
             proto_cards.append(six)
         self.cards = [
-            CardInfo(id=i, name=s.name, protocol=s.protocol, set=s.set, value=s.value,
-                     top=s.text("top"), middle=s.text("middle"), bottom=s.text("bottom"),
-                     encoded=s.encoded, source=s.source)
+            CardInfo(
+                id=i,
+                name=s.name,
+                protocol=s.protocol,
+                set=s.set,
+                value=s.value,
+                top=s.text("top"),
+                middle=s.text("middle"),
+                bottom=s.text("bottom"),
+                encoded=s.encoded,
+                source=s.source,
+            )
             for i, s in enumerate(self.specs)
         ]
         self.by_name = {c.name.lower(): c for c in self.cards}
         self.protocol_id = {n.lower(): i for i, n in enumerate(self.protocols)}
-        canonical = json.dumps({"protocols": self.protocols, "cards": [_hashed(c, LATER_CARD_FIELDS) for c in cards],
-                                "steps": [first_release_form(s) for s in steps],
-                                "names": [c.name for c in self.cards]}, sort_keys=True)
+        canonical = json.dumps(
+            {
+                "protocols": self.protocols,
+                "cards": [_hashed(c, LATER_CARD_FIELDS) for c in cards],
+                "steps": [first_release_form(s) for s in steps],
+                "names": [c.name for c in self.cards],
+            },
+            sort_keys=True,
+        )
         self.hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
         # The compiled engine records, kept for inspection (what a card compiles to, tests).
         self.card_records, self.step_records = cards, steps
@@ -94,8 +116,9 @@ class Pool:
         try:
             return self.by_name[name.strip().lower()]
         except KeyError:
-            raise KeyError(f"unknown card {name!r}: not in this pool "
-                           f"(protocols: {', '.join(self.protocols)})") from None
+            raise KeyError(
+                f"unknown card {name!r}: not in this pool (protocols: {', '.join(self.protocols)})"
+            ) from None
 
     def protocol(self, name: str) -> int:
         try:
@@ -117,9 +140,11 @@ def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec, replaced: 
         if target.lower() not in index:
             raise CardDataError(f"{var.source}: card '{target}': key 'replaces': no such card in the pool")
         if target.lower() in replaced:
-            raise CardDataError(f"{var.source}: card '{target}': key 'replaces': already replaced by "
-                                f"{replaced[target.lower()]}; expected each card replaced by one variant file "
-                                "(merge the two replacements into one)")
+            raise CardDataError(
+                f"{var.source}: card '{target}': key 'replaces': already replaced by "
+                f"{replaced[target.lower()]}; expected each card replaced by one variant file "
+                "(merge the two replacements into one)"
+            )
         replaced[target.lower()] = var.source
         proto, i = index[target.lower()]
         merged = proto.cards[i].as_data()
@@ -141,8 +166,10 @@ def _check_names(protos: Iterable[ProtocolSpec]) -> None:
         for card in proto.cards:
             other = seen.setdefault(card.name.lower(), card)
             if other is not card:
-                raise CardDataError(f"{card.source}: {card.name}: key 'name': the pool already has a card of this "
-                                    f"name (from {other.source}); card names must be unique")
+                raise CardDataError(
+                    f"{card.source}: {card.name}: key 'name': the pool already has a card of this "
+                    f"name (from {other.source}); card names must be unique"
+                )
 
 
 def official_protocols() -> list[ProtocolSpec]:
@@ -164,8 +191,9 @@ def check_sets(sets: Iterable[str], official: list[ProtocolSpec] | None = None) 
             raise CardDataError(f"unknown set {s!r}; expected one of {', '.join(known_sets)}")
 
 
-def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = (),
-              require_encoded: bool = True) -> Pool:
+def load_pool(
+    sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = (), require_encoded: bool = True
+) -> Pool:
     """The official protocols of these sets plus designer files (new protocols or variants).
 
     A protocol file whose name matches an official protocol replaces it; a variant file replaces
@@ -189,10 +217,12 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
     if len(protos) < 6:
         raise CardDataError(f"a game needs at least 6 protocols; sets {sets} give {len(protos)}")
     if len(protos) > MAX_PROTOCOLS:
-        raise CardDataError(f"a pool holds at most {MAX_PROTOCOLS} protocols; sets {sets} and the "
-                            f"{len(variants)} card files give {len(protos)}")
+        raise CardDataError(
+            f"a pool holds at most {MAX_PROTOCOLS} protocols; sets {sets} and the "
+            f"{len(variants)} card files give {len(protos)}"
+        )
     order = sorted(protos.values(), key=lambda p: p.name)
-    _check_names(protos.values())          # official first: a clash is blamed on the file that adds it
+    _check_names(protos.values())  # official first: a clash is blamed on the file that adds it
     if require_encoded:
         for proto in order:
             for card in proto.cards:
@@ -201,5 +231,6 @@ def load_pool(sets: Iterable[str] = DEFAULT_SETS, cards: Iterable[str | Path] = 
                         raise CardDataError(
                             f"{card.source}: {card.name}: key '{name}': the text {box.text!r} has no "
                             f"'do' or 'passive', so the engine would play it as blank; encode it "
-                            f"(docs/cards.md) or remove the text")
+                            f"(docs/cards.md) or remove the text"
+                        )
     return Pool(order, variants)

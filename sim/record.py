@@ -30,8 +30,13 @@ def make_record(pool: Pool, seed: int, strategies: Sequence[str], s: dict[str, A
         "end_reason": END_REASONS[s["end_reason"]],
         "turns": int(min(s["turn"], s["turn_cap"])),
         "compiles": [
-            {"turn": int(t), "player": int(p), "line": LINES[int(line)], "protocol": names[int(pr)],
-             "recompile": bool(r)}
+            {
+                "turn": int(t),
+                "player": int(p),
+                "line": LINES[int(line)],
+                "protocol": names[int(pr)],
+                "recompile": bool(r),
+            }
             for t, p, line, pr, r in s["compiles"]
         ],
         "plays_face_up": list(map(int, s["plays_up"])),

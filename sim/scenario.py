@@ -37,6 +37,7 @@ class ScenarioError(ValueError):
 
 # -- the schema: every allowed key and the value it accepts, declared once ---------------------------
 
+
 def kind(expected: str, accepts: Callable[[Any], bool], names: str = "") -> Any:
     """What one key accepts: a test of the value's shape, the words for messages and the docs, and
     which names inside it must exist in the game (`names`: "cards", "stacks", "protocols" or "text";
@@ -69,8 +70,9 @@ def _one_of(*allowed: str) -> Any:
 
 TEXT = kind("a string", lambda v: isinstance(v, str))
 NON_EMPTY = kind("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip()))
-RULE = kind('a non-empty string: a card name or a rule number such as "1.2"',
-            lambda v: isinstance(v, str) and bool(v.strip()))
+RULE = kind(
+    'a non-empty string: a card name or a rule number such as "1.2"', lambda v: isinstance(v, str) and bool(v.strip())
+)
 FILES = kind("an array of file paths", _strings)
 SEAT = _one_of(*SEAT_NAMES)
 SEAT_OR_NONE = _one_of("none", *SEAT_NAMES)
@@ -199,8 +201,12 @@ def check_checks_something(path: Path, raw: dict[str, Any]) -> None:
         raise _err(path, "expect", "no expectation; a scenario must check something (see docs/scenarios.md)")
     if "error" in expect and (len(flat) > 1 or "play" in raw):
         others = [k for k in flat if k != "error"] + (["play"] if "play" in raw else [])
-        raise _err(path, "expect.error", f"cannot be combined with {', '.join(others)}: a scenario that must "
-                   "fail to load plays and checks nothing else")
+        raise _err(
+            path,
+            "expect.error",
+            f"cannot be combined with {', '.join(others)}: a scenario that must "
+            "fail to load plays and checks nothing else",
+        )
 
 
 def allowed_keys_markdown() -> str:
@@ -285,18 +291,23 @@ def _names_text(ctx: InPlay, path: Path, key: str, value: list[str]) -> None:
     for i, text in enumerate(value):
         for m in CARD_TOKEN.finditer(text):
             word = m.group(1)
-            if word.lower() in ctx.pool.protocol_id or (word[0].isupper() and word.lower()
-                                                          not in TEXT_WORDS_WITH_NUMBERS):
+            if word.lower() in ctx.pool.protocol_id or (
+                word[0].isupper() and word.lower() not in TEXT_WORDS_WITH_NUMBERS
+            ):
                 ctx.card(path, f"{key}[{i}]", m.group(0))
 
 
 NAME_CHECKS: dict[str, Callable[[InPlay, Path, str, Any], None]] = {
-    "cards": _names_cards, "stacks": _names_stacks, "protocols": _names_protocols, "text": _names_text,
+    "cards": _names_cards,
+    "stacks": _names_stacks,
+    "protocols": _names_protocols,
+    "text": _names_text,
 }
 
 
-def check_names(path: Path, ctx: InPlay, raw: dict[str, Any], model: type[Section] = Expect,
-                prefix: str = "expect") -> None:
+def check_names(
+    path: Path, ctx: InPlay, raw: dict[str, Any], model: type[Section] = Expect, prefix: str = "expect"
+) -> None:
     """Walk the (already shape-checked) expectations and check every name they hold against the game."""
     for k, v in raw.items():
         info, key = model.model_fields[k], _join(prefix, k)
@@ -310,6 +321,7 @@ def check_names(path: Path, ctx: InPlay, raw: dict[str, Any], model: type[Sectio
 
 
 # -- building the position ------------------------------------------------------------------------------
+
 
 @dataclass
 class ScenarioResult:
@@ -412,8 +424,16 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreState, int]:
     protos = _protocol_ids(path, pool, sides)
     iid_of, cdef_of = _instances(pool, protos)
     placer = _Placer(path, pool, iid_of)
-    pos: dict[str, Any] = {"deck": [], "hand": [], "trash": [], "stacks": [], "protocols": protos,
-                           "compiled": [], "owner": {}, "cdef": cdef_of}
+    pos: dict[str, Any] = {
+        "deck": [],
+        "hand": [],
+        "trash": [],
+        "stacks": [],
+        "protocols": protos,
+        "compiled": [],
+        "owner": {},
+        "cdef": cdef_of,
+    }
     for p, side in enumerate(sides):
         s = SEAT_NAMES[p]
         for zone in ("hand", "deck", "trash"):
@@ -429,8 +449,12 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreState, int]:
     for iid in placer.seen:
         pos["owner"].setdefault(iid, iid // 18)
     turn = setup.get("turn", 1)
-    pos.update(active=SEAT_NAMES.index(setup.get("active", "A")), phase=PHASES[setup.get("phase", "action")],
-               turn=turn, first_player=0)
+    pos.update(
+        active=SEAT_NAMES.index(setup.get("active", "A")),
+        phase=PHASES[setup.get("phase", "action")],
+        turn=turn,
+        first_player=0,
+    )
     control = setup.get("control", "none")
     pos["control"] = -1 if control == "none" else SEAT_NAMES.index(control)
     nct = [-1, -1]
@@ -444,6 +468,7 @@ def build(path: Path, raw: dict[str, Any], pool: Pool) -> tuple[CoreState, int]:
 
 
 # -- running ------------------------------------------------------------------------------------------
+
 
 def load(path: Path) -> dict[str, Any]:
     """Read a scenario file and refuse it unless every key is known, well-typed and it checks something."""
@@ -461,7 +486,7 @@ def load(path: Path) -> dict[str, Any]:
 def check_rule(path: Path, pool: Pool, rule: str) -> None:
     """The coverage tests count scenarios by `rule`: a misspelt one would prove nothing it names."""
     if rule.strip().lower() not in pool.by_name and not RULE_NUMBER.fullmatch(rule.strip()):
-        raise _err(path, "rule", f"{rule!r} is neither a card of the pool nor a rule number such as \"1.2\"")
+        raise _err(path, "rule", f'{rule!r} is neither a card of the pool nor a rule number such as "1.2"')
 
 
 def _invalid(path: Path, name: str, e: ScenarioError) -> ScenarioResult:
@@ -490,8 +515,9 @@ def run_file(path: str | Path) -> ScenarioResult:
         ok = want_error.lower() in msg.lower()
         return ScenarioResult(str(path), name, ok, [] if ok else [f"error {msg!r} lacks {want_error!r}"])
     if want_error is not None:
-        return ScenarioResult(str(path), name, False, [f"expected a setup error containing {want_error!r}, "
-                                                       "but the scenario loaded"])
+        return ScenarioResult(
+            str(path), name, False, [f"expected a setup error containing {want_error!r}, but the scenario loaded"]
+        )
     try:
         check_names(path, InPlay.of(pool, raw["setup"]), expect)
     except ScenarioError as e:
@@ -530,8 +556,10 @@ SIDE_COMPARE: dict[str, Callable[[dict[str, Any], Any], tuple[Any, bool]]] = {
     "trash": lambda side, want: (side["trash"], _same(side["trash"], want)),
     "deck": lambda side, want: (side["deck"], _in_order(side["deck"], want)),
     "deck_count": lambda side, want: (len(side["deck"]), len(side["deck"]) == want),
-    "stacks": lambda side, want: (side["stacks"], all(_in_order(g, w) for g, w in zip(side["stacks"], want,
-                                                                                       strict=True))),
+    "stacks": lambda side, want: (
+        side["stacks"],
+        all(_in_order(g, w) for g, w in zip(side["stacks"], want, strict=True)),
+    ),
     "compiled": lambda side, want: (side["compiled"], _same(side["compiled"], want)),
     "protocols": lambda side, want: (side["protocols"], _in_order(side["protocols"], want)),
     "values": lambda side, want: (side["values"], list(side["values"]) == want),
@@ -555,8 +583,9 @@ def check(game: State, expect: dict[str, Any]) -> list[str]:
     if "pending" in expect:
         got = "none" if d is None else d.seat
         if got != expect["pending"]:
-            out.append(f"pending: expected {expect['pending']!r}, got {got!r}"
-                       + (f" ({d.kind}: {d.options})" if d else ""))
+            out.append(
+                f"pending: expected {expect['pending']!r}, got {got!r}" + (f" ({d.kind}: {d.options})" if d else "")
+            )
     if "options" in expect:
         got_opts = [] if d is None else d.options
         if not _same(got_opts, expect["options"]):

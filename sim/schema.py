@@ -21,8 +21,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Val
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
-PROBLEM = "protolab_schema"      # the error type of the checks below; its message is said as given
-UNKNOWN = "protolab_unknown"     # an unknown key, named before anything else in its table is checked
+PROBLEM = "protolab_schema"  # the error type of the checks below; its message is said as given
+UNKNOWN = "protolab_unknown"  # an unknown key, named before anything else in its table is checked
 
 
 class Strict(BaseModel):
@@ -107,6 +107,7 @@ def before(run: Callable[[Any], Any], inner: Any) -> Any:
 
 # -- the phrases of the experiment specs ("expected the seed, a whole number at least 0; got -1") ------------
 
+
 def integer(lo: int, hi: int, what: str) -> Any:
     """A whole number lo..hi."""
     return _said(lambda v: is_whole(v) and lo <= v <= hi, integer_expected(lo, hi, what) + "; got ")
@@ -120,8 +121,11 @@ def integer_expected(lo: int, hi: int, what: str) -> str:
 
 def number(lo: float, hi: float, what: str) -> Any:
     """A number lo..hi (an integer is a number too), as a float."""
-    return _said(lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi,
-                 f"expected {what}, a number from {lo:g} to {hi:g}; got ", float)
+    return _said(
+        lambda v: isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi,
+        f"expected {what}, a number from {lo:g} to {hi:g}; got ",
+        float,
+    )
 
 
 def text(what: str) -> Any:
@@ -131,8 +135,8 @@ def text(what: str) -> Any:
 
 def texts(what: str) -> Any:
     """A list of non-blank strings (`what`: plural), stripped."""
-    return before(lambda v: v if isinstance(v, list) else fail(f"expected a list of {what}, got {v!r}"),
-                  list[text(what)])  # type: ignore[misc]  # an item type built at runtime (Annotated)
+    item = text(what)  # an item type built at runtime (Annotated)
+    return before(lambda v: v if isinstance(v, list) else fail(f"expected a list of {what}, got {v!r}"), list[item])  # type: ignore[valid-type]
 
 
 def choice(values: Iterable[str]) -> Any:
@@ -154,6 +158,7 @@ def _said(test: Callable[[Any], bool], message: str, convert: Callable[[Any], An
 
 # -- the one line ---------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Problem:
     """The first thing wrong with a file: where (`key`, dotted: "top.do[0].whose"), what kind of
@@ -162,10 +167,10 @@ class Problem:
     key: str
     kind: str
     message: str
-    allowed: tuple[str, ...] = ()    # "unknown": the keys the table takes, in declaration order
+    allowed: tuple[str, ...] = ()  # "unknown": the keys the table takes, in declaration order
     value: Any = None
-    table: type[BaseModel] | None = None   # "unknown": the model of the table holding the key
-    field: FieldInfo | None = None         # "missing", "value": the declaration of the key
+    table: type[BaseModel] | None = None  # "unknown": the model of the table holding the key
+    field: FieldInfo | None = None  # "missing", "value": the declaration of the key
 
 
 def problem(error: ValidationError, model: type[BaseModel], unknown: Callable[[Problem], str] | None = None) -> Problem:
@@ -178,17 +183,22 @@ def problem(error: ValidationError, model: type[BaseModel], unknown: Callable[[P
         key = _dotted([*parts, *([ctx["key"]] if ctx.get("key") else [])])
         return Problem(key, "value", ctx["message"], value=e["input"], field=field)
     if e["type"] in (UNKNOWN, "extra_forbidden"):
-        if e["type"] == UNKNOWN:       # Strict._known_keys: the loc is the table's, the key in ctx
+        if e["type"] == UNKNOWN:  # Strict._known_keys: the loc is the table's, the key in ctx
             parts, value = [*parts, ctx["key"]], e["input"][ctx["key"]]
-        else:                          # pydantic's own check: the loc is the key's
+        else:  # pydantic's own check: the loc is the key's
             value = e["input"]
         allowed = tuple(f.alias or n for n, f in table.model_fields.items()) if table else ()
         p = Problem(_dotted(parts), "unknown", "", allowed, value, table)
         text = unknown(p) if unknown else f"unknown key; expected one of {sorted(allowed)}"
         return dataclasses.replace(p, message=text)
     key = _dotted(parts)
-    expected = (field.description if field and field.description
-                else "a table" if e["type"] in ("model_type", "dict_type") else e["msg"].lower())
+    expected = (
+        field.description
+        if field and field.description
+        else "a table"
+        if e["type"] in ("model_type", "dict_type")
+        else e["msg"].lower()
+    )
     if e["type"] == "missing":
         return Problem(key, "missing", f"missing; expected {expected}", field=field)
     return Problem(key, "value", f"expected {expected}, got {e['input']!r}", value=e["input"], field=field)
@@ -201,8 +211,9 @@ def _dotted(parts: list[str | int]) -> str:
     return out
 
 
-def _walk(model: type[BaseModel], loc: tuple[str | int, ...]) -> tuple[list[str | int], FieldInfo | None,
-                                                                      type[BaseModel] | None]:
+def _walk(
+    model: type[BaseModel], loc: tuple[str | int, ...]
+) -> tuple[list[str | int], FieldInfo | None, type[BaseModel] | None]:
     """Follow `loc` through the model's annotations: the key path as the file spells it (union
     members and validator steps dropped), the field at its end, and the table (model) holding it."""
     parts: list[str | int] = []
@@ -214,9 +225,9 @@ def _walk(model: type[BaseModel], loc: tuple[str | int, ...]) -> tuple[list[str 
         if _is_model(tp):
             table, field = tp, _field_of(tp, step)
             parts.append(step)
-            tp = field.annotation if field else Any      # an unknown key: its table is `tp`
+            tp = field.annotation if field else Any  # an unknown key: its table is `tp`
         elif _is_union(tp):
-            tp = typing.get_args(tp)[0]                   # a member's name: pydantic's, not the file's
+            tp = typing.get_args(tp)[0]  # a member's name: pydantic's, not the file's
         elif isinstance(step, int | str) and typing.get_origin(tp) in (list, tuple, dict):
             parts.append(step)
             args = typing.get_args(tp)

@@ -44,9 +44,15 @@ class State:
     """The position of one game. `protocols` fixes both trios (names, left to right); otherwise a draft is played.
     `auto` names seats whose decisions the engine's random strategy takes."""
 
-    def __init__(self, pool: Pool | None = None, seed: int = 0,
-                 protocols: Sequence[Sequence[str]] | None = None, first_player: int | None = None,
-                 turn_cap: int = 200, auto: Sequence[int] = ()):
+    def __init__(
+        self,
+        pool: Pool | None = None,
+        seed: int = 0,
+        protocols: Sequence[Sequence[str]] | None = None,
+        first_player: int | None = None,
+        turn_cap: int = 200,
+        auto: Sequence[int] = (),
+    ):
         self.pool = pool or load_pool()
         self.seed = seed
         self.core = CoreState(self.pool.core, seed, turn_cap)
@@ -94,8 +100,9 @@ class State:
             wanted = " ".join(choice.lower().split())
             matches = [i for i, o in enumerate(d.options) if o.lower() == wanted]
             if not matches:
-                raise ValueError(f"{choice!r} is not an option of this {d.kind} decision for "
-                                 f"{d.seat}; options: {d.options}")
+                raise ValueError(
+                    f"{choice!r} is not an option of this {d.kind} decision for {d.seat}; options: {d.options}"
+                )
             choice = matches[0]
         if not 0 <= choice < len(d.options):
             raise ValueError(f"option index {choice} out of range 0..{len(d.options) - 1}")
@@ -130,8 +137,7 @@ class State:
                 "trash": [nm.card(c) for c in s["trash"][p]],
                 "stacks": [stack(s["stacks"][p][line]) for line in range(3)],
                 "values": s["values"][p],
-                "owns": [nm.card(c) for c in range(36)
-                         if s["zone"][c] != 0 and s["owner"][c] == p and c // 18 != p],
+                "owns": [nm.card(c) for c in range(36) if s["zone"][c] != 0 and s["owner"][c] == p and c // 18 != p],
             }
         return {
             **players,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-Z95 = 1.959963984540054            # the two-sided 95% normal quantile
+Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 
 
 def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:

@@ -8,10 +8,10 @@ take it by the rule: the reports say so beside their verdict (analysis/studies/p
 
 from __future__ import annotations
 
-RULE = "fixed rule"       # every choice inside an effect by the shared rule below
-MODEL = "model"           # its own choices inside its own turn planned with its model; the rest by the rule
-RANDOM = "random"         # uniform over the options of every decision
-UNKNOWN = "unknown"       # a user's Python strategy: protolab cannot tell
+RULE = "fixed rule"  # every choice inside an effect by the shared rule below
+MODEL = "model"  # its own choices inside its own turn planned with its model; the rest by the rule
+RANDOM = "random"  # uniform over the options of every decision
+UNKNOWN = "unknown"  # a user's Python strategy: protolab cannot tell
 HOWS = (RULE, MODEL, RANDOM, UNKNOWN)
 
 # What the fixed rule answers, by decision kind (the DecisionKind words of sim/cards/vocabulary.py;

@@ -46,15 +46,31 @@ SCALE = {s.name: s for s in SCALES}
 FEATURE_VERSION = 1
 SIDES = ("mine", "theirs")
 # (term, its scale's name; None: a 0/1 flag)
-LINE_TERMS = (("value", "LINE_VALUE"), ("compiled", None), ("lead", "LINE_LEAD"), ("ready", None),
-              ("stack", "STACK"), ("facedown", "FACEDOWN"))
+LINE_TERMS = (
+    ("value", "LINE_VALUE"),
+    ("compiled", None),
+    ("lead", "LINE_LEAD"),
+    ("ready", None),
+    ("stack", "STACK"),
+    ("facedown", "FACEDOWN"),
+)
 SIDE_TERMS = (("compiled", "COMPILED"), ("hand", "HAND"), ("deck", "PILE"), ("trash", "PILE"))
-GAME_TERMS = (("control_mine", None), ("control_theirs", None), ("control_neutral", None), ("turn", "TURN"),
-              ("active_is_me", None))
+GAME_TERMS = (
+    ("control_mine", None),
+    ("control_theirs", None),
+    ("control_neutral", None),
+    ("turn", "TURN"),
+    ("active_is_me", None),
+)
 VERB_FAMILIES = ("draw", "discard", "flip", "delete", "return", "shift", "play", "other")
-VERB_PLACES = ("hand", "mine_up", "theirs_up")      # my hand; each side's uncovered face-up cards
-HAND_TERMS = (("hand_value_mean", "HAND_VALUE"), ("hand_value_max", "HAND_VALUE"), ("hand_value_min", "HAND_VALUE"),
-              ("hand_playable_up", "PLAYABLE"), ("hand_may_steps", "MAY"))
+VERB_PLACES = ("hand", "mine_up", "theirs_up")  # my hand; each side's uncovered face-up cards
+HAND_TERMS = (
+    ("hand_value_mean", "HAND_VALUE"),
+    ("hand_value_max", "HAND_VALUE"),
+    ("hand_value_min", "HAND_VALUE"),
+    ("hand_playable_up", "PLAYABLE"),
+    ("hand_may_steps", "MAY"),
+)
 
 # every feature with its scale, in the vector's order
 FEATURE_SCALES: tuple[tuple[str, str | None], ...] = (
@@ -123,8 +139,15 @@ def by_key(table: tuple[Param, ...]) -> dict[str, Param]:
 def c_integers() -> dict[str, int]:
     """The whole-number constants the C players use (cdef enum in _declared.pxd)."""
     learned = by_key(LEARNED)
-    out = {"NFEAT": len(FEATURES), "NFAMILY": len(VERB_FAMILIES), "MAXL": MAX_LAYERS, "MAXU": MAX_UNITS,
-           "MAXIN": max_inputs(), "MAXPLAN": int(learned["inner"].hi), "MAXTOP": int(learned["top"].hi)}
+    out = {
+        "NFEAT": len(FEATURES),
+        "NFAMILY": len(VERB_FAMILIES),
+        "MAXL": MAX_LAYERS,
+        "MAXU": MAX_UNITS,
+        "MAXIN": max_inputs(),
+        "MAXPLAN": int(learned["inner"].hi),
+        "MAXTOP": int(learned["top"].hi),
+    }
     for s in SCALES:
         if s.lo is not None:
             assert s.hi is not None, f"{s.name}: a clipped scale has both bounds"

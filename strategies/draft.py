@@ -27,7 +27,7 @@ from strategies._draft import FittedDraft
 
 TABLE_KEYS = ("about", "protocols", "trios", "counters")
 STYLES = ("full", "greedy", "counter")
-MAX_VALUE = 1.0          # a value is a win-rate difference: |v| <= 1
+MAX_VALUE = 1.0  # a value is a win-rate difference: |v| <= 1
 
 
 class DraftTableError(ValueError):
@@ -62,8 +62,9 @@ def parse_fitted(arg: str) -> FittedSpec:
             if not 0 <= temp <= 1:
                 raise DraftTableError(f"draft 'fitted:{arg}': temp must be a number 0..1, got {v!r}")
         else:
-            raise DraftTableError(f"draft 'fitted:{arg}': unknown option {o.strip()!r}; expected "
-                                  f"style={'|'.join(STYLES)} or temp=T")
+            raise DraftTableError(
+                f"draft 'fitted:{arg}': unknown option {o.strip()!r}; expected style={'|'.join(STYLES)} or temp=T"
+            )
     return FittedSpec(path, style, temp)
 
 
@@ -99,8 +100,9 @@ def table_arrays(text: str, source: str, protocols: list[str]) -> tuple[np.ndarr
         names = [x.strip() for x in name.split(",")]
         t = [_protocol(ids, x, source, key, protocols) for x in names]
         if len(t) != 3 or len(set(t)) != 3:
-            raise DraftTableError(f"{source}: key '{key}': expected three different protocols, e.g. "
-                                  '"Death, Fire, Water"')
+            raise DraftTableError(
+                f"{source}: key '{key}': expected three different protocols, e.g. \"Death, Fire, Water\""
+            )
         value = _value(v, source, key)
         for a, b, c in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
             trio[t[a], t[b], t[c]] = value
@@ -128,15 +130,19 @@ def _table(raw: dict[str, Any], key: str, source: str, prefix: str = "") -> dict
 def _protocol(ids: dict[str, int], name: str, source: str, key: str, protocols: list[str]) -> int:
     i = ids.get(name.strip().lower())
     if i is None:
-        raise DraftTableError(f"{source}: key '{key}': unknown protocol {name.strip()!r}; expected one of "
-                              f"{', '.join(protocols)} (the pool)")
+        raise DraftTableError(
+            f"{source}: key '{key}': unknown protocol {name.strip()!r}; expected one of "
+            f"{', '.join(protocols)} (the pool)"
+        )
     return i
 
 
 def _value(v: Any, source: str, key: str) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or abs(v) > MAX_VALUE:
-        raise DraftTableError(f"{source}: key '{key}': expected a number of win-rate points between "
-                              f"-{MAX_VALUE:g} and {MAX_VALUE:g} (0.01 = one point), got {v!r}")
+        raise DraftTableError(
+            f"{source}: key '{key}': expected a number of win-rate points between "
+            f"-{MAX_VALUE:g} and {MAX_VALUE:g} (0.01 = one point), got {v!r}"
+        )
     return float(v)
 
 

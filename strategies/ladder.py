@@ -14,8 +14,9 @@ from sim.stats import wilson
 from strategies.seats import play_games
 
 
-def play_pair(pool, a: str, b: str, games: int, seed: int = 1, turn_cap: int = 200,
-              draft: str = "random") -> dict[str, Any]:
+def play_pair(
+    pool, a: str, b: str, games: int, seed: int = 1, turn_cap: int = 200, draft: str = "random"
+) -> dict[str, Any]:
     """`games` games between a and b on paired seeds: each seed is played twice with the seats
     swapped, so seat and draft luck cancel out."""
     half = max(1, games // 2)
@@ -27,8 +28,17 @@ def play_pair(pool, a: str, b: str, games: int, seed: int = 1, turn_cap: int = 2
     n = 2 * half
     draws = n - wins_a - wins_b
     lo, hi = wilson(wins_a + draws / 2, n)
-    return {"a": a, "b": b, "games": n, "wins_a": wins_a, "wins_b": wins_b, "draws": draws,
-            "win_rate_a": (wins_a + draws / 2) / n, "ci_low": lo, "ci_high": hi}
+    return {
+        "a": a,
+        "b": b,
+        "games": n,
+        "wins_a": wins_a,
+        "wins_b": wins_b,
+        "draws": draws,
+        "win_rate_a": (wins_a + draws / 2) / n,
+        "ci_low": lo,
+        "ci_high": hi,
+    }
 
 
 def bradley_terry(names: Sequence[str], pairs: Sequence[dict[str, Any]], iters: int = 500) -> np.ndarray:
@@ -70,16 +80,29 @@ def ratings(names: Sequence[str], pairs: Sequence[dict[str, Any]], boot: int = 2
     s = np.array(samples)
     lo, hi = np.percentile(s, [2.5, 97.5], axis=0)
     order = np.argsort(-est)
-    return [{"strategy": names[i], "elo": float(est[i]), "ci_low": float(lo[i]), "ci_high": float(hi[i])}
-            for i in order]
+    return [
+        {"strategy": names[i], "elo": float(est[i]), "ci_low": float(lo[i]), "ci_high": float(hi[i])} for i in order
+    ]
 
 
-def run_ladder(pool, strategies: Sequence[str], games: int, seed: int = 1, turn_cap: int = 200,
-               draft: str = "random", progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def run_ladder(
+    pool,
+    strategies: Sequence[str],
+    games: int,
+    seed: int = 1,
+    turn_cap: int = 200,
+    draft: str = "random",
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     pairs = []
     for a, b in combinations(strategies, 2):
         if progress:
             progress(f"{a} vs {b}")
         pairs.append(play_pair(pool, a, b, games, seed, turn_cap, draft))
-    return {"games_per_pair": games, "seed": seed, "pool_hash": pool.hash, "pairs": pairs,
-            "ratings": ratings(list(strategies), pairs)}
+    return {
+        "games_per_pair": games,
+        "seed": seed,
+        "pool_hash": pool.hash,
+        "pairs": pairs,
+        "ratings": ratings(list(strategies), pairs),
+    }

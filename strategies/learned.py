@@ -22,9 +22,15 @@ from strategies.seats import make_seats
 EVERY = ("turn",)
 
 
-def examples(pool: Pool, seeds: Sequence[int] | np.ndarray, strategies: Sequence[str] = ("greedy", "greedy"),
-             draft: str | Sequence[str] = "random", explore: float = 0.0, every: str = "turn",
-             turn_cap: int = 200) -> dict[str, np.ndarray]:
+def examples(
+    pool: Pool,
+    seeds: Sequence[int] | np.ndarray,
+    strategies: Sequence[str] = ("greedy", "greedy"),
+    draft: str | Sequence[str] = "random",
+    explore: float = 0.0,
+    every: str = "turn",
+    turn_cap: int = 200,
+) -> dict[str, np.ndarray]:
     """Play one game per seed (seeds distinct) and return its rows: `seed` (uint64), `turn`
     (int16), `player` (int8, whose view), `features` (float32) and `outcome` (float32, for that
     view). `explore`: the probability that a seat takes a uniformly random action at an action
@@ -50,8 +56,9 @@ def examples(pool: Pool, seeds: Sequence[int] | np.ndarray, strategies: Sequence
 
 def play_columns_for(pool: Pool, seeds: np.ndarray, seats, turn_cap: int) -> dict[str, np.ndarray]:
     """The games of built seats (their trios, if a fixed draft names them)."""
-    return play_columns(pool, seeds, seats.configs, turn_cap=turn_cap,
-                        protocols=[seats.trios] if seats.trios is not None else None)
+    return play_columns(
+        pool, seeds, seats.configs, turn_cap=turn_cap, protocols=[seats.trios] if seats.trios is not None else None
+    )
 
 
 def features_of(state, player: int, permute_seed: int = -1) -> np.ndarray:
@@ -63,4 +70,3 @@ def features_of(state, player: int, permute_seed: int = -1) -> np.ndarray:
     probe = FeatureProbe(int(player))
     state.core.decide_with(probe.seat, permute_seed)
     return probe.values()
-

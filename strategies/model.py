@@ -36,7 +36,7 @@ LAYER_KEYS = ("weights", "bias", "activation")
 ACTIVATIONS = ("relu", "tanh", "linear")
 NFEAT = len(FEATURES)
 SHIPPED = "protolab_datasets.models"
-MAX_MODEL_BYTES = 8 * 1024 * 1024   # 20 times the largest network's file (4 layers of 64 units: 0.39 MB)
+MAX_MODEL_BYTES = 8 * 1024 * 1024  # 20 times the largest network's file (4 layers of 64 units: 0.39 MB)
 DEFAULT_MODEL = "learned"
 
 
@@ -49,9 +49,9 @@ class Layer:
     """One dense layer of a value network, as the fit gives it (protolab/experiment/train/fit.py, float64) and
     a model file holds it (float32)."""
 
-    weights: np.ndarray          # [out][in]
-    bias: np.ndarray             # [out]
-    activation: str              # relu | tanh | linear
+    weights: np.ndarray  # [out][in]
+    bias: np.ndarray  # [out]
+    activation: str  # relu | tanh | linear
 
 
 @dataclass
@@ -62,10 +62,20 @@ class Model:
 
     def function(self) -> dict[str, Any]:
         """The part of the file that decides play: format, features and layers (what the hash names)."""
-        return {"format": FORMAT, "version": VERSION, "features": list(FEATURES), "feature_digest": FEATURE_DIGEST,
-                "layers": [{"weights": [[float(x) for x in row] for row in lay.weights],
-                            "bias": [float(x) for x in lay.bias], "activation": lay.activation}
-                           for lay in self.layers]}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "features": list(FEATURES),
+            "feature_digest": FEATURE_DIGEST,
+            "layers": [
+                {
+                    "weights": [[float(x) for x in row] for row in lay.weights],
+                    "bias": [float(x) for x in lay.bias],
+                    "activation": lay.activation,
+                }
+                for lay in self.layers
+            ],
+        }
 
     def to_bytes(self) -> bytes:
         body = {**self.function(), "meta": self.meta}
@@ -94,30 +104,44 @@ class Model:
     @classmethod
     def from_arrays(cls, layers: list[tuple[np.ndarray, np.ndarray, str]], meta: dict | None = None) -> Model:
         """A model from (weights [out][in], bias, activation) triples, checked like a file."""
-        raw = {"format": FORMAT, "version": VERSION, "features": list(FEATURES), "feature_digest": FEATURE_DIGEST,
-               "layers": [{"weights": np.asarray(w).tolist(), "bias": np.asarray(b).tolist(), "activation": a}
-                          for w, b, a in layers], "meta": meta or {}}
+        raw = {
+            "format": FORMAT,
+            "version": VERSION,
+            "features": list(FEATURES),
+            "feature_digest": FEATURE_DIGEST,
+            "layers": [
+                {"weights": np.asarray(w).tolist(), "bias": np.asarray(b).tolist(), "activation": a}
+                for w, b, a in layers
+            ],
+            "meta": meta or {},
+        }
         return parse(raw, "<memory>")
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
         source = str(path)
         try:
-            text = read_input_text(path, MAX_MODEL_BYTES)       # its size checked before reading it
+            text = read_input_text(path, MAX_MODEL_BYTES)  # its size checked before reading it
         except InputFileError as e:
             if not Path(path).exists():
-                raise ModelError(f"model {source}: no such file; expected a model file (JSON) or the name of a "
-                                 f"shipped model ({', '.join(shipped_models()) or 'none'})") from None
+                raise ModelError(
+                    f"model {source}: no such file; expected a model file (JSON) or the name of a "
+                    f"shipped model ({', '.join(shipped_models()) or 'none'})"
+                ) from None
             why = str(e).removeprefix(f"{source}: ")
             if "larger than" in why:
-                why += f" (the largest network the player takes, {MAX_LAYERS} layers of {MAX_UNITS} units, is a file " \
-                       "of about 0.4 MB)"
+                why += (
+                    f" (the largest network the player takes, {MAX_LAYERS} layers of {MAX_UNITS} units, is a file "
+                    "of about 0.4 MB)"
+                )
             raise ModelError(f"model {source}: {why}") from None
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ModelError(f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                             "expected a model file (docs/strategies.md, 'The learned player')") from None
+            raise ModelError(
+                f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                "expected a model file (docs/strategies.md, 'The learned player')"
+            ) from None
         return parse(raw, source)
 
 
@@ -168,8 +192,12 @@ def _layer(raw: Any, i: int, fan_in: int, last: bool, source: str) -> Layer:
     weights = _matrix(w, out, fan_in, source, f"{key}.weights")
     bias = raw["bias"]
     if not isinstance(bias, list) or len(bias) != out:
-        raise _fail(source, f"{key}.bias", f"a list of {out} numbers", bias if not isinstance(bias, list)
-                    else f"{len(bias)} numbers")
+        raise _fail(
+            source,
+            f"{key}.bias",
+            f"a list of {out} numbers",
+            bias if not isinstance(bias, list) else f"{len(bias)} numbers",
+        )
     _numbers(bias, source, f"{key}.bias")
     return Layer(weights, np.array(bias, dtype=np.float32), act)
 

@@ -25,8 +25,12 @@ class Seats:
     trios: Trios | None
 
 
-def make_seats(pool: Pool, strategies: Sequence[str], draft: str | Sequence[str] = "random",
-               draft_read: Callable[[str], str] | None = None) -> Seats:
+def make_seats(
+    pool: Pool,
+    strategies: Sequence[str],
+    draft: str | Sequence[str] = "random",
+    draft_read: Callable[[str], str] | None = None,
+) -> Seats:
     """The engine seats for these strategy specs, each drafting by its draft strategy (one for
     both seats, or one per seat); `draft_read(path)` gives the text of a draft table it names (a
     run's copy). The one place seats are built, so a replay plays exactly what the batch played."""
@@ -35,15 +39,21 @@ def make_seats(pool: Pool, strategies: Sequence[str], draft: str | Sequence[str]
     for seat, text in zip(configs, (draft, draft) if isinstance(draft, str) else draft, strict=True):
         kind, payload = parse_draft(text, pool, draft_read)
         if kind == "fixed":
-            assert isinstance(payload, list)         # the two trios' protocol names (spec.parse_draft)
+            assert isinstance(payload, list)  # the two trios' protocol names (spec.parse_draft)
             trios = payload
         install_draft(seat, kind, payload)
     return Seats(configs, trios)
 
 
-def play_games(pool: Pool, seeds: Sequence[int] | np.ndarray, strategies: Sequence[str] = ("random", "random"),
-               draft: str | Sequence[str] = "random", draft_read: Callable[[str], str] | None = None,
-               protocols: Sequence[Sequence[Sequence[str]]] | None = None, **options) -> dict[str, np.ndarray]:
+def play_games(
+    pool: Pool,
+    seeds: Sequence[int] | np.ndarray,
+    strategies: Sequence[str] = ("random", "random"),
+    draft: str | Sequence[str] = "random",
+    draft_read: Callable[[str], str] | None = None,
+    protocols: Sequence[Sequence[Sequence[str]]] | None = None,
+    **options,
+) -> dict[str, np.ndarray]:
     """One game per seed between these strategy specs (sim.batch.play_columns for the columns and
     `options`); a `fixed` draft plays its trios unless `protocols` names matchups."""
     seats = make_seats(pool, strategies, draft, draft_read)

@@ -1,17 +1,17 @@
 """Strategy specs: the one syntax used everywhere a strategy is named (docs/strategies.md).
 
-    random                      uniform over legal options
-    greedy | rush | disrupt | control      one-ply bots (styles are weight presets)
-    greedy:w_control=2          any weight overridden by name
-    search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
-    ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
-                                leaf=model[,model=NAME]: new nodes scored by a model, not played out, c=0.2;
-                                choices=model (leaf=model's default): its own turn's choices planned by the model)
-    learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
-    greedy+nodown               restricted play: never play face-down
-    greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
-    random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
-    mypkg.bots:MyBot            a user strategy (a class, see strategies/user.py)
+random                      uniform over legal options
+greedy | rush | disrupt | control      one-ply bots (styles are weight presets)
+greedy:w_control=2          any weight overridden by name
+search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
+ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
+                            leaf=model[,model=NAME]: new nodes scored by a model, not played out, c=0.2;
+                            choices=model (leaf=model's default): its own turn's choices planned by the model)
+learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
+greedy+nodown               restricted play: never play face-down
+greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
+random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
+mypkg.bots:MyBot            a user strategy (a class, see strategies/user.py)
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ R_NO_FACEDOWN = int(Restrict.NO_FACEDOWN)
 R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
 R_NO_FACEUP = int(Restrict.NO_FACEUP)
 Params = dict[str, float | str]
-WORDS = {"rollout": ROLLOUTS, "leaf": LEAVES, "choices": CHOICES}     # parameters that take a word
+WORDS = {"rollout": ROLLOUTS, "leaf": LEAVES, "choices": CHOICES}  # parameters that take a word
 # the players' defaults and limits, declared once (strategies/declared.py; the C side reads the same table)
 LEARNED_DEFAULTS = {p.key: p.default for p in LEARNED}
 LEARNED_LIMITS = {p.key: (p.lo, p.hi) for p in LEARNED}
@@ -76,7 +76,7 @@ class Player:
 
     params: tuple[str, ...]
     configure: Callable[[SeatConfig, Params], None]
-    choices: str | Callable[[Params], str]    # RULE, MODEL, RANDOM or UNKNOWN, or that of the spec's params
+    choices: str | Callable[[Params], str]  # RULE, MODEL, RANDOM or UNKNOWN, or that of the spec's params
 
 
 def _random(seat: SeatConfig, params: Params) -> None:
@@ -85,11 +85,13 @@ def _random(seat: SeatConfig, params: Params) -> None:
 
 def _bot(style: str) -> Callable[[SeatConfig, Params], None]:
     """greedy, its styles and search (strategies/_bots.pyx)."""
+
     def configure_bot(seat: SeatConfig, params: Params) -> None:
         weights = dict(params)
         sims = int(weights.pop("sims", SEARCH_KNOBS["sims"].default))
         depth = int(weights.pop("depth", SEARCH_KNOBS["depth"].default))
         configure(seat, style, weights, sims, depth)
+
     return configure_bot
 
 
@@ -116,9 +118,18 @@ def _ismcts(seat: SeatConfig, params: Params) -> None:
     elif "model" in params:
         raise StrategyError("strategy 'ismcts': model is used with leaf=model or choices=model only")
     c = float(params.get("c", DEFAULT_MODEL_C if leaf == "model" else DEFAULT_C))
-    configure_ismcts(seat, int(params.get("iters", DEFAULT_ITERS)), c,
-                     str(params.get("rollout", DEFAULT_ROLLOUT)), leaf, layers, model_hash, choices,
-                     int(LEARNED_DEFAULTS["inner"]), int(LEARNED_DEFAULTS["branch"]))   # the learned player's planner
+    configure_ismcts(
+        seat,
+        int(params.get("iters", DEFAULT_ITERS)),
+        c,
+        str(params.get("rollout", DEFAULT_ROLLOUT)),
+        leaf,
+        layers,
+        model_hash,
+        choices,
+        int(LEARNED_DEFAULTS["inner"]),
+        int(LEARNED_DEFAULTS["branch"]),
+    )  # the learned player's planner
 
 
 def _number(params: Params, k: str, default: float | None = None) -> float:
@@ -140,8 +151,17 @@ def learned_player(params: Params) -> Learned:
             kind = "a whole number" if whole else "a number"
             raise StrategyError(f"strategy 'learned': {k} must be {kind} {lo}..{hi}, got {knobs[k]:g}")
     layers = [(lay.weights, lay.bias, lay.activation) for lay in model.layers]
-    return Learned(layers, model.hash, int(knobs["sims"]), int(knobs["depth"]), int(knobs["inner"]),
-                   int(knobs["branch"]), int(knobs["top"]), int(knobs["reply"]), float(knobs["explore"]))
+    return Learned(
+        layers,
+        model.hash,
+        int(knobs["sims"]),
+        int(knobs["depth"]),
+        int(knobs["inner"]),
+        int(knobs["branch"]),
+        int(knobs["top"]),
+        int(knobs["reply"]),
+        float(knobs["explore"]),
+    )
 
 
 def _learned(seat: SeatConfig, params: Params) -> None:
@@ -188,15 +208,17 @@ def parse(text: str) -> StrategySpec:
     else:
         name, _, args = head.partition(":")
         if name not in PLAYERS:
-            raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(PLAYERS)} "
-                                "or package.module:ClassName")
+            raise StrategyError(
+                f"unknown strategy {name!r}; expected one of {', '.join(PLAYERS)} or package.module:ClassName"
+            )
         spec.base = name
         for kv in filter(None, (a.strip() for a in args.split(","))):
             k, eq, v = kv.partition("=")
             allowed = PLAYERS[name].params
             if not eq or k not in allowed:
-                raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected "
-                                    f"{', '.join(allowed) or 'none'}")
+                raise StrategyError(
+                    f"strategy {head!r}: unknown parameter {k!r}; expected {', '.join(allowed) or 'none'}"
+                )
             if k in WORDS:
                 words = WORDS[k]
                 if v not in words:
@@ -216,8 +238,9 @@ def parse(text: str) -> StrategySpec:
             knob = SEARCH_KNOBS[k]
             if k in spec.params and not knob.lo <= _number(spec.params, k) <= knob.hi:
                 raise StrategyError(f"strategy {head!r}: {k} must be {knob.lo}..{knob.hi}")
-        if "iters" in spec.params and not (1 <= _number(spec.params, "iters") <= MAX_ITERS
-                                           and _number(spec.params, "iters") % 1 == 0):
+        if "iters" in spec.params and not (
+            1 <= _number(spec.params, "iters") <= MAX_ITERS and _number(spec.params, "iters") % 1 == 0
+        ):
             raise StrategyError(f"strategy {head!r}: iters must be a whole number 1..{MAX_ITERS}")
         c = ISMCTS_KNOBS["c"]
         if "c" in spec.params and not c.lo <= _number(spec.params, "c") <= c.hi:
@@ -275,14 +298,22 @@ def _module_spec(module: str) -> importlib.machinery.ModuleSpec | None:
     way is looked up by the import system's finders on its parent's search path, not imported
     (importlib.util.find_spec would import the parents of a dotted name)."""
     parts = module.split(".")
-    spec = importlib.util.find_spec(parts[0])       # a top-level name: found, nothing imported
+    spec = importlib.util.find_spec(parts[0])  # a top-level name: found, nothing imported
     for depth in range(1, len(parts)):
         search = spec.submodule_search_locations if spec is not None else None
         if search is None:
-            return None                              # not a package: it holds no submodules
-        name = ".".join(parts[:depth + 1])
-        spec = next((found for finder in sys.meta_path if hasattr(finder, "find_spec")
-                     for found in [finder.find_spec(name, list(search))] if found is not None), None)
+            return None  # not a package: it holds no submodules
+        name = ".".join(parts[: depth + 1])
+        spec = next(
+            (
+                found
+                for finder in sys.meta_path
+                if hasattr(finder, "find_spec")
+                for found in [finder.find_spec(name, list(search))]
+                if found is not None
+            ),
+            None,
+        )
     return spec
 
 
@@ -290,8 +321,10 @@ def _defines(tree: ast.Module, name: str) -> bool | None:
     """Whether module source binds `name` at top level (a class, function, assignment or import);
     None when it cannot tell without running it (a star import or a module-level __getattr__)."""
     for node in tree.body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (name,
-                                                                                                  "__getattr__"):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
+            name,
+            "__getattr__",
+        ):
             return True if node.name == name else None
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
@@ -299,8 +332,13 @@ def _defines(tree: ast.Module, name: str) -> bool | None:
                     return None
                 if (alias.asname or alias.name.split(".")[0]) == name:
                     return True
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
         if any(n.id == name for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
             return True
     return False
@@ -319,8 +357,10 @@ def check_user_class(path: str) -> None:
     except (ImportError, ValueError, OSError) as e:
         raise StrategyError(f"user strategy {path!r}: cannot find module {module!r} ({e})") from None
     if spec is None:
-        raise StrategyError(f"user strategy {path!r}: cannot import module {module!r} (not found on the Python "
-                            "path: the working folder or PYTHONPATH); expected package.module:ClassName")
+        raise StrategyError(
+            f"user strategy {path!r}: cannot import module {module!r} (not found on the Python "
+            "path: the working folder or PYTHONPATH); expected package.module:ClassName"
+        )
     origin = spec.origin or ""
     if not origin.endswith(".py"):
         return
@@ -330,8 +370,10 @@ def check_user_class(path: str) -> None:
         why = f"{type(e).__name__}: {e}"
         raise StrategyError(f"user strategy {path!r}: cannot read module {module!r} ({why})") from None
     if _defines(tree, cls) is False:
-        raise StrategyError(f"user strategy {path!r}: module {module!r} ({origin}) has no {cls!r}; expected a "
-                            "class with a choose(observation, decision) method")
+        raise StrategyError(
+            f"user strategy {path!r}: module {module!r} ({origin}) has no {cls!r}; expected a "
+            "class with a choose(observation, decision) method"
+        )
 
 
 def load_user_strategy(path: str, pool=None):
@@ -344,7 +386,7 @@ def load_user_strategy(path: str, pool=None):
         mod = importlib.import_module(module)
     except ImportError as e:
         raise StrategyError(f"user strategy {path!r}: cannot import module {module!r} ({e})") from None
-    except (Exception, SystemExit) as e:       # the user's module itself fails: say where, not a traceback
+    except (Exception, SystemExit) as e:  # the user's module itself fails: say where, not a traceback
         raise StrategyError(f"user strategy {path!r}: importing module {module!r} raised {where_raised(e)}") from None
     obj = getattr(mod, cls, None)
     if obj is None:
@@ -355,8 +397,10 @@ def load_user_strategy(path: str, pool=None):
         raise StrategyError(f"user strategy {path!r}: creating {cls} raised {where_raised(e)}") from None
     choose = getattr(type(inst), "choose", None) if isinstance(obj, type) else getattr(inst, "choose", None)
     if not callable(choose) or choose is Strategy.choose:
-        raise StrategyError(f"user strategy {path!r}: expected a class with a choose(observation, decision) "
-                            f"method (see {Strategy.__module__}.Strategy)")
+        raise StrategyError(
+            f"user strategy {path!r}: expected a class with a choose(observation, decision) "
+            f"method (see {Strategy.__module__}.Strategy)"
+        )
     return PythonSeat(inst, pool, name=path)
 
 
@@ -410,7 +454,7 @@ def read_draft_table(path: str, pool) -> list[float]:
         if p.suffix == ".json":
             rows = json.loads(text).items()
         else:
-            lines = [x for x in text.splitlines() if not x.startswith("#")]     # report's provenance header
+            lines = [x for x in text.splitlines() if not x.startswith("#")]  # report's provenance header
             rows = [(r["protocol"], r["win_rate"]) for r in csv.DictReader(lines)]
         for name, score in rows:
             scores[pool.protocol(name)] = float(score)

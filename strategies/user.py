@@ -68,7 +68,7 @@ class _DecisionTimeout(BaseException):
 
 def check_timeout(seconds: float) -> float:
     """A decision time limit in seconds: 0 (no limit) or up to a day."""
-    if not 0 <= seconds <= MAX_TIMEOUT:         # also refuses nan
+    if not 0 <= seconds <= MAX_TIMEOUT:  # also refuses nan
         raise ValueError(f"expected 0 (no limit) to {MAX_TIMEOUT:,.0f} seconds, got {seconds}")
     return seconds
 
@@ -93,7 +93,7 @@ def where_raised(e: BaseException) -> str:
     """`KeyError: 'x' (mybots.py:12)`: the exception and the innermost line that raised it."""
     frames = [f for f in traceback.extract_tb(e.__traceback__) if not f.filename.startswith("<frozen")]
     at = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
-    if isinstance(e, SyntaxError):                 # its message already says file and line
+    if isinstance(e, SyntaxError):  # its message already says file and line
         at = ""
     return f"{type(e).__name__}: {e}{at}"
 
@@ -113,7 +113,7 @@ class _Alarm:
     @classmethod
     def tick(cls, signum: int, frame: Any) -> None:
         if cls.active and time.monotonic() - cls.started > cls.limit:
-            cls.active = False                      # raised once per decision
+            cls.active = False  # raised once per decision
             raise _DecisionTimeout
         cls.idle_ticks = 0 if cls.active else cls.idle_ticks + 1
         if cls.idle_ticks >= 2:
@@ -181,8 +181,11 @@ class PythonSeat:
             with _time_limit(self.timeout):
                 answer = self.strategy.choose(observation, decision)
         except _DecisionTimeout:
-            raise self._fail(view, f"took longer than {self.timeout:g} s to choose ({decision.kind}; "
-                                   f"the limit is --decision-timeout or {TIMEOUT_ENV})") from None
+            raise self._fail(
+                view,
+                f"took longer than {self.timeout:g} s to choose ({decision.kind}; "
+                f"the limit is --decision-timeout or {TIMEOUT_ENV})",
+            ) from None
         except Exception as e:  # noqa: BLE001 - the user's code: one line naming it, not a traceback
             raise self._fail(view, f"raised {where_raised(e)}") from None
         return self._index(view, answer, len(options))

@@ -71,8 +71,9 @@ def draft_run(tmp_path_factory):
     pick metrics in `meta`)."""
     from protolab.experiment.run.runner import RunOptions, run
 
-    res = run("draft_fitted", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40,
-                                          show_progress=False))
+    res = run(
+        "draft_fitted", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40, show_progress=False)
+    )
     assert res.status == "complete" and res.games == 40
     return res.run_dir
 
@@ -84,6 +85,6 @@ def wheel(tmp_path_factory):
     from fixtures_wheel import installed
 
     shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):          # .../popen-gw0: the run's folder is its parent
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # .../popen-gw0: the run's folder is its parent
         shared = shared.parent
     return installed(shared / "wheel")

@@ -18,7 +18,7 @@ from fixtures_store import start_moto
 from protolab.cli import build_parser, main
 
 CODE = "codepkg.bots:First"
-BOTS = '''
+BOTS = """
 import pathlib
 print("codepkg.bots ran")
 pathlib.Path({marker!r}).write_text("ran")
@@ -28,18 +28,25 @@ from strategies.user import Strategy
 class First(Strategy):
     def choose(self, observation, decision):
         return 0
-'''
-PLAIN = (f'name = "code"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n[seats]\n'
-         f'strategies = ["{CODE}", "random"]\n')
-META = (f'name = "loop"\nseed = 7\ngames = 2\nevents = false\n[pool]\nsets = ["Main 1"]\n[seats]\n'
-        f'strategies = ["{CODE}", "greedy"]\n[draft]\nmode = "round_robin"\n'
-        'protocols = ["Darkness", "Death", "Fire", "Gravity", "Life", "Light", "Psychic"]\n[meta]\nstart = 4\n')
-TUNE = (f'name = "tune"\nseed = 7\ngames = 200\n[pool]\nsets = ["Main 1", "Aux 1"]\n[seats]\n'
-        f'strategies = ["greedy", "{CODE}"]\nswap = true\n[draft]\nmode = "random"\n'
-        '[tune]\nprotocol = "Fire"\ncards = ["Fire 1"]\nkinds = ["value"]\ntrials = 2\nbatch = 100\ngames = 200\n')
-TRAIN = ('name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 1\n[train.data]\ngames = 4\n'
-         'shard_games = 4\n[train.net]\nhidden = [2]\n[train.fit]\nepochs = 1\n[train.ladder]\n'
-         'opponents = ["random", "{opponent}"]\ngames = 2\nshard_games = 2\n')
+"""
+PLAIN = (
+    f'name = "code"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n[seats]\nstrategies = ["{CODE}", "random"]\n'
+)
+META = (
+    f'name = "loop"\nseed = 7\ngames = 2\nevents = false\n[pool]\nsets = ["Main 1"]\n[seats]\n'
+    f'strategies = ["{CODE}", "greedy"]\n[draft]\nmode = "round_robin"\n'
+    'protocols = ["Darkness", "Death", "Fire", "Gravity", "Life", "Light", "Psychic"]\n[meta]\nstart = 4\n'
+)
+TUNE = (
+    f'name = "tune"\nseed = 7\ngames = 200\n[pool]\nsets = ["Main 1", "Aux 1"]\n[seats]\n'
+    f'strategies = ["greedy", "{CODE}"]\nswap = true\n[draft]\nmode = "random"\n'
+    '[tune]\nprotocol = "Fire"\ncards = ["Fire 1"]\nkinds = ["value"]\ntrials = 2\nbatch = 100\ngames = 200\n'
+)
+TRAIN = (
+    'name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 1\n[train.data]\ngames = 4\n'
+    "shard_games = 4\n[train.net]\nhidden = [2]\n[train.fit]\nepochs = 1\n[train.ladder]\n"
+    'opponents = ["random", "{opponent}"]\ngames = 2\nshard_games = 2\n'
+)
 
 
 @pytest.fixture
@@ -48,8 +55,9 @@ def code(tmp_path, monkeypatch):
     run; the working folder is a fresh one, so what a command leaves there can be seen."""
     src = tmp_path / "src" / "codepkg"
     src.mkdir(parents=True)
-    (src / "__init__.py").write_text(f"import pathlib\nprint('codepkg ran')\n"
-                                     f"pathlib.Path({str(tmp_path / 'pkg-ran')!r}).write_text('ran')\n")
+    (src / "__init__.py").write_text(
+        f"import pathlib\nprint('codepkg ran')\npathlib.Path({str(tmp_path / 'pkg-ran')!r}).write_text('ran')\n"
+    )
     (src / "bots.py").write_text(BOTS.format(marker=str(tmp_path / "module-ran")))
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
     work = tmp_path / "work"
@@ -65,8 +73,18 @@ def run_folder(where: Path, spec) -> str:
     from sim.pool import ENGINE_VERSION
 
     where.mkdir()
-    manifest = {"run_id": where.name, "format": 1, "complete": False, "spec": spec.to_dict(), "spec_hash": spec.hash,
-                "pool_hash": "x", "engine_version": ENGINE_VERSION, "protolab_version": "0", "games": 0, "shards": []}
+    manifest = {
+        "run_id": where.name,
+        "format": 1,
+        "complete": False,
+        "spec": spec.to_dict(),
+        "spec_hash": spec.hash,
+        "pool_hash": "x",
+        "engine_version": ENGINE_VERSION,
+        "protolab_version": "0",
+        "games": 0,
+        "shards": [],
+    }
     (where / "run.json").write_text(json.dumps(manifest))
     return str(where)
 
@@ -93,8 +111,9 @@ def _train_folder() -> str:
 
     spec = load_train_spec(_file("stored.toml", TRAIN.format(opponent=CODE)))
     Path("given-train").mkdir()
-    Path("given-train/train.json").write_text(json.dumps({"spec": spec.to_dict(), "spec_hash": spec.hash,
-                                                         "generations": []}))
+    Path("given-train/train.json").write_text(
+        json.dumps({"spec": spec.to_dict(), "spec_hash": spec.hash, "generations": []})
+    )
     return "given-train"
 
 
@@ -102,16 +121,24 @@ def _train_folder() -> str:
 # The test below checks these are exactly the commands with --allow-code, and that every other
 # command of the parser is listed in READS_NO_SPEC with the reason.
 READS_SPEC = {
-    "run": [(lambda: ["run", _file("spec.toml", PLAIN)], "seats.strategies[0]"),
-            (lambda: ["run", _file("spec.toml", META)], "seats.strategies[0]"),
-            (lambda: ["run", "--resume", _run_of(PLAIN)], "seats.strategies[0]")],
-    "replay": [(lambda: ["replay", _run_of(PLAIN), "--game", "0"], "seats.strategies[0]"),
-               (lambda: ["replay", _run_of(PLAIN), "--game", "0", "--html", "g.html"], "seats.strategies[0]")],
+    "run": [
+        (lambda: ["run", _file("spec.toml", PLAIN)], "seats.strategies[0]"),
+        (lambda: ["run", _file("spec.toml", META)], "seats.strategies[0]"),
+        (lambda: ["run", "--resume", _run_of(PLAIN)], "seats.strategies[0]"),
+    ],
+    "replay": [
+        (lambda: ["replay", _run_of(PLAIN), "--game", "0"], "seats.strategies[0]"),
+        (lambda: ["replay", _run_of(PLAIN), "--game", "0", "--html", "g.html"], "seats.strategies[0]"),
+    ],
     "tune": [(lambda: ["tune", _file("spec.toml", TUNE)], "seats.strategies[1]")],
     "power": [(lambda: ["power", _file("spec.toml", PLAIN), "--pilot", "100"], "seats.strategies[0]")],
-    "train": [(lambda: ["train", _file("spec.toml", TRAIN.format(opponent=CODE)), "--workers", "1"],
-               "train.ladder.opponents[1]"),
-              (lambda: ["train", "--resume", _train_folder(), "--workers", "1"], "train.ladder.opponents[1]")],
+    "train": [
+        (
+            lambda: ["train", _file("spec.toml", TRAIN.format(opponent=CODE)), "--workers", "1"],
+            "train.ladder.opponents[1]",
+        ),
+        (lambda: ["train", "--resume", _train_folder(), "--workers", "1"], "train.ladder.opponents[1]"),
+    ],
     "cardvalue": [(lambda: ["cardvalue", "--resume", _cardvalue_run(), "--workers", "1"], "arms[0].strategies[0]")],
 }
 READS_NO_SPEC = {
@@ -171,10 +198,19 @@ def _recorded_expert() -> list[str]:
     return ["--resume", "given-train"]
 
 
-@pytest.mark.parametrize("given", [
-    lambda: [_file("spec.toml", TRAIN.format(opponent="greedy").replace(
-        "[train.data]\n", f'[train.data]\nexpert = "{CODE}"\n'))],
-    _recorded_expert], ids=["spec", "resume"])
+@pytest.mark.parametrize(
+    "given",
+    [
+        lambda: [
+            _file(
+                "spec.toml",
+                TRAIN.format(opponent="greedy").replace("[train.data]\n", f'[train.data]\nexpert = "{CODE}"\n'),
+            )
+        ],
+        _recorded_expert,
+    ],
+    ids=["spec", "resume"],
+)
 def test_a_python_expert_is_refused_in_one_line_even_with_allow_code(code, capsys, given):
     argv = given()
     before = sorted(Path.cwd().rglob("*"))
@@ -186,9 +222,11 @@ def test_a_python_expert_is_refused_in_one_line_even_with_allow_code(code, capsy
 
 # -- nothing left behind ---------------------------------------------------------------------------
 
-TINY_TRAIN = ('name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 1\n[train.data]\ngames = 8\n'
-              'shard_games = 2\n[train.net]\nhidden = [2]\n[train.fit]\nepochs = 1\nvalidation = {share}\n'
-              '[train.ladder]\ngames = 2\nshard_games = 2\n')
+TINY_TRAIN = (
+    'name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 1\n[train.data]\ngames = 8\n'
+    "shard_games = 2\n[train.net]\nhidden = [2]\n[train.fit]\nepochs = 1\nvalidation = {share}\n"
+    "[train.ladder]\ngames = 2\nshard_games = 2\n"
+)
 
 
 @pytest.mark.parametrize(("share", "status"), [(0.5, 0), (0.01, 2)], ids=["trained", "failed"])
@@ -226,9 +264,14 @@ def test_tunes_stop_line_names_the_trials_it_kept(tmp_path):
 
     (tmp_path / "t.toml").write_text(STOPPED_TUNE)
     record = tmp_path / "out" / "tune.json"
-    p = subprocess.Popen([sys.executable, "-m", "protolab", "tune", "t.toml", "--workers", "1", "--out", "out"],
-                         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    p = subprocess.Popen(
+        [sys.executable, "-m", "protolab", "tune", "t.toml", "--workers", "1", "--out", "out"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
     deadline = time.monotonic() + 60
     while not record.exists() and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
@@ -240,9 +283,14 @@ def test_tunes_stop_line_names_the_trials_it_kept(tmp_path):
     assert "before any shard" not in err
 
 
-@pytest.mark.parametrize("argv", [["ladder", "learned", "greedy", "--games", "2"],
-                                  ["bench", "--strategy", "learned", "--games", "2", "--repeats", "1"]],
-                         ids=["ladder", "bench"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ladder", "learned", "greedy", "--games", "2"],
+        ["bench", "--strategy", "learned", "--games", "2", "--repeats", "1"],
+    ],
+    ids=["ladder", "bench"],
+)
 def test_ladder_and_bench_say_the_model_plays_another_pool(capsys, argv):
     from strategies.model import load_model
 
@@ -258,14 +306,20 @@ def test_ladder_and_bench_say_the_model_plays_another_pool(capsys, argv):
 def moto(tmp_path):
     """Start moto's S3 server on 127.0.0.1: lenient, with a bucket `lab`, or strict, checking every
     request's credentials."""
+
     def start(strict: bool) -> str:
         proc, endpoint = start_moto(**({"INITIAL_NO_AUTH_ACTION_COUNT": "0"} if strict else {}))
         procs.append(proc)
         import pyarrow.fs as pafs
 
-        if not strict:          # a strict store refuses even this: the probe's write is refused
-            pafs.S3FileSystem(endpoint_override=endpoint, allow_bucket_creation=True,
-                              region="us-east-1", access_key="setup", secret_key="setup").create_dir("lab")
+        if not strict:  # a strict store refuses even this: the probe's write is refused
+            pafs.S3FileSystem(
+                endpoint_override=endpoint,
+                allow_bucket_creation=True,
+                region="us-east-1",
+                access_key="setup",
+                secret_key="setup",
+            ).create_dir("lab")
         return endpoint
 
     procs: list = []
@@ -280,8 +334,14 @@ def test_object_store_credentials_missing_or_rejected_are_named(moto, tmp_path, 
     from analysis.runs.storage import StorageError, check_read_write, location
 
     endpoint = moto(strict)
-    for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE",
-              "AWS_CONFIG_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE"):
+    for k in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_PROFILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+        "AWS_CONFIG_FILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    ):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
@@ -297,6 +357,7 @@ def test_object_store_credentials_missing_or_rejected_are_named(moto, tmp_path, 
 
 # -- checks that agree with runs -------------------------------------------------------------------
 
+
 def _variant(name: str, card: str, body: str = "value = 5") -> str:
     return f'variant = "{name}"\n[[cards]]\nreplaces = "{card}"\n{body}\n'
 
@@ -306,19 +367,28 @@ def _protocol(name: str, first_card: str = "") -> str:
 
     text = next(f for f in official_files() if f.name == "apathy.toml").read_text()
     text = text.replace('protocol = "Apathy"', f'protocol = "{name}"')
-    return text.replace("[[cards]]\nvalue = 0\n", f'[[cards]]\nvalue = 0\nname = "{first_card}"\n', 1) \
-        if first_card else text
+    return (
+        text.replace("[[cards]]\nvalue = 0\n", f'[[cards]]\nvalue = 0\nname = "{first_card}"\n', 1)
+        if first_card
+        else text
+    )
 
 
 # Each refusal sim.pool.load_pool has for files that are fine one by one: (files, sets, words of its message).
 TOGETHER = {
     "replaced-twice": ([_variant("a", "Fire 1"), _variant("b", "Fire 1", "value = 4")], [], "already replaced by"),
     "no-such-card-in-the-sets": ([_variant("a", "Fire 1")], ["Main 2"], "no such card in the pool"),
-    "text-without-steps": ([_variant("a", "Fire 1", 'middle.text = "Zorp the glorp."\nmiddle.do = []')], [],
-                           "would play it as blank"),
+    "text-without-steps": (
+        [_variant("a", "Fire 1", 'middle.text = "Zorp the glorp."\nmiddle.do = []')],
+        [],
+        "would play it as blank",
+    ),
     "one-name-twice": ([_protocol("Blaze", "Spark"), _protocol("Ember", "Spark")], [], "already has a card of this"),
-    "too-many-protocols": ([_protocol(f"Extra{chr(65 + i // 26)}{chr(65 + i % 26)}") for i in range(35)], [],
-                           "at most 64 protocols"),
+    "too-many-protocols": (
+        [_protocol(f"Extra{chr(65 + i // 26)}{chr(65 + i % 26)}") for i in range(35)],
+        [],
+        "at most 64 protocols",
+    ),
     "unknown-set": ([_variant("a", "Fire 1")], ["Main 9"], "unknown set 'Main 9'"),
 }
 
@@ -337,8 +407,8 @@ def test_cards_check_refuses_what_a_run_refuses(tmp_path, monkeypatch, capsys, c
     files = _files(texts)
     if case != "unknown-set":
         for f in files:
-            load_file(f)                                  # each file is fine alone
-    with pytest.raises(CardDataError, match=words):      # the run's loader refuses them together
+            load_file(f)  # each file is fine alone
+    with pytest.raises(CardDataError, match=words):  # the run's loader refuses them together
         load_pool([*sets] or ["Main 1", "Aux 1", "Main 2", "Aux 2"], cards=files)
     sets_args = [a for s in sets for a in ("--set", s)]
     assert main(["cards", "check", *files, *sets_args]) == 2

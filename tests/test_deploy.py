@@ -81,6 +81,7 @@ def regenerate_command() -> str:
 
 # ---- the lock file ------------------------------------------------------------------------------
 
+
 def test_the_lock_pins_every_runtime_dependency_at_a_version_pyproject_allows():
     requirements = runtime_requirements()
     assert len(requirements) >= 9
@@ -123,6 +124,7 @@ def test_ray_and_python_agree_across_the_lock_the_image_and_the_templates():
 
 # ---- the launcher templates ---------------------------------------------------------------------
 
+
 def assert_installs_the_wheel(raw: dict, prepared: dict) -> None:
     """Every node installs the wheel with the pinned constraints; nothing installs a checkout."""
     mounts = raw["file_mounts"]
@@ -143,7 +145,7 @@ def test_the_cloud_template_is_a_valid_launcher_config_with_a_worker_group_that_
     types = prepared["available_node_types"]
     head, worker = types[prepared["head_node_type"]], types["worker"]
     assert set(types) == {prepared["head_node_type"], "worker"}
-    assert head["resources"] == {"CPU": 0} and head["max_workers"] == 0          # the driver's node plays no shard
+    assert head["resources"] == {"CPU": 0} and head["max_workers"] == 0  # the driver's node plays no shard
     assert 0 < worker["min_workers"] < worker["max_workers"] == prepared["max_workers"]
     assert worker["resources"]["CPU"] == 16 and worker["node_config"]["InstanceType"] == "c7i.4xlarge"
     for node in (head, worker):
@@ -151,7 +153,7 @@ def test_the_cloud_template_is_a_valid_launcher_config_with_a_worker_group_that_
         assert config["InstanceType"] and config["ImageId"]
         [disk] = config["BlockDeviceMappings"]
         assert disk["DeviceName"] == "/dev/sda1" and disk["Ebs"]["VolumeSize"] >= 50
-    assert worker["node_config"]["IamInstanceProfile"]["Arn"].startswith("arn:aws:iam::")   # writes the bucket
+    assert worker["node_config"]["IamInstanceProfile"]["Arn"].startswith("arn:aws:iam::")  # writes the bucket
     docker = prepared["docker"]
     assert docker["image"].startswith("rayproject/ray:") and docker["container_name"]
     assert "--env AWS_REGION=" + prepared["provider"]["region"] in docker["run_options"]
@@ -169,8 +171,9 @@ def test_the_local_template_is_a_valid_launcher_config_with_placeholders_where_a
     assert_installs_the_wheel(raw, prepared)
 
 
-@pytest.mark.parametrize("breakage", ["unknown key", "node type without resources", "a command not a string",
-                                      "negative CPU"])
+@pytest.mark.parametrize(
+    "breakage", ["unknown key", "node type without resources", "a command not a string", "negative CPU"]
+)
 def test_a_broken_template_is_rejected_by_rays_checks(breakage):
     raw = yaml.safe_load(CLOUD.read_text())
     if breakage == "unknown key":
@@ -187,8 +190,25 @@ def test_a_broken_template_is_rejected_by_rays_checks(breakage):
 
 # ---- the container definition -------------------------------------------------------------------
 
-INSTRUCTIONS = {"FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER",
-                "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"}
+INSTRUCTIONS = {
+    "FROM",
+    "RUN",
+    "CMD",
+    "LABEL",
+    "EXPOSE",
+    "ENV",
+    "ADD",
+    "COPY",
+    "ENTRYPOINT",
+    "VOLUME",
+    "USER",
+    "WORKDIR",
+    "ARG",
+    "ONBUILD",
+    "STOPSIGNAL",
+    "HEALTHCHECK",
+    "SHELL",
+}
 
 
 def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
@@ -199,7 +219,7 @@ def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
         if not pending and (not line.strip() or line.lstrip().startswith("#")):
             continue
         if pending and line.lstrip().startswith("#"):
-            continue                                  # a comment inside a continued instruction
+            continue  # a comment inside a continued instruction
         pending += line.rstrip()
         if pending.endswith("\\"):
             pending = pending[:-1] + " "
@@ -279,12 +299,15 @@ def test_the_dockerfile_builds_the_wheel_in_one_stage_and_installs_it_in_the_las
     assert dockerfile_problems(DOCKERFILE.read_text()) == []
 
 
-@pytest.mark.parametrize("edit, problem", [
-    (("--no-deps ", ""), "no `pip wheel --no-deps"),
-    (("-c /opt/protolab/constraints.txt ", ""), "not installed with -c"),
-    (("COPY --from=wheel /build/dist/ /opt", "COPY . /opt"), "the sources are copied in"),
-    (("gcc libc6-dev", "libc6-dev"), "no C compiler"),
-])
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (("--no-deps ", ""), "no `pip wheel --no-deps"),
+        (("-c /opt/protolab/constraints.txt ", ""), "not installed with -c"),
+        (("COPY --from=wheel /build/dist/ /opt", "COPY . /opt"), "the sources are copied in"),
+        (("gcc libc6-dev", "libc6-dev"), "no C compiler"),
+    ],
+)
 def test_the_dockerfile_check_fails_on_a_broken_copy(edit, problem):
     broken = DOCKERFILE.read_text().replace(*edit)
     assert broken != DOCKERFILE.read_text()
@@ -303,7 +326,7 @@ def test_hadolint_passes_the_dockerfile_and_fails_a_sloppy_one(tmp_path):
     ok = subprocess.run(["hadolint", str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     sloppy = tmp_path / "Dockerfile"
-    sloppy.write_text("FROM ubuntu\nRUN cd /src && make\n")         # untagged base, cd in RUN
+    sloppy.write_text("FROM ubuntu\nRUN cd /src && make\n")  # untagged base, cd in RUN
     bad = subprocess.run(["hadolint", str(sloppy)], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "DL3006" in bad.stdout and "DL3003" in bad.stdout, bad.stdout
 
@@ -337,15 +360,32 @@ def dockerignored(path: str, patterns: list[str]) -> bool:
 
 
 def test_the_build_context_leaves_out_virtualenvs_builds_runs_and_compiled_files_and_keeps_the_sources():
-    patterns = [line.strip() for line in DOCKERIGNORE.read_text().splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
-    for path in [".venv/bin/python", ".git/HEAD", "runs/demo-1/run.json", "build/lib/sim/x.py", "dist/p.whl",
-                 "sim/engine/_core.c", "strategies/_bots.cpython-311-x86_64-linux-gnu.so", "sim/__pycache__/a.pyc",
-                 "protolab.egg-info/PKG-INFO", "sim/engine/_vocab_verbs.pxi", "tests/test_deploy.py"]:
+    patterns = [
+        line.strip()
+        for line in DOCKERIGNORE.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    for path in [
+        ".venv/bin/python",
+        ".git/HEAD",
+        "runs/demo-1/run.json",
+        "build/lib/sim/x.py",
+        "dist/p.whl",
+        "sim/engine/_core.c",
+        "strategies/_bots.cpython-311-x86_64-linux-gnu.so",
+        "sim/__pycache__/a.pyc",
+        "protolab.egg-info/PKG-INFO",
+        "sim/engine/_vocab_verbs.pxi",
+        "tests/test_deploy.py",
+    ]:
         assert dockerignored(path, patterns), path
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    needed = [p for p in tracked if p.split("/")[0] in {"sim", "strategies", "analysis", "protolab", "datasets"}
-              or p in {"pyproject.toml", "setup.py", "README.md", "deploy/constraints.txt"}]
+    needed = [
+        p
+        for p in tracked
+        if p.split("/")[0] in {"sim", "strategies", "analysis", "protolab", "datasets"}
+        or p in {"pyproject.toml", "setup.py", "README.md", "deploy/constraints.txt"}
+    ]
     assert "analysis/pages/board_template.html" in needed and "datasets/models/learned.json" in needed
     assert len(needed) > 100
     assert [p for p in needed if dockerignored(p, patterns)] == []
@@ -362,8 +402,9 @@ def docker_daemon() -> str | None:
     if shutil.which("docker") is None:
         return "no docker command"
     try:
-        r = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True,
-                           timeout=15)
+        r = subprocess.run(
+            ["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True, timeout=15
+        )
     except subprocess.TimeoutExpired:
         return "docker info: no answer within 15 s"
     return None if r.returncode == 0 else "no Docker daemon answers: " + (r.stderr.strip().splitlines() or [""])[-1]
@@ -375,16 +416,22 @@ def test_the_image_builds_and_runs_protolab():
     if reason:
         pytest.skip(reason)
     tag = "protolab-test-deploy:latest"
-    build = subprocess.run(["docker", "build", "-f", str(DOCKERFILE), "-t", tag, str(ROOT)], capture_output=True,
-                           text=True, timeout=3600)
+    build = subprocess.run(
+        ["docker", "build", "-f", str(DOCKERFILE), "-t", tag, str(ROOT)], capture_output=True, text=True, timeout=3600
+    )
     assert build.returncode == 0, build.stderr[-4000:]
     try:
-        run = subprocess.run(["docker", "run", "--rm", tag, "protolab", "simulate", "--games", "20", "--json"],
-                             capture_output=True, text=True, timeout=300)
+        run = subprocess.run(
+            ["docker", "run", "--rm", tag, "protolab", "simulate", "--games", "20", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert run.returncode == 0, run.stderr[-4000:]
         assert "games" in run.stdout
-        source = subprocess.run(["docker", "run", "--rm", tag, "sh", "-c", "ls /build/src"], capture_output=True,
-                                text=True, timeout=120)
+        source = subprocess.run(
+            ["docker", "run", "--rm", tag, "sh", "-c", "ls /build/src"], capture_output=True, text=True, timeout=120
+        )
         assert source.returncode != 0, "the runtime stage holds the sources"
     finally:
         subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, timeout=300)

@@ -30,7 +30,7 @@ def named_paths(text: str) -> list[tuple[int, str]]:
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         for m in NAMED.finditer(line):
-            if line.startswith("<", m.end(1)):          # a placeholder: `protolab/commands/<name>.py`
+            if line.startswith("<", m.end(1)):  # a placeholder: `protolab/commands/<name>.py`
                 continue
             if m.group(2):
                 out += [(n, m.group(1) + c) for c in m.group(2).strip("{}").split(",")]
@@ -71,9 +71,11 @@ def test_a_stale_path_a_glob_a_choice_and_a_link_are_each_checked(tmp_path):
     (tmp_path / "sim" / "pool.py").write_text("")
     (tmp_path / "sim" / "pool.md").write_text("")
     doc = tmp_path / "guide.md"
-    doc.write_text("The pool (`sim/pool.py`, sim/pool.{py,md}, `sim/*.py`) is fine; see [pool](sim/pool.py).\n"
-                   "Stale: `analysis/schema.py`, sim/pool.{py,json}, `sim/*.pyx`, [gone](gone.md#top).\n"
-                   "Not paths: https://example.org/sim/x.py, runs/sim/x, `$HOME/tests/y`, `sim/<name>.py`.\n")
+    doc.write_text(
+        "The pool (`sim/pool.py`, sim/pool.{py,md}, `sim/*.py`) is fine; see [pool](sim/pool.py).\n"
+        "Stale: `analysis/schema.py`, sim/pool.{py,json}, `sim/*.pyx`, [gone](gone.md#top).\n"
+        "Not paths: https://example.org/sim/x.py, runs/sim/x, `$HOME/tests/y`, `sim/<name>.py`.\n"
+    )
     assert missing(doc, tmp_path) == ["2: analysis/schema.py", "2: sim/pool.json", "2: sim/*.pyx", "2: (gone.md)"]
 
 
@@ -86,7 +88,7 @@ def test_each_path_allowed_to_be_missing_is_still_named_and_still_missing():
 
 def test_the_map_has_a_line_for_every_package_and_test_folder():
     text = (ROOT / "docs" / "architecture.md").read_text()
-    table = text[text.index("## The map"):text.index("Where a new thing goes")]
+    table = text[text.index("## The map") : text.index("Where a new thing goes")]
     mapped = {m.group(1).rstrip("/") for m in re.finditer(r"^\| `([^`]+)` \|", table, flags=re.M)}
     code = {p.parent for top in ("sim", "strategies", "analysis", "protolab") for p in (ROOT / top).rglob("*.py")}
     tests = {p.parent for p in (ROOT / "tests").rglob("test_*.py")} | set((ROOT / "tests").glob("fixtures_*"))

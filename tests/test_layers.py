@@ -37,7 +37,7 @@ def test_a_climbing_import_breaks_the_build(tmp_path):
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     pool = tmp_path / "sim" / "pool.py"
     pool.write_text(pool.read_text() + "\n\ndef _climb():\n    import strategies.spec  # noqa: F401\n")
-    sibling = tmp_path / "protolab" / "experiment" / "train" / "trainplay.py"     # a feature reaching into another
+    sibling = tmp_path / "protolab" / "experiment" / "train" / "trainplay.py"  # a feature reaching into another
     sibling.write_text(sibling.read_text() + "\nfrom protolab.experiment.tune.tuneplay import search_seeds  # noqa\n")
     r = _lint(tmp_path, tmp_path)
     assert r.returncode != 0
@@ -53,8 +53,13 @@ def _local_imports(path: Path) -> list[tuple[int, str]]:
     for fn in ast.walk(ast.parse(path.read_text())):
         if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             for node in ast.walk(fn):
-                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else []
+                )
                 found += [(node.lineno, n) for n in names if n.split(".")[0] in PACKAGES]
     return found
 
@@ -63,8 +68,12 @@ def _local_imports(path: Path) -> list[tuple[int, str]]:
 def test_no_function_local_imports_of_the_project(pkg):
     """A local import of our own code only hides a cycle the layers forbid; the one deliberate
     exception is listed in DEFERRED with its reason."""
-    bad = [f"{f.relative_to(ROOT)}:{line} imports {name}" for f in sorted((ROOT / pkg).rglob("*.py"))
-           for line, name in _local_imports(f) if (str(f.relative_to(ROOT)), name) not in DEFERRED]
+    bad = [
+        f"{f.relative_to(ROOT)}:{line} imports {name}"
+        for f in sorted((ROOT / pkg).rglob("*.py"))
+        for line, name in _local_imports(f)
+        if (str(f.relative_to(ROOT)), name) not in DEFERRED
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -89,8 +98,9 @@ def test_a_shadowed_layer_name_is_one_clear_error(tmp_path):
     """A notebook folder with its own analysis.py: `python -m protolab` (which puts the folder
     first on sys.path) names the module that shadows protolab's package, exit status 2."""
     (tmp_path / "analysis.py").write_text("x = 1\n")
-    r = subprocess.run([sys.executable, "-m", "protolab", "--help"], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "protolab", "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and "'analysis'" in r.stderr and str(tmp_path / "analysis.py") in r.stderr
     assert "Traceback" not in r.stderr

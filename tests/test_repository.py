@@ -21,7 +21,7 @@ ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:" + "|".join(MACHINE_ROOTS) + r")/[^\s
 UPWARD = re.compile(r"(?<![\w./-])(?:\.\./)+[\w./-]*")
 # Path(__file__)...parents[N] or Path(__file__)...parent.parent: climbing from the file itself.
 FROM_FILE = re.compile(r"Path\(__file__\)(?:\.resolve\(\))?(?:\.parents\[(\d+)\]|((?:\.parent\b)+))")
-RULE_NUMBER = re.compile(r"^(\d+)\.(\d+) ", flags=re.M)        # as in tests/sim/test_scenarios.py
+RULE_NUMBER = re.compile(r"^(\d+)\.(\d+) ", flags=re.M)  # as in tests/sim/test_scenarios.py
 SECTION = re.compile(r"^## (\d+)\. ", flags=re.M)
 
 
@@ -59,8 +59,12 @@ def outside_references(rel: Path, text: str) -> list[tuple[int, str]]:
 def repository_files() -> list[Path]:
     """Files git tracks, plus new ones it does not ignore (they are about to be committed)."""
     try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             cwd=ROOT, capture_output=True, check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the repository's files cannot be listed")
     return [Path(p) for p in out.decode().split("\0") if p]
@@ -95,22 +99,25 @@ UP, HERE = ".." + "/", "Path(__file__)"
 MACHINE_PATH = "/" + "work/elsewhere/reference/cards.json"
 
 
-@pytest.mark.parametrize("rel, text, expected", [
-    ("README.md", f"rules in `{UP}elsewhere/rules/game-rules.md`;", [f"{UP}elsewhere/rules/game-rules.md"]),
-    ("docs/data.md", f"see [rules]({UP}{UP}elsewhere/rules.md)", [f"{UP}{UP}elsewhere/rules.md"]),
-    ("docs/data.md", f"see [rules]({UP}README.md) and {UP}tests/reference/", []),
-    ("datasets/experiments/ab.toml", f'cards = ["{UP}readings/unity_4_start.toml"]', []),
-    ("tests/scenarios/cards/a.toml", f'cards = ["{UP * 3}datasets/readings/unity_4_start.toml"]', []),
-    ("tests/scenarios/cards/a.toml", f'cards = ["{UP * 4}datasets/x.toml"]', [f"{UP * 4}datasets/x.toml"]),
-    ("tests/reference/README.md", f"from {UP}{UP}elsewhere/rules.md", [f"{UP}{UP}elsewhere/rules.md"]),
-    ("tests/test_x.py", HERE + '.resolve().parents[1] / "datasets"', []),
-    ("tests/test_x.py", HERE + '.resolve().parents[2] / "elsewhere"', [HERE + ".resolve().parents[2]"]),
-    ("sim/cards/loader.py", HERE + '.resolve().parent.parent.parent / "datasets"', []),
-    ("sim/cards/loader.py", HERE + ".parent.parent.parent.parent", [HERE + ".parent.parent.parent.parent"]),
-    ("tests/test_x.py", "Path(sim.__file__).resolve().parents[1]", []),
-    ("docs/data.md", f"the data lives in {MACHINE_PATH} today", [MACHINE_PATH]),
-    ("docs/data.md", "https://example.org/work/page and a/home/b are not paths of this machine", []),
-])
+@pytest.mark.parametrize(
+    "rel, text, expected",
+    [
+        ("README.md", f"rules in `{UP}elsewhere/rules/game-rules.md`;", [f"{UP}elsewhere/rules/game-rules.md"]),
+        ("docs/data.md", f"see [rules]({UP}{UP}elsewhere/rules.md)", [f"{UP}{UP}elsewhere/rules.md"]),
+        ("docs/data.md", f"see [rules]({UP}README.md) and {UP}tests/reference/", []),
+        ("datasets/experiments/ab.toml", f'cards = ["{UP}readings/unity_4_start.toml"]', []),
+        ("tests/scenarios/cards/a.toml", f'cards = ["{UP * 3}datasets/readings/unity_4_start.toml"]', []),
+        ("tests/scenarios/cards/a.toml", f'cards = ["{UP * 4}datasets/x.toml"]', [f"{UP * 4}datasets/x.toml"]),
+        ("tests/reference/README.md", f"from {UP}{UP}elsewhere/rules.md", [f"{UP}{UP}elsewhere/rules.md"]),
+        ("tests/test_x.py", HERE + '.resolve().parents[1] / "datasets"', []),
+        ("tests/test_x.py", HERE + '.resolve().parents[2] / "elsewhere"', [HERE + ".resolve().parents[2]"]),
+        ("sim/cards/loader.py", HERE + '.resolve().parent.parent.parent / "datasets"', []),
+        ("sim/cards/loader.py", HERE + ".parent.parent.parent.parent", [HERE + ".parent.parent.parent.parent"]),
+        ("tests/test_x.py", "Path(sim.__file__).resolve().parents[1]", []),
+        ("docs/data.md", f"the data lives in {MACHINE_PATH} today", [MACHINE_PATH]),
+        ("docs/data.md", "https://example.org/work/page and a/home/b are not paths of this machine", []),
+    ],
+)
 def test_outside_references_are_found(rel, text, expected):
     """The detector flags what leaves the checkout and nothing that stays inside it."""
     assert [ref for _, ref in outside_references(Path(rel), text)] == expected
@@ -146,9 +153,12 @@ def test_every_cited_rule_is_in_the_rules_document(pool):
     for path in sorted(SCENARIOS.glob("*/*.toml")):
         data = tomllib.loads(path.read_text())
         rule = str(data.get("rule", ""))
-        own = {f"{p['protocol']} {c['value']}".lower()
-               for p in (tomllib.loads((path.parent / f).read_text()) for f in data.get("cards", []))
-               if "protocol" in p for c in p.get("cards", [])}
+        own = {
+            f"{p['protocol']} {c['value']}".lower()
+            for p in (tomllib.loads((path.parent / f).read_text()) for f in data.get("cards", []))
+            if "protocol" in p
+            for c in p.get("cards", [])
+        }
         if rule not in numbers and rule.lower() not in cards | own:
             wrong.append(f"{path.relative_to(ROOT)}: rule = {rule!r}")
     assert not wrong, "scenarios citing neither a card nor a rule of docs/rules.md:\n" + "\n".join(wrong)

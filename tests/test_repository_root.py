@@ -38,11 +38,15 @@ def test_the_api_works_from_the_repository_root(tmp_path):
     clone = tmp_path / "protolab"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     env_dir = tmp_path / "venv"
-    venv.create(env_dir)         # pip, setuptools and the rest: this interpreter's, through deps.pth
+    venv.create(env_dir)  # pip, setuptools and the rest: this interpreter's, through deps.pth
     py = env_dir / "bin" / "python"
     # the build and run dependencies from this interpreter, without a download (no network)
-    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(purelib, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     offline = ["--no-index", "--no-build-isolation", "--no-deps"]
     subprocess.run([str(py), "-m", "pip", "install", "-q", *offline, *readme_install()], cwd=clone, check=True)

@@ -53,9 +53,10 @@ def test_the_wheel_holds_every_package_of_the_tree(wheel):
 
 
 def test_every_command_answers_help_from_the_installed_wheel(wheel, tmp_path):
-    where = wheel.run("python", "-c", "import sim, analysis, protolab; print(sim.__file__, protolab.__file__)",
-                      cwd=tmp_path).stdout
-    assert str(wheel.venv) in where and "/tests/" not in where, where     # the wheel's files, not the checkout's
+    where = wheel.run(
+        "python", "-c", "import sim, analysis, protolab; print(sim.__file__, protolab.__file__)", cwd=tmp_path
+    ).stdout
+    assert str(wheel.venv) in where and "/tests/" not in where, where  # the wheel's files, not the checkout's
     codes = json.loads(wheel.run("python", "-c", HELPS, cwd=tmp_path).stdout)
     assert {"run", "report", "compare", "dashboard", "cardvalue", "tune", "train", "cards check"} <= set(codes)
     bad = {path: c for path, c in codes.items() if c[0] != 0 or c[1] == 0}
@@ -66,8 +67,9 @@ def test_every_command_answers_help_from_the_installed_wheel(wheel, tmp_path):
 def test_a_small_experiment_runs_end_to_end_from_the_installed_wheel(wheel, tmp_path):
     """`protolab run demo` (the shipped spec, found inside the wheel), then the report, the
     dashboard and a board page of one of its games, all by the installed command."""
-    r = wheel.run("protolab", "run", "demo", "--games", "2000", "--workers", "1", "--out", "runs",
-                  "--no-progress", cwd=tmp_path)
+    r = wheel.run(
+        "protolab", "run", "demo", "--games", "2000", "--workers", "1", "--out", "runs", "--no-progress", cwd=tmp_path
+    )
     (run_dir,) = (tmp_path / "runs").iterdir()
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["complete"] and manifest["games"] == 2000, r.stdout

@@ -26,7 +26,7 @@ K = constants()
 LOG_TURN = K["log"]["turn"]
 START_PHASE = K["phase"]["start"]
 WINNERS = {-1: "none", 0: "A", 1: "B", 2: "draw"}
-CARD_MARK = "\u00ab{}\u00bb"          # a card instance in a log text: the page names it for the viewer
+CARD_MARK = "\u00ab{}\u00bb"  # a card instance in a log text: the page names it for the viewer
 
 
 class _MarkingNamer(Namer):
@@ -44,15 +44,30 @@ def position(s: dict[str, Any]) -> dict[str, Any]:
 
     sides = []
     for p in (0, 1):
-        sides.append({
-            "protocols": list(s["protocols"][p]), "compiled": [int(x) for x in s["compiled"][p]],
-            "values": list(s["values"][p]), "stacks": [stack(s["stacks"][p][line]) for line in range(3)],
-            "hand": list(s["hand"][p]), "deck": len(s["deck"][p]), "trash": list(s["trash"][p]),
-        })
-    return {"turn": s["turn"], "active": s["active"], "phase": s["phase"], "control": s["control"],
-            "winner": s["winner"], "sides": sides,
-            "owner": {str(c): s["owner"][c] for c in range(len(s["owner"]))
-                      if s["zone"][c] != Zone.OUT and s["owner"][c] != c // 18}}
+        sides.append(
+            {
+                "protocols": list(s["protocols"][p]),
+                "compiled": [int(x) for x in s["compiled"][p]],
+                "values": list(s["values"][p]),
+                "stacks": [stack(s["stacks"][p][line]) for line in range(3)],
+                "hand": list(s["hand"][p]),
+                "deck": len(s["deck"][p]),
+                "trash": list(s["trash"][p]),
+            }
+        )
+    return {
+        "turn": s["turn"],
+        "active": s["active"],
+        "phase": s["phase"],
+        "control": s["control"],
+        "winner": s["winner"],
+        "sides": sides,
+        "owner": {
+            str(c): s["owner"][c]
+            for c in range(len(s["owner"]))
+            if s["zone"][c] != Zone.OUT and s["owner"][c] != c // 18
+        },
+    }
 
 
 def turn_logs(game: State) -> dict[int, list[list[Any]]]:
@@ -77,8 +92,14 @@ def card_table(pool: Pool, s: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for d in s["cdef"]:
         info = pool.cards[d]
-        out.append({"name": info.name, "protocol": info.protocol, "value": info.value,
-                    "text": " / ".join(t for t in (info.top, info.middle, info.bottom) if t)})
+        out.append(
+            {
+                "name": info.name,
+                "protocol": info.protocol,
+                "value": info.value,
+                "text": " / ".join(t for t in (info.top, info.middle, info.bottom) if t),
+            }
+        )
     return out
 
 
@@ -110,16 +131,19 @@ def steps(game: State, ends: list[dict[str, Any]] | None = None) -> list[dict[st
     return out
 
 
-def rollout_win_rates(game: State, rollouts: int, seed: int = 1, strategy: str = "greedy",
-                      ends: list[dict[str, Any]] | None = None) -> list[float | None]:
+def rollout_win_rates(
+    game: State, rollouts: int, seed: int = 1, strategy: str = "greedy", ends: list[dict[str, Any]] | None = None
+) -> list[float | None]:
     """Per step (turn end, as `steps`), seat A's share of `rollouts` games played out from there by
     `strategy` on both seats (draws count half), each with both decks reshuffled by a seeded stream:
     what the position is worth to competent play that does not know the hidden order. None once
     the game is over. The next turn starts afresh: effects that last into it are not carried."""
     seats = make_seats(game.pool, (strategy, strategy)).configs
     ends = ends or turn_ends(game)
-    return [None if raw["winner"] != -1 or k == len(ends) - 1
-            else _rollouts(game, seats, raw, rollouts, f"{seed}:{k + 1}") for k, raw in enumerate(ends)]
+    return [
+        None if raw["winner"] != -1 or k == len(ends) - 1 else _rollouts(game, seats, raw, rollouts, f"{seed}:{k + 1}")
+        for k, raw in enumerate(ends)
+    ]
 
 
 def _rollouts(game: State, seats: Any, raw: dict[str, Any], rollouts: int, key: str) -> float:
@@ -143,16 +167,27 @@ def placement(raw: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         deck = list(raw["deck"][p])
         rng.shuffle(deck)
         decks.append(deck)
-    return {"active": 1 - raw["active"], "phase": START_PHASE, "turn": raw["turn"] + 1, "control": raw["control"],
-            "first_player": raw["first_player"], "no_compile_turn": [-1, -1],
-            "protocols": raw["protocols"], "compiled": raw["compiled"],
-            "cdef": dict(enumerate(raw["cdef"])), "owner": dict(enumerate(raw["owner"])), "deck": decks,
-            "hand": raw["hand"], "trash": raw["trash"],
-            "stacks": [[[(c, raw["face_up"][c]) for c in line] for line in side] for side in raw["stacks"]]}
+    return {
+        "active": 1 - raw["active"],
+        "phase": START_PHASE,
+        "turn": raw["turn"] + 1,
+        "control": raw["control"],
+        "first_player": raw["first_player"],
+        "no_compile_turn": [-1, -1],
+        "protocols": raw["protocols"],
+        "compiled": raw["compiled"],
+        "cdef": dict(enumerate(raw["cdef"])),
+        "owner": dict(enumerate(raw["owner"])),
+        "deck": decks,
+        "hand": raw["hand"],
+        "trash": raw["trash"],
+        "stacks": [[[(c, raw["face_up"][c]) for c in line] for line in side] for side in raw["stacks"]],
+    }
 
 
-def game_data(game: State, title: str, rollouts: int = 0, seed: int = 1, meta: dict[str, Any] | None = None
-              ) -> dict[str, Any]:
+def game_data(
+    game: State, title: str, rollouts: int = 0, seed: int = 1, meta: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Everything the board page draws for one game, as JSON-ready data."""
     ends = turn_ends(game)
     st = steps(game, ends)
@@ -163,11 +198,19 @@ def game_data(game: State, title: str, rollouts: int = 0, seed: int = 1, meta: d
         for step, p in zip(st, rollout_win_rates(game, rollouts, seed, ends=ends), strict=True):
             step["win_a"] = p
     return {
-        "title": title, "meta": meta or {}, "rollouts": rollouts, "rollout_seed": seed,
-        "seats": list(SEAT_NAMES), "lines": list(LINES), "phases": [PHASES[k] for k in sorted(PHASES)],
-        "protocols": names, "cards": card_table(game.pool, raw),
-        "compiles": [{"turn": t, "seat": p, "line": line, "protocol": names[proto], "recompile": bool(re)}
-                     for t, p, line, proto, re in raw["compiles"]],
+        "title": title,
+        "meta": meta or {},
+        "rollouts": rollouts,
+        "rollout_seed": seed,
+        "seats": list(SEAT_NAMES),
+        "lines": list(LINES),
+        "phases": [PHASES[k] for k in sorted(PHASES)],
+        "protocols": names,
+        "cards": card_table(game.pool, raw),
+        "compiles": [
+            {"turn": t, "seat": p, "line": line, "protocol": names[proto], "recompile": bool(re)}
+            for t, p, line, proto, re in raw["compiles"]
+        ],
         "result": {"winner": WINNERS[raw["winner"]], "turns": rec["turns"], "end_reason": rec["end_reason"]},
         "steps": st,
     }
@@ -183,18 +226,22 @@ def frame(data: dict[str, Any]) -> pd.DataFrame:
 
     rows = []
     for k, st in enumerate(data["steps"]):
-        row: dict[str, Any] = {"step": k, "turn": st["turn"], "active": SEAT_NAMES[st["active"]],
-                               "phase": PHASES[st["phase"]],
-                               "control": "none" if st["control"] < 0 else SEAT_NAMES[st["control"]],
-                               "winner": WINNERS[st["winner"]], "log_lines": len(st["log"])}
+        row: dict[str, Any] = {
+            "step": k,
+            "turn": st["turn"],
+            "active": SEAT_NAMES[st["active"]],
+            "phase": PHASES[st["phase"]],
+            "control": "none" if st["control"] < 0 else SEAT_NAMES[st["control"]],
+            "winner": WINNERS[st["winner"]],
+            "log_lines": len(st["log"]),
+        }
         for p, side in enumerate(st["sides"]):
             a = SEAT_NAMES[p]
             row[f"{a}_compiled"] = [names[x] for x, c in zip(side["protocols"], side["compiled"], strict=True) if c]
             row[f"{a}_hand"] = [cards[c]["name"] for c in side["hand"]]
             row[f"{a}_deck"] = side["deck"]
             row[f"{a}_trash"] = len(side["trash"])
-            for line, proto, value, stack in zip(LINES, side["protocols"], side["values"], side["stacks"],
-                                                 strict=True):
+            for line, proto, value, stack in zip(LINES, side["protocols"], side["values"], side["stacks"], strict=True):
                 row[f"{a}_{line}_protocol"] = names[proto]
                 row[f"{a}_{line}_value"] = value
                 row[f"{a}_{line}_stack"] = [card(c) for c in stack]

@@ -21,17 +21,20 @@ from analysis.pages.shell import filter_attrs
 from analysis.runs.open import Runs
 from analysis.runs.schema import PROTOCOL_COLUMNS
 
-PER_ROW = 2                 # example games per row
+PER_ROW = 2  # example games per row
 WON_BY = "(winner = 0 and ? in ({seat0})) or (winner = 1 and ? in ({seat1}))".format(
     seat0=", ".join(c for c in PROTOCOL_COLUMNS if c.startswith("seat0")),
-    seat1=", ".join(c for c in PROTOCOL_COLUMNS if c.startswith("seat1")))
+    seat1=", ".join(c for c in PROTOCOL_COLUMNS if c.startswith("seat1")),
+)
 
 
 def _pick(runs: Runs, where: str, params: list[Any], k: int, order: str = "seed, game_index") -> list[int]:
     """game_index of the first k games of the first run that match, in a reproducible order, one
     game per seed (a seat-swapped pair shares its seed: the pair's first game that matches)."""
-    sql = (f"select game_index from (select *, row_number() over (partition by seed order by game_index) as nth "
-           f"from games where run_id = ? and ({where})) where nth = 1 order by {order} limit {int(k)}")
+    sql = (
+        f"select game_index from (select *, row_number() over (partition by seed order by game_index) as nth "
+        f"from games where run_id = ? and ({where})) where nth = 1 order by {order} limit {int(k)}"
+    )
     return [int(r[0]) for r in runs.con.execute(sql, [runs.run_ids[0], *params]).fetchall()]
 
 
@@ -50,17 +53,23 @@ def examples(runs: Runs, flags: pd.DataFrame, protocols: list[str], k: int = PER
         if f["kind"] == "protocol":
             add("flag", name, f"won by a seat holding {name}", _pick(runs, WON_BY, [name, name], k))
         elif f["kind"] == "card" and runs.has_events:
-            where = ("game_index in (select e.game_index from events e where e.run_id = games.run_id and "
-                     "e.card = ? and e.kind = 'play_face_up' and e.seat = games.winner)")
-            add("flag", name, f"won by the seat that played {name} face up", _pick(runs, where, [name], k),
-                str(f.get("protocol") or ""))
+            where = (
+                "game_index in (select e.game_index from events e where e.run_id = games.run_id and "
+                "e.card = ? and e.kind = 'play_face_up' and e.seat = games.winner)"
+            )
+            add(
+                "flag",
+                name,
+                f"won by the seat that played {name} face up",
+                _pick(runs, where, [name], k),
+                str(f.get("protocol") or ""),
+            )
     add("run", "longest games", "the most turns", _pick(runs, "true", [], k, "turns desc, seed, game_index"))
     add("run", "turn-cap draws", "drawn at the turn cap", _pick(runs, "end_reason = 'turn_cap'", [], k))
     return pd.DataFrame(rows, columns=["group", "name", "why", "game_index", "protocol"])
 
 
-def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | None],
-                 embedded: dict[int, str]) -> str:
+def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | None], embedded: dict[int, str]) -> str:
     """The dashboard's "Example games" section. `href(n)`: a served page's address or None;
     `embedded`: game_index -> the board page data (JSON text) carried in the dashboard itself."""
     if ex.empty:
@@ -68,18 +77,25 @@ def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | Non
     items = []
     for (group, name), g in ex.groupby(["group", "name"], sort=False):
         links = " ".join(_link(int(n), run_arg, href, embedded) for n in g["game_index"])
-        keys = f' data-name="{html.escape(name)}"' + (filter_attrs(str(g["protocol"].iloc[0]), name)
-                                                       if group != "run" else "")
-        items.append(f'<tr data-group="{group}"{keys}><td>{html.escape(group)}</td><td>{html.escape(name)}</td>'
-                     f'<td>{html.escape(str(g["why"].iloc[0]))}</td><td>{links}</td></tr>')
-    data = "".join(f'<script type="application/json" class="board-game" data-game="{n}">{text}</script>'
-                   for n, text in embedded.items())
-    return (f'<section id="example-games"><h2>Example games</h2><p class="muted">Per row, the games behind '
-            f'it with the lowest seeds. A link opens the game\'s board page (every turn end, its log, the '
-            f'win-probability graph); a game not carried in this file names the command that draws it.</p>'
-            f'<div class="scroll"><table class="examples" style="font-size:12px"><thead><tr><th>row</th>'
-            f'<th>name</th><th>games</th><th>open</th></tr></thead><tbody>{"".join(items)}</tbody></table></div>{data}'
-            f'{_template_script(embedded)}</section>')
+        keys = f' data-name="{html.escape(name)}"' + (
+            filter_attrs(str(g["protocol"].iloc[0]), name) if group != "run" else ""
+        )
+        items.append(
+            f'<tr data-group="{group}"{keys}><td>{html.escape(group)}</td><td>{html.escape(name)}</td>'
+            f"<td>{html.escape(str(g['why'].iloc[0]))}</td><td>{links}</td></tr>"
+        )
+    data = "".join(
+        f'<script type="application/json" class="board-game" data-game="{n}">{text}</script>'
+        for n, text in embedded.items()
+    )
+    return (
+        f'<section id="example-games"><h2>Example games</h2><p class="muted">Per row, the games behind '
+        f"it with the lowest seeds. A link opens the game's board page (every turn end, its log, the "
+        f"win-probability graph); a game not carried in this file names the command that draws it.</p>"
+        f'<div class="scroll"><table class="examples" style="font-size:12px"><thead><tr><th>row</th>'
+        f"<th>name</th><th>games</th><th>open</th></tr></thead><tbody>{''.join(items)}</tbody></table></div>{data}"
+        f"{_template_script(embedded)}</section>"
+    )
 
 
 def _link(n: int, run_arg: str, href: Callable[[int], str | None], embedded: dict[int, str]) -> str:

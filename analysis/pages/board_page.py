@@ -26,8 +26,7 @@ def template() -> str:
 
 def render(data: dict[str, Any]) -> str:
     """The page for one game's data (board.game_data)."""
-    return (template().replace("__TITLE__", html.escape(data["title"]))
-            .replace("__DATA__", json_for_script(data)))
+    return template().replace("__TITLE__", html.escape(data["title"])).replace("__DATA__", json_for_script(data))
 
 
 def write(data: dict[str, Any], path: str | Path) -> int:

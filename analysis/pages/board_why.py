@@ -15,7 +15,7 @@ from sim.describe import Namer
 from sim.state import State
 
 ACTION = constants()["decision"]["action"]
-DIGITS = {"evaluation": 2, "mean evaluation": 2, "visits": 3}     # a score's rounding on the page
+DIGITS = {"evaluation": 2, "mean evaluation": 2, "visits": 3}  # a score's rounding on the page
 
 
 def decisions(game: State) -> list[dict[str, Any]]:
@@ -44,8 +44,10 @@ def entry(decision: dict[str, Any], nm: Namer) -> dict[str, Any]:
     """One decision as the page draws it: who, the measure, and [option text (card marks), score,
     count, allowed, chosen] per alternative, best first."""
     digits = DIGITS[decision["measure"]]
-    alts = [[nm.option(ACTION, opt), round(score, digits), count, int(allowed), int(opt == decision["played"])]
-            for opt, score, count, allowed in ranked(decision)]
+    alts = [
+        [nm.option(ACTION, opt), round(score, digits), count, int(allowed), int(opt == decision["played"])]
+        for opt, score, count, allowed in ranked(decision)
+    ]
     return {"p": decision["player"], "m": decision["measure"], "alts": alts}
 
 

@@ -46,5 +46,11 @@ def matrix_tables(title: str, cols: list[str], rows: list[list[str]], width: int
     blocks.append(block)
     if len(blocks) == 1:
         return [table(title, cols, rows)]
-    return [table(f"{title} (columns {b[0]}-{b[-1]} of {len(cols) - 1})", [cols[0]] + [cols[i] for i in b],
-                  [[r[0]] + [r[i] for i in b] for r in rows]) for b in blocks]
+    return [
+        table(
+            f"{title} (columns {b[0]}-{b[-1]} of {len(cols) - 1})",
+            [cols[0]] + [cols[i] for i in b],
+            [[r[0]] + [r[i] for i in b] for r in rows],
+        )
+        for b in blocks
+    ]

@@ -24,11 +24,16 @@ FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
 
 def layout(fig: go.Figure, title: str, height: int = 420, **kw: Any) -> go.Figure:
     """The house style of every chart: title at the left, legend below, plain white."""
-    fig.update_layout(title={"text": title, "x": 0.01}, height=height, margin={"l": 70, "r": 20, "t": 50, "b": 50},
-                      font={"family": FONT, "size": 12}, template="plotly_white",
-                      legend={"orientation": "h", "y": -0.15}, **kw)
+    fig.update_layout(
+        title={"text": title, "x": 0.01},
+        height=height,
+        margin={"l": 70, "r": 20, "t": 50, "b": 50},
+        font={"family": FONT, "size": 12},
+        template="plotly_white",
+        legend={"orientation": "h", "y": -0.15},
+        **kw,
+    )
     return fig
-
 
 
 def filter_attrs(protocols: str, names: str | None = None) -> str:
@@ -38,8 +43,13 @@ def filter_attrs(protocols: str, names: str | None = None) -> str:
     return shown + (f' data-f="{html.escape(names)}"' if names is not None else "")
 
 
-def table_html(df: pd.DataFrame, cols: list[tuple[str, str, str]], table_id: str,
-               keys: tuple[str, str | None] | None = None, links: dict[str, str] | None = None) -> str:
+def table_html(
+    df: pd.DataFrame,
+    cols: list[tuple[str, str, str]],
+    table_id: str,
+    keys: tuple[str, str | None] | None = None,
+    links: dict[str, str] | None = None,
+) -> str:
     """A sortable table: cols are (header, column, format) with format pct|int|text|diff|p.
     `keys`: (column of protocols, column of flag names or None) that the filters read per row;
     `links`: a text cell's value -> the href its text links to (a card's page)."""
@@ -58,21 +68,31 @@ def table_html(df: pd.DataFrame, cols: list[tuple[str, str, str]], table_id: str
                 continue
             missing = v is None or (isinstance(v, float) and math.isnan(v))
             sv = "" if missing else f"{float(v):.6g}"
-            shown = ("" if missing else f"{v:.1%}" if fmt == "pct" else f"{int(v):,}" if fmt == "int"
-                     else f"{v:.2g}" if fmt == "p"
-                     else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})")
+            shown = (
+                ""
+                if missing
+                else f"{v:.1%}"
+                if fmt == "pct"
+                else f"{int(v):,}"
+                if fmt == "int"
+                else f"{v:.2g}"
+                if fmt == "p"
+                else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})"
+            )
             cells.append(f'<td class="n" data-v="{sv}">{shown}</td>')
         body.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
-    return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
-
+    return (
+        f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    )
 
 
 def plain_table(df: pd.DataFrame, table_id: str) -> str:
     """A sortable table of already formatted cells, one per column of `df`, headed by the column names."""
     head = "".join(f'<th data-col="{i}">{html.escape(str(c))}</th>' for i, c in enumerate(df.columns))
-    body = "".join("<tr>" + "".join(f'<td data-v="{html.escape(str(v))}">{html.escape(str(v))}</td>' for v in r)
-                   + "</tr>" for r in df.itertuples(index=False))
+    body = "".join(
+        "<tr>" + "".join(f'<td data-v="{html.escape(str(v))}">{html.escape(str(v))}</td>' for v in r) + "</tr>"
+        for r in df.itertuples(index=False)
+    )
     return f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -86,24 +106,30 @@ def filter_bar(sets: dict[str, str], flags: dict[str, str] | None, links: Sequen
     flag. `sets`: protocol -> its set; `flags`: flagged name (protocol or card) -> above|below (None:
     a page without flags, no flag filter); `links`: (anchor, label) of the page's sections, a table
     of contents beside the filters."""
+
     def options(values: list[str], everything: str) -> str:
         return f'<option value="">{everything}</option>' + "".join(
-            f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in values)
+            f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in values
+        )
 
     data = json.dumps({"sets": sets, "flags": flags or {}}, ensure_ascii=False).replace("<", "\\u003c")
     toc = "".join(f'<a href="#{html.escape(a)}">{html.escape(label)}</a>' for a, label in links)
     named_sets = {v for v in sets.values() if v}
-    return (f'<nav id="filters"><span class="toc">{toc}</span><span class="pick">'
-            f'<label>set <select name="set">{options(sorted(named_sets), "all sets")}</select></label>'
-            f'<label>protocol <select name="protocol">{options(sorted(sets), "all protocols")}</select></label>'
-            + (FLAG_SELECT if flags is not None else "")
-            + '<button type="button" name="reset">clear</button><span class="count"></span></span>'
-            f'<script type="application/json" id="filter-data">{data}</script></nav>')
+    return (
+        f'<nav id="filters"><span class="toc">{toc}</span><span class="pick">'
+        f'<label>set <select name="set">{options(sorted(named_sets), "all sets")}</select></label>'
+        f'<label>protocol <select name="protocol">{options(sorted(sets), "all protocols")}</select></label>'
+        + (FLAG_SELECT if flags is not None else "")
+        + '<button type="button" name="reset">clear</button><span class="count"></span></span>'
+        f'<script type="application/json" id="filter-data">{data}</script></nav>'
+    )
 
 
-FLAG_SELECT = ('<label>flag <select name="flag"><option value="">any row</option><option value="any">flagged</option>'
-               '<option value="above">above the band</option><option value="below">below the band</option></select>'
-               "</label>")
+FLAG_SELECT = (
+    '<label>flag <select name="flag"><option value="">any row</option><option value="any">flagged</option>'
+    '<option value="above">above the band</option><option value="below">below the band</option></select>'
+    "</label>"
+)
 
 
 def render_page(kind: str, heading: str, title: str, header: str, body: str, css: str = "", nav: str = "") -> str:
@@ -117,19 +143,19 @@ def render_page(kind: str, heading: str, title: str, header: str, body: str, css
 <style>{CSS}{css}</style>
 <script type="text/javascript">{get_plotlyjs()}</script>
 </head><body>
-<header{' class="tool"' if nav else ''}><h1>{heading}: {t}</h1>{header}{nav}</header>
+<header{' class="tool"' if nav else ""}><h1>{heading}: {t}</h1>{header}{nav}</header>
 <main>{body}
 </main>
-<script>{SORT_JS}{FILTER_JS if nav else ''}</script>
+<script>{SORT_JS}{FILTER_JS if nav else ""}</script>
 </body></html>
 """
 
 
 def fig_html(fig: go.Figure, div_id: str) -> str:
     """A chart as a <div> (plotly.js comes once, in the page head)."""
-    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True})
-
+    return pio.to_html(
+        fig, include_plotlyjs=False, full_html=False, div_id=div_id, config={"displaylogo": False, "responsive": True}
+    )
 
 
 CSS = """
@@ -202,7 +228,6 @@ document.querySelectorAll('table.sortable').forEach(function (t) {
 """
 
 
-
 FILTER_JS = """
 (function () {
   var bar = document.getElementById('filters');
@@ -246,7 +271,7 @@ FILTER_JS = """
 """
 
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost")     # the Host names the server answers (no DNS rebinding)
+LOCAL_HOSTS = ("127.0.0.1", "localhost")  # the Host names the server answers (no DNS rebinding)
 GamePage = Callable[[int], tuple[int, str]]  # game_index -> (HTTP status, page or one-line error)
 
 
@@ -256,10 +281,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if not self._host_is_local():
-            self.send_error(421, "expected Host 127.0.0.1 or localhost")   # DNS rebinding: another site's name
+            self.send_error(421, "expected Host 127.0.0.1 or localhost")  # DNS rebinding: another site's name
             return
         body, status = self.page, 200
-        game_page = type(self).game_page            # the class's function, not bound to the handler
+        game_page = type(self).game_page  # the class's function, not bound to the handler
         if self.path.startswith("/game/") and game_page is not None:
             n = self.path.removeprefix("/game/")
             if not n.isdigit():
@@ -280,7 +305,7 @@ class _Handler(BaseHTTPRequestHandler):
         """The request names this server as 127.0.0.1 or localhost (with its port): a page of another
         site whose name was rebound to 127.0.0.1 sends its own name, and is refused."""
         address = self.server.server_address
-        assert isinstance(address, tuple)          # an IP server's (host, port)
+        assert isinstance(address, tuple)  # an IP server's (host, port)
         port = address[1]
         host = (self.headers.get("Host") or "").strip().lower()
         return host in {f"{name}:{port}" for name in LOCAL_HOSTS} | set(LOCAL_HOSTS)

@@ -21,10 +21,10 @@ class CardText:
     protocol: str
     set: str
     value: int
-    text: tuple[str, str, str]                   # top, middle, bottom
-    official: tuple[str, str, str] | None        # the official text, when the run's card files changed the card
-    official_value: int | None                   # the official value, likewise
-    source: str                                  # the file the run's text comes from
+    text: tuple[str, str, str]  # top, middle, bottom
+    official: tuple[str, str, str] | None  # the official text, when the run's card files changed the card
+    official_value: int | None  # the official value, likewise
+    source: str  # the file the run's text comes from
 
 
 def _faces(pool: Pool) -> dict[str, tuple[int, tuple[str, str, str]]]:
@@ -43,6 +43,14 @@ def card_texts(block: dict[str, Any]) -> tuple[dict[str, CardText], list[str]]:
     for c in rebuilt.pool.cards:
         text, before = (c.top, c.middle, c.bottom), official.get(c.name)
         changed = before if before is not None and before != (c.value, text) else None
-        out[c.name] = CardText(c.name, c.protocol, c.set, c.value, text, changed[1] if changed is not None else None,
-                               changed[0] if changed is not None else None, rebuilt.named.get(c.source, "official"))
+        out[c.name] = CardText(
+            c.name,
+            c.protocol,
+            c.set,
+            c.value,
+            text,
+            changed[1] if changed is not None else None,
+            changed[0] if changed is not None else None,
+            rebuilt.named.get(c.source, "official"),
+        )
     return out, []

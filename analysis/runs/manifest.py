@@ -82,17 +82,26 @@ class _Reader:
         return value
 
     def arm(self, raw: dict[str, Any], key: str) -> SpecArm:
-        cards = tuple(CardRef(self.text(c.get("path"), f"{key}.cards[{i}].path"),
-                              self.text(c.get("sha256"), f"{key}.cards[{i}].sha256", optional=True))
-                      for i, c in enumerate(self.objs(raw.get("cards", []), f"{key}.cards")))
-        return SpecArm(self.text(raw.get("name"), f"{key}.name", optional=True),
-                       self.texts(raw.get("sets", []), f"{key}.sets"),
-                       self.texts(raw.get("strategies", []), f"{key}.strategies"), cards)
+        cards = tuple(
+            CardRef(
+                self.text(c.get("path"), f"{key}.cards[{i}].path"),
+                self.text(c.get("sha256"), f"{key}.cards[{i}].sha256", optional=True),
+            )
+            for i, c in enumerate(self.objs(raw.get("cards", []), f"{key}.cards"))
+        )
+        return SpecArm(
+            self.text(raw.get("name"), f"{key}.name", optional=True),
+            self.texts(raw.get("sets", []), f"{key}.sets"),
+            self.texts(raw.get("strategies", []), f"{key}.strategies"),
+            cards,
+        )
 
     def draft(self, raw: dict[str, Any]) -> SpecDraft:
-        return SpecDraft(self.text(raw.get("mode"), "draft.mode", optional=True),
-                         self.texts(raw.get("protocols", []), "draft.protocols"),
-                         self.number(raw.get("samples", 0), "draft.samples"))
+        return SpecDraft(
+            self.text(raw.get("mode"), "draft.mode", optional=True),
+            self.texts(raw.get("protocols", []), "draft.protocols"),
+            self.number(raw.get("samples", 0), "draft.samples"),
+        )
 
 
 @dataclass(frozen=True)
@@ -117,15 +126,19 @@ class RunSpec:
         seats = r.obj(spec.get("seats", {}), "seats")
         events = spec.get("events", True)
         if not isinstance(events, bool | str | int | float):
-            raise r.fail("events", "true, false, \"none\" or a fraction", events)
+            raise r.fail("events", 'true, false, "none" or a fraction', events)
         swap = seats.get("swap", False)
         if not isinstance(swap, bool):
             raise r.fail("seats.swap", "true or false", swap)
-        return cls(stored=spec, arms=tuple(r.arm(a, f"arms[{i}]") for i, a in enumerate(r.objs(spec.get("arms", []),
-                                                                                               "arms"))),
-                   tiers=r.texts(spec.get("tiers", []), "tiers"), seed=r.number(spec.get("seed"), "seed", True),
-                   swap=swap, draft=r.draft(r.obj(spec["draft"], "draft")) if "draft" in spec else None,
-                   events=events)
+        return cls(
+            stored=spec,
+            arms=tuple(r.arm(a, f"arms[{i}]") for i, a in enumerate(r.objs(spec.get("arms", []), "arms"))),
+            tiers=r.texts(spec.get("tiers", []), "tiers"),
+            seed=r.number(spec.get("seed"), "seed", True),
+            swap=swap,
+            draft=r.draft(r.obj(spec["draft"], "draft")) if "draft" in spec else None,
+            events=events,
+        )
 
     @property
     def arm_names(self) -> list[str | None]:
@@ -139,8 +152,12 @@ def _key(types: tuple[type, ...], what: str, default: Any = _REQUIRED) -> Any:
     return field(default_factory=lambda: copy.copy(default), metadata=meta)
 
 
-_TEXT, _NUMBER, _OBJECT, _LIST = ((str,), "a string"), ((int,), "a whole number"), ((dict,), "an object"), \
-    ((list,), "a list")
+_TEXT, _NUMBER, _OBJECT, _LIST = (
+    ((str,), "a string"),
+    ((int,), "a whole number"),
+    ((dict,), "an object"),
+    ((list,), "a list"),
+)
 
 
 @dataclass(kw_only=True)
@@ -164,13 +181,13 @@ class Manifest:
     matchups: int | None = _key(*_NUMBER, None)
     games_per_matchup: int | None = _key(*_NUMBER, None)
     shard_count: int | None = _key(*_NUMBER, None)
-    shard_games: int | None = _key(*_NUMBER, None)          # runs made before shards were capped: none
+    shard_games: int | None = _key(*_NUMBER, None)  # runs made before shards were capped: none
     inputs: dict[str, str] | None = _key(*_OBJECT, None)
     created: str | None = _key(*_TEXT, None)
     finished: str | None = _key(*_TEXT, None)
     sessions: list[dict[str, Any]] = _key(*_LIST, [])
-    models: list[dict[str, Any]] | None = _key(*_LIST, None)     # learned models played (analysis/runs/models.py)
-    stop: dict[str, Any] | None = _key(*_OBJECT, None)      # an A/B run that stopped once settled (docs/experiments.md)
+    models: list[dict[str, Any]] | None = _key(*_LIST, None)  # learned models played (analysis/runs/models.py)
+    stop: dict[str, Any] | None = _key(*_OBJECT, None)  # an A/B run that stopped once settled (docs/experiments.md)
 
     @classmethod
     def of(cls, raw: Any, where: str) -> Manifest:
@@ -181,8 +198,9 @@ class Manifest:
         fields = {f.name: f for f in dataclasses.fields(cls)}
         for name in raw:
             if name not in fields:
-                raise ManifestError(f"{where}: key {name!r}: not a run.json key (expected one of "
-                                    f"{', '.join(fields)}); was it edited?")
+                raise ManifestError(
+                    f"{where}: key {name!r}: not a run.json key (expected one of {', '.join(fields)}); was it edited?"
+                )
         for name, f in fields.items():
             if name not in raw:
                 if f.default_factory is dataclasses.MISSING:
@@ -191,15 +209,19 @@ class Manifest:
             value, types = raw[name], f.metadata["types"]
             wrong = (isinstance(value, bool) and bool not in types) or not isinstance(value, types)
             if wrong and not (value is None and f.default_factory is not dataclasses.MISSING):
-                raise ManifestError(f"{where}: key {name!r}: expected {f.metadata['what']}, got {value!r:.60}; "
-                                    "was it edited?")
+                raise ManifestError(
+                    f"{where}: key {name!r}: expected {f.metadata['what']}, got {value!r:.60}; was it edited?"
+                )
         spec = raw["spec"] if isinstance(raw["spec"], RunSpec) else RunSpec.of(raw["spec"], where)
         return cls(**{**raw, "spec": spec})
 
     def to_json(self) -> dict[str, Any]:
         """The keys run.json holds, in declaration order; optional keys left unset are left out."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-               if getattr(self, f.name) is not None or f.name == "finished"}
+        out = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) is not None or f.name == "finished"
+        }
         return {**out, "spec": self.spec.stored}
 
     def checked(self, where: str) -> Manifest:

@@ -38,8 +38,15 @@ def models_used(strategies: Iterable[str], pool_hash: str) -> list[dict[str, Any
             out.append({"model": name, "file": resolve(name), "hash": None, "error": str(e)})
             continue
         trained = m.meta.get("pool_hash")
-        out.append({"model": name, "file": resolve(name), "hash": m.hash, "trained_pool_hash": trained,
-                    "same_pool": trained == pool_hash if trained else None})
+        out.append(
+            {
+                "model": name,
+                "file": resolve(name),
+                "hash": m.hash,
+                "trained_pool_hash": trained,
+                "same_pool": trained == pool_hash if trained else None,
+            }
+        )
     return out
 
 
@@ -50,8 +57,10 @@ def describe_models(models: list[dict[str, Any]] | None) -> str:
         if m.get("hash") is None:
             parts.append(f"model {m['model']} unreadable")
         elif m.get("same_pool") is False:
-            parts.append(f"model {m['model']} {m['hash']} (trained on pool {m['trained_pool_hash']}, not this pool: "
-                         "a variant or another set)")
+            parts.append(
+                f"model {m['model']} {m['hash']} (trained on pool {m['trained_pool_hash']}, not this pool: "
+                "a variant or another set)"
+            )
         elif m.get("same_pool") is None:
             parts.append(f"model {m['model']} {m['hash']} (its training pool is not recorded)")
         else:

@@ -44,7 +44,7 @@ from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 # The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
 SUMMARY_COLUMNS = {"cards": CARDS_COLUMNS, "compiles": COMPILES_COLUMNS}
 SUMMARY_OF = {"cards": "card impact", "compiles": "the per-protocol compile tables"}
-_ALL_SUMMARIES = {**SUMMARY_COLUMNS, "tallies": TALLIES_COLUMNS}        # and the summary of `games`
+_ALL_SUMMARIES = {**SUMMARY_COLUMNS, "tallies": TALLIES_COLUMNS}  # and the summary of `games`
 _READS_GAMES = re.compile(r"\b(from|join)\s+games\b", re.IGNORECASE)
 
 
@@ -58,8 +58,8 @@ class Runs:
     `compiles` (the last three only when the runs have them)."""
 
     con: duckdb.DuckDBPyConnection
-    paths: list[Path | Location]            # a pathlib.Path for a local run (Location.public)
-    manifests: list[Manifest | None]         # each run's run.json, checked; None for games held in memory
+    paths: list[Path | Location]  # a pathlib.Path for a local run (Location.public)
+    manifests: list[Manifest | None]  # each run's run.json, checked; None for games held in memory
     games_files: list[Location]
     events_files: list[Location]
     warnings: list[str] = field(default_factory=list)
@@ -125,7 +125,7 @@ class Runs:
     def _verify_rows(self, query: str) -> None:
         """Hash the games files (deferred at opening) before a query reads their rows."""
         if self._unhashed is not None and _READS_GAMES.search(query):
-            self._unhashed()                 # raises (and stays due) unless the files are as recorded
+            self._unhashed()  # raises (and stays due) unless the files are as recorded
             self._unhashed = None
 
     def memo(self, key: str, fn: Callable[[], Any]) -> Any:
@@ -161,7 +161,7 @@ def peek_manifest(path: str | Path | Location) -> Manifest | None:
     try:
         run, _ = split_arm(path)
         return Manifest.of(json.loads((location(run) / "run.json").read_text(MAX_MANIFEST_BYTES)), str(run))
-    except (InputFileError, OSError, ValueError, RunError):      # ManifestError is a ValueError
+    except (InputFileError, OSError, ValueError, RunError):  # ManifestError is a ValueError
         return None
 
 
@@ -193,7 +193,7 @@ def _read_manifest(run: Location) -> dict[str, Any]:
         journal = {e["index"]: e for e in runfolder.read_journal(run) if isinstance(e, dict) and "index" in e}
     except (OSError, UnicodeDecodeError) as e:
         raise RunError(f"{run / runfolder.JOURNAL}: cannot be read ({e})") from None
-    if journal and isinstance(m.get("shards"), list):      # newer than run.json: they win
+    if journal and isinstance(m.get("shards"), list):  # newer than run.json: they win
         older = [s for s in m["shards"] if not (isinstance(s, dict) and s.get("index") in journal)]
         m["shards"] = older + list(journal.values())
     return m
@@ -212,7 +212,7 @@ class _Findings:
         self.warnings += [f"{p} (read anyway: --trust)" for p in problems]
 
 
-Listed = list[tuple[Location, dict[str, Any]]]           # (file, its shard entry) of one table
+Listed = list[tuple[Location, dict[str, Any]]]  # (file, its shard entry) of one table
 
 
 def _entries(m: Manifest) -> list[dict[str, Any]]:
@@ -228,8 +228,12 @@ def _shard_files(run: Location, m: Manifest, kind: str, found: _Findings) -> Lis
     files, entries = _listed(run, m, kind), _entries(m)
     if files and len(files) < len(entries):
         without = next(s.get("index") for s in entries if not isinstance(s.get(f"{kind}_file"), str))
-        found.add([f"{run / 'run.json'}: shard {without} lists no {kind}_file ({len(files)} of {len(entries)} "
-                   f"shards do); it is not read"])
+        found.add(
+            [
+                f"{run / 'run.json'}: shard {without} lists no {kind}_file ({len(files)} of {len(entries)} "
+                f"shards do); it is not read"
+            ]
+        )
     missing = [f for f, _ in files if not f.is_file()]
     if missing:
         raise RunError(f"{missing[0]}: listed in {run / 'run.json'} but missing")
@@ -281,7 +285,7 @@ def split_arm(path: str | Path | Location) -> tuple[Path | Location, str | None]
     if "#" in text:
         text, _, arm = text.rpartition("#")
     try:
-        return location(text).public, arm      # a pathlib.Path when local
+        return location(text).public, arm  # a pathlib.Path when local
     except StorageError as e:
         raise RunError(str(e)) from None
 
@@ -313,7 +317,7 @@ def _typed(run: Location, m: dict[str, Any]) -> Manifest:
         raise RunError(str(e)) from None
 
 
-Opened = tuple[Location, str | None, dict[str, Any]]      # (run folder, arm or None, manifest)
+Opened = tuple[Location, str | None, dict[str, Any]]  # (run folder, arm or None, manifest)
 
 
 def _overlaps(a: Opened, b: Opened) -> bool:
@@ -339,7 +343,7 @@ def _distinct(opened: list[Opened], found: _Findings) -> list[Opened]:
         what = f"{_name(o)}: the same run as {_name(clash[0])} (run_id {o[2].get('run_id')!r})"
         if not found.trust:
             raise RunError(f"{what}; its games would be counted twice: give each run once")
-        if o[1] is None and all(k[1] is not None for k in clash):    # the whole run replaces its arms
+        if o[1] is None and all(k[1] is not None for k in clash):  # the whole run replaces its arms
             kept = [o if k is clash[0] else k for k in kept if all(k is not c for c in clash[1:])]
         found.warnings.append(f"{what}; opened once (--trust)")
     return kept
@@ -352,7 +356,7 @@ class _RunFiles:
     manifest: Manifest
     games: Listed
     events: Listed
-    summaries: dict[str, tuple[Listed, str | None]]     # kind -> (files if every shard has one, why not)
+    summaries: dict[str, tuple[Listed, str | None]]  # kind -> (files if every shard has one, why not)
 
 
 def _verified(opened: Opened, found: _Findings) -> _RunFiles:
@@ -375,8 +379,10 @@ def _verified(opened: Opened, found: _Findings) -> _RunFiles:
     if found_summaries["tallies"][1]:
         found.warnings.append(f"{found_summaries['tallies'][1]}; the report's tables from every game (slower)")
     if not m.complete:
-        found.warnings.append(f"{run}: the run is not complete (run.json says complete: false); "
-                              f"the report covers the {len(g)} shard(s) written so far")
+        found.warnings.append(
+            f"{run}: the run is not complete (run.json says complete: false); "
+            f"the report covers the {len(g)} shard(s) written so far"
+        )
     if not e:
         lost = [SUMMARY_OF[k] for k in SUMMARY_COLUMNS if not found_summaries[k][0]]
         if lost:
@@ -396,8 +402,13 @@ def open_table(games: pa.Table, label: str = "batch") -> Runs:
     return Runs(con, [Path(label)], [None], [], [])
 
 
-def open_runs(paths: str | Path | Sequence[str | Path | Location], threads: int | None = None,
-              memory_limit: str | None = None, verify: str = "fast", trust: bool = False) -> Runs:
+def open_runs(
+    paths: str | Path | Sequence[str | Path | Location],
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    verify: str = "fast",
+    trust: bool = False,
+) -> Runs:
     """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run), each verified against
     its run.json first (analysis.runs.verify; `verify` "fast" or "full"). Raises RunError (naming
     the file) for bad input; with `trust`, what verification finds is a warning in `Runs.warnings`."""
@@ -416,19 +427,30 @@ def open_runs(paths: str | Path | Sequence[str | Path | Location], threads: int 
     games = [f for r in files for f in r.games]
     events = [f for r in files for f in r.events]
     # One source per table: a summary's files only if every run has them for every shard.
-    used = {k: [f for r in files for f in r.summaries[k][0]] if all(r.summaries[k][0] for r in files) else []
-            for k in _ALL_SUMMARIES}
+    used = {
+        k: [f for r in files for f in r.summaries[k][0]] if all(r.summaries[k][0] for r in files) else []
+        for k in _ALL_SUMMARIES
+    }
     hashed = [*used.items()]
-    if verify == "full" or (events and not all(used[k] for k in SUMMARY_COLUMNS)):     # events read, or asked for
+    if verify == "full" or (events and not all(used[k] for k in SUMMARY_COLUMNS)):  # events read, or asked for
         hashed.append(("events", events))
     rows = [(f, entry, "games") for f, entry in games]
-    if verify == "full" or not used["tallies"]:          # with tallies, games rows are read only on demand
+    if verify == "full" or not used["tallies"]:  # with tallies, games rows are read only on demand
         hashed.append(("games", games))
         rows = []
     found.add(checks.checksum_problems([(f, entry, kind) for kind, fs in hashed for f, entry in fs], threads))
     paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"], used["tallies"])]
-    runs = Runs(duckdb.connect(), [run.public for run, _, _ in opened], [r.manifest for r in files], paths_of[0],
-                paths_of[1], found.warnings, paths_of[2], paths_of[3], paths_of[4])
+    runs = Runs(
+        duckdb.connect(),
+        [run.public for run, _, _ in opened],
+        [r.manifest for r in files],
+        paths_of[0],
+        paths_of[1],
+        found.warnings,
+        paths_of[2],
+        paths_of[3],
+        paths_of[4],
+    )
     if rows:
         runs._unhashed = lambda: found.add(checks.checksum_problems(rows, threads))
     return _connect(runs, threads, memory_limit)
@@ -444,8 +466,13 @@ def _connect(out: Runs, threads: int | None, memory_limit: str | None) -> Runs:
     # Large event aggregations spill to disk instead of failing when memory runs short.
     spill = Path(tempfile.gettempdir()) / "protolab-duckdb"
     con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
-    for name, files in (("games", out.games_files), ("events", out.events_files), ("cards", out.cards_files),
-                        ("compiles", out.compiles_files), ("tallies", out.tallies_files)):
+    for name, files in (
+        ("games", out.games_files),
+        ("events", out.events_files),
+        ("cards", out.cards_files),
+        ("compiles", out.compiles_files),
+        ("tallies", out.tallies_files),
+    ):
         if files:
             try:
                 parquet_view(con, name, files)

@@ -38,10 +38,17 @@ def provenance(manifest: Manifest | None, path: str | Path | Location | None = N
     `RUN#arm`; None for games held in memory): JSON-ready. What a run.json lacks (hand-made or old
     runs) is None."""
     if manifest is None:
-        return {"run_id": None, "path": str(path) if path is not None else None, "arm": None, "design": "single",
-                **dict.fromkeys(("tiers", "strategies", "sets")), "card_files": [],
-                **dict.fromkeys(("pool_hash", "seed", "games", "draft", "spec_hash", "protolab_version",
-                                 "engine_version", "models"))}
+        return {
+            "run_id": None,
+            "path": str(path) if path is not None else None,
+            "arm": None,
+            "design": "single",
+            **dict.fromkeys(("tiers", "strategies", "sets")),
+            "card_files": [],
+            **dict.fromkeys(
+                ("pool_hash", "seed", "games", "draft", "spec_hash", "protolab_version", "engine_version", "models")
+            ),
+        }
     spec, arm = manifest.spec, opened_arm(manifest)
     shown = [a for a in spec.arms if arm is None or a.name == arm]
     tiers = tier_names(manifest)
@@ -56,7 +63,8 @@ def provenance(manifest: Manifest | None, path: str | Path | Location | None = N
         "strategies": {str(a.name): list(a.strategies) for a in shown} or None,
         "sets": list(first.sets) or None,
         "card_files": [{"path": c.path, "sha256": c.sha256} for c in first.cards],
-        "pool_hash": (manifest.pool_hashes or {}).get(arm, manifest.pool_hash) if arm is not None
+        "pool_hash": (manifest.pool_hashes or {}).get(arm, manifest.pool_hash)
+        if arm is not None
         else manifest.pool_hash,
         "seed": spec.seed,
         "games": sum(int(s.get("games") or 0) for s in shards) if shards else manifest.games,
@@ -64,8 +72,10 @@ def provenance(manifest: Manifest | None, path: str | Path | Location | None = N
         "spec_hash": manifest.spec_hash,
         "protolab_version": manifest.protolab_version,
         "engine_version": manifest.engine_version,
-        "models": [m for m in manifest.models or [] if isinstance(m, dict)
-                   and (arm is None or m.get("arm") in (None, arm))] or None,
+        "models": [
+            m for m in manifest.models or [] if isinstance(m, dict) and (arm is None or m.get("arm") in (None, arm))
+        ]
+        or None,
     }
 
 
@@ -101,24 +111,33 @@ def describe(p: dict[str, Any]) -> str:
     seed = p.get("seed") if p.get("seed") is not None else "not recorded"
     version = p.get("protolab_version") or "not recorded"
     models = describe_models(p.get("models"))
-    return (f"{label}: {bots}; sets {sets}; variant files {cards}; pool {pool}; master seed {seed}; "
-            f"{games} games; protolab {version}" + (f"; {models}" if models else ""))
+    return (
+        f"{label}: {bots}; sets {sets}; variant files {cards}; pool {pool}; master seed {seed}; "
+        f"{games} games; protolab {version}" + (f"; {models}" if models else "")
+    )
 
 
 def fields(p: dict[str, Any]) -> list[tuple[str, str]]:
     """The block as (label, value) pairs for a page's compact form (the same facts as `describe`)."""
     strategies = p.get("strategies") or {}
     kind = "tier" if p.get("design") == "tiers" else "arm"
-    bots = ("; ".join(f"{kind} {a}: {_seats(s)}" if len(strategies) > 1 else _seats(s) for a, s in strategies.items())
-            or "not recorded")
+    bots = (
+        "; ".join(f"{kind} {a}: {_seats(s)}" if len(strategies) > 1 else _seats(s) for a, s in strategies.items())
+        or "not recorded"
+    )
     cards = ", ".join(str(c["path"]) for c in p.get("card_files") or []) or "none (official cards)"
     games = f"{p['games']:,}" if isinstance(p.get("games"), int) else "not recorded"
     name = str(p.get("run_id") or p.get("path") or "run") + (f"#{p['arm']}" if p.get("arm") else "")
-    return [("run", name), ("strategies", bots), ("sets", ", ".join(p.get("sets") or []) or "not recorded"),
-            ("variant files", cards), ("pool", str(p.get("pool_hash") or "not recorded")),
-            ("master seed", str(p["seed"]) if p.get("seed") is not None else "not recorded"), ("games", games),
-            ("protolab", str(p.get("protolab_version") or "not recorded"))] + (
-        [("models", describe_models(p.get("models")))] if p.get("models") else [])
+    return [
+        ("run", name),
+        ("strategies", bots),
+        ("sets", ", ".join(p.get("sets") or []) or "not recorded"),
+        ("variant files", cards),
+        ("pool", str(p.get("pool_hash") or "not recorded")),
+        ("master seed", str(p["seed"]) if p.get("seed") is not None else "not recorded"),
+        ("games", games),
+        ("protolab", str(p.get("protolab_version") or "not recorded")),
+    ] + ([("models", describe_models(p.get("models")))] if p.get("models") else [])
 
 
 def lines(blocks: list[dict[str, Any]]) -> list[str]:

@@ -30,31 +30,40 @@ from analysis.runs.manifest import Manifest, ManifestError
 from analysis.runs.storage import Location, StorageError, check_read_write, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
-Where = str | os.PathLike | Location       # a run folder or file: a local path or a storage.Location
+Where = str | os.PathLike | Location  # a run folder or file: a local path or a storage.Location
 
 FORMAT = 1
 MANIFEST = "run.json"
 JOURNAL = "shards.jsonl"
-JOURNAL_DIR = "journal"          # the journal on a store that cannot append: one object per batch of shards
-LOCK_STALE = 120.0               # seconds after which another machine's lock object is taken over
-LOCK_BEAT = 30.0                 # seconds between refreshes of a held lock object
+JOURNAL_DIR = "journal"  # the journal on a store that cannot append: one object per batch of shards
+LOCK_STALE = 120.0  # seconds after which another machine's lock object is taken over
+LOCK_BEAT = 30.0  # seconds between refreshes of a held lock object
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
-TABLES = ("games", "events", "cards", "compiles", "tallies")          # the shard tables, one folder each
+TABLES = ("games", "events", "cards", "compiles", "tallies")  # the shard tables, one folder each
 # Per-shard summaries of the events, written beside them: a run recorded before one existed has
 # none, and the analysis then computes from `events` instead.
 SUMMARIES = ("cards", "compiles")
 # The per-shard summary of the games (analysis/runs/tallies.py), written whatever `events` says: a run
 # recorded before it existed has none, and the analysis then computes from `games` instead.
 GAME_SUMMARIES = ("tallies",)
-ROW_GROUP = {"games": 128 * 1024, "events": 1024 * 1024, "cards": 128 * 1024, "compiles": 128 * 1024,
-             "tallies": 128 * 1024}
+ROW_GROUP = {
+    "games": 128 * 1024,
+    "events": 1024 * 1024,
+    "cards": 128 * 1024,
+    "compiles": 128 * 1024,
+    "tallies": 128 * 1024,
+}
 COMPRESSION = "zstd"
 # Dense integer keys compress better without a dictionary; statistics only where scans filter.
-NO_DICTIONARY = {"games": {"game_index", "seed"}, "events": {"game_index", "seq"},
-                 "cards": {"drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins"},
-                 "compiles": {"turn", "n"}, "tallies": set()}
+NO_DICTIONARY = {
+    "games": {"game_index", "seed"},
+    "events": {"game_index", "seq"},
+    "cards": {"drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins"},
+    "compiles": {"turn", "n"},
+    "tallies": set(),
+}
 STATISTICS = {"games": None, "events": ["game_index", "turn"], "cards": None, "compiles": None, "tallies": None}
 
 
@@ -72,12 +81,18 @@ def open_location(where: Where) -> Location:
 
 # -- shard files ------------------------------------------------------------------------------------
 
+
 def parquet_bytes(table: pa.Table, kind: str) -> bytes:
     """The whole Parquet file of one shard table, encoded in memory."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=ROW_GROUP[kind], compression=COMPRESSION,
-                   use_dictionary=[c for c in table.column_names if c not in NO_DICTIONARY[kind]],
-                   write_statistics=STATISTICS[kind] or True)
+    pq.write_table(
+        table,
+        sink,
+        row_group_size=ROW_GROUP[kind],
+        compression=COMPRESSION,
+        use_dictionary=[c for c in table.column_names if c not in NO_DICTIONARY[kind]],
+        write_statistics=STATISTICS[kind] or True,
+    )
     return sink.getvalue().to_pybytes()
 
 
@@ -135,6 +150,7 @@ def verify_shard(run_dir: Where, entry: dict[str, Any]) -> str | None:
 
 # -- files the manifest does not list ---------------------------------------------------------------
 
+
 def shard_name(index: int) -> str:
     """The file name stem of shard `index` (plan.ShardPlan.name)."""
     return f"shard-{index:05d}"
@@ -150,8 +166,13 @@ def table_files(run_dir: Where) -> list[Path | Location]:
 def listed_files(run_dir: Where, shards: list[dict[str, Any]]) -> set[Location]:
     """The files the shard entries list (every table)."""
     run_dir = open_location(run_dir)
-    return {run_dir / s[f"{kind}_file"] for s in shards if isinstance(s, dict)
-            for kind in TABLES if isinstance(s.get(f"{kind}_file"), str)}
+    return {
+        run_dir / s[f"{kind}_file"]
+        for s in shards
+        if isinstance(s, dict)
+        for kind in TABLES
+        if isinstance(s.get(f"{kind}_file"), str)
+    }
 
 
 def shard_kinds(events: Any) -> tuple[str, ...]:
@@ -167,12 +188,17 @@ def shard_kinds(events: Any) -> tuple[str, ...]:
 def pending_files(run_dir: Where, shard_count: int, recorded: Container[object], events: Any) -> set[Path | Location]:
     """Files of planned shards that are not recorded yet (a driver killed after a worker renamed its
     file, before the shard was recorded): the next `--resume` plays the shard and overwrites them."""
-    return {shard_paths(run_dir, shard_name(i))[kind].public for i in range(shard_count) if i not in recorded
-            for kind in shard_kinds(events)}
+    return {
+        shard_paths(run_dir, shard_name(i))[kind].public
+        for i in range(shard_count)
+        if i not in recorded
+        for kind in shard_kinds(events)
+    }
 
 
-def unlisted_files(run_dir: Where, shards: list[dict[str, Any]],
-                   pending: Set[Path | Location] = frozenset()) -> list[Path | Location]:
+def unlisted_files(
+    run_dir: Where, shards: list[dict[str, Any]], pending: Set[Path | Location] = frozenset()
+) -> list[Path | Location]:
     """Parquet files in the table folders that no shard entry lists and no pending shard will write:
     a glob over `games/*.parquet` would read them, so a run holding one is not what run.json says."""
     known = listed_files(run_dir, shards) | {open_location(p) for p in pending}
@@ -180,6 +206,7 @@ def unlisted_files(run_dir: Where, shards: list[dict[str, Any]],
 
 
 # -- run folder -------------------------------------------------------------------------------------
+
 
 def check_writable(parent: Where, where: str) -> None:
     """Refuse a location a run folder cannot be created in (`where` names the option or spec key):
@@ -193,8 +220,10 @@ def check_writable(parent: Where, where: str) -> None:
         check_read_write(parent)
     except (OSError, StorageError) as e:
         why = getattr(e, "strerror", None) or " ".join(str(e).split())[:600]
-        raise RunDirError(f"{where}: cannot create a run folder in {parent} ({why}); "
-                          "expected a writable folder or object-store location") from None
+        raise RunDirError(
+            f"{where}: cannot create a run folder in {parent} ({why}); "
+            "expected a writable folder or object-store location"
+        ) from None
 
 
 def create_run_dir(parent: Where, name: str, stamp: str) -> tuple[Location, str]:
@@ -207,7 +236,7 @@ def create_run_dir(parent: Where, name: str, stamp: str) -> tuple[Location, str]
         if d.exists():
             continue
         try:
-            d.mkdir(parents=False, exist_ok=False)       # locally the claim is atomic
+            d.mkdir(parents=False, exist_ok=False)  # locally the claim is atomic
         except FileExistsError:
             continue
         make_table_dirs(d)
@@ -281,8 +310,10 @@ def _lock_object(run_dir: Location) -> Iterator[None]:
     except (OSError, ValueError):
         holder = None
     if isinstance(holder, dict) and _lock_holder_alive(holder):
-        raise RunDirError(f"{run_dir}: another protolab run is using this folder ({holder.get('host')}, "
-                          f"pid {holder.get('pid')}; a lock not refreshed for {LOCK_STALE:g} s is taken over)")
+        raise RunDirError(
+            f"{run_dir}: another protolab run is using this folder ({holder.get('host')}, "
+            f"pid {holder.get('pid')}; a lock not refreshed for {LOCK_STALE:g} s is taken over)"
+        )
     me = {"host": socket.gethostname(), "pid": os.getpid()}
     stop = threading.Event()
 
@@ -294,7 +325,7 @@ def _lock_object(run_dir: Location) -> Iterator[None]:
             with contextlib.suppress(OSError, StorageError):
                 write()
 
-    write()                                   # held before anything is written to the run
+    write()  # held before anything is written to the run
 
     beat_thread = threading.Thread(target=beat, name="protolab-lock", daemon=True)
     beat_thread.start()
@@ -308,6 +339,7 @@ def _lock_object(run_dir: Location) -> Iterator[None]:
 
 
 # -- manifest ---------------------------------------------------------------------------------------
+
 
 def write_manifest(run_dir: Where, manifest: Manifest) -> None:
     """run.json, one shard entry a line (encoded by json's C encoder: a run of 100,000 shards has a
@@ -341,7 +373,7 @@ def read_manifest(run_dir: Where) -> Manifest:
     for i, entry in enumerate(manifest.shards):
         _check_entry(entry, f"{p}: key 'shards[{i}]'")
     by_index = {s["index"]: s for s in manifest.shards}
-    for entry in read_journal(run_dir):        # newer than the run.json they follow: they win
+    for entry in read_journal(run_dir):  # newer than the run.json they follow: they win
         by_index[entry["index"]] = entry
     manifest.shards = sorted(by_index.values(), key=lambda s: s["index"])
     return manifest
@@ -353,14 +385,16 @@ def _check_entry(entry: Any, where: str) -> None:
     problem = None
     if not isinstance(entry, dict):
         problem = f"expected a shard entry (an object), got {entry!r:.60}"
-    elif any(isinstance(entry.get(k), bool) or not isinstance(entry.get(k), int) or entry[k] < 0
-             for k in ("index", "games")):
+    elif any(
+        isinstance(entry.get(k), bool) or not isinstance(entry.get(k), int) or entry[k] < 0 for k in ("index", "games")
+    ):
         problem = "expected whole numbers 'index' and 'games'"
     else:
         for kind in TABLES:
             f, size, digest = (entry.get(f"{kind}_{x}") for x in ("file", "bytes", "sha256"))
-            if f is not None and (not isinstance(f, str) or not isinstance(digest, str)
-                                  or not isinstance(size, int | None)):
+            if f is not None and (
+                not isinstance(f, str) or not isinstance(digest, str) or not isinstance(size, int | None)
+            ):
                 problem = f"expected '{kind}_file' and '{kind}_sha256' strings and '{kind}_bytes' a whole number"
     if problem:
         raise RunDirError(f"{where}: {problem}; was it edited?")
@@ -402,7 +436,7 @@ def read_journal(run_dir: Where) -> list[dict[str, Any]]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             if where.startswith(str(p)):
-                break                  # a line cut by a kill: ignore it and what follows
+                break  # a line cut by a kill: ignore it and what follows
             continue
         _check_entry(entry, where)
         out.append(entry)
@@ -463,8 +497,10 @@ def events_statement(manifests: list[Manifest | None]) -> str:
         elif value == "none":
             text = 'no events (events = "none"); card impact and compile tables from every game\'s summaries'
         else:
-            text = (f"events of a seeded {float(value):.0%} sample of the games (events = {value}); card impact "
-                    "and compile tables from every game's summaries")
+            text = (
+                f"events of a seeded {float(value):.0%} sample of the games (events = {value}); card impact "
+                "and compile tables from every game's summaries"
+            )
         if text not in said:
             said.append(text)
     return "; ".join(said)

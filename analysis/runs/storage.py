@@ -48,7 +48,7 @@ class StorageError(ValueError):
 
 def check_storage_timeout(seconds: float) -> float:
     """A storage time limit in seconds: more than 0, up to a day."""
-    if not 0 < seconds <= MAX_TIMEOUT:          # also refuses nan
+    if not 0 < seconds <= MAX_TIMEOUT:  # also refuses nan
         raise ValueError(f"expected more than 0 and at most {MAX_TIMEOUT:,.0f} seconds, got {seconds}")
     return seconds
 
@@ -70,7 +70,7 @@ def storage_timeout() -> float:
 
 
 _LEFT_BEHIND = threading.Event()
-_SILENT: set[str] = set()          # stores that let a request time out: later calls fail at once
+_SILENT: set[str] = set()  # stores that let a request time out: later calls fail at once
 
 
 def requests_left_behind() -> bool:
@@ -86,8 +86,10 @@ def bounded(what: str, call: Callable[[], T], store: str = "") -> T:
     left behind, its own request timeout ending it later. Once a `store` let a request time out,
     later calls on it fail at once (a command would otherwise wait out the limit once per call)."""
     limit = storage_timeout()
-    silent = f"{what}: no answer from the object store within {limit:g} s; expected a reachable endpoint " \
-             "(AWS_ENDPOINT_URL, the network) or a longer --storage-timeout"
+    silent = (
+        f"{what}: no answer from the object store within {limit:g} s; expected a reachable endpoint "
+        "(AWS_ENDPOINT_URL, the network) or a longer --storage-timeout"
+    )
     if store and store in _SILENT:
         raise StorageError(silent)
     box: dict[str, object] = {}
@@ -104,7 +106,7 @@ def bounded(what: str, call: Callable[[], T], store: str = "") -> T:
     threading.Thread(target=work, name="protolab-storage", daemon=True).start()
     try:
         answered = done.wait(limit)
-    except BaseException:                       # Ctrl-C: stop waiting now
+    except BaseException:  # Ctrl-C: stop waiting now
         _LEFT_BEHIND.set()
         raise
     if not answered:
@@ -129,10 +131,10 @@ class Location:
     (`text`: the path or URI as given, joined with '/') and to a worker on another machine (`uri`)."""
 
     fs: pafs.FileSystem
-    path: str            # the filesystem's own path: absolute locally, `bucket/key` on S3 and GCS
-    text: str            # for messages
-    prefix: str = ""     # `s3://` and the like; empty for local paths
-    query: str = ""      # `?endpoint_override=...` when given in the URI, kept for child locations
+    path: str  # the filesystem's own path: absolute locally, `bucket/key` on S3 and GCS
+    text: str  # for messages
+    prefix: str = ""  # `s3://` and the like; empty for local paths
+    query: str = ""  # `?endpoint_override=...` when given in the URI, kept for child locations
 
     # -- naming ----------------------------------------------------------------------------------
     @property
@@ -150,13 +152,19 @@ class Location:
 
     @property
     def parent(self) -> Location:
-        return Location(self.fs, posixpath.dirname(self.path.rstrip("/")), posixpath.dirname(self.text.rstrip("/")),
-                        self.prefix, self.query)
+        return Location(
+            self.fs,
+            posixpath.dirname(self.path.rstrip("/")),
+            posixpath.dirname(self.text.rstrip("/")),
+            self.prefix,
+            self.query,
+        )
 
     def __truediv__(self, rel: str) -> Location:
         rel = str(rel)
-        return Location(self.fs, posixpath.join(self.path, rel), posixpath.join(self.text, rel), self.prefix,
-                        self.query)
+        return Location(
+            self.fs, posixpath.join(self.path, rel), posixpath.join(self.text, rel), self.prefix, self.query
+        )
 
     def with_name(self, name: str) -> Location:
         return self.parent / name
@@ -226,8 +234,10 @@ class Location:
         except OSError as e:
             raise StorageError(f"{self}: cannot be listed ({why_refused(e)})") from None
         base = self.path.rstrip("/")
-        return sorted((self / posixpath.relpath(i.path, base) for i in infos if i.type == pafs.FileType.File),
-                      key=lambda loc: loc.path)
+        return sorted(
+            (self / posixpath.relpath(i.path, base) for i in infos if i.type == pafs.FileType.File),
+            key=lambda loc: loc.path,
+        )
 
     def rglob(self, pattern: str) -> list[Location]:
         return [f for f in self.files() if fnmatch.fnmatch(f.name, pattern)]
@@ -244,6 +254,7 @@ class Location:
         def whole() -> bytes:
             with self.fs.open_input_file(self.path) as f:
                 return f.read()
+
         return self.call(whole)
 
     def read_text(self, limit: int = MAX_INPUT_BYTES) -> str:
@@ -272,9 +283,11 @@ class Location:
         fsync, rename; on an object store one put (multipart uploads too become visible only when
         complete)."""
         if not self.is_local:
+
             def put() -> None:
                 with self.fs.open_output_stream(self.path) as out:
                     out.write(data)
+
             self.call(put)
             return
         final = Path(self.path)
@@ -321,16 +334,28 @@ def _short(e: BaseException) -> str:
 
 
 # What S3-compatible stores and the AWS SDK say when the request's credentials are missing or refused.
-REFUSALS = ("ACCESS_DENIED", "AccessDenied", "INVALID_ACCESS_KEY_ID", "InvalidAccessKeyId", "SIGNATURE_DOES_NOT_MATCH",
-            "SignatureDoesNotMatch", "EXPIRED_TOKEN", "ExpiredToken", "HTTP status 403", "credentials")
+REFUSALS = (
+    "ACCESS_DENIED",
+    "AccessDenied",
+    "INVALID_ACCESS_KEY_ID",
+    "InvalidAccessKeyId",
+    "SIGNATURE_DOES_NOT_MATCH",
+    "SignatureDoesNotMatch",
+    "EXPIRED_TOKEN",
+    "ExpiredToken",
+    "HTTP status 403",
+    "credentials",
+)
 
 
 def why_refused(e: BaseException) -> str:
     """The store's error in one short line; when it refused the request's credentials, said so first."""
     text = _short(e)
     if any(word in text for word in REFUSALS):
-        return (f"the object store refused access: check its credentials (AWS_ACCESS_KEY_ID and "
-                f"AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or ~/.aws/credentials) and their permissions; it said: {text}")
+        return (
+            f"the object store refused access: check its credentials (AWS_ACCESS_KEY_ID and "
+            f"AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or ~/.aws/credentials) and their permissions; it said: {text}"
+        )
     return text
 
 
@@ -353,17 +378,26 @@ def check_read_write(folder: Location) -> None:
             probe.unlink()
     if back != token:
         if folder.prefix == "s3://" and not s3_credentials():
-            raise StorageError(f"no credentials for the object store: none of {', '.join(S3_CREDENTIALS)} is set "
-                               "and there is no ~/.aws/credentials or ~/.aws/config, so the requests went unsigned "
-                               f"(the store took {probe.name} but gave back {len(back)} other bytes); expected "
-                               "credentials with permission to write and read there")
-        raise StorageError(f"wrote {probe.name} but read back {len(back)} other bytes; expected the same bytes "
-                           "(check the store's endpoint and that its credentials may read what they write)")
+            raise StorageError(
+                f"no credentials for the object store: none of {', '.join(S3_CREDENTIALS)} is set "
+                "and there is no ~/.aws/credentials or ~/.aws/config, so the requests went unsigned "
+                f"(the store took {probe.name} but gave back {len(back)} other bytes); expected "
+                "credentials with permission to write and read there"
+            )
+        raise StorageError(
+            f"wrote {probe.name} but read back {len(back)} other bytes; expected the same bytes "
+            "(check the store's endpoint and that its credentials may read what they write)"
+        )
 
 
 # Where the AWS SDK (pyarrow's S3) finds credentials, besides the instance's metadata service.
-S3_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
-                  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+S3_CREDENTIALS = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_PROFILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+)
 
 
 def s3_credentials() -> bool:
@@ -371,8 +405,10 @@ def s3_credentials() -> bool:
     that gives back other bytes than it took from a machine with none was sent unsigned requests)."""
     if any(os.environ.get(k) for k in S3_CREDENTIALS):
         return True
-    files = [os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or "~/.aws/credentials",
-             os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config"]
+    files = [
+        os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or "~/.aws/credentials",
+        os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config",
+    ]
     return any(os.path.isfile(os.path.expanduser(f)) for f in files)
 
 
@@ -392,8 +428,10 @@ def location(where: str | os.PathLike | Location) -> Location:
     except StorageError:
         raise
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as e:
-        raise StorageError(f"{text}: cannot open this location ({_short(e)}); expected a local path or a URI that "
-                           "pyarrow.fs.FileSystem.from_uri resolves (s3://bucket/path, gs://bucket/path)") from None
+        raise StorageError(
+            f"{text}: cannot open this location ({_short(e)}); expected a local path or a URI that "
+            "pyarrow.fs.FileSystem.from_uri resolves (s3://bucket/path, gs://bucket/path)"
+        ) from None
     return Location(_with_timeouts(fs), path.rstrip("/"), base.rstrip("/"), prefix, f"?{query}" if query else "")
 
 

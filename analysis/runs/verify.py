@@ -97,14 +97,16 @@ def coverage_problems(run: Location, m: dict[str, Any]) -> list[str]:
     if not is_complete(m):
         return []
     stop = m.get("stop")
-    if isinstance(stop, dict):           # an A/B run that stopped once settled: the shards up to its last look
+    if isinstance(stop, dict):  # an A/B run that stopped once settled: the shards up to its last look
         planned, total = stop.get("shards"), stop.get("games")
     if _ints(planned):
         missing = sorted(set(range(planned)) - indices)
         if missing:
-            return [f"{mf}: the run is complete but lists {planned - len(missing)} of its {planned} shards "
-                    f"(no entry for shard {missing[0]}{' and others' if len(missing) > 1 else ''}); "
-                    f"`protolab run --resume {run}` plays what is missing"]
+            return [
+                f"{mf}: the run is complete but lists {planned - len(missing)} of its {planned} shards "
+                f"(no entry for shard {missing[0]}{' and others' if len(missing) > 1 else ''}); "
+                f"`protolab run --resume {run}` plays what is missing"
+            ]
     held = sum(s["games"] for s in entries if _ints(s.get("games")))
     if _ints(total) and held != total:
         return [f"{mf}: the run is complete with {total} games but its shards hold {held}"]
@@ -125,8 +127,10 @@ def stray_problems(run: Location, m: dict[str, Any]) -> list[str]:
         return []
     more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
     folder = stray[0].parent.relative_to(run) if stray[0].is_relative_to(run) else stray[0].parent
-    return [f"{stray[0]}: not listed in {run / runfolder.MANIFEST}{more}; a glob over {folder}/*.parquet would "
-            f"read it with the run's rows: move it out of the run folder"]
+    return [
+        f"{stray[0]}: not listed in {run / runfolder.MANIFEST}{more}; a glob over {folder}/*.parquet would "
+        f"read it with the run's rows: move it out of the run folder"
+    ]
 
 
 def size_rows_problems(f: Location, entry: dict[str, Any], kind: str, rows: int) -> list[str]:
@@ -144,11 +148,17 @@ def checksum_problems(files: Iterable[tuple[Location, dict[str, Any], str]], thr
     """SHA-256 of each (file, shard entry, kind) against the entry's `<kind>_sha256`, read in
     parallel (hashlib releases the GIL)."""
     todo = list(files)
-    missing = [f"{f}: run.json records no {kind}_sha256 for it, so it cannot be verified"
-               for f, e, kind in todo if not isinstance(e.get(f"{kind}_sha256"), str)]
+    missing = [
+        f"{f}: run.json records no {kind}_sha256 for it, so it cannot be verified"
+        for f, e, kind in todo
+        if not isinstance(e.get(f"{kind}_sha256"), str)
+    ]
     if missing:
         return missing[:1]
     with ThreadPoolExecutor(max_workers=max(1, threads or os.cpu_count() or 1)) as pool:
         digests = list(pool.map(lambda t: runfolder.file_sha256(t[0]), todo))
-    return [f"{f}: does not match its SHA-256 in run.json (changed after the run wrote it)"
-            for (f, e, kind), digest in zip(todo, digests, strict=True) if digest != e[f"{kind}_sha256"]]
+    return [
+        f"{f}: does not match its SHA-256 in run.json (changed after the run wrote it)"
+        for (f, e, kind), digest in zip(todo, digests, strict=True)
+        if digest != e[f"{kind}_sha256"]
+    ]

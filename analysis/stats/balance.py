@@ -22,7 +22,7 @@ def outcomes(protocols: np.ndarray, winner: np.ndarray, n_protocols: int) -> np.
     rows = np.repeat(np.arange(n), 3)
     for seat in (0, 1):
         score = np.where(winner == seat, 1.0, np.where(winner == 1 - seat, 0.0, 0.5)).astype(np.float32)
-        out[rows, protocols[:, 3 * seat:3 * seat + 3].reshape(-1)] = np.repeat(score, 3)
+        out[rows, protocols[:, 3 * seat : 3 * seat + 3].reshape(-1)] = np.repeat(score, 3)
     return out
 
 
@@ -80,6 +80,7 @@ def imbalance(rate: np.ndarray, base_rate: np.ndarray, target: int | None, band:
 
 def front(points: list[tuple[float, int]]) -> list[int]:
     """Indices of the points no other point dominates (both objectives minimised), best first."""
-    keep = [i for i, (a, b) in enumerate(points)
-            if not any((x <= a and y <= b) and (x < a or y < b) for x, y in points)]
+    keep = [
+        i for i, (a, b) in enumerate(points) if not any((x <= a and y <= b) and (x < a or y < b) for x, y in points)
+    ]
     return sorted(keep, key=lambda i: points[i])

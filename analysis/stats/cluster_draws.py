@@ -18,5 +18,6 @@ def cluster_draws(clusters: int, resamples: int = RESAMPLES, seed: int = BOOTSTR
     same seed gives the same draws, batch for batch."""
     rng = np.random.default_rng(seed)
     for start in range(0, resamples, BATCH):
-        yield rng.multinomial(clusters, np.full(clusters, 1.0 / clusters),
-                              size=min(BATCH, resamples - start)).astype(float)
+        yield rng.multinomial(clusters, np.full(clusters, 1.0 / clusters), size=min(BATCH, resamples - start)).astype(
+            float
+        )

@@ -47,8 +47,15 @@ def detectable(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> fl
     return _quantiles(alpha, power) * sd / math.sqrt(n)
 
 
-def protocol_power(base: np.ndarray, arm: np.ndarray | None, names: list[str], effect: float, games: int,
-                   alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
+def protocol_power(
+    base: np.ndarray,
+    arm: np.ndarray | None,
+    names: list[str],
+    effect: float,
+    games: int,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> pd.DataFrame:
     """Per protocol, from a pilot's per-game results (analysis.stats.balance.outcomes): how often it plays,
     the spread of its per-game result (of the paired difference arm - base when `arm` is given,
     else of the result itself, for "is it off 50%?"), the games per arm that see `effect` with the
@@ -59,8 +66,9 @@ def protocol_power(base: np.ndarray, arm: np.ndarray | None, names: list[str], e
         d = paired(arm, base, p) if arm is not None else base[:, p][~np.isnan(base[:, p])].astype(float)
         share = len(d) / n if n else 0.0
         if len(d) < 2 or share == 0:
-            rows.append({"protocol": name, "plays": share, "spread": np.nan, "games_needed": np.nan,
-                         "detectable": np.nan})
+            rows.append(
+                {"protocol": name, "plays": share, "spread": np.nan, "games_needed": np.nan, "detectable": np.nan}
+            )
             continue
         sd = spread(d)
         needed = math.ceil(games_needed(sd, effect, alpha, power) / share) if sd > 0 else 2

@@ -12,7 +12,7 @@ import pandas as pd
 
 from sim.stats import Z95, wilson, wilson_interval  # noqa: F401  (one formula; re-exported for analysis)
 
-ELO_SCALE = 400 / math.log(10)          # Elo points per unit of log-odds
+ELO_SCALE = 400 / math.log(10)  # Elo points per unit of log-odds
 
 
 def z_for(level: float) -> float:
@@ -105,8 +105,9 @@ def two_proportion_p(w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndar
     return np.where(ok, np.minimum(1.0, 2 * norm_sf(np.abs(z))), 1.0)
 
 
-def newcombe_diff(w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndarray,
-                  z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def newcombe_diff(
+    w1: np.ndarray, n1: np.ndarray, w2: np.ndarray, n2: np.ndarray, z: float = Z95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Difference of rates (second minus first) with Newcombe's hybrid score interval (method 10):
     built from the two Wilson intervals, so it behaves at small counts and near 0 or 1."""
     w1, n1, w2, n2 = (np.asarray(x, dtype=float) for x in (w1, n1, w2, n2))
@@ -185,16 +186,27 @@ def bradley_terry(pairs: pd.DataFrame, z: float = Z95, ridge: float = 1e-6) -> t
     out["rating_low"] = 1500 + ELO_SCALE * (r - z * se)
     out["rating_high"] = 1500 + ELO_SCALE * (r + z * se)
     h, hse = beta[k - 1], math.sqrt(max(cov[k - 1, k - 1], 0))
-    extra = {"first_player_elo": ELO_SCALE * h, "first_player_elo_low": ELO_SCALE * (h - z * hse),
-             "first_player_elo_high": ELO_SCALE * (h + z * hse)}
+    extra = {
+        "first_player_elo": ELO_SCALE * h,
+        "first_player_elo_low": ELO_SCALE * (h - z * hse),
+        "first_player_elo_high": ELO_SCALE * (h + z * hse),
+    }
     return out.sort_values("rating", ascending=False).reset_index(drop=True), extra
 
 
 # -- paired differences (arms or runs that share seeds) ---------------------------------------------
 
-def paired_rate_diff(wins_a: np.ndarray, n_a: np.ndarray, wins_b: np.ndarray, n_b: np.ndarray,
-                     ss_paired: np.ndarray, ss_unpaired: np.ndarray, clusters: np.ndarray | int,
-                     z: float = Z95) -> dict[str, np.ndarray]:
+
+def paired_rate_diff(
+    wins_a: np.ndarray,
+    n_a: np.ndarray,
+    wins_b: np.ndarray,
+    n_b: np.ndarray,
+    ss_paired: np.ndarray,
+    ss_unpaired: np.ndarray,
+    clusters: np.ndarray | int,
+    z: float = Z95,
+) -> dict[str, np.ndarray]:
     """Difference of two rates measured on the same seed clusters (common random numbers), B minus A.
 
     Each rate R = sum(w_i) / sum(n_i) is a ratio over the m seed clusters i (the games sharing one
@@ -206,8 +218,7 @@ def paired_rate_diff(wins_a: np.ndarray, n_a: np.ndarray, wins_b: np.ndarray, n_
     how much variance the pairing saves. When every n_i is 1 the paired variance is the textbook
     s_d^2 / m of the per-cluster differences d_i = w_Bi - w_Ai. Interval: d +- z se; test: z = d / se,
     two-sided normal (se = 0: p = 1 if d = 0, else 0)."""
-    wa, na, wb, nb, ssp, ssu = (np.asarray(x, dtype=float) for x in (wins_a, n_a, wins_b, n_b, ss_paired,
-                                                                       ss_unpaired))
+    wa, na, wb, nb, ssp, ssu = (np.asarray(x, dtype=float) for x in (wins_a, n_a, wins_b, n_b, ss_paired, ss_unpaired))
     m = np.asarray(clusters, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         ok = (na > 0) & (nb > 0) & (m > 1)
@@ -219,17 +230,26 @@ def paired_rate_diff(wins_a: np.ndarray, n_a: np.ndarray, wins_b: np.ndarray, n_
         zstat = np.where(se > 0, np.abs(d) / np.where(se > 0, se, 1), np.where(d == 0, 0.0, np.inf))
         ratio = np.where(var_p > 0, var_u / np.where(var_p > 0, var_p, 1), np.nan)
     p = np.where(ok, np.minimum(1.0, 2 * norm_sf(np.where(ok, zstat, 0.0))), np.nan)
-    return {"change": d, "low": d - z * se, "high": d + z * se, "se": se, "se_unpaired": np.sqrt(var_u),
-            "p_value": p, "variance_ratio": ratio}
+    return {
+        "change": d,
+        "low": d - z * se,
+        "high": d + z * se,
+        "se": se,
+        "se_unpaired": np.sqrt(var_u),
+        "p_value": p,
+        "variance_ratio": ratio,
+    }
 
 
-def paired_rate_diff_clusters(n_a: np.ndarray, w_a: np.ndarray, n_b: np.ndarray, w_b: np.ndarray,
-                              z: float = Z95) -> dict[str, float]:
+def paired_rate_diff_clusters(
+    n_a: np.ndarray, w_a: np.ndarray, n_b: np.ndarray, w_b: np.ndarray, z: float = Z95
+) -> dict[str, float]:
     """`paired_rate_diff` of one rate from its per-cluster counts (arrays over the m clusters, in the
     same order on both sides): the reference the DuckDB query is checked against."""
     na, wa, nb, wb = (np.asarray(x, dtype=float) for x in (n_a, w_a, n_b, w_b))
     ra, rb = wa.sum() / na.sum(), wb.sum() / nb.sum()
     ea, eb = (wa - ra * na) / na.sum(), (wb - rb * nb) / nb.sum()
-    out = paired_rate_diff(wa.sum(), na.sum(), wb.sum(), nb.sum(), ((eb - ea) ** 2).sum(),
-                           (ea ** 2).sum() + (eb ** 2).sum(), len(na), z)
+    out = paired_rate_diff(
+        wa.sum(), na.sum(), wb.sum(), nb.sum(), ((eb - ea) ** 2).sum(), (ea**2).sum() + (eb**2).sum(), len(na), z
+    )
     return {k: float(v) for k, v in out.items()}

@@ -61,7 +61,7 @@ def confidence_sequence(d: np.ndarray, alpha: float = 0.05) -> Sequence:
     (vectorised, so a thousand simulated A/Bs are one call). The running intersection is returned,
     which is valid because every member of the sequence is."""
     d = _checked(d, alpha)
-    x = (d + 1) / 2                                   # into [0, 1], where the bound is stated
+    x = (d + 1) / 2  # into [0, 1], where the bound is stated
     t = np.arange(1, x.shape[-1] + 1, dtype=float)
     log_term = np.log(2 / alpha)
     mean = (0.5 + np.cumsum(x, axis=-1)) / (t + 1)
@@ -75,12 +75,11 @@ def confidence_sequence(d: np.ndarray, alpha: float = 0.05) -> Sequence:
     margin = (log_term + np.cumsum(4 * (x - prev_mean) ** 2 * psi, axis=-1)) / weight
     low = np.maximum.accumulate(np.clip(centre - margin, 0, 1), axis=-1)
     high = np.minimum.accumulate(np.clip(centre + margin, 0, 1), axis=-1)
-    high = np.maximum(high, low)                      # an empty intersection (probability <= alpha) stays a point
+    high = np.maximum(high, low)  # an empty intersection (probability <= alpha) stays a point
     return Sequence(centre=2 * np.clip(centre, low, high) - 1, low=2 * low - 1, high=2 * high - 1)
 
 
-def watch(d: np.ndarray, batch: int, alpha: float = 0.05, threshold: float = 0.0,
-          margin: float = 0.0) -> Stop:
+def watch(d: np.ndarray, batch: int, alpha: float = 0.05, threshold: float = 0.0, margin: float = 0.0) -> Stop:
     """Look after every `batch` observations of one experiment and stop at the first settled look.
 
     Settled means the interval excludes `threshold` (reason "excludes") or, when `margin` > 0, lies
@@ -106,8 +105,7 @@ def watch(d: np.ndarray, batch: int, alpha: float = 0.05, threshold: float = 0.0
     return Stop(d.size, "budget", float(c), float(lo), float(hi), len(ends))
 
 
-def first_exclusion(low: np.ndarray, high: np.ndarray, looks: np.ndarray,
-                    threshold: float = 0.0) -> np.ndarray:
+def first_exclusion(low: np.ndarray, high: np.ndarray, looks: np.ndarray, threshold: float = 0.0) -> np.ndarray:
     """For each experiment (rows), whether any look (column indices `looks`) excluded `threshold`."""
     lo, hi = np.take(low, looks, axis=-1), np.take(high, looks, axis=-1)
     return np.any((lo > threshold) | (hi < threshold), axis=-1)

@@ -16,14 +16,14 @@ from analysis.studies.plain import study as plain
 from analysis.studies.tiers import study as tiers
 from analysis.studies.train import study as train
 
-KINDS: tuple[type[Study], ...] = (     # the first kind that claims the paths is their study
-    metagame.Metagame,                 # a metagame loop folder (meta.json)
-    tune.Tune,                         # a balance search folder (tune.json)
-    train.Train,                       # a training folder (train.json)
-    tiers.Tiers,                       # one run with `tiers`
-    cardvalue.CardValue,               # one `protolab cardvalue` run: its baseline arm, card values from every arm
-    ab.AB,                             # one run with [[arms]]: never pooled
-    plain.Plain,                       # anything else: the runs pooled
+KINDS: tuple[type[Study], ...] = (  # the first kind that claims the paths is their study
+    metagame.Metagame,  # a metagame loop folder (meta.json)
+    tune.Tune,  # a balance search folder (tune.json)
+    train.Train,  # a training folder (train.json)
+    tiers.Tiers,  # one run with `tiers`
+    cardvalue.CardValue,  # one `protolab cardvalue` run: its baseline arm, card values from every arm
+    ab.AB,  # one run with [[arms]]: never pooled
+    plain.Plain,  # anything else: the runs pooled
 )
 
 

@@ -15,7 +15,7 @@ from analysis.runs.open import Runs, open_runs
 from analysis.runs.runfolder import Where, open_location, write_atomic
 
 OpenFn = Callable[[list[str]], Runs]
-Served = TypeVar("Served")            # what serves the games a page links (protolab/commands/game_links.py)
+Served = TypeVar("Served")  # what serves the games a page links (protolab/commands/game_links.py)
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Options:
     correction: str = "holm"
     alpha: float = 0.05
     table: str | None = None
-    verify: str = "fast"                  # the level open_fn verifies at (named in `report --timing`)
+    verify: str = "fast"  # the level open_fn verifies at (named in `report --timing`)
     open_fn: OpenFn | None = None
 
     def open(self, paths: list[str]) -> Runs:
@@ -42,9 +42,9 @@ class Study(ABC):
     """One study of one or more run folders. `run` is the folder as given (for the commands it
     prints), `run_id` names the study (the default dashboard file name)."""
 
-    kind: ClassVar[str]                      # e.g. "tiers"; says what was found in messages and tests
-    TABLE_NAMES: ClassVar[tuple[str, ...]]   # what `report --table` accepts
-    DEFAULT_TABLE: ClassVar[str]             # `report --format csv` without --table or --out
+    kind: ClassVar[str]  # e.g. "tiers"; says what was found in messages and tests
+    TABLE_NAMES: ClassVar[tuple[str, ...]]  # what `report --table` accepts
+    DEFAULT_TABLE: ClassVar[str]  # `report --format csv` without --table or --out
     PAGE_LABEL: ClassVar[str] = "Dashboard"  # `protolab run` ends with "<label>: <file>"
 
     run: str
@@ -93,8 +93,9 @@ class Study(ABC):
 
     def afterword(self, page_file: Any) -> list[str]:
         """The lines `protolab run` ends with, after writing the page to `page_file`."""
-        return [f"{self.PAGE_LABEL}: {page_file} (self-contained, works offline; protolab dashboard {self.run} "
-                "--serve)"]
+        return [
+            f"{self.PAGE_LABEL}: {page_file} (self-contained, works offline; protolab dashboard {self.run} --serve)"
+        ]
 
     def conclude(self, console, folder: Where) -> None:
         """The end of `protolab run`: the summary, and the page written into the run folder."""

@@ -16,9 +16,21 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fixtures_analysis.chromium import Chromium, find_chromium  # noqa: E402
 
-COMMAND = ["protolab", "replay", "--seed", "1", "--strategies", "greedy", "greedy", "--protocols",
-           "Corruption,Mirror,Fire", "Water,Death,Light", "--rollouts", "32"]
-STEP = 9                       # a turn with stacks on both sides and a compile behind it
+COMMAND = [
+    "protolab",
+    "replay",
+    "--seed",
+    "1",
+    "--strategies",
+    "greedy",
+    "greedy",
+    "--protocols",
+    "Corruption,Mirror,Fire",
+    "Water,Death,Light",
+    "--rollouts",
+    "32",
+]
+STEP = 9  # a turn with stacks on both sides and a compile behind it
 
 
 def main() -> None:

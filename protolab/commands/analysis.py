@@ -23,10 +23,12 @@ from protolab.commands.registry import summary
 
 
 def _band(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--band", type=float, default=0.05,
-                   help="flag win rates outside 50%% +/- BAND beyond chance (default 0.05: 45-55%%)")
-
-
+    p.add_argument(
+        "--band",
+        type=float,
+        default=0.05,
+        help="flag win rates outside 50%% +/- BAND beyond chance (default 0.05: 45-55%%)",
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -70,8 +72,6 @@ def _written(out: str, write) -> None:
         raise
     except OSError as e:
         raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
-
-
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -141,11 +141,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except RunError as e:
         raise UsageError(str(e)) from None
     if args.format == "json":
-        print(json.dumps({"meta": c.meta, "summary": c.summary, "table": records(c.table),
-                          "changed_cards": records(c.cards)}, indent=1))
+        print(
+            json.dumps(
+                {"meta": c.meta, "summary": c.summary, "table": records(c.table), "changed_cards": records(c.cards)},
+                indent=1,
+            )
+        )
     elif args.format == "csv":
-        sys.stdout.write(csv_header(c.meta.get("provenance") or []) + csv_lines(c.meta.get("rule_notes"))
-                         + c.table.to_csv(index=False))
+        sys.stdout.write(
+            csv_header(c.meta.get("provenance") or [])
+            + csv_lines(c.meta.get("rule_notes"))
+            + c.table.to_csv(index=False)
+        )
     else:
         print_comparison(c, console(wide=True), limit=args.limit)
     return 0
@@ -168,12 +175,14 @@ def _serve(page: str, port: int, game_page: GamePage | None = None) -> None:
 
 def _examples(args: argparse.Namespace) -> Callable[[Report], tuple[str, GamePage | None]]:
     """The example games section of one run's page, from its report (protolab/commands/game_links.py)."""
+
     def section(report: Report) -> tuple[str, GamePage | None]:
         runs = open_given(args.runs, args)
         try:
             return example_section(args.runs[0], runs, report, args.serve, args.examples)
         finally:
             runs.close()
+
     return section
 
 
@@ -185,7 +194,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     game_page = None
     with _readable():
         study = open_study(args.runs, _options(args))
-        if len(args.runs) == 1:                 # one run's page links its example games, if its kind's page does
+        if len(args.runs) == 1:  # one run's page links its example games, if its kind's page does
             page, game_page = study.page_linking_games(_examples(args))
         else:
             page = study.page()
@@ -205,8 +214,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("report", help=summary("report"))
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `protolab run`")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table",
-                   help="table: key tables in the terminal; json: every table; csv: one table (--table) or all (--out)")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="table: key tables in the terminal; json: every table; csv: one table (--table) or all (--out)",
+    )
     p.add_argument("--table", metavar="NAME", help=f"only this table ({', '.join(TABLE_NAMES)})")
     p.add_argument("--out", metavar="DIR", help="with --format csv: write every table as DIR/NAME.csv")
     p.add_argument("--timing", action="store_true", help="print seconds per table to stderr")
@@ -227,11 +240,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="FILE.html", help="where to write it (default dashboard-RUN_ID.html)")
     p.add_argument("--serve", action="store_true", help="serve it on http://127.0.0.1:PORT/ until Ctrl-C")
     p.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000; 0: any free port)")
-    p.add_argument("--examples", type=int, default=MAX_EMBEDDED, metavar="N",
-                   help=f"board pages of example games carried in the file (default {MAX_EMBEDDED}; 0: none; "
-                        "each is its game replayed once per turn, slow for search strategies)")
+    p.add_argument(
+        "--examples",
+        type=int,
+        default=MAX_EMBEDDED,
+        metavar="N",
+        help=f"board pages of example games carried in the file (default {MAX_EMBEDDED}; 0: none; "
+        "each is its game replayed once per turn, slow for search strategies)",
+    )
     _band(p)
     add_read_args(p)
     p.set_defaults(func=cmd_dashboard)
-
-

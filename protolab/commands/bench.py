@@ -30,19 +30,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
     check_range("--ray", args.ray, 1, 4 * (os.cpu_count() or 1))
     pool = pool_from(args)
     try:
-        seats = make_seats(pool, (args.strategy, args.strategy))       # the spec parsed once, here
+        seats = make_seats(pool, (args.strategy, args.strategy))  # the spec parsed once, here
     except StrategyError as e:
         raise UsageError(str(e)) from None
     if args.ray:
         res = run_ray_bench(pool, workers=args.ray, games=games * 10, seed=args.seed, strategy=args.strategy)
-        text = (f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, events on) on "
-                f"{res['where']}: {res['games_per_second']:,.0f} games/s, "
-                f"{res['games_per_second_per_worker']:,.0f} games/s per worker (Ray start-up excluded)")
+        text = (
+            f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, events on) on "
+            f"{res['where']}: {res['games_per_second']:,.0f} games/s, "
+            f"{res['games_per_second_per_worker']:,.0f} games/s per worker (Ray start-up excluded)"
+        )
     else:
         res = run_bench(pool, seats, args.strategy, games=games, seed=args.seed, repeats=args.repeats)
-        text = (f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, 1 core): "
-                f"{res['games_per_second']:,.0f} games/s (best of {res['repeats']}), "
-                f"{res['turns_per_game']:.1f} turns/game, {res['decisions_per_second']:,.0f} decisions/s")
+        text = (
+            f"{res['games']} games ({res['strategy']} vs {res['strategy']}, random drafts, 1 core): "
+            f"{res['games_per_second']:,.0f} games/s (best of {res['repeats']}), "
+            f"{res['turns_per_game']:.1f} turns/game, {res['decisions_per_second']:,.0f} decisions/s"
+        )
     models, note = model_note((args.strategy,), pool)
     if args.format == "json":
         print(json.dumps({**res, **({"pool_hash": pool.hash, "models": models} if models else {})}))
@@ -65,8 +69,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeats", type=int, default=3, help="timed runs; the best is reported")
     add_format(p, 'one row of the figures; json: one object ({"games_per_second": ...})', json_alias=True)
-    p.add_argument("--ray", type=int, metavar="WORKERS",
-                   help="instead: the runner's batch path on a local Ray with this many workers (10x the games)")
+    p.add_argument(
+        "--ray",
+        type=int,
+        metavar="WORKERS",
+        help="instead: the runner's batch path on a local Ray with this many workers (10x the games)",
+    )
     add_decision_timeout(p)
     add_pool_args(p)
     p.set_defaults(func=cmd_bench)

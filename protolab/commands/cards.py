@@ -18,8 +18,19 @@ from sim.pool import DEFAULT_SETS, load_pool, official_protocols
 def cmd_cards_list(args: argparse.Namespace) -> int:
     pool = pool_from(args, require_encoded=False)
     rows = [c for c in pool.cards if not args.set or c.set in args.set or c.source in (args.cards or [])]
-    data = [{"name": c.name, "protocol": c.protocol, "set": c.set, "value": c.value,
-             "top": c.top, "middle": c.middle, "bottom": c.bottom, "encoded": c.encoded} for c in rows]
+    data = [
+        {
+            "name": c.name,
+            "protocol": c.protocol,
+            "set": c.set,
+            "value": c.value,
+            "top": c.top,
+            "middle": c.middle,
+            "bottom": c.bottom,
+            "encoded": c.encoded,
+        }
+        for c in rows
+    ]
     if args.format == "json":
         print(json.dumps(data, indent=1))
         return 0
@@ -43,12 +54,28 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
         raise UsageError(e.args[0]) from None
     data = pool.specs[c.id].as_data()
     if args.format == "json":
-        print(json.dumps({**data, "protocol": c.protocol, "set": c.set, "source": c.source, "encoded": c.encoded},
-                         indent=1))
+        print(
+            json.dumps(
+                {**data, "protocol": c.protocol, "set": c.set, "source": c.source, "encoded": c.encoded}, indent=1
+            )
+        )
         return 0
     if args.format == "csv":
-        print_csv([{"name": c.name, "protocol": c.protocol, "set": c.set, "value": c.value, "top": c.top,
-                    "middle": c.middle, "bottom": c.bottom, "encoded": c.encoded, "source": c.source}])
+        print_csv(
+            [
+                {
+                    "name": c.name,
+                    "protocol": c.protocol,
+                    "set": c.set,
+                    "value": c.value,
+                    "top": c.top,
+                    "middle": c.middle,
+                    "bottom": c.bottom,
+                    "encoded": c.encoded,
+                    "source": c.source,
+                }
+            ]
+        )
         return 0
     print(f"{c.name}  ({c.set}, value {c.value}, from {c.source})")
     for box in ("top", "middle", "bottom"):
@@ -71,27 +98,44 @@ def _agreement(checks: list[BoxCheck], seconds: float) -> dict:
     out["written_back"] = sum(c.round_trip for c in checks)
     out["written_as_printed"] = sum(c.same_text for c in checks)
     out["read_seconds"] = round(seconds, 3)
-    out["disagreements"] = [{"card": c.card, "box": c.box, "verdict": c.verdict, "text": c.text,
-                             "encoding": c.encoding, "read": c.read, "error": c.error}
-                            for c in checks if not c.agree]
-    out["boxes_checked"] = [{"card": c.card, "box": c.box, "verdict": c.verdict, "written": c.written,
-                             "written_as_printed": c.same_text} for c in checks]
+    out["disagreements"] = [
+        {
+            "card": c.card,
+            "box": c.box,
+            "verdict": c.verdict,
+            "text": c.text,
+            "encoding": c.encoding,
+            "read": c.read,
+            "error": c.error,
+        }
+        for c in checks
+        if not c.agree
+    ]
+    out["boxes_checked"] = [
+        {"card": c.card, "box": c.box, "verdict": c.verdict, "written": c.written, "written_as_printed": c.same_text}
+        for c in checks
+    ]
     return out
 
 
 def _print_agreement(title: str, report: dict, every: bool) -> None:
     n = report["boxes"]
-    print(f"{title}: {report['agree']} of {n} boxes read to exactly their encoding "
-          f"({100 * report['agree'] / max(n, 1):.1f}%); " + ", ".join(
-              f"{report[v.replace(' ', '_')]} {v}" for v in VERDICTS if v != "agree"))
-    print(f"  written back: {report['written_back']} of {n} read to the same play again, "
-          f"{report['written_as_printed']} word for word; reading took {report['read_seconds']} s")
+    print(
+        f"{title}: {report['agree']} of {n} boxes read to exactly their encoding "
+        f"({100 * report['agree'] / max(n, 1):.1f}%); "
+        + ", ".join(f"{report[v.replace(' ', '_')]} {v}" for v in VERDICTS if v != "agree")
+    )
+    print(
+        f"  written back: {report['written_back']} of {n} read to the same play again, "
+        f"{report['written_as_printed']} word for word; reading took {report['read_seconds']} s"
+    )
     t = Table(show_header=True)
     for col in ("card", "box", "verdict", "text", "reads to / error", "encoding"):
         t.add_column(col, overflow="fold")
     for d in report["disagreements"]:
-        t.add_row(d["card"], d["box"], d["verdict"], d["text"], d["error"] or json.dumps(d["read"]),
-                  json.dumps(d["encoding"]))
+        t.add_row(
+            d["card"], d["box"], d["verdict"], d["text"], d["error"] or json.dumps(d["read"]), json.dumps(d["encoding"])
+        )
     if report["disagreements"]:
         console().print(t)
     if every:
@@ -117,13 +161,18 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
         if isinstance(spec, ProtocolSpec):
             missing = [c.name for c in spec.cards if not c.encoded]
             read = sum(b.read for c in spec.cards for b in c.boxes.values())
-            print(f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
-                  + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded")
-                  + (f"; {read} boxes read from their text" if read else ""))
+            print(
+                f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
+                + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded")
+                + (f"; {read} boxes read from their text" if read else "")
+            )
             report = _agreement(check_cards(spec.cards), 0.0)
             for d in report["disagreements"]:
-                print(f"  note: {d['card']}: {d['box']}: the text does not read to the encoding ({d['verdict']}"
-                      + (f": {d['error']}" if d["error"] else f": reads as {json.dumps(d['read'])}") + ")")
+                print(
+                    f"  note: {d['card']}: {d['box']}: the text does not read to the encoding ({d['verdict']}"
+                    + (f": {d['error']}" if d["error"] else f": reads as {json.dumps(d['read'])}")
+                    + ")"
+                )
             continue
         print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
         for name, raw in spec.replaces.items():
@@ -132,10 +181,13 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
                 named = given if isinstance(given := raw.get(box), dict) else {}
                 kept = pool.specs[card.id].boxes.get(box)
                 if "text" in named and not {"do", "passive"} & set(named) and kept and (kept.do or kept.passive):
-                    print(f"  note: {card.name}: {box}.text changed but {box}.do/{box}.passive not named: "
-                          "the card keeps its old steps")
-            same = [o.name for o in pool.cards
-                    if o.protocol == card.protocol and o.value == card.value and o is not card]
+                    print(
+                        f"  note: {card.name}: {box}.text changed but {box}.do/{box}.passive not named: "
+                        "the card keeps its old steps"
+                    )
+            same = [
+                o.name for o in pool.cards if o.protocol == card.protocol and o.value == card.value and o is not card
+            ]
             if same:
                 print(f"  note: {card.name} now has value {card.value}, like {', '.join(same)}")
     return 0
@@ -150,19 +202,40 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_cards_list)
     p = csub.add_parser("show", help='one card and every key it is encoded with: protolab cards show "Fire 1"')
     p.add_argument("name")
-    p.add_argument("--format", choices=FORMATS, default="table",
-                   help="json: the card as data, the keys a card file would write; csv: one row, its texts")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="json: the card as data, the keys a card file would write; csv: one row, its texts",
+    )
     add_pool_args(p)
     p.set_defaults(func=cmd_cards_show)
-    p = csub.add_parser("check", help="validate protocol or variant files; with no FILE, check that every "
-                        "official box's text reads to exactly its encoding")
-    p.add_argument("files", nargs="*", metavar="FILE",
-                   help="protocol or variant files, checked together as a run loads them (in this order)")
-    p.add_argument("--set", action="append", metavar="SET",
-                   help="with FILE: the sets of the pool they are loaded into (repeatable; default all four, as a "
-                        "spec's)")
-    p.add_argument("--format", choices=("table", "json"), default="table",
-                   help="json (with no FILE): the counts (boxes, agree, ...), each disagreement and every box")
-    p.add_argument("--all", action="store_true", help="(with no FILE) one line per box: its verdict and its "
-                   "encoding written back to text")
+    p = csub.add_parser(
+        "check",
+        help="validate protocol or variant files; with no FILE, check that every "
+        "official box's text reads to exactly its encoding",
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="protocol or variant files, checked together as a run loads them (in this order)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="SET",
+        help="with FILE: the sets of the pool they are loaded into (repeatable; default all four, as a spec's)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="json (with no FILE): the counts (boxes, agree, ...), each disagreement and every box",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="(with no FILE) one line per box: its verdict and its encoding written back to text",
+    )
     p.set_defaults(func=cmd_cards_check)

@@ -12,28 +12,42 @@ from protolab.experiment.run.cardvalue import DEFAULT_GAMES, main_cardvalue
 
 def cmd_cardvalue(args: argparse.Namespace) -> int:
     """Bad input (a spec, run folder, card file) ends in protolab.cli.main as one line, exit 2."""
-    console = report_console(160, stderr=args.format != "table")     # json/csv: stdout holds only the table
+    console = report_console(160, stderr=args.format != "table")  # json/csv: stdout holds only the table
     return until_interrupted(lambda: main_cardvalue(args, console))
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "cardvalue", help=summary("cardvalue"),
+        "cardvalue",
+        help=summary("cardvalue"),
         description="Card value by restricted play (docs/strategies.md, Card value): for each card, the side "
-                    "holding its protocol plays S+avoid:CARD and S+noup:CARD against S on the seeds and trios of a "
-                    "baseline S vs S, seats swapped. Value = unrestricted minus restricted win rate, in points, with "
-                    "a paired 95% interval and a Holm-corrected p-value. Writes a normal run folder.")
-    p.add_argument("targets", nargs="*", metavar="PROTOCOL|CARD",
-                   help="a protocol (its six cards) or a card, e.g. Fire or 'Fire 1' (repeatable)")
+        "holding its protocol plays S+avoid:CARD and S+noup:CARD against S on the seeds and trios of a "
+        "baseline S vs S, seats swapped. Value = unrestricted minus restricted win rate, in points, with "
+        "a paired 95% interval and a Holm-corrected p-value. Writes a normal run folder.",
+    )
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="PROTOCOL|CARD",
+        help="a protocol (its six cards) or a card, e.g. Fire or 'Fire 1' (repeatable)",
+    )
     p.add_argument("--strategy", metavar="S", help="the strategy both sides play (default greedy)")
-    p.add_argument("--games", type=int, metavar="N",
-                   help=f"games per card and restriction, even (default {DEFAULT_GAMES}: {DEFAULT_GAMES // 2} "
-                        "matchups of one seat-swapped pair)")
+    p.add_argument(
+        "--games",
+        type=int,
+        metavar="N",
+        help=f"games per card and restriction, even (default {DEFAULT_GAMES}: {DEFAULT_GAMES // 2} "
+        "matchups of one seat-swapped pair)",
+    )
     p.add_argument("--seed", type=int, metavar="S", help="master seed (default 1)")
     p.add_argument("--set", action="append", metavar="SET", help="card set of the pool (repeatable; default all four)")
     p.add_argument("--cards", action="append", metavar="FILE", help="protocol or variant file to add (repeatable)")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table",
-                   help="table: rich table; json or csv on stdout (progress goes to stderr)")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="table: rich table; json or csv on stdout (progress goes to stderr)",
+    )
     p.add_argument("--workers", type=int, metavar="K", help="shards played at once (default: every core or CPU)")
     p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
     p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default runs)")

@@ -18,13 +18,13 @@ from protolab.commands.errors import UsageError
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 from strategies.user import set_decision_timeout
 
-MAX_GAME_SEED = 2**64 - 1          # a game's seed is an unsigned 64-bit number (replay)
+MAX_GAME_SEED = 2**64 - 1  # a game's seed is an unsigned 64-bit number (replay)
 
 
-MAX_FIRST_SEED = 2**63 - 1         # simulate, bench, ladder: seeds seed .. seed+games-1 as numpy int64
+MAX_FIRST_SEED = 2**63 - 1  # simulate, bench, ladder: seeds seed .. seed+games-1 as numpy int64
 
 
-MAX_BATCH_GAMES = 1_000_000        # simulate, bench, ladder hold every game's row in memory (~0.5 KB each)
+MAX_BATCH_GAMES = 1_000_000  # simulate, bench, ladder hold every game's row in memory (~0.5 KB each)
 
 
 MAX_TURN_CAP = 10_000
@@ -32,7 +32,7 @@ MAX_TURN_CAP = 10_000
 
 def check_range(flag: str, value: float | None, lo: float, hi: float) -> None:
     """A numeric option within [lo, hi] (None: not given), else UsageError naming the option."""
-    if value is not None and not lo <= value <= hi:          # also refuses nan
+    if value is not None and not lo <= value <= hi:  # also refuses nan
         raise UsageError(f"{flag}: expected {lo:,} to {hi:,}, got {value:,}")
 
 
@@ -48,8 +48,7 @@ FORMATS = ("table", "json", "csv")
 
 def add_format(p: argparse.ArgumentParser, csv_is: str, json_alias: bool = False) -> None:
     """`--format table|json|csv`, the same on every command; `--json` stays as an alias where it existed."""
-    p.add_argument("--format", choices=FORMATS, default="table",
-                   help=f"table (default), json, or csv: {csv_is}")
+    p.add_argument("--format", choices=FORMATS, default="table", help=f"table (default), json, or csv: {csv_is}")
     if json_alias:
         p.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
 
@@ -63,29 +62,42 @@ def print_csv(rows: Sequence[dict]) -> None:
 
 def add_decision_timeout(p: argparse.ArgumentParser) -> None:
     """`--decision-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
-    p.add_argument("--decision-timeout", type=float, metavar="SECONDS",
-                   help="time limit for each decision of a Python user strategy (default 10; 0: none)")
+    p.add_argument(
+        "--decision-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="time limit for each decision of a Python user strategy (default 10; 0: none)",
+    )
     p.set_defaults(prepare=apply_timeouts)
 
 
 def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> None:
     """`--allow-code`, on every command that reads a spec (tests/test_careful.py finds them by it): a
     spec naming Python code is a program, run only when asked (protolab.experiment.spec.check_code)."""
-    p.add_argument("--allow-code", action="store_true",
-                   help=f"run the Python modules {what} as strategies (pkg.mod:Class) in this process and every "
-                        "worker: a spec naming code is a program, run only one you trust")
+    p.add_argument(
+        "--allow-code",
+        action="store_true",
+        help=f"run the Python modules {what} as strategies (pkg.mod:Class) in this process and every "
+        "worker: a spec naming code is a program, run only one you trust",
+    )
 
 
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
-    p.add_argument("--storage-timeout", type=float, metavar="SECONDS",
-                   help="time limit for each read or write of an object store (s3://...; default 30)")
+    p.add_argument(
+        "--storage-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="time limit for each read or write of an object store (s3://...; default 30)",
+    )
     p.set_defaults(prepare=apply_timeouts)
 
 
 # The timeout options: (argparse dest, the option, what sets it).
-TIMEOUTS = (("decision_timeout", "--decision-timeout", set_decision_timeout),
-            ("storage_timeout", "--storage-timeout", set_storage_timeout))
+TIMEOUTS = (
+    ("decision_timeout", "--decision-timeout", set_decision_timeout),
+    ("storage_timeout", "--storage-timeout", set_storage_timeout),
+)
 
 
 def apply_timeouts(args: argparse.Namespace) -> None:
@@ -106,10 +118,18 @@ def pool_from(args: argparse.Namespace, require_encoded: bool = True) -> Pool:
 
 def add_pool_args(p: argparse.ArgumentParser) -> None:
     """`--set` and `--cards`, the same on every command that plays or lists cards."""
-    p.add_argument("--set", action="append", metavar="SET",
-                   help='card set to include (repeatable; default all four: Main 1, Aux 1, Main 2, Aux 2)')
-    p.add_argument("--cards", action="append", metavar="FILE",
-                   help="extra protocol or variant file (repeatable); see docs/cards.md")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="SET",
+        help="card set to include (repeatable; default all four: Main 1, Aux 1, Main 2, Aux 2)",
+    )
+    p.add_argument(
+        "--cards",
+        action="append",
+        metavar="FILE",
+        help="extra protocol or variant file (repeatable); see docs/cards.md",
+    )
 
 
 def console(wide: bool = False) -> Console:
@@ -143,8 +163,9 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
         return work()
     except KeyboardInterrupt:
         what = kept() if kept is not None else None
-        print(f"protolab: stopped; {what}" if what else "protolab: stopped before any shard was played",
-              file=sys.stderr)
+        print(
+            f"protolab: stopped; {what}" if what else "protolab: stopped before any shard was played", file=sys.stderr
+        )
         return 130
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -10,13 +10,14 @@ from analysis.runs.open import Runs
 from analysis.studies.plain.report import Report
 from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data
 
-MAX_EMBEDDED = 12           # board pages carried in an offline dashboard by default (about 40-150 kB each)
-ROLLOUTS = 8                # rollouts per turn end in a dashboard's game pages
-GROUP_ORDER = ("flag", "run", "protocol")    # which examples are carried first
+MAX_EMBEDDED = 12  # board pages carried in an offline dashboard by default (about 40-150 kB each)
+ROLLOUTS = 8  # rollouts per turn end in a dashboard's game pages
+GROUP_ORDER = ("flag", "run", "protocol")  # which examples are carried first
 
 
-def example_section(run_arg: str, runs: Runs, report: Report, serve: bool,
-                    carried: int = MAX_EMBEDDED) -> tuple[str, GamePage | None]:
+def example_section(
+    run_arg: str, runs: Runs, report: Report, serve: bool, carried: int = MAX_EMBEDDED
+) -> tuple[str, GamePage | None]:
     """(the section's HTML, the /game/N page maker when serving) for one run's dashboard; offline,
     the first `carried` example games are carried as board pages."""
     protos = report.tables["protocols"]
@@ -31,7 +32,7 @@ def example_section(run_arg: str, runs: Runs, report: Report, serve: bool,
         try:
             embedded[n] = board_page.json_for_script(board_data(run_arg, n, ROLLOUTS))
         except (ReplayError, ReplayMismatch):
-            continue                # named by its replay command instead, which prints the reason
+            continue  # named by its replay command instead, which prints the reason
     return board_links.section_html(ex, run_arg, lambda n: None, embedded), None
 
 

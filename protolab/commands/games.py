@@ -44,7 +44,7 @@ from sim.state import State
 from strategies.seats import make_seats
 from strategies.spec import StrategyError, make_seat
 
-MAX_ROLLOUTS = 10_000          # per turn end: a 200-turn page would otherwise take hours
+MAX_ROLLOUTS = 10_000  # per turn end: a 200-turn page would otherwise take hours
 DEFAULT_ROLLOUTS = 16
 
 
@@ -67,7 +67,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     summary["first_seed"] = args.seed
     summary["seconds"] = round(dt, 3)
     summary["games_per_second"] = round(args.games / dt, 1)
-    if args.cards:                  # changes the players take by a rule are said (analysis/studies/plain/rule_note.py)
+    if args.cards:  # changes the players take by a rule are said (analysis/studies/plain/rule_note.py)
         official = load_pool(sets=args.set or DEFAULT_SETS, require_encoded=False)
         summary["rule_notes"] = pool_notes(official, pool, list(strategies))
     if args.format == "json":
@@ -86,8 +86,9 @@ def summarize(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[str]
     runs = open_table(batch_games(pool, cols, strategies))
     ov = queries.overview(runs).iloc[0]
     protos = queries.protocol_win_rates(runs)
-    reasons = {END_REASONS[int(k)]: int(v) for k, v in zip(*np.unique(cols["end_reason"], return_counts=True),
-                                                             strict=True)}
+    reasons = {
+        END_REASONS[int(k)]: int(v) for k, v in zip(*np.unique(cols["end_reason"], return_counts=True), strict=True)
+    }
     return {
         "games": int(ov["games"]),
         "pool_hash": pool.hash,
@@ -99,26 +100,37 @@ def summarize(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[str]
         "mean_turns": float(ov["mean_turns"]),
         "median_turns": float(ov["median_turns"]),
         "mean_compiles": float(cols["n_compiles"].mean()),
-        "protocols": [{"protocol": r.protocol, "games": int(r.games), "win_rate": float(r.win_rate),
-                       "ci_low": float(r.win_rate_low), "ci_high": float(r.win_rate_high)}
-                      for r in protos.itertuples() if r.games > 0],
+        "protocols": [
+            {
+                "protocol": r.protocol,
+                "games": int(r.games),
+                "win_rate": float(r.win_rate),
+                "ci_low": float(r.win_rate_low),
+                "ci_high": float(r.win_rate_high),
+            }
+            for r in protos.itertuples()
+            if r.games > 0
+        ],
     }
 
 
 def print_summary(s: dict[str, Any], out: Console) -> None:
     """The summary as the terminal shows it: a header saying what produced it, then the figures."""
-    out.print(f"[bold]{s['games']:,} games[/bold], {' vs '.join(s['strategies'])}, seeds {s['first_seed']:,}-"
-              f"{s['first_seed'] + s['games'] - 1:,}; sets {', '.join(s['sets'])}"
-              + (f"; variants {', '.join(s['variants'])}" if s["variants"] else "")
-              + f"; pool {s['pool_hash']}; {s['seconds']} s = {s['games_per_second']:,.0f} games/s")
+    out.print(
+        f"[bold]{s['games']:,} games[/bold], {' vs '.join(s['strategies'])}, seeds {s['first_seed']:,}-"
+        f"{s['first_seed'] + s['games'] - 1:,}; sets {', '.join(s['sets'])}"
+        + (f"; variants {', '.join(s['variants'])}" if s["variants"] else "")
+        + f"; pool {s['pool_hash']}; {s['seconds']} s = {s['games_per_second']:,.0f} games/s"
+    )
     fp = s["first_player_win_rate"]
     if fp is not None:
         lo, hi = s["first_player_ci"]
         out.print(f"First player wins {fp:.1%} (95% CI {lo:.1%}-{hi:.1%}) of {s['decided']:,} decided games")
-    out.print(f"Turns: mean {s['mean_turns']:.1f}, median {s['median_turns']:.0f}; "
-              f"compiles per game {s['mean_compiles']:.2f}; end reasons {s['end_reasons']}")
-    rows = [[r["protocol"], pct(r["win_rate"]), ci(r["ci_low"], r["ci_high"]), num(r["games"])]
-            for r in s["protocols"]]
+    out.print(
+        f"Turns: mean {s['mean_turns']:.1f}, median {s['median_turns']:.0f}; "
+        f"compiles per game {s['mean_compiles']:.2f}; end reasons {s['end_reasons']}"
+    )
+    rows = [[r["protocol"], pct(r["win_rate"]), ci(r["ci_low"], r["ci_high"]), num(r["games"])] for r in s["protocols"]]
     out.print(table("Protocol win rate (as part of a trio)", ["protocol", "win rate", "95% CI", "games"], rows))
     for line in note_lines(s.get("rule_notes")):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -129,15 +141,19 @@ def cmd_replay_run(args: argparse.Namespace) -> int:
 
     if args.run is None or args.game is None:
         raise UsageError("replay: a run folder and --game go together: protolab replay RUN --game N")
-    given = [f"--{k.replace('_', '-')}" for k in ("seed", "protocols", "first_player", "strategies", "turn_cap",
-                                                  "set", "cards") if getattr(args, k) is not None]
+    given = [
+        f"--{k.replace('_', '-')}"
+        for k in ("seed", "protocols", "first_player", "strategies", "turn_cap", "set", "cards")
+        if getattr(args, k) is not None
+    ]
     if given:
-        raise UsageError(f"replay RUN --game N: {', '.join(given)} cannot be given; the run fixes the seed, trios, "
-                         "first player, strategies, turn cap and pool")
+        raise UsageError(
+            f"replay RUN --game N: {', '.join(given)} cannot be given; the run fixes the seed, trios, "
+            "first player, strategies, turn cap and pool"
+        )
     try:
         if args.html is not None:
-            return _write_board(board_data(args.run, args.game, args.rollouts, allow_code=args.allow_code),
-                               args.html)
+            return _write_board(board_data(args.run, args.game, args.rollouts, allow_code=args.allow_code), args.html)
         lines = replay_run(args.run, args.game, states=args.states, allow_code=args.allow_code)
     except ReplayError as e:
         raise UsageError(str(e)) from None
@@ -171,25 +187,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UsageError('--protocols takes two trios, e.g. --protocols "Fire,Water,Death" "Hate,Light,Life"')
 
     try:
-        game = State(pool, seed=args.seed, protocols=protocols, first_player=args.first_player,
-                    turn_cap=args.turn_cap, auto=(0, 1))
+        game = State(
+            pool,
+            seed=args.seed,
+            protocols=protocols,
+            first_player=args.first_player,
+            turn_cap=args.turn_cap,
+            auto=(0, 1),
+        )
         seats = tuple(make_seat(s, pool) for s in args.strategies)
-    except (KeyError, ValueError) as e:           # StrategyError, and two trios sharing a protocol
+    except (KeyError, ValueError) as e:  # StrategyError, and two trios sharing a protocol
         raise UsageError(e.args[0]) from None
     game.strategies = seats
     game.core.run([], seats)
     if args.html is not None:
-        meta = {"line": f"seed {args.seed}; pool {pool.hash}; A = {args.strategies[0]}, B = {args.strategies[1]}",
-                "strategy_0": args.strategies[0], "strategy_1": args.strategies[1], "seed": args.seed}
+        meta = {
+            "line": f"seed {args.seed}; pool {pool.hash}; A = {args.strategies[0]}, B = {args.strategies[1]}",
+            "strategy_0": args.strategies[0],
+            "strategy_1": args.strategies[1],
+            "seed": args.seed,
+        }
         return _write_board(board.game_data(game, f"seed {args.seed}", args.rollouts, meta=meta), args.html)
     rec = game.record(tuple(args.strategies))
     print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}")
     for line in log_lines(game, states=args.states):
         print(line)
     w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
-    print(f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
-          f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
-          f"first player {'AB'[rec['first_player']]}")
+    print(
+        f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
+        f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
+        f"first player {'AB'[rec['first_player']]}"
+    )
     return 0
 
 
@@ -200,8 +228,10 @@ def _write_board(data: dict[str, Any], path: str) -> int:
     except OSError as e:
         raise UsageError(f"--html {path}: cannot write it ({e.strerror or e})") from None
     n = len(data["steps"])
-    print(f"wrote {path}: {n} steps ({data['result']['turns']} turns), {size:,} bytes "
-          f"({size // max(1, n):,} per step); rollouts per step: {data['rollouts']}")
+    print(
+        f"wrote {path}: {n} steps ({data['result']['turns']} turns), {size:,} bytes "
+        f"({size // max(1, n):,} per step); rollouts per step: {data['rollouts']}"
+    )
     return 0
 
 
@@ -224,9 +254,14 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help=summary("simulate"))
     p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
-    p.add_argument("--strategies", nargs=2, default=("greedy", "greedy"), metavar="SPEC",
-                   help="strategy of seat A and seat B (default: greedy greedy; random is for exploring rules, "
-                        "not for balance: its protocol ranking is close to the reverse of competent play)")
+    p.add_argument(
+        "--strategies",
+        nargs=2,
+        default=("greedy", "greedy"),
+        metavar="SPEC",
+        help="strategy of seat A and seat B (default: greedy greedy; random is for exploring rules, "
+        "not for balance: its protocol ranking is close to the reverse of competent play)",
+    )
     p.add_argument("--seed", type=int, default=1, help="first seed; game i uses seed+i (default 1)")
     p.add_argument("--turn-cap", type=int, default=200, help="turns before a game is a draw (default 200)")
     add_format(p, "the protocol win rates", json_alias=True)
@@ -235,26 +270,42 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("replay", help=summary("replay"))
-    p.add_argument("run", nargs="?", metavar="RUN",
-                   help="a run folder (RUN#arm: one arm); with --game N, replays that row's game exactly and checks "
-                        "it against the stored row")
-    p.add_argument("--game", type=int, metavar="N",
-                   help="the row's game_index (with RUN#arm: the game's index within the arm)")
-    p.add_argument("--states", action="store_true",
-                   help="print the position at every turn boundary: line values, stacks, hand and deck sizes, control")
-    p.add_argument("--html", metavar="FILE",
-                   help="write the game as a self-contained board page (every turn's position and log, the "
-                        "alternatives the mover weighed, a compile timeline, a win-probability graph) instead of "
-                        "printing its log")
-    p.add_argument("--rollouts", type=int, metavar="N",
-                   help="with --html: greedy rollouts from each turn end for the win-probability graph "
-                        "(default 16; 0: no graph)")
+    p.add_argument(
+        "run",
+        nargs="?",
+        metavar="RUN",
+        help="a run folder (RUN#arm: one arm); with --game N, replays that row's game exactly and checks "
+        "it against the stored row",
+    )
+    p.add_argument(
+        "--game", type=int, metavar="N", help="the row's game_index (with RUN#arm: the game's index within the arm)"
+    )
+    p.add_argument(
+        "--states",
+        action="store_true",
+        help="print the position at every turn boundary: line values, stacks, hand and deck sizes, control",
+    )
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the game as a self-contained board page (every turn's position and log, the "
+        "alternatives the mover weighed, a compile timeline, a win-probability graph) instead of "
+        "printing its log",
+    )
+    p.add_argument(
+        "--rollouts",
+        type=int,
+        metavar="N",
+        help="with --html: greedy rollouts from each turn end for the win-probability graph (default 16; 0: no graph)",
+    )
     p.add_argument("--seed", type=int, help="without RUN: the seed to play")
-    p.add_argument("--protocols", nargs=2, metavar="TRIO",
-                   help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"')
+    p.add_argument(
+        "--protocols", nargs=2, metavar="TRIO", help='fixed trios, e.g. "Fire,Water,Death" "Hate,Light,Life"'
+    )
     p.add_argument("--first-player", type=int, choices=(0, 1))
-    p.add_argument("--strategies", nargs=2, metavar="SPEC",
-                   help="strategy of seat A and seat B (default: random random)")
+    p.add_argument(
+        "--strategies", nargs=2, metavar="SPEC", help="strategy of seat A and seat B (default: random random)"
+    )
     p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
     add_allow_code(p, "the spec of RUN names")
     add_decision_timeout(p)

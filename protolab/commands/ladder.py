@@ -22,10 +22,18 @@ from strategies.spec import StrategyError, make_seat, parse_draft
 
 def add_commands(sub) -> None:
     p = sub.add_parser("ladder", help=summary("ladder"))
-    p.add_argument("strategies", nargs="+", metavar="STRATEGY",
-                   help='strategy specs, e.g. random greedy "search:sims=50" "greedy+nodown" (docs/strategies.md)')
-    p.add_argument("--games", type=int, default=2000,
-                   help="games per pair, even: each seed played twice, seats swapped (default 2000)")
+    p.add_argument(
+        "strategies",
+        nargs="+",
+        metavar="STRATEGY",
+        help='strategy specs, e.g. random greedy "search:sims=50" "greedy+nodown" (docs/strategies.md)',
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        default=2000,
+        help="games per pair, even: each seed played twice, seats swapped (default 2000)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--turn-cap", type=int, default=200)
     p.add_argument("--draft", default="random", help="random | fixed:A,B,C/D,E,F | table:FILE")
@@ -42,8 +50,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     if len(args.strategies) < 2:
         raise UsageError("a ladder needs at least two strategies")
     if args.games < 2 or args.games % 2:
-        raise UsageError(f"--games: expected an even number, at least 2 (each seed is played twice, seats "
-                         f"swapped), got {args.games}")
+        raise UsageError(
+            f"--games: expected an even number, at least 2 (each seed is played twice, seats swapped), got {args.games}"
+        )
     check_batch(args.games, args.seed, args.turn_cap)
     pool = pool_from(args)
     try:
@@ -77,8 +86,16 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     for c in ("a", "b", "games", "a wins", "b wins", "draws", "a win rate", "95% CI"):
         t.add_column(c, justify="left" if c in ("a", "b") else "right", no_wrap=True)
     for p in res["pairs"]:
-        t.add_row(p["a"], p["b"], str(p["games"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
-                  f"{p['win_rate_a']:.1%}", f"{p['ci_low']:.1%}-{p['ci_high']:.1%}")
+        t.add_row(
+            p["a"],
+            p["b"],
+            str(p["games"]),
+            str(p["wins_a"]),
+            str(p["wins_b"]),
+            str(p["draws"]),
+            f"{p['win_rate_a']:.1%}",
+            f"{p['ci_low']:.1%}-{p['ci_high']:.1%}",
+        )
     out.print(t)
     r = Table(title="Bradley-Terry rating (Elo scale, mean 0, 95% bootstrap CI)")
     for c in ("strategy", "rating", "95% CI"):

@@ -38,8 +38,7 @@ def _expand(paths: list[str]) -> tuple[list[str], dict | None]:
 def _analyse(paths: list[str], args: argparse.Namespace) -> M.MetaResult:
     runs_paths, loop = _expand(paths)
     if len(runs_paths) == 1 and arms_of(runs_paths):
-        raise UsageError(f"{runs_paths[0]}: an A/B run; give one arm ({runs_paths[0]}#ARM): arms are never "
-                              "pooled")
+        raise UsageError(f"{runs_paths[0]}: an A/B run; give one arm ({runs_paths[0]}#ARM): arms are never pooled")
     runs = open_given(runs_paths, args)
     warn(runs, args.format == "table")
     try:
@@ -58,15 +57,23 @@ def _analyse(paths: list[str], args: argparse.Namespace) -> M.MetaResult:
 
 
 def _check(args: argparse.Namespace) -> None:
-    checks = [(not 0 <= args.bootstrap <= MAX_BOOTSTRAP, f"--bootstrap: expected 0 to {MAX_BOOTSTRAP} replicates, "
-                                                         f"got {args.bootstrap}"),
-              (not 0 <= args.prior_games <= 1e6, f"--prior-games: expected 0 to 1,000,000, got {args.prior_games:g}"),
-              (not 0 < args.rank_alpha <= 1e4, f"--rank-alpha: expected a number above 0 and at most 10,000, got "
-                                               f"{args.rank_alpha:g}"),
-              (not 2 <= args.population <= 10_000, f"--population: expected 2 to 10,000, got {args.population}"),
-              (not 0 <= args.seed < 2**63, f"--seed: expected 0 .. 2^63-1, got {args.seed}"),
-              (args.threads is not None and not 1 <= args.threads <= MAX_THREADS,
-               f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}")]
+    checks = [
+        (
+            not 0 <= args.bootstrap <= MAX_BOOTSTRAP,
+            f"--bootstrap: expected 0 to {MAX_BOOTSTRAP} replicates, got {args.bootstrap}",
+        ),
+        (not 0 <= args.prior_games <= 1e6, f"--prior-games: expected 0 to 1,000,000, got {args.prior_games:g}"),
+        (
+            not 0 < args.rank_alpha <= 1e4,
+            f"--rank-alpha: expected a number above 0 and at most 10,000, got {args.rank_alpha:g}",
+        ),
+        (not 2 <= args.population <= 10_000, f"--population: expected 2 to 10,000, got {args.population}"),
+        (not 0 <= args.seed < 2**63, f"--seed: expected 0 .. 2^63-1, got {args.seed}"),
+        (
+            args.threads is not None and not 1 <= args.threads <= MAX_THREADS,
+            f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}",
+        ),
+    ]
     for bad, msg in checks:
         if bad:
             raise UsageError(msg)
@@ -82,7 +89,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
         print(to_json(res, moved))
     elif args.format == "csv":
         (moved if moved is not None and args.table == "protocols" else table_of(res, args.table)).to_csv(
-            sys.stdout, index=False)
+            sys.stdout, index=False
+        )
     else:
         print_meta(res, console(wide=True), moved=moved)
     return 0
@@ -90,25 +98,42 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register `protolab meta` (called from protolab/commands/analysis.py's add_commands)."""
-    p = sub.add_parser("meta", help=summary("meta"),
-                       description="The symmetric zero-sum game 'choose a trio' over a run's trio-vs-trio games "
-                                   "(unplayed pairs from a logistic payoff model): its Nash equilibrium, Nash-averaged "
-                                   "ratings, alpha-rank and meta health, with bootstrap intervals over matchups "
-                                   "(docs/analysis.md, Metagame). RUN may be a PSRO loop folder.")
+    p = sub.add_parser(
+        "meta",
+        help=summary("meta"),
+        description="The symmetric zero-sum game 'choose a trio' over a run's trio-vs-trio games "
+        "(unplayed pairs from a logistic payoff model): its Nash equilibrium, Nash-averaged "
+        "ratings, alpha-rank and meta health, with bootstrap intervals over matchups "
+        "(docs/analysis.md, Metagame). RUN may be a PSRO loop folder.",
+    )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s), RUN#arm, or a metagame loop folder")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    p.add_argument("--table", default="protocols", help="with --format csv: protocols (default), trios, fit, "
-                                                        "iterations, picks or first_pick (a drafted run's picks)")
-    p.add_argument("--bootstrap", type=int, default=M.BOOTSTRAP,
-                   help=f"bootstrap replicates over matchups for the intervals (default {M.BOOTSTRAP}; 0: none)")
+    p.add_argument(
+        "--table",
+        default="protocols",
+        help="with --format csv: protocols (default), trios, fit, "
+        "iterations, picks or first_pick (a drafted run's picks)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=M.BOOTSTRAP,
+        help=f"bootstrap replicates over matchups for the intervals (default {M.BOOTSTRAP}; 0: none)",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed of the bootstrap and the cross-validation folds")
-    p.add_argument("--prior-games", type=float, default=M.PRIOR_GAMES,
-                   help=f"shrink each played pair's rate toward the model by this many games (default "
-                        f"{M.PRIOR_GAMES:g}; 0: raw rates)")
-    p.add_argument("--rank-alpha", type=float, default=M.ALPHA, help=f"alpha-rank selection intensity (default "
-                                                                      f"{M.ALPHA:g})")
-    p.add_argument("--population", type=int, default=M.POPULATION,
-                   help=f"alpha-rank population size (default {M.POPULATION})")
+    p.add_argument(
+        "--prior-games",
+        type=float,
+        default=M.PRIOR_GAMES,
+        help=f"shrink each played pair's rate toward the model by this many games (default "
+        f"{M.PRIOR_GAMES:g}; 0: raw rates)",
+    )
+    p.add_argument(
+        "--rank-alpha", type=float, default=M.ALPHA, help=f"alpha-rank selection intensity (default {M.ALPHA:g})"
+    )
+    p.add_argument(
+        "--population", type=int, default=M.POPULATION, help=f"alpha-rank population size (default {M.POPULATION})"
+    )
     p.add_argument("--compare", metavar="BASE_RUN", help="also show how the equilibrium moved from BASE_RUN")
     p.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
     p.add_argument("--verify", choices=VERIFY_LEVELS, default="fast", help="checks against run.json (as report)")

@@ -21,21 +21,29 @@ from protolab.experiment.tune.tuneplay import arm_files, arm_job, player, search
 
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
-        "power", help="how many games an experiment needs to see an effect (from a pilot)",
+        "power",
+        help="how many games an experiment needs to see an effect (from a pilot)",
         description="Play a pilot of the spec's players on its pool (random drafts) and answer, per protocol: with "
-                    "[[arms]], how many games per arm a paired A/B needs to see a change of --effect points, and "
-                    "the smallest change the spec's `games` would see; without arms, the same for a protocol's "
-                    "distance from 50%. Spreads come from the pilot's paired per-game differences, so a design in "
-                    "which most seeds play alike in both arms is credited for it (docs/analysis.md, \"How many "
-                    "games\").")
+        "[[arms]], how many games per arm a paired A/B needs to see a change of --effect points, and "
+        "the smallest change the spec's `games` would see; without arms, the same for a protocol's "
+        "distance from 50%. Spreads come from the pilot's paired per-game differences, so a design in "
+        'which most seeds play alike in both arms is credited for it (docs/analysis.md, "How many '
+        'games").',
+    )
     p.add_argument("spec", metavar="SPEC", help="an experiment spec, or a shipped example's name (fire1_ab)")
-    p.add_argument("--effect", type=float, default=3.0, metavar="POINTS",
-                   help="the change (or distance from 50%%) to see, in win-rate points (default 3)")
+    p.add_argument(
+        "--effect",
+        type=float,
+        default=3.0,
+        metavar="POINTS",
+        help="the change (or distance from 50%%) to see, in win-rate points (default 3)",
+    )
     p.add_argument("--pilot", type=int, default=4000, metavar="N", help="pilot games per arm (default 4000)")
     p.add_argument("--power", type=float, default=0.8, help="chance of seeing the effect (default 0.8)")
     p.add_argument("--alpha", type=float, default=0.05, help="two-sided error rate (default 0.05)")
-    p.add_argument("--workers", type=int, metavar="K", help="play the pilot on Ray with K workers (default: in this "
-                                                            "process)")
+    p.add_argument(
+        "--workers", type=int, metavar="K", help="play the pilot on Ray with K workers (default: in this process)"
+    )
     p.add_argument("--address", metavar="ADDR", help="play the pilot on this Ray cluster")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_allow_code(p)
@@ -60,11 +68,15 @@ def cmd_power(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     check_code(spec.source, spec_strategies(spec), args.allow_code)
     if spec.draft.mode != "random":
-        raise UsageError(f"{spec.source}: key 'draft.mode': protolab power plays a random-draft pilot; expected "
-                         f"\"random\", got {spec.draft.mode!r}")
+        raise UsageError(
+            f"{spec.source}: key 'draft.mode': protolab power plays a random-draft pilot; expected "
+            f'"random", got {spec.draft.mode!r}'
+        )
     if any(a.strategies != spec.arms[0].strategies for a in spec.arms[1:]):
-        raise UsageError(f"{spec.source}: key 'tiers': a tier study compares players, not cards; give protolab "
-                         "power an A/B of card pools or a single pool")
+        raise UsageError(
+            f"{spec.source}: key 'tiers': a tier study compares players, not cards; give protolab "
+            "power an A/B of card pools or a single pool"
+        )
 
     def work() -> int:
         runner = OnRay(args.address, args.workers) if args.workers or args.address else Local()
@@ -76,11 +88,17 @@ def cmd_power(args: argparse.Namespace) -> int:
             runner.close()
         names = pool_of(tuple(spec.arms[0].sets), arm_files(spec.arms[0])).protocols
         effect = args.effect / 100
-        frames = ([("distance from 50%", protocol_power(results[0], None, names, effect, spec.games, args.alpha,
-                                                        args.power))] if len(results) == 1 else
-                  [(f"{a.name} - {spec.arms[0].name}", protocol_power(results[0], r, names, effect, spec.games,
-                                                                      args.alpha, args.power))
-                   for a, r in zip(spec.arms[1:], results[1:], strict=True)])
+        frames = (
+            [("distance from 50%", protocol_power(results[0], None, names, effect, spec.games, args.alpha, args.power))]
+            if len(results) == 1
+            else [
+                (
+                    f"{a.name} - {spec.arms[0].name}",
+                    protocol_power(results[0], r, names, effect, spec.games, args.alpha, args.power),
+                )
+                for a, r in zip(spec.arms[1:], results[1:], strict=True)
+            ]
+        )
         emit(frames, args, spec.games)
         return 0
 
@@ -89,9 +107,19 @@ def cmd_power(args: argparse.Namespace) -> int:
 
 def emit(frames, args: argparse.Namespace, games: int) -> None:
     if args.format == "json":
-        json.dump({"effect": args.effect, "power": args.power, "alpha": args.alpha, "pilot": args.pilot,
-                   "games": games, "comparisons": [{"comparison": t, "protocols": df.to_dict("records")}
-                                                   for t, df in frames]}, sys.stdout, indent=1, default=float)
+        json.dump(
+            {
+                "effect": args.effect,
+                "power": args.power,
+                "alpha": args.alpha,
+                "pilot": args.pilot,
+                "games": games,
+                "comparisons": [{"comparison": t, "protocols": df.to_dict("records")} for t, df in frames],
+            },
+            sys.stdout,
+            indent=1,
+            default=float,
+        )
         print()
         return
     if args.format == "csv":
@@ -100,6 +128,8 @@ def emit(frames, args: argparse.Namespace, games: int) -> None:
     console = report_console(120)
     for title, df in frames:
         console.print(_table(df, title, games, args.effect))
-    console.print(f"Pilot: {args.pilot:,} games per arm; games needed for {100 * args.power:.0f}% power at "
-                  f"alpha {args.alpha:g} (two-sided, fixed size); `seen at` is the smallest effect the spec's "
-                  f"{games:,} games per arm would see with that power.")
+    console.print(
+        f"Pilot: {args.pilot:,} games per arm; games needed for {100 * args.power:.0f}% power at "
+        f"alpha {args.alpha:g} (two-sided, fixed size); `seen at` is the smallest effect the spec's "
+        f"{games:,} games per arm would see with that power."
+    )

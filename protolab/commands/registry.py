@@ -11,34 +11,48 @@ from typing import NamedTuple
 
 class Command(NamedTuple):
     name: str
-    module: str          # defines add_commands(sub), which registers this command (and its neighbours)
+    module: str  # defines add_commands(sub), which registers this command (and its neighbours)
     help: str
 
 
 # In the order `protolab --help` lists them; a module's commands stand together.
 COMMANDS = (
-    Command("simulate", "protolab.commands.games",
-            "play a batch of games (greedy vs greedy unless told) and print a summary"),
-    Command("replay", "protolab.commands.games",
-            "print the readable log of a game: one of a run (RUN --game N) or a seed's"),
+    Command(
+        "simulate",
+        "protolab.commands.games",
+        "play a batch of games (greedy vs greedy unless told) and print a summary",
+    ),
+    Command(
+        "replay", "protolab.commands.games", "print the readable log of a game: one of a run (RUN --game N) or a seed's"
+    ),
     Command("scenario", "protolab.commands.games", "run scenario files (docs/scenarios.md)"),
     Command("cards", "protolab.commands.cards", "list, show and check card data"),
     Command("bench", "protolab.commands.bench", "measure games per second on one core"),
     Command("ladder", "protolab.commands.ladder", "round robin between strategies: win rates and ratings"),
     Command("run", "protolab.commands.run", "run an experiment spec on Ray and write its run folder (Parquet)"),
-    Command("cardvalue", "protolab.commands.cardvalue",
-            "what each card is worth: restricted play (never played / never face-up) on Ray"),
-    Command("report", "protolab.commands.analysis",
-            "balance report of run folders (win rates, matchups, compiles, cards)"),
-    Command("compare", "protolab.commands.analysis",
-            "A/B comparison of two runs (e.g. official pool vs a card variant)"),
+    Command(
+        "cardvalue",
+        "protolab.commands.cardvalue",
+        "what each card is worth: restricted play (never played / never face-up) on Ray",
+    ),
+    Command(
+        "report", "protolab.commands.analysis", "balance report of run folders (win rates, matchups, compiles, cards)"
+    ),
+    Command(
+        "compare", "protolab.commands.analysis", "A/B comparison of two runs (e.g. official pool vs a card variant)"
+    ),
     Command("dashboard", "protolab.commands.analysis", "self-contained HTML dashboard of a run (works offline)"),
-    Command("meta", "protolab.commands.meta",
-            "the metagame: equilibrium of 'choose a trio', alpha-rank, Nash-averaged ratings"),
-    Command("tune", "protolab.commands.tune",
-            "search for the smallest card changes that bring protocols into balance"),
-    Command("train", "protolab.commands.train",
-            "train a learned player: example games on Ray, a fitted model, a ladder per generation"),
+    Command(
+        "meta",
+        "protolab.commands.meta",
+        "the metagame: equilibrium of 'choose a trio', alpha-rank, Nash-averaged ratings",
+    ),
+    Command("tune", "protolab.commands.tune", "search for the smallest card changes that bring protocols into balance"),
+    Command(
+        "train",
+        "protolab.commands.train",
+        "train a learned player: example games on Ray, a fitted model, a ladder per generation",
+    ),
     Command("power", "protolab.commands.power", "how many games an experiment needs to see an effect (from a pilot)"),
 )
 

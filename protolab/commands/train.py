@@ -21,25 +21,47 @@ DEFAULT_MODELS = "datasets/models"
 
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
-        "train", help=summary("train"),
+        "train",
+        help=summary("train"),
         description="Train a learned player (docs/training.md): each generation plays its example games on Ray "
-                    "(generation 0 by an expert, later ones by the current model against itself), keeps them as "
-                    "Parquet, fits the value network (scikit-learn, the [train] extra), measures the model with the "
-                    "ladder and records everything in train.json; the chosen model is written with its model card.")
+        "(generation 0 by an expert, later ones by the current model against itself), keeps them as "
+        "Parquet, fits the value network (scikit-learn, the [train] extra), measures the model with the "
+        "ladder and records everything in train.json; the chosen model is written with its model card.",
+    )
     p.add_argument("spec", nargs="?", metavar="SPEC", help="a training spec, or a shipped one's name (train_learned)")
-    p.add_argument("--out", metavar="DIR", help="the training folder (default: a new folder in the spec's output); "
-                                                "a folder holding this spec's training resumes it")
-    p.add_argument("--resume", metavar="DIR", help="go on with the training in DIR (its recorded spec unless SPEC "
-                                                   "is given), after checking its finished generations' files")
-    p.add_argument("--models", metavar="DIR", default=DEFAULT_MODELS,
-                   help=f"where the model NAME.json and its card NAME.md are written (default {DEFAULT_MODELS}, "
-                        "relative to this folder)")
-    p.add_argument("--workers", type=int, metavar="K", help="Ray workers (default: every core); 1 plays in this "
-                                                            "process without Ray")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="the training folder (default: a new folder in the spec's output); "
+        "a folder holding this spec's training resumes it",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="go on with the training in DIR (its recorded spec unless SPEC "
+        "is given), after checking its finished generations' files",
+    )
+    p.add_argument(
+        "--models",
+        metavar="DIR",
+        default=DEFAULT_MODELS,
+        help=f"where the model NAME.json and its card NAME.md are written (default {DEFAULT_MODELS}, "
+        "relative to this folder)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="K",
+        help="Ray workers (default: every core); 1 plays in this process without Ray",
+    )
     p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--format", choices=("table", "json"), default="table",
-                   help="the finished training as tables (default) or one JSON object")
+    p.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="the finished training as tables (default) or one JSON object",
+    )
     add_allow_code(p)
     p.set_defaults(func=cmd_train)
 
@@ -66,8 +88,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         try:
             main_train(trainer, Path(args.models))
         except KeyboardInterrupt:
-            print(f"protolab: stopped; the finished generations are kept in {folder}/ (protolab train --resume "
-                  f"{folder})", file=sys.stderr)
+            print(
+                f"protolab: stopped; the finished generations are kept in {folder}/ (protolab train --resume {folder})",
+                file=sys.stderr,
+            )
             return 130
         finally:
             runner.close()

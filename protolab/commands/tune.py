@@ -18,20 +18,34 @@ from protolab.experiment.tune.tuneplay import player
 
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
-        "tune", help="search for the smallest card changes that bring protocols into balance",
-        description="A balance search (docs/experiments.md, \"Balance search\"): candidates of at most "
-                    "tune.max_changes knob turns, proposed by Optuna, each judged against the baseline on the same "
-                    "seeds until its effect is settled (anytime-valid intervals), the Pareto front of imbalance and "
-                    "changed cards re-played on fresh seeds and written as variant files.")
+        "tune",
+        help="search for the smallest card changes that bring protocols into balance",
+        description='A balance search (docs/experiments.md, "Balance search"): candidates of at most '
+        "tune.max_changes knob turns, proposed by Optuna, each judged against the baseline on the same "
+        "seeds until its effect is settled (anytime-valid intervals), the Pareto front of imbalance and "
+        "changed cards re-played on fresh seeds and written as variant files.",
+    )
     p.add_argument("spec", metavar="SPEC", help="a spec with a [tune] table, or a shipped example's name (tune_fire)")
-    p.add_argument("--out", metavar="DIR", help="the search folder (default: a new folder in the spec's output); "
-                                                "a folder holding this spec's search resumes it")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="the search folder (default: a new folder in the spec's output); "
+        "a folder holding this spec's search resumes it",
+    )
     p.add_argument("--trials", type=int, metavar="N", help="candidates to judge, instead of tune.trials")
-    p.add_argument("--workers", type=int, metavar="K", help="Ray workers (default: every core); 1 plays in this "
-                                                            "process without Ray")
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="K",
+        help="Ray workers (default: every core); 1 plays in this process without Ray",
+    )
     p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
-    p.add_argument("--format", choices=("table", "json"), default="table", help="the verified result as tables "
-                                                                                "(default) or one JSON object")
+    p.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="the verified result as tables (default) or one JSON object",
+    )
     add_allow_code(p)
     p.set_defaults(func=cmd_tune)
 
@@ -40,15 +54,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
     try:
         import optuna  # noqa: F401  (the search's optimizer, an optional extra)
     except ImportError:
-        raise UsageError("protolab tune needs the optional package Optuna: pip install \"protolab[tune]\" "
-                         "(or pip install optuna)") from None
+        raise UsageError(
+            'protolab tune needs the optional package Optuna: pip install "protolab[tune]" (or pip install optuna)'
+        ) from None
     check_range("--workers", args.workers, 1, 100_000)
     check_range("--trials", args.trials, 1, 2000)
     spec = load_spec(args.spec)
     check_code(spec.source, spec_strategies(spec), args.allow_code)
     if spec.tune is None:
-        raise UsageError(f"{spec.source}: key 'tune': missing; `protolab tune` needs a spec with a [tune] table "
-                         "(see docs/experiments.md, \"Balance search\")")
+        raise UsageError(
+            f"{spec.source}: key 'tune': missing; `protolab tune` needs a spec with a [tune] table "
+            '(see docs/experiments.md, "Balance search")'
+        )
     if args.trials is not None:
         spec = dataclasses.replace(spec, tune={**spec.tune, "trials": args.trials})
     folder = tune_folder(spec, args.out)
@@ -74,7 +91,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
             n = len(read_done(folder, spec))
         except SpecError:
             n = 0
-        return (f"{n} trial{'s' * (n != 1)} kept in {folder}/ (protolab tune {args.spec} --out {folder} goes on "
-                "from them)" if n else f"no trial finished; nothing kept in {folder}/")
+        return (
+            f"{n} trial{'s' * (n != 1)} kept in {folder}/ (protolab tune {args.spec} --out {folder} goes on from them)"
+            if n
+            else f"no trial finished; nothing kept in {folder}/"
+        )
 
     return until_interrupted(work, kept)

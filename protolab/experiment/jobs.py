@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 from protolab.experiment.progress import Progress
 from protolab.experiment.session import local_ray_failure, start_ray, stop_ray
 
-MAX_RETRIES = 5                    # per call, for workers or nodes that die (not for errors in code)
-WAIT = 0.5                         # seconds one ray.wait blocks, so that a stop or a broken Ray is seen
-QUEUED = 32                        # calls queued beyond twice the workers: fast jobs then finish in batches
+MAX_RETRIES = 5  # per call, for workers or nodes that die (not for errors in code)
+WAIT = 0.5  # seconds one ray.wait blocks, so that a stop or a broken Ray is seen
+QUEUED = 32  # calls queued beyond twice the workers: fast jobs then finish in batches
 
 K = TypeVar("K")
 
@@ -61,8 +61,13 @@ def in_flight(workers: int, exact: bool = False) -> int:
     return workers if exact else 2 * workers + QUEUED
 
 
-def finished(fn: Any, calls: Iterable[tuple[K, Any]], max_pending: int, busy: int = 0,
-             broken: Callable[[], str | None] | None = None) -> Iterator[list[tuple[K, Any]]]:
+def finished(
+    fn: Any,
+    calls: Iterable[tuple[K, Any]],
+    max_pending: int,
+    busy: int = 0,
+    broken: Callable[[], str | None] | None = None,
+) -> Iterator[list[tuple[K, Any]]]:
     """Submit `calls` ((key, argument), each taken from the iterable only when there is room) as
     calls of the Ray remote function `fn`, at most `max_pending` at a time; yield the finished ones
     as (key, result) in batches, an empty one every WAIT seconds without any. Each wait returns once
@@ -97,7 +102,7 @@ def _results(refs: list, pending: dict[Any, Any]) -> list:
     try:
         return ray.get(refs)
     except ray.exceptions.RayError:
-        return [_result(ref, pending[ref]) for ref in refs]        # which one failed: its error says
+        return [_result(ref, pending[ref]) for ref in refs]  # which one failed: its error says
 
 
 def _result(ref: Any, key: Any) -> Any:
@@ -120,8 +125,13 @@ class Local:
 
     workers, where = 1, "this process (no Ray)"
 
-    def map(self, fn: Callable[[Any], Any], jobs: Sequence[Any], progress: Progress | None = None,
-            size: Callable[[Any], int] = _one) -> list[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        jobs: Sequence[Any],
+        progress: Progress | None = None,
+        size: Callable[[Any], int] = _one,
+    ) -> list[Any]:
         """fn of each job, in job order; `progress` counts `size(job)` (games) per finished job."""
         out, done = [], 0
         for j in jobs:
@@ -143,8 +153,13 @@ class OnRay:
         self.workers, self.where = start_ray(address, workers)
         self.remotes: dict[Callable, Any] = {}
 
-    def map(self, fn: Callable[[Any], Any], jobs: Sequence[Any], progress: Progress | None = None,
-            size: Callable[[Any], int] = _one) -> list[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        jobs: Sequence[Any],
+        progress: Progress | None = None,
+        size: Callable[[Any], int] = _one,
+    ) -> list[Any]:
         """fn of each job, in job order; `progress` counts `size(job)` (games) per finished job. A job
         that raises raises here, at once, with Ray's exception (its `cause` the job's own)."""
         if fn not in self.remotes:

@@ -17,10 +17,15 @@ class Progress:
         if enabled and console is not None and console.is_terminal:
             from rich.progress import BarColumn, Progress, TextColumn
 
-            self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                TextColumn("{task.completed:,.0f}/{task.total:,.0f} games"),
-                                TextColumn("{task.fields[rate]}"), TextColumn("ETA {task.fields[eta]}"),
-                                console=console, transient=False)
+            self.bar = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed:,.0f}/{task.total:,.0f} games"),
+                TextColumn("{task.fields[rate]}"),
+                TextColumn("ETA {task.fields[eta]}"),
+                console=console,
+                transient=False,
+            )
             self.task = self.bar.add_task("playing", total=total, completed=done, rate="", eta="-")
             self.bar.start()
 
@@ -35,8 +40,11 @@ class Progress:
         eta_s = "-" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta))
         if self.bar is not None:
             self.bar.update(self.task, completed=done, rate=f"{rate:,.0f} games/s", eta=eta_s)
-        elif self.enabled and self.console is not None and (time.perf_counter() - self.last_line > 10
-                                                            or done == self.total):
+        elif (
+            self.enabled
+            and self.console is not None
+            and (time.perf_counter() - self.last_line > 10 or done == self.total)
+        ):
             self.last_line = time.perf_counter()
             self.console.print(f"  {done:,}/{self.total:,} games, {rate:,.0f} games/s, ETA {eta_s}")
 

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 PROC = Path("/proc")
-GRACE = 1.0                        # seconds between SIGTERM and SIGKILL
-DEADLINE = 15.0                    # a sweep gives up after this long (processes we may not kill)
-POLL = 0.2                         # the watcher's check of its parent
+GRACE = 1.0  # seconds between SIGTERM and SIGKILL
+DEADLINE = 15.0  # a sweep gives up after this long (processes we may not kill)
+POLL = 0.2  # the watcher's check of its parent
 
 
 def _opens_under(pid: int, prefix: str) -> bool:
@@ -46,7 +46,7 @@ def _opens_under(pid: int, prefix: str) -> bool:
                     return True
             except OSError:
                 continue
-    except OSError:                 # gone, or another user's process (which we could not kill anyway)
+    except OSError:  # gone, or another user's process (which we could not kill anyway)
         return False
     return False
 
@@ -65,8 +65,12 @@ def session_pids(root: str | Path, exclude: set[int] | None = None) -> list[int]
     skip = {os.getpid()} | (exclude or set())
     out = []
     for entry in os.listdir(PROC):
-        if entry.isdigit() and int(entry) not in skip and _opens_under(int(entry), prefix) \
-                and not _is_zombie(int(entry)):
+        if (
+            entry.isdigit()
+            and int(entry) not in skip
+            and _opens_under(int(entry), prefix)
+            and not _is_zombie(int(entry))
+        ):
             out.append(int(entry))
     return out
 
@@ -79,8 +83,9 @@ def _signal_all(pids: list[int], sig: int) -> None:
             pass
 
 
-def sweep(root: str | Path, exclude: set[int] | None = None, grace: float = GRACE,
-          deadline: float = DEADLINE) -> list[int]:
+def sweep(
+    root: str | Path, exclude: set[int] | None = None, grace: float = GRACE, deadline: float = DEADLINE
+) -> list[int]:
     """End every process of the session under `root`: SIGTERM, and SIGKILL what is left after
     `grace` seconds. Returns the pids that were found alive."""
     found: set[int] = set()
@@ -116,8 +121,11 @@ class Watcher:
         self.root = root
         self.proc = subprocess.Popen(
             [sys.executable, "-I", str(Path(__file__).resolve()), str(os.getpid()), str(root)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)          # a terminal's Ctrl-C or hang-up does not reach it
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # a terminal's Ctrl-C or hang-up does not reach it
 
     def done(self) -> None:
         """The driver has cleaned up itself: let the watcher exit without sweeping."""

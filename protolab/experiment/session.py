@@ -28,7 +28,7 @@ from analysis.runs.storage import Location
 from protolab.experiment import reaper
 
 LOCAL_IP = "127.0.0.1"
-CONNECT_TIMEOUT = 20.0             # seconds `--address` may take to answer (--connect-timeout)
+CONNECT_TIMEOUT = 20.0  # seconds `--address` may take to answer (--connect-timeout)
 
 
 class ConnectError(RunDirError):
@@ -49,8 +49,12 @@ def versions() -> dict[str, str]:
     import pyarrow
     import ray
 
-    return {"python": platform.python_version(), "numpy": numpy.__version__, "pyarrow": pyarrow.__version__,
-            "ray": ray.__version__}
+    return {
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "pyarrow": pyarrow.__version__,
+        "ray": ray.__version__,
+    }
 
 
 def _quiet_ray_logs() -> None:
@@ -59,8 +63,8 @@ def _quiet_ray_logs() -> None:
     _route_cluster_errors()
 
 
-CLUSTER_ERRORS = logging.getLogger("protolab.ray")     # silent unless a user's logging asks for it
-CLUSTER_ERRORS.addHandler(logging.NullHandler())       # not logging's last resort (stderr) either
+CLUSTER_ERRORS = logging.getLogger("protolab.ray")  # silent unless a user's logging asks for it
+CLUSTER_ERRORS.addHandler(logging.NullHandler())  # not logging's last resort (stderr) either
 
 
 def _route_cluster_errors() -> None:
@@ -75,7 +79,7 @@ def _route_cluster_errors() -> None:
         return
 
     def routed(data: dict, ignore_prefix: bool) -> None:
-        if data.get("pid") == "raylet":             # published errors, as listen_error_messages sends them
+        if data.get("pid") == "raylet":  # published errors, as listen_error_messages sends them
             for line in data.get("lines", ()):
                 CLUSTER_ERRORS.warning("%s", line)
         else:
@@ -142,8 +146,10 @@ def _wait_for_listener(address: str, timeout: float) -> None:
 
 
 def _unreachable(address: str, timeout: float, why: str) -> str:
-    return (f"cannot reach a Ray cluster at {address} within {timeout:g} s ({why}); is Ray running there "
-            "(`ray start --head`)? --connect-timeout sets the wait")
+    return (
+        f"cannot reach a Ray cluster at {address} within {timeout:g} s ({why}); is Ray running there "
+        "(`ray start --head`)? --connect-timeout sets the wait"
+    )
 
 
 def _join_cluster(address: str, workers: int | None, timeout: float) -> tuple[int, str]:
@@ -154,9 +160,8 @@ def _join_cluster(address: str, workers: int | None, timeout: float) -> tuple[in
     t0 = time.monotonic()
     _wait_for_listener(address, timeout)
 
-    def give_up() -> None:                    # ray.init is blocked in Ray's C++ code: end the process
-        print(f"protolab: error: {_unreachable(address, timeout, 'no answer from Ray')}", file=sys.stderr,
-              flush=True)
+    def give_up() -> None:  # ray.init is blocked in Ray's C++ code: end the process
+        print(f"protolab: error: {_unreachable(address, timeout, 'no answer from Ray')}", file=sys.stderr, flush=True)
         os._exit(2)
 
     watchdog = threading.Timer(max(1.0, timeout - (time.monotonic() - t0)), give_up)
@@ -181,8 +186,7 @@ def _absolute_pythonpath() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in parts)
 
 
-def start_ray(address: str | None, workers: int | None,
-              connect_timeout: float = CONNECT_TIMEOUT) -> tuple[int, str]:
+def start_ray(address: str | None, workers: int | None, connect_timeout: float = CONNECT_TIMEOUT) -> tuple[int, str]:
     """Join `address`, or start a local Ray on 127.0.0.1 only; returns (workers, where).
 
     A local Ray lives in a private folder watched by a reaper process, so that none of its
@@ -190,7 +194,7 @@ def start_ray(address: str | None, workers: int | None,
     global _local
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if not address:
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")     # a one-node, local-only Ray
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a one-node, local-only Ray
     import ray
 
     _quiet_ray_logs()
@@ -205,11 +209,17 @@ def start_ray(address: str | None, workers: int | None,
             os.environ["PYTHONPATH"] = os.pathsep.join([root, *parts])
     n = workers or os.cpu_count() or 1
     ray_root = reaper.private_root()
-    _local = LocalRay(ray_root, reaper.Watcher(ray_root))     # watching before any Ray process exists
+    _local = LocalRay(ray_root, reaper.Watcher(ray_root))  # watching before any Ray process exists
     try:
         with _neutral_cwd():
-            ray.init(num_cpus=n, include_dashboard=False, _node_ip_address=LOCAL_IP, logging_level=logging.ERROR,
-                     log_to_driver=False, _temp_dir=str(ray_root))
+            ray.init(
+                num_cpus=n,
+                include_dashboard=False,
+                _node_ip_address=LOCAL_IP,
+                logging_level=logging.ERROR,
+                log_to_driver=False,
+                _temp_dir=str(ray_root),
+            )
     except BaseException:
         stop_ray()
         raise
@@ -241,12 +251,12 @@ class BrokenRayWatch:
     POLL = 0.5
 
     def __init__(self, run_dir: Path | Location, finished: Any):
-        self.run_dir, self.finished = run_dir, finished       # finished(): shards recorded so far
+        self.run_dir, self.finished = run_dir, finished  # finished(): shards recorded so far
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._watch, name="protolab-ray-watch", daemon=True)
 
     def start(self) -> BrokenRayWatch:
-        if _local is not None:           # on a cluster, the cluster's to heal
+        if _local is not None:  # on a cluster, the cluster's to heal
             self.thread.start()
         return self
 
@@ -259,9 +269,12 @@ class BrokenRayWatch:
             broken = local_ray_failure()
             since = None if not broken else since or time.monotonic()
             if since is not None and time.monotonic() - since > self.GRACE and not self.stopped.is_set():
-                print(f"protolab: error: the local Ray stopped ({broken} exited); {self.finished()} finished shards "
-                      f"are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})", file=sys.stderr,
-                      flush=True)
+                print(
+                    f"protolab: error: the local Ray stopped ({broken} exited); {self.finished()} finished shards "
+                    f"are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 local = _local
                 if local is not None:
                     reaper.sweep(local.root, exclude={local.watcher.proc.pid})
@@ -276,7 +289,7 @@ def stop_ray() -> None:
     import ray
 
     local, broken = _local, local_ray_failure()
-    if local is not None and broken:         # Ray's own shutdown can wait on a dead gcs_server
+    if local is not None and broken:  # Ray's own shutdown can wait on a dead gcs_server
         reaper.sweep(local.root, exclude={local.watcher.proc.pid})
     if ray.is_initialized():
         ray.shutdown()
@@ -287,8 +300,8 @@ def stop_ray() -> None:
     _local = None
 
 
-
 # -- signals ----------------------------------------------------------------------------------------
+
 
 class StopSignals:
     """SIGINT (Ctrl-C) and SIGTERM raise Stop, once: from then on until the block ends they are
@@ -300,7 +313,7 @@ class StopSignals:
     def __init__(self) -> None:
         self.active = threading.current_thread() is threading.main_thread()
         self.stopped = False
-        self.signum = 0                # the signal that stopped the run (Ray may re-raise it as a bare Ctrl-C)
+        self.signum = 0  # the signal that stopped the run (Ray may re-raise it as a bare Ctrl-C)
         self.previous: dict[int, Any] = {}
 
     def _first(self, signum: int, _frame) -> None:

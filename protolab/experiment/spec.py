@@ -54,13 +54,13 @@ from strategies.spec import StrategyError, check_user_class, parse
 SPEC_FORMAT = 1
 DRAFT_MODES = ("random", "draft", "fixed", "round_robin", "sampled", "holding")
 DEFAULT_SHARD_GAMES = 10_000
-MAX_SHARD_GAMES = 50_000          # keeps a worker's peak memory well under 1 GiB
+MAX_SHARD_GAMES = 50_000  # keeps a worker's peak memory well under 1 GiB
 # Limits that keep a typo (games = 10**17) from growing the driver without bound before any game:
-MAX_GAMES = 1_000_000_000         # games per matchup (per arm)
-MAX_TOTAL_GAMES = 5_000_000_000   # games of one run, every arm
-MAX_SHARDS = 100_000              # run.json keeps about 1 KB per shard
-MAX_MATCHUPS = 10_000_000         # per arm; the round robin of 30 protocols has 5,937,750
-MAX_TRIOS = 4_400                 # draft.trios: every pair of them is a matchup (30 protocols make 4,060 trios)
+MAX_GAMES = 1_000_000_000  # games per matchup (per arm)
+MAX_TOTAL_GAMES = 5_000_000_000  # games of one run, every arm
+MAX_SHARDS = 100_000  # run.json keeps about 1 KB per shard
+MAX_MATCHUPS = 10_000_000  # per arm; the round robin of 30 protocols has 5,937,750
+MAX_TRIOS = 4_400  # draft.trios: every pair of them is a matchup (30 protocols make 4,060 trios)
 MAX_ARMS = 32
 DEFAULT_ARM = "base"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -74,6 +74,7 @@ class SpecError(ValueError):
 
 
 # -- strategies -------------------------------------------------------------------------------------
+
 
 def check_strategy(text: Any) -> str:
     """Validate a strategy spec (strategies/spec.py: "greedy", "search:sims=50", "greedy+nodown",
@@ -99,9 +100,11 @@ def refuse_code(text: str, allow_code: bool) -> None:
         return
     check_user_class(spec.base)
     if not allow_code:
-        raise StrategyError(f"{text!r} is Python code (a user strategy): running this spec runs module "
-                            f"{spec.base.partition(':')[0]!r} in the driver and every worker; expected "
-                            "--allow-code if you trust it (docs/experiments.md)")
+        raise StrategyError(
+            f"{text!r} is Python code (a user strategy): running this spec runs module "
+            f"{spec.base.partition(':')[0]!r} in the driver and every worker; expected "
+            "--allow-code if you trust it (docs/experiments.md)"
+        )
 
 
 def check_code(source: str, named: Any, allow_code: bool) -> None:
@@ -117,14 +120,22 @@ def check_code(source: str, named: Any, allow_code: bool) -> None:
 def seat_key(spec: Spec, i: int) -> str:
     """Where arm i's strategies are written in the spec (the key its errors name)."""
     arm = spec.arms[i]
-    return ("strength" if arm.duel else f"tiers[{i}]" if arm.tier else f"arms[{i}].strategies"
-            if len(spec.arms) > 1 else "seats.strategies")
+    return (
+        "strength"
+        if arm.duel
+        else f"tiers[{i}]"
+        if arm.tier
+        else f"arms[{i}].strategies"
+        if len(spec.arms) > 1
+        else "seats.strategies"
+    )
 
 
 def spec_strategies(spec: Spec) -> list[tuple[str, str]]:
     """Every (key, strategy) of an experiment spec's seats, as check_code takes them."""
-    return [(f"{seat_key(spec, i)}[{j}]", text) for i, arm in enumerate(spec.arms)
-            for j, text in enumerate(arm.strategies)]
+    return [
+        (f"{seat_key(spec, i)}[{j}]", text) for i, arm in enumerate(spec.arms) for j, text in enumerate(arm.strategies)
+    ]
 
 
 def _strategy(text: Any) -> str:
@@ -140,18 +151,26 @@ def _named(name: str) -> str:
     return name
 
 
-Strategy = Annotated[Any, AfterValidator(_strategy)]             # a strategy spec, stripped
+Strategy = Annotated[Any, AfterValidator(_strategy)]  # a strategy spec, stripped
 if TYPE_CHECKING:
-    StrategyPair = list[str]        # what the validator below yields: two strategy specs
+    StrategyPair = list[str]  # what the validator below yields: two strategy specs
 else:
-    StrategyPair = before(lambda v: v if isinstance(v, list) and len(v) == 2 else fail(
-        f'expected two strategies, one per seat, e.g. ["random", "random"], got {v!r}'), list[Strategy])
+    StrategyPair = before(
+        lambda v: (
+            v
+            if isinstance(v, list) and len(v) == 2
+            else fail(f'expected two strategies, one per seat, e.g. ["random", "random"], got {v!r}')
+        ),
+        list[Strategy],
+    )
 
 
 def seat_pair(strategies: StrategyPair) -> tuple[str, str]:
     """A checked StrategyPair as the (seat 0, seat 1) strategies."""
     first, second = strategies
     return first, second
+
+
 def run_name(what: str = "a short name of letters, digits, '.', '_' or '-'") -> Any:
     """A name that can be a folder's: letters, digits, '.', '_' or '-' (at most 64)."""
     return Annotated[nonblank(what), AfterValidator(_named)]
@@ -161,6 +180,7 @@ RunName = run_name()
 
 
 # -- the spec ---------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CardFile:
@@ -182,7 +202,7 @@ class Arm:
     cards: tuple[CardFile, ...]
     strategies: tuple[str, str]
     tier: bool = False
-    games: int = 0                 # games per matchup of a duel ([strength]); 0: the spec's games
+    games: int = 0  # games per matchup of a duel ([strength]); 0: the spec's games
 
     @property
     def duel(self) -> bool:
@@ -196,8 +216,8 @@ class Draft:
     protocols: tuple[str, ...] = ()
     trios: tuple[tuple[str, ...], ...] = ()
     samples: int = 0
-    policy: tuple[str, ...] = ()             # mode "draft": each seat's draft strategy (seat 0, seat 1)
-    tables: tuple[CardFile, ...] = ()        # the fitted draft tables they name, read when the spec is loaded
+    policy: tuple[str, ...] = ()  # mode "draft": each seat's draft strategy (seat 0, seat 1)
+    tables: tuple[CardFile, ...] = ()  # the fitted draft tables they name, read when the spec is loaded
 
 
 @dataclass(frozen=True)
@@ -209,7 +229,7 @@ class Spec:
     games: int
     turn_cap: int
     shard_games: int
-    events: bool | str | float     # true (all games), false (games only), "none" (summaries only), a fraction
+    events: bool | str | float  # true (all games), false (games only), "none" (summaries only), a fraction
     swap: bool
     draft: Draft
     arms: tuple[Arm, ...]
@@ -217,10 +237,10 @@ class Spec:
     output: str = "runs"
     source: str = ""
     overrides: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] | None = None       # [meta]: a metagame loop (protolab/experiment/meta/psro.py), else None
-    tune: dict[str, Any] | None = None       # [tune]: a balance search (protolab/experiment/tune/tune.py), else None
-    stop: dict[str, Any] | None = None       # [stop]: play until settled (protolab/experiment/run/stopping.py)
-    strength: dict[str, Any] | None = None   # [strength]: adjacent tiers head to head (strengthspec.py)
+    meta: dict[str, Any] | None = None  # [meta]: a metagame loop (protolab/experiment/meta/psro.py), else None
+    tune: dict[str, Any] | None = None  # [tune]: a balance search (protolab/experiment/tune/tune.py), else None
+    stop: dict[str, Any] | None = None  # [stop]: play until settled (protolab/experiment/run/stopping.py)
+    strength: dict[str, Any] | None = None  # [strength]: adjacent tiers head to head (strengthspec.py)
 
     def arm_games(self, arm: Arm) -> int:
         """Games per matchup of `arm`: a duel's own, else the spec's."""
@@ -251,15 +271,30 @@ class Spec:
         if self.strength:
             loop["strength"] = dict(self.strength)
         return {
-            **tiers, **loop, "format": SPEC_FORMAT, "name": self.name, "description": self.description,
+            **tiers,
+            **loop,
+            "format": SPEC_FORMAT,
+            "name": self.name,
+            "description": self.description,
             "seed": self.seed,
-            "games": self.games, "turn_cap": self.turn_cap, "shard_games": self.shard_games,
-            "events": self.events, "output": self.output,
+            "games": self.games,
+            "turn_cap": self.turn_cap,
+            "shard_games": self.shard_games,
+            "events": self.events,
+            "output": self.output,
             "seats": {"strategies": list(self.arms[0].strategies), "swap": self.swap},
             "draft": draft,
-            "arms": [{"name": a.name, "sets": list(a.sets), "strategies": list(a.strategies),
-                      "cards": [{"path": c.path, "sha256": c.sha256} for c in a.cards]} for a in self.arms],
-            "source": self.source, "overrides": dict(self.overrides),
+            "arms": [
+                {
+                    "name": a.name,
+                    "sets": list(a.sets),
+                    "strategies": list(a.strategies),
+                    "cards": [{"path": c.path, "sha256": c.sha256} for c in a.cards],
+                }
+                for a in self.arms
+            ],
+            "source": self.source,
+            "overrides": dict(self.overrides),
         }
 
     @functools.cached_property
@@ -273,6 +308,7 @@ class Spec:
 
 
 # -- finding spec files -----------------------------------------------------------------------------
+
 
 def examples_dir() -> Path:
     """datasets/experiments of the source tree, or of the installed `protolab_datasets` package."""
@@ -298,11 +334,11 @@ def find_spec(arg: str) -> Path:
     if shipped.is_file():
         return shipped
     known = ", ".join(sorted(x.stem for x in examples_dir().glob("*.toml")))
-    raise SpecError(f"{arg}: file not found; expected an experiment spec file or one of the shipped "
-                    f"examples ({known})")
+    raise SpecError(f"{arg}: file not found; expected an experiment spec file or one of the shipped examples ({known})")
 
 
 # -- loading ----------------------------------------------------------------------------------------
+
 
 def _unknown_key(p: Problem) -> str:
     return f"unknown key; expected one of: {', '.join(sorted(p.allowed))}"
@@ -314,7 +350,7 @@ class Checker:
 
     def __init__(self, source: str, within: str = ""):
         self.source = source
-        self.within = within           # the key the spec sits under in its file (run.json: "spec")
+        self.within = within  # the key the spec sits under in its file (run.json: "spec")
 
     def error(self, key: str, msg: str) -> SpecError:
         full = f"{self.within}.{key}" if self.within and key else key or self.within
@@ -356,14 +392,18 @@ def read_card_file(check: Checker, base: Path, raw: Any, key: str) -> CardFile:
     rel = check.string(raw, key, "the path of a protocol or variant file")
     p = Path(rel) if Path(rel).is_absolute() else base / rel
     if not p.exists():
-        raise check.error(key, f"cannot read {rel!r} ({p}): no such file; expected a protocol or variant "
-                               "file (docs/cards.md), relative to the spec's folder")
+        raise check.error(
+            key,
+            f"cannot read {rel!r} ({p}): no such file; expected a protocol or variant "
+            "file (docs/cards.md), relative to the spec's folder",
+        )
     found = read_beside(check, base, rel, key, "a readable UTF-8 protocol or variant file (docs/cards.md)")
     try:
         parse_toml(found.text)
     except tomllib.TOMLDecodeError as e:
-        raise check.error(key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file "
-                               "(docs/cards.md)") from None
+        raise check.error(
+            key, f"{rel!r} ({p}) is not valid TOML ({e}); expected a protocol or variant file (docs/cards.md)"
+        ) from None
     return found
 
 
@@ -393,15 +433,18 @@ def read_spec_file(arg: str | Path) -> tuple[dict[str, Any], str, Path]:
         raise SpecError(str(e).replace(str(path), source, 1)) from None
     found = find_control_char(raw)
     if found:
-        raise SpecError(f"{source}: key '{found[0]}': contains the control character {describe_char(found[1])}; "
-                        "expected printable text")
+        raise SpecError(
+            f"{source}: key '{found[0]}': contains the control character {describe_char(found[1])}; "
+            "expected printable text"
+        )
     return raw, source, path.resolve().parent
 
 
 class PoolTable(Checked):
-    sets: Annotated[texts("set names"), AfterValidator(
-        lambda v: v or fail('expected at least one set, e.g. ["Main 1", "Aux 1"]'))] = list(DEFAULT_SETS)
-    cards: Any = []                          # card files: read by _card_reader
+    sets: Annotated[
+        texts("set names"), AfterValidator(lambda v: v or fail('expected at least one set, e.g. ["Main 1", "Aux 1"]'))
+    ] = list(DEFAULT_SETS)
+    cards: Any = []  # card files: read by _card_reader
 
 
 class SeatsTable(Checked):
@@ -415,14 +458,17 @@ class RunFile(Checked):
 
     name: Annotated[RunName, Field(description='a short run name, e.g. name = "demo"')]
     description: check(lambda v: isinstance(v, str), "a string") = ""
-    seed: Annotated[integer(0, 2**63 - 1, "the master seed"),
-                    Field(description="the master seed, a whole number, e.g. seed = 1")]
-    games: Annotated[integer(1, MAX_GAMES, "the number of games per matchup"),
-                     Field(description="the number of games per matchup, e.g. games = 10000")]
+    seed: Annotated[
+        integer(0, 2**63 - 1, "the master seed"), Field(description="the master seed, a whole number, e.g. seed = 1")
+    ]
+    games: Annotated[
+        integer(1, MAX_GAMES, "the number of games per matchup"),
+        Field(description="the number of games per matchup, e.g. games = 10000"),
+    ]
     turn_cap: integer(1, 10_000, "the turn cap") = 200
     output: nonblank("an output folder") = "runs"
-    shard_games: Any = None                  # its default depends on [stop]: parse_spec
-    events: Any = True                       # parse_events
+    shard_games: Any = None  # its default depends on [stop]: parse_spec
+    events: Any = True  # parse_events
     pool: PoolTable = PoolTable()
     seats: SeatsTable = SeatsTable()
     draft: Any = None
@@ -467,8 +513,10 @@ def _games(games: int | None, n_games: int, overrides: dict[str, Any]) -> int:
     if games is None:
         return n_games
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-        raise SpecError(f"--games: expected a whole number of games per matchup, at least 1 and at most "
-                        f"{MAX_GAMES:,}; got {games!r}")
+        raise SpecError(
+            f"--games: expected a whole number of games per matchup, at least 1 and at most "
+            f"{MAX_GAMES:,}; got {games!r}"
+        )
     overrides["games"] = games
     return games
 
@@ -489,7 +537,7 @@ class ArmTable(Strict):
 
     name: Annotated[run_name("an arm name"), Field(description='a short arm name, e.g. name = "official"')]
     sets: texts("set names") | None = None
-    cards: Any = []                          # card files: read by _card_reader
+    cards: Any = []  # card files: read by _card_reader
     strategies: StrategyPair | None = None
 
 
@@ -523,8 +571,10 @@ def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> C
         else:
             raise c.error(key, f"the run's copy of {x!r} is missing (expected it in inputs/)")
         if want is not None and want != found.sha256:
-            raise c.error(key.removesuffix(".path") + ".sha256",
-                          f"{found.path!r} has checksum {found.sha256}, not {want}: not the file recorded")
+            raise c.error(
+                key.removesuffix(".path") + ".sha256",
+                f"{found.path!r} has checksum {found.sha256}, not {want}: not the file recorded",
+            )
         return found
 
     def cards(lst: Any, key: str) -> tuple[CardFile, ...]:
@@ -537,15 +587,20 @@ def _card_reader(c: Checker, base: Path, card_texts: dict[str, str] | None) -> C
 
 def _check_swap(c: Checker, swap: bool, n_games: int, shard_games: int, overrides: dict[str, Any]) -> None:
     if swap and n_games % 2:
-        msg = (f"expected an even number when seats.swap = true (the two games of a pair share a seed), "
-               f"got {n_games}")
+        msg = f"expected an even number when seats.swap = true (the two games of a pair share a seed), got {n_games}"
         raise SpecError(f"--games: {msg}") if "games" in overrides else c.error("games", msg)
     if swap and shard_games % 2:
         raise c.error("shard_games", f"expected an even number when seats.swap = true, got {shard_games}")
 
 
-def _parse_arm_list(c: Checker, arms_raw: Any, sets: tuple[str, ...], base_cards: tuple[CardFile, ...],
-                    strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
+def _parse_arm_list(
+    c: Checker,
+    arms_raw: Any,
+    sets: tuple[str, ...],
+    base_cards: tuple[CardFile, ...],
+    strategies: tuple[str, str],
+    cards: CardsFn,
+) -> tuple[Arm, ...]:
     if not isinstance(arms_raw, list) or not arms_raw:
         raise c.error("arms", "expected one or more [[arms]] tables")
     if len(arms_raw) > MAX_ARMS:
@@ -556,23 +611,37 @@ def _parse_arm_list(c: Checker, arms_raw: Any, sets: tuple[str, ...], base_cards
         t = c.model(a, key, ArmTable)
         if any(x.name == t.name for x in arms):
             raise c.error(f"{key}.name", f"expected a name not used by another arm, got {t.name!r} twice")
-        arms.append(Arm(t.name, sets if t.sets is None else tuple(t.sets), base_cards + cards(t.cards, f"{key}.cards"),
-                        strategies if t.strategies is None else seat_pair(t.strategies)))
+        arms.append(
+            Arm(
+                t.name,
+                sets if t.sets is None else tuple(t.sets),
+                base_cards + cards(t.cards, f"{key}.cards"),
+                strategies if t.strategies is None else seat_pair(t.strategies),
+            )
+        )
     return tuple(arms)
 
 
-def _parse_arms(c: Checker, raw: dict[str, Any], seats: dict[str, Any], sets: tuple[str, ...],
-                base_cards: tuple[CardFile, ...], strategies: tuple[str, str], cards: CardsFn) -> tuple[Arm, ...]:
+def _parse_arms(
+    c: Checker,
+    raw: dict[str, Any],
+    seats: dict[str, Any],
+    sets: tuple[str, ...],
+    base_cards: tuple[CardFile, ...],
+    strategies: tuple[str, str],
+    cards: CardsFn,
+) -> tuple[Arm, ...]:
     """The spec's arms: its tiers, its [[arms]], or one arm of the pool and seats."""
     arms_raw = raw.get("arms")
     if "tiers" in raw and "format" in raw:
         if "strength" in raw and isinstance(arms_raw, list) and isinstance(raw["tiers"], list):
-            arms_raw = arms_raw[:len(raw["tiers"])]       # the duels after them are made again from the tiers
+            arms_raw = arms_raw[: len(raw["tiers"])]  # the duels after them are made again from the tiers
         return _stored_tiers(c, raw["tiers"], _parse_arm_list(c, arms_raw, sets, base_cards, strategies, cards))
     if "tiers" in raw:
         if arms_raw is not None:
-            raise c.error("tiers", "expected either [[arms]] (pools that differ) or tiers (strategies that differ), "
-                                   "not both")
+            raise c.error(
+                "tiers", "expected either [[arms]] (pools that differ) or tiers (strategies that differ), not both"
+            )
         if "strategies" in seats:
             raise c.error("seats.strategies", "not used with tiers: each tier names its strategies; remove it")
         return _parse_tiers(c, raw["tiers"], sets, base_cards)
@@ -593,8 +662,14 @@ def _stored_tiers(c: Checker, raw: Any, arms: tuple[Arm, ...]) -> tuple[Arm, ...
     return tuple(dataclasses.replace(a, tier=True) for a in arms)
 
 
-def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None = None,
-               card_texts: dict[str, str] | None = None, within: str = "") -> Spec:
+def parse_spec(
+    raw: dict[str, Any],
+    source: str,
+    base: Path,
+    games: int | None = None,
+    card_texts: dict[str, str] | None = None,
+    within: str = "",
+) -> Spec:
     """Validate the TOML tables of a spec, or its stored form (Spec.to_dict, marked by `format`),
     which must read back as it is. `card_texts` (path -> contents) replaces reading the card files
     from disk: `--resume` parses run.json's spec (`within` "spec") with the run's inputs/."""
@@ -606,8 +681,13 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     f = c.model(raw, "", StoredRunFile if "format" in raw else RunFile)
     origin, overrides = _stored(f, raw, source)
     n_games = _games(games, f.games, overrides)
-    shard_games = c.integer(raw.get("shard_games", _default_shard_games(raw)), "shard_games", 2, MAX_SHARD_GAMES,
-                            "the number of games per shard")
+    shard_games = c.integer(
+        raw.get("shard_games", _default_shard_games(raw)),
+        "shard_games",
+        2,
+        MAX_SHARD_GAMES,
+        "the number of games per shard",
+    )
     events = parse_events(c, raw.get("events", True))
     cards = _card_reader(c, base, card_texts)
     base_cards = cards(f.pool.cards, "pool.cards")
@@ -619,17 +699,33 @@ def parse_spec(raw: dict[str, Any], source: str, base: Path, games: int | None =
     draft = _parse_draft(c, raw.get("draft", {"mode": "random"}), base, card_texts, "format" in raw)
     arms = _parse_arms(c, raw, seats, sets, base_cards, strategies, cards)
     strength = None
-    if "strength" in raw:                    # adjacent tiers head to head: one more arm per pair
+    if "strength" in raw:  # adjacent tiers head to head: one more arm per pair
         strength, duels = parse_strength(c, raw["strength"], arms, draft.mode, swap, MAX_GAMES)
         arms += duels
-    meta = parse_meta(c, raw["meta"], draft, len(arms)) if "meta" in raw else None   # a metagame loop
+    meta = parse_meta(c, raw["meta"], draft, len(arms)) if "meta" in raw else None  # a metagame loop
     tune = parse_tune(c, raw["tune"], draft.mode, len(arms)) if "tune" in raw else None
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
     stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
-    spec = Spec(name=f.name, seed=f.seed, games=n_games, turn_cap=f.turn_cap, shard_games=shard_games, events=events,
-                swap=swap, draft=draft, arms=arms, description=f.description.strip(), output=f.output,
-                source=origin, overrides=overrides, meta=meta, tune=tune, stop=stop, strength=strength)
+    spec = Spec(
+        name=f.name,
+        seed=f.seed,
+        games=n_games,
+        turn_cap=f.turn_cap,
+        shard_games=shard_games,
+        events=events,
+        swap=swap,
+        draft=draft,
+        arms=arms,
+        description=f.description.strip(),
+        output=f.output,
+        source=origin,
+        overrides=overrides,
+        meta=meta,
+        tune=tune,
+        stop=stop,
+        strength=strength,
+    )
     if "format" in raw:
         _check_reads_back(c, spec.to_dict(), raw)
     return spec
@@ -660,8 +756,9 @@ def _default_shard_games(raw: dict[str, Any]) -> int:
     return DEFAULT_SHARD_GAMES
 
 
-def _parse_stop(c: Checker, raw: dict[str, Any], mode: str, arms: tuple[Arm, ...], games: int,
-                swap: bool) -> dict[str, Any] | None:
+def _parse_stop(
+    c: Checker, raw: dict[str, Any], mode: str, arms: tuple[Arm, ...], games: int, swap: bool
+) -> dict[str, Any] | None:
     if "stop" not in raw:
         return None
     if "meta" in raw or "tune" in raw:
@@ -684,7 +781,7 @@ def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
     if t.strategy is not None:
         pair = (t.strategy, t.strategy)
     else:
-        assert t.strategies is not None       # one of the two (TierTable._one_of_them)
+        assert t.strategies is not None  # one of the two (TierTable._one_of_them)
         pair = seat_pair(t.strategies)
     return t.name or tier_name(pair[0]), pair
 
@@ -692,19 +789,26 @@ def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:
 def _parse_tiers(c: Checker, raw: Any, sets: tuple[str, ...], cards: tuple[CardFile, ...]) -> tuple[Arm, ...]:
     """`tiers`: the same pool, seeds and drafts played by each tier's strategies (one arm per tier)."""
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_ARMS:
-        raise c.error("tiers", f'expected a list of 2 to {MAX_ARMS} tiers, e.g. tiers = ["greedy", "search"] or '
-                               f"[[tiers]] tables, got {raw!r}")
+        raise c.error(
+            "tiers",
+            f'expected a list of 2 to {MAX_ARMS} tiers, e.g. tiers = ["greedy", "search"] or '
+            f"[[tiers]] tables, got {raw!r}",
+        )
     out: list[Arm] = []
     for i, item in enumerate(raw):
         name, pair = _parse_tier(c, item, f"tiers[{i}]")
         if any(a.name == name for a in out):
-            raise c.error(f"tiers[{i}]", f"expected a tier name not used by another tier, got {name!r} twice "
-                                         "(give it a name: [[tiers]] name = ...)")
+            raise c.error(
+                f"tiers[{i}]",
+                f"expected a tier name not used by another tier, got {name!r} twice "
+                "(give it a name: [[tiers]] name = ...)",
+            )
         out.append(Arm(name, sets, cards, pair, tier=True))
     return tuple(out)
 
 
 # -- the [draft] table: one model per mode ---------------------------------------------------------
+
 
 def _trio_shape(raw: Any) -> Any:
     raw = [x.strip() for x in raw.split(",")] if isinstance(raw, str) else raw
@@ -734,8 +838,10 @@ def _six_different(pair: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
 
 
 # an item type built at runtime (Annotated), which mypy cannot read as a type
-Trio = Annotated[before(_trio_shape, list[nonblank("a protocol name")]),  # type: ignore[misc]
-                 AfterValidator(_three_different)]
+Trio = Annotated[
+    before(_trio_shape, list[nonblank("a protocol name")]),  # type: ignore[misc]
+    AfterValidator(_three_different),
+]
 Matchup = Annotated[before(_matchup, list[Trio]), AfterValidator(_six_different)]
 Protocols = texts("protocol names")
 
@@ -746,27 +852,51 @@ class RandomDraft(Strict):
 
 class PolicyDraft(Strict):
     mode: str
-    policy: Any = "random"                 # a draft strategy or two: _parse_policy reads their tables
+    policy: Any = "random"  # a draft strategy or two: _parse_policy reads their tables
 
 
 class StoredPolicyDraft(PolicyDraft):
-    tables: Any = None                     # the stored form's fitted tables: checked when read back
+    tables: Any = None  # the stored form's fitted tables: checked when read back
 
 
 class FixedDraft(Strict):
     mode: str
-    matchups: Annotated[before(lambda v: v if isinstance(v, list) and v else fail(
-        'expected a list of matchups, each two trios: [["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]'),
-        list[Matchup]), Field(description='a list of matchups, each two trios: [["Fire", "Water", "Death"], '
-                                          '["Hate", "Light", "Life"]]')]
+    matchups: Annotated[
+        before(
+            lambda v: (
+                v
+                if isinstance(v, list) and v
+                else fail(
+                    "expected a list of matchups, each two trios: "
+                    '[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]'
+                )
+            ),
+            list[Matchup],
+        ),
+        Field(
+            description='a list of matchups, each two trios: [["Fire", "Water", "Death"], ["Hate", "Light", "Life"]]'
+        ),
+    ]
 
 
 class RoundRobinDraft(Strict):
     mode: str
-    protocols: Annotated[Protocols, AfterValidator(lambda v: v if len({p.lower() for p in v}) >= 6 else fail(
-        f"expected at least six different protocols, got {v}"))] = []
-    trios: before(lambda v: v if isinstance(v, list) and 2 <= len(v) <= MAX_TRIOS else fail(
-        f"expected a list of 2 to {MAX_TRIOS:,} trios"), list[Trio]) = []
+    protocols: Annotated[
+        Protocols,
+        AfterValidator(
+            lambda v: (
+                v if len({p.lower() for p in v}) >= 6 else fail(f"expected at least six different protocols, got {v}")
+            )
+        ),
+    ] = []
+    trios: before(
+        lambda v: (
+            v
+            if isinstance(v, list) and 2 <= len(v) <= MAX_TRIOS
+            else fail(f"expected a list of 2 to {MAX_TRIOS:,} trios")
+        ),
+        list[Trio],
+    ) = []
 
     @model_validator(mode="after")
     def _one_source(self) -> RoundRobinDraft:
@@ -776,30 +906,50 @@ class RoundRobinDraft(Strict):
 
 
 class SampledDraft(RoundRobinDraft):
-    samples: Annotated[integer(1, MAX_MATCHUPS, "the number of matchups to sample"),
-                       Field(description="the number of matchups to sample, e.g. samples = 500")]
+    samples: Annotated[
+        integer(1, MAX_MATCHUPS, "the number of matchups to sample"),
+        Field(description="the number of matchups to sample, e.g. samples = 500"),
+    ]
 
 
 class HoldingDraft(Strict):
     mode: str
-    protocols: Annotated[Protocols, AfterValidator(lambda v: v if v and len({p.lower() for p in v}) == len(v) else fail(
-        f"expected one or more different protocols, got {v}")), Field(
-        description='the protocols seat 0 holds, e.g. protocols = ["Fire"]')]
-    samples: Annotated[integer(1, MAX_MATCHUPS, "the number of matchups per protocol"),
-                       Field(description="the number of matchups per protocol, e.g. samples = 500")]
+    protocols: Annotated[
+        Protocols,
+        AfterValidator(
+            lambda v: (
+                v
+                if v and len({p.lower() for p in v}) == len(v)
+                else fail(f"expected one or more different protocols, got {v}")
+            )
+        ),
+        Field(description='the protocols seat 0 holds, e.g. protocols = ["Fire"]'),
+    ]
+    samples: Annotated[
+        integer(1, MAX_MATCHUPS, "the number of matchups per protocol"),
+        Field(description="the number of matchups per protocol, e.g. samples = 500"),
+    ]
 
     @model_validator(mode="after")
     def _not_too_many(self) -> HoldingDraft:
         n = self.samples * len(self.protocols)
         if n > MAX_MATCHUPS:
-            fail(f"expected at most {MAX_MATCHUPS:,} matchups in all; {self.samples:,} for each of "
-                 f"{len(self.protocols)} protocols make {n:,}", "samples")
+            fail(
+                f"expected at most {MAX_MATCHUPS:,} matchups in all; {self.samples:,} for each of "
+                f"{len(self.protocols)} protocols make {n:,}",
+                "samples",
+            )
         return self
 
 
-DRAFT_TABLES: dict[str, type[Strict]] = {"random": RandomDraft, "draft": PolicyDraft, "fixed": FixedDraft,
-                                         "round_robin": RoundRobinDraft, "sampled": SampledDraft,
-                                         "holding": HoldingDraft}
+DRAFT_TABLES: dict[str, type[Strict]] = {
+    "random": RandomDraft,
+    "draft": PolicyDraft,
+    "fixed": FixedDraft,
+    "round_robin": RoundRobinDraft,
+    "sampled": SampledDraft,
+    "holding": HoldingDraft,
+}
 
 
 def _not_this_mode(mode: str) -> Callable[[Problem], str]:
@@ -813,8 +963,9 @@ def _not_this_mode(mode: str) -> Callable[[Problem], str]:
     return say
 
 
-def _parse_draft(c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None,
-                 stored: bool = False) -> Draft:
+def _parse_draft(
+    c: Checker, raw: Any, base: Path = Path("."), card_texts: dict[str, str] | None = None, stored: bool = False
+) -> Draft:
     """`draft`; in the stored form mode "draft" also lists the `tables` its policies read (checked
     against them when the whole spec is read back)."""
     if not isinstance(raw, dict):
@@ -846,8 +997,9 @@ def parse_events(c: Checker, raw: Any) -> bool | str | float:
         return True if raw.strip().lower() == "all" else "none"
     if isinstance(raw, int | float) and 0 <= raw <= 1:
         return True if raw == 1 else "none" if raw == 0 else float(raw)
-    raise c.error("events", 'expected true, false, "all", "none" or a fraction between 0 and 1 (e.g. 0.1), '
-                  f"got {raw!r}")
+    raise c.error(
+        "events", f'expected true, false, "all", "none" or a fraction between 0 and 1 (e.g. 0.1), got {raw!r}'
+    )
 
 
 def _parse_policy(c: Checker, raw: dict[str, Any], base: Path, card_texts: dict[str, str] | None) -> Draft:
@@ -859,8 +1011,9 @@ def _parse_policy(c: Checker, raw: dict[str, Any], base: Path, card_texts: dict[
     if isinstance(pol, str):
         pol = [pol, pol]
     if not isinstance(pol, list) or len(pol) != 2:
-        raise c.error("draft.policy", "expected a draft strategy or two (seat 0, seat 1), e.g. "
-                                      f'"fitted:FILE", got {pol!r}')
+        raise c.error(
+            "draft.policy", f'expected a draft strategy or two (seat 0, seat 1), e.g. "fitted:FILE", got {pol!r}'
+        )
     policy, tables = [], {}
     for i, text in enumerate(pol):
         key = f"draft.policy[{i}]" if not isinstance(raw.get("policy"), str) else "draft.policy"
@@ -882,20 +1035,26 @@ def _parse_policy(c: Checker, raw: dict[str, Any], base: Path, card_texts: dict[
                 text_ = card_texts[path]
                 tables[path] = CardFile(path, text_, hashlib.sha256(text_.encode()).hexdigest())
             else:
-                tables[path] = read_beside(c, base, path, key, "a fitted draft table (docs/strategies.md), "
-                                           "relative to the spec's folder", what="the draft table ")
+                tables[path] = read_beside(
+                    c,
+                    base,
+                    path,
+                    key,
+                    "a fitted draft table (docs/strategies.md), relative to the spec's folder",
+                    what="the draft table ",
+                )
         policy.append(text)
     return Draft("draft", policy=tuple(policy), tables=tuple(tables.values()))
-
-
 
 
 def check_matchups(spec: Spec, count: int) -> None:
     """Refuse a draft with more than MAX_MATCHUPS matchups (`count` may be an upper bound), before
     they are listed."""
     if count > MAX_MATCHUPS:
-        raise SpecError(f"{spec.source}: key 'draft': up to {count:,} matchups; expected at most {MAX_MATCHUPS:,} "
-                        "(fewer protocols or trios, or mode = \"sampled\")")
+        raise SpecError(
+            f"{spec.source}: key 'draft': up to {count:,} matchups; expected at most {MAX_MATCHUPS:,} "
+            '(fewer protocols or trios, or mode = "sampled")'
+        )
 
 
 def check_size(spec: Spec, matchups: int, shard_games: int) -> None:
@@ -907,52 +1066,76 @@ def check_size(spec: Spec, matchups: int, shard_games: int) -> None:
     if total > MAX_TOTAL_GAMES:
         duels = [a for a in spec.arms if a.duel]
         pairs = f" + {len(duels)} head-to-head pairs x {duels[0].games:,}" if duels else ""
-        raise SpecError(f"{spec.source}: key '{key}': {spec.games:,} games per matchup x {max(1, matchups):,} "
-                        f"matchups x {len(spec.arms) - len(duels)} arms{pairs} = {total:,} games; expected at most "
-                        f"{MAX_TOTAL_GAMES:,} games in one run")
+        raise SpecError(
+            f"{spec.source}: key '{key}': {spec.games:,} games per matchup x {max(1, matchups):,} "
+            f"matchups x {len(spec.arms) - len(duels)} arms{pairs} = {total:,} games; expected at most "
+            f"{MAX_TOTAL_GAMES:,} games in one run"
+        )
     shards = sum(-(-n // shard_games) for n in sizes)
     if shards > MAX_SHARDS:
-        raise SpecError(f"{spec.source}: key '{key}': {total:,} games in shards of {shard_games:,} make "
-                        f"{shards:,} shards; expected at most {MAX_SHARDS:,} (fewer games, or larger shards: "
-                        "shard_games, docs/experiments.md)")
+        raise SpecError(
+            f"{spec.source}: key '{key}': {total:,} games in shards of {shard_games:,} make "
+            f"{shards:,} shards; expected at most {MAX_SHARDS:,} (fewer games, or larger shards: "
+            "shard_games, docs/experiments.md)"
+        )
 
 
 # -- the [meta] table (the metagame loop, psro.py) ------------------------------------------------
 
 META_KEYS = {"mode", "iterations", "responses", "epsilon", "tolerance", "start", "prior_games"}
-META_DEFAULTS: dict[str, Any] = {"mode": "psro", "iterations": 6, "responses": 2, "epsilon": 0.01, "tolerance": 0.02,
-                            "start": 6, "prior_games": 10.0}
+META_DEFAULTS: dict[str, Any] = {
+    "mode": "psro",
+    "iterations": 6,
+    "responses": 2,
+    "epsilon": 0.01,
+    "tolerance": 0.02,
+    "start": 6,
+    "prior_games": 10.0,
+}
 MAX_ITERATIONS = 50
 
 
 class MetaTable(Checked):
     """`[meta]`: each key with the values it takes; its default is META_DEFAULTS'."""
 
-    mode: Annotated[Any, AfterValidator(lambda v: v if v == "psro" else fail(
-        f'expected "psro" (the metagame loop), got {v!r}'))] = "psro"
+    mode: Annotated[
+        Any, AfterValidator(lambda v: v if v == "psro" else fail(f'expected "psro" (the metagame loop), got {v!r}'))
+    ] = "psro"
     iterations: integer(1, MAX_ITERATIONS, "the most runs the loop plays") = META_DEFAULTS["iterations"]
     responses: integer(1, 20, "best-response trios added per iteration") = META_DEFAULTS["responses"]
     epsilon: number(0, 0.5, "the gain (win rate - 50%) a best response needs to be added") = META_DEFAULTS["epsilon"]
-    tolerance: number(0, 1, "the total-variation change below which the equilibrium has stopped moving") \
-        = META_DEFAULTS["tolerance"]
-    start: Any = None                        # the number of start trios, unless draft.trios: parse_meta
-    prior_games: number(0, 1e6, "pseudo-games shrinking observed rates toward the model") \
-        = META_DEFAULTS["prior_games"]
+    tolerance: number(0, 1, "the total-variation change below which the equilibrium has stopped moving") = (
+        META_DEFAULTS["tolerance"]
+    )
+    start: Any = None  # the number of start trios, unless draft.trios: parse_meta
+    prior_games: number(0, 1e6, "pseudo-games shrinking observed rates toward the model") = META_DEFAULTS["prior_games"]
 
 
 def parse_meta(c: Checker, raw: Any, draft: Draft, arms: int) -> dict[str, Any]:
     """Validate `[meta]` (called by spec.parse_spec with its checker, so errors name file and key)."""
     t = c.model(raw, "meta", MetaTable)
     if draft.mode != "round_robin":
-        raise c.error("draft.mode", f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
-                                    f'the pool; draft.trios: the start population), got {draft.mode!r}')
+        raise c.error(
+            "draft.mode",
+            f'expected "round_robin" with [meta] (the candidate trios: draft.protocols or '
+            f"the pool; draft.trios: the start population), got {draft.mode!r}",
+        )
     if arms != 1:
-        raise c.error("meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of "
-                              "strategies")
+        raise c.error(
+            "meta", "expected a spec without [[arms]] or tiers: the loop plays one pool and one pair of strategies"
+        )
     out = {k: getattr(t, k) for k in META_DEFAULTS}
     if t.start is not None and draft.trios and t.start != len(draft.trios):
-        raise c.error("meta.start", "expected either meta.start (random start trios) or draft.trios, not both "
-                                    f"(with draft.trios the start is their number, {len(draft.trios)})")
-    out["start"] = len(draft.trios) if draft.trios else c.integer(
-        META_DEFAULTS["start"] if t.start is None else t.start, "meta.start", 2, 200, "the number of start trios")
+        raise c.error(
+            "meta.start",
+            "expected either meta.start (random start trios) or draft.trios, not both "
+            f"(with draft.trios the start is their number, {len(draft.trios)})",
+        )
+    out["start"] = (
+        len(draft.trios)
+        if draft.trios
+        else c.integer(
+            META_DEFAULTS["start"] if t.start is None else t.start, "meta.start", 2, 200, "the number of start trios"
+        )
+    )
     return out

@@ -20,34 +20,49 @@ from sim.schema import Strict
 class StrengthTable(Strict):
     """`[strength]`: the games of each duel (at most the spec's games per matchup: checked in parse_strength)."""
 
-    games: Annotated[Any, Field(description="the games each pair of adjacent tiers plays head to head, an even "
-                                            "number, e.g. games = 400")]
+    games: Annotated[
+        Any,
+        Field(description="the games each pair of adjacent tiers plays head to head, an even number, e.g. games = 400"),
+    ]
 
 
-def parse_strength(c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bool,
-                   max_games: int) -> tuple[dict[str, Any], tuple[Any, ...]]:
+def parse_strength(
+    c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bool, max_games: int
+) -> tuple[dict[str, Any], tuple[Any, ...]]:
     """Validate `[strength]` (called by spec.parse_spec with its checker, `arms` its tiers: spec.Arm,
     not imported here, as spec.py imports this module); returns the stored table and the duel arms,
     one per pair of adjacent tiers, each the upper tier's arm with its own name, strategies and games."""
     t = c.model(raw, "strength", StrengthTable)
     tiers = [a for a in arms if a.tier]
     if not tiers:
-        raise c.error("strength", "expected a tier study (tiers = [...]): [strength] plays each pair of adjacent "
-                                  "tiers head to head")
+        raise c.error(
+            "strength",
+            "expected a tier study (tiers = [...]): [strength] plays each pair of adjacent tiers head to head",
+        )
     games = c.integer(t.games, "strength.games", 2, max_games, "the games each pair of adjacent tiers plays")
     if games % 2:
         raise c.error("strength.games", f"expected an even number (the seats swap on paired seeds), got {games}")
     if not swap:
-        raise c.error("seats.swap", "expected true with [strength]: each pair of tiers plays both seats of every "
-                                    "seed")
+        raise c.error("seats.swap", "expected true with [strength]: each pair of tiers plays both seats of every seed")
     if draft_mode != "random":
-        raise c.error("draft.mode", f'expected "random" with [strength] (the pairs play random drafts), '
-                                    f"got {draft_mode!r}")
+        raise c.error(
+            "draft.mode", f'expected "random" with [strength] (the pairs play random drafts), got {draft_mode!r}'
+        )
     for i, a in enumerate(tiers):
         if a.strategies[0] != a.strategies[1]:
-            raise c.error(f"tiers[{i}]", "expected one strategy on both seats with [strength] (a head-to-head game "
-                                         f"plays one tier's strategy against another's), got {list(a.strategies)}")
-    duels = tuple(dataclasses.replace(upper, name=duel_name(upper.name, lower.name), tier=False, games=games,
-                                      strategies=(upper.strategies[0], lower.strategies[0]))
-                  for lower, upper in zip(tiers, tiers[1:], strict=False))
+            raise c.error(
+                f"tiers[{i}]",
+                "expected one strategy on both seats with [strength] (a head-to-head game "
+                f"plays one tier's strategy against another's), got {list(a.strategies)}",
+            )
+    duels = tuple(
+        dataclasses.replace(
+            upper,
+            name=duel_name(upper.name, lower.name),
+            tier=False,
+            games=games,
+            strategies=(upper.strategies[0], lower.strategies[0]),
+        )
+        for lower, upper in zip(tiers, tiers[1:], strict=False)
+    )
     return {"games": games}, duels

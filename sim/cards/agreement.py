@@ -31,13 +31,13 @@ class BoxCheck:
     box: str
     text: str
     encoding: dict[str, Any]
-    read: dict[str, Any] | None      # what the text reads to (None: it does not read)
-    error: str                       # why it does not read, or ""
-    agree: bool                      # read to exactly the encoding
-    same_play: bool                  # read to an encoding that plays the same
-    written: str                     # the encoding written back to text
-    round_trip: bool                 # the written text reads to an encoding that plays the same
-    same_text: bool                  # the written text is the printed text (case and spacing aside)
+    read: dict[str, Any] | None  # what the text reads to (None: it does not read)
+    error: str  # why it does not read, or ""
+    agree: bool  # read to exactly the encoding
+    same_play: bool  # read to an encoding that plays the same
+    written: str  # the encoding written back to text
+    round_trip: bool  # the written text reads to an encoding that plays the same
+    same_text: bool  # the written text is the printed text (case and spacing aside)
 
     @property
     def verdict(self) -> str:
@@ -84,8 +84,9 @@ def _in_play(compiled: Any) -> Any:
     return rec, out
 
 
-def same_records(card: CardSpec, box_name: str, a: dict[str, Any], b: dict[str, Any] | None,
-                 play_only: bool = False) -> bool:
+def same_records(
+    card: CardSpec, box_name: str, a: dict[str, Any], b: dict[str, Any] | None, play_only: bool = False
+) -> bool:
     """Do encodings a and b of the box compile alike (in play only: alike where the engine reads)?"""
     if b is None:
         return False
@@ -107,10 +108,19 @@ def check_box(card: CardSpec, box_name: str) -> BoxCheck:
         back = reader.read_box(written, card.protocol)
     except (writer.WriteError, reader.ReadError) as e:
         written, back = f"(cannot write: {e})", None
-    return BoxCheck(card.name, box_name, box.text, enc, read, error, same_records(card, box_name, enc, read),
-                    same_records(card, box_name, enc, read, True), written,
-                    same_records(card, box_name, enc, back, True),
-                    reader.normal_text(written) == reader.normal_text(box.text))
+    return BoxCheck(
+        card.name,
+        box_name,
+        box.text,
+        enc,
+        read,
+        error,
+        same_records(card, box_name, enc, read),
+        same_records(card, box_name, enc, read, True),
+        written,
+        same_records(card, box_name, enc, back, True),
+        reader.normal_text(written) == reader.normal_text(box.text),
+    )
 
 
 def check_cards(cards: list[CardSpec]) -> list[BoxCheck]:

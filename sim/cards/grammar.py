@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 PROTOCOL_WORD = "this-protocol"
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[.,:]")
-UNREAD_CHARS = re.compile(r"[^a-z0-9'\-.,:\s]")    # any other character is refused, never skipped
+UNREAD_CHARS = re.compile(r"[^a-z0-9'\-.,:\s]")  # any other character is refused, never skipped
 # Word pairs read as one word (", then" -> ",then"; "from each" -> "from+each"), so that one word
 # of look-ahead tells a new clause from the end of the last one ("Flip that card, ignoring ...").
 JOINED = {",": ("then", "and", "ignoring", "even"), "from": ("each",)}
@@ -171,19 +171,29 @@ def _alternatives(name: str, bodies: list[str]) -> str:
 
 def grammar() -> str:
     """The whole grammar: the shared parts above plus rules generated from the phrasing tables."""
-    parts = [_STRUCTURE, _SLOTS,
-             _alternatives("field_verb", [f'"{w}"' for w in FIELD_VERBS]),
-             *sorted({f"number_{t}: NUMBER\n" for p in ph.PHRASES for t in template_tokens(p.words) if t.isdigit()}
-                     | {f"number_{t}: NUMBER\n" for ws in ph.HAND_COUNTS.values() for w in ws
-                        for t in template_tokens(w) if t.isdigit()}),
-             _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
-             _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
-             _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
-             _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
-             _alternatives("after_phrase", [_rule_body(w) for w in ph.AFTER_WORDS.values()]),
-             _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
-             _alternatives("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
-             _alternatives("amount_expr", [_rule_body(w) for ws in ph.AMOUNT_WORDS.values() for w in ws])]
+    parts = [
+        _STRUCTURE,
+        _SLOTS,
+        _alternatives("field_verb", [f'"{w}"' for w in FIELD_VERBS]),
+        *sorted(
+            {f"number_{t}: NUMBER\n" for p in ph.PHRASES for t in template_tokens(p.words) if t.isdigit()}
+            | {
+                f"number_{t}: NUMBER\n"
+                for ws in ph.HAND_COUNTS.values()
+                for w in ws
+                for t in template_tokens(w)
+                if t.isdigit()
+            }
+        ),
+        _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
+        _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
+        _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
+        _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
+        _alternatives("after_phrase", [_rule_body(w) for w in ph.AFTER_WORDS.values()]),
+        _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
+        _alternatives("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
+        _alternatives("amount_expr", [_rule_body(w) for ws in ph.AMOUNT_WORDS.values() for w in ws]),
+    ]
     return "\n".join(parts)
 
 

@@ -23,14 +23,14 @@ KINDS: dict[str, str] = {
     "value": "the card's value, kept within the value range",
     "count": "a verb's number (draw 2, delete 1, ...), kept at 1 or more",
     "amount": "a passive's number (+1 to this line's value, ...), never 0 and never changing sign",
-    "may": "whether a step is optional (\"You may ...\"): switched on or off",
+    "may": 'whether a step is optional ("You may ..."): switched on or off',
     "whose": "whose cards a step acts on (any, yours, your opponent's), on steps that choose cards",
 }
-VALUES = (0, 6)                 # the printed values of the game's cards
-COUNT_RANGE = (1, 30)           # what the loader accepts for a verb's count
+VALUES = (0, 6)  # the printed values of the game's cards
+COUNT_RANGE = (1, 30)  # what the loader accepts for a verb's count
 
-WHOSE = ("any", "you", "opponent")   # "any" is written by leaving the key out
-Path = tuple[str | int, ...]    # where a knob sits in the card's data, e.g. ("bottom", "do", 0, "discard")
+WHOSE = ("any", "you", "opponent")  # "any" is written by leaving the key out
+Path = tuple[str | int, ...]  # where a knob sits in the card's data, e.g. ("bottom", "do", 0, "discard")
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,13 @@ def _passive_knobs(name: str, path: Path, mod: dict[str, Any], steps: tuple[int,
     return out
 
 
-def card_knobs(card: CardSpec, kinds: Iterable[str] = tuple(KINDS), steps: Iterable[int] = (1,),
-               values: tuple[int, int] = VALUES, printable: bool = True) -> list[Knob]:
+def card_knobs(
+    card: CardSpec,
+    kinds: Iterable[str] = tuple(KINDS),
+    steps: Iterable[int] = (1,),
+    values: tuple[int, int] = VALUES,
+    printable: bool = True,
+) -> list[Knob]:
     """Every single turn of every knob of `card`, in a fixed order (value, then box by box).
 
     With `printable` (the default) a turn whose box has no printed wording (the writer knows no
@@ -136,7 +141,7 @@ def _set(data: Any, path: Path, new: int | bool | str) -> None:
     for part in path[:-1]:
         data = data[part]
     if (path[-1], new) in (("may", False), ("whose", "any")):
-        data.pop(path[-1], None)         # the default is written by leaving the key out
+        data.pop(path[-1], None)  # the default is written by leaving the key out
     else:
         data[path[-1]] = new
 
@@ -171,8 +176,9 @@ def _printed(card: CardSpec, box: str, data: dict[str, Any]) -> str:
     except (WriteError, ReadError) as e:
         raise CardDataError(f"{card.name}: key '{box}': the turned box cannot be printed ({e})") from None
     if not same_records(card, box, encoding, back, True):
-        raise CardDataError(f"{card.name}: key '{box}': the turned box cannot be printed "
-                            f"(its wording {text!r} reads as another effect)")
+        raise CardDataError(
+            f"{card.name}: key '{box}': the turned box cannot be printed (its wording {text!r} reads as another effect)"
+        )
     return text
 
 

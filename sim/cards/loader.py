@@ -27,8 +27,10 @@ from sim.inputs import InputFileError, describe_char, find_control_char, parse_t
 from sim.schema import Problem, Strict, before, check, fail, is_whole, one_of, problem, quoted, refuse, whole, words
 
 if _core.VOCAB_DIGEST != vocab.engine_digest():
-    raise ImportError("the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
-                      "changed since): rebuild it, e.g. python setup.py build_ext --inplace")
+    raise ImportError(
+        "the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
+        "changed since): rebuild it, e.g. python setup.py build_ext --inplace"
+    )
 
 K = constants()
 BOXES = ("top", "middle", "bottom")
@@ -46,19 +48,29 @@ def _official_dir() -> Path:
 OFFICIAL_DIR = _official_dir()
 
 SELECTOR_KEYS = set(vocab.SELECTOR_KEYS)
-STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "random",
-                    "ignore_middle", "into"}
+STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "random", "ignore_middle", "into"}
 KEYWORDS = sorted({v.word for v in vocab.VERBS})
 # amounts a condition (`if = "hand > 1"`) or a value selector (`value_gt = "hand"`) can name
 AMOUNTS = set(vocab.AMOUNTS)
 NAMED_CONDITIONS = set(K["if"])
 # passive keys that carry an amount (the record field it goes to), and those that are a flag
-AMOUNT_PASSIVES = {"facedown_value": "facedown_value", "line_value": "line_value",
-                   "line_value_per_facedown": "per_facedown", "line_value_per_hand_card": "per_hand",
-                   "line_value_per_opponent_card": "per_opp_card"}
-FLAG_PASSIVES = ("play_faceup_anywhere", "ignore_middle", "skip_check_cache", "return_to_deck_top",
-                 "unflippable", "no_draw_with_hand", "no_opponent_middle_on_your_turn",
-                 "protocol_faceup_here")
+AMOUNT_PASSIVES = {
+    "facedown_value": "facedown_value",
+    "line_value": "line_value",
+    "line_value_per_facedown": "per_facedown",
+    "line_value_per_hand_card": "per_hand",
+    "line_value_per_opponent_card": "per_opp_card",
+}
+FLAG_PASSIVES = (
+    "play_faceup_anywhere",
+    "ignore_middle",
+    "skip_check_cache",
+    "return_to_deck_top",
+    "unflippable",
+    "no_draw_with_hand",
+    "no_opponent_middle_on_your_turn",
+    "protocol_faceup_here",
+)
 DENY_PASSIVES = {"facedown": "deny_facedown_line", "any": "deny_any_line", "faceup": "deny_faceup"}
 PASSIVE_KEYS = {*AMOUNT_PASSIVES, *FLAG_PASSIVES, "deny_play", "play_anywhere", "play_either_side"}
 
@@ -76,7 +88,6 @@ def parse_condition(text: str) -> tuple[str, str, str | int] | None:
     return parts[0], parts[1], rhs
 
 
-
 class CardDataError(ValueError):
     """A card file that cannot be used; the message says where and what was expected."""
 
@@ -91,7 +102,7 @@ class Box:
     during: str | None = None
     where: str | None = None
     covered_by: str | None = None
-    read: bool = field(default=False, metadata={"key": False})   # `do`/`passive`/`when` read from `text`
+    read: bool = field(default=False, metadata={"key": False})  # `do`/`passive`/`when` read from `text`
 
     @property
     def encoded(self) -> bool:
@@ -174,27 +185,42 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 # -- the schema: what each key of a card file accepts, declared once ---------------------------------
 
+
 def _count_text(v: Any) -> bool:
     return isinstance(v, str) and (v in NAMED_CONDITIONS or parse_condition(v) is not None)
 
 
 def _value_ok(v: Any) -> bool:
-    return v in ("that", "stated") or (isinstance(v, list) and bool(v) and all(
-        is_whole(x) and 0 <= x <= 15 for x in v))
+    return v in ("that", "stated") or (isinstance(v, list) and bool(v) and all(is_whole(x) and 0 <= x <= 15 for x in v))
 
 
 # The values each selector and option of a step accepts (`from` and `mode` depend on the verb: StepTable).
 STEP_VALUES: dict[str, Any] = {
-    "whose": one_of(K["whose"]), "covered": one_of(K["covered"], 'true, false or "any"'),
-    "face": one_of(K["face"]), "other": bool, "line": one_of(K["line"]),
+    "whose": one_of(K["whose"]),
+    "covered": one_of(K["covered"], 'true, false or "any"'),
+    "face": one_of(K["face"]),
+    "other": bool,
+    "line": one_of(K["line"]),
     "value": check(_value_ok, 'a list of values 0-15, "that" or "stated"'),
-    "value_gt": one_of(AMOUNTS), "value_lt": one_of(AMOUNTS),
-    "min_cards": whole(0, 36, got=False), "pick": one_of(K["pick"]), "each": one_of(K["each"]),
-    "protocol": one_of(("same", "other")), "may": bool,
-    "if": check(_count_text, f"one of {sorted(NAMED_CONDITIONS)} or a comparison \"AMOUNT OP AMOUNT|N\" "
-                f"with AMOUNT in {sorted(AMOUNTS)} and OP in {sorted(K['ops'])}"),
-    "who": one_of(("you", "opponent")), "to": one_of(K["to"]), "from": Any,
-    "under": one_of(("this",)), "side": one_of(("opponent",)), "random": bool, "ignore_middle": bool,
+    "value_gt": one_of(AMOUNTS),
+    "value_lt": one_of(AMOUNTS),
+    "min_cards": whole(0, 36, got=False),
+    "pick": one_of(K["pick"]),
+    "each": one_of(K["each"]),
+    "protocol": one_of(("same", "other")),
+    "may": bool,
+    "if": check(
+        _count_text,
+        f'one of {sorted(NAMED_CONDITIONS)} or a comparison "AMOUNT OP AMOUNT|N" '
+        f"with AMOUNT in {sorted(AMOUNTS)} and OP in {sorted(K['ops'])}",
+    ),
+    "who": one_of(("you", "opponent")),
+    "to": one_of(K["to"]),
+    "from": Any,
+    "under": one_of(("this",)),
+    "side": one_of(("opponent",)),
+    "random": bool,
+    "ignore_middle": bool,
     "into": one_of(("opponent_trash",)),
 }
 assert set(STEP_VALUES) == SELECTOR_KEYS | STEP_OPTION_KEYS, "a selector or option without its values"
@@ -211,7 +237,7 @@ def _verb_value(word: str, v: Any, source: Any) -> None:
     verb is picked by the step's `from`)."""
     row = vocab.engine_verb(word, source)
     if row.value == vocab.STEPS:
-        return                          # either: its branches are steps (the field's type)
+        return  # either: its branches are steps (the field's type)
     if row.value != vocab.COUNT:
         if v not in row.value or (v is True) != (True in row.value):
             fail("expected " + quoted(row.value), word)
@@ -262,10 +288,12 @@ def _field(key: str, t: Any) -> tuple[Any, None]:
 
 
 _STEP_FIELDS: dict[str, Any] = {
-    "mode_": _field("mode", Any), **{f"{k}_": _field(k, t) for k, t in STEP_VALUES.items()},
-    **{f"{w}_": _field(w, before(_either, list[list["StepTable"]]) if w == "either" else Any) for w in KEYWORDS}}
+    "mode_": _field("mode", Any),
+    **{f"{k}_": _field(k, t) for k, t in STEP_VALUES.items()},
+    **{f"{w}_": _field(w, before(_either, list[list["StepTable"]]) if w == "either" else Any) for w in KEYWORDS},
+}
 StepTable = create_model("StepTable", __base__=StepBase, **_STEP_FIELDS)
-StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})   # either's branches are steps
+StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})  # either's branches are steps
 
 
 Amount = check(is_whole, "a whole number", got=False) | None
@@ -392,9 +420,13 @@ def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> Ca
     except ValidationError as e:
         p = problem(e, CardTable, lambda _: "unknown key; expected value, name, top, middle or bottom")
         value = raw.get("value")
-        card = (raw["name"] if isinstance(raw.get("name"), str) and p.key != "name"
-                else f"{protocol} {value}" if is_whole(value) and 0 <= value <= 15 and p.key != "value"
-                else f"{protocol} card #{i + 1}")
+        card = (
+            raw["name"]
+            if isinstance(raw.get("name"), str) and p.key != "name"
+            else f"{protocol} {value}"
+            if is_whole(value) and 0 <= value <= 15 and p.key != "value"
+            else f"{protocol} card #{i + 1}"
+        )
         raise _err(path, card, p.key, p.message) from None
     value = raw["value"]
     name = raw.get("name", f"{protocol} {value}")
@@ -407,8 +439,14 @@ class ProtocolFile(Strict):
 
     protocol: check(lambda v: isinstance(v, str) and bool(v.strip()), "a protocol name", got=False)
     set: Annotated[str, Field(description="a set name")]
-    cards: before(lambda v: v if isinstance(v, list) and len(v) == 6 else fail(
-        f"expected exactly 6 [[cards]], got {len(v) if isinstance(v, list) else 'no'}"), list[Any])
+    cards: before(
+        lambda v: (
+            v
+            if isinstance(v, list) and len(v) == 6
+            else fail(f"expected exactly 6 [[cards]], got {len(v) if isinstance(v, list) else 'no'}")
+        ),
+        list[Any],
+    )
 
 
 _REPLACES = 'the name of the card to replace, e.g. "Fire 1"'
@@ -429,17 +467,25 @@ class VariantFile(Strict):
     """A variant file: its name and the cards it replaces."""
 
     variant: Annotated[str, Field(description="the variant's name")]
-    cards: Annotated[before(lambda v: v if isinstance(v, list) and v else fail(f"expected {_AT_LEAST_ONE}"),
-                            list[Replacement]), Field(description=_AT_LEAST_ONE)]
+    cards: Annotated[
+        before(lambda v: v if isinstance(v, list) and v else fail(f"expected {_AT_LEAST_ONE}"), list[Replacement]),
+        Field(description=_AT_LEAST_ONE),
+    ]
 
 
-def _file_problem(path: Path, raw: dict[str, Any], e: ValidationError, model: type[BaseModel],
-                  unknown: str) -> CardDataError:
+def _file_problem(
+    path: Path, raw: dict[str, Any], e: ValidationError, model: type[BaseModel], unknown: str
+) -> CardDataError:
     """A problem of a protocol or variant file's top level, or of one of its [[cards]] ("card #2")."""
     p = problem(e, model, lambda _: unknown)
     if p.kind == "missing" and model is ProtocolFile:
-        return _err(path, None, p.key, "missing; a protocol file needs protocol, set and [[cards]] "
-                    "(a variant file needs variant and [[cards]] with replaces)")
+        return _err(
+            path,
+            None,
+            p.key,
+            "missing; a protocol file needs protocol, set and [[cards]] "
+            "(a variant file needs variant and [[cards]] with replaces)",
+        )
     if p.key == "cards" and model is ProtocolFile and isinstance(raw.get("protocol"), str):
         return _err(path, raw["protocol"], p.key, p.message)
     if p.key.startswith("cards["):
@@ -474,23 +520,34 @@ def _distinct(path: Path, cards: list[CardSpec]) -> None:
     twice = sorted({v for v in values if values.count(v) > 1})
     if twice:
         named = [c.name for c in cards if c.value == twice[0]]
-        raise _err(path, named[1], "value", f"value {twice[0]} is also {named[0]}'s; the six cards of a protocol "
-                   "have distinct values (a variant file may give a card another card's value)")
+        raise _err(
+            path,
+            named[1],
+            "value",
+            f"value {twice[0]} is also {named[0]}'s; the six cards of a protocol "
+            "have distinct values (a variant file may give a card another card's value)",
+        )
 
 
 def _load_variant(path: Path, raw: dict[str, Any]) -> VariantSpec:
     try:
         VariantFile.model_validate(raw)
     except ValidationError as e:
-        raise _file_problem(path, raw, e, VariantFile, "unknown key in a variant file; expected variant and cards") \
-            from None
+        raise _file_problem(
+            path, raw, e, VariantFile, "unknown key in a variant file; expected variant and cards"
+        ) from None
     out: dict[str, dict[str, Any]] = {}
     for i, c in enumerate(raw["cards"]):
         target = c["replaces"].strip()
         earlier = next((n for n in out if n.lower() == target.lower()), None)
         if earlier is not None:
-            raise _err(path, f"card #{i + 1}", "replaces", f"{target!r} is already replaced by an earlier [[cards]] "
-                       "table of this file; put both changes in one table")
+            raise _err(
+                path,
+                f"card #{i + 1}",
+                "replaces",
+                f"{target!r} is already replaced by an earlier [[cards]] "
+                "table of this file; put both changes in one table",
+            )
         out[target] = c
     return VariantSpec(name=raw["variant"], replaces=out, source=str(path))
 
@@ -500,6 +557,7 @@ def official_files() -> list[Path]:
 
 
 # -- compiling to engine records ------------------------------------------------------------------
+
 
 def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, int]:
     """The engine record for one step; an `either` compiles its alternatives onto `out`."""
@@ -525,8 +583,10 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     if isinstance(value, list):
         rec["value_mask"] = sum(1 << v for v in value)
     else:
-        rec["value_op"], rec["value_expr"] = K["ops"]["=="], K["count"][
-            "value_of_that" if value == "that" else "stated"]
+        rec["value_op"], rec["value_expr"] = (
+            K["ops"]["=="],
+            K["count"]["value_of_that" if value == "that" else "stated"],
+        )
     for key, op in (("value_gt", ">"), ("value_lt", "<")):
         if key in step:
             rec["value_op"], rec["value_expr"] = K["ops"][op], K["count"][step[key]]
@@ -535,8 +595,9 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     rec["each"] = K["each"].get(step.get("each"), 0)
     rec["to"] = K["to"][step.get("to", "any")]
     rec["source"] = K["from"][step.get("from", "hand")]
-    rec["face_down"] = int(verb == "play" and (step.get("face") == "down"
-                                               or step.get("from") in ("deck_top", "opponent_deck")))
+    rec["face_down"] = int(
+        verb == "play" and (step.get("face") == "down" or step.get("from") in ("deck_top", "opponent_deck"))
+    )
     rec["under_this"] = int(step.get("under") == "this")
     rec["who_opp"] = int(step.get("who") == "opponent")
     rec["may"] = int(step.get("may", False))
@@ -545,7 +606,7 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
         rec["cond"] = K["if"][cond]
     elif cond is not None:
         parsed = parse_condition(cond)
-        assert parsed is not None, cond            # checked when the file was read (_check_step)
+        assert parsed is not None, cond  # checked when the file was read (_check_step)
         a, op, b = parsed
         rec["cond"], rec["cond_a"], rec["cond_op"] = K["cond_cmp"], K["count"][a], K["ops"][op]
         if isinstance(b, int):
@@ -576,11 +637,24 @@ def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]]) -> in
 
 def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) -> dict[str, Any]:
     rec: dict[str, Any] = {
-        "protocol": protocol_id, "value": card.value, "trig": [0, 0, 0], "by_opp": [0, 0, 0],
-        "during": [0, 0, 0], "here": [0, 0, 0], "cover_same": [0, 0, 0],
-        "step_start": [0, 0, 0], "step_len": [0, 0, 0], "passive": [0, 0, 0],
-        "facedown_value": 2, "line_value": 0, "line_value_opp": 0, "line_value_cond": 0,
-        "per_facedown": 0, "per_hand": 0, "per_opp_card": 0, "self_play": 0,
+        "protocol": protocol_id,
+        "value": card.value,
+        "trig": [0, 0, 0],
+        "by_opp": [0, 0, 0],
+        "during": [0, 0, 0],
+        "here": [0, 0, 0],
+        "cover_same": [0, 0, 0],
+        "step_start": [0, 0, 0],
+        "step_len": [0, 0, 0],
+        "passive": [0, 0, 0],
+        "facedown_value": 2,
+        "line_value": 0,
+        "line_value_opp": 0,
+        "line_value_cond": 0,
+        "per_facedown": 0,
+        "per_hand": 0,
+        "per_opp_card": 0,
+        "self_play": 0,
     }
     P = K["passive"]
     for b, box_name in enumerate(BOXES):
@@ -612,6 +686,7 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             if m.get("play_anywhere"):
                 rec["self_play"] |= K["self_play"]["anywhere"]
             if m.get("play_either_side"):
-                rec["self_play"] |= K["self_play"]["either_side" if m["play_either_side"] is True
-                                                   else "either_side_down"]
+                rec["self_play"] |= K["self_play"][
+                    "either_side" if m["play_either_side"] is True else "either_side_down"
+                ]
     return rec

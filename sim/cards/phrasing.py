@@ -52,8 +52,11 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("reveal_zone", "~reveal your deck", {"reveal": 1, "from": "deck"}),
     Phrase("reveal_zone", "~reveal <target> from your trash", {"from": "trash"}),
     Phrase("reveal_zone", "~reveal <target> drawn <filter>?", {"from": "drawn"}),
-    Phrase("play", "for every 2 cards in this line , ~play the top card of <deck> face-down <pdest>?",
-           {"play": "per_2_in_line", "face": "down"}),
+    Phrase(
+        "play",
+        "for every 2 cards in this line , ~play the top card of <deck> face-down <pdest>?",
+        {"play": "per_2_in_line", "face": "down"},
+    ),
     Phrase("play", "~play the top card of <deck> face-down <pdest>?", {"play": 1, "face": "down"}),
     Phrase("play", "~play <ptarget> from your trash", {"from": "trash"}),
     Phrase("play", "~play <ptarget> <pdest>?"),
@@ -73,8 +76,11 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("state", "~state a protocol", {"state": True, "mode": "protocol"}),
     Phrase("shuffle", "~shuffle your deck", {"shuffle": True, "mode": "deck"}),
     Phrase("shuffle", "~shuffle your trash into your deck", {"shuffle": True, "mode": "trash_into_deck"}),
-    Phrase("swap_stacks", "~swap all of your cards in one of your stacks with another one of your stacks",
-           {"swap_stacks": "yours"}),
+    Phrase(
+        "swap_stacks",
+        "~swap all of your cards in one of your stacks with another one of your stacks",
+        {"swap_stacks": "yours"},
+    ),
     Phrase("copy_middle", "~resolve the middle command of <target> as if it were on this card"),
     Phrase("compile_protocol", "~flip the PROTOCOL protocol to the compiled side", {"compile_protocol": "this"}),
 )
@@ -150,14 +156,19 @@ FIRST_TRIGGERS = ("covered", "covered_or_flipped")
 
 # Passive sentences; `<n>` is the passive's amount (`<-n>`: printed as "reduced by n").
 PASSIVES: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("your total value in this line is increased by <n> for each face-down card in this line",
-     {"line_value_per_facedown": "n"}),
-    ("your total value in this line is increased by <n> for each card in your hand",
-     {"line_value_per_hand_card": "n"}),
-    ("your total value in this line is increased by <n> for each of your opponent's cards in this line",
-     {"line_value_per_opponent_card": "n"}),
-    ("your total value in this line is increased by <n> if there are any non-PROTOCOL face-up cards in this stack",
-     {"line_value": "n", "if": "other_protocol_faceup_in_stack"}),
+    (
+        "your total value in this line is increased by <n> for each face-down card in this line",
+        {"line_value_per_facedown": "n"},
+    ),
+    ("your total value in this line is increased by <n> for each card in your hand", {"line_value_per_hand_card": "n"}),
+    (
+        "your total value in this line is increased by <n> for each of your opponent's cards in this line",
+        {"line_value_per_opponent_card": "n"},
+    ),
+    (
+        "your total value in this line is increased by <n> if there are any non-PROTOCOL face-up cards in this stack",
+        {"line_value": "n", "if": "other_protocol_faceup_in_stack"},
+    ),
     ("your opponent's total value in this line is reduced by <n>", {"line_value": "-n", "whose": "opponent"}),
     ("your total value in this line is increased by <n>", {"line_value": "n"}),
     ("all face-down cards in this stack have a value of <n>", {"facedown_value": "n"}),
@@ -168,10 +179,14 @@ PASSIVES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("ignore all middle commands of cards in this line", {"ignore_middle": True}),
     ("skip your check cache phase", {"skip_check_cache": True}),
     ("this card may be played without matching protocols", {"play_anywhere": True}),
-    ("this card may be played on either player's side without matching protocols",
-     {"play_anywhere": True, "play_either_side": True}),
-    ("when a card would be returned to your opponent's hand : put that card on top of their deck face-down instead",
-     {"return_to_deck_top": True}),
+    (
+        "this card may be played on either player's side without matching protocols",
+        {"play_anywhere": True, "play_either_side": True},
+    ),
+    (
+        "when a card would be returned to your opponent's hand : put that card on top of their deck face-down instead",
+        {"return_to_deck_top": True},
+    ),
     ("this card cannot be flipped", {"unflippable": True}),
     ("if you have any cards in your hand , you cannot draw cards", {"no_draw_with_hand": True}),
     ("during your turn , your opponent's cards do not have middle commands", {"no_opponent_middle_on_your_turn": True}),

@@ -37,88 +37,212 @@ class _Build:
     dicts of step keys; keys starting with `_` are settled after the parse."""
 
     # -- slots
-    def n(self, c): return _num(c[0])
-    def amount_n(self, c): return {"_count": _num(c[0])}
-    def amount_expr_count(self, c): return {"_count": c[0][0], **({"_did": True} if c[0][1] else {})}
-    def dcount(self, c): return {"_count": _num(c[0]) if c else 1}
-    def deck_own(self, c): return {"_deck": "own"}
-    def deck_opp(self, c): return {"_deck": "opp"}
-    def deck_their(self, c): return {"_deck": "their"}
-    def this_card(self, c): return {"_count": "this"}
-    def even_covered(self, c): return None
-    def that_card(self, c): return {"_count": "that"}
-    def it(self, c): return {"_count": "that", "_it": True}
+    def n(self, c):
+        return _num(c[0])
+
+    def amount_n(self, c):
+        return {"_count": _num(c[0])}
+
+    def amount_expr_count(self, c):
+        return {"_count": c[0][0], **({"_did": True} if c[0][1] else {})}
+
+    def dcount(self, c):
+        return {"_count": _num(c[0]) if c else 1}
+
+    def deck_own(self, c):
+        return {"_deck": "own"}
+
+    def deck_opp(self, c):
+        return {"_deck": "opp"}
+
+    def deck_their(self, c):
+        return {"_deck": "their"}
+
+    def this_card(self, c):
+        return {"_count": "this"}
+
+    def even_covered(self, c):
+        return None
+
+    def that_card(self, c):
+        return {"_count": "that"}
+
+    def it(self, c):
+        return {"_count": "that", "_it": True}
 
     def selection(self, c):
         out: dict[str, Any] = {}
         for part in c:
             for k, v in part.items():
                 if k in out and out[k] != v:
-                    raise ReadError(f"ambiguous: the cards are described both as {_said(k, out[k])} "
-                                    f"and as {_said(k, v)}")
+                    raise ReadError(
+                        f"ambiguous: the cards are described both as {_said(k, out[k])} and as {_said(k, v)}"
+                    )
                 out[k] = v
         return out
 
-    def selection_one(self, c): return {"_count": 1, **self.selection(c)}
-    def q_n(self, c): return {"_count": _num(c[0])}
-    def q_one(self, c): return {"_count": 1}
-    def q_all(self, c): return {"_count": "all"}
-    def q_each(self, c): return {"_count": "each"}
-    def poss_you(self, c): return {"whose": "you"}
-    def poss_opp(self, c): return {"whose": "opponent"}
-    def adj_other(self, c): return {"other": True}
-    def adj_up(self, c): return {"face": "up"}
-    def adj_down(self, c): return {"face": "down"}
-    def adj_covered(self, c): return {"covered": True}
-    def adj_uncovered(self, c): return {"covered": False}
-    def adj_any_covered(self, c): return {"covered": "any"}
-    def adj_other_protocol(self, c): return {"protocol": "other"}
-    def adj_same_protocol(self, c): return {"protocol": "same"}
-    def adj_highest(self, c): return {"pick": "highest"}
-    def adj_lowest(self, c): return {"pick": "lowest"}
-    def mod(self, c): return c[0]
-    def amount(self, c): return c[0]
-    def place(self, c): return c[0]
-    def filter(self, c): return c[0]
-    def in_this_line(self, c): return {"line": "this"}
-    def in_this_stack(self, c): return {"line": "this_stack"}
-    def in_each_line(self, c): return {"each": "line"}
-    def in_each_other_line(self, c): return {"each": "other_line"}
-    def in_chosen_line(self, c): return {"line": "chosen", "_one": _num(c[0])}
-    def in_chosen_other_line(self, c): return {"line": "chosen_other", "_one": _num(c[0])}
-    def in_same_line(self, c): return {"line": "that"}
-    def in_that_line(self, c): return {"_that_line": True}
-    def in_opponent_ahead(self, c): return {"line": "opponent_ahead"}
-    def with_min_cards(self, c): return {"min_cards": _num(c[0])}
-    def value_list(self, c): return {"value": sorted({_num(x) for x in c})}
-    def value_stated(self, c): return {"value": "stated"}
-    def value_that(self, c): return {"value": "that", "_did": True}
-    def value_lt(self, c): return {"value_lt": c[0][0]}
-    def value_gt(self, c): return {"value_gt": c[0][0]}
-    def to_this_line(self, c): return {"to": "this_line"}
-    def to_other_line(self, c): return {"to": "other_line"}
-    def to_or_from_this_line(self, c): return {"to": "to_or_from_this_line"}
-    def to_opponent_highest(self, c): return {"to": "opponent_highest"}
-    def to_line_with_facedown(self, c): return {"to": "line_with_facedown"}
-    def to_this_stack(self, c): return {"to": "this_stack"}
-    def under_this(self, c): return {"under": "this"}
-    def on_opponent_side(self, c): return {"side": "opponent"}
-    def each_line_with_your_card(self, c): return {"each": "line_with_your_card"}
-    def each_other_line(self, c): return {"each": "other_line"}
-    def each_line_with_facedown(self, c): return {"each": "line_with_facedown"}
+    def selection_one(self, c):
+        return {"_count": 1, **self.selection(c)}
+
+    def q_n(self, c):
+        return {"_count": _num(c[0])}
+
+    def q_one(self, c):
+        return {"_count": 1}
+
+    def q_all(self, c):
+        return {"_count": "all"}
+
+    def q_each(self, c):
+        return {"_count": "each"}
+
+    def poss_you(self, c):
+        return {"whose": "you"}
+
+    def poss_opp(self, c):
+        return {"whose": "opponent"}
+
+    def adj_other(self, c):
+        return {"other": True}
+
+    def adj_up(self, c):
+        return {"face": "up"}
+
+    def adj_down(self, c):
+        return {"face": "down"}
+
+    def adj_covered(self, c):
+        return {"covered": True}
+
+    def adj_uncovered(self, c):
+        return {"covered": False}
+
+    def adj_any_covered(self, c):
+        return {"covered": "any"}
+
+    def adj_other_protocol(self, c):
+        return {"protocol": "other"}
+
+    def adj_same_protocol(self, c):
+        return {"protocol": "same"}
+
+    def adj_highest(self, c):
+        return {"pick": "highest"}
+
+    def adj_lowest(self, c):
+        return {"pick": "lowest"}
+
+    def mod(self, c):
+        return c[0]
+
+    def amount(self, c):
+        return c[0]
+
+    def place(self, c):
+        return c[0]
+
+    def filter(self, c):
+        return c[0]
+
+    def in_this_line(self, c):
+        return {"line": "this"}
+
+    def in_this_stack(self, c):
+        return {"line": "this_stack"}
+
+    def in_each_line(self, c):
+        return {"each": "line"}
+
+    def in_each_other_line(self, c):
+        return {"each": "other_line"}
+
+    def in_chosen_line(self, c):
+        return {"line": "chosen", "_one": _num(c[0])}
+
+    def in_chosen_other_line(self, c):
+        return {"line": "chosen_other", "_one": _num(c[0])}
+
+    def in_same_line(self, c):
+        return {"line": "that"}
+
+    def in_that_line(self, c):
+        return {"_that_line": True}
+
+    def in_opponent_ahead(self, c):
+        return {"line": "opponent_ahead"}
+
+    def with_min_cards(self, c):
+        return {"min_cards": _num(c[0])}
+
+    def value_list(self, c):
+        return {"value": sorted({_num(x) for x in c})}
+
+    def value_stated(self, c):
+        return {"value": "stated"}
+
+    def value_that(self, c):
+        return {"value": "that", "_did": True}
+
+    def value_lt(self, c):
+        return {"value_lt": c[0][0]}
+
+    def value_gt(self, c):
+        return {"value_gt": c[0][0]}
+
+    def to_this_line(self, c):
+        return {"to": "this_line"}
+
+    def to_other_line(self, c):
+        return {"to": "other_line"}
+
+    def to_or_from_this_line(self, c):
+        return {"to": "to_or_from_this_line"}
+
+    def to_opponent_highest(self, c):
+        return {"to": "opponent_highest"}
+
+    def to_line_with_facedown(self, c):
+        return {"to": "line_with_facedown"}
+
+    def to_this_stack(self, c):
+        return {"to": "this_stack"}
+
+    def under_this(self, c):
+        return {"under": "this"}
+
+    def on_opponent_side(self, c):
+        return {"side": "opponent"}
+
+    def each_line_with_your_card(self, c):
+        return {"each": "line_with_your_card"}
+
+    def each_other_line(self, c):
+        return {"each": "other_line"}
+
+    def each_line_with_facedown(self, c):
+        return {"each": "line_with_facedown"}
 
     def ptarget(self, c):
         return self.selection(c)
 
-    def pdest(self, c): return self.selection(c)
-    def face_down(self, c): return {"face": "down"}
-    def by_same(self, c): return {"covered_by": "same_protocol"}
-    def where_here(self, c): return {"where": "this_line"}
+    def pdest(self, c):
+        return self.selection(c)
+
+    def face_down(self, c):
+        return {"face": "down"}
+
+    def by_same(self, c):
+        return {"covered_by": "same_protocol"}
+
+    def where_here(self, c):
+        return {"where": "this_line"}
 
     # -- sentences
-    def phrase(self, c): return c[0]
+    def phrase(self, c):
+        return c[0]
 
-    def either(self, c): return {"either": [[c[0]], [c[1]]]}
+    def either(self, c):
+        return {"either": [[c[0]], [c[1]]]}
 
     def verb_or(self, c):
         other = copy.deepcopy(c[1])
@@ -126,29 +250,52 @@ class _Build:
         other[c[0]] = other.pop(verb)
         return {"either": [[other], [c[1]]]}
 
-    def action(self, c): return c[0]
-    def subject_you(self, c): return "you"
-    def subject_opp(self, c): return "opponent"
-    def may(self, c): return "may"
+    def action(self, c):
+        return c[0]
+
+    def subject_you(self, c):
+        return "you"
+
+    def subject_opp(self, c):
+        return "opponent"
+
+    def may(self, c):
+        return "may"
 
     def clause(self, c):
         subject = next((x for x in c if x in ("you", "opponent")), None)
         return ("clause", subject, "may" in c, c[-1])
 
-    def both_players(self, c): return ("both", None, False, c[0])
-    def clauses(self, c): return [x for x in c if isinstance(x, tuple)]
-    def sep(self, c): return None
-    def opener(self, c): return None
+    def both_players(self, c):
+        return ("both", None, False, c[0])
+
+    def clauses(self, c):
+        return [x for x in c if isinstance(x, tuple)]
+
+    def sep(self, c):
+        return None
+
+    def opener(self, c):
+        return None
 
     def sentence(self, c):
         cond = next((x for x in c if isinstance(x, str)), None)
         return (cond, next(x for x in c if isinstance(x, list)))
 
-    def body(self, c): return ("body", c)
-    def passives(self, c): return ("passives", c)
-    def by_you(self, c): return "you"
-    def by_opponent(self, c): return "opponent"
-    def by_any(self, c): return "any"
+    def body(self, c):
+        return ("body", c)
+
+    def passives(self, c):
+        return ("passives", c)
+
+    def by_you(self, c):
+        return "you"
+
+    def by_opponent(self, c):
+        return "opponent"
+
+    def by_any(self, c):
+        return "any"
 
     def trigger(self, c):
         out = {"when": c[0]}
@@ -164,7 +311,8 @@ class _Build:
             out.update({"during": x[1]} if isinstance(x, tuple) else x)
         return ("trigger", out)
 
-    def start(self, c): return list(c)
+    def start(self, c):
+        return list(c)
 
 
 def _table_rule(name: str, i: int, c: list) -> Any:
@@ -221,9 +369,8 @@ def _transformer():
     return Build()
 
 
-
-
 # -- after the parse: what the grammar leaves to context -------------------------------------------
+
 
 def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | None) -> dict[str, Any]:
     """Resolve a step's `_` keys: its deck for this subject, "that line", a count of "all"."""
@@ -232,7 +379,7 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
         out["either"] = [[_settle(s, subject, prev) for s in branch] for branch in out["either"]]
     deck = out.pop("_deck", None)
     verb = _verb_of(out)
-    if deck is not None:           # "your deck" is the text's player's, "their deck" the subject's
+    if deck is not None:  # "your deck" is the text's player's, "their deck" the subject's
         own = (deck == "their") if subject == "opponent" else (deck == "own")
         if not (own and verb == "draw"):
             out["from"] = "deck_top" if own else "opponent_deck"
@@ -240,9 +387,9 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
         out["line"] = "protocol" if prev is not None and "compile_protocol" in prev else "that"
     for k in ("_one",):
         if out.pop(k, 1) != 1:
-            raise ReadError("a chosen line is written \"in 1 line\"")
+            raise ReadError('a chosen line is written "in 1 line"')
     if out.get(verb) == "all" and "covered" not in out and vocab.by_word(verb).on_field:
-        out["covered"] = "any"          # all cards of a line: covered and uncovered (6.4)
+        out["covered"] = "any"  # all cards of a line: covered and uncovered (6.4)
     if out.get("covered") is False:
         del out["covered"]
     return out
@@ -261,8 +408,9 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
             if it and cond in _THIS_CARD_CONDITIONS:
                 _set_count(step, "this")
             elif (it or _points_back(step)) and not steps:
-                raise ReadError(f"ambiguous: '{'it' if it else 'that'}' in the first sentence has nothing "
-                                "before it to point to")
+                raise ReadError(
+                    f"ambiguous: '{'it' if it else 'that'}' in the first sentence has nothing before it to point to"
+                )
             elif it or did:
                 step.setdefault("if", "did")
             if may:
@@ -312,14 +460,16 @@ def read_box(text: str, protocol: str) -> dict[str, Any]:
         raise ReadError("the text is empty")
     unknown = [w for w in words if w not in gr.known_words() and not w.isdigit()]
     if unknown:
-        raise ReadError(f"unknown word{'s' if len(unknown) > 1 else ''} "
-                        + ", ".join(f"'{_shown(w, protocol)}'" for w in dict.fromkeys(unknown)))
+        raise ReadError(
+            f"unknown word{'s' if len(unknown) > 1 else ''} "
+            + ", ".join(f"'{_shown(w, protocol)}'" for w in dict.fromkeys(unknown))
+        )
     if words[-1] != ".":
         words.append(".")
     tree = _parse(words, protocol)
     try:
         parts = _transformer().transform(tree)
-    except Exception as e:          # lark wraps callback errors in VisitError
+    except Exception as e:  # lark wraps callback errors in VisitError
         inner = getattr(e, "orig_exc", e)
         if isinstance(inner, ReadError):
             raise inner from None
@@ -352,8 +502,9 @@ def _parse(words: list[str], protocol: str):
     except (UnexpectedEOF, UnexpectedToken) as e:
         if isinstance(e, UnexpectedToken) and e.token.type != "$END":
             raise _unexpected(words, text, e.token.start_pos, protocol) from None
-        raise ReadError("the text stops in the middle of a sentence: "
-                        f"'{_shown(_sentence_at(words, len(words) - 1), protocol)}'") from None
+        raise ReadError(
+            f"the text stops in the middle of a sentence: '{_shown(_sentence_at(words, len(words) - 1), protocol)}'"
+        ) from None
     except UnexpectedInput as e:
         raise _unexpected(words, text, e.pos_in_stream, protocol) from None
 
@@ -361,7 +512,7 @@ def _parse(words: list[str], protocol: str):
 def _unexpected(words: list[str], text: str, pos: int | None, protocol: str) -> ReadError:
     """The error for a text that cannot be read from word `pos` (a character offset in `text`)
     on: the words from there to the end of the sentence."""
-    at = text[:pos or 0].count(" ")
+    at = text[: pos or 0].count(" ")
     said = _shown(_sentence_at(words, at - 1), protocol)
     rest = words[at:]
     stop = rest.index(".") if "." in rest else len(rest)
@@ -374,7 +525,7 @@ def _unexpected(words: list[str], text: str, pos: int | None, protocol: str) -> 
 def _sentence_at(words: list[str], i: int) -> str:
     """The words of the sentence up to word i (for error messages)."""
     start = max((j + 1 for j in range(i) if words[j] == "."), default=0)
-    return " ".join(words[start:i + 1]).rstrip(" .")
+    return " ".join(words[start : i + 1]).rstrip(" .")
 
 
 def normal_text(text: str) -> str:

@@ -38,7 +38,7 @@ def _plain(step: dict[str, Any]) -> dict[str, Any]:
     if "play" in out and out.get("from") in _DECK_SOURCES:
         out["face"] = "down"
     if "play" in out and out.get("play") == "each" and out.get("from") in _DECK_SOURCES and "each" in out:
-        out["play"] = 1                 # a deck play per line plays one card per line whatever the count
+        out["play"] = 1  # a deck play per line plays one card per line whatever the count
     return out
 
 
@@ -48,7 +48,7 @@ class _Slots:
 
     def __init__(self, keys: dict[str, Any], verb: str, who: str, own_filter: bool = False):
         self.keys, self.verb, self.who = keys, verb, who
-        self.own_filter = own_filter      # the phrase says the filter itself, after its target
+        self.own_filter = own_filter  # the phrase says the filter itself, after its target
         self.n = 1
 
     def take(self, k: str) -> Any:

@@ -46,8 +46,10 @@ def _log_notes() -> list[str]:
 
 def _bot_target_fn() -> list[str]:
     """An inline lookup the bots call on the verb that asks for a target."""
-    out = ["cdef inline int bot_target(int verb) noexcept nogil:",
-           '    """The built-in bots\' default way to pick a target of this verb (vocabulary.py)."""']
+    out = [
+        "cdef inline int bot_target(int verb) noexcept nogil:",
+        '    """The built-in bots\' default way to pick a target of this verb (vocabulary.py)."""',
+    ]
     for style in V.BOT_TARGETS[1:]:
         verbs = [v.cname for v in V.VERBS if v.bot_target == style]
         if verbs:
@@ -90,8 +92,11 @@ def _bindings() -> list[str]:
     out = []
     for v in V.VERBS:
         if v.on_field:
-            out += [f"    VERB_DO[<int>{v.cname}] = verb_field", f"    VERB_POSSIBLE[<int>{v.cname}] = possible_field",
-                    f"    VERB_ACT[<int>{v.cname}] = act_{v.name}"]
+            out += [
+                f"    VERB_DO[<int>{v.cname}] = verb_field",
+                f"    VERB_POSSIBLE[<int>{v.cname}] = possible_field",
+                f"    VERB_ACT[<int>{v.cname}] = act_{v.name}",
+            ]
         else:
             out.append(f"    VERB_DO[<int>{v.cname}] = verb_{v.name}")
             if v.possible:
@@ -101,37 +106,39 @@ def _bindings() -> list[str]:
 
 def impl_text() -> str:
     """The dispatch tables and record reader _core.pyx includes (after every implementation)."""
-    lines = [HEADER,
-             "ctypedef int (*verb_fn)(State* g, Frame* fr, const Step* st, int dec) noexcept nogil",
-             "ctypedef bint (*possible_fn)(State* g, Frame* fr, const Step* st, int dec) noexcept nogil",
-             "ctypedef int (*act_fn)(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil",
-             "",
-             "cdef verb_fn VERB_DO[NVERBS]              # resolve a step",
-             "cdef possible_fn VERB_POSSIBLE[NVERBS]    # could it change the game (6.2, `may`)",
-             "cdef act_fn VERB_ACT[NVERBS]              # field verbs: act on one chosen card",
-             "",
-             "cdef void bind_verbs() noexcept:",
-             "    cdef int v",
-             "    for v in range(NVERBS):",
-             "        VERB_DO[v] = verb_none",
-             "        VERB_POSSIBLE[v] = possible_always",
-             "        VERB_ACT[v] = act_none",
-             *_bindings(),
-             "",
-             "bind_verbs()",
-             "",
-             "",
-             "cdef void step_from_record(Step* s, dict rec):",
-             '    """Fill a Step from the loader\'s record (a dict with every STEP_FIELDS key)."""',
-             *(f'    s.{f.name} = rec["{f.name}"]' for f in V.STEP_RECORD),
-             "",
-             "",
-             f'VOCAB_DIGEST = "{V.engine_digest()}"',
-             _py_dict("VERB_CODES", [(v.name, v.cname) for v in V.VERBS]),
-             _py_dict("COUNT_KINDS", [(c.word, c.cname) for c in V.COUNTS]),
-             _py_dict("LOG_KINDS", [(k, f"LG_{k.upper()}") for k in V.log_kinds()]),
-             "ENUM_WORDS = {" + "".join(f"\n    {e.key!r}: {_inline_dict(e)}," for e in V.ENUMS) + "\n}",
-             ""]
+    lines = [
+        HEADER,
+        "ctypedef int (*verb_fn)(State* g, Frame* fr, const Step* st, int dec) noexcept nogil",
+        "ctypedef bint (*possible_fn)(State* g, Frame* fr, const Step* st, int dec) noexcept nogil",
+        "ctypedef int (*act_fn)(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil",
+        "",
+        "cdef verb_fn VERB_DO[NVERBS]              # resolve a step",
+        "cdef possible_fn VERB_POSSIBLE[NVERBS]    # could it change the game (6.2, `may`)",
+        "cdef act_fn VERB_ACT[NVERBS]              # field verbs: act on one chosen card",
+        "",
+        "cdef void bind_verbs() noexcept:",
+        "    cdef int v",
+        "    for v in range(NVERBS):",
+        "        VERB_DO[v] = verb_none",
+        "        VERB_POSSIBLE[v] = possible_always",
+        "        VERB_ACT[v] = act_none",
+        *_bindings(),
+        "",
+        "bind_verbs()",
+        "",
+        "",
+        "cdef void step_from_record(Step* s, dict rec):",
+        '    """Fill a Step from the loader\'s record (a dict with every STEP_FIELDS key)."""',
+        *(f'    s.{f.name} = rec["{f.name}"]' for f in V.STEP_RECORD),
+        "",
+        "",
+        f'VOCAB_DIGEST = "{V.engine_digest()}"',
+        _py_dict("VERB_CODES", [(v.name, v.cname) for v in V.VERBS]),
+        _py_dict("COUNT_KINDS", [(c.word, c.cname) for c in V.COUNTS]),
+        _py_dict("LOG_KINDS", [(k, f"LG_{k.upper()}") for k in V.log_kinds()]),
+        "ENUM_WORDS = {" + "".join(f"\n    {e.key!r}: {_inline_dict(e)}," for e in V.ENUMS) + "\n}",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -20,8 +20,16 @@ from typing import Any
 
 import pytest
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 
 
 def find_chromium() -> str | None:
@@ -51,9 +59,18 @@ class Chromium:
 
         self.profile = tempfile.mkdtemp(prefix="protolab-chromium-")
         self.proc = subprocess.Popen(
-            [binary, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-address=127.0.0.1",
-             "--remote-debugging-port=0", f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [
+                binary,
+                *FLAGS,
+                f"--user-data-dir={self.profile}",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         self.events: list[dict[str, Any]] = []
         self._id = 0
         port_file = Path(self.profile) / "DevToolsActivePort"
@@ -131,7 +148,7 @@ class Chromium:
     def screenshot(self, path: str | Path, width: int = 1280) -> Path:
         height = int(self.evaluate("document.documentElement.scrollHeight"))
         self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
-        time.sleep(0.5)                       # let responsive charts relayout to the new size
+        time.sleep(0.5)  # let responsive charts relayout to the new size
         data = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)

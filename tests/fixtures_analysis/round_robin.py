@@ -14,7 +14,7 @@ def round_robin_rows() -> list[dict]:
     seeded winners, first players and a few draws."""
     rng = random.Random(5)
     trios = list(itertools.combinations(PROTOCOLS, 3))
-    pairs = [(a, b) for i, a in enumerate(trios) for b in trios[i + 1:] if not set(a) & set(b)]
+    pairs = [(a, b) for i, a in enumerate(trios) for b in trios[i + 1 :] if not set(a) & set(b)]
     rows = []
     for m, (a, b) in enumerate(pairs):
         first = rng.randrange(2)
@@ -22,8 +22,13 @@ def round_robin_rows() -> list[dict]:
             strength = {p: i for i, p in enumerate(PROTOCOLS)}
             edge = sum(strength[p] for p in s0) - sum(strength[p] for p in s1) + rng.uniform(-6, 6)
             winner = -1 if rng.random() < 0.05 else (0 if edge > 0 else 1)
-            row = {"matchup": m, "game_in_matchup": k, "first_player": first, "winner": winner,
-                   "end_reason": "turn_cap" if winner < 0 else "compiled"}
+            row = {
+                "matchup": m,
+                "game_in_matchup": k,
+                "first_player": first,
+                "winner": winner,
+                "end_reason": "turn_cap" if winner < 0 else "compiled",
+            }
             for s, trio in ((0, s0), (1, s1)):
                 row.update({f"seat{s}_protocol_{p}": x for p, x in zip(("left", "middle", "right"), trio, strict=True)})
             rows.append(row)

@@ -45,8 +45,23 @@ from analysis.runs.schema import (
 GAMES = required(GAMES_SCHEMA, "games")
 EVENTS = required(EVENTS_SCHEMA, "events")
 
-PROTOCOLS = ("Apathy", "Darkness", "Death", "Fire", "Gravity", "Hate", "Life", "Light", "Love",
-             "Metal", "Plague", "Psychic", "Speed", "Spirit", "Water")
+PROTOCOLS = (
+    "Apathy",
+    "Darkness",
+    "Death",
+    "Fire",
+    "Gravity",
+    "Hate",
+    "Life",
+    "Light",
+    "Love",
+    "Metal",
+    "Plague",
+    "Psychic",
+    "Speed",
+    "Spirit",
+    "Water",
+)
 CARDS = tuple(f"{p} {v}" for p in PROTOCOLS for v in range(6))
 
 GAMES_ROW_GROUP = 128 * 1024
@@ -56,6 +71,7 @@ COMPILES_ROW_GROUP = 128 * 1024
 
 
 # -- writing ---------------------------------------------------------------------------------------
+
 
 def _column(values: Any, field: pa.Field) -> pa.Array:
     if pa.types.is_dictionary(field.type):
@@ -82,9 +98,19 @@ def _write(table: pa.Table, path: Path, row_group: int) -> str:
 def game_defaults(i: int, run_id: str) -> dict[str, Any]:
     """A plain decided game (seat 0 beats seat 1 on turn 10): tests override what they test."""
     row: dict[str, Any] = {
-        "run_id": run_id, "game_index": i, "matchup": 0, "seed": i, "pool_hash": "pool",
-        "spec_hash": "spec", "engine_version": "0.1.0", "strategy_0": "random", "strategy_1": "random",
-        "first_player": 0, "winner": 0, "end_reason": "compiled", "turns": 10,
+        "run_id": run_id,
+        "game_index": i,
+        "matchup": 0,
+        "seed": i,
+        "pool_hash": "pool",
+        "spec_hash": "spec",
+        "engine_version": "0.1.0",
+        "strategy_0": "random",
+        "strategy_1": "random",
+        "first_player": 0,
+        "winner": 0,
+        "end_reason": "compiled",
+        "turns": 10,
     }
     for s in SEATS:
         for k in (1, 2, 3):
@@ -96,10 +122,16 @@ def game_defaults(i: int, run_id: str) -> dict[str, Any]:
     return row
 
 
-def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
-              events: Sequence[Mapping[str, Any]] | None = None, run_id: str = "test-run",
-              shard_games: int = 1000, complete: bool = True, cards: bool = False,
-              compiles: bool = False) -> Path:
+def write_run(
+    path: str | Path,
+    games: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, Any]] | None = None,
+    run_id: str = "test-run",
+    shard_games: int = 1000,
+    complete: bool = True,
+    cards: bool = False,
+    compiles: bool = False,
+) -> Path:
     """Write a small run folder from row dicts. Missing game columns take `game_defaults`
     (game_index defaults to the row's position); missing event columns are null/False. With
     `cards` (and events), each shard also gets its `cards` file (`add_cards`); with `compiles`,
@@ -112,20 +144,34 @@ def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
         grows.append(row)
     erows = []
     for e in events or ():
-        row = {"run_id": run_id, "turn": 0, "seat": 0, "kind": "draw", "card": None, "protocol": None,
-               "line": None, "by_effect": False}
+        row = {
+            "run_id": run_id,
+            "turn": 0,
+            "seat": 0,
+            "kind": "draw",
+            "card": None,
+            "protocol": None,
+            "line": None,
+            "by_effect": False,
+        }
         row.update(e)
         erows.append(row)
     erows.sort(key=lambda r: (r["game_index"], r["turn"]))
     shards = []
     n = len(grows)
     for si, start in enumerate(range(0, max(n, 1), shard_games)):
-        part = grows[start:start + shard_games]
+        part = grows[start : start + shard_games]
         lo, hi = start, start + len(part)
         ev = [e for e in erows if lo <= e["game_index"] < hi]
         gt = _table({c: [r[c] for r in part] for c in GAMES.names}, GAMES)
-        shard: dict[str, Any] = {"index": si, "matchup": 0, "first_game": lo, "games": len(part),
-                                 "games_file": f"games/shard-{si:05d}.parquet", "games_rows": len(part)}
+        shard: dict[str, Any] = {
+            "index": si,
+            "matchup": 0,
+            "first_game": lo,
+            "games": len(part),
+            "games_file": f"games/shard-{si:05d}.parquet",
+            "games_rows": len(part),
+        }
         shard["games_sha256"] = _write(gt, path / shard["games_file"], GAMES_ROW_GROUP)
         if events is not None:
             et = _table({c: [r[c] for r in ev] for c in EVENTS.names}, EVENTS)
@@ -141,15 +187,31 @@ def write_run(path: str | Path, games: Sequence[Mapping[str, Any]],
     return path
 
 
-def _manifest(path: Path, run_id: str, games: int, shards: list[dict[str, Any]], complete: bool,
-              spec: dict[str, Any] | None = None) -> None:
-    manifest = {"run_id": run_id, "format": 1, "complete": complete, "spec": spec or {"name": run_id},
-                "spec_hash": "spec", "pool_hash": "pool", "engine_version": "0.1.0",
-                "protolab_version": "0.1.0", "games": games, "shards": shards}
+def _manifest(
+    path: Path,
+    run_id: str,
+    games: int,
+    shards: list[dict[str, Any]],
+    complete: bool,
+    spec: dict[str, Any] | None = None,
+) -> None:
+    manifest = {
+        "run_id": run_id,
+        "format": 1,
+        "complete": complete,
+        "spec": spec or {"name": run_id},
+        "spec_hash": "spec",
+        "pool_hash": "pool",
+        "engine_version": "0.1.0",
+        "protolab_version": "0.1.0",
+        "games": games,
+        "shards": shards,
+    }
     (path / "run.json").write_text(json.dumps(manifest, indent=1))
 
 
 # -- the cards and compiles tables, aggregated from events ------------------------------------------
+
 
 def _sql_files(*files: Path) -> str:
     return ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
@@ -161,8 +223,11 @@ def cards_of_shard(con: Any, games_file: Path, events_file: Path) -> pa.Table:
     the seat's trio) in which the seat drew it / played it face-up / face-down at least once."""
     names = pq.read_schema(games_file).names
     arm = "g.arm" if "arm" in names else "'base'"
-    own = " or ".join(f"(e.seat = {s} and e.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
-                      f"g.seat{s}_protocol_right))" for s in SEATS)
+    own = " or ".join(
+        f"(e.seat = {s} and e.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
+        f"g.seat{s}_protocol_right))"
+        for s in SEATS
+    )
     t = con.sql(f"""
         with e as (
             select game_index, seat, card, protocol,
@@ -271,8 +336,9 @@ EVENT_P = np.array([0.34, 0.08, 0.24, 0.30, 0.04])
 
 
 def _dict(indices: np.ndarray, dictionary: Sequence[str], mask: np.ndarray | None = None) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32), mask=mask),
-                                          pa.array(list(dictionary), pa.string()))
+    return pa.DictionaryArray.from_arrays(
+        pa.array(indices.astype(np.int32), mask=mask), pa.array(list(dictionary), pa.string())
+    )
 
 
 def _const(value: str, n: int) -> pa.DictionaryArray:
@@ -287,21 +353,31 @@ def _synth_shard(args: tuple[str, str, int, int, int, bool, bool]) -> dict[str, 
     first_player = rng.integers(0, 2, n).astype(np.int8)
     s0 = rng.integers(0, len(STRATEGIES), n) if strategies else np.zeros(n, np.int64)
     s1 = rng.integers(0, len(STRATEGIES), n) if strategies else np.zeros(n, np.int64)
-    logit = (PROTOCOL_STRENGTH[draft[:, :3]].sum(1) - PROTOCOL_STRENGTH[draft[:, 3:]].sum(1)
-             + np.where(first_player == 0, FIRST_PLAYER_EDGE, -FIRST_PLAYER_EDGE)
-             + STRATEGY_STRENGTH[s0] - STRATEGY_STRENGTH[s1])
-    winner = (rng.random(n) > 1 / (1 + np.exp(-logit))).astype(np.int8)     # 0 if seat 0 wins
+    logit = (
+        PROTOCOL_STRENGTH[draft[:, :3]].sum(1)
+        - PROTOCOL_STRENGTH[draft[:, 3:]].sum(1)
+        + np.where(first_player == 0, FIRST_PLAYER_EDGE, -FIRST_PLAYER_EDGE)
+        + STRATEGY_STRENGTH[s0]
+        - STRATEGY_STRENGTH[s1]
+    )
+    winner = (rng.random(n) > 1 / (1 + np.exp(-logit))).astype(np.int8)  # 0 if seat 0 wins
     draw = rng.random(n) < 0.002
     winner[draw] = -1
     turns = np.where(draw, 200, np.clip(30 + rng.gamma(4.0, 12.0, n), 8, 199)).astype(np.int16)
     end_reason = np.where(draw, 1, 0)
     cols: dict[str, Any] = {
-        "run_id": _const(run_id, n), "game_index": gi, "matchup": np.zeros(n, np.int32),
+        "run_id": _const(run_id, n),
+        "game_index": gi,
+        "matchup": np.zeros(n, np.int32),
         "seed": rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64),
-        "pool_hash": _const("56922ba8f7efbd99", n), "spec_hash": _const("synthetic", n),
+        "pool_hash": _const("56922ba8f7efbd99", n),
+        "spec_hash": _const("synthetic", n),
         "engine_version": _const("0.1.0", n),
-        "strategy_0": _dict(s0, STRATEGIES), "strategy_1": _dict(s1, STRATEGIES),
-        "first_player": first_player, "winner": winner, "end_reason": _dict(end_reason, END_REASONS),
+        "strategy_0": _dict(s0, STRATEGIES),
+        "strategy_1": _dict(s1, STRATEGIES),
+        "first_player": first_player,
+        "winner": winner,
+        "end_reason": _dict(end_reason, END_REASONS),
         "turns": turns,
     }
     for s in SEATS:
@@ -329,8 +405,14 @@ def _synth_shard(args: tuple[str, str, int, int, int, bool, bool]) -> dict[str, 
         cols[f"seat{s}_control_gains"] = rng.poisson(4, n).astype(np.int16)
     games = pa.Table.from_arrays([cols[f.name] for f in GAMES], schema=GAMES)
     outp = Path(out)
-    shard: dict[str, Any] = {"index": si, "matchup": 0, "first_game": first, "games": n,
-                             "games_file": f"games/shard-{si:05d}.parquet", "games_rows": n}
+    shard: dict[str, Any] = {
+        "index": si,
+        "matchup": 0,
+        "first_game": first,
+        "games": n,
+        "games_file": f"games/shard-{si:05d}.parquet",
+        "games_rows": n,
+    }
     shard["games_sha256"] = _write(games, outp / shard["games_file"], GAMES_ROW_GROUP)
     if with_events:
         ev = _synth_events(rng, gi, turns, first_player, draft, compile_turns, compiled, cols, run_id)
@@ -340,11 +422,19 @@ def _synth_shard(args: tuple[str, str, int, int, int, bool, bool]) -> dict[str, 
     return shard
 
 
-def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, first_player: np.ndarray,
-                  draft: np.ndarray, compile_turns: np.ndarray, compiled: np.ndarray,
-                  cols: dict[str, Any], run_id: str) -> pa.Table:
+def _synth_events(
+    rng: np.random.Generator,
+    gi: np.ndarray,
+    turns: np.ndarray,
+    first_player: np.ndarray,
+    draft: np.ndarray,
+    compile_turns: np.ndarray,
+    compiled: np.ndarray,
+    cols: dict[str, Any],
+    run_id: str,
+) -> pa.Table:
     n = len(gi)
-    per = 10 + (1.75 * turns).astype(np.int64)                # 10 opening draws, ~1.75 per turn
+    per = 10 + (1.75 * turns).astype(np.int64)  # 10 opening draws, ~1.75 per turn
     e = int(per.sum())
     g = np.repeat(np.arange(n), per)
     k = np.arange(e) - np.repeat(np.cumsum(per) - per, per)
@@ -360,7 +450,7 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
     line = np.where(field, pos, 0).astype(np.int8)
     # Compile and recompile events, consistent with the games table.
     cg, cs, cj = np.nonzero(compiled)
-    order = np.argsort(rng.random((n, 2, 3)), axis=2)        # which of the trio is compiled k-th
+    order = np.argsort(rng.random((n, 2, 3)), axis=2)  # which of the trio is compiled k-th
     cpos = order[cg, cs, cj]
     parts_g = [g, cg]
     parts_turn = [turn, compile_turns[cg, cs, cj]]
@@ -395,8 +485,11 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
     proto_all = np.concatenate(parts_proto)[idx]
     m = len(idx)
     arrays = {
-        "run_id": _const(run_id, m), "game_index": gi[G[idx]], "turn": T[idx],
-        "seat": np.concatenate(parts_seat)[idx], "kind": _dict(kind_all, EVENT_KINDS),
+        "run_id": _const(run_id, m),
+        "game_index": gi[G[idx]],
+        "turn": T[idx],
+        "seat": np.concatenate(parts_seat)[idx],
+        "kind": _dict(kind_all, EVENT_KINDS),
         "card": _dict(np.concatenate(parts_card)[idx], CARDS, mask=card_mask),
         "protocol": _dict(proto_all, PROTOCOLS, mask=kind_all == EVENT_KINDS.index("control")),
         "line": pa.array(np.concatenate(parts_line)[idx], pa.int8(), mask=np.concatenate(parts_line_mask)[idx]),
@@ -405,9 +498,17 @@ def _synth_events(rng: np.random.Generator, gi: np.ndarray, turns: np.ndarray, f
     return pa.Table.from_arrays([arrays[f.name] for f in EVENTS], schema=EVENTS)
 
 
-def synth_run(out: str | Path, games: int, events_games: int | None = None, shard_games: int = 100_000,
-              workers: int = 2, strategies: bool = True, run_id: str = "synthetic", cards: bool = True,
-              compiles: bool = True) -> Path:
+def synth_run(
+    out: str | Path,
+    games: int,
+    events_games: int | None = None,
+    shard_games: int = 100_000,
+    workers: int = 2,
+    strategies: bool = True,
+    run_id: str = "synthetic",
+    cards: bool = True,
+    compiles: bool = True,
+) -> Path:
     """A synthetic run of `games` games; the first `events_games` (default all) also get events
     (and, with `cards` / `compiles`, cards / compiles files aggregated from them). Shards are written in parallel by
     `workers` processes."""
@@ -431,10 +532,16 @@ def synth_run(out: str | Path, games: int, events_games: int | None = None, shar
 def main(argv: Iterable[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="write a synthetic run folder in the schema of docs/data.md")
     ap.add_argument("out", help="the run folder to write (with --add-cards: an existing run folder)")
-    ap.add_argument("--add-cards", action="store_true",
-                    help="only add cards files, aggregated from the events, to the existing run OUT")
-    ap.add_argument("--add-compiles", action="store_true",
-                    help="only add compiles files, aggregated from the events, to the existing run OUT")
+    ap.add_argument(
+        "--add-cards",
+        action="store_true",
+        help="only add cards files, aggregated from the events, to the existing run OUT",
+    )
+    ap.add_argument(
+        "--add-compiles",
+        action="store_true",
+        help="only add compiles files, aggregated from the events, to the existing run OUT",
+    )
     ap.add_argument("--no-cards", action="store_true", help="write no cards files")
     ap.add_argument("--no-compiles", action="store_true", help="write no compiles files")
     ap.add_argument("--games", type=int, default=1_000_000)
@@ -449,8 +556,16 @@ def main(argv: Iterable[str] | None = None) -> None:
             n = add_summary(a.out, kind, a.workers)
             print(f"wrote {n} {kind} files in {a.out} in {time.perf_counter() - t0:.1f} s")
         return
-    synth_run(a.out, a.games, a.events_games, a.shard_games, a.workers, not a.one_strategy, cards=not a.no_cards,
-              compiles=not a.no_compiles)
+    synth_run(
+        a.out,
+        a.games,
+        a.events_games,
+        a.shard_games,
+        a.workers,
+        not a.one_strategy,
+        cards=not a.no_cards,
+        compiles=not a.no_compiles,
+    )
     print(f"wrote {a.out} ({a.games:,} games) in {time.perf_counter() - t0:.1f} s")
 
 

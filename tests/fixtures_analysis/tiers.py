@@ -13,15 +13,26 @@ def tier_run(path: Path, t1_wins: dict[str, int], games: int = 200) -> Path:
     rows = []
     for k, (tier, wins) in enumerate(t1_wins.items()):
         for g in range(games):
-            row = {"game_index": k * games + g, "seed": g, "first_player": g % 2, "winner": 0 if g < wins else 1,
-                   "strategy_0": tier, "strategy_1": tier}
+            row = {
+                "game_index": k * games + g,
+                "seed": g,
+                "first_player": g % 2,
+                "winner": 0 if g < wins else 1,
+                "strategy_0": tier,
+                "strategy_1": tier,
+            }
             row.update({f"seat0_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T1, strict=True)})
             row.update({f"seat1_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T2, strict=True)})
             rows.append(row)
     write_run(path, rows, run_id=path.name, shard_games=games)
     m = json.loads((path / "run.json").read_text())
-    m["spec"] = {"name": path.name, "seed": 3, "tiers": list(t1_wins), "draft": {"mode": "random"},
-                 "arms": [{"name": t, "sets": ["Main 1"], "strategies": [t, t], "cards": []} for t in t1_wins]}
+    m["spec"] = {
+        "name": path.name,
+        "seed": 3,
+        "tiers": list(t1_wins),
+        "draft": {"mode": "random"},
+        "arms": [{"name": t, "sets": ["Main 1"], "strategies": [t, t], "cards": []} for t in t1_wins],
+    }
     for shard, tier in zip(m["shards"], t1_wins, strict=True):
         shard["arm"] = tier
     (path / "run.json").write_text(json.dumps(m))

@@ -30,7 +30,7 @@ class Installed:
 
     venv: Path
     wheel: Path
-    seconds: float          # what building and installing took (the first worker's figure)
+    seconds: float  # what building and installing took (the first worker's figure)
 
     @property
     def bin(self) -> Path:
@@ -47,12 +47,19 @@ class Installed:
         env["RAY_USAGE_STATS_ENABLED"] = "0"
         return {**env, **extra}
 
-    def run(self, *args: object, cwd: Path, timeout: float = 300, check: bool = True,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    def run(
+        self, *args: object, cwd: Path, timeout: float = 300, check: bool = True, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
         """Run a script of the virtualenv (`protolab`, `ray`, `python`) in `cwd`."""
         exe = self.bin / str(args[0])
-        r = subprocess.run([str(exe), *map(str, args[1:])], cwd=cwd, env=env or self.env(), capture_output=True,
-                           text=True, timeout=timeout)
+        r = subprocess.run(
+            [str(exe), *map(str, args[1:])],
+            cwd=cwd,
+            env=env or self.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if check and r.returncode != 0:
             raise AssertionError(f"{' '.join(map(str, args))} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
         return r
@@ -73,18 +80,20 @@ def build(where: Path) -> Installed:
     wheels = where / "wheels"
     # No build isolation: the build tools (Cython, setuptools, numpy) of this test run, as the test extra
     # installs them, instead of fetching them again.
-    _sh(sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--no-build-isolation", "-q", "-w", wheels,
-        cwd=where)
+    _sh(sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "--no-build-isolation", "-q", "-w", wheels, cwd=where)
     (wheel,) = wheels.glob("protolab-*.whl")
     venv = where / "venv"
     _sh(sys.executable, "-m", "venv", "--without-pip", venv, cwd=where)
-    purelib = Path(subprocess.check_output([venv / "bin" / "python", "-c",
-                                            "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                           text=True).strip())
+    purelib = Path(
+        subprocess.check_output(
+            [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+        ).strip()
+    )
     # From outside the checkout: run in its root, pip would count the editable install's metadata there
     # (protolab.egg-info, on the path as the working folder) as protolab already installed, and skip the wheel.
-    _sh(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--no-deps", "-q", wheel,
-        cwd=where)
+    _sh(
+        sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--no-deps", "-q", wheel, cwd=where
+    )
     if not (purelib / "protolab" / "__init__.py").exists():
         raise AssertionError(f"pip did not install {wheel.name} into {venv}")
     # After the install, for the same reason: the test's dependencies hold the editable install's metadata.
@@ -99,8 +108,9 @@ def _scripts(venv: Path, dist: str) -> None:
     for ep in metadata.distribution(dist).entry_points:
         if ep.group == "console_scripts":
             script = venv / "bin" / ep.name
-            script.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom {ep.module} import {ep.attr}\n"
-                              f"sys.exit({ep.attr}())\n")
+            script.write_text(
+                f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom {ep.module} import {ep.attr}\nsys.exit({ep.attr}())\n"
+            )
             script.chmod(0o755)
 
 

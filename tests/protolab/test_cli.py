@@ -80,6 +80,11 @@ def test_module_entry_point(tmp_path):
     import sim
 
     env = {**os.environ, "PYTHONPATH": str(Path(sim.__file__).resolve().parents[1])}
-    r = subprocess.run([sys.executable, "-m", "protolab", "cards", "show", "Hate 2"], capture_output=True,
-                       text=True, cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "protolab", "cards", "show", "Hate 2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert r.returncode == 0 and "highest value" in r.stdout

@@ -12,7 +12,7 @@ import pytest
 
 from protolab.cli import main
 
-COMMANDS = {                                         # argv, the CSV's first columns
+COMMANDS = {  # argv, the CSV's first columns
     "simulate": (["simulate", "--games", "40", "--strategies", "random", "random"], ["protocol", "games", "win_rate"]),
     "bench": (["bench", "--games", "100", "--repeats", "1"], ["games", "seconds", "games_per_second"]),
     "ladder": (["ladder", "random", "greedy", "--games", "4"], ["a", "b", "games", "wins_a"]),
@@ -30,7 +30,7 @@ def output(capsys, argv: list[str]) -> str:
 def test_csv_is_one_table(capsys, name):
     argv, head = COMMANDS[name]
     rows = list(csv.DictReader(io.StringIO(output(capsys, [*argv, "--format", "csv"]))))
-    assert rows and list(rows[0])[:len(head)] == head
+    assert rows and list(rows[0])[: len(head)] == head
     if name == "cards list":
         listed = json.loads(output(capsys, [*argv, "--format", "json"]))
         assert [r["name"] for r in rows] == [c["name"] for c in listed] and rows[0]["encoded"] in ("True", "False")
@@ -52,8 +52,14 @@ def test_json_is_an_alias_of_format_json(capsys, name):
     assert {k: v for k, v in a.items() if k not in volatile} == {k: v for k, v in b.items() if k not in volatile}
 
 
-@pytest.mark.parametrize("argv", [["simulate", "--format", "xml"], ["cards", "list", "--format", "yaml"],
-                                  ["ladder", "random", "greedy", "--format", "tsv"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--format", "xml"],
+        ["cards", "list", "--format", "yaml"],
+        ["ladder", "random", "greedy", "--format", "tsv"],
+    ],
+)
 def test_an_unknown_format_is_one_line_exit_2(capsys, argv):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -28,8 +28,9 @@ print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)))
 
 def heavy_modules_after(*argv: str) -> list[str]:
     """The heavy libraries a fresh interpreter has loaded after `protolab ARGV`."""
-    out = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv], capture_output=True, text=True, check=True
+    ).stdout
     return json.loads(out.splitlines()[-1])
 
 

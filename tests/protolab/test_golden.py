@@ -14,5 +14,7 @@ def test_golden_trace_unchanged():
     now = trace()
     assert now["pool_hash"] == old["pool_hash"]
     for o, n in zip(old["games"], now["games"], strict=True):
-        assert o == n, f"{o['strategies']} seed {o['seed']} changed; if the rules changed on purpose, " \
-                       "regenerate with python -m protolab.golden --write"
+        assert o == n, (
+            f"{o['strategies']} seed {o['seed']} changed; if the rules changed on purpose, "
+            "regenerate with python -m protolab.golden --write"
+        )

@@ -36,19 +36,24 @@ def test_decision_clock_does_not_kill_a_finished_process(tmp_path):
     script = tmp_path / "exit_race.py"
     script.write_text(EXIT_RACE)
     for delay in ("-0.02", "0", "0.03"):
-        done = subprocess.run([sys.executable, str(script), delay], cwd=ROOT, capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run(
+            [sys.executable, str(script), delay], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0, (delay, done.returncode, done.stderr[-500:])
 
 
-DEEP = 100_000                     # a 200 KB file, well under the 4 MB input limit
+DEEP = 100_000  # a 200 KB file, well under the 4 MB input limit
 
 
-@pytest.mark.parametrize("command, text", [
-    (["run"], 'name = "x"\nseed = 1\ngames = 2\nextra = ' + "[" * DEEP + "]" * DEEP + "\n"),
-    (["cards", "check"], 'protocol = "X"\ncards = ' + "[" * DEEP + "]" * DEEP + "\n"),
-    (["scenario"], "x = " + "{a=" * 40 + "1" + "}" * 40 + "\n"),
-], ids=["spec", "card-file", "scenario"])
+@pytest.mark.parametrize(
+    "command, text",
+    [
+        (["run"], 'name = "x"\nseed = 1\ngames = 2\nextra = ' + "[" * DEEP + "]" * DEEP + "\n"),
+        (["cards", "check"], 'protocol = "X"\ncards = ' + "[" * DEEP + "]" * DEEP + "\n"),
+        (["scenario"], "x = " + "{a=" * 40 + "1" + "}" * 40 + "\n"),
+    ],
+    ids=["spec", "card-file", "scenario"],
+)
 def test_deeply_nested_toml_is_one_line(tmp_path, capsys, command, text):
     path = tmp_path / "deep.toml"
     path.write_text(text)
@@ -71,8 +76,14 @@ def test_a_full_disk_under_the_output_is_one_line(tmp_path):
     run = known_run(tmp_path / "known")
     for argv in (["report", str(run)], ["dashboard", str(run), "--out", str(tmp_path / "d.html")]):
         with open("/dev/full", "w") as full:
-            done = subprocess.run([sys.executable, "-m", "protolab", *argv], cwd=tmp_path, stdout=full,
-                                  stderr=subprocess.PIPE, text=True, timeout=120)
+            done = subprocess.run(
+                [sys.executable, "-m", "protolab", *argv],
+                cwd=tmp_path,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
         assert done.returncode == 2, done.stderr[-3000:]
         assert done.stderr == "protolab: error: cannot write the output: No space left on device\n"
     assert (run / "run.json").is_file()
@@ -85,7 +96,7 @@ def test_two_variant_files_replacing_one_card_are_refused(tmp_path):
     a, b = tmp_path / "a.toml", tmp_path / "b.toml"
     a.write_text(VARIANT.format("worth 3", 3))
     b.write_text(VARIANT.format("worth 4", 4))
-    assert load_pool(cards=[a]).card("Fire 1").value == 3               # one alone is fine
+    assert load_pool(cards=[a]).card("Fire 1").value == 3  # one alone is fine
     with pytest.raises(CardDataError, match=r"b.toml: card 'Fire 1': key 'replaces': already replaced by .*a.toml"):
         load_pool(cards=[a, b])
 
@@ -108,6 +119,7 @@ def test_the_dashboard_server_answers_only_its_own_host_names():
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
+
         def get(host: str) -> int:
             con = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
             con.putrequest("GET", "/", skip_host=True)
@@ -116,6 +128,7 @@ def test_the_dashboard_server_answers_only_its_own_host_names():
             status = con.getresponse().status
             con.close()
             return status
+
         assert get(f"127.0.0.1:{port}") == 200 and get(f"localhost:{port}") == 200
         assert get(f"attacker.example:{port}") == 421 and get("attacker.example") == 421
         assert get(f"127.0.0.1:{port + 1}") == 421
@@ -139,8 +152,13 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
 
     # `run` imports Ray before it can finish, so the signal finds it still starting (a command
     # that had already ended would say nothing about Ctrl-C)
-    proc = subprocess.Popen([sys.executable, "-m", "protolab", "run", "demo", "--out", str(tmp_path / "out")],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "protolab", "run", "demo", "--out", str(tmp_path / "out")],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(after)
     assert proc.poll() is None, "protolab ended before the signal: nothing was tested"
     proc.send_signal(signal.SIGINT)
@@ -156,7 +174,7 @@ def test_a_folder_named_like_an_example_does_not_shadow_it(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tiers").mkdir()
     assert find_spec("tiers").parent.name == "experiments" and any(a.tier for a in load_spec("tiers").arms)
-    with pytest.raises(SpecError, match=r"\./tiers: not a regular file"):    # a path is taken as a path
+    with pytest.raises(SpecError, match=r"\./tiers: not a regular file"):  # a path is taken as a path
         find_spec("./tiers")
 
 
@@ -169,16 +187,26 @@ def test_a_full_disk_at_the_run_dashboard_is_one_line_and_keeps_the_run(tmp_path
     try:
         spec = tmp_path / "s.toml"
         spec.write_text('name = "s"\nseed = 1\ngames = 200\n[pool]\nsets = ["Main 1"]\n')
-        done = subprocess.run([sys.executable, "-m", "protolab", "run", str(spec), "--out", str(disk), "--workers", "1",
-                               "--no-progress"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "protolab", "run", str(spec), "--out", str(disk), "--workers", "1", "--no-progress"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 2, done.stderr[-3000:]
         assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr[-3000:]
         assert "dashboard.html" in done.stderr and "No space left on device" in done.stderr, done.stderr
         (run,) = [d for d in disk.iterdir() if d.is_dir()]
         assert not (run / "dashboard.html").exists()
-        assert json.loads((run / "run.json").read_text())["complete"]          # every game kept
-        again = subprocess.run([sys.executable, "-m", "protolab", "report", str(run), "--format", "json"],
-                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert json.loads((run / "run.json").read_text())["complete"]  # every game kept
+        again = subprocess.run(
+            [sys.executable, "-m", "protolab", "report", str(run), "--format", "json"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert again.returncode == 0, again.stderr[-2000:]
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)

@@ -22,21 +22,33 @@ K = constants()
 def test_seed_derivation_is_unchanged():
     """Values computed by the pure-numpy derivation before seeds.py moved onto the engine's splitmix64."""
     assert [int(master_key(m)) for m in (0, 12345, 2**63 + 7)] == [
-        16294208416658607535, 2454886589211414944, 7195639206139662248]
+        16294208416658607535,
+        2454886589211414944,
+        7195639206139662248,
+    ]
     assert game_seeds(7, np.array([0, 0, 3]), np.array([0, 5, 9]), False).tolist() == [
-        13230016791271475269, 1355172272495804998, 9123606912852420215]
+        13230016791271475269,
+        1355172272495804998,
+        9123606912852420215,
+    ]
     assert game_seeds(7, np.array([0, 0, 3]), np.array([0, 5, 9]), True).tolist() == [
-        13230016791271475269, 14492422637119744992, 3617713676234607999]
+        13230016791271475269,
+        14492422637119744992,
+        3617713676234607999,
+    ]
     assert sample_order(11, 8).tolist() == [7, 3, 4, 5, 2, 1, 6, 0]
     assert mix64(np.array([0, 1, 2**64 - 1], dtype=np.uint64)).tolist() == [
-        0, 6238072747940578789, 13029008266876403067]
+        0,
+        6238072747940578789,
+        13029008266876403067,
+    ]
 
 
 def test_vectorised_splitmix_keeps_shape_and_input():
     x = np.arange(6, dtype=np.uint64).reshape(2, 3)
     y = mix64_array(x)
     assert y.shape == (2, 3) and y.dtype == np.uint64
-    assert x.tolist() == [[0, 1, 2], [3, 4, 5]]                       # the input is not written
+    assert x.tolist() == [[0, 1, 2], [3, 4, 5]]  # the input is not written
     assert y.ravel().tolist() == mix64_array(x.ravel()).tolist()
     assert splitmix64_array(np.uint64(0)).shape == ()
     assert int(splitmix64_array(np.array([12345], np.uint64))[0]) == int(master_key(12345))
@@ -88,7 +100,6 @@ def test_a_failed_allocation_is_a_memory_error(tmp_path):
     """)
     # from another folder, with the sim these tests import (an uncompiled checkout must not shadow it)
     env = {**os.environ, "PYTHONPATH": str(Path(sim.__file__).resolve().parents[1])}
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                       env=env)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "MemoryError: cannot allocate 20000000 answers" in r.stdout

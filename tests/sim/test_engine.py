@@ -46,7 +46,7 @@ def test_step_by_step_answers(pool):
     g = State(pool, seed=3, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
     d = g.pending()
     assert d.player == 0 and d.kind == "action"
-    assert "refresh" not in d.options           # 5 cards in hand: refresh would draw nothing
+    assert "refresh" not in d.options  # 5 cards in hand: refresh would draw nothing
     n = 0
     while not g.is_over and n < 5000:
         g.answer(n % len(g.pending().options))
@@ -70,7 +70,7 @@ def test_answer_by_name_and_bad_answer(pool):
 
 def test_observation_hides_opponent_secrets(pool):
     g = State(pool, seed=11, protocols=[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], first_player=0)
-    for _ in range(12):                        # play a few turns face-down where possible
+    for _ in range(12):  # play a few turns face-down where possible
         d = g.pending()
         down = [i for i, o in enumerate(d.options) if " down " in o]
         g.answer(down[0] if down else 0)
@@ -91,7 +91,7 @@ def test_invariants_hold_over_20000_random_games(pool):
     bad = np.nonzero(cols["violation"])[0]
     assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
     reasons = set(np.unique(cols["end_reason"]).tolist())
-    assert reasons <= {1, 2}, reasons          # compiled or turn cap, never a loop guard or nothing
+    assert reasons <= {1, 2}, reasons  # compiled or turn cap, never a loop guard or nothing
     assert (cols["turns"] <= 200).all()
 
 
@@ -99,27 +99,35 @@ def test_invariants_hold_with_every_protocol_and_the_bots(pool):
     """All 30 protocols drafted, and the bots (which reach effect choices random play rarely
     does) over the whole pool: no invariant broken."""
     assert len(pool.protocols) == 30
-    cols = play_games(pool, range(2_000_000, 2_002_000), check_invariants=True,
-                        strategies=("greedy", "disrupt"))
+    cols = play_games(pool, range(2_000_000, 2_002_000), check_invariants=True, strategies=("greedy", "disrupt"))
     bad = np.nonzero(cols["violation"])[0]
     assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
     drafted = {pool.protocols[p] for p in np.unique(cols["protocols"]).tolist()}
     assert drafted == set(pool.protocols)
-    assert (cols["end_reason"] == 3).mean() <= 0.001        # endless loops (loop guard) stay rare
+    assert (cols["end_reason"] == 3).mean() <= 0.001  # endless loops (loop guard) stay rare
 
 
 def test_invariant_checker_detects_a_broken_position(pool):
     from sim.engine._core import CoreState
 
     core = CoreState(pool.core, 1, 200)
-    pos = {"active": 0, "phase": 4, "control": -1, "no_compile_turn": [-1, -1],
-           "protocols": [[0, 1, 2], [3, 4, 5]], "compiled": [[0] * 3, [0] * 3],
-           "cdef": {c: (c // 6) * 6 % 90 for c in range(36)}, "owner": {},
-           "deck": [list(range(0, 18)), list(range(18, 36))], "hand": [[5], []], "trash": [[], []],
-           "stacks": [[[], [], []], [[], [], []]]}
+    pos = {
+        "active": 0,
+        "phase": 4,
+        "control": -1,
+        "no_compile_turn": [-1, -1],
+        "protocols": [[0, 1, 2], [3, 4, 5]],
+        "compiled": [[0] * 3, [0] * 3],
+        "cdef": {c: (c // 6) * 6 % 90 for c in range(36)},
+        "owner": {},
+        "deck": [list(range(0, 18)), list(range(18, 36))],
+        "hand": [[5], []],
+        "trash": [[], []],
+        "stacks": [[[], [], []], [[], [], []]],
+    }
     core.place(pos)
     core.run([])
-    assert core.check() != 0           # card 5 is both in A's deck and hand
+    assert core.check() != 0  # card 5 is both in A's deck and hand
 
 
 def test_turn_cap_is_a_draw(pool):

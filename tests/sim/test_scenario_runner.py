@@ -62,7 +62,7 @@ BAD = {
     "top-level key": (changed('rule = "Fire 1"', 'rule = "Fire 1"\nrules = "1.2"'), "rules", "unknown key"),
     "setup key": (changed('active = "A"', 'activ = "A"'), "setup.activ", "unknown key"),
     "setup side key": (changed('hand = ["Plague 5"]', 'hnad = ["Plague 5"]'), "setup.B.hnad", "unknown key"),
-    "setup seat C": (BASE + '[setup.C]\nhand = []\n', "setup.C", "unknown section"),
+    "setup seat C": (BASE + "[setup.C]\nhand = []\n", "setup.C", "unknown section"),
     "play key": (changed("decisions = [", "decisons = ["), "play.decisons", "unknown key"),
     "expect key": (changed('pending = "B"', 'pendng = "B"'), "expect.pendng", "unknown key"),
     "expect side key": (changed("A.hand = []", "A.hnad = []"), "expect.A.hnad", "unknown key"),
@@ -70,28 +70,48 @@ BAD = {
     # names in expectations must exist and be in play
     "unknown card": (changed("A.hand = []", 'A.hand = ["Fire 9"]'), "expect.A.hand[0]", "unknown card 'Fire 9'"),
     "card not in play": (changed("A.hand = []", 'A.hand = ["Water 1"]'), "expect.A.hand[0]", "not in play"),
-    "unknown card in stacks": (changed("A.hand = []", 'A.stacks = [["down:Fire 9"], [], []]'),
-                               "expect.A.stacks[0][0]", "unknown card 'Fire 9'"),
-    "down: outside stacks": (changed('B.trash = ["Life 1"]', 'B.trash = ["down:Life 1"]'), "expect.B.trash[0]",
-                             "stacks only"),
-    "unknown protocol": (changed("A.hand = []", 'A.compiled = ["Fier"]'), "expect.A.compiled[0]",
-                         "unknown protocol 'Fier'"),
-    "protocol not in play": (changed("A.hand = []", 'A.protocols = ["Fire", "Death", "Water"]'),
-                             "expect.A.protocols[2]", "not one of the six"),
-    "misspelt card in no_log": (changed('pending = "B"', 'no_log = ["Fier 1 deletes"]'), "expect.no_log[0]",
-                                "unknown card 'Fier 1'"),
-    "not-in-play card in log": (changed('pending = "B"', 'log = ["Water 1 middle resolves"]'), "expect.log[0]",
-                                "not in play"),
-    "unknown card in options": (changed('pending = "B"', 'options = ["Plague 9 up left"]'), "expect.options[0]",
-                                "unknown card 'Plague 9'"),
+    "unknown card in stacks": (
+        changed("A.hand = []", 'A.stacks = [["down:Fire 9"], [], []]'),
+        "expect.A.stacks[0][0]",
+        "unknown card 'Fire 9'",
+    ),
+    "down: outside stacks": (
+        changed('B.trash = ["Life 1"]', 'B.trash = ["down:Life 1"]'),
+        "expect.B.trash[0]",
+        "stacks only",
+    ),
+    "unknown protocol": (
+        changed("A.hand = []", 'A.compiled = ["Fier"]'),
+        "expect.A.compiled[0]",
+        "unknown protocol 'Fier'",
+    ),
+    "protocol not in play": (
+        changed("A.hand = []", 'A.protocols = ["Fire", "Death", "Water"]'),
+        "expect.A.protocols[2]",
+        "not one of the six",
+    ),
+    "misspelt card in no_log": (
+        changed('pending = "B"', 'no_log = ["Fier 1 deletes"]'),
+        "expect.no_log[0]",
+        "unknown card 'Fier 1'",
+    ),
+    "not-in-play card in log": (
+        changed('pending = "B"', 'log = ["Water 1 middle resolves"]'),
+        "expect.log[0]",
+        "not in play",
+    ),
+    "unknown card in options": (
+        changed('pending = "B"', 'options = ["Plague 9 up left"]'),
+        "expect.options[0]",
+        "unknown card 'Plague 9'",
+    ),
     # impossible values
     "pending C": (changed('pending = "B"', 'pending = "C"'), "expect.pending", 'expected "none", "A" or "B"'),
     "unknown phase": (changed('pending = "B"', 'phase = "lunch"'), "expect.phase", '"action"'),
     "draft phase": (changed('pending = "B"', 'phase = "draft"'), "expect.phase", "got 'draft'"),
     "winner nobody": (changed('pending = "B"', 'winner = "nobody"'), "expect.winner", '"draw"'),
-    "two stacks": (changed("A.hand = []", 'A.stacks = [[], []]'), "expect.A.stacks", "three arrays"),
-    "stack not an array": (changed("A.hand = []", 'A.stacks = [[], [], "Fire 1"]'), "expect.A.stacks",
-                           "three arrays"),
+    "two stacks": (changed("A.hand = []", "A.stacks = [[], []]"), "expect.A.stacks", "three arrays"),
+    "stack not an array": (changed("A.hand = []", 'A.stacks = [[], [], "Fire 1"]'), "expect.A.stacks", "three arrays"),
     "negative count": (changed("A.hand = []", "A.deck_count = -1"), "expect.A.deck_count", "from 0"),
     "count not a number": (changed("A.hand = []", 'A.hand_count = "0"'), "expect.A.hand_count", "from 0"),
     "count true": (changed("A.hand = []", "A.hand_count = true"), "expect.A.hand_count", "from 0"),
@@ -101,25 +121,44 @@ BAD = {
     "hand not an array": (changed("A.hand = []", 'A.hand = "Fire 1"'), "expect.A.hand", "array of card names"),
     "setup phase over": (changed('phase = "action"', 'phase = "over"'), "setup.phase", '"start"'),
     "setup turn 0": (changed('phase = "action"', 'phase = "action"\nturn = 0'), "setup.turn", "from 1"),
-    "decision not a string": (changed('"Fire 1 up left", "Life 1"]', '"Fire 1 up left", 1]'), "play.decisions",
-                              "array of strings"),
+    "decision not a string": (
+        changed('"Fire 1 up left", "Life 1"]', '"Fire 1 up left", 1]'),
+        "play.decisions",
+        "array of strings",
+    ),
     "expect not a table": ('expect = "nothing"\n' + BASE.split("[expect]")[0], "expect", "expected a table"),
     # required keys, and a scenario must check something
     "no rule": (changed('rule = "Fire 1"\n', ""), "rule", "missing"),
     "empty rule": (changed('rule = "Fire 1"', 'rule = " "'), "rule", "non-empty"),
     "misspelt rule": (changed('rule = "Fire 1"', 'rule = "Fire1"'), "rule", "neither a card"),
     "rule not a number": (changed('rule = "Fire 1"', 'rule = "rule 1.2"'), "rule", "neither a card"),
-    "no setup.B": (changed('[setup.B]\nprotocols = ["Plague", "Life", "Metal"]\nhand = ["Plague 5"]\n'
-                           'stacks = [["Plague 3"], ["Life 1"], []]\n', ""), "setup.B", "missing"),
+    "no setup.B": (
+        changed(
+            '[setup.B]\nprotocols = ["Plague", "Life", "Metal"]\nhand = ["Plague 5"]\n'
+            'stacks = [["Plague 3"], ["Life 1"], []]\n',
+            "",
+        ),
+        "setup.B",
+        "missing",
+    ),
     "no [expect]": (BASE.split("[expect]")[0], "expect", "missing"),
     "empty [expect]": (BASE.split("[expect]")[0] + "[expect]\n", "expect", "no expectation"),
     "only empty side tables": (BASE.split("[expect]")[0] + "[expect.A]\n[expect.B]\n", "expect", "no expectation"),
-    "error with other checks": (changed('pending = "B"', 'error = "appears twice"'), "expect.error",
-                                "cannot be combined"),
-    "unknown cards file": (changed('rule = "Fire 1"', 'rule = "Fire 1"\ncards = ["no_such_variant.toml"]'),
-                           "cards", "not found"),
-    "setup error not expected": (changed('hand = ["Plague 5"]', 'hand = ["Plague 5", "Fire 1"]'),
-                                 "setup.B.hand[1]", "appears twice"),
+    "error with other checks": (
+        changed('pending = "B"', 'error = "appears twice"'),
+        "expect.error",
+        "cannot be combined",
+    ),
+    "unknown cards file": (
+        changed('rule = "Fire 1"', 'rule = "Fire 1"\ncards = ["no_such_variant.toml"]'),
+        "cards",
+        "not found",
+    ),
+    "setup error not expected": (
+        changed('hand = ["Plague 5"]', 'hand = ["Plague 5", "Fire 1"]'),
+        "setup.B.hand[1]",
+        "appears twice",
+    ),
 }
 
 
@@ -147,8 +186,9 @@ def test_cli_prints_one_line_and_exits_2(tmp_path, capsys):
     f = write(tmp_path, changed("[expect]", "[expct]"))
     assert main(["scenario", str(f)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"protolab: error: {f}: key 'expct': unknown section; expected one of "
-                   "name, rule, cards, setup, play, expect"]
+    assert err == [
+        f"protolab: error: {f}: key 'expct': unknown section; expected one of name, rule, cards, setup, play, expect"
+    ]
 
 
 def test_cli_mixed_run_reports_every_file(tmp_path, capsys):

@@ -66,7 +66,7 @@ def test_every_numbered_rule_has_a_scenario():
 def test_failing_expectation_reports_difference(tmp_path):
     """The runner must catch a wrong expectation and say what differed."""
     src = (ROOT / "cards" / "fire_1.toml").read_text()
-    bad = src.replace("[expect]", "[expect]\ncontrol = \"B\"")
+    bad = src.replace("[expect]", '[expect]\ncontrol = "B"')
     f = tmp_path / "bad.toml"
     f.write_text(bad)
     r = run_file(f)

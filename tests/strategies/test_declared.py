@@ -13,13 +13,17 @@ from strategies.spec import learned_player
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("sim", "strategies", "analysis", "protolab", "benchmarks", "tests")
 SOURCE_SUFFIXES = {".py", ".pyx", ".pxd", ".pxi", ".sh", ".md"}
-GENERATED = re.compile(r"(_vocab_\w+\.pxi|_declared\.px[di])$")     # .gitignore: written by setup.py
+GENERATED = re.compile(r"(_vocab_\w+\.pxi|_declared\.px[di])$")  # .gitignore: written by setup.py
 
 
 def _sources() -> list[Path]:
     """Every hand-written source file of the project (generated includes and C translations aside)."""
-    return [p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*")
-            if p.suffix in SOURCE_SUFFIXES and not GENERATED.search(p.name) and p.is_file()]
+    return [
+        p
+        for d in SOURCE_DIRS
+        for p in (ROOT / d).rglob("*")
+        if p.suffix in SOURCE_SUFFIXES and not GENERATED.search(p.name) and p.is_file()
+    ]
 
 
 def test_compiled_players_were_built_from_the_table():
@@ -44,8 +48,10 @@ def test_features_divide_by_named_scales_only():
     assert not re.findall(r"/=?\s*\d+(\.\d*)?\b", text)
 
 
-@pytest.mark.parametrize("top, ok", [(declared.by_key(declared.LEARNED)["top"].hi, True),
-                                     (declared.by_key(declared.LEARNED)["top"].hi + 1, False)])
+@pytest.mark.parametrize(
+    "top, ok",
+    [(declared.by_key(declared.LEARNED)["top"].hi, True), (declared.by_key(declared.LEARNED)["top"].hi + 1, False)],
+)
 def test_learned_top_limit_is_the_c_room(top, ok):
     """The spec's limit on `top` is the C player's room for plans (MAXTOP)."""
     assert declared.c_integers()["MAXTOP"] == declared.by_key(declared.LEARNED)["top"].hi
@@ -60,7 +66,7 @@ def test_splitmix_constants_in_one_source_file():
     """splitmix64's increment and finaliser constants are written in sim/engine/rng.pxd only."""
     rng = ROOT / "sim" / "engine" / "rng.pxd"
     constants = set(re.findall(r"0x[0-9A-Fa-f]{16}", rng.read_text()))
-    assert len(constants) >= 3          # the increment and the finaliser's two multipliers (and the stream step)
+    assert len(constants) >= 3  # the increment and the finaliser's two multipliers (and the stream step)
     pattern = re.compile("|".join(constants), re.IGNORECASE)
     holders = sorted(str(p.relative_to(ROOT)) for p in _sources() if pattern.search(p.read_text(errors="replace")))
     assert holders == ["sim/engine/rng.pxd"]
@@ -69,8 +75,10 @@ def test_splitmix_constants_in_one_source_file():
 def test_the_spec_syntax_states_the_declared_defaults():
     """strategies/spec.py's docstring (the syntax users read) gives each player's defaults as the table has them."""
     tables = {"search": declared.SEARCH, "ismcts": declared.ISMCTS, "learned": declared.LEARNED}
-    said = {name: dict(kv.split("=") for kv in args.split(","))
-            for name, args in re.findall(r"^\s+(search|ismcts|learned):(\S+)", spec.__doc__, re.MULTILINE)}
+    said = {
+        name: dict(kv.split("=") for kv in args.split(","))
+        for name, args in re.findall(r"^\s*(search|ismcts|learned):(\S+)", spec.__doc__, re.MULTILINE)
+    }
     assert set(said) == set(tables)
     for name, table in tables.items():
         numbers = {k: float(v) for k, v in said[name].items() if k in declared.by_key(table)}

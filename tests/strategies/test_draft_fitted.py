@@ -42,15 +42,15 @@ def _picks(draft: str, seeds=range(12)) -> tuple[list[list[str]], np.ndarray]:
 def test_picks_the_best_available(tmp_path):
     picks, _ = _picks(f"fitted:{_table(tmp_path)},style=greedy")
     for row in picks:
-        assert row[0] == "Fire"                       # A: the strongest protocol
-        assert set(row[1:3]) == {"Water", "Death"}    # B: the two strongest left
+        assert row[0] == "Fire"  # A: the strongest protocol
+        assert set(row[1:3]) == {"Water", "Death"}  # B: the two strongest left
 
 
 def test_counter_picks_when_the_table_says_so(tmp_path):
     path = _table(tmp_path)
     countering, _ = _picks(f"fitted:{path},style=counter")
     plain, _ = _picks(f"fitted:{path},style=greedy")
-    assert all(row[0] == "Fire" and row[5] == "Hate" for row in countering)   # B's last pick answers A's Fire
+    assert all(row[0] == "Fire" and row[5] == "Hate" for row in countering)  # B's last pick answers A's Fire
     assert all(row[5] != "Hate" for row in plain)
 
 
@@ -65,7 +65,7 @@ def test_deterministic_and_seeded(tmp_path):
     a, fa = _picks(draft, range(40))
     b, fb = _picks(draft, range(40))
     assert a == b and (fa == fb).all()
-    assert len({tuple(r) for r in a}) > 2                  # the temperature samples, per seed
+    assert len({tuple(r) for r in a}) > 2  # the temperature samples, per seed
     assert all(len(set(r)) == 6 for r in a)
 
 
@@ -87,12 +87,12 @@ def test_pick_metrics_known_answers():
     assert has_picks(runs)
     m = pick_metrics(runs).set_index("protocol")
     assert m.loc["A", "picks"] == 3 and m.loc["A", "pick_rate"] == 1.0
-    assert m.loc["A", "avg_position"] == pytest.approx(4 / 3)         # picks 1, 2, 1
+    assert m.loc["A", "avg_position"] == pytest.approx(4 / 3)  # picks 1, 2, 1
     # the first picker won both decided games: in game 1 seat 0, in game 2 seat 1
-    assert m.loc["A", "wins_p1"] == 1 and m.loc["A", "games_p1"] == 1      # game 1: A's first pick
-    assert m.loc["A", "wins_p2"] == 0 and m.loc["A", "games_p2"] == 1      # game 2: B's first pick
+    assert m.loc["A", "wins_p1"] == 1 and m.loc["A", "games_p1"] == 1  # game 1: A's first pick
+    assert m.loc["A", "wins_p2"] == 0 and m.loc["A", "games_p2"] == 1  # game 2: B's first pick
     assert m.loc["F", "win_rate"] == 0.0 and m.loc["D", "win_rate"] == 1.0  # pick 6 is B's, pick 4 A's
-    assert m.loc["F", "games"] == 2 and m.loc["F", "picks"] == 3           # the draw is picked, not decided
+    assert m.loc["F", "games"] == 2 and m.loc["F", "picks"] == 3  # the draw is picked, not decided
     fp = first_pick(runs).set_index("picker")
     assert fp.loc["first", "games"] == 2 and fp.loc["first", "wins"] == 2
     assert fp.loc["second", "wins"] == 0
@@ -104,17 +104,21 @@ def test_no_picks_column_means_no_draft_section():
     assert not has_picks(Runs(con=con, paths=[], manifests=[], games_files=[], events_files=[]))
 
 
-@pytest.mark.parametrize("text,key", [
-    ("[protocols]\nFier = 0.1\n", "protocols.Fier"),
-    ("[protocols]\nFire = 'high'\n", "protocols.Fire"),
-    ("[trios]\n\"Fire, Fire, Water\" = 0.1\n", 'trios."Fire, Fire, Water"'),
-    ("[counters.Fire]\nFire = 0.1\n", "counters.Fire.Fire"),
-    ("[extra]\n", "extra"),
-])
+@pytest.mark.parametrize(
+    "text,key",
+    [
+        ("[protocols]\nFier = 0.1\n", "protocols.Fier"),
+        ("[protocols]\nFire = 'high'\n", "protocols.Fire"),
+        ('[trios]\n"Fire, Fire, Water" = 0.1\n', 'trios."Fire, Fire, Water"'),
+        ("[counters.Fire]\nFire = 0.1\n", "counters.Fire.Fire"),
+        ("[extra]\n", "extra"),
+    ],
+)
 def test_bad_table_is_one_line_exit_2(tmp_path, capsys, text, key):
     path = _table(tmp_path, text, "bad.toml")
-    code = main(["ladder", "greedy", "random", "--games", "2", "--set", "Main 1", "--set", "Aux 1",
-                 "--draft", f"fitted:{path}"])
+    code = main(
+        ["ladder", "greedy", "random", "--games", "2", "--set", "Main 1", "--set", "Aux 1", "--draft", f"fitted:{path}"]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert len(err.splitlines()) == 1 and path in err and f"'{key}'" in err
@@ -123,8 +127,10 @@ def test_bad_table_is_one_line_exit_2(tmp_path, capsys, text, key):
 def test_bad_table_in_a_spec_names_spec_and_key(tmp_path):
     _table(tmp_path, "[protocols]\nFier = 0.1\n", "bad.toml")
     spec = tmp_path / "s.toml"
-    spec.write_text('name = "x"\nseed = 1\ngames = 2\n[pool]\nsets = ["Main 1", "Aux 1"]\n'
-                    '[draft]\nmode = "draft"\npolicy = "fitted:bad.toml"\n')
+    spec.write_text(
+        'name = "x"\nseed = 1\ngames = 2\n[pool]\nsets = ["Main 1", "Aux 1"]\n'
+        '[draft]\nmode = "draft"\npolicy = "fitted:bad.toml"\n'
+    )
     with pytest.raises(SpecError, match=r"s\.toml: key 'draft\.policy\[0\]': bad\.toml: key 'protocols\.Fier'"):
         make_plan(load_spec(spec))
     spec.write_text(spec.read_text().replace("bad.toml", "missing.toml"))

@@ -17,8 +17,11 @@ from protolab.experiment.run import replay
 from sim.state import State
 from strategies.spec import make_seat
 
-EXPLAINED = [("greedy", "rush"), ("search:sims=8,depth=1", "control"),
-             ("ismcts:iters=40", "ismcts:iters=40,rollout=random")]
+EXPLAINED = [
+    ("greedy", "rush"),
+    ("search:sims=8,depth=1", "control"),
+    ("ismcts:iters=40", "ismcts:iters=40,rollout=random"),
+]
 
 
 @pytest.mark.parametrize("strategies", EXPLAINED, ids="-".join)
@@ -29,7 +32,7 @@ def test_the_explained_choice_is_the_one_played(pool, strategies):
         game = replay.new_game(pool, seed, strategies)
         record = game.record()
         decisions = board_why.decisions(game)
-        assert game.record() == record                      # watching plays the very same game
+        assert game.record() == record  # watching plays the very same game
         for d in decisions:
             assert d["chosen"] == d["played"], (strategies, seed, d)
             options = [a[0] for a in d["alternatives"]]
@@ -38,14 +41,14 @@ def test_the_explained_choice_is_the_one_played(pool, strategies):
         said += len(decisions)
         assert {d["player"] for d in decisions} == {0, 1}
     assert said >= 20 and weighed >= 10, (said, weighed)
-    measure = {"search": "mean evaluation", "ismcts": "visits"}        # greedy and its styles: evaluation
+    measure = {"search": "mean evaluation", "ismcts": "visits"}  # greedy and its styles: evaluation
     assert {d["measure"] for d in decisions} == {measure.get(s.split(":")[0], "evaluation") for s in strategies}
 
 
 def test_greedy_scores_are_its_one_ply_evaluations(pool):
     """The played action has the best score among those allowed (ties: one of them); loop
     avoidance sets aside an action taken before at the same view."""
-    game = replay.new_game(pool, 170, ("greedy", "greedy"))       # a view repeats at turn 60 or so
+    game = replay.new_game(pool, 170, ("greedy", "greedy"))  # a view repeats at turn 60 or so
     aside = 0
     for d in board_why.decisions(game):
         alts = d["alternatives"]
@@ -93,13 +96,13 @@ def test_explanations_are_honest(pool, spec):
     assert checked >= 8
 
 
-USER_BOT = textwrap.dedent('''
+USER_BOT = textwrap.dedent("""
     from strategies.user import Strategy
 
     class First(Strategy):
         def choose(self, observation, decision):
             return 0
-''')
+""")
 
 
 def test_players_that_cannot_say_why_are_not_watched(pool, tmp_path, monkeypatch):
@@ -113,5 +116,5 @@ def test_players_that_cannot_say_why_are_not_watched(pool, tmp_path, monkeypatch
     watcher = watch(seat)
     assert watcher is not None and watcher.decisions() == []
     watcher.release()
-    assert watch(seat) is not None                  # released: the seat decides with greedy again
+    assert watch(seat) is not None  # released: the seat decides with greedy again
     sys.modules.pop("whybots", None)

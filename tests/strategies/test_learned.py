@@ -35,8 +35,10 @@ def fitted(rows, tmp_path_factory):
         p = 1 / (1 + np.exp(-x @ w))
         hess = (x * (p * (1 - p))[:, None]).T @ x + 1e-2 * np.eye(len(w))
         w -= np.linalg.solve(hess, x.T @ (p - y))
-    model = Model.from_arrays([(w[None, :-1].astype(np.float32), w[-1:].astype(np.float32), "linear")],
-                              {"made_by": "tests/strategies/test_learned.py (logistic fit, 300 greedy games)"})
+    model = Model.from_arrays(
+        [(w[None, :-1].astype(np.float32), w[-1:].astype(np.float32), "linear")],
+        {"made_by": "tests/strategies/test_learned.py (logistic fit, 300 greedy games)"},
+    )
     path = tmp_path_factory.mktemp("model") / "fit.json"
     model.save(path)
     return path, model
@@ -99,7 +101,7 @@ def test_model_round_trips_to_the_same_bytes(fitted, tmp_path):
     again.save(tmp_path / "again.json")
     assert (tmp_path / "again.json").read_bytes() == path.read_bytes()
     assert again.hash == model.hash and len(again.hash) == 12
-    assert load_model("learned").hash                       # the shipped model loads
+    assert load_model("learned").hash  # the shipped model loads
 
 
 def _broken(fitted, tmp_path, change):
@@ -110,15 +112,18 @@ def _broken(fitted, tmp_path, change):
     return path
 
 
-@pytest.mark.parametrize("change, key", [
-    (lambda r: r.update(extra=1), "extra"),
-    (lambda r: r.pop("layers"), "layers"),
-    (lambda r: r["layers"][0]["weights"][0].pop(), "layers[0].weights[0]"),
-    (lambda r: r["layers"][0]["bias"].__setitem__(0, "x"), "layers[0].bias[0]"),
-    (lambda r: r["layers"][0].update(activation="gelu"), "layers[0].activation"),
-    (lambda r: r["features"].__setitem__(3, "peek"), "features[3]"),
-    (lambda r: r.update(feature_digest="0" * 16), "feature_digest"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        (lambda r: r.update(extra=1), "extra"),
+        (lambda r: r.pop("layers"), "layers"),
+        (lambda r: r["layers"][0]["weights"][0].pop(), "layers[0].weights[0]"),
+        (lambda r: r["layers"][0]["bias"].__setitem__(0, "x"), "layers[0].bias[0]"),
+        (lambda r: r["layers"][0].update(activation="gelu"), "layers[0].activation"),
+        (lambda r: r["features"].__setitem__(3, "peek"), "features[3]"),
+        (lambda r: r.update(feature_digest="0" * 16), "feature_digest"),
+    ],
+)
 def test_a_bad_model_file_is_one_line_naming_file_and_key(fitted, tmp_path, change, key):
     path = _broken(fitted, tmp_path, change)
     with pytest.raises(ModelError) as e:
@@ -142,8 +147,12 @@ def test_non_finite_corrupt_and_missing_model_files(fitted, tmp_path):
 
 def test_a_bad_model_through_the_cli_is_one_line_and_exit_2(fitted, tmp_path):
     path = _broken(fitted, tmp_path, lambda r: r["layers"][0]["weights"].pop())
-    proc = subprocess.run([sys.executable, "-m", "protolab", "bench", "--strategy", f"learned:model={path}",
-                           "--games", "10"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "protolab", "bench", "--strategy", f"learned:model={path}", "--games", "10"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and "layers[0].weights" in lines[0]
@@ -161,8 +170,10 @@ def test_a_card_made_stronger_is_not_measured_weaker(tmp_path):
     greedy, on paired seeds and fixed matchups, does not drop significantly."""
     variant = Path(__file__).resolve().parents[2] / "datasets/experiments/variants/fire1_worth_3.toml"
     rates = []
-    matchups = [[["Fire", "Water", "Death"], ["Light", "Life", "Gravity"]],
-                [["Fire", "Speed", "Hate"], ["Psychic", "Spirit", "Metal"]]]
+    matchups = [
+        [["Fire", "Water", "Death"], ["Light", "Life", "Gravity"]],
+        [["Fire", "Speed", "Hate"], ["Psychic", "Spirit", "Metal"]],
+    ]
     for cards in ((), (str(variant),)):
         p = load_pool(cards=cards)
         ab = play_games(p, range(150), ("learned", "learned"), protocols=matchups)

@@ -28,9 +28,27 @@ ENGINE_SOURCES = [p for ext in ("pyx", "pxd", "pxi", "py") for p in (ROOT / "sim
 # the game's control component), their weights and budgets, and the names the engine used to hold
 # them by before bots owned their settings.
 GAME_WORDS = {"random", "control"}
-STRATEGY_NAMES = sorted({*spec.PLAYERS} - GAME_WORDS | {*WEIGHT_NAMES} | {
-    "BotKind", "BOT_NONE", "BOT_GREEDY", "BOT_SEARCH", "BOT_ISMCTS", "StratParams", "NWEIGHTS",
-    "sims", "iters", "weights", "draft_score", "draft_table", "draft_model", "bot_owner", "rollout"})
+STRATEGY_NAMES = sorted(
+    {*spec.PLAYERS} - GAME_WORDS
+    | {*WEIGHT_NAMES}
+    | {
+        "BotKind",
+        "BOT_NONE",
+        "BOT_GREEDY",
+        "BOT_SEARCH",
+        "BOT_ISMCTS",
+        "StratParams",
+        "NWEIGHTS",
+        "sims",
+        "iters",
+        "weights",
+        "draft_score",
+        "draft_table",
+        "draft_model",
+        "bot_owner",
+        "rollout",
+    }
+)
 
 
 def strategy_names_in(text: str) -> set[str]:
@@ -104,8 +122,9 @@ def first_face_module(tmp_path_factory):
     """The new player's extension, compiled against the engine's .pxd files as they are."""
     build = tmp_path_factory.mktemp("first_face")
     (build / "first_face.pyx").write_text(textwrap.dedent(FIRST_FACE))
-    ext = Extension("first_face", [str(build / "first_face.pyx")], include_dirs=[str(ROOT)],
-                    extra_compile_args=["-O1", "-g0"])
+    ext = Extension(
+        "first_face", [str(build / "first_face.pyx")], include_dirs=[str(ROOT)], extra_compile_args=["-O1", "-g0"]
+    )
     dist = Distribution({"ext_modules": cythonize([ext], include_path=[str(ROOT)], quiet=True)})
     cmd = dist.get_command_obj("build_ext")
     cmd.build_lib = str(build)
@@ -123,6 +142,7 @@ def first_face_module(tmp_path_factory):
 
 def test_a_new_player_needs_no_engine_edit(pool, first_face_module, monkeypatch):
     """Registered in strategies/spec.py's PLAYERS, the new kind plays through specs and seats."""
+
     def configure(seat, params):
         first_face_module.FirstFace(int(params.get("up", 1))).install(seat)
 

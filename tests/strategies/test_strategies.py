@@ -14,10 +14,22 @@ from sim.state import State
 from strategies.seats import play_games
 from strategies.spec import StrategyError, make_seat, parse
 
-BUILTINS = ["random", "greedy", "rush", "disrupt", "control", "search:sims=6,depth=1", "ismcts:iters=40", "learned",
-            "learned:sims=2,depth=1,inner=4,branch=8",
-            "ismcts:iters=40,rollout=random", "ismcts:iters=40,leaf=model", "learned:reply=2",
-            "ismcts:iters=40,leaf=model,choices=rules", "ismcts:iters=40,choices=model"]
+BUILTINS = [
+    "random",
+    "greedy",
+    "rush",
+    "disrupt",
+    "control",
+    "search:sims=6,depth=1",
+    "ismcts:iters=40",
+    "learned",
+    "learned:sims=2,depth=1,inner=4,branch=8",
+    "ismcts:iters=40,rollout=random",
+    "ismcts:iters=40,leaf=model",
+    "learned:reply=2",
+    "ismcts:iters=40,leaf=model,choices=rules",
+    "ismcts:iters=40,choices=model",
+]
 
 
 @pytest.mark.parametrize("spec", BUILTINS)
@@ -104,16 +116,23 @@ def test_guided_ismcts_scores_leaves_with_the_model(pool):
     assert _win_rate(pool, guided, "random", 20) >= 0.8
 
 
-@pytest.mark.parametrize("spec, same, other, seeds", [
-    # choices=model (leaf=model's default): the seat's own choices inside the turn of the action it
-    # chose are the model's planner's, not the rule's
-    ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,choices=model",
-     "ismcts:iters=30,leaf=model,choices=rules", 6),
-    # leaf=model explores with c=0.2 unless told (DEFAULT_MODEL_C), rollout leaves with 0.7
-    ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,c=0.2", "ismcts:iters=30,leaf=model,c=0.7", 6),
-    # reply=K (2 by default): the K best candidates are scored again after the opponent's reply
-    ("learned", "learned:reply=2", "learned:reply=0", 8),
-])
+@pytest.mark.parametrize(
+    "spec, same, other, seeds",
+    [
+        # choices=model (leaf=model's default): the seat's own choices inside the turn of the action it
+        # chose are the model's planner's, not the rule's
+        (
+            "ismcts:iters=30,leaf=model",
+            "ismcts:iters=30,leaf=model,choices=model",
+            "ismcts:iters=30,leaf=model,choices=rules",
+            6,
+        ),
+        # leaf=model explores with c=0.2 unless told (DEFAULT_MODEL_C), rollout leaves with 0.7
+        ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,c=0.2", "ismcts:iters=30,leaf=model,c=0.7", 6),
+        # reply=K (2 by default): the K best candidates are scored again after the opponent's reply
+        ("learned", "learned:reply=2", "learned:reply=0", 8),
+    ],
+)
 def test_a_setting_changes_play_and_repeats_for_a_seed(pool, spec, same, other, seeds):
     keys = ("winner", "turns", "plays_up", "plays_down")
     games = {s: play_games(pool, range(seeds), strategies=(s, "greedy")) for s in (spec, same, other)}
@@ -177,24 +196,27 @@ def test_norefresh_with_control(pool):
                 assert "A returns control to neutral" not in (lines[i + 1] if i + 1 < len(lines) else "")
 
 
-@pytest.mark.parametrize("bad,fragment", [
-    ("wizard", "unknown strategy"),
-    ("greedy:w_bogus=1", "unknown parameter"),
-    ("search:sims=abc", "needs a number"),
-    ("greedy+teleport", "unknown restriction"),
-    ("greedy+avoid", "needs a card"),
-    ("nosuchmodule_xyz:Bot", "cannot import"),
-    ("ismcts:sims=5", "unknown parameter"),
-    ("ismcts:rollout=greedy", "rollout must be one of"),
-    ("ismcts:iters=0", "iters must be"),
-    ("ismcts:iters=2.5", "iters must be"),
-    ("ismcts:c=-1", "c must be"),
-    ("ismcts:leaf=oracle", "leaf must be one of"),
-    ("ismcts:model=learned", "model is used with leaf=model or choices=model only"),
-    ("ismcts:choices=plan", "choices must be one of rules, model"),
-    ("learned:reply=65", "reply must be a whole number 0..64"),
-    ("ismcts:leaf=model,model=no_such_model_file.json", "no_such_model_file.json"),
-])
+@pytest.mark.parametrize(
+    "bad,fragment",
+    [
+        ("wizard", "unknown strategy"),
+        ("greedy:w_bogus=1", "unknown parameter"),
+        ("search:sims=abc", "needs a number"),
+        ("greedy+teleport", "unknown restriction"),
+        ("greedy+avoid", "needs a card"),
+        ("nosuchmodule_xyz:Bot", "cannot import"),
+        ("ismcts:sims=5", "unknown parameter"),
+        ("ismcts:rollout=greedy", "rollout must be one of"),
+        ("ismcts:iters=0", "iters must be"),
+        ("ismcts:iters=2.5", "iters must be"),
+        ("ismcts:c=-1", "c must be"),
+        ("ismcts:leaf=oracle", "leaf must be one of"),
+        ("ismcts:model=learned", "model is used with leaf=model or choices=model only"),
+        ("ismcts:choices=plan", "choices must be one of rules, model"),
+        ("learned:reply=65", "reply must be a whole number 0..64"),
+        ("ismcts:leaf=model,model=no_such_model_file.json", "no_such_model_file.json"),
+    ],
+)
 def test_bad_specs(pool, bad, fragment):
     with pytest.raises(StrategyError, match=fragment):
         make_seat(bad, pool)

@@ -33,6 +33,7 @@ OpenFn = Callable[[str], Runs]
 
 # -- which paths are A/B runs ----------------------------------------------------------------------
 
+
 def run_arms(path: str | Path) -> list[str]:
     """The arms of the run at `path` that have finished shards, in spec order, when `path` names a
     whole run (no `#arm`) with more than one; else []. A folder whose run.json cannot be read gives
@@ -45,7 +46,7 @@ def run_arms(path: str | Path) -> list[str]:
         return []
     arms = m.spec.arm_names
     played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
-    return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []   # A/B arms are named
+    return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []  # A/B arms are named
 
 
 def arm_paths(paths: list[str]) -> list[str] | None:
@@ -57,13 +58,16 @@ def arm_paths(paths: list[str]) -> list[str] | None:
         return None
     if len(paths) > 1:
         p, a = ab[0]
-        raise RunError(f"{p}: an A/B run (arms {', '.join(a)}) given with other runs would pool its arms; "
-                       f"give one arm ({p}#{a[0]}) or the A/B run alone")
+        raise RunError(
+            f"{p}: an A/B run (arms {', '.join(a)}) given with other runs would pool its arms; "
+            f"give one arm ({p}#{a[0]}) or the A/B run alone"
+        )
     p, a = ab[0]
     return [f"{p}#{arm}" for arm in a]
 
 
 # -- report, one section per arm -------------------------------------------------------------------
+
 
 def label_arm(report: Report, path: str) -> Report:
     """Name the arm in the report's run ids, so every header says which arm it is."""
@@ -75,14 +79,22 @@ def label_arm(report: Report, path: str) -> Report:
 
 def arms_json(reports: list[Report]) -> str:
     """One JSON object: {"meta": {"arms": [...]}, "arms": {arm: {"meta", "tables"}}}."""
-    return json.dumps({"meta": {"runs": reports[0].meta["runs"], "arms": [r.meta["arm"] for r in reports]},
-                       "arms": {r.meta["arm"]: json.loads(to_json(r)) for r in reports}}, indent=1, default=str)
+    return json.dumps(
+        {
+            "meta": {"runs": reports[0].meta["runs"], "arms": [r.meta["arm"] for r in reports]},
+            "arms": {r.meta["arm"]: json.loads(to_json(r)) for r in reports},
+        },
+        indent=1,
+        default=str,
+    )
 
 
 def arms_csv(reports: list[Report], table: str) -> pd.DataFrame:
     """One table of every arm, with the arm as its first column."""
-    return pd.concat([r.tables[table].assign(arm=r.meta["arm"])[["arm", *r.tables[table].columns]]
-                      for r in reports], ignore_index=True)
+    return pd.concat(
+        [r.tables[table].assign(arm=r.meta["arm"])[["arm", *r.tables[table].columns]] for r in reports],
+        ignore_index=True,
+    )
 
 
 def write_arms_csv(reports: list[Report], out_dir: str | Path) -> list[Path]:
@@ -93,14 +105,17 @@ def write_arms_csv(reports: list[Report], out_dir: str | Path) -> list[Path]:
 
 def print_arm_reports(reports: list[Report], console) -> None:
     arms = [r.meta["arm"] for r in reports]
-    console.print(f"[bold]An A/B run with {len(arms)} arms ({', '.join(arms)}): one report per arm, never pooled. "
-                  f"protolab compare RUN#{arms[0]} RUN#{arms[-1]} compares two arms.[/bold]")
+    console.print(
+        f"[bold]An A/B run with {len(arms)} arms ({', '.join(arms)}): one report per arm, never pooled. "
+        f"protolab compare RUN#{arms[0]} RUN#{arms[-1]} compares two arms.[/bold]"
+    )
     for r in reports:
         console.rule(f"arm {r.meta['arm']}")
         print_report(r, console)
 
 
 # -- the A/B comparisons ---------------------------------------------------------------------------
+
 
 @dataclass
 class ABResult:
@@ -111,11 +126,10 @@ class ABResult:
     arms: list[str]
     overview: pd.DataFrame
     comparisons: list[tuple[str, Comparison]] = field(default_factory=list)
-    provenance: list[dict[str, Any]] = field(default_factory=list)     # one block per arm
+    provenance: list[dict[str, Any]] = field(default_factory=list)  # one block per arm
 
 
-def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
-               open_fn: OpenFn | None = None) -> ABResult:
+def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05, open_fn: OpenFn | None = None) -> ABResult:
     """Open each arm (`RUN#arm` paths, the first being the base) once and compare every other arm
     with the first."""
     opener = open_fn or (lambda p: open_runs([p]))
@@ -124,7 +138,7 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
     overview = pd.concat([queries.overview(r).assign(arm=a) for a, r in runs.items()], ignore_index=True)
     comps = [(a, compare_runs(runs[arms[0]], runs[a], method, alpha)) for a in arms[1:]]
     stop = stop_record(runs[arms[0]].manifests[0])
-    if stop is not None:                  # a run that stopped once settled: its anytime intervals
+    if stop is not None:  # a run that stopped once settled: its anytime intervals
         comps = [(a, apply_stop(c, stop, a)) for a, c in comps]
     run_id = runs[arms[0]].run_ids[0]
     blocks = [b for r in runs.values() for b in of_runs(r)]
@@ -134,6 +148,7 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05,
 
 
 # -- the page --------------------------------------------------------------------------------------
+
 
 def _pts(x: float) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:+.1f}"
@@ -155,29 +170,63 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
     interval (paired when the arms share seeds); the unpaired interval drawn faintly beside it."""
     t = forest_rows(c)
     y = [("first player" if k == "game" else n) for k, n in zip(t["kind"], t["name"], strict=True)]
-    colour = ["#a01818" if s and d > 0 else "#1a4fa0" if s else "#444"
-              for s, d in zip(t["significant"].fillna(False), t["change"], strict=True)]
-    hover = [f"{n}: {_pct(r.rate_base)} -> {_pct(r.rate_variant)}, {_pts(r.change)} points "
-             f"(95% CI {_pts(r.change_low)} to {_pts(r.change_high)}, {r.design}); "
-             f"unpaired CI {_pts(r.unpaired_low)} to {_pts(r.unpaired_high)}; adjusted p = {r.p_adjusted:.2g}; "
-             f"{r.games_base:,} vs {r.games_variant:,} games" for n, r in zip(y, t.itertuples(), strict=True)]
+    colour = [
+        "#a01818" if s and d > 0 else "#1a4fa0" if s else "#444"
+        for s, d in zip(t["significant"].fillna(False), t["change"], strict=True)
+    ]
+    hover = [
+        f"{n}: {_pct(r.rate_base)} -> {_pct(r.rate_variant)}, {_pts(r.change)} points "
+        f"(95% CI {_pts(r.change_low)} to {_pts(r.change_high)}, {r.design}); "
+        f"unpaired CI {_pts(r.unpaired_low)} to {_pts(r.unpaired_high)}; adjusted p = {r.p_adjusted:.2g}; "
+        f"{r.games_base:,} vs {r.games_variant:,} games"
+        for n, r in zip(y, t.itertuples(), strict=True)
+    ]
     fig = go.Figure()
     fig.add_vline(x=0, line={"color": "#999", "dash": "dot"})
     if c.design.paired:
-        fig.add_trace(go.Scatter(x=t["change"] * 100, y=y, mode="markers", name="unpaired 95% CI (for comparison)",
-                                 marker={"size": 1, "color": "rgba(0,0,0,0)"}, hoverinfo="skip",
-                                 error_x={"type": "data", "symmetric": False, "color": "#bbb", "thickness": 6,
-                                          "width": 0, "array": (t["unpaired_high"] - t["change"]) * 100,
-                                          "arrayminus": (t["change"] - t["unpaired_low"]) * 100}))
-    fig.add_trace(go.Scatter(x=t["change"] * 100, y=y, mode="markers", hovertext=hover, hoverinfo="text",
-                             name=f"change, 95% CI ({'paired by seed' if c.design.paired else 'unpaired'})",
-                             marker={"size": 10, "color": colour},
-                             error_x={"type": "data", "symmetric": False, "color": "#222",
-                                      "array": (t["change_high"] - t["change"]) * 100,
-                                      "arrayminus": (t["change"] - t["change_low"]) * 100}))
-    return layout(fig, f"Change in win rate, {variant} minus {base} (points; red/blue: significant after "
-                   f"correction)", height=max(360, 24 * len(t) + 140), xaxis={"title": "change, points",
-                                                                             "zeroline": False})
+        fig.add_trace(
+            go.Scatter(
+                x=t["change"] * 100,
+                y=y,
+                mode="markers",
+                name="unpaired 95% CI (for comparison)",
+                marker={"size": 1, "color": "rgba(0,0,0,0)"},
+                hoverinfo="skip",
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "color": "#bbb",
+                    "thickness": 6,
+                    "width": 0,
+                    "array": (t["unpaired_high"] - t["change"]) * 100,
+                    "arrayminus": (t["change"] - t["unpaired_low"]) * 100,
+                },
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=t["change"] * 100,
+            y=y,
+            mode="markers",
+            hovertext=hover,
+            hoverinfo="text",
+            name=f"change, 95% CI ({'paired by seed' if c.design.paired else 'unpaired'})",
+            marker={"size": 10, "color": colour},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "color": "#222",
+                "array": (t["change_high"] - t["change"]) * 100,
+                "arrayminus": (t["change"] - t["change_low"]) * 100,
+            },
+        )
+    )
+    return layout(
+        fig,
+        f"Change in win rate, {variant} minus {base} (points; red/blue: significant after correction)",
+        height=max(360, 24 * len(t) + 140),
+        xaxis={"title": "change, points", "zeroline": False},
+    )
 
 
 def fig_card_use(c: Comparison, base: str, variant: str) -> go.Figure | None:
@@ -186,16 +235,24 @@ def fig_card_use(c: Comparison, base: str, variant: str) -> go.Figure | None:
     if u.empty:
         return None
     fig = go.Figure()
-    kinds = (("up_rate", "played face-up", "#2ca02c"), ("down_rate", "played face-down", "#9467bd"),
-             ("never_rate", "never played", "#7f7f7f"))
+    kinds = (
+        ("up_rate", "played face-up", "#2ca02c"),
+        ("down_rate", "played face-down", "#9467bd"),
+        ("never_rate", "never played", "#7f7f7f"),
+    )
     for col, name, colour in kinds:
         x = [[card for card in u["card"] for _ in (0, 1)], [arm for _ in u["card"] for arm in (base, variant)]]
         v = [val for _, r in u.iterrows() for val in (r[f"{col}_base"], r[f"{col}_variant"])]
-        fig.add_trace(go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[_pct(a) for a in v],
-                             textposition="outside"))
-    return layout(fig, "Changed cards: share of their deck's seat-games played face-up, face-down, never",
-                   barmode="group",
-                   yaxis={"tickformat": ".0%", "range": [0, 1.1]}, height=420)
+        fig.add_trace(
+            go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[_pct(a) for a in v], textposition="outside")
+        )
+    return layout(
+        fig,
+        "Changed cards: share of their deck's seat-games played face-up, face-down, never",
+        barmode="group",
+        yaxis={"tickformat": ".0%", "range": [0, 1.1]},
+        height=420,
+    )
 
 
 def fig_card_wr(c: Comparison, base: str, variant: str) -> go.Figure | None:
@@ -206,24 +263,53 @@ def fig_card_wr(c: Comparison, base: str, variant: str) -> go.Figure | None:
     fig = go.Figure()
     fig.add_hline(y=0.5, line={"color": "#999", "dash": "dot"})
     for side, arm, colour in (("base", base, "#1f77b4"), ("variant", variant, "#ff7f0e")):
-        x = [list(u["card"]), [arm] * len(u)]            # one category per (card, arm): side by side
-        fig.add_trace(go.Scatter(x=x, y=u[f"up_wr_{side}"], mode="markers", name=f"{arm}: WR face-up",
-                                 marker={"size": 11, "color": colour},
-                                 error_y={"type": "data", "symmetric": False,
-                                          "array": u[f"up_wr_high_{side}"] - u[f"up_wr_{side}"],
-                                          "arrayminus": u[f"up_wr_{side}"] - u[f"up_wr_low_{side}"]}))
-        fig.add_trace(go.Scatter(x=x, y=u[f"never_wr_{side}"], mode="markers", name=f"{arm}: WR never played",
-                                 marker={"size": 8, "symbol": "x", "color": colour}))
-    return layout(fig, "Changed cards: win rate when played face-up (95% CI) and when never played",
-                   yaxis={"tickformat": ".0%", "title": "win rate"}, height=380)
+        x = [list(u["card"]), [arm] * len(u)]  # one category per (card, arm): side by side
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=u[f"up_wr_{side}"],
+                mode="markers",
+                name=f"{arm}: WR face-up",
+                marker={"size": 11, "color": colour},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": u[f"up_wr_high_{side}"] - u[f"up_wr_{side}"],
+                    "arrayminus": u[f"up_wr_{side}"] - u[f"up_wr_low_{side}"],
+                },
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=u[f"never_wr_{side}"],
+                mode="markers",
+                name=f"{arm}: WR never played",
+                marker={"size": 8, "symbol": "x", "color": colour},
+            )
+        )
+    return layout(
+        fig,
+        "Changed cards: win rate when played face-up (95% CI) and when never played",
+        yaxis={"tickformat": ".0%", "title": "win rate"},
+        height=380,
+    )
 
 
 def _rows_table(c: Comparison, i: int) -> str:
     t = c.table.assign(saved=[("" if pd.isna(v) else f"{v:.1f}x") for v in c.table["variance_ratio"]])
-    cols = [("name", "name", "text"), ("kind", "kind", "text"), ("base", "rate_base", "pct"),
-            ("games", "games_base", "int"), ("variant", "rate_variant", "pct"), ("games ", "games_variant", "int"),
-            ("change, points (95% CI)", "change", "diff"), ("design", "design", "text"),
-            ("variance saved", "saved", "text"), ("adj. p", "p_adjusted", "text")]
+    cols = [
+        ("name", "name", "text"),
+        ("kind", "kind", "text"),
+        ("base", "rate_base", "pct"),
+        ("games", "games_base", "int"),
+        ("variant", "rate_variant", "pct"),
+        ("games ", "games_variant", "int"),
+        ("change, points (95% CI)", "change", "diff"),
+        ("design", "design", "text"),
+        ("variance saved", "saved", "text"),
+        ("adj. p", "p_adjusted", "text"),
+    ]
     t["p_adjusted"] = [("" if pd.isna(p) else f"{p:.2g}") for p in t["p_adjusted"]]
     t["_p"] = t["name"].where(t["kind"] == "protocol", "")
     return table_html(t, cols, f"rows-{i}", ("_p", None))
@@ -233,22 +319,34 @@ def _cards_table(c: Comparison, base: str, variant: str, i: int) -> str:
     if c.cards.empty:
         why = "; ".join(c.meta.get("notes", [])) or "the arms use the same card files, or the run has no events"
         return f"<p class='muted'>No changed cards to show ({html.escape(why)}).</p>"
-    cols = [("card", "card", "text"), (f"deck games {base}", "deck_games_base", "int"),
-            (f"deck games {variant}", "deck_games_variant", "int"),
-            (f"face-up {base}", "up_rate_base", "pct"), (f"face-up {variant}", "up_rate_variant", "pct"),
-            ("face-up change, points (95% CI)", "up_rate_change", "diff"),
-            (f"face-down {base}", "down_rate_base", "pct"), (f"face-down {variant}", "down_rate_variant", "pct"),
-            (f"never {base}", "never_rate_base", "pct"), (f"never {variant}", "never_rate_variant", "pct"),
-            (f"WR face-up {base}", "up_wr_base", "pct"), (f"WR face-up {variant}", "up_wr_variant", "pct"),
-            ("WR face-up change, points (95% CI)", "up_wr_change", "diff"),
-            (f"WR played {base}", "played_wr_base", "pct"), (f"WR played {variant}", "played_wr_variant", "pct"),
-            (f"WR never {base}", "never_wr_base", "pct"), (f"WR never {variant}", "never_wr_variant", "pct")]
+    cols = [
+        ("card", "card", "text"),
+        (f"deck games {base}", "deck_games_base", "int"),
+        (f"deck games {variant}", "deck_games_variant", "int"),
+        (f"face-up {base}", "up_rate_base", "pct"),
+        (f"face-up {variant}", "up_rate_variant", "pct"),
+        ("face-up change, points (95% CI)", "up_rate_change", "diff"),
+        (f"face-down {base}", "down_rate_base", "pct"),
+        (f"face-down {variant}", "down_rate_variant", "pct"),
+        (f"never {base}", "never_rate_base", "pct"),
+        (f"never {variant}", "never_rate_variant", "pct"),
+        (f"WR face-up {base}", "up_wr_base", "pct"),
+        (f"WR face-up {variant}", "up_wr_variant", "pct"),
+        ("WR face-up change, points (95% CI)", "up_wr_change", "diff"),
+        (f"WR played {base}", "played_wr_base", "pct"),
+        (f"WR played {variant}", "played_wr_variant", "pct"),
+        (f"WR never {base}", "never_wr_base", "pct"),
+        (f"WR never {variant}", "never_wr_variant", "pct"),
+    ]
     return f'<div class="scroll">{table_html(c.cards, cols, f"changed-cards-{i}")}</div>'
 
 
 def _section(i: int, base: str, variant: str, c: Comparison) -> str:
-    figs = [(f"forest-{i}", fig_forest(c, base, variant)), (f"card-use-{i}", fig_card_use(c, base, variant)),
-            (f"card-wr-{i}", fig_card_wr(c, base, variant))]
+    figs = [
+        (f"forest-{i}", fig_forest(c, base, variant)),
+        (f"card-use-{i}", fig_card_use(c, base, variant)),
+        (f"card-wr-{i}", fig_card_wr(c, base, variant)),
+    ]
     charts = "".join(fig_html(f, "chart-" + name) for name, f in figs if f is not None)
     summary = "".join(f"<li>{html.escape(s.removeprefix('- '))}</li>" for s in c.summary)
     changed = ", ".join(c.meta.get("changed_cards", [])) or "none found"
@@ -265,11 +363,16 @@ change in when the bots play it: read it beside the play rates.</p>
 
 def _overview_html(ab: ABResult) -> str:
     o = ab.overview
-    rows = "".join(f"<tr><td>{html.escape(str(r.arm))}</td><td class='n'>{r.games:,}</td><td class='n'>{r.decided:,}"
-                   f"</td><td class='n'>{r.draws:,}</td><td class='n'>{_pct(r.first_player_win_rate)}</td>"
-                   f"<td class='n'>{r.mean_turns:.1f}</td></tr>" for r in o.itertuples())
-    return ("<table class='sortable'><thead><tr><th>arm</th><th>games</th><th>decided</th><th>draws</th>"
-            f"<th>first player wins</th><th>mean turns</th></tr></thead><tbody>{rows}</tbody></table>")
+    rows = "".join(
+        f"<tr><td>{html.escape(str(r.arm))}</td><td class='n'>{r.games:,}</td><td class='n'>{r.decided:,}"
+        f"</td><td class='n'>{r.draws:,}</td><td class='n'>{_pct(r.first_player_win_rate)}</td>"
+        f"<td class='n'>{r.mean_turns:.1f}</td></tr>"
+        for r in o.itertuples()
+    )
+    return (
+        "<table class='sortable'><thead><tr><th>arm</th><th>games</th><th>decided</th><th>draws</th>"
+        f"<th>first player wins</th><th>mean turns</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def render_ab(ab: ABResult) -> str:
@@ -289,8 +392,15 @@ def render_ab(ab: ABResult) -> str:
     protocols = sorted({str(n) for _, c in ab.comparisons for n in c.table.loc[c.table["kind"] == "protocol", "name"]})
     sets = _protocol_sets(ab.provenance[0] if ab.provenance else {}, protocols)
     links = [("arms", "Arms"), ("ranking", "Ranking")] + [(f"ab-{i}", v) for i, (v, _) in enumerate(ab.comparisons)]
-    return render_page(" A/B", "protolab A/B dashboard", f"{ab.run_id}: A/B, {len(ab.arms)} arms", header, body,
-                       css=".summary li{margin:3px 0}", nav=filter_bar(sets, None, links))
+    return render_page(
+        " A/B",
+        "protolab A/B dashboard",
+        f"{ab.run_id}: A/B, {len(ab.arms)} arms",
+        header,
+        body,
+        css=".summary li{margin:3px 0}",
+        nav=filter_bar(sets, None, links),
+    )
 
 
 def _protocol_sets(block: dict[str, Any], protocols: list[str]) -> dict[str, str]:
@@ -305,8 +415,9 @@ def print_ab(ab: ABResult, console, run_dir: Any = None) -> None:
 
     where = run_dir if run_dir is not None else ab.run
     for variant, c in ab.comparisons:
-        console.print(f"\n[bold]{variant} vs {ab.arms[0]}[/bold] (protolab compare {where}#{ab.arms[0]} "
-                      f"{where}#{variant})")
+        console.print(
+            f"\n[bold]{variant} vs {ab.arms[0]}[/bold] (protolab compare {where}#{ab.arms[0]} {where}#{variant})"
+        )
         print_comparison(c, console)
 
 

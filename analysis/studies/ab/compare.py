@@ -40,7 +40,7 @@ from analysis.studies.plain.rule_note import note_lines, rule_notes
 from sim.inputs import parse_toml
 
 _SIDES = ("side_a", "side_b")
-DETECT_POWER = 0.8       # the power at which a comparison states what it could have missed
+DETECT_POWER = 0.8  # the power at which a comparison states what it could have missed
 
 
 @dataclass
@@ -49,12 +49,16 @@ class Design:
 
     paired: bool
     how: str
-    clusters: int = 0          # seed clusters (games sharing one seed) matched on both sides
-    games: int = 0             # games per side in them
+    clusters: int = 0  # seed clusters (games sharing one seed) matched on both sides
+    games: int = 0  # games per side in them
 
     def as_dict(self) -> dict:
-        return {"design": "paired" if self.paired else "unpaired", "how": self.how, "seed_clusters": self.clusters,
-                "games_per_side": self.games}
+        return {
+            "design": "paired" if self.paired else "unpaired",
+            "how": self.how,
+            "seed_clusters": self.clusters,
+            "games_per_side": self.games,
+        }
 
 
 @dataclass
@@ -62,27 +66,44 @@ class Comparison:
     table: pd.DataFrame
     summary: list[str]
     meta: dict = field(default_factory=dict)
-    cards: pd.DataFrame = field(default_factory=pd.DataFrame)      # the changed cards' use, both sides
+    cards: pd.DataFrame = field(default_factory=pd.DataFrame)  # the changed cards' use, both sides
     design: Design = field(default_factory=lambda: Design(False, ""))
 
 
 # -- the rows compared -----------------------------------------------------------------------------
 
+
 def _items(runs: Runs) -> pd.DataFrame:
     p = queries.protocol_win_rates(runs)
-    parts = [pd.DataFrame({"kind": "protocol", "name": p["protocol"], "metric": "win rate",
-                           "games": p["games"], "wins": p["wins"]})]
+    parts = [
+        pd.DataFrame(
+            {"kind": "protocol", "name": p["protocol"], "metric": "win rate", "games": p["games"], "wins": p["wins"]}
+        )
+    ]
     c = queries.card_impact(runs)
     if not c.empty:
-        parts.append(pd.DataFrame({"kind": "card", "name": c["card"], "metric": CARD_METRIC,
-                                   "games": c["up"], "wins": c["up_wins"]}))
+        parts.append(
+            pd.DataFrame(
+                {"kind": "card", "name": c["card"], "metric": CARD_METRIC, "games": c["up"], "wins": c["up_wins"]}
+            )
+        )
     o = queries.overview(runs).iloc[0]
-    parts.append(pd.DataFrame({"kind": ["game"], "name": ["first player"], "metric": ["win rate"],
-                               "games": [o["decided"]], "wins": [o["first_wins"]]}))
+    parts.append(
+        pd.DataFrame(
+            {
+                "kind": ["game"],
+                "name": ["first player"],
+                "metric": ["win rate"],
+                "games": [o["decided"]],
+                "wins": [o["first_wins"]],
+            }
+        )
+    )
     return pd.concat(parts, ignore_index=True)
 
 
 # -- the design: do the two sides share seeds? -----------------------------------------------------
+
 
 def _files_sql(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
@@ -92,17 +113,22 @@ def pair_connection(base: Runs, variant: Runs) -> Runs:
     """One DuckDB connection with both sides' games as views `side_a` (base) and `side_b`
     (variant), so the pairing is a join; read errors name the file as everywhere else."""
     row = base.con.execute("select current_setting('threads'), current_setting('temp_directory')").fetchone()
-    assert row is not None                    # a select of two settings has one row
+    assert row is not None  # a select of two settings has one row
     threads, spill = row
     con = duckdb.connect()
     con.execute(f"set threads = {int(threads)}")
     con.execute("set preserve_insertion_order = false")
     if spill:
         con.execute(f"set temp_directory = '{str(spill).replace(chr(39), chr(39) * 2)}'")
-    pc = Runs(con=con, paths=base.paths + variant.paths, manifests=base.manifests + variant.manifests,
-              games_files=base.games_files + variant.games_files, events_files=[])
+    pc = Runs(
+        con=con,
+        paths=base.paths + variant.paths,
+        manifests=base.manifests + variant.manifests,
+        games_files=base.games_files + variant.games_files,
+        events_files=[],
+    )
     for view, side in zip(_SIDES, (base, variant), strict=True):
-        parquet_view(con, view, side.games_files)       # analysis.runs.storage: local or object store
+        parquet_view(con, view, side.games_files)  # analysis.runs.storage: local or object store
     return pc
 
 
@@ -110,8 +136,9 @@ def _clusters_sql(view: str) -> str:
     """Per seed cluster (matchup, seed): its games and an order-free fingerprint of their setups
     (trios in draft order and first player), which both sides must share to be paired."""
     setup = ", ".join(["first_player", *PROTOCOL_COLUMNS])
-    return (f"select matchup, seed, count(*) as games, bit_xor(hash({setup})) as setup "
-            f"from {view} group by matchup, seed")
+    return (
+        f"select matchup, seed, count(*) as games, bit_xor(hash({setup})) as setup from {view} group by matchup, seed"
+    )
 
 
 def side_label(runs: Runs) -> str:
@@ -122,8 +149,10 @@ def side_label(runs: Runs) -> str:
 
 
 def _same_run(base: Runs, variant: Runs) -> bool:
-    ids = [{m.run_id if m is not None else str(p) for m, p in zip(r.manifests, r.paths, strict=True)}
-           for r in (base, variant)]
+    ids = [
+        {m.run_id if m is not None else str(p) for m, p in zip(r.manifests, r.paths, strict=True)}
+        for r in (base, variant)
+    ]
     return len(ids[0]) == 1 and ids[0] == ids[1]
 
 
@@ -147,12 +176,16 @@ def detect_design(pc: Runs, base: Runs, variant: Runs) -> Design:
         if differ:
             why.append(f"{differ:,} seeds have different games (trios, first player or game count)")
         return Design(False, f"unpaired: the sides share seeds but not every game ({'; '.join(why)})")
-    what = ("the two arms of one A/B run share every seed" if _same_run(base, variant)
-            else "the two runs' games match seed for seed (same matchups, trios and first players)")
+    what = (
+        "the two arms of one A/B run share every seed"
+        if _same_run(base, variant)
+        else "the two runs' games match seed for seed (same matchups, trios and first players)"
+    )
     return Design(True, f"paired: {what}", n, int(r["games"]))
 
 
 # -- paired differences, seed by seed --------------------------------------------------------------
+
 
 def _cells_sql(view: str) -> str:
     """Per (row, seed cluster): decided games (n) and wins (w) of the first player and of each
@@ -199,8 +232,15 @@ def _apply_paired(df: pd.DataFrame, sums: pd.DataFrame, design: Design) -> pd.Da
     """Replace the unpaired interval and test by the paired ones on the rows the pairing covers."""
     key = ["kind", "name"]
     s = df[key].merge(sums, on=key, how="left")
-    r = paired_rate_diff(s["wins_base"], s["games_base"], s["wins_variant"], s["games_variant"], s["ss_paired"],
-                         s["ss_unpaired"], design.clusters)
+    r = paired_rate_diff(
+        s["wins_base"],
+        s["games_base"],
+        s["wins_variant"],
+        s["games_variant"],
+        s["ss_paired"],
+        s["ss_unpaired"],
+        design.clusters,
+    )
     use = s["ss_paired"].notna().to_numpy() & ~np.isnan(r["change"])
     df["design"] = np.where(use, "paired", "unpaired")
     for col, val in (("change_low", r["low"]), ("change_high", r["high"]), ("p_value", r["p_value"])):
@@ -211,6 +251,7 @@ def _apply_paired(df: pd.DataFrame, sums: pd.DataFrame, design: Design) -> pd.Da
 
 
 # -- the cards the variant changed, and how the bots used them --------------------------------------
+
 
 def _arm_entry(runs: Runs) -> tuple[Path | Location, SpecArm] | None:
     """(run folder, spec arm) of a side that is one arm of one run; None for pooled sides."""
@@ -270,12 +311,24 @@ def _use(c: pd.DataFrame) -> pd.DataFrame:
     d = c.set_index("card")
     n = d["deck_games"].where(d["deck_games"] > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = pd.DataFrame({"deck_games": d["deck_games"], "up": d["up"], "down": d["down"],
-                            "never": d["never"], "up_rate": d["up_rate"], "down_rate": d["down_rate"],
-                            "never_rate": d["never"] / n, "up_wins": d["up_wins"], "up_wr": d["up_wr"],
-                            "up_wr_low": d["up_wr_low"], "up_wr_high": d["up_wr_high"],
-                            "down_wr": d["down_wr"], "played_wr": d["played_wins"] / d["played"].where(d["played"] > 0),
-                            "never_wr": d["never_wr"]})
+        out = pd.DataFrame(
+            {
+                "deck_games": d["deck_games"],
+                "up": d["up"],
+                "down": d["down"],
+                "never": d["never"],
+                "up_rate": d["up_rate"],
+                "down_rate": d["down_rate"],
+                "never_rate": d["never"] / n,
+                "up_wins": d["up_wins"],
+                "up_wr": d["up_wr"],
+                "up_wr_low": d["up_wr_low"],
+                "up_wr_high": d["up_wr_high"],
+                "down_wr": d["down_wr"],
+                "played_wr": d["played_wins"] / d["played"].where(d["played"] > 0),
+                "never_wr": d["never_wr"],
+            }
+        )
     return out
 
 
@@ -304,6 +357,7 @@ def card_use(base: Runs, variant: Runs, names: list[str]) -> pd.DataFrame:
 
 
 # -- the comparison --------------------------------------------------------------------------------
+
 
 def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float = 0.05) -> Comparison:
     """Per protocol, per card and for the first player: base and variant rates, the change with a
@@ -337,19 +391,29 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     df["significant"] = df["p_adjusted"] < alpha
     df["detectable"] = detectable_change(df, int(tested.sum()), alpha)
     order = {"game": 0, "protocol": 1, "card": 2}
-    df = df.assign(_o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(["significant", "_o", "_a"],
-                                                                                   ascending=[False, True, True])
+    df = df.assign(_o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(
+        ["significant", "_o", "_a"], ascending=[False, True, True]
+    )
     df = df.drop(columns=["_o", "_a"]).reset_index(drop=True)
     names, notes = changed_cards(base, variant)
     cards = card_use(base, variant, names)
-    meta = {"base": side_label(base), "variant": side_label(variant), "correction": method, "alpha": alpha,
-            "tests": int(tested.sum()), "warnings": base.warnings + variant.warnings, **design.as_dict(),
-            "changed_cards": names, "notes": notes, "provenance": of_runs(base) + of_runs(variant)}
+    meta = {
+        "base": side_label(base),
+        "variant": side_label(variant),
+        "correction": method,
+        "alpha": alpha,
+        "tests": int(tested.sum()),
+        "warnings": base.warnings + variant.warnings,
+        **design.as_dict(),
+        "changed_cards": names,
+        "notes": notes,
+        "provenance": of_runs(base) + of_runs(variant),
+    }
     if design.paired:
         ratios = df.loc[df["design"] == "paired", "variance_ratio"].dropna()
         meta["median_variance_ratio"] = float(ratios.median()) if len(ratios) else None
     rule = rule_notes(meta["provenance"])
-    if rule is not None:                  # a side made with card files: the choices they change
+    if rule is not None:  # a side made with card files: the choices they change
         meta["rule_notes"] = rule
     summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
     return Comparison(df, summary, meta, cards, design)
@@ -370,15 +434,18 @@ def detectable_change(df: pd.DataFrame, tests: int, alpha: float, power: float =
 
 # -- words -----------------------------------------------------------------------------------------
 
+
 def _pts(x: float) -> str:
     return f"{x * 100:+.1f}"
 
 
 def _use_phrase(u: pd.Series) -> str:
     """How the bots' use of a changed card moved, for sentences."""
-    return (f"played face-up in {u['up_rate_base']:.1%} -> {u['up_rate_variant']:.1%} of its deck's seat-games "
-            f"({_pts(u['up_rate_change'])} points), face-down {u['down_rate_base']:.1%} -> "
-            f"{u['down_rate_variant']:.1%}, never {u['never_rate_base']:.1%} -> {u['never_rate_variant']:.1%}")
+    return (
+        f"played face-up in {u['up_rate_base']:.1%} -> {u['up_rate_variant']:.1%} of its deck's seat-games "
+        f"({_pts(u['up_rate_change'])} points), face-down {u['down_rate_base']:.1%} -> "
+        f"{u['down_rate_variant']:.1%}, never {u['never_rate_base']:.1%} -> {u['never_rate_variant']:.1%}"
+    )
 
 
 def _line(r: pd.Series, cards: pd.DataFrame | None = None) -> str:
@@ -387,9 +454,11 @@ def _line(r: pd.Series, cards: pd.DataFrame | None = None) -> str:
         what = "The first player's win rate"
     verb = "rose" if r["change"] > 0 else "fell"
     paired = ", paired by seed" if r.get("design") == "paired" else ""
-    text = (f"{what} {verb} from {r['rate_base']:.1%} to {r['rate_variant']:.1%} "
-            f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}{paired}; "
-            f"adjusted p = {r['p_adjusted']:.2g}; {int(r['games_base']):,} vs {int(r['games_variant']):,} games).")
+    text = (
+        f"{what} {verb} from {r['rate_base']:.1%} to {r['rate_variant']:.1%} "
+        f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}{paired}; "
+        f"adjusted p = {r['p_adjusted']:.2g}; {int(r['games_base']):,} vs {int(r['games_variant']):,} games)."
+    )
     if r["kind"] == "card" and cards is not None and not cards.empty and r["name"] in set(cards["card"]):
         u = cards.set_index("card").loc[r["name"]]
         text += f" A changed card: {_use_phrase(u)}."
@@ -400,10 +469,15 @@ def _design_line(design: Design, df: pd.DataFrame) -> str:
     if not design.paired:
         return f"Design: {design.how}; intervals are Newcombe's, tests pooled z-tests."
     ratios = df.loc[df["design"] == "paired", "variance_ratio"].dropna()
-    saved = (f", which cut their variance by a median factor of {ratios.median():.1f} (unpaired / paired variance)"
-             if len(ratios) else "")
-    return (f"Design: {design.how} ({design.clusters:,} seed clusters, {design.games:,} games a side). "
-            f"Protocol and first-player changes are paired seed by seed{saved}; card rows stay unpaired.")
+    saved = (
+        f", which cut their variance by a median factor of {ratios.median():.1f} (unpaired / paired variance)"
+        if len(ratios)
+        else ""
+    )
+    return (
+        f"Design: {design.how} ({design.clusters:,} seed clusters, {design.games:,} games a side). "
+        f"Protocol and first-player changes are paired seed by seed{saved}; card rows stay unpaired."
+    )
 
 
 def _missed(df: pd.DataFrame) -> list[str]:
@@ -413,19 +487,31 @@ def _missed(df: pd.DataFrame) -> list[str]:
         return []
     lo, hi = quiet.min(), quiet.max()
     span = f"{100 * lo:.1f}" if round(100 * lo, 1) == round(100 * hi, 1) else f"{100 * lo:.1f} to {100 * hi:.1f}"
-    return [f"Underpowered below {span} points: a protocol change smaller than that (by protocol) would not be "
-            f"flagged here with {DETECT_POWER:.0%} power; {len(quiet)} protocol(s) not flagged could still hide "
-            "one (`detectable` column; `protolab power` says how many games would see it)."]
+    return [
+        f"Underpowered below {span} points: a protocol change smaller than that (by protocol) would not be "
+        f"flagged here with {DETECT_POWER:.0%} power; {len(quiet)} protocol(s) not flagged could still hide "
+        "one (`detectable` column; `protolab power` says how many games would see it)."
+    ]
 
 
-def summarize(df: pd.DataFrame, base: Runs, variant: Runs, method: str, alpha: float, tests: int,
-              design: Design | None = None, cards: pd.DataFrame | None = None) -> list[str]:
+def summarize(
+    df: pd.DataFrame,
+    base: Runs,
+    variant: Runs,
+    method: str,
+    alpha: float,
+    tests: int,
+    design: Design | None = None,
+    cards: pd.DataFrame | None = None,
+) -> list[str]:
     """Plain sentences: the design, what moved significantly (else the largest change), how the
     changed cards' use moved, game length and draws."""
     ob, ov = queries.overview(base).iloc[0], queries.overview(variant).iloc[0]
-    out = [f"Base {side_label(base)}: {int(ob['games']):,} games; variant {side_label(variant)}: "
-           f"{int(ov['games']):,} games. "
-           f"{tests} rates compared, {CORRECTION_NAMES[method]} correction at alpha = {alpha:g}."]
+    out = [
+        f"Base {side_label(base)}: {int(ob['games']):,} games; variant {side_label(variant)}: "
+        f"{int(ov['games']):,} games. "
+        f"{tests} rates compared, {CORRECTION_NAMES[method]} correction at alpha = {alpha:g}."
+    ]
     if design is not None:
         out.append(_design_line(design, df))
     sig = df[df["significant"].fillna(False).astype(bool)]
@@ -435,9 +521,11 @@ def summarize(df: pd.DataFrame, base: Runs, variant: Runs, method: str, alpha: f
             out.append("Nothing could be compared (no rate has games in both runs).")
         else:
             r = rest.loc[rest["change"].abs().idxmax()]
-            out.append(f"Nothing moved significantly. The largest change was {r['name']} "
-                       f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}, "
-                       f"adjusted p = {r['p_adjusted']:.2g}): within what chance explains at these game counts.")
+            out.append(
+                f"Nothing moved significantly. The largest change was {r['name']} "
+                f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}, "
+                f"adjusted p = {r['p_adjusted']:.2g}): within what chance explains at these game counts."
+            )
     else:
         n_p = int((sig["kind"] == "protocol").sum())
         n_c = int((sig["kind"] == "card").sum())
@@ -447,15 +535,20 @@ def summarize(df: pd.DataFrame, base: Runs, variant: Runs, method: str, alpha: f
     if cards is not None and not cards.empty:
         shown = set(sig.loc[sig["kind"] == "card", "name"])
         for _, u in cards[~cards["card"].isin(shown)].iterrows():
-            out.append(f"Changed card {u['card']}: {_use_phrase(u)}; {CARD_METRIC} {u['up_wr_base']:.1%} -> "
-                       f"{u['up_wr_variant']:.1%}.")
+            out.append(
+                f"Changed card {u['card']}: {_use_phrase(u)}; {CARD_METRIC} {u['up_wr_base']:.1%} -> "
+                f"{u['up_wr_variant']:.1%}."
+            )
     dt = ov["mean_turns"] - ob["mean_turns"]
-    out.append(f"Games last {ov['mean_turns']:.1f} turns on average in the variant vs {ob['mean_turns']:.1f} "
-               f"in the base ({dt:+.1f}); draws {int(ob['draws']):,} -> {int(ov['draws']):,}.")
+    out.append(
+        f"Games last {ov['mean_turns']:.1f} turns on average in the variant vs {ob['mean_turns']:.1f} "
+        f"in the base ({dt:+.1f}); draws {int(ob['draws']):,} -> {int(ov['draws']):,}."
+    )
     return out
 
 
 # -- terminal --------------------------------------------------------------------------------------
+
 
 def _ratio(x: float) -> str:
     return "" if x is None or np.isnan(x) else f"{x:.1f}x"
@@ -471,16 +564,35 @@ def cards_rows(cards: pd.DataFrame) -> list[list[str]]:
     def arrow(u: pd.Series, c: str) -> str:
         return f"{pct(u[c + '_base'])} -> {pct(u[c + '_variant'])}"
 
-    return [[u["card"], arrow(u, "up_rate"), _change(u["up_rate_change"], u["up_rate_change_low"],
-                                                     u["up_rate_change_high"]),
-             arrow(u, "down_rate"), arrow(u, "never_rate"), arrow(u, "up_wr"),
-             _change(u["up_wr_change"], u["up_wr_change_low"], u["up_wr_change_high"]),
-             f"{int(u['up_base']):,} / {int(u['up_variant']):,}", arrow(u, "played_wr"), arrow(u, "never_wr")]
-            for _, u in cards.iterrows()]
+    return [
+        [
+            u["card"],
+            arrow(u, "up_rate"),
+            _change(u["up_rate_change"], u["up_rate_change_low"], u["up_rate_change_high"]),
+            arrow(u, "down_rate"),
+            arrow(u, "never_rate"),
+            arrow(u, "up_wr"),
+            _change(u["up_wr_change"], u["up_wr_change_low"], u["up_wr_change_high"]),
+            f"{int(u['up_base']):,} / {int(u['up_variant']):,}",
+            arrow(u, "played_wr"),
+            arrow(u, "never_wr"),
+        ]
+        for _, u in cards.iterrows()
+    ]
 
 
-CARDS_COLUMNS = ["card", "face-up", "change, points (95% CI)", "face-down", "never played", "WR face-up",
-                 "change, points (95% CI)", "n face-up", "WR played", "WR never played"]
+CARDS_COLUMNS = [
+    "card",
+    "face-up",
+    "change, points (95% CI)",
+    "face-down",
+    "never played",
+    "WR face-up",
+    "change, points (95% CI)",
+    "n face-up",
+    "WR played",
+    "WR never played",
+]
 
 
 def print_comparison(c: Comparison, console, limit: int = 25) -> None:
@@ -492,23 +604,53 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
     t = c.table
     rows = []
     for _, r in t.head(limit).iterrows():
-        rows.append([r["name"], r["kind"], pct(r["rate_base"]), f"{int(r['games_base']):,}", pct(r["rate_variant"]),
-                     f"{int(r['games_variant']):,}",
-                     f"{_pts(r['change'])} ({_pts(r['change_low'])}, {_pts(r['change_high'])})",
-                     r["design"], _ratio(r.get("variance_ratio", np.nan)),
-                     "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",
-                     "yes" if r["significant"] else ""])
-    console.print(table(f"Changes in win rate (points, 95% CI); {limit if len(t) > limit else len(t)} of {len(t)} "
-                         "rows, most significant and largest first",
-                         ["name", "kind", "base", "games", "variant", "games", "change", "design", "var. saved",
-                          "adj. p", "significant"], rows,
-                         caption="var. saved: unpaired / paired variance of the change (paired rows)"))
+        rows.append(
+            [
+                r["name"],
+                r["kind"],
+                pct(r["rate_base"]),
+                f"{int(r['games_base']):,}",
+                pct(r["rate_variant"]),
+                f"{int(r['games_variant']):,}",
+                f"{_pts(r['change'])} ({_pts(r['change_low'])}, {_pts(r['change_high'])})",
+                r["design"],
+                _ratio(r.get("variance_ratio", np.nan)),
+                "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",
+                "yes" if r["significant"] else "",
+            ]
+        )
+    console.print(
+        table(
+            f"Changes in win rate (points, 95% CI); {limit if len(t) > limit else len(t)} of {len(t)} "
+            "rows, most significant and largest first",
+            [
+                "name",
+                "kind",
+                "base",
+                "games",
+                "variant",
+                "games",
+                "change",
+                "design",
+                "var. saved",
+                "adj. p",
+                "significant",
+            ],
+            rows,
+            caption="var. saved: unpaired / paired variance of the change (paired rows)",
+        )
+    )
     if not c.cards.empty:
-        console.print(table("Changed cards: how the bots used them (share of the decided seat-games whose deck "
-                             "holds the card) and their win rates, base -> variant", CARDS_COLUMNS,
-                             cards_rows(c.cards),
-                             caption="a seat-game can count as both face-up and face-down; WR: win rate"))
+        console.print(
+            table(
+                "Changed cards: how the bots used them (share of the decided seat-games whose deck "
+                "holds the card) and their win rates, base -> variant",
+                CARDS_COLUMNS,
+                cards_rows(c.cards),
+                caption="a seat-game can count as both face-up and face-down; WR: win rate",
+            )
+        )
     for line in c.summary:
         console.print(line)
-    for line in note_lines(c.meta.get("rule_notes")):   # beside the verdict (analysis/studies/plain/rule_note.py)
+    for line in note_lines(c.meta.get("rule_notes")):  # beside the verdict (analysis/studies/plain/rule_note.py)
         console.print(line, markup=False, highlight=False, soft_wrap=True)

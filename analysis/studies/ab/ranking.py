@@ -28,8 +28,7 @@ def ranking(comparisons: list[tuple[str, Comparison]]) -> pd.DataFrame:
     t = pd.concat(parts, ignore_index=True)
     se = (t["change_high"] - t["change_low"]) / (2 * Z95)
     t["evidence"] = (t["change"].abs() / se.where(se > 0)).fillna(0.0)
-    t["moved"] = np.where(t["significant"].fillna(False).astype(bool),
-                          np.where(t["change"] > 0, "up", "down"), "")
+    t["moved"] = np.where(t["significant"].fillna(False).astype(bool), np.where(t["change"] > 0, "up", "down"), "")
     t["_p"] = np.where(t["kind"] == "protocol", t["name"], "")
     return t.sort_values(["evidence", "arm", "name"], ascending=[False, True, True]).reset_index(drop=True)
 
@@ -39,15 +38,24 @@ def ranking_html(comparisons: list[tuple[str, Comparison]], base: str) -> str:
     t = ranking(comparisons)
     if t.empty:
         return ""
-    cols = [("arm", "arm", "text"), ("protocol", "name", "text"), (f"rate in {base}", "rate_base", "pct"),
-            ("rate in the arm", "rate_variant", "pct"), ("change, points (95% CI)", "change", "diff"),
-            ("evidence, |change| / se", "evidence", "p"), ("adj. p", "p_adjusted", "p"), ("moved", "moved", "text")]
+    cols = [
+        ("arm", "arm", "text"),
+        ("protocol", "name", "text"),
+        (f"rate in {base}", "rate_base", "pct"),
+        ("rate in the arm", "rate_variant", "pct"),
+        ("change, points (95% CI)", "change", "diff"),
+        ("evidence, |change| / se", "evidence", "p"),
+        ("adj. p", "p_adjusted", "p"),
+        ("moved", "moved", "text"),
+    ]
     moved = t[t["moved"] != ""]
     per_arm = moved.groupby("arm").size().reindex([a for a, _ in comparisons]).fillna(0).astype(int)
     said = "; ".join(f"{a} moves {n} significantly" for a, n in per_arm.items())
-    return (f'<section id="ranking"><h2>Arms ranked: every effect against {base}, strongest evidence first</h2>'
-            f'<p class="muted">{said}. Evidence is the change over its standard error (from its 95% interval, '
-            "paired by seed when the arms share seeds); moved: significant after the correction across all of "
-            "the arm's rates.</p>"
-            + "".join(notes_html(c.meta.get("rule_notes"), f"arm {a}") for a, c in comparisons) +
-            f'<div class="scroll">{table_html(t, cols, "ab-ranking", ("_p", None))}</div></section>')
+    return (
+        f'<section id="ranking"><h2>Arms ranked: every effect against {base}, strongest evidence first</h2>'
+        f'<p class="muted">{said}. Evidence is the change over its standard error (from its 95% interval, '
+        "paired by seed when the arms share seeds); moved: significant after the correction across all of "
+        "the arm's rates.</p>"
+        + "".join(notes_html(c.meta.get("rule_notes"), f"arm {a}") for a, c in comparisons)
+        + f'<div class="scroll">{table_html(t, cols, "ab-ranking", ("_p", None))}</div></section>'
+    )

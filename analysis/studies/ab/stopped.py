@@ -28,8 +28,10 @@ def _pts(x: float) -> str:
 def effect_text(e: dict[str, Any], alpha: float, arms: bool) -> str:
     who = f" ({e['arm']} - {e['against']})" if arms else ""
     how = {"sign": "", "precise": ", within the precision"}.get(e.get("settled") or "", ", open")
-    return (f"{e['protocol']}{who} {_pts(e['change'])} points, anytime {1 - alpha:.0%} interval "
-            f"{_pts(e['low'])} to {_pts(e['high'])}{how}")
+    return (
+        f"{e['protocol']}{who} {_pts(e['change'])} points, anytime {1 - alpha:.0%} interval "
+        f"{_pts(e['low'])} to {_pts(e['high'])}{how}"
+    )
 
 
 def describe(stop: dict[str, Any]) -> str:
@@ -40,8 +42,10 @@ def describe(stop: dict[str, Any]) -> str:
     looks = f"{stop['looks']} of {stop['of_looks']} looks"
     if stop["reason"] == "settled":
         return f"settled after {stop['games_per_arm']:,} games per arm ({looks}, stopped {stop['at']}): {what}"
-    return (f"cap reached: {stop['games_per_arm']:,} games per arm ({looks}, stopped {stop['at']}) without a "
-            f"settled verdict: {what}")
+    return (
+        f"cap reached: {stop['games_per_arm']:,} games per arm ({looks}, stopped {stop['at']}) without a "
+        f"settled verdict: {what}"
+    )
 
 
 def apply_stop(c: Comparison, stop: dict[str, Any], variant: str) -> Comparison:
@@ -56,8 +60,9 @@ def apply_stop(c: Comparison, stop: dict[str, Any], variant: str) -> Comparison:
         t.loc[row, "design"] = ANYTIME
         t.loc[row, "significant"] = bool(e["low"] > 0 or e["high"] < 0)
         t.loc[row, "p_adjusted"] = np.nan
-    watched = tuple(f"- {e['protocol']} {verb} " for e in stop["effects"] if e["arm"] == variant
-                    for verb in ("rose", "fell"))
+    watched = tuple(
+        f"- {e['protocol']} {verb} " for e in stop["effects"] if e["arm"] == variant for verb in ("rose", "fell")
+    )
     # the fixed-size interval of a watched protocol is not valid at a size chosen by looking: said once, anytime
     c.summary = [s for s in c.summary if not (s.startswith(watched) and "95% CI" in s)]
     c.summary.insert(0, f"- Sequential run, {describe(stop)}")

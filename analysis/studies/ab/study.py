@@ -50,15 +50,14 @@ class AB(Study):
     def reports(self) -> list[Report]:
         o = self.options
         only = [o.table] if o.table and o.table != "balance_flags" else None
-        return [label_arm(build_report(o.open_one(p), o.band, o.correction, o.alpha, only=only), p)
-                for p in self.arms]
+        return [label_arm(build_report(o.open_one(p), o.band, o.correction, o.alpha, only=only), p) for p in self.arms]
 
     @cached_property
     def comparison(self) -> ABResult:
         return ab_compare(self.arms, self.options.correction, self.options.alpha, open_fn=self.options.open_one)
 
     @property
-    def run_id(self) -> str:          # type: ignore[override]
+    def run_id(self) -> str:  # type: ignore[override]
         return self.comparison.run_id
 
     def print(self, console) -> None:
@@ -87,8 +86,11 @@ class AB(Study):
     def table_csv(self, name: str | None = None) -> str:
         blocks = [b for r in self.reports for b in r.meta.get("provenance") or []]
         notes = [n for r in self.reports for n in r.meta.get("rule_notes") or []]
-        return csv_header(blocks) + csv_lines(notes) + arms_csv(self.reports, name or self.DEFAULT_TABLE).to_csv(
-            index=False)
+        return (
+            csv_header(blocks)
+            + csv_lines(notes)
+            + arms_csv(self.reports, name or self.DEFAULT_TABLE).to_csv(index=False)
+        )
 
     def write_csv(self, out_dir: str | Path) -> list[Path]:
         return write_arms_csv(self.reports, out_dir)

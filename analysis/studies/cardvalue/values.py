@@ -28,11 +28,27 @@ from analysis.stats.proportions import Z95, adjust, norm_sf
 
 BASELINE = "baseline"
 RESTRICTIONS = {"avoid": "never played", "noup": "never face-up"}
-COLUMNS = ["card", "protocol", "restriction", "value", "value_low", "value_high", "p_value", "p_adjusted",
-           "games", "pairs", "win_rate_unrestricted", "win_rate_restricted", "baseline_up_plays",
-           "baseline_down_plays", "restricted_up_plays", "restricted_down_action_plays",
-           "restricted_down_effect_plays", "restriction_held"]
-CHECK_COLUMNS = COLUMNS[COLUMNS.index("baseline_up_plays"):]          # from events: what the restricted seat played
+COLUMNS = [
+    "card",
+    "protocol",
+    "restriction",
+    "value",
+    "value_low",
+    "value_high",
+    "p_value",
+    "p_adjusted",
+    "games",
+    "pairs",
+    "win_rate_unrestricted",
+    "win_rate_restricted",
+    "baseline_up_plays",
+    "baseline_down_plays",
+    "restricted_up_plays",
+    "restricted_down_action_plays",
+    "restricted_down_effect_plays",
+    "restriction_held",
+]
+CHECK_COLUMNS = COLUMNS[COLUMNS.index("baseline_up_plays") :]  # from events: what the restricted seat played
 
 
 @dataclass(frozen=True)
@@ -52,8 +68,8 @@ class Design:
     strategy: str
     baseline: str
     tested: tuple[Tested, ...]
-    holders: tuple[str, ...]        # protocol of each block of matchups, in order
-    samples: int                    # matchups per block
+    holders: tuple[str, ...]  # protocol of each block of matchups, in order
+    samples: int  # matchups per block
 
 
 def design_of(manifest: Manifest | None) -> Design | None:
@@ -69,15 +85,23 @@ def design_of(manifest: Manifest | None) -> Design | None:
     for arm in spec.arms[1:]:
         restricted, other = (arm.strategies + ("", ""))[:2]
         same_pool = arm.sets == base.sets and arm.cards == base.cards
-        kind, _, card = restricted[len(strategy) + 1:].partition(":")
-        if (other != strategy or not restricted.startswith(strategy + "+") or kind not in RESTRICTIONS
-                or not card.strip() or "+" in card or not same_pool or arm.name is None):
+        kind, _, card = restricted[len(strategy) + 1 :].partition(":")
+        if (
+            other != strategy
+            or not restricted.startswith(strategy + "+")
+            or kind not in RESTRICTIONS
+            or not card.strip()
+            or "+" in card
+            or not same_pool
+            or arm.name is None
+        ):
             return None
         tested.append(Tested(arm.name, card.strip(), kind, restricted))
     return Design(strategy, base.name, tuple(tested), spec.draft.protocols, spec.draft.samples)
 
 
 # -- the statistic ----------------------------------------------------------------------------------
+
 
 def paired_difference(units: np.ndarray, z: float = Z95) -> dict[str, float]:
     """Mean of per-unit paired differences, its 95% normal interval (standard error from the spread
@@ -95,8 +119,9 @@ def paired_difference(units: np.ndarray, z: float = Z95) -> dict[str, float]:
     return {"value": mean, "value_low": mean - z * se, "value_high": mean + z * se, "p_value": min(1.0, p)}
 
 
-def summarise(per_matchup: pd.DataFrame, design: Design, protocol_of: dict[str, str],
-              method: str = "holm") -> pd.DataFrame:
+def summarise(
+    per_matchup: pd.DataFrame, design: Design, protocol_of: dict[str, str], method: str = "holm"
+) -> pd.DataFrame:
     """One row per tested (card, restriction) from per-(arm, protocol, matchup) sums: `n` paired
     games, `base` and `restricted` the holder's score summed over them. Units are the matchups of
     the card's protocol's block; p-values are adjusted across all rows (`method`, Holm by default)."""
@@ -106,10 +131,18 @@ def summarise(per_matchup: pd.DataFrame, design: Design, protocol_of: dict[str, 
         d = per_matchup[(per_matchup["arm"] == t.arm) & (per_matchup["protocol"] == proto)]
         n = float(d["n"].sum())
         units = ((d["base"] - d["restricted"]) / d["n"]).to_numpy(dtype=float)
-        rows.append({"card": t.card, "protocol": proto, "restriction": t.restriction, **paired_difference(units),
-                     "games": int(n), "pairs": len(d),
-                     "win_rate_unrestricted": float(d["base"].sum()) / n if n else math.nan,
-                     "win_rate_restricted": float(d["restricted"].sum()) / n if n else math.nan})
+        rows.append(
+            {
+                "card": t.card,
+                "protocol": proto,
+                "restriction": t.restriction,
+                **paired_difference(units),
+                "games": int(n),
+                "pairs": len(d),
+                "win_rate_unrestricted": float(d["base"].sum()) / n if n else math.nan,
+                "win_rate_restricted": float(d["restricted"].sum()) / n if n else math.nan,
+            }
+        )
     out = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in CHECK_COLUMNS and c != "p_adjusted"])
     p = out["p_value"].to_numpy(dtype=float) if len(out) else np.array([])
     tested = ~np.isnan(p)
@@ -122,6 +155,7 @@ def summarise(per_matchup: pd.DataFrame, design: Design, protocol_of: dict[str, 
 
 # -- the queries ------------------------------------------------------------------------------------
 
+
 def _quote(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
@@ -133,7 +167,7 @@ def _holder_values(design: Design) -> str:
 def per_matchup(runs: Runs, design: Design) -> pd.DataFrame:
     """Per (restricted arm, holder protocol, matchup): paired games and the holder's summed score
     in the baseline and in the restricted arm, joined game by game on (matchup, game_in_matchup)."""
-    seats = {s: ", ".join(f"{c}::varchar" for c in PROTOCOL_COLUMNS[3 * s:3 * s + 3]) for s in SEATS}
+    seats = {s: ", ".join(f"{c}::varchar" for c in PROTOCOL_COLUMNS[3 * s : 3 * s + 3]) for s in SEATS}
     return runs.sql(f"""
         with holder(block, protocol) as (values {_holder_values(design)}),
         g as (
@@ -190,11 +224,16 @@ def restriction_counts(plays: pd.DataFrame, design: Design, protocol_of: dict[st
         down_action = int(mine.loc[~mine["up"] & ~mine["by_effect"], "n"].sum())
         block = design.holders.index(protocol_of[card]) if protocol_of.get(card) in design.holders else -1
         base = plays[(plays["arm"] == design.baseline) & (plays["card"] == card) & (plays["block"] == block)]
-        rows.append({"baseline_up_plays": int(base.loc[base["up"], "n"].sum()),
-                     "baseline_down_plays": int(base.loc[~base["up"], "n"].sum()),
-                     "restricted_up_plays": up, "restricted_down_action_plays": down_action,
-                     "restricted_down_effect_plays": int(mine.loc[~mine["up"] & mine["by_effect"], "n"].sum()),
-                     "restriction_held": up == 0 and (t.restriction == "noup" or down_action == 0)})
+        rows.append(
+            {
+                "baseline_up_plays": int(base.loc[base["up"], "n"].sum()),
+                "baseline_down_plays": int(base.loc[~base["up"], "n"].sum()),
+                "restricted_up_plays": up,
+                "restricted_down_action_plays": down_action,
+                "restricted_down_effect_plays": int(mine.loc[~mine["up"] & mine["by_effect"], "n"].sum()),
+                "restriction_held": up == 0 and (t.restriction == "noup" or down_action == 0),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -240,13 +279,16 @@ def restriction_problems(table: pd.DataFrame) -> list[str]:
     problems = []
     for r in table.itertuples():
         if _held(r.restriction_held) is False:
-            what = ("played it face-up" if r.restricted_up_plays else "played it face-down by an action")
-            problems.append(f"{r.card} ({r.restriction}): the restricted seat {what} "
-                            f"({r.restricted_up_plays} face-up, {r.restricted_down_action_plays} face-down by action)")
+            what = "played it face-up" if r.restricted_up_plays else "played it face-down by an action"
+            problems.append(
+                f"{r.card} ({r.restriction}): the restricted seat {what} "
+                f"({r.restricted_up_plays} face-up, {r.restricted_down_action_plays} face-down by action)"
+            )
     return problems
 
 
 # -- terminal ---------------------------------------------------------------------------------------
+
 
 def _points(x: float) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:+.1f}"
@@ -274,21 +316,45 @@ def print_card_value(table: pd.DataFrame, console, title: str | None = None) -> 
     from rich.table import Table
 
     strategy = table.attrs.get("strategy", "")
-    t = Table(title=title or f"Card value under {strategy} (restricted play; value = unrestricted minus restricted "
-                             "win rate of the side holding the card)", title_justify="left", caption_justify="left",
-              caption="Paired on shared seeds and trios, one seat-swapped pair per matchup; draws count half. "
-                      f"adj. p: {table.attrs.get('correction', 'holm')} across all rows. Baseline plays: the "
-                      "holder's face-up/face-down plays of the card; restricted: the restricted seat's face-up / "
-                      "face-down by action / face-down by a card's effect (forced, e.g. the top card of the deck).")
-    for i, c in enumerate(["card", "restriction", "value, points", "95% CI", "adj. p", "WR unrestricted",
-                           "WR restricted", "games", "baseline plays", "restricted plays", "check"]):
+    t = Table(
+        title=title
+        or f"Card value under {strategy} (restricted play; value = unrestricted minus restricted "
+        "win rate of the side holding the card)",
+        title_justify="left",
+        caption_justify="left",
+        caption="Paired on shared seeds and trios, one seat-swapped pair per matchup; draws count half. "
+        f"adj. p: {table.attrs.get('correction', 'holm')} across all rows. Baseline plays: the "
+        "holder's face-up/face-down plays of the card; restricted: the restricted seat's face-up / "
+        "face-down by action / face-down by a card's effect (forced, e.g. the top card of the deck).",
+    )
+    for i, c in enumerate(
+        [
+            "card",
+            "restriction",
+            "value, points",
+            "95% CI",
+            "adj. p",
+            "WR unrestricted",
+            "WR restricted",
+            "games",
+            "baseline plays",
+            "restricted plays",
+            "check",
+        ]
+    ):
         t.add_column(c, justify="left" if i in (0, 1, 10) else "right")
     for r in table.itertuples():
-        t.add_row(r.card, RESTRICTIONS.get(r.restriction, r.restriction), _points(r.value),
-                  f"{_points(r.value_low)} to {_points(r.value_high)}",
-                  "-" if pd.isna(r.p_adjusted) else f"{r.p_adjusted:.2g}", _rate(r.win_rate_unrestricted),
-                  _rate(r.win_rate_restricted), f"{int(r.games):,}",
-                  _plays(r.baseline_up_plays, r.baseline_down_plays),
-                  _plays(r.restricted_up_plays, r.restricted_down_action_plays, r.restricted_down_effect_plays),
-                  _check_text(r.restriction_held))
+        t.add_row(
+            r.card,
+            RESTRICTIONS.get(r.restriction, r.restriction),
+            _points(r.value),
+            f"{_points(r.value_low)} to {_points(r.value_high)}",
+            "-" if pd.isna(r.p_adjusted) else f"{r.p_adjusted:.2g}",
+            _rate(r.win_rate_unrestricted),
+            _rate(r.win_rate_restricted),
+            f"{int(r.games):,}",
+            _plays(r.baseline_up_plays, r.baseline_down_plays),
+            _plays(r.restricted_up_plays, r.restricted_down_action_plays, r.restricted_down_effect_plays),
+            _check_text(r.restriction_held),
+        )
     console.print(t)

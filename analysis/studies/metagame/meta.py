@@ -37,20 +37,21 @@ from analysis.studies.metagame import solvers as G
 from analysis.studies.plain.queries import trio_table
 
 SEP = ", "
-PRIOR_GAMES = 10.0                # observed pair rates are shrunk toward the model by this many games
-MAIN_L2 = 1.0                     # prior precision of a protocol's effect (logit units)
-PAIR_L2_GRID = (3.0, 10.0, 30.0, 100.0) # candidates for the synergy and counter effects' precision (chosen by CV)
+PRIOR_GAMES = 10.0  # observed pair rates are shrunk toward the model by this many games
+MAIN_L2 = 1.0  # prior precision of a protocol's effect (logit units)
+PAIR_L2_GRID = (3.0, 10.0, 30.0, 100.0)  # candidates for the synergy and counter effects' precision (chosen by CV)
 FOLDS = 5
-ALPHA = 100.0                     # alpha-rank selection intensity (payoffs are win rate - 0.5)
-POPULATION = 50                   # alpha-rank population size
+ALPHA = 100.0  # alpha-rank selection intensity (payoffs are win rate - 0.5)
+POPULATION = 50  # alpha-rank population size
 BOOTSTRAP = 20
-ALPHARANK_LIMIT = 2500            # alpha-rank solves an n x n linear system: skipped (NaN) above this many trios
-USED = 1e-6                       # equilibrium probability above which a strategy counts as used
-LOOP_FILE = "meta.json"           # a PSRO loop folder's manifest, the one declaration (psro.py writes it)
-SPARSE_SHARE = 0.05               # below this share of the possible trio pairs played, the model is warned about
+ALPHARANK_LIMIT = 2500  # alpha-rank solves an n x n linear system: skipped (NaN) above this many trios
+USED = 1e-6  # equilibrium probability above which a strategy counts as used
+LOOP_FILE = "meta.json"  # a PSRO loop folder's manifest, the one declaration (psro.py writes it)
+SPARSE_SHARE = 0.05  # below this share of the possible trio pairs played, the model is warned about
 
 
 # -- 1. the data ------------------------------------------------------------------------------------
+
 
 def matchup_table(runs: Runs) -> pd.DataFrame:
     """Each unordered pair of trios played (trio_a < trio_b, labels as everywhere: sorted names
@@ -67,14 +68,15 @@ def matchup_table(runs: Runs) -> pd.DataFrame:
 
 # -- 2. the payoff model ----------------------------------------------------------------------------
 
+
 @dataclass
 class Universe:
     """The protocols and every trio of them, with index tables the model needs."""
 
     protocols: list[str]
-    trios: list[str]                       # labels, sorted
-    members: np.ndarray                    # (trios, 3) protocol indices
-    pair_id: np.ndarray                    # (K, K) index of the unordered protocol pair, -1 on the diagonal
+    trios: list[str]  # labels, sorted
+    members: np.ndarray  # (trios, 3) protocol indices
+    pair_id: np.ndarray  # (K, K) index of the unordered protocol pair, -1 on the diagonal
 
     @classmethod
     def of(cls, protocols: list[str]) -> Universe:
@@ -83,8 +85,9 @@ class Universe:
         pair_id = -np.ones((len(ps), len(ps)), dtype=np.int64)
         for k, (i, j) in enumerate(itertools.combinations(range(len(ps)), 2)):
             pair_id[i, j] = pair_id[j, i] = k
-        return cls(ps, [SEP.join(ps[i] for i in c) for c in combos], np.array(combos, dtype=np.int64).reshape(-1, 3),
-                   pair_id)
+        return cls(
+            ps, [SEP.join(ps[i] for i in c) for c in combos], np.array(combos, dtype=np.int64).reshape(-1, 3), pair_id
+        )
 
     @property
     def n_pairs(self) -> int:
@@ -135,8 +138,9 @@ def design_matrix(u: Universe, ia: np.ndarray, ib: np.ndarray) -> sparse.csr_mat
             rows.append(rows_n[keep])
             cols.append(k + npairs + u.pair_id[p[keep], q[keep]])
             vals.append(np.where(p[keep] < q[keep], 1.0, -1.0))
-    return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(len(ia), k + 2 * npairs))
+    return sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(ia), k + 2 * npairs)
+    )
 
 
 @dataclass
@@ -155,14 +159,14 @@ class PayoffModel:
     @property
     def synergy(self) -> np.ndarray:
         k = len(self.universe.protocols)
-        return self.coef[k: k + self.universe.n_pairs]
+        return self.coef[k : k + self.universe.n_pairs]
 
     @property
     def counter(self) -> np.ndarray:
         """(K, K) antisymmetric: counter[p, q] is added to the logit of a trio holding p against one holding q."""
         u = self.universe
         k = len(u.protocols)
-        flat = self.coef[k + u.n_pairs:]
+        flat = self.coef[k + u.n_pairs :]
         out = np.zeros((k, k))
         i, j = np.triu_indices(k, 1)
         out[i, j] = flat[u.pair_id[i, j]]
@@ -194,8 +198,9 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1 + np.tanh(0.5 * z))
 
 
-def _fit(x: sparse.csr_matrix, n: np.ndarray, w: np.ndarray, l2: np.ndarray,
-         start: np.ndarray | None = None) -> np.ndarray:
+def _fit(
+    x: sparse.csr_matrix, n: np.ndarray, w: np.ndarray, l2: np.ndarray, start: np.ndarray | None = None
+) -> np.ndarray:
     """Penalised binomial maximum likelihood: minimise sum n log(1 + e^z) - w z + l2 b^2 / 2 (z = X b),
     strictly convex, by L-BFGS (warm-started from `start` for refits: cross-validation, bootstrap)."""
     total = max(float(n.sum()), 1.0)
@@ -210,8 +215,15 @@ def _fit(x: sparse.csr_matrix, n: np.ndarray, w: np.ndarray, l2: np.ndarray,
     return minimize(f, b0, jac=True, method="L-BFGS-B", options={"maxiter": 1000, "gtol": 1e-8}).x
 
 
-def _fit_variant(x: sparse.csr_matrix, n: np.ndarray, w: np.ndarray, u: Universe, pair_l2: float,
-                 main_only: bool = False, start: np.ndarray | None = None) -> np.ndarray:
+def _fit_variant(
+    x: sparse.csr_matrix,
+    n: np.ndarray,
+    w: np.ndarray,
+    u: Universe,
+    pair_l2: float,
+    main_only: bool = False,
+    start: np.ndarray | None = None,
+) -> np.ndarray:
     """Coefficients of the full model, or of protocol effects only (the pair effects held at 0)."""
     k, npairs = len(u.protocols), u.n_pairs
     if main_only:
@@ -223,13 +235,22 @@ def _fit_variant(x: sparse.csr_matrix, n: np.ndarray, w: np.ndarray, u: Universe
 
 def _data(u: Universe, matchups: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     played = matchups[matchups["games"] > 0]
-    return (u.index(played["trio_a"]), u.index(played["trio_b"]), played["games"].to_numpy(float),
-            played["wins"].to_numpy(float))
+    return (
+        u.index(played["trio_a"]),
+        u.index(played["trio_b"]),
+        played["games"].to_numpy(float),
+        played["wins"].to_numpy(float),
+    )
 
 
-def fit_payoff_model(matchups: pd.DataFrame, u: Universe | None = None, pair_l2: float = 10.0,
-                     main_only: bool = False, weights: np.ndarray | None = None,
-                     start: np.ndarray | None = None) -> PayoffModel:
+def fit_payoff_model(
+    matchups: pd.DataFrame,
+    u: Universe | None = None,
+    pair_l2: float = 10.0,
+    main_only: bool = False,
+    weights: np.ndarray | None = None,
+    start: np.ndarray | None = None,
+) -> PayoffModel:
     """Fit the model to decided games per played pair (`weights` rescale each pair: the bootstrap)."""
     u = u or universe_of(matchups)
     ia, ib, n, w = _data(u, matchups)
@@ -245,12 +266,13 @@ def _scores(p: np.ndarray, n: np.ndarray, w: np.ndarray) -> tuple[float, float]:
     p = np.clip(p, 1e-9, 1 - 1e-9)
     total = n.sum()
     ll = -(w * np.log(p) + (n - w) * np.log(1 - p)).sum() / total
-    brier = (w * (1 - p) ** 2 + (n - w) * p ** 2).sum() / total
+    brier = (w * (1 - p) ** 2 + (n - w) * p**2).sum() / total
     return float(ll), float(brier)
 
 
-def cross_validate(matchups: pd.DataFrame, u: Universe, seed: int = 1,
-                   grid: tuple[float, ...] = PAIR_L2_GRID) -> tuple[pd.DataFrame, float]:
+def cross_validate(
+    matchups: pd.DataFrame, u: Universe, seed: int = 1, grid: tuple[float, ...] = PAIR_L2_GRID
+) -> tuple[pd.DataFrame, float]:
     """Held-out fit, FOLDS-fold over played pairs (seeded): per-game log-loss and Brier of a coin flip,
     of protocol effects only, and of the full model at each candidate regularisation; returns the
     table and the regularisation with the best held-out log-loss."""
@@ -260,15 +282,20 @@ def cross_validate(matchups: pd.DataFrame, u: Universe, seed: int = 1,
     variants = [("protocol effects only", 0.0, True)] + [(f"full, pair L2 {g:g}", g, False) for g in grid]
     preds = {name: np.full(len(ia), 0.5) for name, _, _ in variants}
     for name, g, main_only in variants:
-        whole = _fit_variant(x, n, w, u, g, main_only)             # a warm start only: the optimum is unique
+        whole = _fit_variant(x, n, w, u, g, main_only)  # a warm start only: the optimum is unique
         for f in range(min(FOLDS, len(ia))):
             test, train = folds == f, folds != f
             if train.any() and test.any():
-                preds[name][test] = _sigmoid(x[test] @ _fit_variant(x[train], n[train], w[train], u, g, main_only,
-                                                                    whole))
-    rows = [{"model": "coin flip (50%)", "pair_l2": None, **dict(zip(("log_loss", "brier"),
-                                                                     _scores(np.full(len(ia), 0.5), n, w),
-                                                                     strict=True))}]
+                preds[name][test] = _sigmoid(
+                    x[test] @ _fit_variant(x[train], n[train], w[train], u, g, main_only, whole)
+                )
+    rows = [
+        {
+            "model": "coin flip (50%)",
+            "pair_l2": None,
+            **dict(zip(("log_loss", "brier"), _scores(np.full(len(ia), 0.5), n, w), strict=True)),
+        }
+    ]
     for name, g, main_only in variants:
         ll, br = _scores(preds[name], n, w)
         rows.append({"model": name, "pair_l2": None if main_only else g, "log_loss": ll, "brier": br})
@@ -282,8 +309,10 @@ def cross_validate(matchups: pd.DataFrame, u: Universe, seed: int = 1,
 
 # -- 3. the game --------------------------------------------------------------------------------------
 
-def win_matrix(model: PayoffModel, matchups: pd.DataFrame, prior_games: float = PRIOR_GAMES,
-               weights: np.ndarray | None = None) -> np.ndarray:
+
+def win_matrix(
+    model: PayoffModel, matchups: pd.DataFrame, prior_games: float = PRIOR_GAMES, weights: np.ndarray | None = None
+) -> np.ndarray:
     """P(row trio beats column trio) for every pair: where the pair was played, its observed rate
     shrunk toward the model by `prior_games` pseudo-games ((wins + k p) / (games + k)); elsewhere the
     model. Exactly P + P^T = 1 (the game is symmetric), 0.5 on the diagonal."""
@@ -306,7 +335,7 @@ class Solution:
     nash: np.ndarray
     ratings: np.ndarray
     alpharank: np.ndarray
-    uniform: np.ndarray                   # win rate against a uniformly drawn trio sharing no protocol
+    uniform: np.ndarray  # win rate against a uniformly drawn trio sharing no protocol
     exploitability: float
 
 
@@ -317,8 +346,9 @@ def _uniform_field(p: np.ndarray, u: Universe) -> np.ndarray:
     return (p * disjoint).sum(axis=1) / np.maximum(disjoint.sum(axis=1), 1)
 
 
-def solve(p: np.ndarray, u: Universe, alpha: float = ALPHA, population: int = POPULATION,
-          rank: bool = True) -> Solution:
+def solve(
+    p: np.ndarray, u: Universe, alpha: float = ALPHA, population: int = POPULATION, rank: bool = True
+) -> Solution:
     """Equilibrium, Nash averaging and alpha-rank of the game with payoff P - 0.5."""
     m = G.antisymmetric(p - 0.5)
     x = G.nash_equilibrium(m)
@@ -352,7 +382,7 @@ class MetaResult:
     meta: dict[str, Any]
     iterations: pd.DataFrame = field(default_factory=pd.DataFrame)
     model: PayoffModel | None = None
-    picks: pd.DataFrame = field(default_factory=pd.DataFrame)   # the draft's pick metrics (studies/plain/picks.py)
+    picks: pd.DataFrame = field(default_factory=pd.DataFrame)  # the draft's pick metrics (studies/plain/picks.py)
     first_pick: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
@@ -368,8 +398,17 @@ def _add_interval(df: pd.DataFrame, column: str, samples: np.ndarray) -> None:
     df[f"{column}_low"], df[f"{column}_high"] = _interval(samples)
 
 
-def _bootstrap(matchups: pd.DataFrame, u: Universe, pair_l2: float, prior_games: float, reps: int, seed: int,
-               alpha: float, population: int, start: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def _bootstrap(
+    matchups: pd.DataFrame,
+    u: Universe,
+    pair_l2: float,
+    prior_games: float,
+    reps: int,
+    seed: int,
+    alpha: float,
+    population: int,
+    start: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
     """Resample the played pairs of trios with replacement (a pair with its games is the unit: the
     games of one matchup share seeds), refit, re-solve; the figures of every replicate."""
     rng = np.random.default_rng([seed, 0xB007])
@@ -413,10 +452,12 @@ def coverage_warnings(pairs_played: int, pairs_possible: int) -> list[str]:
     the model's extrapolation."""
     if pairs_possible <= 0 or pairs_played >= SPARSE_SHARE * pairs_possible:
         return []
-    return [f"the payoff model rests on {pairs_played:,} played of {pairs_possible:,} possible trio pairs "
-            f"({pairs_played / pairs_possible:.1%}, under {SPARSE_SHARE:.0%}): the equilibrium is mostly the "
-            "model's extrapolation; its intervals draw every unplayed pair around the model's rate, and more "
-            "played pairs (a sampled or full trio draft) would narrow them"]
+    return [
+        f"the payoff model rests on {pairs_played:,} played of {pairs_possible:,} possible trio pairs "
+        f"({pairs_played / pairs_possible:.1%}, under {SPARSE_SHARE:.0%}): the equilibrium is mostly the "
+        "model's extrapolation; its intervals draw every unplayed pair around the model's rate, and more "
+        "played pairs (a sampled or full trio draft) would narrow them"
+    ]
 
 
 def _observed(u: Universe, matchups: pd.DataFrame) -> pd.DataFrame:
@@ -427,9 +468,17 @@ def _observed(u: Universe, matchups: pd.DataFrame) -> pd.DataFrame:
     return add_rate(both.reset_index(names="trio"))
 
 
-def meta_analysis(matchups: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 1, prior_games: float = PRIOR_GAMES,
-                  alpha: float = ALPHA, population: int = POPULATION, protocols: list[str] | None = None,
-                  pair_l2: float | None = None, alpharank: bool = True) -> MetaResult:
+def meta_analysis(
+    matchups: pd.DataFrame,
+    bootstrap: int = BOOTSTRAP,
+    seed: int = 1,
+    prior_games: float = PRIOR_GAMES,
+    alpha: float = ALPHA,
+    population: int = POPULATION,
+    protocols: list[str] | None = None,
+    pair_l2: float | None = None,
+    alpharank: bool = True,
+) -> MetaResult:
     """The whole metagame analysis of a table of played trio pairs (`matchup_table`); `alpharank`
     False leaves alpha-rank out (NaN), as above ALPHARANK_LIMIT trios (the dashboard's summary)."""
     if bootstrap < 0:
@@ -441,18 +490,30 @@ def meta_analysis(matchups: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int 
     model = fit_payoff_model(matchups, u, chosen)
     p = win_matrix(model, matchups, prior_games)
     sol = solve(p, u, alpha, population, rank=alpharank)
-    boot = (_bootstrap(matchups, u, chosen, prior_games, bootstrap, seed, alpha, population, model.coef)
-            if bootstrap else None)
+    boot = (
+        _bootstrap(matchups, u, chosen, prior_games, bootstrap, seed, alpha, population, model.coef)
+        if bootstrap
+        else None
+    )
     trios = _trio_table(u, matchups, model, sol, boot)
     protocols_t = _protocol_table(u, model, sol, boot, trios)
     health = _health(u, sol, boot, protocols_t)
     meta: dict[str, Any] = {
-            "trios": len(u.trios), "protocols": len(u.protocols), "pairs_played": int((matchups["games"] > 0).sum()),
-            "pairs_possible": _disjoint_pairs(len(u.protocols)), "games": int(matchups["games"].sum()),
-            "draws": int(matchups["draws"].sum()) if "draws" in matchups else None,
-            "prior_games": prior_games, "main_l2": MAIN_L2, "pair_l2": chosen, "alpha": alpha,
-            "population": population, "bootstrap": bootstrap, "seed": seed,
-            "exploitability": sol.exploitability}
+        "trios": len(u.trios),
+        "protocols": len(u.protocols),
+        "pairs_played": int((matchups["games"] > 0).sum()),
+        "pairs_possible": _disjoint_pairs(len(u.protocols)),
+        "games": int(matchups["games"].sum()),
+        "draws": int(matchups["draws"].sum()) if "draws" in matchups else None,
+        "prior_games": prior_games,
+        "main_l2": MAIN_L2,
+        "pair_l2": chosen,
+        "alpha": alpha,
+        "population": population,
+        "bootstrap": bootstrap,
+        "seed": seed,
+        "exploitability": sol.exploitability,
+    }
     meta["warnings"] = coverage_warnings(meta["pairs_played"], meta["pairs_possible"])
     return MetaResult(trios, protocols_t, health, fit, meta, model=model)
 
@@ -461,8 +522,9 @@ def _disjoint_pairs(k: int) -> int:
     return math.comb(k, 3) * math.comb(k - 3, 3) // 2
 
 
-def _trio_table(u: Universe, matchups: pd.DataFrame, model: PayoffModel, sol: Solution,
-                boot: dict[str, np.ndarray] | None) -> pd.DataFrame:
+def _trio_table(
+    u: Universe, matchups: pd.DataFrame, model: PayoffModel, sol: Solution, boot: dict[str, np.ndarray] | None
+) -> pd.DataFrame:
     df = _observed(u, matchups)
     df["strength"] = model.strength()
     df["uniform_win_rate"] = sol.uniform
@@ -474,31 +536,40 @@ def _trio_table(u: Universe, matchups: pd.DataFrame, model: PayoffModel, sol: So
         df["in_support_share"] = (boot["nash"] > USED).mean(axis=0)
         _add_interval(df, "nash_rating", boot["ratings"])
         _add_interval(df, "alpharank", boot["alpharank"])
-    return df.sort_values(["nash_probability", "nash_rating", "alpharank", "trio"],
-                          ascending=[False, False, False, True]).reset_index(drop=True)
+    return df.sort_values(
+        ["nash_probability", "nash_rating", "alpharank", "trio"], ascending=[False, False, False, True]
+    ).reset_index(drop=True)
 
 
-def _protocol_table(u: Universe, model: PayoffModel, sol: Solution, boot: dict[str, np.ndarray] | None,
-                    trios: pd.DataFrame) -> pd.DataFrame:
+def _protocol_table(
+    u: Universe, model: PayoffModel, sol: Solution, boot: dict[str, np.ndarray] | None, trios: pd.DataFrame
+) -> pd.DataFrame:
     t = trios.set_index("trio").reindex(u.trios)
     rows = []
     for i, name in enumerate(u.protocols):
         mine = (u.members == i).any(axis=1)
-        rows.append({"protocol": name, "effect": float(model.main[i]),
-                     "games": int(t["games"][mine].sum()), "wins": int(t["wins"][mine].sum()),
-                     "nash_weight": float(sol.nash[mine].sum()),
-                     "best_trio_rating": float(sol.ratings[mine].max()),
-                     "mean_trio_rating": float(sol.ratings[mine].mean()),
-                     "best_trio": u.trios[int(np.flatnonzero(mine)[np.argmax(sol.ratings[mine])])],
-                     "alpharank_weight": float(sol.alpharank[mine].sum()),
-                     "uniform_win_rate": float(sol.uniform[mine].mean())})
+        rows.append(
+            {
+                "protocol": name,
+                "effect": float(model.main[i]),
+                "games": int(t["games"][mine].sum()),
+                "wins": int(t["wins"][mine].sum()),
+                "nash_weight": float(sol.nash[mine].sum()),
+                "best_trio_rating": float(sol.ratings[mine].max()),
+                "mean_trio_rating": float(sol.ratings[mine].mean()),
+                "best_trio": u.trios[int(np.flatnonzero(mine)[np.argmax(sol.ratings[mine])])],
+                "alpharank_weight": float(sol.alpharank[mine].sum()),
+                "uniform_win_rate": float(sol.uniform[mine].mean()),
+            }
+        )
     df = add_rate(pd.DataFrame(rows))
     if boot is not None:
         _add_interval(df, "nash_weight", boot["weight"])
         df["used_share"] = (boot["weight"] > USED).mean(axis=0)
         _add_interval(df, "alpharank_weight", boot["rank_weight"])
-    return df.sort_values(["nash_weight", "best_trio_rating", "protocol"],
-                          ascending=[False, False, True]).reset_index(drop=True)
+    return df.sort_values(["nash_weight", "best_trio_rating", "protocol"], ascending=[False, False, True]).reset_index(
+        drop=True
+    )
 
 
 def _health(u: Universe, sol: Solution, boot: dict[str, np.ndarray] | None, protocols: pd.DataFrame) -> dict[str, Any]:
@@ -506,7 +577,8 @@ def _health(u: Universe, sol: Solution, boot: dict[str, np.ndarray] | None, prot
     h: dict[str, Any] = {
         "support_size": int((sol.nash > USED).sum()),
         "effective_protocols": effective_protocols(weight),
-        "protocols_used": int((weight > USED).sum()), "protocols": len(u.protocols),
+        "protocols_used": int((weight > USED).sum()),
+        "protocols": len(u.protocols),
         "unused_protocols": [p for p, wt in zip(u.protocols, weight, strict=True) if wt <= USED],
         "top_trio_probability": float(sol.nash.max()),
         "exploitability": sol.exploitability,
@@ -524,6 +596,7 @@ def _health(u: Universe, sol: Solution, boot: dict[str, np.ndarray] | None, prot
 
 
 # -- runs, loops and the small public tables ----------------------------------------------------------
+
 
 def loop_runs(path: str | Path) -> tuple[list[str], dict[str, Any]] | None:
     """The iteration runs and manifest of a PSRO loop folder (it holds meta.json), else None."""
@@ -543,13 +616,24 @@ def iterations_table(manifest: dict[str, Any]) -> pd.DataFrame:
     """One row per PSRO iteration, as the loop recorded it."""
     rows = []
     for it in manifest.get("iterations", []):
-        rows.append({k: ("; ".join(v) if k in ("added", "support") and isinstance(v, list) else v)
-                     for k, v in it.items() if k != "support_probabilities"})
+        rows.append(
+            {
+                k: ("; ".join(v) if k in ("added", "support") and isinstance(v, list) else v)
+                for k, v in it.items()
+                if k != "support_probabilities"
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def analyse_runs(runs: Runs, bootstrap: int = BOOTSTRAP, seed: int = 1, prior_games: float = PRIOR_GAMES,
-                 alpha: float = ALPHA, population: int = POPULATION) -> MetaResult:
+def analyse_runs(
+    runs: Runs,
+    bootstrap: int = BOOTSTRAP,
+    seed: int = 1,
+    prior_games: float = PRIOR_GAMES,
+    alpha: float = ALPHA,
+    population: int = POPULATION,
+) -> MetaResult:
     """`meta_analysis` of opened runs, labelled with their ids."""
     res = meta_analysis(matchup_table(runs), bootstrap, seed, prior_games, alpha, population)
     res.meta["runs"] = runs.run_ids
@@ -573,8 +657,19 @@ def trio_scores(runs: Runs | str | Path | list, prior_games: float = PRIOR_GAMES
     drawn trio sharing no protocol), `nash_probability` and `nash_rating` (payoff against the
     maximum-entropy equilibrium; 0 in the support). No bootstrap: fast enough to call per run."""
     res = _point_solve(runs, prior_games)
-    cols = ["trio", "games", "wins", "win_rate", "win_rate_low", "win_rate_high", "strength", "uniform_win_rate",
-            "nash_probability", "nash_rating", "alpharank"]
+    cols = [
+        "trio",
+        "games",
+        "wins",
+        "win_rate",
+        "win_rate_low",
+        "win_rate_high",
+        "strength",
+        "uniform_win_rate",
+        "nash_probability",
+        "nash_rating",
+        "alpharank",
+    ]
     return res.trios[cols].sort_values(["uniform_win_rate", "trio"], ascending=[False, True]).reset_index(drop=True)
 
 
@@ -605,13 +700,14 @@ class Step:
     trio of the universe would gain against it (from the model and the games so far)."""
 
     population: list[str]
-    mixture: np.ndarray                   # over `population`
-    gains: pd.Series                      # every trio of the universe: payoff against the mixture
-    exploitability: float                 # the largest gain (0: no trio beats the mixture)
+    mixture: np.ndarray  # over `population`
+    gains: pd.Series  # every trio of the universe: payoff against the mixture
+    exploitability: float  # the largest gain (0: no trio beats the mixture)
 
 
-def population_step(matchups: pd.DataFrame, protocols: list[str], population: list[str],
-                    prior_games: float = PRIOR_GAMES, seed: int = 1) -> Step:
+def population_step(
+    matchups: pd.DataFrame, protocols: list[str], population: list[str], prior_games: float = PRIOR_GAMES, seed: int = 1
+) -> Step:
     """Fit the model on every game so far (regularisation chosen by cross-validation, as in
     `meta_analysis`), solve the game restricted to `population`, and score every trio of `protocols`
     against that equilibrium (the best responses are the top of `gains`)."""

@@ -23,8 +23,13 @@ def _pts(x: float) -> str:
 
 
 def to_json(res: MetaResult, moved: pd.DataFrame | None = None) -> str:
-    out: dict[str, Any] = {"meta": res.meta, "health": res.health, "fit": records(res.fit),
-                           "protocols": records(res.protocols), "trios": records(res.trios)}
+    out: dict[str, Any] = {
+        "meta": res.meta,
+        "health": res.health,
+        "fit": records(res.fit),
+        "protocols": records(res.protocols),
+        "trios": records(res.trios),
+    }
     if not res.iterations.empty:
         out["iterations"] = records(res.iterations)
     if not res.picks.empty:
@@ -35,23 +40,33 @@ def to_json(res: MetaResult, moved: pd.DataFrame | None = None) -> str:
 
 
 def table_of(res: MetaResult, name: str) -> pd.DataFrame:
-    return {"protocols": res.protocols, "trios": res.trios, "fit": res.fit, "iterations": res.iterations,
-            "picks": res.picks, "first_pick": res.first_pick}[name]
+    return {
+        "protocols": res.protocols,
+        "trios": res.trios,
+        "fit": res.fit,
+        "iterations": res.iterations,
+        "picks": res.picks,
+        "first_pick": res.first_pick,
+    }[name]
 
 
 def health_lines(res: MetaResult) -> list[str]:
     """The meta health summary in words."""
     h = res.health
     boot = res.meta["bootstrap"]
-    lines = [f"Equilibrium support: {h['support_size']} trio(s); the most played trio has probability "
-             f"{h['top_trio_probability']:.1%}.",
-             f"Effective number of viable protocols: {h['effective_protocols']:.1f} of {h['protocols']} "
-             f"({h['protocols_used']} used at all)."]
+    lines = [
+        f"Equilibrium support: {h['support_size']} trio(s); the most played trio has probability "
+        f"{h['top_trio_probability']:.1%}.",
+        f"Effective number of viable protocols: {h['effective_protocols']:.1f} of {h['protocols']} "
+        f"({h['protocols_used']} used at all).",
+    ]
     if "support_size_interval" in h:
         lo, hi = h["support_size_interval"]
         elo, ehi = h["effective_protocols_interval"]
-        lines.append(f"Over {boot} bootstrap replicates: support {lo:.0f}-{hi:.0f} trios, effective protocols "
-                     f"{elo:.1f}-{ehi:.1f} (95%).")
+        lines.append(
+            f"Over {boot} bootstrap replicates: support {lo:.0f}-{hi:.0f} trios, effective protocols "
+            f"{elo:.1f}-{ehi:.1f} (95%)."
+        )
         never = h["never_used_protocols"]
         lines.append("Never used by any replicate's equilibrium: " + (", ".join(never) if never else "none") + ".")
     else:
@@ -62,90 +77,179 @@ def health_lines(res: MetaResult) -> list[str]:
 
 def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | None = None) -> None:
     m = res.meta
-    console.print(f"[bold]Metagame[/bold] of {', '.join(m.get('runs', []))}: {m['games']:,} decided games over "
-                  f"{m['pairs_played']:,} of {m['pairs_possible']:,} trio pairs; {m['trios']:,} trios of "
-                  f"{m['protocols']} protocols. Unplayed pairs come from the payoff model; played ones are shrunk "
-                  f"toward it by {m['prior_games']:g} games.", highlight=False)
+    console.print(
+        f"[bold]Metagame[/bold] of {', '.join(m.get('runs', []))}: {m['games']:,} decided games over "
+        f"{m['pairs_played']:,} of {m['pairs_possible']:,} trio pairs; {m['trios']:,} trios of "
+        f"{m['protocols']} protocols. Unplayed pairs come from the payoff model; played ones are shrunk "
+        f"toward it by {m['prior_games']:g} games.",
+        highlight=False,
+    )
     for w in m.get("warnings", []):
         console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
     for line in health_lines(res):
         console.print(line, highlight=False)
     boot = "95% bootstrap" if m["bootstrap"] else "no bootstrap"
     p = res.protocols
-    rows = [[r.protocol, pct(r.nash_weight),
-             ci(r.nash_weight_low, r.nash_weight_high) if "nash_weight_low" in p else "-",
-             pct(r.used_share) if "used_share" in p else "-", _pts(r.best_trio_rating), pct(r.alpharank_weight),
-             f"{r.effect:+.2f}", pct(r.uniform_win_rate), r.best_trio] for r in p.itertuples()]
-    console.print(table(f"Protocols: weight in the equilibrium ({boot} intervals)",
-                         ["protocol", "Nash weight", "interval", "used in", "best trio vs Nash (pts)",
-                          "alpha-rank", "effect (logit)", "vs uniform field", "best trio"], rows,
-                         "Nash weight: chance the equilibrium's trio holds the protocol (sums to 300%)."))
+    rows = [
+        [
+            r.protocol,
+            pct(r.nash_weight),
+            ci(r.nash_weight_low, r.nash_weight_high) if "nash_weight_low" in p else "-",
+            pct(r.used_share) if "used_share" in p else "-",
+            _pts(r.best_trio_rating),
+            pct(r.alpharank_weight),
+            f"{r.effect:+.2f}",
+            pct(r.uniform_win_rate),
+            r.best_trio,
+        ]
+        for r in p.itertuples()
+    ]
+    console.print(
+        table(
+            f"Protocols: weight in the equilibrium ({boot} intervals)",
+            [
+                "protocol",
+                "Nash weight",
+                "interval",
+                "used in",
+                "best trio vs Nash (pts)",
+                "alpha-rank",
+                "effect (logit)",
+                "vs uniform field",
+                "best trio",
+            ],
+            rows,
+            "Nash weight: chance the equilibrium's trio holds the protocol (sums to 300%).",
+        )
+    )
     t = res.trios.head(top)
-    rows = [[r.trio, pct(r.nash_probability),
-             ci(r.nash_probability_low, r.nash_probability_high) if "nash_probability_low" in t else "-",
-             pct(r.in_support_share) if "in_support_share" in t else "-", _pts(r.nash_rating), pct(r.alpharank),
-             pct(r.uniform_win_rate), num(r.games)] for r in t.itertuples()]
-    console.print(table(f"Trios: the equilibrium first (top {len(t)} of {len(res.trios):,})",
-                         ["trio", "Nash prob.", "interval", "in support", "vs Nash (pts)", "alpha-rank",
-                          "vs uniform field", "games"], rows,
-                         f"all: protolab meta ... --format csv --table trios. Exploitability of the point "
-                         f"equilibrium: {m['exploitability']:.2g}."))
+    rows = [
+        [
+            r.trio,
+            pct(r.nash_probability),
+            ci(r.nash_probability_low, r.nash_probability_high) if "nash_probability_low" in t else "-",
+            pct(r.in_support_share) if "in_support_share" in t else "-",
+            _pts(r.nash_rating),
+            pct(r.alpharank),
+            pct(r.uniform_win_rate),
+            num(r.games),
+        ]
+        for r in t.itertuples()
+    ]
+    console.print(
+        table(
+            f"Trios: the equilibrium first (top {len(t)} of {len(res.trios):,})",
+            [
+                "trio",
+                "Nash prob.",
+                "interval",
+                "in support",
+                "vs Nash (pts)",
+                "alpha-rank",
+                "vs uniform field",
+                "games",
+            ],
+            rows,
+            f"all: protolab meta ... --format csv --table trios. Exploitability of the point "
+            f"equilibrium: {m['exploitability']:.2g}.",
+        )
+    )
     if not res.fit.empty:
-        rows = [[r.model, f"{r.log_loss:.4f}", f"{r.brier:.4f}", "chosen" if r.chosen else ""]
-                for r in res.fit.itertuples()]
-        console.print(table(f"Payoff model, held-out fit ({res.fit.attrs.get('folds', 5)}-fold over trio pairs, "
-                             "per game; lower is better)", ["model", "log-loss", "Brier", ""], rows))
+        rows = [
+            [r.model, f"{r.log_loss:.4f}", f"{r.brier:.4f}", "chosen" if r.chosen else ""] for r in res.fit.itertuples()
+        ]
+        console.print(
+            table(
+                f"Payoff model, held-out fit ({res.fit.attrs.get('folds', 5)}-fold over trio pairs, "
+                "per game; lower is better)",
+                ["model", "log-loss", "Brier", ""],
+                rows,
+            )
+        )
     if not res.iterations.empty:
         it = res.iterations
-        rows = [[str(r.iteration), num(r.trios), num(r.support_size), f"{r.exploitability:.3f}",
-                 "-" if pd.isna(r.tv_change) else f"{r.tv_change:.3f}", num(r.games), str(r.added or "-")]
-                for r in it.itertuples()]
-        console.print(table("PSRO iterations", ["iteration", "population", "support", "exploitability",
-                                                 "TV change", "games", "best responses added"], rows,
-                             res.meta.get("stopped", "")))
+        rows = [
+            [
+                str(r.iteration),
+                num(r.trios),
+                num(r.support_size),
+                f"{r.exploitability:.3f}",
+                "-" if pd.isna(r.tv_change) else f"{r.tv_change:.3f}",
+                num(r.games),
+                str(r.added or "-"),
+            ]
+            for r in it.itertuples()
+        ]
+        console.print(
+            table(
+                "PSRO iterations",
+                ["iteration", "population", "support", "exploitability", "TV change", "games", "best responses added"],
+                rows,
+                res.meta.get("stopped", ""),
+            )
+        )
     if not res.picks.empty:
         print_draft(res.picks, res.first_pick, console)
     if moved is not None:
-        rows = [[r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]
-                for r in moved.itertuples()]
-        console.print(table(f"How the equilibrium moved (protocol weights; total variation "
-                             f"{moved.attrs['protocol_tv']:.3f})", ["protocol", "base", "this run", "change (pts)"],
-                             rows))
+        rows = [
+            [r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]
+            for r in moved.itertuples()
+        ]
+        console.print(
+            table(
+                f"How the equilibrium moved (protocol weights; total variation {moved.attrs['protocol_tv']:.3f})",
+                ["protocol", "base", "this run", "change (pts)"],
+                rows,
+            )
+        )
 
 
 def meta_html(res: MetaResult | None, note: str = "", top: int | None = None) -> str:
     """The dashboard's metagame section: health, protocol weights, the equilibrium's trios (the
     `top` most likely when given, with a line saying how many more)."""
     if res is None:
-        return (f'<section id="metagame"><h2>Metagame</h2><p class="muted">{html.escape(note)}</p></section>'
-                if note else "")
+        return (
+            f'<section id="metagame"><h2>Metagame</h2><p class="muted">{html.escape(note)}</p></section>'
+            if note
+            else ""
+        )
     items = "".join(f"<li>{html.escape(x)}</li>" for x in health_lines(res))
     items += "".join(f'<li class="warn">warning: {html.escape(w)}</li>' for w in res.meta.get("warnings") or [])
     p = res.protocols
-    prow = "".join(f"<tr{filter_attrs(r.protocol)}><td>{html.escape(r.protocol)}</td>"
-                   f"<td class='n'>{pct(r.nash_weight)}</td>"
-                   f"<td class='n'>{_pts(r.best_trio_rating)}</td><td class='n'>{pct(r.alpharank_weight)}</td>"
-                   f"<td class='n'>{pct(r.uniform_win_rate)}</td><td>{html.escape(r.best_trio)}</td></tr>"
-                   for r in p.itertuples())
+    prow = "".join(
+        f"<tr{filter_attrs(r.protocol)}><td>{html.escape(r.protocol)}</td>"
+        f"<td class='n'>{pct(r.nash_weight)}</td>"
+        f"<td class='n'>{_pts(r.best_trio_rating)}</td><td class='n'>{pct(r.alpharank_weight)}</td>"
+        f"<td class='n'>{pct(r.uniform_win_rate)}</td><td>{html.escape(r.best_trio)}</td></tr>"
+        for r in p.itertuples()
+    )
     t = res.trios[res.trios["nash_probability"] > 1e-6]
     rest = ""
     if top is not None and len(t) > top:
         rest = f"<p class='muted'>{len(t) - top:,} more trios in the equilibrium (protolab meta RUN).</p>"
         t = t.nlargest(top, "nash_probability")
-    trow = "".join(f"<tr{filter_attrs(r.trio.replace(', ', '|'))}><td>{html.escape(r.trio)}</td>"
-                   f"<td class='n'>{pct(r.nash_probability)}</td>"
-                   f"<td class='n'>{pct(r.uniform_win_rate)}</td><td class='n'>{num(r.games)}</td></tr>"
-                   for r in t.itertuples())
+    trow = "".join(
+        f"<tr{filter_attrs(r.trio.replace(', ', '|'))}><td>{html.escape(r.trio)}</td>"
+        f"<td class='n'>{pct(r.nash_probability)}</td>"
+        f"<td class='n'>{pct(r.uniform_win_rate)}</td><td class='n'>{num(r.games)}</td></tr>"
+        for r in t.itertuples()
+    )
     head = "<table class='sortable'><thead><tr>{}</tr></thead><tbody>{}</tbody></table>"
-    return ("<section id=\"metagame\"><h2>Metagame: the equilibrium of \"choose a trio\"</h2>"
-            "<p class='muted'>The symmetric zero-sum game in which each player picks a trio and scores its win "
-            "rate minus 50% (unplayed pairs from the payoff model). The equilibrium is the mix of trios no trio "
-            f"beats; Nash weight is the chance it holds a protocol. docs/analysis.md, Metagame.</p><ul>{items}</ul>"
-            + head.format("<th>protocol</th><th>Nash weight</th><th>best trio vs Nash (pts)</th><th>alpha-rank</th>"
-                          "<th>vs uniform field</th><th>best trio</th>", prow)
-            + "<h3>Trios in the equilibrium</h3>"
-            + head.format("<th>trio</th><th>probability</th><th>vs uniform field</th><th>games</th>", trow)
-            + rest + "</section>")
+    return (
+        '<section id="metagame"><h2>Metagame: the equilibrium of "choose a trio"</h2>'
+        "<p class='muted'>The symmetric zero-sum game in which each player picks a trio and scores its win "
+        "rate minus 50% (unplayed pairs from the payoff model). The equilibrium is the mix of trios no trio "
+        f"beats; Nash weight is the chance it holds a protocol. docs/analysis.md, Metagame.</p><ul>{items}</ul>"
+        + head.format(
+            "<th>protocol</th><th>Nash weight</th><th>best trio vs Nash (pts)</th><th>alpha-rank</th>"
+            "<th>vs uniform field</th><th>best trio</th>",
+            prow,
+        )
+        + "<h3>Trios in the equilibrium</h3>"
+        + head.format("<th>trio</th><th>probability</th><th>vs uniform field</th><th>games</th>", trow)
+        + rest
+        + "</section>"
+    )
 
 
 def moved_table(base: MetaResult, variant: MetaResult) -> pd.DataFrame:

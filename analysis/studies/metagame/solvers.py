@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import linprog, minimize
 
 TOL = 1e-9
-FULL_LP_LIMIT = 1500          # above this many strategies, the LP is solved on a growing subset (double oracle)
+FULL_LP_LIMIT = 1500  # above this many strategies, the LP is solved on a growing subset (double oracle)
 
 
 def antisymmetric(m: np.ndarray) -> np.ndarray:
@@ -30,8 +30,9 @@ def _lp_equilibrium(m: np.ndarray) -> np.ndarray:
     c[-1] = -1.0
     a_ub = np.hstack([-m.T, np.ones((n, 1))])
     a_eq = np.hstack([np.ones((1, n)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    res = linprog(
+        c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=[(0, None)] * n + [(None, None)], method="highs"
+    )
     if res.status != 0:
         raise RuntimeError(f"the equilibrium linear program failed: {res.message}")
     x = np.clip(res.x[:n], 0, None)
@@ -86,13 +87,22 @@ def maxent_equilibrium(m: np.ndarray, x: np.ndarray, tol: float = 1e-7) -> np.nd
         yc = np.clip(y, 1e-12, None)
         return float(np.sum(yc * np.log(yc))), np.log(yc) + 1
 
-    cons = [{"type": "eq", "fun": lambda y: np.sum(y) - 1, "jac": lambda y: np.ones_like(y)},
-            {"type": "ineq", "fun": lambda y: -(sub @ y), "jac": lambda y: -sub}]
-    res = minimize(neg_entropy, np.full(k, 1.0 / k), jac=True, constraints=cons, bounds=[(0, 1)] * k,
-                   method="SLSQP", options={"maxiter": 500, "ftol": 1e-12})
+    cons = [
+        {"type": "eq", "fun": lambda y: np.sum(y) - 1, "jac": lambda y: np.ones_like(y)},
+        {"type": "ineq", "fun": lambda y: -(sub @ y), "jac": lambda y: -sub},
+    ]
+    res = minimize(
+        neg_entropy,
+        np.full(k, 1.0 / k),
+        jac=True,
+        constraints=cons,
+        bounds=[(0, 1)] * k,
+        method="SLSQP",
+        options={"maxiter": 500, "ftol": 1e-12},
+    )
     y = np.clip(res.x, 0, None)
     if not res.success or y.sum() <= 0 or exploitability(sub, y / y.sum()) > 1e-5:
-        return x                        # keep the LP's equilibrium rather than a worse point
+        return x  # keep the LP's equilibrium rather than a worse point
     out = np.zeros_like(x)
     out[tight] = y / y.sum()
     return out
@@ -136,8 +146,8 @@ def alpha_rank(m: np.ndarray, alpha: float = 100.0, population: int = 50) -> np.
     n = len(m)
     if n == 1:
         return np.ones(1)
-    d = m * (population / (population - 1))                      # d[r, s]: mutant r among residents s
-    rho = fixation_probability(d, alpha, population).T            # rho[s, r]
+    d = m * (population / (population - 1))  # d[r, s]: mutant r among residents s
+    rho = fixation_probability(d, alpha, population).T  # rho[s, r]
     c = rho / (n - 1)
     np.fill_diagonal(c, 0.0)
     np.fill_diagonal(c, 1.0 - c.sum(axis=1))

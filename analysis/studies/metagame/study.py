@@ -29,8 +29,9 @@ class Metagame(Study):
     DEFAULT_TABLE = "protocols"
     PAGE_LABEL = "Metagame dashboard"
 
-    def __init__(self, run: str, result: meta.MetaResult, provenance: list, warnings: list[str],
-                 table: str | None = None) -> None:
+    def __init__(
+        self, run: str, result: meta.MetaResult, provenance: list, warnings: list[str], table: str | None = None
+    ) -> None:
         self.run, self.result, self.provenance, self.warnings, self.table = run, result, provenance, warnings, table
         self.run_id, self.timings = Path(run).name, {}
 
@@ -63,16 +64,21 @@ class Metagame(Study):
         it = self.result.iterations
         shown = it.astype(object).where(it.notna(), "")
         stopped = html.escape(str(self.result.meta.get("stopped") or ""))
-        iterations = (f'<section><h2>Loop iterations</h2><div class="scroll">{plain_table(shown, "iterations")}'
-                      f'</div><p class="muted">{stopped}</p></section>' if not it.empty else "")
+        iterations = (
+            f'<section><h2>Loop iterations</h2><div class="scroll">{plain_table(shown, "iterations")}'
+            f'</div><p class="muted">{stopped}</p></section>'
+            if not it.empty
+            else ""
+        )
         header = f"\n<p>Every game of the loop's iterations; no bootstrap.</p>{as_html(self.provenance)}"
         body = f"{warnings_html(self.warnings)}\n{meta_html(self.result)}\n{iterations}"
         return render_page(" metagame", "protolab metagame loop", self.run_id, header, body)
 
     def to_json(self) -> str:
         if self.table:
-            return json.dumps({"meta": self.result.meta, self.table: records(self._table(self.table))}, indent=1,
-                              default=str)
+            return json.dumps(
+                {"meta": self.result.meta, self.table: records(self._table(self.table))}, indent=1, default=str
+            )
         return to_json(self.result)
 
     def _table(self, name: str) -> pd.DataFrame:

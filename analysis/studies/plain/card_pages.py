@@ -28,10 +28,14 @@ def _pts(x: Any) -> str:
 
 
 def _face(title: str, value: int, text: tuple[str, str, str], changed: bool) -> str:
-    boxes = "".join(f'<p><span class="box">{b}</span><br>{html.escape(t) or "<i>(blank)</i>"}</p>'
-                    for b, t in zip(BOXES, text, strict=True))
-    return (f'<div class="face{" changed" if changed else ""}"><b>{html.escape(title)}</b> '
-            f'<span class="value">value {value}</span>{boxes}</div>')
+    boxes = "".join(
+        f'<p><span class="box">{b}</span><br>{html.escape(t) or "<i>(blank)</i>"}</p>'
+        for b, t in zip(BOXES, text, strict=True)
+    )
+    return (
+        f'<div class="face{" changed" if changed else ""}"><b>{html.escape(title)}</b> '
+        f'<span class="value">value {value}</span>{boxes}</div>'
+    )
 
 
 def texts_html(t: CardText | None) -> str:
@@ -40,8 +44,10 @@ def texts_html(t: CardText | None) -> str:
         return '<p class="muted">No text: the run\'s pool could not be rebuilt from its manifest.</p>'
     if t.official is None or t.official_value is None:
         return f'<div class="texts">{_face(f"{t.name} ({t.source})", t.value, t.text, False)}</div>'
-    return (f'<div class="texts">{_face("official", t.official_value, t.official, False)}'
-            f'{_face(f"this run: {t.source}", t.value, t.text, True)}</div>')
+    return (
+        f'<div class="texts">{_face("official", t.official_value, t.official, False)}'
+        f"{_face(f'this run: {t.source}', t.value, t.text, True)}</div>"
+    )
 
 
 def _stat(label: str, value: str) -> str:
@@ -52,14 +58,19 @@ def impact_html(c: pd.Series | None) -> str:
     """Play rates and win rates from the card impact table (decided seat-games whose deck holds it)."""
     if c is None:
         return '<p class="muted">No play data: the run kept no card counts (events or cards tables).</p>'
-    items = [("deck games", f"{int(c['deck_games']):,}"), ("played face-up", _pct(c["up_rate"])),
-             ("played face-down", _pct(c["down_rate"])), ("drawn", _pct(c["drawn_rate"])),
-             ("WR face-up", f"{_pct(c['up_wr'])} (95% CI {_pct(c['up_wr_low'])}-{_pct(c['up_wr_high'])}, "
-                            f"{int(c['up']):,} games)"),
-             ("WR face-down", f"{_pct(c['down_wr'])} ({int(c['down']):,} games)"),
-             ("WR never played", f"{_pct(c['never_wr'])} ({int(c['never']):,} games)"),
-             ("face-up minus never, points",
-              f"{_pts(c['iwd'])} (95% CI {_pts(c['iwd_low'])} to {_pts(c['iwd_high'])})")]
+    items = [
+        ("deck games", f"{int(c['deck_games']):,}"),
+        ("played face-up", _pct(c["up_rate"])),
+        ("played face-down", _pct(c["down_rate"])),
+        ("drawn", _pct(c["drawn_rate"])),
+        (
+            "WR face-up",
+            f"{_pct(c['up_wr'])} (95% CI {_pct(c['up_wr_low'])}-{_pct(c['up_wr_high'])}, {int(c['up']):,} games)",
+        ),
+        ("WR face-down", f"{_pct(c['down_wr'])} ({int(c['down']):,} games)"),
+        ("WR never played", f"{_pct(c['never_wr'])} ({int(c['never']):,} games)"),
+        ("face-up minus never, points", f"{_pts(c['iwd'])} (95% CI {_pts(c['iwd_low'])} to {_pts(c['iwd_high'])})"),
+    ]
     return '<dl class="stats">' + "".join(_stat(k, v) for k, v in items) + "</dl>"
 
 
@@ -68,9 +79,14 @@ def value_html(rows: pd.DataFrame) -> str:
     if rows.empty:
         return ""
     what = {"avoid": "never played", "noup": "never face-up"}
-    items = [(f"value vs {what.get(r['restriction'], r['restriction'])}, points",
-              f"{_pts(r['value'])} (95% CI {_pts(r['value_low'])} to {_pts(r['value_high'])}; adj. p "
-              f"{r['p_adjusted']:.2g}; {int(r['games']):,} games)") for _, r in rows.iterrows()]
+    items = [
+        (
+            f"value vs {what.get(r['restriction'], r['restriction'])}, points",
+            f"{_pts(r['value'])} (95% CI {_pts(r['value_low'])} to {_pts(r['value_high'])}; adj. p "
+            f"{r['p_adjusted']:.2g}; {int(r['games']):,} games)",
+        )
+        for _, r in rows.iterrows()
+    ]
     return '<h3>Card value (restricted play)</h3><dl class="stats">' + "".join(_stat(k, v) for k, v in items) + "</dl>"
 
 
@@ -79,9 +95,11 @@ def flag_html(f: pd.DataFrame) -> str:
         return ""
     x = f.iloc[0]
     state = f"flagged {x['direction']} {against(x)}" if x["flagged"] else "not flagged"
-    return (f'<p class="flagline {x["direction"] if x["flagged"] else ""}">{html.escape(state)}: face-up win rate '
-            f'{_pct(x["win_rate"])} (95% CI {_pct(x["win_rate_low"])}-{_pct(x["win_rate_high"])}, '
-            f'{int(x["games"]):,} games), adjusted p {x["p_adjusted"]:.2g}</p>')
+    return (
+        f'<p class="flagline {x["direction"] if x["flagged"] else ""}">{html.escape(state)}: face-up win rate '
+        f"{_pct(x['win_rate'])} (95% CI {_pct(x['win_rate_low'])}-{_pct(x['win_rate_high'])}, "
+        f"{int(x['games']):,} games), adjusted p {x['p_adjusted']:.2g}</p>"
+    )
 
 
 GAMES_JS = """
@@ -102,25 +120,35 @@ def card_page(name: str, protocol: str, parts: dict[str, str]) -> str:
     """One card's view; `parts` are its HTML pieces (text, flag, impact, value). Its example games
     are the rows of the page's example games section for the card and its protocol (GAMES_JS)."""
     games = f'<div class="card-games" data-names="{html.escape(name)}|{html.escape(protocol)}"></div>'
-    return (f'<article class="card-page" id="{card_anchor(name)}"{filter_attrs(protocol, name)}>'
-            '<a class="close" href="#_" title="close">\u00d7</a>'
-            f'<h3>{html.escape(name)} <span class="muted">{html.escape(protocol)} protocol · '
-            f'<a href="#" data-pick-protocol="{html.escape(protocol)}">show only {html.escape(protocol)}</a> · '
-            f'<a href="#cards">card table</a></span></h3>{parts.get("flag", "")}{parts["text"]}'
-            f'<h3>Play and win rates</h3>{parts["impact"]}{parts.get("value", "")}<h3>Example games</h3>{games}'
-            "</article>")
+    return (
+        f'<article class="card-page" id="{card_anchor(name)}"{filter_attrs(protocol, name)}>'
+        '<a class="close" href="#_" title="close">\u00d7</a>'
+        f'<h3>{html.escape(name)} <span class="muted">{html.escape(protocol)} protocol · '
+        f'<a href="#" data-pick-protocol="{html.escape(protocol)}">show only {html.escape(protocol)}</a> · '
+        f'<a href="#cards">card table</a></span></h3>{parts.get("flag", "")}{parts["text"]}'
+        f"<h3>Play and win rates</h3>{parts['impact']}{parts.get('value', '')}<h3>Example games</h3>{games}"
+        "</article>"
+    )
 
 
 def deck_index(names_by_protocol: dict[str, list[str]]) -> str:
     """Every card as a link, grouped by protocol: the card pages' table of contents."""
-    rows = "".join(f'<div{filter_attrs(p)}><b>{html.escape(p)}</b> ' + "".join(
-        f'<a href="#{card_anchor(n)}">{html.escape(n.removeprefix(p).strip() or n)}</a>' for n in names) + "</div>"
-        for p, names in names_by_protocol.items())
+    rows = "".join(
+        f"<div{filter_attrs(p)}><b>{html.escape(p)}</b> "
+        + "".join(f'<a href="#{card_anchor(n)}">{html.escape(n.removeprefix(p).strip() or n)}</a>' for n in names)
+        + "</div>"
+        for p, names in names_by_protocol.items()
+    )
     return f'<div class="deck">{rows}</div>'
 
 
-def card_pages_html(texts: dict[str, CardText], impact: pd.DataFrame | None, value: pd.DataFrame | None,
-                    flags: pd.DataFrame, notes: list[str]) -> str:
+def card_pages_html(
+    texts: dict[str, CardText],
+    impact: pd.DataFrame | None,
+    value: pd.DataFrame | None,
+    flags: pd.DataFrame,
+    notes: list[str],
+) -> str:
     """The card pages section: an index of every card, and one view per card (hidden until opened)."""
     impact = impact if impact is not None and not impact.empty else pd.DataFrame(columns=["card", "protocol"])
     value = value if value is not None and not value.empty else pd.DataFrame(columns=["card"])
@@ -134,12 +162,22 @@ def card_pages_html(texts: dict[str, CardText], impact: pd.DataFrame | None, val
     for name, protocol in sorted(cards.items(), key=lambda kv: (kv[1], texts[kv[0]].value if kv[0] in texts else 0)):
         by_protocol.setdefault(protocol, []).append(name)
         row = by_card.loc[name] if by_card is not None and name in by_card.index else None
-        pages.append(card_page(name, protocol, {
-            "text": texts_html(texts.get(name)), "impact": impact_html(row),
-            "flag": flag_html(flags[(flags["kind"] == "card") & (flags["name"] == name)]),
-            "value": value_html(value[value["card"] == name])}))
+        pages.append(
+            card_page(
+                name,
+                protocol,
+                {
+                    "text": texts_html(texts.get(name)),
+                    "impact": impact_html(row),
+                    "flag": flag_html(flags[(flags["kind"] == "card") & (flags["name"] == name)]),
+                    "value": value_html(value[value["card"] == name]),
+                },
+            )
+        )
     note = "".join(f'<p class="warn">{html.escape(n)}</p>' for n in notes)
-    return (f'<section id="card-pages"><h2>Card pages</h2><p class="muted">Every card of the pool: open one for '
-            f'its text (and the official text beside it when the run changed it), its play and win rates, its '
-            f'card value when measured, and its example games.</p>{note}{deck_index(by_protocol)}{"".join(pages)}'
-            f"<script>document.addEventListener('DOMContentLoaded', function () {{{GAMES_JS}}});</script></section>")
+    return (
+        f'<section id="card-pages"><h2>Card pages</h2><p class="muted">Every card of the pool: open one for '
+        f"its text (and the official text beside it when the run changed it), its play and win rates, its "
+        f"card value when measured, and its example games.</p>{note}{deck_index(by_protocol)}{''.join(pages)}"
+        f"<script>document.addEventListener('DOMContentLoaded', function () {{{GAMES_JS}}});</script></section>"
+    )

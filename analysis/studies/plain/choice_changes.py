@@ -19,12 +19,12 @@ from sim.cards.vocabulary import CHOICE_FIELDS, PICKS, STEP_FIELDS, VERBS, enum
 from sim.pool import Pool
 
 _VERB = {v.code: v for v in VERBS}
-_ALT = ("alt_a", "alt_b")              # where an either's alternatives start: an index, differing by pool
+_ALT = ("alt_a", "alt_b")  # where an either's alternatives start: an index, differing by pool
 _COMPARED = tuple(f for f in STEP_FIELDS if f not in _ALT)
 _DID = enum("if").words()["did"]
 _BOXES = ("top", "middle", "bottom")
 
-Step = dict[str, Any]                  # a step record, its alternatives under "alts"
+Step = dict[str, Any]  # a step record, its alternatives under "alts"
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class CardChange:
 def _tree(steps: list[dict[str, int]], start: int, length: int) -> list[Step]:
     """The steps of a box with each either's alternatives nested (their indices differ by pool)."""
     out = []
-    for rec in steps[start:start + length]:
+    for rec in steps[start : start + length]:
         alts = tuple(tuple(_tree(steps, rec[a], rec[a + "_len"])) for a in _ALT)
         out.append({**{k: rec[k] for k in _COMPARED}, "alts": alts})
     return out
@@ -57,8 +57,10 @@ def _tree(steps: list[dict[str, int]], start: int, length: int) -> list[Step]:
 
 def _boxes(pool: Pool, card_id: int) -> list[list[Step]]:
     rec = pool.card_records[card_id]
-    return [_tree(pool.step_records, rec["step_start"][b], rec["step_len"][b]) if rec["step_len"][b] else []
-            for b in range(len(_BOXES))]
+    return [
+        _tree(pool.step_records, rec["step_start"][b], rec["step_len"][b]) if rec["step_len"][b] else []
+        for b in range(len(_BOXES))
+    ]
 
 
 def _touch(decision: str, step: Step) -> Touched:
@@ -90,7 +92,7 @@ def _steps(old: list[Step], new: list[Step]) -> set[Touched]:
         out |= _step(o, n)
         prev = new[i - 1] if i else None
         if prev is not None and prev["may"] and n["cond"] == _DID:
-            out.add(_touch("may", prev))          # the reward of an optional step changed
+            out.add(_touch("may", prev))  # the reward of an optional step changed
     return out
 
 
@@ -133,6 +135,7 @@ def changed_choices(official: Pool, pool: Pool) -> list[CardChange]:
         for old, new in zip(before, after, strict=True):
             touched |= _steps(old, new)
         order = {"may": 0}
-        out.append(CardChange(c.name, tuple(sorted(touched, key=lambda t: (order.get(t.decision, 1), t.decision,
-                                                                          t.verb)))))
+        out.append(
+            CardChange(c.name, tuple(sorted(touched, key=lambda t: (order.get(t.decision, 1), t.decision, t.verb))))
+        )
     return out

@@ -21,9 +21,9 @@ from analysis.studies.plain.card_pages import card_pages_html
 from analysis.studies.plain.dashboard_summary import card_anchor, ranked_flags, summary_html
 from analysis.studies.plain.report import Report, against
 
-LARGE = 18              # protocols above which the metagame section is summarised (816 trios at 18)
-LARGE_PAIR_L2 = 10.0    # the pair-term regularisation used then (fit_payoff_model's default)
-TOP_TRIOS = 25          # equilibrium trios listed then
+LARGE = 18  # protocols above which the metagame section is summarised (816 trios at 18)
+LARGE_PAIR_L2 = 10.0  # the pair-term regularisation used then (fit_payoff_model's default)
+TOP_TRIOS = 25  # equilibrium trios listed then
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
 
 
@@ -38,20 +38,46 @@ def fig_protocols(r: Report) -> go.Figure:
     fig = go.Figure()
     fig.add_vrect(x0=0.5 - band, x1=0.5 + band, fillcolor="#2ca02c", opacity=0.08, line_width=0)
     fig.add_vline(x=0.5, line={"color": "#999", "dash": "dot"})
-    text = [f"{row.protocol}: {row.win_rate:.1%} (95% CI {row.win_rate_low:.1%}-{row.win_rate_high:.1%}), "
-            f"{row.games:,} games" for row in p.itertuples()]
-    fig.add_trace(go.Scatter(x=p["win_rate"], y=p["protocol"], mode="markers", name="win rate (95% CI)",
-                             marker={"size": 10, "color": "#222"}, hovertext=text, hoverinfo="text",
-                             error_x={"type": "data", "symmetric": False,
-                                      "array": p["win_rate_high"] - p["win_rate"],
-                                      "arrayminus": p["win_rate"] - p["win_rate_low"]}))
+    text = [
+        f"{row.protocol}: {row.win_rate:.1%} (95% CI {row.win_rate_low:.1%}-{row.win_rate_high:.1%}), "
+        f"{row.games:,} games"
+        for row in p.itertuples()
+    ]
+    fig.add_trace(
+        go.Scatter(
+            x=p["win_rate"],
+            y=p["protocol"],
+            mode="markers",
+            name="win rate (95% CI)",
+            marker={"size": 10, "color": "#222"},
+            hovertext=text,
+            hoverinfo="text",
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": p["win_rate_high"] - p["win_rate"],
+                "arrayminus": p["win_rate"] - p["win_rate_low"],
+            },
+        )
+    )
     byf = r.tables["protocols_by_first"]
     for who in ("first", "second"):
         d = byf[byf["first"] == who].set_index("protocol").reindex(p["protocol"])
-        fig.add_trace(go.Scatter(x=d["win_rate"], y=d.index, mode="markers", name=f"moving {who}",
-                                 marker={"size": 7, "symbol": "diamond", "color": COLORS[who], "opacity": 0.7}))
-    return layout(fig, "Protocol win rate (as part of a trio), 95% Wilson intervals; band shaded",
-                   height=max(360, 28 * len(p) + 120), xaxis={"tickformat": ".0%", "title": "win rate"})
+        fig.add_trace(
+            go.Scatter(
+                x=d["win_rate"],
+                y=d.index,
+                mode="markers",
+                name=f"moving {who}",
+                marker={"size": 7, "symbol": "diamond", "color": COLORS[who], "opacity": 0.7},
+            )
+        )
+    return layout(
+        fig,
+        "Protocol win rate (as part of a trio), 95% Wilson intervals; band shaded",
+        height=max(360, 28 * len(p) + 120),
+        xaxis={"tickformat": ".0%", "title": "win rate"},
+    )
 
 
 def fig_matchups(r: Report) -> go.Figure:
@@ -61,16 +87,36 @@ def fig_matchups(r: Report) -> go.Figure:
     g = queries.matrix(long, "protocol", "opponent", "games").reindex(index=m.index, columns=m.columns)
     lo = queries.matrix(long, "protocol", "opponent", "win_rate_low").reindex(index=m.index, columns=m.columns)
     hi = queries.matrix(long, "protocol", "opponent", "win_rate_high").reindex(index=m.index, columns=m.columns)
-    hover = [[f"{a} vs {b}: {_pct(m.loc[a, b])} (95% CI {_pct(lo.loc[a, b])}-{_pct(hi.loc[a, b])}), "
-              f"{'' if pd.isna(g.loc[a, b]) else f'{int(g.loc[a, b]):,}'} games" for b in m.columns] for a in m.index]
+    hover = [
+        [
+            f"{a} vs {b}: {_pct(m.loc[a, b])} (95% CI {_pct(lo.loc[a, b])}-{_pct(hi.loc[a, b])}), "
+            f"{'' if pd.isna(g.loc[a, b]) else f'{int(g.loc[a, b]):,}'} games"
+            for b in m.columns
+        ]
+        for a in m.index
+    ]
     spread = float(np.nanmax(np.abs(m.to_numpy(dtype=float) - 0.5))) if m.size else 0.1
     spread = max(spread, 0.02)
-    fig = go.Figure(go.Heatmap(z=m.to_numpy(dtype=float), x=list(m.columns), y=list(m.index), colorscale="RdBu",
-                               zmid=0.5, zmin=0.5 - spread, zmax=0.5 + spread, hovertext=hover, hoverinfo="text",
-                               colorbar={"tickformat": ".0%", "title": "row wins"}))
+    fig = go.Figure(
+        go.Heatmap(
+            z=m.to_numpy(dtype=float),
+            x=list(m.columns),
+            y=list(m.index),
+            colorscale="RdBu",
+            zmid=0.5,
+            zmin=0.5 - spread,
+            zmax=0.5 + spread,
+            hovertext=hover,
+            hoverinfo="text",
+            colorbar={"tickformat": ".0%", "title": "row wins"},
+        )
+    )
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, "Matchups: how often a trio holding the row protocol beats one holding the column protocol",
-                   height=max(420, 30 * len(m) + 140))
+    return layout(
+        fig,
+        "Matchups: how often a trio holding the row protocol beats one holding the column protocol",
+        height=max(420, 30 * len(m) + 140),
+    )
 
 
 def fig_compile_curves(r: Report) -> go.Figure:
@@ -79,11 +125,15 @@ def fig_compile_curves(r: Report) -> go.Figure:
     fig = go.Figure()
     for k, dash in ((1, "solid"), (2, "dash"), (3, "dot")):
         d = c[c["k"] == k]
-        fig.add_trace(go.Scatter(x=d["turn"], y=d["share"], mode="lines", name=f"compile {k}",
-                                 line={"dash": dash, "width": 2}))
-    return layout(fig, "Compile timing: share of seat-games with their k-th compile by turn",
-                   xaxis={"title": "turn"}, yaxis={"tickformat": ".0%", "title": "share of seat-games",
-                                                   "range": [0, 1]})
+        fig.add_trace(
+            go.Scatter(x=d["turn"], y=d["share"], mode="lines", name=f"compile {k}", line={"dash": dash, "width": 2})
+        )
+    return layout(
+        fig,
+        "Compile timing: share of seat-games with their k-th compile by turn",
+        xaxis={"title": "turn"},
+        yaxis={"tickformat": ".0%", "title": "share of seat-games", "range": [0, 1]},
+    )
 
 
 def fig_game_length(r: Report) -> go.Figure:
@@ -93,10 +143,22 @@ def fig_game_length(r: Report) -> go.Figure:
     for who in ("first", "second", "draw"):
         d = gl[gl["won_by"] == who]
         if len(d):
-            fig.add_trace(go.Bar(x=d["turns"], y=d["games"], name=f"won by {who} player" if who != "draw" else "draw",
-                                 marker={"color": COLORS[who]}))
-    return layout(fig, "Game length (turns), by who won", barmode="stack", bargap=0,
-                   xaxis={"title": "turns"}, yaxis={"title": "games"})
+            fig.add_trace(
+                go.Bar(
+                    x=d["turns"],
+                    y=d["games"],
+                    name=f"won by {who} player" if who != "draw" else "draw",
+                    marker={"color": COLORS[who]},
+                )
+            )
+    return layout(
+        fig,
+        "Game length (turns), by who won",
+        barmode="stack",
+        bargap=0,
+        xaxis={"title": "turns"},
+        yaxis={"title": "games"},
+    )
 
 
 def fig_compiles_by_protocol(r: Report) -> go.Figure | None:
@@ -104,15 +166,32 @@ def fig_compiles_by_protocol(r: Report) -> go.Figure | None:
     if cp is None or cp.empty:
         return None
     cp = cp.sort_values("compile_rate")
-    fig = go.Figure(go.Bar(x=cp["compile_rate"], y=cp["protocol"], orientation="h", marker={"color": "#9467bd"},
-                           error_x={"type": "data", "symmetric": False,
-                                    "array": cp["compile_rate_high"] - cp["compile_rate"],
-                                    "arrayminus": cp["compile_rate"] - cp["compile_rate_low"]},
-                           hovertext=[f"{x.protocol}: compiled in {x.compile_rate:.1%} of {x.appearances:,} "
-                                      f"appearances, median turn {x.turn_median:.0f}" for x in cp.itertuples()],
-                           hoverinfo="text"))
-    return layout(fig, "Compile rate per protocol (share of its appearances in which it was compiled)",
-                   height=max(360, 26 * len(cp) + 120), xaxis={"tickformat": ".0%"})
+    fig = go.Figure(
+        go.Bar(
+            x=cp["compile_rate"],
+            y=cp["protocol"],
+            orientation="h",
+            marker={"color": "#9467bd"},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": cp["compile_rate_high"] - cp["compile_rate"],
+                "arrayminus": cp["compile_rate"] - cp["compile_rate_low"],
+            },
+            hovertext=[
+                f"{x.protocol}: compiled in {x.compile_rate:.1%} of {x.appearances:,} "
+                f"appearances, median turn {x.turn_median:.0f}"
+                for x in cp.itertuples()
+            ],
+            hoverinfo="text",
+        )
+    )
+    return layout(
+        fig,
+        "Compile rate per protocol (share of its appearances in which it was compiled)",
+        height=max(360, 26 * len(cp) + 120),
+        xaxis={"tickformat": ".0%"},
+    )
 
 
 def fig_strategies(r: Report) -> go.Figure | None:
@@ -120,12 +199,26 @@ def fig_strategies(r: Report) -> go.Figure | None:
     if sr is None or sr.empty:
         return None
     sr = sr.sort_values("rating")
-    fig = go.Figure(go.Scatter(x=sr["rating"], y=sr["strategy"], mode="markers", marker={"size": 10},
-                               error_x={"type": "data", "symmetric": False,
-                                        "array": sr["rating_high"] - sr["rating"],
-                                        "arrayminus": sr["rating"] - sr["rating_low"]}))
-    return layout(fig, "Strategy ratings (Bradley-Terry, Elo scale, 95% CI)", height=max(260, 40 * len(sr) + 120),
-                   xaxis={"title": "rating"})
+    fig = go.Figure(
+        go.Scatter(
+            x=sr["rating"],
+            y=sr["strategy"],
+            mode="markers",
+            marker={"size": 10},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": sr["rating_high"] - sr["rating"],
+                "arrayminus": sr["rating"] - sr["rating_low"],
+            },
+        )
+    )
+    return layout(
+        fig,
+        "Strategy ratings (Bradley-Terry, Elo scale, 95% CI)",
+        height=max(260, 40 * len(sr) + 120),
+        xaxis={"title": "rating"},
+    )
 
 
 def cards_table(r: Report, pages: set[str]) -> str:
@@ -133,11 +226,19 @@ def cards_table(r: Report, pages: set[str]) -> str:
     c = r.tables.get("card_impact")
     if c is None or c.empty:
         return "<p>No events in this run: card impact needs the events table.</p>"
-    cols = [("card", "card", "text"), ("deck games", "deck_games", "int"),
-            ("drawn", "drawn_rate", "pct"), ("face-up", "up_rate", "pct"), ("face-down", "down_rate", "pct"),
-            ("WR face-up", "up_wr", "pct"), ("n face-up", "up", "int"),
-            ("WR face-down", "down_wr", "pct"), ("WR never played", "never_wr", "pct"), ("n never", "never", "int"),
-            ("face-up minus never, points (95% CI)", "iwd", "diff")]
+    cols = [
+        ("card", "card", "text"),
+        ("deck games", "deck_games", "int"),
+        ("drawn", "drawn_rate", "pct"),
+        ("face-up", "up_rate", "pct"),
+        ("face-down", "down_rate", "pct"),
+        ("WR face-up", "up_wr", "pct"),
+        ("n face-up", "up", "int"),
+        ("WR face-down", "down_wr", "pct"),
+        ("WR never played", "never_wr", "pct"),
+        ("n never", "never", "int"),
+        ("face-up minus never, points (95% CI)", "iwd", "diff"),
+    ]
     return table_html(c, cols, "cards", keys=("protocol", "card"), links=_card_links(pages))
 
 
@@ -150,22 +251,33 @@ def card_value_html(r: Report, protocol_of: dict[str, str]) -> str:
     c = r.tables.get("card_value")
     if c is None or c.empty:
         return ""
-    shown = c.assign(_p=c["card"].map(protocol_of).fillna(""),
-                     restriction=c["restriction"].map({"avoid": "never played", "noup": "never face-up"}),
-                     check=c["restriction_held"].map({True: "held", False: "VIOLATED"}).fillna("unchecked"))
-    cols = [("card", "card", "text"), ("restriction", "restriction", "text"),
-            ("value: unrestricted minus restricted, points (95% CI)", "value", "diff"),
-            ("adj. p", "p_adjusted", "p"), ("WR unrestricted", "win_rate_unrestricted", "pct"),
-            ("WR restricted", "win_rate_restricted", "pct"), ("games", "games", "int"),
-            ("baseline plays up", "baseline_up_plays", "int"), ("baseline plays down", "baseline_down_plays", "int"),
-            ("restricted plays up", "restricted_up_plays", "int"), ("restriction", "check", "text")]
+    shown = c.assign(
+        _p=c["card"].map(protocol_of).fillna(""),
+        restriction=c["restriction"].map({"avoid": "never played", "noup": "never face-up"}),
+        check=c["restriction_held"].map({True: "held", False: "VIOLATED"}).fillna("unchecked"),
+    )
+    cols = [
+        ("card", "card", "text"),
+        ("restriction", "restriction", "text"),
+        ("value: unrestricted minus restricted, points (95% CI)", "value", "diff"),
+        ("adj. p", "p_adjusted", "p"),
+        ("WR unrestricted", "win_rate_unrestricted", "pct"),
+        ("WR restricted", "win_rate_restricted", "pct"),
+        ("games", "games", "int"),
+        ("baseline plays up", "baseline_up_plays", "int"),
+        ("baseline plays down", "baseline_down_plays", "int"),
+        ("restricted plays up", "restricted_up_plays", "int"),
+        ("restriction", "check", "text"),
+    ]
     links = _card_links(set(protocol_of))
-    return (f'<section><h2>Card value under {html.escape(str(c.attrs.get("strategy", "")))} (restricted play)</h2>'
-            '<p class="muted">What playing the card at all (never played) or face-up (never face-up) is worth to the '
-            "side holding its protocol: its win rate against the same strategy unrestricted minus restricted, on "
-            "shared seeds and trios (draws count half), with a paired 95% interval; p adjusted across all rows "
-            f'({html.escape(str(c.attrs.get("correction", "holm")))}).</p>'
-            f'<div class="scroll">{table_html(shown, cols, "card-value", ("_p", "card"), links)}</div></section>')
+    return (
+        f"<section><h2>Card value under {html.escape(str(c.attrs.get('strategy', '')))} (restricted play)</h2>"
+        '<p class="muted">What playing the card at all (never played) or face-up (never face-up) is worth to the '
+        "side holding its protocol: its win rate against the same strategy unrestricted minus restricted, on "
+        "shared seeds and trios (draws count half), with a paired 95% interval; p adjusted across all rows "
+        f"({html.escape(str(c.attrs.get('correction', 'holm')))}).</p>"
+        f'<div class="scroll">{table_html(shown, cols, "card-value", ("_p", "card"), links)}</div></section>'
+    )
 
 
 def trios_html(r: Report) -> str:
@@ -173,14 +285,22 @@ def trios_html(r: Report) -> str:
     t = r.tables.get("trio_win_rates")
     if t is None or t.empty:
         return ""
-    cols = [("trio", "trio", "text"), ("win rate", "win_rate", "pct"), ("95% CI low", "win_rate_low", "pct"),
-            ("95% CI high", "win_rate_high", "pct"), ("games", "games", "int"), ("wins", "wins", "int"),
-            ("draws", "draws", "int")]
+    cols = [
+        ("trio", "trio", "text"),
+        ("win rate", "win_rate", "pct"),
+        ("95% CI low", "win_rate_low", "pct"),
+        ("95% CI high", "win_rate_high", "pct"),
+        ("games", "games", "int"),
+        ("wins", "wins", "int"),
+        ("draws", "draws", "int"),
+    ]
     t = t.assign(_p=t["trio"].str.replace(", ", "|", regex=False))
-    return (f"<section id=\"trios\"><h2>Trio win rate: {len(t):,} trios, best first (click a header to sort)</h2>"
-            '<p class="muted">Each trio over all its decided games, either seat; 95% Wilson interval; draws '
-            "beside it, never as half wins.</p>"
-            f'<div class="scroll">{table_html(t, cols, "trios", ("_p", None))}</div></section>')
+    return (
+        f'<section id="trios"><h2>Trio win rate: {len(t):,} trios, best first (click a header to sort)</h2>'
+        '<p class="muted">Each trio over all its decided games, either seat; 95% Wilson interval; draws '
+        "beside it, never as half wins.</p>"
+        f'<div class="scroll">{table_html(t, cols, "trios", ("_p", None))}</div></section>'
+    )
 
 
 def metagame_html(r: Report) -> str:
@@ -194,19 +314,25 @@ def metagame_html(r: Report) -> str:
     protocols = {p for col in ("trio_a", "trio_b") for x in t[col].unique() for p in x.split(", ")}
     large = len(protocols) > LARGE
     try:
-        res = meta_analysis(t.assign(draws=0)[["trio_a", "trio_b", "games", "wins", "draws"]], bootstrap=0,
-                            pair_l2=LARGE_PAIR_L2 if large else None, alpharank=not large)
+        res = meta_analysis(
+            t.assign(draws=0)[["trio_a", "trio_b", "games", "wins", "draws"]],
+            bootstrap=0,
+            pair_l2=LARGE_PAIR_L2 if large else None,
+            alpharank=not large,
+        )
     except ValueError as e:
         return meta_html(None, f"No metagame: {e}.")
     res.meta["runs"] = r.meta.get("run_ids", [])
     section = meta_html(res, top=TOP_TRIOS if large else None)
     if not large:
         return section
-    note = (f'<p class="muted">{len(protocols)} protocols, {res.meta["trios"]:,} trios: summarised (pair '
-            f"regularisation fixed at {LARGE_PAIR_L2:g}, not cross-validated; no alpha-rank; at most {TOP_TRIOS} trios "
-            "listed). "
-            f"The full analysis with bootstrap intervals: protolab meta {html.escape(' '.join(r.meta.get('runs', [])))}"
-            "</p>")
+    note = (
+        f'<p class="muted">{len(protocols)} protocols, {res.meta["trios"]:,} trios: summarised (pair '
+        f"regularisation fixed at {LARGE_PAIR_L2:g}, not cross-validated; no alpha-rank; at most {TOP_TRIOS} trios "
+        "listed). "
+        f"The full analysis with bootstrap intervals: protolab meta {html.escape(' '.join(r.meta.get('runs', [])))}"
+        "</p>"
+    )
     return section.replace("</h2>", "</h2>" + note, 1)
 
 
@@ -217,15 +343,29 @@ def flags_html(r: Report, pages: set[str]) -> str:
     statement = html.escape(f.attrs.get("statement", r.meta.get("flags_statement", "")))
     if flagged.empty:
         return f'<p class="ok">Nothing flagged. <span class="muted">{statement}.</span></p>'
-    shown = flagged.assign(against=[against(x) for _, x in flagged.iterrows()],
-                           _p=[str(x["protocol"]) if x["kind"] == "card" and isinstance(x.get("protocol"), str)
-                               else str(x["name"]) for _, x in flagged.iterrows()])
-    cols = [("name", "name", "text"), ("kind", "kind", "text"), ("metric", "metric", "text"),
-            ("win rate", "win_rate", "pct"), ("95% CI low", "win_rate_low", "pct"),
-            ("95% CI high", "win_rate_high", "pct"), ("games", "games", "int"), ("direction", "direction", "text"),
-            ("against", "against", "text"), ("adj. p", "p_adjusted", "p")]
-    return (f'<div class="scroll">{table_html(shown, cols, "flag-table", ("_p", "name"), _card_links(pages))}</div>'
-            f'<p class="muted">{statement}.</p>')
+    shown = flagged.assign(
+        against=[against(x) for _, x in flagged.iterrows()],
+        _p=[
+            str(x["protocol"]) if x["kind"] == "card" and isinstance(x.get("protocol"), str) else str(x["name"])
+            for _, x in flagged.iterrows()
+        ],
+    )
+    cols = [
+        ("name", "name", "text"),
+        ("kind", "kind", "text"),
+        ("metric", "metric", "text"),
+        ("win rate", "win_rate", "pct"),
+        ("95% CI low", "win_rate_low", "pct"),
+        ("95% CI high", "win_rate_high", "pct"),
+        ("games", "games", "int"),
+        ("direction", "direction", "text"),
+        ("against", "against", "text"),
+        ("adj. p", "p_adjusted", "p"),
+    ]
+    return (
+        f'<div class="scroll">{table_html(shown, cols, "flag-table", ("_p", "name"), _card_links(pages))}</div>'
+        f'<p class="muted">{statement}.</p>'
+    )
 
 
 def protocols_html(r: Report, sets: dict[str, str]) -> str:
@@ -235,16 +375,32 @@ def protocols_html(r: Report, sets: dict[str, str]) -> str:
     flagged = flags[flags["flagged"] & (flags["kind"] == "protocol")].set_index("name")["direction"]
     shown = p.assign(set=[sets.get(x, "") for x in p["protocol"]], flag=[flagged.get(x, "") for x in p["protocol"]])
     shown = shown.sort_values("win_rate", ascending=False)
-    cols = [("protocol", "protocol", "text"), ("set", "set", "text"), ("win rate", "win_rate", "pct"),
-            ("95% CI low", "win_rate_low", "pct"), ("95% CI high", "win_rate_high", "pct"),
-            ("games", "games", "int"), ("flag", "flag", "text")]
-    return (f'<section id="protocols"><h2>Protocols: win rate as part of a trio (click a header to sort)</h2>'
-            f'<div class="scroll">{table_html(shown, cols, "protocol-table", ("protocol", None))}</div></section>')
+    cols = [
+        ("protocol", "protocol", "text"),
+        ("set", "set", "text"),
+        ("win rate", "win_rate", "pct"),
+        ("95% CI low", "win_rate_low", "pct"),
+        ("95% CI high", "win_rate_high", "pct"),
+        ("games", "games", "int"),
+        ("flag", "flag", "text"),
+    ]
+    return (
+        f'<section id="protocols"><h2>Protocols: win rate as part of a trio (click a header to sort)</h2>'
+        f'<div class="scroll">{table_html(shown, cols, "protocol-table", ("protocol", None))}</div></section>'
+    )
 
 
-SECTIONS = (("summary", "Summary"), ("flags", "Flags"), ("protocols", "Protocols"), ("charts", "Charts"),
-            ("cards", "Cards"), ("card-pages", "Card pages"), ("trios", "Trios"), ("metagame", "Metagame"),
-            ("example-games", "Games"))
+SECTIONS = (
+    ("summary", "Summary"),
+    ("flags", "Flags"),
+    ("protocols", "Protocols"),
+    ("charts", "Charts"),
+    ("cards", "Cards"),
+    ("card-pages", "Card pages"),
+    ("trios", "Trios"),
+    ("metagame", "Metagame"),
+    ("example-games", "Games"),
+)
 
 
 def render(r: Report, examples: str = "") -> str:
@@ -252,10 +408,15 @@ def render(r: Report, examples: str = "") -> str:
     first (analysis/studies/plain/dashboard_summary.py), then the flags, tables, charts and card pages,
     every table under the filter bar; `examples`: the example games section (analysis/pages/board_links.py),
     at the end."""
-    figs = [("protocols", fig_protocols(r)), ("matchups", fig_matchups(r)),
-            ("compile-curves", fig_compile_curves(r)), ("game-length", fig_game_length(r)),
-            ("compiles-by-protocol", fig_compiles_by_protocol(r)), ("strategies", fig_strategies(r))]
-    charts = "".join(f'<section>{fig_html(f, "chart-" + name)}</section>' for name, f in figs if f is not None)
+    figs = [
+        ("protocols", fig_protocols(r)),
+        ("matchups", fig_matchups(r)),
+        ("compile-curves", fig_compile_curves(r)),
+        ("game-length", fig_game_length(r)),
+        ("compiles-by-protocol", fig_compiles_by_protocol(r)),
+        ("strategies", fig_strategies(r)),
+    ]
+    charts = "".join(f"<section>{fig_html(f, 'chart-' + name)}</section>" for name, f in figs if f is not None)
     blocks = r.meta.get("provenance") or []
     texts, notes = card_texts(blocks[0]) if blocks else ({}, [])
     if len({b.get("pool_hash") for b in blocks}) > 1:
@@ -267,9 +428,11 @@ def render(r: Report, examples: str = "") -> str:
         protocol_of.update({str(c): str(p) for c, p in zip(impact["card"], impact["protocol"], strict=True)})
     pages = set(protocol_of)
     flags = r.tables["balance_flags"]
-    nav = filter_bar({p: sets.get(p, "") for p in r.tables["protocols"]["protocol"]},
-                     {str(x["name"]): str(x["direction"]) for _, x in flags[flags["flagged"]].iterrows()},
-                     [s for s in SECTIONS if s[0] != "example-games" or examples])
+    nav = filter_bar(
+        {p: sets.get(p, "") for p in r.tables["protocols"]["protocol"]},
+        {str(x["name"]): str(x["direction"]) for _, x in flags[flags["flagged"]].iterrows()},
+        [s for s in SECTIONS if s[0] != "example-games" or examples],
+    )
     body = f"""{summary_html(r, warnings_html(r.meta["warnings"]), pages)}
 <section id="flags"><h2>Balance flags</h2>{flags_html(r, pages)}</section>
 {protocols_html(r, sets)}

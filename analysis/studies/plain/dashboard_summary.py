@@ -16,7 +16,7 @@ from analysis.runs.provenance import fields
 from analysis.studies.plain.report import Report, against
 from analysis.studies.plain.rule_note import notes_html
 
-SHOWN = 12                  # verdicts on the first screen; the rest are in the flag table below
+SHOWN = 12  # verdicts on the first screen; the rest are in the flag table below
 
 
 def card_anchor(card: str) -> str:
@@ -40,16 +40,19 @@ def _verdict(x: pd.Series, cards: set[str]) -> str:
     if x["kind"] == "card" and name in cards:
         title = f'<a href="#{card_anchor(name)}">{html.escape(name)}</a>'
     else:
-        title = (f'<a href="#" data-pick-protocol="{html.escape(name)}" title="show only its rows">'
-                 f'{html.escape(name)}</a>')
+        title = (
+            f'<a href="#" data-pick-protocol="{html.escape(name)}" title="show only its rows">{html.escape(name)}</a>'
+        )
     protocol = str(x["protocol"]) if x["kind"] == "card" and isinstance(x.get("protocol"), str) else name
     arrow = "\u25b2" if x["direction"] == "above" else "\u25bc"
-    ci = f'95% CI {_pct(x["win_rate_low"])}-{_pct(x["win_rate_high"])} · {int(x["games"]):,} games'
-    return (f'<div class="verdict {x["direction"]}"{filter_attrs(protocol, name)} '
-            f'title="{html.escape(str(x["metric"]))}"><b>{title}</b> <span class="tag">{x["kind"]} {arrow}</span><br>'
-            f'<span class="rate">{_pct(x["win_rate"])}</span> <span class="ci">{ci}</span><br>'
-            f'<span class="why">{x["direction"]} {html.escape(against(x))}; adj. p '
-            f'{x["p_adjusted"]:.2g}</span></div>')
+    ci = f"95% CI {_pct(x['win_rate_low'])}-{_pct(x['win_rate_high'])} · {int(x['games']):,} games"
+    return (
+        f'<div class="verdict {x["direction"]}"{filter_attrs(protocol, name)} '
+        f'title="{html.escape(str(x["metric"]))}"><b>{title}</b> <span class="tag">{x["kind"]} {arrow}</span><br>'
+        f'<span class="rate">{_pct(x["win_rate"])}</span> <span class="ci">{ci}</span><br>'
+        f'<span class="why">{x["direction"]} {html.escape(against(x))}; adj. p '
+        f"{x['p_adjusted']:.2g}</span></div>"
+    )
 
 
 def verdicts_html(flags: pd.DataFrame, cards: set[str], statement: str) -> str:
@@ -58,36 +61,54 @@ def verdicts_html(flags: pd.DataFrame, cards: set[str], statement: str) -> str:
     if f.empty:
         return f'<p class="ok">Nothing flagged. <span class="muted">{html.escape(statement)}.</span></p>'
     kinds = f["kind"].value_counts()
-    head = (f'<p><b>{len(f)} flagged</b>: {int(kinds.get("protocol", 0))} protocols, {int(kinds.get("card", 0))} '
-            f'cards, strongest evidence first. <span class="muted">{html.escape(statement)}.</span></p>')
-    more = (f'<p class="muted">{len(f) - SHOWN} more in <a href="#flags">Balance flags</a>.</p>'
-            if len(f) > SHOWN else "")
+    head = (
+        f"<p><b>{len(f)} flagged</b>: {int(kinds.get('protocol', 0))} protocols, {int(kinds.get('card', 0))} "
+        f'cards, strongest evidence first. <span class="muted">{html.escape(statement)}.</span></p>'
+    )
+    more = (
+        f'<p class="muted">{len(f) - SHOWN} more in <a href="#flags">Balance flags</a>.</p>' if len(f) > SHOWN else ""
+    )
     grid = "".join(_verdict(x, cards) for _, x in f.head(SHOWN).iterrows())
     return f'{head}<div class="verdicts">{grid}</div>{more}'
 
 
 def produced_by_html(blocks: list[dict[str, Any]]) -> str:
     """Each run's provenance as a compact list of labelled facts."""
-    return "".join('<dl class="prov">' + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>"
-                                                  for k, v in fields(b)) + "</dl>" for b in blocks)
+    return "".join(
+        '<dl class="prov">'
+        + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in fields(b))
+        + "</dl>"
+        for b in blocks
+    )
 
 
 def facts_html(o: pd.Series) -> str:
     """The run's key numbers: games, draws, the first player's edge, game length."""
-    items = [(f"{int(o['games']):,}", "games"), (f"{int(o['draws']):,}", "draws"),
-             (_pct(o["first_player_win_rate"]), f"first player wins (95% CI {_pct(o['first_player_win_rate_low'])}-"
-                                                 f"{_pct(o['first_player_win_rate_high'])})"),
-             (f"{o['mean_turns']:.1f}", f"turns on average (median {o['median_turns']:.0f})")]
-    return '<div class="facts">' + "".join(f"<div><b>{html.escape(v)}</b> {html.escape(t)}</div>"
-                                            for v, t in items) + "</div>"
+    items = [
+        (f"{int(o['games']):,}", "games"),
+        (f"{int(o['draws']):,}", "draws"),
+        (
+            _pct(o["first_player_win_rate"]),
+            f"first player wins (95% CI {_pct(o['first_player_win_rate_low'])}-"
+            f"{_pct(o['first_player_win_rate_high'])})",
+        ),
+        (f"{o['mean_turns']:.1f}", f"turns on average (median {o['median_turns']:.0f})"),
+    ]
+    return (
+        '<div class="facts">'
+        + "".join(f"<div><b>{html.escape(v)}</b> {html.escape(t)}</div>" for v, t in items)
+        + "</div>"
+    )
 
 
 def summary_html(r: Report, warnings: str, cards: set[str]) -> str:
     """The summary section: verdicts, key numbers, warnings and provenance, in one screen."""
     f = r.tables["balance_flags"]
     statement = str(f.attrs.get("statement", r.meta.get("flags_statement", "")))
-    return (f'<section id="summary"><h2>Summary</h2>{verdicts_html(f, cards, statement)}'
-            f'{notes_html(r.meta.get("rule_notes"))}{warnings}'
-            f'<div class="about"><div>{facts_html(r.tables["overview"].iloc[0])}</div>'
-            '<details open><summary class="muted">Produced by</summary>'
-            f'{produced_by_html(r.meta.get("provenance") or [])}</details></div></section>')
+    return (
+        f'<section id="summary"><h2>Summary</h2>{verdicts_html(f, cards, statement)}'
+        f"{notes_html(r.meta.get('rule_notes'))}{warnings}"
+        f'<div class="about"><div>{facts_html(r.tables["overview"].iloc[0])}</div>'
+        '<details open><summary class="muted">Produced by</summary>'
+        f"{produced_by_html(r.meta.get('provenance') or [])}</details></div></section>"
+    )

@@ -30,8 +30,7 @@ DEFAULT_SHRINK = 250.0
 def seat_games(runs: Runs) -> list[tuple[tuple[str, ...], tuple[str, ...], float, int]]:
     """(trio, opponent trio, won - 0.5, games) for both seats of every decided game, grouped."""
     t = trio_table(runs)
-    df = runs.sql(f"select protos0, protos1, winner, sum(n)::bigint as n from {t} where winner >= 0 "
-                  "group by all")
+    df = runs.sql(f"select protos0, protos1, winner, sum(n)::bigint as n from {t} where winner >= 0 group by all")
     out = []
     for p0, p1, winner, n in df.itertuples(index=False):
         a, b = tuple(sorted(p0)), tuple(sorted(p1))
@@ -80,8 +79,10 @@ def _key(name: str) -> str:
 
 def to_toml(table: dict[str, dict], about: dict[str, str | int]) -> str:
     """The table as readable TOML: values in win-rate points, strongest first."""
-    lines = ["# A fitted draft table (docs/strategies.md, \"Drafts\"); values are win-rate points, 0.01 = one point.",
-             "[about]"]
+    lines = [
+        '# A fitted draft table (docs/strategies.md, "Drafts"); values are win-rate points, 0.01 = one point.',
+        "[about]",
+    ]
     lines += [f"{k} = {v!r}" if isinstance(v, int) else f'{k} = "{v}"' for k, v in about.items()]
     lines += ["", "# a protocol's strength", "[protocols]"]
     lines += [f"{_key(k)} = {v:.4f}" for k, v in sorted(table["protocols"].items(), key=lambda kv: -kv[1])]
@@ -95,12 +96,18 @@ def to_toml(table: dict[str, dict], about: dict[str, str | int]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.studies.plain.draft_table",
-                                description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m analysis.studies.plain.draft_table", description=__doc__.splitlines()[0]
+    )
     p.add_argument("runs", nargs="+", metavar="RUN")
     p.add_argument("--out", required=True, metavar="FILE", help="the table to write (TOML)")
-    p.add_argument("--shrink", type=float, default=DEFAULT_SHRINK, metavar="K",
-                   help=f"pseudo seat-games behind every prior (default {DEFAULT_SHRINK:g})")
+    p.add_argument(
+        "--shrink",
+        type=float,
+        default=DEFAULT_SHRINK,
+        metavar="K",
+        help=f"pseudo seat-games behind every prior (default {DEFAULT_SHRINK:g})",
+    )
     args = p.parse_args(argv)
     if not 0 <= args.shrink <= 1e9:
         print(f"draft_table: error: --shrink: expected a number 0..1e9, got {args.shrink}", file=sys.stderr)
@@ -115,9 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     if not games:
         print(f"draft_table: error: {runs.label}: no decided games to fit", file=sys.stderr)
         return 2
-    about: dict[str, str | int] = {"runs": runs.label, "decided_games": games, "shrink": str(args.shrink),
-             "command": "python -m analysis.studies.plain.draft_table "
-                        + " ".join(sys.argv[1:] if argv is None else argv)}
+    about: dict[str, str | int] = {
+        "runs": runs.label,
+        "decided_games": games,
+        "shrink": str(args.shrink),
+        "command": "python -m analysis.studies.plain.draft_table " + " ".join(sys.argv[1:] if argv is None else argv),
+    }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(to_toml(fit(rows, args.shrink), about), encoding="utf-8")

@@ -29,10 +29,18 @@ def card_items(cards: pd.DataFrame, min_games: int = 1) -> pd.DataFrame:
     cards of its protocol (a seat-game in which two sibling cards were played face-up counts for each)."""
     c = cards[["card", "protocol", "up", "up_wins"]].copy()
     totals = c.groupby("protocol")[["up", "up_wins"]].transform("sum")
-    out = pd.DataFrame({"kind": "card", "name": c["card"], "metric": CARD_FLAG_METRIC, "protocol": c["protocol"],
-                        "games": c["up"].astype(np.int64), "wins": c["up_wins"].astype(np.int64),
-                        "baseline_games": (totals["up"] - c["up"]).astype(np.int64),
-                        "baseline_wins": (totals["up_wins"] - c["up_wins"]).astype(np.int64)})
+    out = pd.DataFrame(
+        {
+            "kind": "card",
+            "name": c["card"],
+            "metric": CARD_FLAG_METRIC,
+            "protocol": c["protocol"],
+            "games": c["up"].astype(np.int64),
+            "wins": c["up_wins"].astype(np.int64),
+            "baseline_games": (totals["up"] - c["up"]).astype(np.int64),
+            "baseline_wins": (totals["up_wins"] - c["up_wins"]).astype(np.int64),
+        }
+    )
     return out[(out["games"] >= min_games) & (out["baseline_games"] >= min_games)]
 
 
@@ -58,8 +66,9 @@ def flag_table(items: pd.DataFrame, band: float = 0.05, method: str = "holm", al
     add_rate(df)
     against = df["baseline_games"].notna() if "baseline_games" in df else pd.Series(False, index=df.index)
     df["p_value"] = band_pvalue(df["wins"].to_numpy(), df["games"].to_numpy(), band)
-    df["direction"] = np.where(df["win_rate"] > 0.5 + band, "above",
-                               np.where(df["win_rate"] < 0.5 - band, "below", "inside"))
+    df["direction"] = np.where(
+        df["win_rate"] > 0.5 + band, "above", np.where(df["win_rate"] < 0.5 - band, "below", "inside")
+    )
     df["versus"] = f"band {0.5 - band:.0%}-{0.5 + band:.0%}"
     for col in ("baseline_rate", "difference", "difference_low", "difference_high"):
         df[col] = np.nan
@@ -71,29 +80,45 @@ def flag_table(items: pd.DataFrame, band: float = 0.05, method: str = "holm", al
     df["flagged"] = df["p_adjusted"] < alpha
     df = df.sort_values(["flagged", "p_adjusted", "name"], ascending=[False, True, True]).reset_index(drop=True)
     kinds = df["kind"].value_counts()
-    df.attrs.update({"band": band, "method": method, "alpha": alpha, "tests": len(df),
-                     "statement": correction_statement(int(kinds.get("protocol", 0)), int(kinds.get("card", 0)),
-                                                       band, method, alpha)})
+    df.attrs.update(
+        {
+            "band": band,
+            "method": method,
+            "alpha": alpha,
+            "tests": len(df),
+            "statement": correction_statement(
+                int(kinds.get("protocol", 0)), int(kinds.get("card", 0)), band, method, alpha
+            ),
+        }
+    )
     return df
 
 
 def correction_statement(protocols: int, cards: int, band: float, method: str, alpha: float) -> str:
     what = f"Protocols: win rate against the band {0.5 - band:.0%}-{0.5 + band:.0%}"
     if cards:
-        what += ("; cards: face-up win rate against the pooled face-up win rate of the other cards of their "
-                 "protocol (two-proportion test)")
-    return (f"{what}; {protocols} protocols and {cards} cards tested together, "
-            f"{CORRECTION_NAMES[method]} correction at alpha = {alpha:g}")
+        what += (
+            "; cards: face-up win rate against the pooled face-up win rate of the other cards of their "
+            "protocol (two-proportion test)"
+        )
+    return (
+        f"{what}; {protocols} protocols and {cards} cards tested together, "
+        f"{CORRECTION_NAMES[method]} correction at alpha = {alpha:g}"
+    )
 
 
-def balance_flags(runs: Runs, band: float = 0.05, method: str = "holm", alpha: float = 0.05,
-                  min_games: int = 1) -> pd.DataFrame:
+def balance_flags(
+    runs: Runs, band: float = 0.05, method: str = "holm", alpha: float = 0.05, min_games: int = 1
+) -> pd.DataFrame:
     """Protocols (win rate as part of a trio, against the band) and cards (face-up win rate against
     their protocol's other cards, if the run has events), each with its Wilson interval, raw and
     adjusted p-values and a flag."""
     p = queries.protocol_win_rates(runs)
-    items = [pd.DataFrame({"kind": "protocol", "name": p["protocol"], "metric": "win rate",
-                           "games": p["games"], "wins": p["wins"]})]
+    items = [
+        pd.DataFrame(
+            {"kind": "protocol", "name": p["protocol"], "metric": "win rate", "games": p["games"], "wins": p["wins"]}
+        )
+    ]
     c = queries.card_impact(runs)
     if not c.empty:
         items.append(card_items(c, min_games))

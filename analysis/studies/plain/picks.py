@@ -22,10 +22,12 @@ POSITIONS = (1, 2, 3, 4, 5, 6)
 
 def has_picks(runs: Runs) -> bool:
     """The run records pick order and at least one of its games drafted."""
+
     def q() -> bool:
         if not runs.has_tallies and PICKS_FIELD.name not in set(runs.sql("select * from games limit 0").columns):
-            return False                     # games from before the picks column
+            return False  # games from before the picks column
         return bool(tally(runs, "drafted")["n"].sum())
+
     return runs.memo("has_picks", q)
 
 
@@ -44,8 +46,17 @@ def pick_metrics(runs: Runs) -> pd.DataFrame:
     for p in POSITIONS:
         for name, col in (("picks", "n"), ("games", "games"), ("wins", "wins")):
             df[f"{name}_p{p}"] = by[(col, p)].astype(np.int64) if (col, p) in by.columns else np.int64(0)
-    df = df.reset_index()[["protocol", "picks", "pick_rate", "avg_position", "games", "wins",
-                           *(f"{n}_p{p}" for p in POSITIONS for n in ("picks", "games", "wins"))]]
+    df = df.reset_index()[
+        [
+            "protocol",
+            "picks",
+            "pick_rate",
+            "avg_position",
+            "games",
+            "wins",
+            *(f"{n}_p{p}" for p in POSITIONS for n in ("picks", "games", "wins")),
+        ]
+    ]
     df = df.sort_values(["pick_rate", "avg_position", "protocol"], ascending=[False, True, True]).reset_index(drop=True)
     add_rate(df, "wins", "games")
     for p in POSITIONS:
@@ -58,8 +69,13 @@ def first_pick(runs: Runs) -> pd.DataFrame:
     that picked first (A, who also takes the first turn) and of the seat that picked second."""
     n = tally(runs, "drafted").set_index("won_by")["n"]
     decided = int(n.drop("draw", errors="ignore").sum())
-    df = pd.DataFrame({"picker": ["first", "second"], "games": [decided, decided],
-                       "wins": [int(n.get("first", 0)), int(n.get("second", 0))]})
+    df = pd.DataFrame(
+        {
+            "picker": ["first", "second"],
+            "games": [decided, decided],
+            "wins": [int(n.get("first", 0)), int(n.get("second", 0))],
+        }
+    )
     return add_rate(df, "wins", "games")
 
 
@@ -79,15 +95,31 @@ def print_draft(picks: pd.DataFrame, first: pd.DataFrame, console) -> None:
     def rate(r: pd.Series, p: int) -> str:
         return pct(r[f"win_rate_p{p}"]) if r[f"games_p{p}"] else ""
 
-    rows = [[r["protocol"], pct(r["pick_rate"]), f"{r['avg_position']:.2f}", pct(r["win_rate"]),
-             ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"]), *[rate(r, p) for p in POSITIONS]]
-            for _, r in picks.iterrows()]
-    console.print(table("Draft: picks per protocol", ["protocol", "pick rate", "avg pick", "picker wins", "95% CI",
-                                                       "games", *[f"won @{p}" for p in POSITIONS]], rows,
-                         caption="pick rate: share of drafted games it was picked in; won @N: win rate of the "
-                                 "seat that took it with pick N (A B B A A B)"))
-    rows = [[r["picker"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"])]
-            for _, r in first.iterrows()]
+    rows = [
+        [
+            r["protocol"],
+            pct(r["pick_rate"]),
+            f"{r['avg_position']:.2f}",
+            pct(r["win_rate"]),
+            ci(r["win_rate_low"], r["win_rate_high"]),
+            num(r["games"]),
+            *[rate(r, p) for p in POSITIONS],
+        ]
+        for _, r in picks.iterrows()
+    ]
+    console.print(
+        table(
+            "Draft: picks per protocol",
+            ["protocol", "pick rate", "avg pick", "picker wins", "95% CI", "games", *[f"won @{p}" for p in POSITIONS]],
+            rows,
+            caption="pick rate: share of drafted games it was picked in; won @N: win rate of the "
+            "seat that took it with pick N (A B B A A B)",
+        )
+    )
+    rows = [
+        [r["picker"], pct(r["win_rate"]), ci(r["win_rate_low"], r["win_rate_high"]), num(r["games"])]
+        for _, r in first.iterrows()
+    ]
     console.print(table("Draft: first-pick advantage", ["seat that picked", "win rate", "95% CI", "games"], rows))
 
 

@@ -26,6 +26,7 @@ def _list(items: Sequence[str]) -> str:
 
 # -- shared intermediates (computed once per opened run) ---------------------------------------
 
+
 def tally(runs: Runs, name: str) -> pd.DataFrame:
     """A tally of the games (analysis/runs/tallies.py): from the shards' `tallies` when every shard has
     them, else by the same query over every game (runs from before the tallies)."""
@@ -34,8 +35,7 @@ def tally(runs: Runs, name: str) -> pd.DataFrame:
 
 def _trio_key(s: int) -> str:
     # An order-free key of a seat's trio without building strings per game: xor of the names' hashes.
-    return (f"xor(xor(hash(seat{s}_protocol_left), hash(seat{s}_protocol_middle)), "
-            f"hash(seat{s}_protocol_right))")
+    return f"xor(xor(hash(seat{s}_protocol_left), hash(seat{s}_protocol_middle)), hash(seat{s}_protocol_right))"
 
 
 def trio_table(runs: Runs) -> str:
@@ -43,9 +43,11 @@ def trio_table(runs: Runs) -> str:
     winner). One scan of the rows of `games`, for what no tally holds (trio vs trio, whose size
     grows with the trio pairs played, and `meta`). Trios are
     labelled by their sorted names joined with ", " (a trio is a set; draft order is a position)."""
+
     def q() -> str:
-        names = ", ".join(f"any_value(seat{s}_protocol_{p}) as p{s}{i}"
-                          for s in (0, 1) for i, p in enumerate(POSITIONS))
+        names = ", ".join(
+            f"any_value(seat{s}_protocol_{p}) as p{s}{i}" for s in (0, 1) for i, p in enumerate(POSITIONS)
+        )
         runs.execute(f"""
             create or replace temp table trio_agg as
             select matchup, first_player, winner, n,
@@ -56,6 +58,7 @@ def trio_table(runs: Runs) -> str:
                          count(*) as n
                   from games group by matchup, first_player, winner, k0, k1)""")
         return "trio_agg"
+
     return runs.memo("trio_agg", q)
 
 
@@ -66,10 +69,13 @@ def seat_protocol_base(runs: Runs) -> pd.DataFrame:
 
 def trio_base(runs: Runs) -> pd.DataFrame:
     """Per (matchup, seat-0 trio, seat-1 trio, first player, winner): game counts."""
+
     def q() -> pd.DataFrame:
         t = trio_table(runs)
-        return runs.sql(f"select matchup, trio0, trio1, first_player, winner, sum(n)::bigint as n "
-                        f"from {t} group by all")
+        return runs.sql(
+            f"select matchup, trio0, trio1, first_player, winner, sum(n)::bigint as n from {t} group by all"
+        )
+
     return runs.memo("trio", q)
 
 
@@ -79,8 +85,9 @@ def length_histogram(runs: Runs) -> pd.DataFrame:
     return tally(runs, "length").sort_values(["turns", "end_reason", "won_by"]).reset_index(drop=True)
 
 
-def _weighted_quantiles(values: np.ndarray, weights: np.ndarray,
-                        qs: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)) -> list[float]:
+def _weighted_quantiles(
+    values: np.ndarray, weights: np.ndarray, qs: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+) -> list[float]:
     """Lower quantiles (the smallest value whose cumulative weight reaches q) of a histogram."""
     weights = np.asarray(weights, dtype=float)
     if weights.sum() == 0:
@@ -92,19 +99,28 @@ def _weighted_quantiles(values: np.ndarray, weights: np.ndarray,
 
 # -- overview, first player, game length -----------------------------------------------------------
 
+
 def overview(runs: Runs) -> pd.DataFrame:
     """One row: games, decided, draws, end reasons, turns, first-player win rate with its interval."""
     h = length_histogram(runs)
     n = h["games"]
     turns = h["turns"].to_numpy(dtype=float)
     total = int(n.sum())
-    df = pd.DataFrame([{
-        "runs": runs.label, "games": total, "decided": int(n[h["won_by"] != "draw"].sum()),
-        "draws": int(n[h["won_by"] == "draw"].sum()), "first_wins": int(n[h["won_by"] == "first"].sum()),
-        "mean_turns": float((turns * n).sum() / total) if total else np.nan,
-        "median_turns": _weighted_quantiles(turns, n.to_numpy(), (0.5,))[0],
-        "turn_cap": int(n[h["end_reason"] == "turn_cap"].sum()),
-        "loop_guard": int(n[h["end_reason"] == "loop_guard"].sum())}])
+    df = pd.DataFrame(
+        [
+            {
+                "runs": runs.label,
+                "games": total,
+                "decided": int(n[h["won_by"] != "draw"].sum()),
+                "draws": int(n[h["won_by"] == "draw"].sum()),
+                "first_wins": int(n[h["won_by"] == "first"].sum()),
+                "mean_turns": float((turns * n).sum() / total) if total else np.nan,
+                "median_turns": _weighted_quantiles(turns, n.to_numpy(), (0.5,))[0],
+                "turn_cap": int(n[h["end_reason"] == "turn_cap"].sum()),
+                "loop_guard": int(n[h["end_reason"] == "loop_guard"].sum()),
+            }
+        ]
+    )
     return add_rate(df, "first_wins", "decided", "first_player_win_rate")
 
 
@@ -127,8 +143,7 @@ def first_player(runs: Runs) -> pd.DataFrame:
             trios = f"drafted ({r.pairs} trio pairs)"
         else:
             return _first_player_rows(runs)
-        rows.append({"matchup": str(r.matchup), "trios": trios, "games": int(r.games),
-                     "first_wins": int(r.first_wins)})
+        rows.append({"matchup": str(r.matchup), "trios": trios, "games": int(r.games), "first_wins": int(r.first_wins)})
     df = pd.DataFrame(rows).astype({"games": np.int64, "first_wins": np.int64})
     return add_rate(df, "first_wins", "games")
 
@@ -139,7 +154,8 @@ def _first_player_rows(runs: Runs) -> pd.DataFrame:
     per_matchup = runs.sql(f"select min(matchup) < max(matchup) as many from {t}")["many"].iloc[0]
     lo, hi = "least(trio0, trio1)", "greatest(trio0, trio1)"
     # one seat order: min = max of both trios; both orders of one pair: of least/greatest; else count
-    matchups = f"""
+    matchups = (
+        f"""
         union all
         select matchup::varchar,
                case when min(trio0) = max(trio0) and min(trio1) = max(trio1) then min(trio0) || ' vs ' || min(trio1)
@@ -147,7 +163,10 @@ def _first_player_rows(runs: Runs) -> pd.DataFrame:
                         then min({lo}) || ' vs ' || min({hi}) || ' (seats swapped)'
                     else 'drafted (' || count(distinct hash({lo}, {hi})) || ' trio pairs)' end,
                sum(n)::bigint, coalesce(sum(n) filter (where winner = first_player), 0)::bigint, 1, matchup
-        from {t} where winner >= 0 group by matchup""" if per_matchup else ""
+        from {t} where winner >= 0 group by matchup"""
+        if per_matchup
+        else ""
+    )
     df = runs.sql(f"""
         select matchup, trios, games, first_wins from (
             select 'all' as matchup, '' as trios, coalesce(sum(n), 0)::bigint as games,
@@ -174,12 +193,23 @@ def turns_to_win(runs: Runs) -> pd.DataFrame:
         t = g["turns"].to_numpy(dtype=float)
         q = _weighted_quantiles(t, n)
         mean = float((t * n).sum() / n.sum()) if n.sum() else np.nan
-        rows.append({"won_by": who, "games": int(n.sum()), "mean": mean,
-                     "p10": q[0], "p25": q[1], "median": q[2], "p75": q[3], "p90": q[4]})
+        rows.append(
+            {
+                "won_by": who,
+                "games": int(n.sum()),
+                "mean": mean,
+                "p10": q[0],
+                "p25": q[1],
+                "median": q[2],
+                "p75": q[3],
+                "p90": q[4],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # -- protocols -------------------------------------------------------------------------------------
+
 
 def protocol_win_rates(runs: Runs, by: str = "overall") -> pd.DataFrame:
     """Protocol win rate as part of a trio; `by` is "overall", "seat" (0/1), "first" (moved first
@@ -198,12 +228,15 @@ def protocol_win_rates(runs: Runs, by: str = "overall") -> pd.DataFrame:
 def _position_base(runs: Runs) -> pd.DataFrame:
     """Per (protocol, position in draft order): needs the raw columns, so it is its own scan (not
     part of the default report)."""
-    return runs.memo("position", lambda: runs.sql(f"""
+    return runs.memo(
+        "position",
+        lambda: runs.sql(f"""
         select protocol, position, count(*) filter (where winner >= 0) as games,
                count(*) filter (where winner = seat) as wins, count(*) filter (where winner < 0) as draws
         from (select winner, unnest({_list(PROTOCOL_COLUMNS)}) as protocol,
                      unnest([0, 0, 0, 1, 1, 1]) as seat, unnest([0, 1, 2, 0, 1, 2]) as position from games)
-        group by all"""))
+        group by all"""),
+    )
 
 
 def protocol_matchups(runs: Runs) -> pd.DataFrame:
@@ -226,13 +259,16 @@ def trio_matchups(runs: Runs, min_games: int = 1) -> pd.DataFrame:
     rate with interval, and the first player's win rate in that pairing. One DuckDB roll-up of
     `trio_agg`."""
     t = trio_table(runs)
-    df = runs.sql(f"""
+    df = runs.sql(
+        f"""
         select least(trio0, trio1) as trio_a, greatest(trio0, trio1) as trio_b, sum(n)::bigint as games,
                coalesce(sum(n) filter (where winner = (trio0 > trio1)::int), 0)::bigint as wins,
                coalesce(sum(n) filter (where winner = first_player), 0)::bigint as first_wins
         from {t} where winner >= 0
         group by all having sum(n) >= ?
-        order by games desc, trio_a, trio_b""", [min_games])
+        order by games desc, trio_a, trio_b""",
+        [min_games],
+    )
     add_rate(df)
     return add_rate(df, "first_wins", "games", "first_player_win_rate")
 
@@ -246,6 +282,7 @@ def trio_win_rates(runs: Runs, min_games: int = 1) -> pd.DataFrame:
 
 
 # -- compiles --------------------------------------------------------------------------------------
+
 
 def compile_histogram(runs: Runs) -> pd.DataFrame:
     """Per (first/second player, k = 1..3, turn of the seat's k-th compile or null): seat-games."""
@@ -290,9 +327,17 @@ def compile_rates(runs: Runs) -> pd.DataFrame:
 
     def mean(x: np.ndarray) -> float:
         return float(np.int64((x * n).sum()) / np.int64(total)) if total else np.nan
-    return pd.DataFrame([{"seat_games": total, "compiles_per_game": mean(t["compiles"].to_numpy(np.int64)),
-                          "recompiles_per_game": mean(t["recompiles"].to_numpy(np.int64)),
-                          "share_with_recompile": mean((t["recompiles"].to_numpy(np.int64) > 0).astype(np.int64))}])
+
+    return pd.DataFrame(
+        [
+            {
+                "seat_games": total,
+                "compiles_per_game": mean(t["compiles"].to_numpy(np.int64)),
+                "recompiles_per_game": mean(t["recompiles"].to_numpy(np.int64)),
+                "share_with_recompile": mean((t["recompiles"].to_numpy(np.int64) > 0).astype(np.int64)),
+            }
+        ]
+    )
 
 
 def _summary_source(what: str, table: str, available: bool, source: str | None) -> str:
@@ -332,6 +377,7 @@ def _compile_events(runs: Runs, source: str | None = None) -> pd.DataFrame:
                            (partition by {rid}game_index, seat, kind order by turn) end as ordinal
                 from events where kind in ('compile', 'recompile'))
             group by all {order}""")
+
     return runs.memo(f"compile_events_{source}", from_compiles if source == "compiles" else from_events)
 
 
@@ -379,6 +425,7 @@ def compiles_by(runs: Runs, by: str = "protocol") -> pd.DataFrame:
 
 # -- cards -----------------------------------------------------------------------------------------
 
+
 def _card_counts_from_cards(runs: Runs) -> pd.DataFrame:
     """Per card, the counts summed over the shards' `cards` tables."""
     sums = ", ".join(f"sum({c})::bigint as {c}" for c in CARD_COUNTS)
@@ -389,8 +436,11 @@ def _card_counts_from_events(runs: Runs) -> pd.DataFrame:
     """Per card, the same counts from `events` (one group per game, seat and card)."""
     rid = "" if runs.single else "run_id, "
     on = "f.game_index = g.game_index" + ("" if runs.single else " and f.run_id = g.run_id")
-    own = " or ".join(f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
-                      f"g.seat{s}_protocol_right))" for s in (0, 1))
+    own = " or ".join(
+        f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
+        f"g.seat{s}_protocol_right))"
+        for s in (0, 1)
+    )
     return runs.sql(f"""
         with f as (
             select {rid}game_index, seat, card, protocol,
@@ -448,6 +498,7 @@ def card_impact(runs: Runs, source: str | None = None) -> pd.DataFrame:
 
 
 # -- strategies ------------------------------------------------------------------------------------
+
 
 def strategy_pairs(runs: Runs) -> pd.DataFrame:
     """Decided games and seat-0 wins per (strategy_0, strategy_1, first player)."""

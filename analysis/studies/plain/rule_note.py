@@ -72,16 +72,23 @@ def note_text(change: CardChange, strategies: list[str]) -> str | None:
     if by[RANDOM]:
         names, one = _names(by[RANDOM])
         clauses.append(f"{names} take{'s' if one else ''} at random")
-    if by[MODEL]:                       # last: its clause may end the sentence
+    if by[MODEL]:  # last: its clause may end the sentence
         names, one = _names(by[MODEL])
         own, it = ("its", "it") if one else ("their", "they")
-        clauses.append(f"{names} plan{'s' if one else ''} with {own} model only within {own} own turn" + (
-            f" (by the same rule before {own} action and on the opponent's turn)" if by[RULE] else
-            f"; before {own} action and on the opponent's turn {it} take{'s' if one else ''} {obj} by the fixed "
-            f"rule ({_answers(t)})"))
+        clauses.append(
+            f"{names} plan{'s' if one else ''} with {own} model only within {own} own turn"
+            + (
+                f" (by the same rule before {own} action and on the opponent's turn)"
+                if by[RULE]
+                else f"; before {own} action and on the opponent's turn {it} "
+                f"take{'s' if one else ''} {obj} by the fixed rule ({_answers(t)})"
+            )
+        )
     tail = "" if by[MODEL] else "; judge it with learned to see it played"
-    return f"note: {change.card}'s change touches {what} {'that' if len(t) == 1 else 'which'} " \
-           f"{' and '.join(clauses)}{tail}"
+    return (
+        f"note: {change.card}'s change touches {what} {'that' if len(t) == 1 else 'which'} "
+        f"{' and '.join(clauses)}{tail}"
+    )
 
 
 def _strategies(block: dict[str, Any]) -> list[str]:
@@ -96,9 +103,15 @@ def block_notes(block: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     rebuilt, why = run_pool(block)
     if rebuilt is None or rebuilt.official is None:
-        return [{"card": None, "choices": [], "players": {},
-                 "note": f"note: whether the card files change a choice the players take by a fixed rule is "
-                         f"unknown ({why or 'no official pool'})"}]
+        return [
+            {
+                "card": None,
+                "choices": [],
+                "players": {},
+                "note": f"note: whether the card files change a choice the players take by a fixed rule is "
+                f"unknown ({why or 'no official pool'})",
+            }
+        ]
     return pool_notes(rebuilt.official, rebuilt.pool, _strategies(block))
 
 
@@ -109,8 +122,14 @@ def pool_notes(official: Pool, pool: Pool, strategies: list[str]) -> list[dict[s
     for change in changed_choices(official, pool):
         text = note_text(change, strategies)
         if text is not None:
-            out.append({"card": change.card, "choices": [f"{t.decision}: {t.verb}" for t in change.touched],
-                        "players": {s: _how(s) for s in dict.fromkeys(strategies)}, "note": text})
+            out.append(
+                {
+                    "card": change.card,
+                    "choices": [f"{t.decision}: {t.verb}" for t in change.touched],
+                    "players": {s: _how(s) for s in dict.fromkeys(strategies)},
+                    "note": text,
+                }
+            )
     return out
 
 

@@ -35,8 +35,11 @@ class Plain(Study):
         t_open = time.perf_counter() - t0
         only = [options.table] if options.table and options.table != "balance_flags" else None
         rep = build_report(runs, options.band, options.correction, options.alpha, only=only)
-        timings = {**rep.timings, f"open (verify {options.verify})": t_open,
-                   "total (open + all tables)": time.perf_counter() - t0}
+        timings = {
+            **rep.timings,
+            f"open (verify {options.verify})": t_open,
+            "total (open + all tables)": time.perf_counter() - t0,
+        }
         return cls(str(paths[0]), rep, timings, options.table)
 
     def print(self, console) -> None:
@@ -46,7 +49,7 @@ class Plain(Study):
         return render(self.report)
 
     def page_linking_games(self, examples: Callable[[Any], tuple[str, Served]]) -> tuple[str, Served | None]:
-        section, served = examples(self.report)       # the report's flags and protocols, linked to games
+        section, served = examples(self.report)  # the report's flags and protocols, linked to games
         return render(self.report, section), served
 
     def to_json(self) -> str:

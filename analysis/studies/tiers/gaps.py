@@ -17,13 +17,30 @@ import pandas as pd
 
 from analysis.stats.cluster_draws import BOOTSTRAP_SEED, RESAMPLES, cluster_draws
 
-TOLERANCE = 0.03          # the largest gap a protocol may show and still agree
-INTERVAL = 0.02           # the widest half-width a paired interval may have for the answer to count
-EXACT = 1e-12             # a gap of exactly the tolerance is within it, whatever the float rounding
-COLUMNS = ["tier", "reference", "protocol", "win_rate", "reference_win_rate", "difference", "difference_low",
-           "difference_high", "half_width", "games", "reference_games"]
-HEADERS = ["tier vs top", "protocol", "tier win rate", "top win rate", "tier minus top, points (95% paired CI)",
-           "games (tier / top)"]
+TOLERANCE = 0.03  # the largest gap a protocol may show and still agree
+INTERVAL = 0.02  # the widest half-width a paired interval may have for the answer to count
+EXACT = 1e-12  # a gap of exactly the tolerance is within it, whatever the float rounding
+COLUMNS = [
+    "tier",
+    "reference",
+    "protocol",
+    "win_rate",
+    "reference_win_rate",
+    "difference",
+    "difference_low",
+    "difference_high",
+    "half_width",
+    "games",
+    "reference_games",
+]
+HEADERS = [
+    "tier vs top",
+    "protocol",
+    "tier win rate",
+    "top win rate",
+    "tier minus top, points (95% paired CI)",
+    "games (tier / top)",
+]
 TITLE = "Protocol win rate against the top tier (paired)"
 
 
@@ -43,8 +60,15 @@ def _percentiles(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarr
     return low, high
 
 
-def gap_table(items: list[str], n: dict[str, np.ndarray], w: dict[str, np.ndarray], tiers: list[str],
-              resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> pd.DataFrame:
+def gap_table(
+    items: list[str],
+    n: dict[str, np.ndarray],
+    w: dict[str, np.ndarray],
+    tiers: list[str],
+    resamples: int = RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """One row per (tier other than the last, protocol). `n[tier]` and `w[tier]` are the decided
     appearances and wins per seed cluster (rows, in the same order for every tier) and protocol
     (columns, `items`). `difference` is the tier's win rate minus the reference's; its interval is
@@ -67,12 +91,26 @@ def gap_table(items: list[str], n: dict[str, np.ndarray], w: dict[str, np.ndarra
         rate = _rates(games, w[t].sum(axis=0))
         d = rate - ref_rate
         low, high = _percentiles(np.vstack(diffs[t]), level)
-        part = pd.DataFrame({"tier": t, "reference": reference, "protocol": items, "win_rate": rate,
-                             "reference_win_rate": ref_rate, "difference": d, "difference_low": low,
-                             "difference_high": high, "half_width": np.fmax(d - low, high - d),
-                             "games": games.astype(int), "reference_games": ref_games.astype(int)})
-        parts.append(part.assign(gap=part["difference"].abs()).sort_values(["gap", "protocol"], ascending=[False, True],
-                                                                          na_position="last", kind="stable"))
+        part = pd.DataFrame(
+            {
+                "tier": t,
+                "reference": reference,
+                "protocol": items,
+                "win_rate": rate,
+                "reference_win_rate": ref_rate,
+                "difference": d,
+                "difference_low": low,
+                "difference_high": high,
+                "half_width": np.fmax(d - low, high - d),
+                "games": games.astype(int),
+                "reference_games": ref_games.astype(int),
+            }
+        )
+        parts.append(
+            part.assign(gap=part["difference"].abs()).sort_values(
+                ["gap", "protocol"], ascending=[False, True], na_position="last", kind="stable"
+            )
+        )
     return pd.concat(parts, ignore_index=True)[COLUMNS]
 
 
@@ -99,43 +137,78 @@ def summary(gaps: pd.DataFrame, tolerance: float = TOLERANCE, interval: float = 
         measured = g[np.isfinite(g["difference"].to_numpy(dtype=float))]
         unmeasured = len(g) - len(measured)
         if measured.empty:
-            out.append({"tier": tier, "reference": g["reference"].iloc[0], "protocols": 0, "unmeasured": unmeasured,
-                        "largest_gap": math.nan, "largest_gap_protocol": None, "widest_half_width": math.nan,
-                        "widest_protocol": None, "tolerance": tolerance, "interval": interval,
-                        "within_tolerance": False, "intervals_within": False, "meets_target": False,
-                        "line": f"{tier} vs {g['reference'].iloc[0]}: no protocol measured under both tiers"})
+            out.append(
+                {
+                    "tier": tier,
+                    "reference": g["reference"].iloc[0],
+                    "protocols": 0,
+                    "unmeasured": unmeasured,
+                    "largest_gap": math.nan,
+                    "largest_gap_protocol": None,
+                    "widest_half_width": math.nan,
+                    "widest_protocol": None,
+                    "tolerance": tolerance,
+                    "interval": interval,
+                    "within_tolerance": False,
+                    "intervals_within": False,
+                    "meets_target": False,
+                    "line": f"{tier} vs {g['reference'].iloc[0]}: no protocol measured under both tiers",
+                }
+            )
             continue
         gap = measured["difference"].abs()
         widest = measured["half_width"].fillna(math.inf)
         big, wide = measured.loc[gap.idxmax()], measured.loc[widest.idxmax()]
         within = bool((gap <= tolerance + EXACT).all()) and unmeasured == 0
         narrow = bool((widest <= interval + EXACT).all()) and unmeasured == 0
-        line = (f"{tier} vs {big['reference']}: largest gap {_points(gap.max())} points ({big['protocol']}), widest "
-                f"interval ±{_points(widest.max())} points ({wide['protocol']}); within {_target(tolerance)} points "
-                f"everywhere: {_yes(within)}; intervals within ±{_target(interval)} points: {_yes(narrow)}")
+        line = (
+            f"{tier} vs {big['reference']}: largest gap {_points(gap.max())} points ({big['protocol']}), widest "
+            f"interval ±{_points(widest.max())} points ({wide['protocol']}); within {_target(tolerance)} points "
+            f"everywhere: {_yes(within)}; intervals within ±{_target(interval)} points: {_yes(narrow)}"
+        )
         if unmeasured:
             line += f"; {unmeasured} protocol{'s' if unmeasured > 1 else ''} without games under both tiers"
-        out.append({"tier": tier, "reference": big["reference"], "protocols": len(measured), "unmeasured": unmeasured,
-                    "largest_gap": float(gap.max()), "largest_gap_protocol": big["protocol"],
-                    "widest_half_width": float(widest.max()), "widest_protocol": wide["protocol"],
-                    "tolerance": tolerance, "interval": interval, "within_tolerance": within,
-                    "intervals_within": narrow, "meets_target": within and narrow, "line": line})
+        out.append(
+            {
+                "tier": tier,
+                "reference": big["reference"],
+                "protocols": len(measured),
+                "unmeasured": unmeasured,
+                "largest_gap": float(gap.max()),
+                "largest_gap_protocol": big["protocol"],
+                "widest_half_width": float(widest.max()),
+                "widest_protocol": wide["protocol"],
+                "tolerance": tolerance,
+                "interval": interval,
+                "within_tolerance": within,
+                "intervals_within": narrow,
+                "meets_target": within and narrow,
+                "line": line,
+            }
+        )
     return out
 
 
 def statement(resamples: int, seed: int, tolerance: float = TOLERANCE, interval: float = INTERVAL) -> str:
-    return (f"Each tier's protocol win rate minus the top tier's (the last listed), in points, on the same seeds and "
-            f"drafts; 95% paired percentile bootstrap over seed clusters, the same {resamples:,} draws for both tiers, "
-            f"seed {seed}. Target: every protocol within {_target(tolerance)} points, every interval within "
-            f"±{_target(interval)} points")
+    return (
+        f"Each tier's protocol win rate minus the top tier's (the last listed), in points, on the same seeds and "
+        f"drafts; 95% paired percentile bootstrap over seed clusters, the same {resamples:,} draws for both tiers, "
+        f"seed {seed}. Target: every protocol within {_target(tolerance)} points, every interval within "
+        f"±{_target(interval)} points"
+    )
 
 
-def meta(gaps: pd.DataFrame, resamples: int, seed: int, tolerance: float = TOLERANCE,
-         interval: float = INTERVAL) -> dict[str, Any]:
+def meta(
+    gaps: pd.DataFrame, resamples: int, seed: int, tolerance: float = TOLERANCE, interval: float = INTERVAL
+) -> dict[str, Any]:
     """meta.gaps of the tier report: the reference tier, the target, the statement and one summary per tier."""
-    return {"reference": gaps["reference"].iloc[0] if not gaps.empty else None, "tolerance": tolerance,
-            "interval": interval, "statement": statement(resamples, seed, tolerance, interval),
-            "summary": summary(gaps, tolerance, interval)}
+    return {
+        "reference": gaps["reference"].iloc[0] if not gaps.empty else None,
+        "tolerance": tolerance,
+        "interval": interval,
+        "statement": statement(resamples, seed, tolerance, interval),
+        "summary": summary(gaps, tolerance, interval),
+    }
 
 
 def _cell(x: float, fmt: str) -> str:
@@ -144,8 +217,15 @@ def _cell(x: float, fmt: str) -> str:
 
 def rows(gaps: pd.DataFrame) -> list[list[str]]:
     """The table's cells as shown (terminal and page)."""
-    return [[f"{r.tier} vs {r.reference}", r.protocol, _cell(r.win_rate, "{:.1%}"),
-             _cell(r.reference_win_rate, "{:.1%}"),
-             f"{_cell(r.difference * 100, '{:+.1f}')} ({_cell(r.difference_low * 100, '{:+.1f}')} to "
-             f"{_cell(r.difference_high * 100, '{:+.1f}')})", f"{r.games:,} / {r.reference_games:,}"]
-            for r in gaps.itertuples(index=False)]
+    return [
+        [
+            f"{r.tier} vs {r.reference}",
+            r.protocol,
+            _cell(r.win_rate, "{:.1%}"),
+            _cell(r.reference_win_rate, "{:.1%}"),
+            f"{_cell(r.difference * 100, '{:+.1f}')} ({_cell(r.difference_low * 100, '{:+.1f}')} to "
+            f"{_cell(r.difference_high * 100, '{:+.1f}')})",
+            f"{r.games:,} / {r.reference_games:,}",
+        ]
+        for r in gaps.itertuples(index=False)
+    ]

@@ -43,6 +43,7 @@ OpenFn = Callable[[str], Runs]
 
 # -- rank agreement ---------------------------------------------------------------------------------
 
+
 def average_ranks(x: np.ndarray) -> np.ndarray:
     """Ranks 1..n, ties given the mean of the ranks they span."""
     x = np.asarray(x, dtype=float)
@@ -80,9 +81,14 @@ def _both(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x[ok], y[ok]
 
 
-def bootstrap_agreement(stat_a: Callable[[np.ndarray], np.ndarray], stat_b: Callable[[np.ndarray], np.ndarray],
-                        clusters: int, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED,
-                        level: float = 0.95) -> dict[str, float]:
+def bootstrap_agreement(
+    stat_a: Callable[[np.ndarray], np.ndarray],
+    stat_b: Callable[[np.ndarray], np.ndarray],
+    clusters: int,
+    resamples: int = RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> dict[str, float]:
     """Percentile bootstrap intervals of Kendall tau-b and Spearman rho between two tiers' values.
     `stat_a(weights)` and `stat_b(weights)` give each tier's item values from cluster weights (how
     many times each of the `clusters` seed clusters is drawn); both tiers get the same draw."""
@@ -106,7 +112,6 @@ def bootstrap_agreement(stat_a: Callable[[np.ndarray], np.ndarray], stat_b: Call
 # -- per-cluster counts -----------------------------------------------------------------------------
 
 
-
 def protocol_clusters(runs: Runs) -> pd.DataFrame:
     """Per (matchup, seed, protocol): decided appearances `n` and wins `w` (the cells of the
     protocol win rate, one per seed cluster)."""
@@ -123,8 +128,11 @@ def card_clusters(runs: Runs) -> pd.DataFrame:
     face-up (`n`) and won (`w`); empty without events."""
     if not runs.has_events:
         return pd.DataFrame(columns=["matchup", "seed", "item", "protocol", "n", "w"])
-    own = " or ".join(f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
-                      f"g.seat{s}_protocol_right))" for s in (0, 1))
+    own = " or ".join(
+        f"(f.seat = {s} and f.protocol in (g.seat{s}_protocol_left, g.seat{s}_protocol_middle, "
+        f"g.seat{s}_protocol_right))"
+        for s in (0, 1)
+    )
     return runs.sql(f"""
         with f as (select distinct game_index, seat, card, protocol from events
                    where kind = 'play_face_up' and card is not null)
@@ -143,7 +151,7 @@ class Cells:
     clusters: int
     n: dict[str, np.ndarray]
     w: dict[str, np.ndarray]
-    protocol: list[str] = field(default_factory=list)        # cards: each item's protocol
+    protocol: list[str] = field(default_factory=list)  # cards: each item's protocol
 
 
 def cells(frames: dict[str, pd.DataFrame]) -> Cells:
@@ -151,8 +159,12 @@ def cells(frames: dict[str, pd.DataFrame]) -> Cells:
     clusters sorted by (matchup, seed): the bootstrap draws clusters by number, so their numbering
     must not follow the order DuckDB's threads happened to return rows in."""
     all_rows = pd.concat(list(frames.values()), ignore_index=True)
-    keys = (all_rows[["matchup", "seed"]].drop_duplicates().sort_values(["matchup", "seed"], kind="stable")
-            .reset_index(drop=True))
+    keys = (
+        all_rows[["matchup", "seed"]]
+        .drop_duplicates()
+        .sort_values(["matchup", "seed"], kind="stable")
+        .reset_index(drop=True)
+    )
     keys["row"] = np.arange(len(keys))
     items = sorted(all_rows["item"].dropna().unique().tolist())
     col = {it: i for i, it in enumerate(items)}
@@ -174,10 +186,12 @@ def cells(frames: dict[str, pd.DataFrame]) -> Cells:
 
 def protocol_rates(c: Cells, tier: str) -> Callable[[np.ndarray], np.ndarray]:
     """Weights -> each protocol's win rate in the resample."""
+
     def f(weights: np.ndarray) -> np.ndarray:
         n, w = weights @ c.n[tier], weights @ c.w[tier]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, w / np.where(n > 0, n, 1), np.nan)
+
     return f
 
 
@@ -196,10 +210,12 @@ def card_differences(c: Cells, tier: str) -> Callable[[np.ndarray], np.ndarray]:
             own = np.where(n > 0, w / np.where(n > 0, n, 1), np.nan)
             rest = np.where(sn > 0, sw / np.where(sn > 0, sn, 1), np.nan)
         return own - rest
+
     return f
 
 
 # -- the study --------------------------------------------------------------------------------------
+
 
 @dataclass
 class TierStudy:
@@ -227,8 +243,7 @@ def tier_paths(path: str | Path) -> list[str]:
 def _protocol_table(per: dict[str, Runs]) -> pd.DataFrame:
     parts = []
     for tier, runs in per.items():
-        p = queries.protocol_win_rates(runs)[["protocol", "games", "wins", "win_rate", "win_rate_low",
-                                              "win_rate_high"]]
+        p = queries.protocol_win_rates(runs)[["protocol", "games", "wins", "win_rate", "win_rate_low", "win_rate_high"]]
         parts.append(p.assign(tier=tier, rank=p["win_rate"].rank(ascending=False, method="average")))
     out = pd.concat(parts, ignore_index=True)
     return out[["tier", *[c for c in out.columns if c != "tier"]]]
@@ -240,11 +255,24 @@ def _card_table(flags: dict[str, pd.DataFrame]) -> pd.DataFrame:
         c = f[f["kind"] == "card"]
         if c.empty:
             continue
-        parts.append(pd.DataFrame({"tier": tier, "card": c["name"], "protocol": c["protocol"],
-                                   "face_up_games": c["games"], "face_up_wins": c["wins"], "face_up_wr": c["win_rate"],
-                                   "siblings_wr": c["baseline_rate"], "difference": c["difference"],
-                                   "difference_low": c["difference_low"], "difference_high": c["difference_high"],
-                                   "p_adjusted": c["p_adjusted"], "flagged": c["flagged"]}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "tier": tier,
+                    "card": c["name"],
+                    "protocol": c["protocol"],
+                    "face_up_games": c["games"],
+                    "face_up_wins": c["wins"],
+                    "face_up_wr": c["win_rate"],
+                    "siblings_wr": c["baseline_rate"],
+                    "difference": c["difference"],
+                    "difference_low": c["difference_low"],
+                    "difference_high": c["difference_high"],
+                    "p_adjusted": c["p_adjusted"],
+                    "flagged": c["flagged"],
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
@@ -279,8 +307,11 @@ def flag_verdicts(flags: dict[str, pd.DataFrame]) -> pd.DataFrame:
         row["holds_under_every_tier"] = row["verdict"] == "holds under every tier"
         rows.append(row)
     cols = ["kind", "name", "verdict", "holds_under_every_tier"]
-    return pd.DataFrame(rows)[cols + [c for c in (rows[0] if rows else {}) if c not in cols]] if rows else \
-        pd.DataFrame(columns=cols)
+    return (
+        pd.DataFrame(rows)[cols + [c for c in (rows[0] if rows else {}) if c not in cols]]
+        if rows
+        else pd.DataFrame(columns=cols)
+    )
 
 
 def _values(table: pd.DataFrame, key: str, value: str, tier: str, items: list[str]) -> np.ndarray:
@@ -288,31 +319,58 @@ def _values(table: pd.DataFrame, key: str, value: str, tier: str, items: list[st
     return np.array([float(d.get(it, math.nan)) for it in items])
 
 
-def agreement_table(per_cluster: dict[str, Cells], protocols: pd.DataFrame, cards: pd.DataFrame,
-                    tiers: list[str], resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED) -> pd.DataFrame:
+def agreement_table(
+    per_cluster: dict[str, Cells],
+    protocols: pd.DataFrame,
+    cards: pd.DataFrame,
+    tiers: list[str],
+    resamples: int = RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> pd.DataFrame:
     """Kendall tau-b and Spearman rho between every pair of tiers, for the protocol ranking and the
     card-vs-siblings ranking, with percentile bootstrap intervals over seed clusters."""
     rows = []
-    sources = {"protocol": (protocols, "protocol", "win_rate", protocol_rates),
-               "card": (cards, "card", "difference", card_differences)}
+    sources = {
+        "protocol": (protocols, "protocol", "win_rate", protocol_rates),
+        "card": (cards, "card", "difference", card_differences),
+    }
     for kind, (frame, key, value, stat) in sources.items():
         c = per_cluster.get(kind)
         if frame is None or frame.empty or c is None or not c.items:
             continue
         for i, a in enumerate(tiers):
-            for b in tiers[i + 1:]:
+            for b in tiers[i + 1 :]:
                 x, y = _both(_values(frame, key, value, a, c.items), _values(frame, key, value, b, c.items))
                 boot = bootstrap_agreement(stat(c, a), stat(c, b), c.clusters, resamples, seed)
-                rows.append({"finding": FINDINGS[kind], "kind": kind, "tier_a": a, "tier_b": b, "items": len(x),
-                             "kendall_tau": kendall_tau(x, y), **{k: boot[k] for k in ("tau_low", "tau_high")},
-                             "spearman_rho": spearman_rho(x, y), **{k: boot[k] for k in ("rho_low", "rho_high")},
-                             "clusters": c.clusters, "resamples": resamples})
+                rows.append(
+                    {
+                        "finding": FINDINGS[kind],
+                        "kind": kind,
+                        "tier_a": a,
+                        "tier_b": b,
+                        "items": len(x),
+                        "kendall_tau": kendall_tau(x, y),
+                        **{k: boot[k] for k in ("tau_low", "tau_high")},
+                        "spearman_rho": spearman_rho(x, y),
+                        **{k: boot[k] for k in ("rho_low", "rho_high")},
+                        "clusters": c.clusters,
+                        "resamples": resamples,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha: float = 0.05,
-               resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED, open_fn: OpenFn | None = None,
-               tolerance: float = tier_gaps.TOLERANCE, interval: float = tier_gaps.INTERVAL) -> TierStudy:
+def tier_study(
+    path: str | Path,
+    band: float = 0.05,
+    method: str = "holm",
+    alpha: float = 0.05,
+    resamples: int = RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    open_fn: OpenFn | None = None,
+    tolerance: float = tier_gaps.TOLERANCE,
+    interval: float = tier_gaps.INTERVAL,
+) -> TierStudy:
     """Open each tier of a tier-study run and build the side-by-side tables, agreement, verdicts and
     each tier's paired protocol gaps against the last (strongest) tier, judged against `tolerance`
     and `interval` (tier_gaps.summary)."""
@@ -336,26 +394,48 @@ def tier_study(path: str | Path, band: float = 0.05, method: str = "holm", alpha
     finally:
         for r in per.values():
             r.close()
-    measured = strength.strength_table(path, opener)          # [strength]'s duels, never pooled with the tiers
+    measured = strength.strength_table(path, opener)  # [strength]'s duels, never pooled with the tiers
     strong = strength.meta(measured, tiers, strength_games(peek_manifest(path)))
     if strong["order_warning"]:
         warnings.append(strong["order_warning"])
     statement = next(iter(flags.values())).attrs.get("statement", "") if flags else ""
-    meta = {"run": str(path), "run_id": run_id, "tiers": tiers, "provenance": blocks, "warnings": warnings,
-            "band": band, "correction": method, "alpha": alpha, "flags_statement": statement, "strength": strong,
-            "bootstrap": {"unit": "seed cluster (the games sharing one seed), the same draw for every tier",
-                          "resamples": resamples, "seed": seed, "interval": "95% percentile"},
-            "gaps": tier_gaps.meta(gaps, resamples, seed, tolerance, interval)}
-    tables = {"agreement": agreement, "flags": flag_verdicts(flags), "protocols": protocols, "cards": cards,
-              "strength": measured, "gaps": gaps}
+    meta = {
+        "run": str(path),
+        "run_id": run_id,
+        "tiers": tiers,
+        "provenance": blocks,
+        "warnings": warnings,
+        "band": band,
+        "correction": method,
+        "alpha": alpha,
+        "flags_statement": statement,
+        "strength": strong,
+        "bootstrap": {
+            "unit": "seed cluster (the games sharing one seed), the same draw for every tier",
+            "resamples": resamples,
+            "seed": seed,
+            "interval": "95% percentile",
+        },
+        "gaps": tier_gaps.meta(gaps, resamples, seed, tolerance, interval),
+    }
+    tables = {
+        "agreement": agreement,
+        "flags": flag_verdicts(flags),
+        "protocols": protocols,
+        "cards": cards,
+        "strength": measured,
+        "gaps": gaps,
+    }
     return TierStudy(str(path), run_id, tiers, tables, meta)
 
 
 # -- output -----------------------------------------------------------------------------------------
 
+
 def to_json(study: TierStudy) -> str:
-    return json.dumps({"meta": study.meta, "tables": {k: records(v) for k, v in study.tables.items()}}, indent=1,
-                      default=str)
+    return json.dumps(
+        {"meta": study.meta, "tables": {k: records(v) for k, v in study.tables.items()}}, indent=1, default=str
+    )
 
 
 def table_csv(study: TierStudy, name: str) -> str:
@@ -383,9 +463,16 @@ def _num(x: float, fmt: str = "{:+.2f}") -> str:
 
 
 def _agreement_rows(a: pd.DataFrame) -> list[list[str]]:
-    return [[r["finding"], f"{r['tier_a']} vs {r['tier_b']}", f"{int(r['items'])}",
-             f"{_num(r['kendall_tau'])} ({_num(r['tau_low'])} to {_num(r['tau_high'])})",
-             f"{_num(r['spearman_rho'])} ({_num(r['rho_low'])} to {_num(r['rho_high'])})"] for _, r in a.iterrows()]
+    return [
+        [
+            r["finding"],
+            f"{r['tier_a']} vs {r['tier_b']}",
+            f"{int(r['items'])}",
+            f"{_num(r['kendall_tau'])} ({_num(r['tau_low'])} to {_num(r['tau_high'])})",
+            f"{_num(r['spearman_rho'])} ({_num(r['rho_low'])} to {_num(r['rho_high'])})",
+        ]
+        for _, r in a.iterrows()
+    ]
 
 
 def wide_protocols(study: TierStudy) -> pd.DataFrame:
@@ -436,40 +523,75 @@ def _strength_caption(study: TierStudy) -> str:
 
 def print_tiers(study: TierStudy, console, top: int = 15) -> None:
     for w in study.meta["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)          # a path or a shard name stays whole
+        console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)  # a path or a shard name stays whole
     print_lines(study.meta["provenance"], console)
     heads = tier_labels(study)
-    console.print(f"[bold]Tier study {study.run_id}[/bold]: {len(study.tiers)} tiers ({', '.join(heads)}) on the "
-                  "same seeds, pool and drafts. One tier's full report: protolab report "
-                  f"{study.run}#{study.tiers[0]}")
+    console.print(
+        f"[bold]Tier study {study.run_id}[/bold]: {len(study.tiers)} tiers ({', '.join(heads)}) on the "
+        "same seeds, pool and drafts. One tier's full report: protolab report "
+        f"{study.run}#{study.tiers[0]}"
+    )
     s = study.tables["strength"]
     if not s.empty:
-        console.print(table("Measured strength: adjacent tiers head to head", strength.HEADERS, strength.rows(s),
-                            caption=_strength_caption(study)))
+        console.print(
+            table(
+                "Measured strength: adjacent tiers head to head",
+                strength.HEADERS,
+                strength.rows(s),
+                caption=_strength_caption(study),
+            )
+        )
     a = study.tables["agreement"]
     b = study.meta["bootstrap"]
-    console.print(table("Rank agreement between tiers (95% bootstrap interval)",
-                         ["finding", "tiers", "items", "Kendall tau-b", "Spearman rho"], _agreement_rows(a),
-                         caption=f"Bootstrap: {b['resamples']} resamples of {b['unit']}; seed {b['seed']}. "
-                                 "1 = same order, 0 = unrelated, -1 = reversed."))
+    console.print(
+        table(
+            "Rank agreement between tiers (95% bootstrap interval)",
+            ["finding", "tiers", "items", "Kendall tau-b", "Spearman rho"],
+            _agreement_rows(a),
+            caption=f"Bootstrap: {b['resamples']} resamples of {b['unit']}; seed {b['seed']}. "
+            "1 = same order, 0 = unrelated, -1 = reversed.",
+        )
+    )
     print_gaps(study, console)
     f = study.tables["flags"]
-    rows = [[r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
-            for _, r in f.iterrows()]
-    console.print(table("Balance flags under each tier", ["name", "kind", *heads, "verdict"], rows,
-                         caption=study.meta["flags_statement"] + ("" if rows else ": nothing flagged under any tier")))
+    rows = [
+        [r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]] for _, r in f.iterrows()
+    ]
+    console.print(
+        table(
+            "Balance flags under each tier",
+            ["name", "kind", *heads, "verdict"],
+            rows,
+            caption=study.meta["flags_statement"] + ("" if rows else ": nothing flagged under any tier"),
+        )
+    )
     w = wide_protocols(study)
     rows = [[idx, *[pct(v) for v in r]] for idx, r in w.iterrows()]
     console.print(table("Protocol win rate under each tier (decided games)", ["protocol", *heads], rows))
     wc = wide_cards(study)
     if not wc.empty:
         shown = wc.head(top)
-        rows = [[idx, *[_num(r[f"{t}_difference"] * 100, "{:+.1f}") + (" *" if _flag(r[f"{t}_flagged"]) else "")
-                        + _games(r[f"{t}_face_up_games"]) for t in study.tiers]] for idx, r in shown.iterrows()]
-        console.print(table(f"Card vs its protocol's other cards: face-up win rate difference, points ({len(shown)} "
-                             f"of {len(wc)}: flagged first, then by evidence: the 95% interval's bound nearest 0)",
-                             ["card", *heads], rows,
-                             caption=f"* flagged. All: protolab report {study.run} --format csv --table cards"))
+        rows = [
+            [
+                idx,
+                *[
+                    _num(r[f"{t}_difference"] * 100, "{:+.1f}")
+                    + (" *" if _flag(r[f"{t}_flagged"]) else "")
+                    + _games(r[f"{t}_face_up_games"])
+                    for t in study.tiers
+                ],
+            ]
+            for idx, r in shown.iterrows()
+        ]
+        console.print(
+            table(
+                f"Card vs its protocol's other cards: face-up win rate difference, points ({len(shown)} "
+                f"of {len(wc)}: flagged first, then by evidence: the 95% interval's bound nearest 0)",
+                ["card", *heads],
+                rows,
+                caption=f"* flagged. All: protolab report {study.run} --format csv --table cards",
+            )
+        )
 
 
 def print_gaps(study: TierStudy, console) -> None:
@@ -477,8 +599,7 @@ def print_gaps(study: TierStudy, console) -> None:
     g, m = study.tables["gaps"], study.meta["gaps"]
     if g.empty:
         return
-    console.print(table(tier_gaps.TITLE, tier_gaps.HEADERS, tier_gaps.rows(g),
-                        caption=f"{m['statement']}."))
+    console.print(table(tier_gaps.TITLE, tier_gaps.HEADERS, tier_gaps.rows(g), caption=f"{m['statement']}."))
     for s in m["summary"]:
         console.print(s["line"], soft_wrap=True)
 
@@ -489,8 +610,10 @@ def gaps_html(study: TierStudy) -> str:
         return ""
     lines = "".join(f"<p>{html.escape(s['line'])}</p>" for s in m["summary"])
     cells = pd.DataFrame(tier_gaps.rows(g), columns=tier_gaps.HEADERS)
-    return (f"<section><h2>{html.escape(tier_gaps.TITLE)}</h2>{lines}{plain_table(cells, 'tier-gaps')}"
-            f"<p class=\"muted\">{html.escape(m['statement'])}.</p></section>")
+    return (
+        f"<section><h2>{html.escape(tier_gaps.TITLE)}</h2>{lines}{plain_table(cells, 'tier-gaps')}"
+        f'<p class="muted">{html.escape(m["statement"])}.</p></section>'
+    )
 
 
 def fig_protocols(study: TierStudy) -> go.Figure:
@@ -500,45 +623,82 @@ def fig_protocols(study: TierStudy) -> go.Figure:
     fig = go.Figure()
     for tier, head in zip(study.tiers, tier_labels(study), strict=True):
         d = p[p["tier"] == tier].set_index("protocol").reindex(order)
-        fig.add_trace(go.Scatter(x=d["win_rate"], y=order, mode="markers", name=head, marker={"size": 9},
-                                 error_x={"type": "data", "symmetric": False,
-                                          "array": d["win_rate_high"] - d["win_rate"],
-                                          "arrayminus": d["win_rate"] - d["win_rate_low"]}))
+        fig.add_trace(
+            go.Scatter(
+                x=d["win_rate"],
+                y=order,
+                mode="markers",
+                name=head,
+                marker={"size": 9},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": d["win_rate_high"] - d["win_rate"],
+                    "arrayminus": d["win_rate"] - d["win_rate_low"],
+                },
+            )
+        )
     fig.add_vline(x=0.5, line={"color": "#999", "dash": "dot"})
-    return layout(fig, "Protocol win rate under each tier (95% Wilson intervals)",
-                   height=max(360, 28 * len(order) + 120), xaxis={"tickformat": ".0%", "title": "win rate"})
+    return layout(
+        fig,
+        "Protocol win rate under each tier (95% Wilson intervals)",
+        height=max(360, 28 * len(order) + 120),
+        xaxis={"tickformat": ".0%", "title": "win rate"},
+    )
 
 
 def render_tiers(study: TierStudy) -> str:
     """The tier page as one HTML string (plotly.js inline: it works offline)."""
-    a = pd.DataFrame(_agreement_rows(study.tables["agreement"]),
-                     columns=["finding", "tiers", "items", "Kendall tau-b (95% CI)", "Spearman rho (95% CI)"])
+    a = pd.DataFrame(
+        _agreement_rows(study.tables["agreement"]),
+        columns=["finding", "tiers", "items", "Kendall tau-b (95% CI)", "Spearman rho (95% CI)"],
+    )
     f = study.tables["flags"]
     heads = tier_labels(study)
-    flags = pd.DataFrame([[r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
-                          for _, r in f.iterrows()], columns=["name", "kind", *heads, "verdict"])
+    flags = pd.DataFrame(
+        [
+            [r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]]
+            for _, r in f.iterrows()
+        ],
+        columns=["name", "kind", *heads, "verdict"],
+    )
     wp = wide_protocols(study).map(lambda v: "" if pd.isna(v) else f"{v:.1%}")
     wp = wp.set_axis(heads, axis=1).reset_index()
     wc = wide_cards(study)
-    cards = (wc[[f"{t}_difference" for t in study.tiers]].map(lambda v: "" if pd.isna(v) else f"{v * 100:+.1f}")
-             .join(wc[[f"{t}_flagged" for t in study.tiers]].map(lambda v: "flagged" if _flag(v) else ""))
-             .reset_index()) if not wc.empty else pd.DataFrame()
+    cards = (
+        (
+            wc[[f"{t}_difference" for t in study.tiers]]
+            .map(lambda v: "" if pd.isna(v) else f"{v * 100:+.1f}")
+            .join(wc[[f"{t}_flagged" for t in study.tiers]].map(lambda v: "flagged" if _flag(v) else ""))
+            .reset_index()
+        )
+        if not wc.empty
+        else pd.DataFrame()
+    )
     b = study.meta["bootstrap"]
-    cards_html = (f'<div class="scroll">{plain_table(cards, "tier-cards")}</div>' if not cards.empty
-                  else "<p class='muted'>No events: card findings need the events table.</p>")
+    cards_html = (
+        f'<div class="scroll">{plain_table(cards, "tier-cards")}</div>'
+        if not cards.empty
+        else "<p class='muted'>No events: card findings need the events table.</p>"
+    )
     header = f"""
 <p>Tiers {html.escape(", ".join(heads))} on the same seeds, pool and drafts. One tier's full dashboard: protolab
 dashboard {html.escape(study.run)}#TIER</p>{as_html(study.meta["provenance"])}"""
     s = study.tables["strength"]
-    measured = (f"""<section><h2>Measured strength</h2>{plain_table(pd.DataFrame(strength.rows(s),
-columns=strength.HEADERS), "tier-strength")}<p class="muted">{html.escape(_strength_caption(study))}</p></section>"""
-                if not s.empty else "")
+    measured = (
+        f"""<section><h2>Measured strength</h2>{
+            plain_table(pd.DataFrame(strength.rows(s), columns=strength.HEADERS), "tier-strength")
+        }<p class="muted">{html.escape(_strength_caption(study))}</p></section>"""
+        if not s.empty
+        else ""
+    )
     body = f"""{warnings_html(study.meta["warnings"])}{measured}
 <section><h2>Rank agreement between tiers</h2>{plain_table(a, "agreement")}
 <p class="muted">95% percentile bootstrap over {html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
 1 = the same order, 0 = unrelated, -1 = reversed.</p></section>{gaps_html(study)}
-<section><h2>Balance flags under each tier</h2>{plain_table(flags, "tier-flags") if not flags.empty else
-"<p class='ok'>Nothing flagged under any tier.</p>"}
+<section><h2>Balance flags under each tier</h2>{
+        plain_table(flags, "tier-flags") if not flags.empty else "<p class='ok'>Nothing flagged under any tier.</p>"
+    }
 <p class="muted">{html.escape(study.meta["flags_statement"])}.</p></section>
 <section>{fig_html(fig_protocols(study), "chart-tier-protocols")}</section>
 <section><h2>Protocol win rate under each tier</h2>{plain_table(wp, "tier-protocols")}</section>

@@ -16,11 +16,24 @@ from analysis.runs.open import Runs, peek_manifest
 from analysis.stats.proportions import add_rate
 from analysis.studies.tiers.duels import duels
 
-COLUMNS = ["pair", "upper", "lower", "arm", "games", "upper_wins", "lower_wins", "draws", "win_rate", "win_rate_low",
-           "win_rate_high"]
+COLUMNS = [
+    "pair",
+    "upper",
+    "lower",
+    "arm",
+    "games",
+    "upper_wins",
+    "lower_wins",
+    "draws",
+    "win_rate",
+    "win_rate_low",
+    "win_rate_high",
+]
 HEADERS = ["pair (upper vs lower)", "games", "upper wins", "lower wins", "draws", "upper win rate (95% CI)"]
-STATEMENT = ("each pair of adjacent tiers head to head (the upper tier's strategy against the lower's), seats "
-             "swapped on paired seeds; the upper tier's win rate, draws counting half, with its 95% Wilson interval")
+STATEMENT = (
+    "each pair of adjacent tiers head to head (the upper tier's strategy against the lower's), seats "
+    "swapped on paired seeds; the upper tier's win rate, draws counting half, with its 95% Wilson interval"
+)
 
 # the upper tier holds seat 0 of every even game of its arm and seat 1 of its seat-swapped partner
 _COUNTS = """select count(*) as games, count(*) filter (where winner = game_in_matchup % 2) as upper_wins,
@@ -42,9 +55,19 @@ def strength_table(path: str | Path, opener: Callable[[str], Runs]) -> pd.DataFr
         finally:
             runs.close()
         games, up, low = int(counts["games"]), int(counts["upper_wins"]), int(counts["lower_wins"])
-        rows.append({"pair": f"{d.upper} vs {d.lower}", "upper": d.upper, "lower": d.lower, "arm": d.arm,
-                     "games": games, "upper_wins": up, "lower_wins": low, "draws": games - up - low,
-                     "score": up + (games - up - low) / 2})
+        rows.append(
+            {
+                "pair": f"{d.upper} vs {d.lower}",
+                "upper": d.upper,
+                "lower": d.lower,
+                "arm": d.arm,
+                "games": games,
+                "upper_wins": up,
+                "lower_wins": low,
+                "draws": games - up - low,
+                "score": up + (games - up - low) / 2,
+            }
+        )
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
     return add_rate(pd.DataFrame(rows), wins="score", games="games")[COLUMNS]
@@ -67,18 +90,34 @@ def order_warning(table: pd.DataFrame) -> str | None:
     wrong = [r for r in table.itertuples(index=False) if r.win_rate < 0.5 and r.win_rate_high < 0.5]
     if not wrong:
         return None
-    said = "; ".join(f"{r.upper} wins {pct(r.win_rate)} ({ci(r.win_rate_low, r.win_rate_high)}) of {r.games:,} games "
-                     f"against {r.lower}, listed below it" for r in wrong)
+    said = "; ".join(
+        f"{r.upper} wins {pct(r.win_rate)} ({ci(r.win_rate_low, r.win_rate_high)}) of {r.games:,} games "
+        f"against {r.lower}, listed below it"
+        for r in wrong
+    )
     return f"the listed order is not the measured one: {said}"
 
 
 def rows(table: pd.DataFrame) -> list[list[str]]:
     """The table's cells as shown (terminal and page)."""
-    return [[r.pair, f"{r.games:,}", f"{r.upper_wins:,}", f"{r.lower_wins:,}", f"{r.draws:,}",
-             f"{pct(r.win_rate)} ({ci(r.win_rate_low, r.win_rate_high)})"] for r in table.itertuples(index=False)]
+    return [
+        [
+            r.pair,
+            f"{r.games:,}",
+            f"{r.upper_wins:,}",
+            f"{r.lower_wins:,}",
+            f"{r.draws:,}",
+            f"{pct(r.win_rate)} ({ci(r.win_rate_low, r.win_rate_high)})",
+        ]
+        for r in table.itertuples(index=False)
+    ]
 
 
 def meta(table: pd.DataFrame, tiers: list[str], games: int) -> dict:
     """meta.strength of the tier report: the games per pair, each tier's label, the order warning."""
-    return {"games": games, "statement": STATEMENT, "labels": labels(tiers, table),
-            "order_warning": order_warning(table)}
+    return {
+        "games": games,
+        "statement": STATEMENT,
+        "labels": labels(tiers, table),
+        "order_warning": order_warning(table),
+    }

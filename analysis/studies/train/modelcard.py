@@ -23,22 +23,36 @@ def _md_table(df: pd.DataFrame) -> str:
 
 def _ladder_table(record: dict[str, Any]) -> str:
     df = training.ladder(record)
-    shown = pd.DataFrame({"generation": df["generation"], "opponent": df["opponent"], "games": df["games"],
-                          "win rate": df["win_rate"].map(_pct),
-                          "95% interval": [f"{_pct(a)}-{_pct(b)}" for a, b in zip(df["ci_low"], df["ci_high"],
-                                                                                  strict=True)],
-                          "model": df["model_hash"]})
+    shown = pd.DataFrame(
+        {
+            "generation": df["generation"],
+            "opponent": df["opponent"],
+            "games": df["games"],
+            "win rate": df["win_rate"].map(_pct),
+            "95% interval": [f"{_pct(a)}-{_pct(b)}" for a, b in zip(df["ci_low"], df["ci_high"], strict=True)],
+            "model": df["model_hash"],
+        }
+    )
     return _md_table(shown)
 
 
 def _generations_table(record: dict[str, Any]) -> str:
     df = training.generations(record)
-    shown = pd.DataFrame({"generation": df["generation"], "data played by": df["players"],
-                          "explore": df["explore"], "games": df["games"].map("{:,}".format),
-                          "examples": df["examples"].map("{:,}".format), "fit on generations": df["data_generations"],
-                          "epochs": df["epochs"], "held-out log loss": df["val_loss"].map("{:.4f}".format),
-                          "constant": df["constant_loss"].map("{:.4f}".format), "seconds": df["seconds"],
-                          "model": df["model_hash"]})
+    shown = pd.DataFrame(
+        {
+            "generation": df["generation"],
+            "data played by": df["players"],
+            "explore": df["explore"],
+            "games": df["games"].map("{:,}".format),
+            "examples": df["examples"].map("{:,}".format),
+            "fit on generations": df["data_generations"],
+            "epochs": df["epochs"],
+            "held-out log loss": df["val_loss"].map("{:.4f}".format),
+            "constant": df["constant_loss"].map("{:.4f}".format),
+            "seconds": df["seconds"],
+            "model": df["model_hash"],
+        }
+    )
     return _md_table(shown)
 
 
@@ -51,29 +65,32 @@ def _spec_arg(source: str) -> str:
 def model_card(record: dict[str, Any]) -> str:
     """The card as Markdown."""
     s, out, libs = record["spec"], record["output"], record.get("libraries", {})
-    lines = [f"# Model `{out['name']}`\n",
-             f"Written by `protolab train` from the training `{record['name']}` (spec hash `{record['spec_hash']}`). "
-             "Generated from its train.json; do not edit by hand.\n",
-             f"- model hash: `{out['hash']}` (generation {out['generation']}, chosen as the "
-             f"{'last generation' if out['choose'] == 'last' else 'best by mean ladder win rate'})",
-             f"- inputs: {record['features']} features, digest `{record['feature_digest']}`",
-             f"- network: hidden layers {list(s['hidden'])}, {s['activation']}; one output, the logit of "
-             "P(the viewing seat wins), draws counted half",
-             f"- pool: sets {', '.join(s['sets'])}; variant files "
-             f"{', '.join(c['path'] for c in s['cards']) or 'none'}; pool hash `{record['pool_hash']}` "
-             "(the player's provenance says so when it plays another pool)",
-             f"- master seed {s['seed']}; {len(record['generations'])} generations of {s['data']['games']:,} games; "
-             f"generation 0 by `{s['data']['expert']}`, later ones by self-play exploring "
-             f"{s['data']['explore']:g}; each fit on the newest {s['data']['window']} generations' examples",
-             f"- fit: scikit-learn MLPClassifier (log loss, Adam), up to {s['fit']['epochs']} epochs, batch "
-             f"{s['fit']['batch']}, learning rate {s['fit']['learning_rate']:g}, L2 {s['fit']['l2']:g}, stopped on "
-             f"the log loss of {s['fit']['validation']:.0%} held-out games (patience {s['fit']['patience']})",
-             f"- training time: {record.get('seconds', 0):,.0f} s of generations (wall clock, this machine)",
-             "- libraries: " + ", ".join(f"{k} {v}" for k, v in sorted(libs.items())) + "\n",
-             "## Generations\n", _generations_table(record),
-             "## Ladder (seats swapped on paired seeds, the same seeds every generation)\n", _ladder_table(record),
-             "## Reproduce\n",
-             f"```\nprotolab train {_spec_arg(s.get('source') or '')}\n```\n",
-             "Same seed, machine and library versions: the same model hash (docs/training.md says what is "
-             "deterministic).\n"]
+    lines = [
+        f"# Model `{out['name']}`\n",
+        f"Written by `protolab train` from the training `{record['name']}` (spec hash `{record['spec_hash']}`). "
+        "Generated from its train.json; do not edit by hand.\n",
+        f"- model hash: `{out['hash']}` (generation {out['generation']}, chosen as the "
+        f"{'last generation' if out['choose'] == 'last' else 'best by mean ladder win rate'})",
+        f"- inputs: {record['features']} features, digest `{record['feature_digest']}`",
+        f"- network: hidden layers {list(s['hidden'])}, {s['activation']}; one output, the logit of "
+        "P(the viewing seat wins), draws counted half",
+        f"- pool: sets {', '.join(s['sets'])}; variant files "
+        f"{', '.join(c['path'] for c in s['cards']) or 'none'}; pool hash `{record['pool_hash']}` "
+        "(the player's provenance says so when it plays another pool)",
+        f"- master seed {s['seed']}; {len(record['generations'])} generations of {s['data']['games']:,} games; "
+        f"generation 0 by `{s['data']['expert']}`, later ones by self-play exploring "
+        f"{s['data']['explore']:g}; each fit on the newest {s['data']['window']} generations' examples",
+        f"- fit: scikit-learn MLPClassifier (log loss, Adam), up to {s['fit']['epochs']} epochs, batch "
+        f"{s['fit']['batch']}, learning rate {s['fit']['learning_rate']:g}, L2 {s['fit']['l2']:g}, stopped on "
+        f"the log loss of {s['fit']['validation']:.0%} held-out games (patience {s['fit']['patience']})",
+        f"- training time: {record.get('seconds', 0):,.0f} s of generations (wall clock, this machine)",
+        "- libraries: " + ", ".join(f"{k} {v}" for k, v in sorted(libs.items())) + "\n",
+        "## Generations\n",
+        _generations_table(record),
+        "## Ladder (seats swapped on paired seeds, the same seeds every generation)\n",
+        _ladder_table(record),
+        "## Reproduce\n",
+        f"```\nprotolab train {_spec_arg(s.get('source') or '')}\n```\n",
+        "Same seed, machine and library versions: the same model hash (docs/training.md says what is deterministic).\n",
+    ]
     return "\n".join(lines)

@@ -46,64 +46,105 @@ class Train(Study):
 
     def _summary(self) -> str:
         r, out = self.record, self.record["output"]
-        return (f"Training {r['name']}: {len(r['generations'])} generations, {r.get('seconds', 0):,.0f} s; "
-                f"model {out['name']} = generation {out['generation']} ({out['choose']}), hash {out['hash']}; "
-                f"pool {r['pool_hash']}; features {r['feature_digest']}")
+        return (
+            f"Training {r['name']}: {len(r['generations'])} generations, {r.get('seconds', 0):,.0f} s; "
+            f"model {out['name']} = generation {out['generation']} ({out['choose']}), hash {out['hash']}; "
+            f"pool {r['pool_hash']}; features {r['feature_digest']}"
+        )
 
     def print(self, console) -> None:
         print_lines(self.provenance, console)
         console.print(self._summary(), markup=False, highlight=False)
-        t = Table("gen", "data played by", "games", "examples", "held-out loss", "constant", "epochs", "model",
-                  "seconds")
+        t = Table(
+            "gen", "data played by", "games", "examples", "held-out loss", "constant", "epochs", "model", "seconds"
+        )
         for _, g in training.generations(self.record).iterrows():
-            t.add_row(str(g["generation"]), g["players"], f"{g['games']:,}", f"{g['examples']:,}",
-                      f"{g['val_loss']:.4f}", f"{g['constant_loss']:.4f}", str(g["epochs"]), g["model_hash"],
-                      f"{g['seconds']:.0f}")
+            t.add_row(
+                str(g["generation"]),
+                g["players"],
+                f"{g['games']:,}",
+                f"{g['examples']:,}",
+                f"{g['val_loss']:.4f}",
+                f"{g['constant_loss']:.4f}",
+                str(g["epochs"]),
+                g["model_hash"],
+                f"{g['seconds']:.0f}",
+            )
         console.print(t)
         lad = Table("gen", "opponent", "games", "win rate", "95%")
         for _, p in training.ladder(self.record).iterrows():
-            lad.add_row(str(p["generation"]), p["opponent"], f"{p['games']:,}", _pct(p["win_rate"]),
-                        f"{_pct(p['ci_low'])}-{_pct(p['ci_high'])}")
+            lad.add_row(
+                str(p["generation"]),
+                p["opponent"],
+                f"{p['games']:,}",
+                _pct(p["win_rate"]),
+                f"{_pct(p['ci_low'])}-{_pct(p['ci_high'])}",
+            )
         console.print(lad)
 
     def _fig_ladder(self) -> go.Figure:
         df = training.ladder(self.record)
         fig = go.Figure()
         for opp, part in df.groupby("opponent", sort=False):
-            fig.add_trace(go.Scatter(x=part["generation"], y=part["win_rate"], mode="lines+markers", name=str(opp),
-                                     error_y={"type": "data", "symmetric": False,
-                                              "array": part["ci_high"] - part["win_rate"],
-                                              "arrayminus": part["win_rate"] - part["ci_low"]}))
+            fig.add_trace(
+                go.Scatter(
+                    x=part["generation"],
+                    y=part["win_rate"],
+                    mode="lines+markers",
+                    name=str(opp),
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": part["ci_high"] - part["win_rate"],
+                        "arrayminus": part["win_rate"] - part["ci_low"],
+                    },
+                )
+            )
         fig.add_hline(y=0.5, line_dash="dot", line_color="#888")
-        return layout(fig, "The model's win rate against each opponent, by generation (95% Wilson)", height=380,
-                      xaxis={"title": "generation", "dtick": 1}, yaxis={"tickformat": ".0%"})
+        return layout(
+            fig,
+            "The model's win rate against each opponent, by generation (95% Wilson)",
+            height=380,
+            xaxis={"title": "generation", "dtick": 1},
+            yaxis={"tickformat": ".0%"},
+        )
 
     def _fig_curve(self) -> go.Figure:
         df = training.curve(self.record)
         fig = go.Figure()
         for g, part in df.groupby("generation"):
             fig.add_trace(go.Scatter(x=part["epoch"], y=part["val_loss"], mode="lines", name=f"generation {g}"))
-        return layout(fig, "Held-out log loss by epoch", height=340, xaxis={"title": "epoch"},
-                      yaxis={"title": "log loss"})
+        return layout(
+            fig, "Held-out log loss by epoch", height=340, xaxis={"title": "epoch"}, yaxis={"title": "log loss"}
+        )
 
     def page(self) -> str:
-        body = (f"<section><h2>Generations</h2><div class=\"scroll\">"
-                f"{plain_table(training.generations(self.record), 'generations')}</div></section>\n"
-                f"<section>{fig_html(self._fig_ladder(), 'ladder-fig')}</section>\n"
-                f"<section><h2>Ladder</h2><div class=\"scroll\">{plain_table(training.ladder(self.record), 'ladder')}"
-                "</div></section>\n"
-                f"<section>{fig_html(self._fig_curve(), 'curve')}</section>")
+        body = (
+            f'<section><h2>Generations</h2><div class="scroll">'
+            f"{plain_table(training.generations(self.record), 'generations')}</div></section>\n"
+            f"<section>{fig_html(self._fig_ladder(), 'ladder-fig')}</section>\n"
+            f'<section><h2>Ladder</h2><div class="scroll">{plain_table(training.ladder(self.record), "ladder")}'
+            "</div></section>\n"
+            f"<section>{fig_html(self._fig_curve(), 'curve')}</section>"
+        )
         header = f"\n<p>{self._summary()}</p>{as_html(self.provenance)}"
         return render_page(" train", "protolab training", self.run_id, header, body)
 
     def to_json(self) -> str:
         if self.table:
-            return json.dumps({self.table: training.table(self.record, self.table).to_dict("records")}, indent=1,
-                              default=str)
+            return json.dumps(
+                {self.table: training.table(self.record, self.table).to_dict("records")}, indent=1, default=str
+            )
         keep = ("name", "model_name", "output", "pool_hash", "feature_digest", "seconds", "libraries", "provenance")
-        return json.dumps({**{k: self.record.get(k) for k in keep},
-                           "generations": training.generations(self.record).to_dict("records"),
-                           "ladder": training.ladder(self.record).to_dict("records")}, indent=1, default=str)
+        return json.dumps(
+            {
+                **{k: self.record.get(k) for k in keep},
+                "generations": training.generations(self.record).to_dict("records"),
+                "ladder": training.ladder(self.record).to_dict("records"),
+            },
+            indent=1,
+            default=str,
+        )
 
     def table_csv(self, name: str | None = None) -> str:
         return csv_header(self.provenance) + training.table(self.record, name or self.DEFAULT_TABLE).to_csv(index=False)

@@ -27,8 +27,10 @@ def read_training(folder: str | Path) -> dict[str, Any]:
         raise RunError(f"{path}: not a training record protolab wrote ({e})") from None
     missing = [k for k in NEEDED if k not in record] if isinstance(record, dict) else ["name"]
     if missing:
-        raise RunError(f"{path}: key '{missing[0]}': missing; the training has not finished (run protolab train "
-                       "--resume on this folder to go on)")
+        raise RunError(
+            f"{path}: key '{missing[0]}': missing; the training has not finished (run protolab train "
+            "--resume on this folder to go on)"
+        )
     return record
 
 
@@ -37,26 +39,50 @@ def generations(record: dict[str, Any]) -> pd.DataFrame:
     for e in record["generations"]:
         ex, fit, pairs = e["examples"], e["fit"], e["ladder"]["pairs"]
         players = f"{ex['players'][0]} on both seats" if len(set(ex["players"])) == 1 else " vs ".join(ex["players"])
-        rows.append({"generation": e["generation"], "players": players, "explore": ex["explore"],
-                     "games": ex["games"], "examples": ex["rows"],
-                     "data_generations": ",".join(str(g) for g in fit["data_generations"]),
-                     "epochs": fit["epochs"], "val_loss": fit["val_loss"], "constant_loss": fit["constant_loss"],
-                     "val_accuracy": fit["val_accuracy"], "model_hash": e["model"]["hash"],
-                     "mean_ladder": sum(p["win_rate_a"] for p in pairs) / len(pairs), "seconds": e["seconds"]})
+        rows.append(
+            {
+                "generation": e["generation"],
+                "players": players,
+                "explore": ex["explore"],
+                "games": ex["games"],
+                "examples": ex["rows"],
+                "data_generations": ",".join(str(g) for g in fit["data_generations"]),
+                "epochs": fit["epochs"],
+                "val_loss": fit["val_loss"],
+                "constant_loss": fit["constant_loss"],
+                "val_accuracy": fit["val_accuracy"],
+                "model_hash": e["model"]["hash"],
+                "mean_ladder": sum(p["win_rate_a"] for p in pairs) / len(pairs),
+                "seconds": e["seconds"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def ladder(record: dict[str, Any]) -> pd.DataFrame:
-    rows = [{"generation": e["generation"], "opponent": p["b"], "games": p["games"], "wins": p["wins_a"],
-             "losses": p["wins_b"], "draws": p["draws"], "win_rate": p["win_rate_a"], "ci_low": p["ci_low"],
-             "ci_high": p["ci_high"], "model_hash": e["model"]["hash"]}
-            for e in record["generations"] for p in e["ladder"]["pairs"]]
+    rows = [
+        {
+            "generation": e["generation"],
+            "opponent": p["b"],
+            "games": p["games"],
+            "wins": p["wins_a"],
+            "losses": p["wins_b"],
+            "draws": p["draws"],
+            "win_rate": p["win_rate_a"],
+            "ci_low": p["ci_low"],
+            "ci_high": p["ci_high"],
+            "model_hash": e["model"]["hash"],
+        }
+        for e in record["generations"]
+        for p in e["ladder"]["pairs"]
+    ]
     return pd.DataFrame(rows)
 
 
 def curve(record: dict[str, Any]) -> pd.DataFrame:
-    return pd.DataFrame([{"generation": e["generation"], **c} for e in record["generations"]
-                         for c in e["fit"]["curve"]])
+    return pd.DataFrame(
+        [{"generation": e["generation"], **c} for e in record["generations"] for c in e["fit"]["curve"]]
+    )
 
 
 def table(record: dict[str, Any], name: str) -> pd.DataFrame:

@@ -47,8 +47,10 @@ def candidates(spec: Spec) -> list[str]:
         try:
             names.append(pool.protocols[pool.protocol(n)])
         except KeyError:
-            raise SpecError(f"{spec.source}: key 'draft.protocols[{i}]': unknown protocol {n!r}; expected one of "
-                            f"{', '.join(pool.protocols)}") from None
+            raise SpecError(
+                f"{spec.source}: key 'draft.protocols[{i}]': unknown protocol {n!r}; expected one of "
+                f"{', '.join(pool.protocols)}"
+            ) from None
     return sorted(set(names))
 
 
@@ -60,11 +62,13 @@ def start_trios(spec: Spec, names: list[str]) -> list[Trio]:
         for i, t in enumerate(spec.draft.trios):
             missing = [p for p in t if p.lower() not in canon]
             if missing:
-                raise SpecError(f"{spec.source}: key 'draft.trios[{i}]': unknown protocol {missing[0]!r}; expected "
-                                f"one of {', '.join(names)}")
+                raise SpecError(
+                    f"{spec.source}: key 'draft.trios[{i}]': unknown protocol {missing[0]!r}; expected "
+                    f"one of {', '.join(names)}"
+                )
             out.append(tuple(sorted(canon[p.lower()] for p in t)))
         return out
-    assert spec.meta is not None              # a metagame loop's spec has its [meta]
+    assert spec.meta is not None  # a metagame loop's spec has its [meta]
     trios = list(itertools.combinations(names, 3))
     pick = np.random.default_rng([spec.seed, 0x5E5D]).permutation(len(trios))[: spec.meta["start"]]
     return [trios[int(i)] for i in sorted(pick)]
@@ -90,16 +94,20 @@ def new_matchups(added: list[Trio], opponents: list[Trio], played: set[frozenset
 
 def _iteration_spec(spec: Spec, k: int, matchups: list[tuple[Trio, Trio]]) -> Spec:
     """Iteration k as an ordinary run: fixed matchups, its own master seed (seed + k)."""
-    return dataclasses.replace(spec, name=f"{spec.name}-i{k:02d}"[:64], seed=(spec.seed + k) % 2**63,
-                               draft=Draft("fixed", matchups=tuple(matchups)), meta=None)
+    return dataclasses.replace(
+        spec,
+        name=f"{spec.name}-i{k:02d}"[:64],
+        seed=(spec.seed + k) % 2**63,
+        draft=Draft("fixed", matchups=tuple(matchups)),
+        meta=None,
+    )
 
 
 def _write(loop_dir: Path, manifest: dict[str, Any]) -> None:
     write_atomic(loop_dir / LOOP_FILE, json.dumps(manifest, indent=1, default=str).encode())
 
 
-def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio],
-             meta: dict[str, Any]):
+def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio], meta: dict[str, Any]):
     """Fit and solve on every game of the loop so far (analysis.studies.metagame.meta.population_step)."""
 
     runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
@@ -124,8 +132,9 @@ def _make_loop_dir(spec: Spec, out: str | None) -> Path:
     raise SpecError(f"{parent}: cannot create a loop folder")
 
 
-def _play_iteration(spec: Spec, k: int, matchups: list[tuple[Trio, Trio]], opts, loop_dir: Path,
-                    manifest: dict[str, Any], console) -> tuple[Any, int | None]:
+def _play_iteration(
+    spec: Spec, k: int, matchups: list[tuple[Trio, Trio]], opts, loop_dir: Path, manifest: dict[str, Any], console
+) -> tuple[Any, int | None]:
     """Iteration k's run: (its result, None), or (None, the exit status) once the manifest says why
     the loop stopped (a failed or interrupted run)."""
     child_opts = dataclasses.replace(opts, out=str(loop_dir), resume=None, games=None)
@@ -148,8 +157,11 @@ def _equilibrium(step, population: list[Trio], previous: dict[str, float], meta:
     responses gaining more than epsilon)."""
     mixture = {t: float(x) for t, x in zip(step.population, step.mixture, strict=True)}
     support = {t: x for t, x in mixture.items() if x > 1e-6}
-    tv = (0.5 * sum(abs(mixture.get(t, 0.0) - previous.get(t, 0.0)) for t in set(mixture) | set(previous))
-          if previous else None)
+    tv = (
+        0.5 * sum(abs(mixture.get(t, 0.0) - previous.get(t, 0.0)) for t in set(mixture) | set(previous))
+        if previous
+        else None
+    )
     open_gains = step.gains.drop([label(t) for t in population]).sort_values(ascending=False)
     best = [t for t, g in open_gains.items() if g > meta["epsilon"]][: int(meta["responses"])]
     return mixture, support, tv, open_gains, best
@@ -169,37 +181,59 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
     """Play the loop; returns (loop folder, its manifest, exit status)."""
 
     meta = spec.meta or {}
-    check_code(spec.source, spec_strategies(spec), opts.allow_code)     # before the loop folder is made
+    check_code(spec.source, spec_strategies(spec), opts.allow_code)  # before the loop folder is made
     names = candidates(spec)
     population = start_trios(spec, names)
     matchups = new_matchups(population, [], set())
     if not matchups:
-        raise SpecError(f"{spec.source}: key 'draft.trios': expected start trios of which at least two share no "
-                        "protocol")
+        raise SpecError(
+            f"{spec.source}: key 'draft.trios': expected start trios of which at least two share no protocol"
+        )
     say = console.print if console is not None else (lambda *a, **k: None)
     loop_dir = _make_loop_dir(spec, opts.out)
-    manifest: dict[str, Any] = {"kind": "psro", "name": spec.name, "spec": spec.to_dict(), "meta": meta,
-                                "protocols": names, "iterations": [], "stopped": None}
+    manifest: dict[str, Any] = {
+        "kind": "psro",
+        "name": spec.name,
+        "spec": spec.to_dict(),
+        "meta": meta,
+        "protocols": names,
+        "iterations": [],
+        "stopped": None,
+    }
     _write(loop_dir, manifest)
     played: set[frozenset[str]] = set()
     previous: dict[str, float] = {}
     status = 0
     for k in range(int(meta["iterations"])):
-        say(f"[bold]Metagame loop[/bold], iteration {k}: {len(matchups)} new matchups, population "
-            f"{len(population)} trios")
+        say(
+            f"[bold]Metagame loop[/bold], iteration {k}: {len(matchups)} new matchups, population "
+            f"{len(population)} trios"
+        )
         result, failed = _play_iteration(spec, k, matchups, opts, loop_dir, manifest, console)
         if failed is not None:
             return loop_dir, manifest, failed
         played.update(frozenset((label(a), label(b))) for a, b in matchups)
-        entry: dict[str, Any] = {"iteration": k, "run": Path(result.run_dir).name, "matchups": len(matchups),
-                                 "games": int(result.games), "trios": len(population)}
+        entry: dict[str, Any] = {
+            "iteration": k,
+            "run": Path(result.run_dir).name,
+            "matchups": len(matchups),
+            "games": int(result.games),
+            "trios": len(population),
+        }
         manifest["iterations"].append(entry)
         step = _analyse(loop_dir, manifest, names, population, meta)
         mixture, support, tv, open_gains, best = _equilibrium(step, population, previous, meta)
-        entry.update({"support_size": len(support), "support": sorted(support, key=lambda t: -support[t]),
-                      "support_probabilities": support, "exploitability": step.exploitability,
-                      "best_gain": float(open_gains.iloc[0]) if len(open_gains) else 0.0,
-                      "tv_change": tv, "added": best})
+        entry.update(
+            {
+                "support_size": len(support),
+                "support": sorted(support, key=lambda t: -support[t]),
+                "support_probabilities": support,
+                "exploitability": step.exploitability,
+                "best_gain": float(open_gains.iloc[0]) if len(open_gains) else 0.0,
+                "tv_change": tv,
+                "added": best,
+            }
+        )
         previous = mixture
         stop = _stop_reason(best, tv, k, meta)
         added = [tuple(t.split(", ")) for t in best]
@@ -216,8 +250,7 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
             break
         population.extend(added)
         _write(loop_dir, manifest)
-        say(f"  equilibrium support {len(support)}, exploitability {step.exploitability:.3f}; adding "
-            f"{'; '.join(best)}")
+        say(f"  equilibrium support {len(support)}, exploitability {step.exploitability:.3f}; adding {'; '.join(best)}")
     return loop_dir, manifest, status
 
 

@@ -39,6 +39,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 # -- the spec ---------------------------------------------------------------------------------------
 
+
 def expand_targets(pool: Pool, items: list[str]) -> list[CardInfo]:
     """The cards to test: a protocol name stands for its six cards (by value), a card for itself;
     each card once, in the order given."""
@@ -51,8 +52,10 @@ def expand_targets(pool: Pool, items: list[str]) -> list[CardInfo]:
         elif name in pool.by_name:
             cards = [pool.by_name[name]]
         else:
-            raise SpecError(f"{item!r}: not a protocol or card of the pool; expected a protocol "
-                            f"({', '.join(pool.protocols)}) or a card such as 'Fire 1'")
+            raise SpecError(
+                f"{item!r}: not a protocol or card of the pool; expected a protocol "
+                f"({', '.join(pool.protocols)}) or a card such as 'Fire 1'"
+            )
         for c in cards:
             out.setdefault(c.name, c)
     return list(out.values())
@@ -68,24 +71,51 @@ def arm_name(restriction: str, card: str, taken: set[str]) -> str:
     return name
 
 
-def _raw_spec(strategy: str, games: int, seed: int, sets: list[str], cards: list[str], output: str,
-              holders: list[str], tested: list[CardInfo], label: str) -> dict[str, Any]:
+def _raw_spec(
+    strategy: str,
+    games: int,
+    seed: int,
+    sets: list[str],
+    cards: list[str],
+    output: str,
+    holders: list[str],
+    tested: list[CardInfo],
+    label: str,
+) -> dict[str, Any]:
     """The TOML tables of a card-value spec (docs/experiments.md), before validation."""
     taken = {"baseline"}
     arms: list[dict[str, Any]] = [{"name": "baseline"}]
     for c in tested:
         for restriction in ("avoid", "noup"):
-            arms.append({"name": arm_name(restriction, c.name, taken),
-                         "strategies": [f"{strategy}+{restriction}:{c.name}", strategy]})
-    return {"name": f"cardvalue-{_UNSAFE.sub('_', label).strip('_')}"[:64], "seed": seed, "games": 2,
-            "description": f"card value under {strategy} of {label} ({SOURCE})", "output": output,
-            "events": True, "pool": {"sets": sets, "cards": cards},
-            "seats": {"strategies": [strategy, strategy], "swap": True},
-            "draft": {"mode": "holding", "protocols": holders, "samples": games // 2}, "arms": arms}
+            arms.append(
+                {
+                    "name": arm_name(restriction, c.name, taken),
+                    "strategies": [f"{strategy}+{restriction}:{c.name}", strategy],
+                }
+            )
+    return {
+        "name": f"cardvalue-{_UNSAFE.sub('_', label).strip('_')}"[:64],
+        "seed": seed,
+        "games": 2,
+        "description": f"card value under {strategy} of {label} ({SOURCE})",
+        "output": output,
+        "events": True,
+        "pool": {"sets": sets, "cards": cards},
+        "seats": {"strategies": [strategy, strategy], "swap": True},
+        "draft": {"mode": "holding", "protocols": holders, "samples": games // 2},
+        "arms": arms,
+    }
 
 
-def card_value_spec(items: list[str], strategy: str = "greedy", games: int = DEFAULT_GAMES, seed: int = 1,
-                    sets: list[str] | None = None, cards: list[str] | None = None, output: str = "runs") -> Spec:
+def card_value_spec(
+    items: list[str],
+    strategy: str = "greedy",
+    games: int = DEFAULT_GAMES,
+    seed: int = 1,
+    sets: list[str] | None = None,
+    cards: list[str] | None = None,
+    output: str = "runs",
+) -> Spec:
     """Validate the command's input and build its spec; every bad input is a one-line SpecError."""
 
     if not items:
@@ -95,22 +125,27 @@ def card_value_spec(items: list[str], strategy: str = "greedy", games: int = DEF
     except ValueError as e:
         raise SpecError(f"--strategy: {e}") from None
     if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
-        raise SpecError(f"--games: expected an even number of games per card, at least 2 (each seed is played "
-                        f"twice, seats swapped), got {games}")
+        raise SpecError(
+            f"--games: expected an even number of games per card, at least 2 (each seed is played "
+            f"twice, seats swapped), got {games}"
+        )
     if not 0 <= seed < 2**63:
         raise SpecError(f"--seed: expected a whole number 0 .. 2^63-1, got {seed}")
     sets, cards = list(sets or DEFAULT_SETS), list(cards or [])
     try:
-        base = parse_spec({"name": "cardvalue", "seed": seed, "games": 2, "pool": {"sets": sets, "cards": cards}},
-                          SOURCE, Path.cwd())
+        base = parse_spec(
+            {"name": "cardvalue", "seed": seed, "games": 2, "pool": {"sets": sets, "cards": cards}}, SOURCE, Path.cwd()
+        )
         pool = load_arm_pool(base.arms[0], SOURCE, "--set/--cards")
-    except SpecError as e:       # name the command's options, not the spec keys they fill
+    except SpecError as e:  # name the command's options, not the spec keys they fill
         msg = re.sub(rf"^{SOURCE}: key '(pool\.cards\[\d+\]|--set/--cards)': ", "", str(e))
         raise SpecError(f"--set/--cards: {msg.replace('the spec' + chr(39) + 's folder', 'this folder')}") from None
     tested = expand_targets(pool, items)
     if 1 + 2 * len(tested) > MAX_ARMS:
-        raise SpecError(f"expected at most {(MAX_ARMS - 1) // 2} cards in one run (each takes two arms, a run has at "
-                        f"most {MAX_ARMS}), got {len(tested)}: split them over several runs")
+        raise SpecError(
+            f"expected at most {(MAX_ARMS - 1) // 2} cards in one run (each takes two arms, a run has at "
+            f"most {MAX_ARMS}), got {len(tested)}: split them over several runs"
+        )
     holders = list(dict.fromkeys(c.protocol for c in tested))
     raw = _raw_spec(strategy, games, seed, sets, cards, output, holders, tested, "_".join(items))
     return parse_spec(raw, SOURCE, Path.cwd())
@@ -118,12 +153,15 @@ def card_value_spec(items: list[str], strategy: str = "greedy", games: int = DEF
 
 # -- running and reporting --------------------------------------------------------------------------
 
+
 def check_resumable(run_dir: str) -> None:
     """`--resume` takes only a card-value run (a different run resumes with `protolab run --resume`)."""
 
     if design_of(runfolder.read_manifest(Path(run_dir))) is None:
-        raise SpecError(f"{run_dir}: not a card-value run (run.json has no baseline arm and restricted arms in "
-                        "draft mode 'holding'); expected a folder written by protolab cardvalue")
+        raise SpecError(
+            f"{run_dir}: not a card-value run (run.json has no baseline arm and restricted arms in "
+            "draft mode 'holding'); expected a folder written by protolab cardvalue"
+        )
 
 
 def analyse(run_dir: Path | Location):
@@ -146,8 +184,9 @@ def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
     else:
         print_lines(meta.get("provenance") or [], console)
         print_card_value(table, console)
-        console.print(f"Run folder: {meta['run_dir']} (protolab report {meta['run_dir']}); dashboard: "
-                      f"{meta['dashboard']}")
+        console.print(
+            f"Run folder: {meta['run_dir']} (protolab report {meta['run_dir']}); dashboard: {meta['dashboard']}"
+        )
 
 
 def baseline_only(manifest: Manifest) -> Manifest:
@@ -161,18 +200,31 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
 
     given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]
     if args.resume and (args.targets or given):
-        raise SpecError(f"--resume: a run keeps its own cards, strategy, games and seed; drop "
-                        f"{', '.join(given) or ' '.join(args.targets)}")
+        raise SpecError(
+            f"--resume: a run keeps its own cards, strategy, games and seed; drop "
+            f"{', '.join(given) or ' '.join(args.targets)}"
+        )
     spec = None
     if args.resume:
         check_resumable(args.resume)
     else:
-        spec = card_value_spec(args.targets, args.strategy or "greedy", DEFAULT_GAMES if args.games is None
-                               else args.games, 1 if args.seed is None else args.seed, args.set, args.cards,
-                               args.out or "runs")
-    opts = RunOptions(workers=args.workers, address=args.address, out=args.out, resume=args.resume,
-                      show_progress=not args.no_progress,       # --strategy: named here, not in a file
-                      allow_code=not args.resume or args.allow_code)    # --resume: the run's spec, a file
+        spec = card_value_spec(
+            args.targets,
+            args.strategy or "greedy",
+            DEFAULT_GAMES if args.games is None else args.games,
+            1 if args.seed is None else args.seed,
+            args.set,
+            args.cards,
+            args.out or "runs",
+        )
+    opts = RunOptions(
+        workers=args.workers,
+        address=args.address,
+        out=args.out,
+        resume=args.resume,
+        show_progress=not args.no_progress,  # --strategy: named here, not in a file
+        allow_code=not args.resume or args.allow_code,
+    )  # --resume: the run's spec, a file
     t0 = time.perf_counter()
     try:
         result = run(spec, opts, console)
@@ -183,11 +235,19 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
         return 128 + int(getattr(result, "signum", 2))
     table, dashboard = analyse(result.run_dir)
     m = result.manifest
-    assert m is not None and m.spec.draft is not None      # a complete card-value run: its run.json, its draft
-    meta = {"run_dir": str(result.run_dir), "run_id": m.run_id, "strategy": table.attrs.get("strategy"),
-            "games_per_card": 2 * m.spec.draft.samples, "seed": m.spec.seed,
-            "games": result.games, "seconds": round(time.perf_counter() - t0, 1), "correction": "holm",
-            "dashboard": str(dashboard), "provenance": [provenance(baseline_only(m), result.run_dir)]}
+    assert m is not None and m.spec.draft is not None  # a complete card-value run: its run.json, its draft
+    meta = {
+        "run_dir": str(result.run_dir),
+        "run_id": m.run_id,
+        "strategy": table.attrs.get("strategy"),
+        "games_per_card": 2 * m.spec.draft.samples,
+        "seed": m.spec.seed,
+        "games": result.games,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "correction": "holm",
+        "dashboard": str(dashboard),
+        "provenance": [provenance(baseline_only(m), result.run_dir)],
+    }
     emit(table, args.format, meta, console)
     problems = restriction_problems(table)
     for p in problems:

@@ -28,8 +28,8 @@ from protolab.experiment.session import versions
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION
 
-MANIFEST_EVERY = 5.0               # seconds at least between run.json rewrites (the journal covers the gap)
-MANIFEST_SHARE = 0.1               # at most this share of the driver's time goes to rewriting run.json
+MANIFEST_EVERY = 5.0  # seconds at least between run.json rewrites (the journal covers the gap)
+MANIFEST_SHARE = 0.1  # at most this share of the driver's time goes to rewriting run.json
 
 
 def now() -> str:
@@ -40,14 +40,28 @@ def new_manifest(plan: Plan, run_id: str) -> Manifest:
     """The run.json of a new run: what it plays, with what, and no shard yet."""
     spec = plan.spec
     return Manifest(
-        run_id=run_id, format=runfolder.FORMAT, complete=False, spec=RunSpec.of(spec.to_dict(), spec.source),
+        run_id=run_id,
+        format=runfolder.FORMAT,
+        complete=False,
+        spec=RunSpec.of(spec.to_dict(), spec.source),
         spec_hash=spec.hash,
-        games=plan.total_games, shards=[], pool_hash=plan.pools[0].hash,
+        games=plan.total_games,
+        shards=[],
+        pool_hash=plan.pools[0].hash,
         pool_hashes={a.name: p.hash for a, p in zip(spec.arms, plan.pools, strict=True)},
-        engine_version=ENGINE_VERSION, protolab_version=protolab_version(), versions=versions(),
-        seed_scheme=SEED_SCHEME, arms=len(spec.arms), matchups=plan.n_matchups, games_per_matchup=spec.games,
-        shard_count=len(plan.shards), shard_games=plan.shard_games,
-        inputs={cf.path: cf.sha256 for cf in card_files(spec)}, created=now(), finished=None, sessions=[],
+        engine_version=ENGINE_VERSION,
+        protolab_version=protolab_version(),
+        versions=versions(),
+        seed_scheme=SEED_SCHEME,
+        arms=len(spec.arms),
+        matchups=plan.n_matchups,
+        games_per_matchup=spec.games,
+        shard_count=len(plan.shards),
+        shard_games=plan.shard_games,
+        inputs={cf.path: cf.sha256 for cf in card_files(spec)},
+        created=now(),
+        finished=None,
+        sessions=[],
         models=_models(plan) or None,
     )
 
@@ -96,17 +110,22 @@ class Ledger:
         self.run_dir, self.manifest, self.plan = run_dir, manifest, plan
         self.done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest.shards}
         self.games_done = sum(e["games"] for e in self.done.values())
-        self.planned = len(plan.shards)        # fewer when the run stopped once settled (stopping.py)
-        self.session = {"started": now(), **session, "shards_computed": 0, "games_computed": 0,
-                        "driver_received_bytes": 0, "shards_via_driver": 0}
+        self.planned = len(plan.shards)  # fewer when the run stopped once settled (stopping.py)
+        self.session = {
+            "started": now(),
+            **session,
+            "shards_computed": 0,
+            "games_computed": 0,
+            "driver_received_bytes": 0,
+            "shards_via_driver": 0,
+        }
         manifest.sessions.append(self.session)
         self.memory = MemoryLedger()
         self.t0 = self.last_write = time.perf_counter()
         self.write_seconds = 0.0
 
     def kept_message(self) -> str:
-        return (f"{len(self.done)} finished shards are kept in {self.run_dir}/ "
-                f"(protolab run --resume {self.run_dir})")
+        return f"{len(self.done)} finished shards are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})"
 
     def commit(self, finished: list[tuple[ShardPlan, dict]], say: Callable[..., Any]) -> None:
         """Record shards that finished together: fallback files written, then one journal write."""
@@ -116,9 +135,11 @@ class Ledger:
         for shard, res in finished:
             entry = res["entry"]
             self.session["driver_received_bytes"] += received_bytes(res)
-            if res["data"] is not None:            # the fallback: the worker could not reach the run
-                say(f"[yellow]shard {shard.index}: the worker on {res['worker'].get('node')} cannot reach "
-                    f"{self.run_dir}; its files came back through the driver (fallback)[/yellow]")
+            if res["data"] is not None:  # the fallback: the worker could not reach the run
+                say(
+                    f"[yellow]shard {shard.index}: the worker on {res['worker'].get('node')} cannot reach "
+                    f"{self.run_dir}; its files came back through the driver (fallback)[/yellow]"
+                )
                 self.session["shards_via_driver"] += 1
                 paths = runfolder.shard_paths(self.run_dir, shard.name)
                 for kind, blob in res["data"].items():

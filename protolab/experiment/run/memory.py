@@ -52,17 +52,22 @@ class MemoryLedger:
     def fields(self, driver_mb: float) -> dict[str, Any]:
         """The session's memory keys, in MB (docs/data.md)."""
         local = local_ray() is not None
-        if local:                                   # every worker is on this machine: sampled ones too
+        if local:  # every worker is on this machine: sampled ones too
             for key in self.workers:
                 if key[1] in self.ray:
                     self.workers[key] = max(self.workers[key], self.ray.pop(key[1]))
         workers = list(self.workers.values())
         ray_total = round(sum(self.ray.values()), 1) if local else None
         workers_total = round(sum(workers), 1)
-        return {"driver_peak_rss_mb": driver_mb, "driver_play_peak_rss_mb": driver_mb,
-                "worker_peak_rss_mb": max(workers, default=0.0), "workers_total_peak_rss_mb": workers_total,
-                "worker_processes": len(workers), "ray_total_peak_rss_mb": ray_total,
-                "total_peak_rss_mb": round(driver_mb + workers_total + (ray_total or 0.0), 1)}
+        return {
+            "driver_peak_rss_mb": driver_mb,
+            "driver_play_peak_rss_mb": driver_mb,
+            "worker_peak_rss_mb": max(workers, default=0.0),
+            "workers_total_peak_rss_mb": workers_total,
+            "worker_processes": len(workers),
+            "ray_total_peak_rss_mb": ray_total,
+            "total_peak_rss_mb": round(driver_mb + workers_total + (ray_total or 0.0), 1),
+        }
 
 
 def record_driver_peak(session: dict[str, Any]) -> None:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 NAMESPACE = b"protolab"
-POLL = 2.0                      # seconds between two reads of the node table (one GCS call)
-SETTLE = 20.0                   # seconds the last look waits for Ray to declare gone a node that lost a shard
+POLL = 2.0  # seconds between two reads of the node table (one GCS call)
+SETTLE = 20.0  # seconds the last look waits for Ray to declare gone a node that lost a shard
 
 
 def session_key(run_id: str, token: str) -> str:
@@ -33,8 +33,11 @@ def here() -> dict[str, str]:
 
     if not ray.is_initialized():
         return {"node": socket.gethostname(), "node_id": "", "host": socket.gethostname()}
-    return {"node": ray.util.get_node_ip_address(), "node_id": ray.get_runtime_context().get_node_id(),
-            "host": socket.gethostname()}
+    return {
+        "node": ray.util.get_node_ip_address(),
+        "node_id": ray.get_runtime_context().get_node_id(),
+        "host": socket.gethostname(),
+    }
 
 
 def mark_started(session: str, first_shard: int) -> None:
@@ -58,7 +61,7 @@ class Loss:
     node_id: str
     host: str
     ip: str
-    seconds: float              # into this session, when protolab saw it
+    seconds: float  # into this session, when protolab saw it
     shards: list[int]
     left: bool
 
@@ -117,8 +120,9 @@ class NodeWatch:
         gone = self._gone()
         suspects = set(gone)
         if final:
-            retried = {node for node, firsts in started.items()
-                       if any(finished_on(f) not in (None, node) for f in firsts)}
+            retried = {
+                node for node, firsts in started.items() if any(finished_on(f) not in (None, node) for f in firsts)
+            }
             deadline = time.monotonic() + SETTLE
             while retried - gone - self.told and time.monotonic() < deadline:
                 time.sleep(0.5)
@@ -129,9 +133,16 @@ class NodeWatch:
             self.told.add(node_id)
             info = self.alive.get(node_id, {})
             firsts = sorted(f for f in started.get(node_id, ()) if finished_on(f) != node_id)
-            losses.append(Loss(node_id, info.get("NodeManagerHostname", "?"), info.get("NodeManagerAddress", "?"),
-                               round(time.monotonic() - self.t0, 1), [i for f in firsts for i in self.groups[f]],
-                               node_id in gone))
+            losses.append(
+                Loss(
+                    node_id,
+                    info.get("NodeManagerHostname", "?"),
+                    info.get("NodeManagerAddress", "?"),
+                    round(time.monotonic() - self.t0, 1),
+                    [i for f in firsts for i in self.groups[f]],
+                    node_id in gone,
+                )
+            )
         return losses
 
     def _gone(self) -> set[str]:

@@ -38,9 +38,9 @@ from sim.cards.loader import CardDataError
 from sim.pool import Pool, check_sets, load_pool
 from strategies.spec import StrategyError, make_seat, parse_draft
 
-WORKER_BOUND_MB = 500              # a worker's peak resident memory stays under this (measured, see above)
-SHARD_CAP = 10_000                 # games per shard with events (the events table dominates a worker's memory)
-SHARD_CAP_NO_EVENTS = 50_000       # without events: the games table only
+WORKER_BOUND_MB = 500  # a worker's peak resident memory stays under this (measured, see above)
+SHARD_CAP = 10_000  # games per shard with events (the events table dominates a worker's memory)
+SHARD_CAP_NO_EVENTS = 50_000  # without events: the games table only
 
 Trio = tuple[str, str, str]
 Matchup = tuple[Trio, Trio]
@@ -64,12 +64,12 @@ class ShardPlan:
 class Plan:
     spec: Spec
     pools: list[Pool]
-    matchups: list[Matchup]        # empty for random drafts (one implicit matchup)
-    games_per_arm: int             # games of the first arm (of every arm but [strength]'s duels)
+    matchups: list[Matchup]  # empty for random drafts (one implicit matchup)
+    games_per_arm: int  # games of the first arm (of every arm but [strength]'s duels)
     total_games: int
     shards: list[ShardPlan]
-    shard_games: int = 0           # games per shard (the last one of an arm may have fewer)
-    arm_first: tuple[int, ...] = ()    # each arm's first game_index
+    shard_games: int = 0  # games per shard (the last one of an arm may have fewer)
+    arm_first: tuple[int, ...] = ()  # each arm's first game_index
 
     @property
     def n_matchups(self) -> int:
@@ -113,8 +113,10 @@ def _canon(pool: Pool, name: str, source: str, key: str, arm: str) -> str:
     try:
         return pool.protocols[pool.protocol(name)]
     except KeyError:
-        raise SpecError(f"{source}: key '{key}': unknown protocol {name!r}; expected one of "
-                        f"{', '.join(pool.protocols)} (the pool of arm {arm!r})") from None
+        raise SpecError(
+            f"{source}: key '{key}': unknown protocol {name!r}; expected one of "
+            f"{', '.join(pool.protocols)} (the pool of arm {arm!r})"
+        ) from None
 
 
 def _all_pairs(trios: list[Trio]) -> list[Matchup]:
@@ -122,7 +124,7 @@ def _all_pairs(trios: list[Trio]) -> list[Matchup]:
     out = []
     for i, a in enumerate(trios):
         sa = set(a)
-        for b in trios[i + 1:]:
+        for b in trios[i + 1 :]:
             if not sa.intersection(b):
                 out.append((a, b))
     return out
@@ -143,8 +145,10 @@ def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
     if d.mode == "random":
         return []
     if d.mode == "fixed":
-        return [(trio(a, f"draft.matchups[{i}][0]"), trio(b, f"draft.matchups[{i}][1]"))
-                for i, (a, b) in enumerate(d.matchups)]
+        return [
+            (trio(a, f"draft.matchups[{i}][0]"), trio(b, f"draft.matchups[{i}][1]"))
+            for i, (a, b) in enumerate(d.matchups)
+        ]
     if d.mode == "holding":
         holders = [trio((n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)]
         names = sorted(set.intersection(*(set(p.protocols) for p in pools)))
@@ -164,13 +168,17 @@ def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
     check_matchups(spec, len(trios) * (len(trios) - 1) // 2)
     pairs = _all_pairs(trios)
     if not pairs:
-        raise SpecError(f"{src}: key 'draft.{'trios' if d.trios else 'protocols'}': expected at least one pair of "
-                        "trios without a common protocol")
+        raise SpecError(
+            f"{src}: key 'draft.{'trios' if d.trios else 'protocols'}': expected at least one pair of "
+            "trios without a common protocol"
+        )
     if d.mode == "round_robin":
         return pairs
     if d.samples > len(pairs):
-        raise SpecError(f"{src}: key 'draft.samples': expected at most {len(pairs):,} (the number of possible "
-                        f"matchups), got {d.samples:,}")
+        raise SpecError(
+            f"{src}: key 'draft.samples': expected at most {len(pairs):,} (the number of possible "
+            f"matchups), got {d.samples:,}"
+        )
     order = sample_order(spec.seed, len(pairs))[: d.samples]
     return [pairs[int(j)] for j in order]
 
@@ -184,7 +192,7 @@ def holding_matchups(seed: int, holders: list[str], names: list[str], samples: i
     for p in holders:
         others = [n for n in names if n != p]
         rng = np.random.default_rng([seed, zlib.crc32(p.lower().encode())])
-        for start in range(0, samples, 10_000):          # chunks: the same stream, bounded memory
+        for start in range(0, samples, 10_000):  # chunks: the same stream, bounded memory
             u = rng.random((min(10_000, samples - start), len(others) + 1))
             picks = np.argsort(u[:, :-1], axis=1, kind="stable")[:, :5].tolist()
             lines = (u[:, -1] * 3).astype(int).tolist()
@@ -232,7 +240,7 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
     `allow_code`: the spec may name Python user strategies (check_seats)."""
     pools = []
     for i, arm in enumerate(spec.arms):
-        own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not (arm.tier or arm.duel)   # share [pool]
+        own = (len(spec.arms) > 1 or spec.arms[0].name != "base") and not (arm.tier or arm.duel)  # share [pool]
         key = f"arms[{i}].cards" if own else "pool.cards"
         pools.append(load_arm_pool(arm, spec.source, key))
         check_seats(arm, pools[-1], spec.source, seat_key(spec, i), allow_code)
@@ -260,8 +268,10 @@ def check_stop(spec: Spec, pools: list[Pool], shard_games: int) -> None:
         for pool, arm in zip(pools, spec.arms, strict=True):
             _canon(pool, name, spec.source, f"stop.protocols[{i}]", arm.name)
     if spec.stop["batch"] % shard_games:
-        raise SpecError(f"{spec.source}: key 'stop.batch': expected a multiple of the shard size ({shard_games:,} "
-                        f"games: shard_games, capped at {SHARD_CAP:,} with events), got {spec.stop['batch']:,}")
+        raise SpecError(
+            f"{spec.source}: key 'stop.batch': expected a multiple of the shard size ({shard_games:,} "
+            f"games: shard_games, capped at {SHARD_CAP:,} with events), got {spec.stop['batch']:,}"
+        )
 
 
 def card_files(spec: Spec) -> list[CardFile]:
@@ -270,6 +280,6 @@ def card_files(spec: Spec) -> list[CardFile]:
     for arm in spec.arms:
         for cf in arm.cards:
             seen.setdefault(cf.path, cf)
-    for table in spec.draft.tables:          # fitted draft tables (draft mode "draft")
+    for table in spec.draft.tables:  # fitted draft tables (draft mode "draft")
         seen.setdefault(table.path, table)
     return list(seen.values())

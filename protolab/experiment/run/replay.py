@@ -40,7 +40,7 @@ from sim.state import State
 from strategies.seats import make_seats
 
 LOG_TURN = constants()["log"]["turn"]
-FINAL_TURN = -1             # turn_states key of the state after the last turn
+FINAL_TURN = -1  # turn_states key of the state after the last turn
 
 
 class ReplayError(ValueError):
@@ -55,12 +55,12 @@ class ReplayMismatch(RuntimeError):
 class RunGame:
     """One game of a run, located and set up exactly as its shard played it."""
 
-    run_dir: Path | Location       # a pathlib.Path when local (Location.public)
+    run_dir: Path | Location  # a pathlib.Path when local (Location.public)
     run_id: str
     arm: str
     arm_index: int
-    game_index: int             # the row's game_index (global over arms)
-    arm_game: int               # its index within the arm: matchup * games + game_in_matchup
+    game_index: int  # the row's game_index (global over arms)
+    arm_game: int  # its index within the arm: matchup * games + game_in_matchup
     matchup: int
     game_in_matchup: int
     seed: int
@@ -70,13 +70,14 @@ class RunGame:
     first_player: int | None
     turn_cap: int
     pool: Pool
-    plan: Any                   # protolab.experiment.run.plan.Plan
-    shards: tuple[dict[str, Any], ...] = ()     # the manifest's shard entries
-    draft: tuple[str, str] = ("random", "random")          # each seat's draft strategy (draft mode "draft")
-    draft_files: tuple[tuple[str, str], ...] = ()          # (path, contents) of the tables it names
+    plan: Any  # protolab.experiment.run.plan.Plan
+    shards: tuple[dict[str, Any], ...] = ()  # the manifest's shard entries
+    draft: tuple[str, str] = ("random", "random")  # each seat's draft strategy (draft mode "draft")
+    draft_files: tuple[tuple[str, str], ...] = ()  # (path, contents) of the tables it names
 
 
 # -- locating the game -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class OpenRun:
@@ -84,7 +85,7 @@ class OpenRun:
 
     run_dir: Path
     manifest: Manifest
-    plan: Any                   # protolab.experiment.run.plan.Plan
+    plan: Any  # protolab.experiment.run.plan.Plan
 
 
 def open_run(run_dir: str | Path | Location, allow_code: bool = False) -> OpenRun:
@@ -99,19 +100,24 @@ def _open_run(run_dir: Path, allow_code: bool = False) -> tuple[Manifest, Any]:
     try:
         manifest = runfolder.read_manifest(run_dir)
         source = str(run_dir / runfolder.MANIFEST)
-        spec = parse_spec(manifest.spec.stored, source, run_dir, card_texts=runfolder.load_inputs(run_dir),
-                          within="spec")
+        spec = parse_spec(
+            manifest.spec.stored, source, run_dir, card_texts=runfolder.load_inputs(run_dir), within="spec"
+        )
         plan = make_plan(spec, allow_code=allow_code)
     except (runfolder.RunDirError, SpecError, CardDataError) as e:
         raise ReplayError(str(e)) from None
     if manifest.engine_version != ENGINE_VERSION:
-        raise ReplayError(f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; "
-                          "its games cannot be replayed exactly here")
+        raise ReplayError(
+            f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; "
+            "its games cannot be replayed exactly here"
+        )
     for arm, pool in zip(spec.arms, plan.pools, strict=True):
         want = (manifest.pool_hashes or {}).get(arm.name, manifest.pool_hash)
         if pool.hash != want:
-            raise ReplayError(f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want}; "
-                              "its games cannot be replayed exactly here")
+            raise ReplayError(
+                f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want}; "
+                "its games cannot be replayed exactly here"
+            )
     return manifest, plan
 
 
@@ -145,11 +151,27 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: b
     seed = int(game_seeds(spec.seed, np.array([matchup]), np.array([gim]), spec.swap)[0])
     arm = spec.arms[arm_index]
     pool = plan.pools[arm_index]
-    base = RunGame(run_dir, manifest.run_id, arm.name, arm_index, gi, arm_game, matchup,
-                   gim, seed, False, tuple(arm.strategies), plan.matchups[matchup] if plan.matchups else None,
-                   None, spec.turn_cap, pool, plan, tuple(manifest.shards),
-                   tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
-                   tuple((t.path, t.text) for t in spec.draft.tables))
+    base = RunGame(
+        run_dir,
+        manifest.run_id,
+        arm.name,
+        arm_index,
+        gi,
+        arm_game,
+        matchup,
+        gim,
+        seed,
+        False,
+        tuple(arm.strategies),
+        plan.matchups[matchup] if plan.matchups else None,
+        None,
+        spec.turn_cap,
+        pool,
+        plan,
+        tuple(manifest.shards),
+        tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
+        tuple((t.path, t.text) for t in spec.draft.tables),
+    )
     if not (spec.swap and gim % 2 == 1):
         return base
     # the partner (2k) as drafted or listed, with the seeded coin; this game exchanges its sides
@@ -157,15 +179,29 @@ def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: b
     start = _core_after_turn(partner, 1)
     names = pool.protocols
     dealt = [tuple(names[i] for i in side) for side in start["dealt"]]
-    return dataclasses.replace(base, swapped=True, strategies=(arm.strategies[1], arm.strategies[0]),
-                               protocols=(dealt[1], dealt[0]), first_player=int(start["first_player"]))
+    return dataclasses.replace(
+        base,
+        swapped=True,
+        strategies=(arm.strategies[1], arm.strategies[0]),
+        protocols=(dealt[1], dealt[0]),
+        first_player=int(start["first_player"]),
+    )
 
 
 # -- playing it ------------------------------------------------------------------------------------
 
-def new_game(pool: Pool, seed: int, strategies: tuple[str, str], protocols: Any = None,
-             first_player: int | None = None, turn_cap: int = 200, until_turn: int = -1,
-             draft: tuple[str, str] = ("random", "random"), draft_files: tuple[tuple[str, str], ...] = ()) -> State:
+
+def new_game(
+    pool: Pool,
+    seed: int,
+    strategies: tuple[str, str],
+    protocols: Any = None,
+    first_player: int | None = None,
+    turn_cap: int = 200,
+    until_turn: int = -1,
+    draft: tuple[str, str] = ("random", "random"),
+    draft_files: tuple[tuple[str, str], ...] = (),
+) -> State:
     """A State played by these strategy specs and draft strategies (the engine's seats, built as in
     the batch path) to its end, or with `until_turn` to the end of that turn."""
 
@@ -173,13 +209,14 @@ def new_game(pool: Pool, seed: int, strategies: tuple[str, str], protocols: Any 
     game = State(pool, seed=seed, protocols=protocols, first_player=first_player, turn_cap=turn_cap)
     seats = make_seats(pool, strategies, draft, dict(draft_files).__getitem__).configs
     game.strategies = seats
-    game._status = game.core.run(game.answers, seats, until_turn=until_turn)   # State has no setter for seats
+    game._status = game.core.run(game.answers, seats, until_turn=until_turn)  # State has no setter for seats
     return game
 
 
 def play(g: RunGame, until_turn: int = -1) -> State:
-    return new_game(g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn,
-                    g.draft, g.draft_files)
+    return new_game(
+        g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn, g.draft, g.draft_files
+    )
 
 
 def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:
@@ -188,6 +225,7 @@ def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:
 
 
 # -- checking it against the stored row --------------------------------------------------------------
+
 
 def stored_row(g: RunGame) -> dict[str, Any]:
     """The row of `games` with this game_index, read from the one shard file that holds it."""
@@ -203,8 +241,10 @@ def stored_row(g: RunGame) -> dict[str, Any]:
             if len(rows) != 1:
                 raise ReplayError(f"{path}: expected one row with game_index {g.game_index}, found {len(rows)}")
             return rows[0]
-    raise ReplayError(f"{g.run_dir}: game {g.game_index} is in a shard that has not been played yet; finish the run "
-                      f"with `protolab run --resume {g.run_dir}`")
+    raise ReplayError(
+        f"{g.run_dir}: game {g.game_index} is in a shard that has not been played yet; finish the run "
+        f"with `protolab run --resume {g.run_dir}`"
+    )
 
 
 def _columns(state: dict[str, Any], drafted: bool) -> dict[str, np.ndarray]:
@@ -221,7 +261,7 @@ def _columns(state: dict[str, Any], drafted: bool) -> dict[str, np.ndarray]:
     for name in SEAT_COLUMNS:
         cols[name][0] = state[name]
     for k, name in enumerate(COMPILE_COLUMNS):
-        cols[name][0, :len(comp)] = [c[k] for c in comp]
+        cols[name][0, : len(comp)] = [c[k] for c in comp]
     return cols
 
 
@@ -254,12 +294,15 @@ def check(g: RunGame, game: State) -> int:
     stored = stored_row(g)
     diff = differences(replayed_row(g, game), stored)
     if diff:
-        raise ReplayMismatch(f"{g.run_dir}: game {g.game_index} replays differently from its stored row "
-                             f"({len(diff)} column(s)): {'; '.join(diff)}")
+        raise ReplayMismatch(
+            f"{g.run_dir}: game {g.game_index} replays differently from its stored row "
+            f"({len(diff)} column(s)): {'; '.join(diff)}"
+        )
     return len(stored) - 1
 
 
 # -- printing --------------------------------------------------------------------------------------
+
 
 def turn_states(game: State) -> dict[int, dict[str, Any]]:
     """State.state() at the end of every turn (key: the turn) and after the game (key FINAL_TURN).
@@ -280,8 +323,10 @@ def turn_states(game: State) -> dict[int, dict[str, Any]]:
 def format_state(state: dict[str, Any], title: str) -> list[str]:
     """A position as the log names cards: per seat hand, deck and trash sizes, then each line's
     protocol, value and stack (bottom to top, face-down cards marked as in the log)."""
-    out = [f"  == {title}: control {state['control']}; compiled A: "
-           f"{', '.join(state['A']['compiled']) or 'none'}; B: {', '.join(state['B']['compiled']) or 'none'} =="]
+    out = [
+        f"  == {title}: control {state['control']}; compiled A: "
+        f"{', '.join(state['A']['compiled']) or 'none'}; B: {', '.join(state['B']['compiled']) or 'none'} =="
+    ]
     width = max(len(x) for seat in SEAT_NAMES for x in state[seat]["protocols"]) + len(" (compiled)")
     for seat in SEAT_NAMES:
         p = state[seat]
@@ -318,18 +363,27 @@ def log_lines(game: State, states: bool = False) -> list[str]:
 
 def result_line(rec: dict[str, Any]) -> str:
     w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
-    return (f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
-            f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
-            f"first player {'AB'[rec['first_player']]}")
+    return (
+        f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
+        f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
+        f"first player {'AB'[rec['first_player']]}"
+    )
 
 
 def header(g: RunGame) -> str:
-    how = ("seats swapped: seat 0 has its partner's seat-1 trio and strategy" if g.swapped
-           else "as drafted" if g.protocols is None else "as listed")
-    return (f"run {g.run_id}  game {g.game_index} (arm {g.arm!r} game {g.arm_game}: matchup {g.matchup}, "
-            f"game {g.game_in_matchup} in matchup; {how})\n"
-            f"seed {g.seed}  pool {g.pool.hash}  engine {ENGINE_VERSION}  A = {g.strategies[0]}, "
-            f"B = {g.strategies[1]}  turn cap {g.turn_cap}")
+    how = (
+        "seats swapped: seat 0 has its partner's seat-1 trio and strategy"
+        if g.swapped
+        else "as drafted"
+        if g.protocols is None
+        else "as listed"
+    )
+    return (
+        f"run {g.run_id}  game {g.game_index} (arm {g.arm!r} game {g.arm_game}: matchup {g.matchup}, "
+        f"game {g.game_in_matchup} in matchup; {how})\n"
+        f"seed {g.seed}  pool {g.pool.hash}  engine {ENGINE_VERSION}  A = {g.strategies[0]}, "
+        f"B = {g.strategies[1]}  turn cap {g.turn_cap}"
+    )
 
 
 def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool = False) -> list[str]:
@@ -338,21 +392,33 @@ def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool =
     played = play(g)
     compared = check(g, played)
     rec = played.record(g.strategies)
-    return [header(g), *log_lines(played, states), result_line(rec),
-            f"Checked: the replay matches the stored row ({compared} columns, all but run_id)."]
+    return [
+        header(g),
+        *log_lines(played, states),
+        result_line(rec),
+        f"Checked: the replay matches the stored row ({compared} columns, all but run_id).",
+    ]
 
 
 # -- the board page and the notebook view (analysis/pages/board.py) ----------------------------------------
 
-def board_data(run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1,
-               allow_code: bool = False) -> dict[str, Any]:
+
+def board_data(
+    run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1, allow_code: bool = False
+) -> dict[str, Any]:
     """The board page's data for one game of a run, replayed and checked against its row first
     (the same checks as `protolab replay RUN --game N`, --allow-code included)."""
     g = locate(run_arg, game, allow_code=allow_code)
     played = play(g)
     check(g, played)
-    meta = {"line": header(g).replace("\n", "; "), "strategy_0": g.strategies[0], "strategy_1": g.strategies[1],
-            "run_id": g.run_id, "game_index": g.game_index, "seed": g.seed}
+    meta = {
+        "line": header(g).replace("\n", "; "),
+        "strategy_0": g.strategies[0],
+        "strategy_1": g.strategies[1],
+        "run_id": g.run_id,
+        "game_index": g.game_index,
+        "seed": g.seed,
+    }
     return board.game_data(played, f"run {g.run_id}, game {g.game_index}", rollouts, rollout_seed, meta)
 
 

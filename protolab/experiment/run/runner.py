@@ -50,8 +50,20 @@ from protolab.experiment.session import (
 from protolab.experiment.spec import Spec, SpecError, load_spec, parse_spec
 from sim.pool import ENGINE_VERSION
 
-__all__ = ["RunFailed", "RunOptions", "RunResult", "analyse", "dictionaries", "main_run", "make_task",
-           "new_manifest", "prepare", "run", "start_ray", "stop_ray"]
+__all__ = [
+    "RunFailed",
+    "RunOptions",
+    "RunResult",
+    "analyse",
+    "dictionaries",
+    "main_run",
+    "make_task",
+    "new_manifest",
+    "prepare",
+    "run",
+    "start_ray",
+    "stop_ray",
+]
 
 
 @dataclass
@@ -63,25 +75,26 @@ class RunOptions:
     games: int | None = None
     show_progress: bool = True
     connect_timeout: float = CONNECT_TIMEOUT
-    allow_code: bool = False       # the spec may name Python user strategies (plan.check_seats)
+    allow_code: bool = False  # the spec may name Python user strategies (plan.check_seats)
 
 
 @dataclass
 class RunResult:
-    run_dir: Path | Location       # a pathlib.Path when local (Location.public)
-    status: str                    # "complete", "interrupted", "failed"
-    games: int                     # games in the run folder now
-    seconds: float                 # this session, Ray start-up included
-    games_computed: int = 0        # games played by this session
+    run_dir: Path | Location  # a pathlib.Path when local (Location.public)
+    status: str  # "complete", "interrupted", "failed"
+    games: int  # games in the run folder now
+    seconds: float  # this session, Ray start-up included
+    games_computed: int = 0  # games played by this session
     computed_shards: int = 0
     kept_shards: int = 0
     recomputed: list[str] = field(default_factory=list)
-    manifest: Manifest | None = None    # run.json as this session leaves it
-    signum: int = signal.SIGINT    # the signal that stopped an interrupted run
-    session: dict[str, Any] | None = None    # this session's entry in run.json, if it played
+    manifest: Manifest | None = None  # run.json as this session leaves it
+    signum: int = signal.SIGINT  # the signal that stopped an interrupted run
+    session: dict[str, Any] | None = None  # this session's entry in run.json, if it played
 
 
 # -- the run ----------------------------------------------------------------------------------------
+
 
 def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Location | None, Manifest | None]:
     """All validation, before anything is started or written: (plan, run folder to resume, manifest).
@@ -92,44 +105,59 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
         raise SpecError(f"--connect-timeout: expected a number of seconds above 0, got {opts.connect_timeout:g}")
     if opts.resume is None:
         if spec_arg is None:
-            raise SpecError("expected SPEC (an experiment file, e.g. datasets/experiments/demo.toml) "
-                            "or --resume RUN_DIR")
+            raise SpecError(
+                "expected SPEC (an experiment file, e.g. datasets/experiments/demo.toml) or --resume RUN_DIR"
+            )
         spec = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
-        if spec.meta:                      # a [meta] loop plays one ordinary run per iteration (psro.py)
-            raise SpecError(f"{spec.source}: key 'meta': a metagame loop, played by `protolab run SPEC` one run per "
-                            "iteration; it cannot be played as one run")
-        if spec.tune:                      # a [tune] search plays its own candidates (tune.py)
+        if spec.meta:  # a [meta] loop plays one ordinary run per iteration (psro.py)
+            raise SpecError(
+                f"{spec.source}: key 'meta': a metagame loop, played by `protolab run SPEC` one run per "
+                "iteration; it cannot be played as one run"
+            )
+        if spec.tune:  # a [tune] search plays its own candidates (tune.py)
             raise SpecError(f"{spec.source}: key 'tune': a balance search; run it with `protolab tune SPEC`")
         return make_plan(spec, allow_code=opts.allow_code), None, None
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
-    manifest = runfolder.read_manifest(run_dir)         # its keys and types checked (analysis/runs/manifest.py)
+    manifest = runfolder.read_manifest(run_dir)  # its keys and types checked (analysis/runs/manifest.py)
     # exactly as stored; its card files come from the run's copies (card_texts), never from beside `base`
-    spec = parse_spec(manifest.spec.stored, str(run_dir / runfolder.MANIFEST), run_dir,  # type: ignore[arg-type]
-                      card_texts=runfolder.load_inputs(run_dir), within="spec")
+    spec = parse_spec(
+        manifest.spec.stored,
+        str(run_dir / runfolder.MANIFEST),
+        run_dir,  # type: ignore[arg-type]
+        card_texts=runfolder.load_inputs(run_dir),
+        within="spec",
+    )
     if spec.hash != manifest.spec_hash:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
     if spec_arg is not None:
         given = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
         if given.hash != spec.hash:
-            raise SpecError(f"{spec_arg}: differs from the spec {run_dir} was started with (spec hash "
-                            f"{given.hash}, run {spec.hash}); resume without SPEC, or start a new run")
+            raise SpecError(
+                f"{spec_arg}: differs from the spec {run_dir} was started with (spec hash "
+                f"{given.hash}, run {spec.hash}); resume without SPEC, or start a new run"
+            )
     elif opts.games is not None and opts.games != spec.games:
         raise SpecError(f"--games: the run has {spec.games} games per matchup; a resumed run cannot change it")
     # the layout the run was started with (runs made before shards were capped record none: uncapped)
     plan = make_plan(spec, shard_games=manifest.shard_games or spec.shard_games, allow_code=opts.allow_code)
     if manifest.shard_count is not None and len(plan.shards) != manifest.shard_count:
-        raise RunDirError(f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
-                          f"of {plan.shard_games:,} games, the manifest says {manifest.shard_count}; was it edited?")
+        raise RunDirError(
+            f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
+            f"of {plan.shard_games:,} games, the manifest says {manifest.shard_count}; was it edited?"
+        )
     for arm, pool in zip(spec.arms, plan.pools, strict=True):
         want = (manifest.pool_hashes or {}).get(arm.name, manifest.pool_hash)
         if pool.hash != want:
-            raise RunDirError(f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want} "
-                              "(a different protolab version?); start a new run")
+            raise RunDirError(
+                f"{run_dir}: arm {arm.name!r} builds pool {pool.hash} today but the run used {want} "
+                "(a different protolab version?); start a new run"
+            )
     if manifest.engine_version != ENGINE_VERSION:
-        raise RunDirError(f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; "
-                          "start a new run")
+        raise RunDirError(
+            f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; start a new run"
+        )
     return plan, run_dir, manifest
 
 
@@ -141,8 +169,10 @@ def _refuse_unlisted(run_dir: Location, plan: Plan, kept: list[dict[str, Any]]) 
     stray = runfolder.unlisted_files(run_dir, kept, pending)
     if stray:
         more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
-        raise RunDirError(f"{stray[0]}: not a file of this run{more}: run.json does not list it and no shard "
-                          f"will write it; move it out of {run_dir} and resume again")
+        raise RunDirError(
+            f"{stray[0]}: not a file of this run{more}: run.json does not list it and no shard "
+            f"will write it; move it out of {run_dir} and resume again"
+        )
 
 
 def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResult:
@@ -164,15 +194,23 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
                 games = sum(e["games"] for e in kept)
                 return RunResult(run_dir.public, "complete", games, 0.0, 0, 0, len(kept), recomputed, manifest)
 
-    if run_dir is None:               # a folder the run cannot be written in fails now, before Ray starts
+    if run_dir is None:  # a folder the run cannot be written in fails now, before Ray starts
         where = f"--out {opts.out}" if opts.out else f"{plan.spec.source}: key 'output'"
         runfolder.check_writable(opts.out or plan.spec.output, where)
     with StopSignals() as signals:
         return _start_and_play(plan, run_dir, manifest, opts, console, recomputed, t_start, signals)
 
 
-def _start_and_play(plan: Plan, run_dir: Location | None, manifest: Manifest | None, opts: RunOptions,
-                    console, recomputed: list[str], t_start: float, signals: StopSignals) -> RunResult:
+def _start_and_play(
+    plan: Plan,
+    run_dir: Location | None,
+    manifest: Manifest | None,
+    opts: RunOptions,
+    console,
+    recomputed: list[str],
+    t_start: float,
+    signals: StopSignals,
+) -> RunResult:
     """Start or join Ray, create the run folder if new, play; Ray is stopped however this ends."""
     spec = plan.spec
     try:
@@ -204,8 +242,9 @@ def max_pending(workers: int, opts: RunOptions) -> int:
     return in_flight(workers, exact=bool(opts.address and opts.workers))
 
 
-def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say,
-          group: int = 0) -> None:
+def drive(
+    plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say, group: int = 0
+) -> None:
     """Play every shard the ledger has not recorded with the Ray remote function `remote`, `group`
     shards to a task (0: shardloop.shards_per_task), recording each batch that finishes together
     in one journal write; KeyboardInterrupt stops it."""
@@ -220,18 +259,19 @@ def drive(plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, prog
 
     def play(shards: list[ShardPlan]) -> None:
         tasks = ((s, make_task(plan, s, run_id, run_dir, token, dicts)) for s in shards if s.index not in ledger.done)
-        for batch in finished_shards(remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group,
-                                     watch.submitted):
+        for batch in finished_shards(
+            remote, tasks, pending, busy, local_ray_failure, ledger.kept_message, group, watch.submitted
+        ):
             ledger.commit(batch, say)
             ledger.nodes_lost(watch.lost(ledger.node_of), say)
             progress.update(ledger.games_done)
             ledger.checkpoint()
 
-    if plan.spec.stop:                 # an A/B run that stops when settled: batch by batch, a look after each
+    if plan.spec.stop:  # an A/B run that stops when settled: batch by batch, a look after each
         play_until_settled(plan, ledger, play, say)
     else:
         play(plan.shards)
-    ledger.nodes_lost(watch.lost(ledger.node_of, final=True), say)    # one lost as the last shards came in
+    ledger.nodes_lost(watch.lost(ledger.node_of, final=True), say)  # one lost as the last shards came in
     # Only here, once every shard is in: after a stop or a failure Ray may be going or gone, and a call
     # to its store could wait for it; a stopped session's marks (a few bytes a shard) end with its Ray.
     watch.forget()
@@ -243,8 +283,10 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
     run_dir, session = ledger.run_dir, ledger.session
     todo = len(plan.shards) - len(ledger.done)
     cap = f" at most, in {len(batches(plan))} looks, stopping once settled" if plan.spec.stop else ""
-    say(f"Run [bold]{ledger.manifest.run_id}[/bold]: {plan.total_games:,} games{cap} in {len(plan.shards)} shards "
-        f"({todo} to play) on {session['where']}\n  -> {run_dir}/")
+    say(
+        f"Run [bold]{ledger.manifest.run_id}[/bold]: {plan.total_games:,} games{cap} in {len(plan.shards)} shards "
+        f"({todo} to play) on {session['where']}\n  -> {run_dir}/"
+    )
     shard_remote = remote(play_shard)
     progress = Progress(console, plan.total_games, ledger.games_done, opts.show_progress)
     status, signum = "failed", 0
@@ -262,13 +304,25 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
         ledger.close(status)
     done = len(ledger.done)
     if status == "interrupted":
-        say(f"\n[yellow]Stopped.[/yellow] {done} of {len(plan.shards)} shards ({ledger.games_done:,} games) are kept "
-            f"in {run_dir}/\nFinish with: protolab run --resume {run_dir}")
+        say(
+            f"\n[yellow]Stopped.[/yellow] {done} of {len(plan.shards)} shards ({ledger.games_done:,} games) are kept "
+            f"in {run_dir}/\nFinish with: protolab run --resume {run_dir}"
+        )
     if status == "complete":
         (run_dir / runfolder.TOKEN).unlink(missing_ok=True)
-    return RunResult(run_dir.public, status, ledger.games_done, 0.0, session["games_computed"],
-                     session["shards_computed"], done - session["shards_computed"], [], ledger.manifest, signum,
-                     session)
+    return RunResult(
+        run_dir.public,
+        status,
+        ledger.games_done,
+        0.0,
+        session["games_computed"],
+        session["shards_computed"],
+        done - session["shards_computed"],
+        [],
+        ledger.manifest,
+        signum,
+        session,
+    )
 
 
 def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int:
@@ -284,9 +338,9 @@ def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int
         print_run(result, console)
         if result.status == "complete":
             analyse(result, console)
-    if result.session is not None:               # the report and dashboard count in the driver's peak
+    if result.session is not None:  # the report and dashboard count in the driver's peak
         record_driver_peak(result.session)
-        assert result.manifest is not None       # a session that played leaves its run.json
+        assert result.manifest is not None  # a session that played leaves its run.json
         runfolder.write_manifest(result.run_dir, result.manifest)
     return 0
 

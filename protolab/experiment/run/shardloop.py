@@ -23,8 +23,8 @@ from protolab.experiment.run.plan import Plan, ShardPlan
 from protolab.experiment.run.shards import Dictionaries, ShardTask, execute
 from sim.pool import ENGINE_VERSION
 
-TASK_GAMES = 1_000                 # games a task carries at least, shards permitting (fewer, larger tasks)
-MAX_SHARDS_PER_TASK = 32           # so that a group's receipts stay small and a lost task costs little
+TASK_GAMES = 1_000  # games a task carries at least, shards permitting (fewer, larger tasks)
+MAX_SHARDS_PER_TASK = 32  # so that a group's receipts stay small and a lost task costs little
 
 
 class RunFailed(RuntimeError):
@@ -60,34 +60,57 @@ def play_shard(tasks: tuple[ShardTask, ...]) -> list[dict]:
 
 
 def dictionaries(plan: Plan) -> Dictionaries:
-    return Dictionaries.of([a.name for a in plan.spec.arms], plan.pools,
-                           [s for a in plan.spec.arms for s in a.strategies])
+    return Dictionaries.of(
+        [a.name for a in plan.spec.arms], plan.pools, [s for a in plan.spec.arms for s in a.strategies]
+    )
 
 
-def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: str,
-              dicts: Dictionaries) -> ShardTask:
+def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: str, dicts: Dictionaries) -> ShardTask:
     """Everything a worker needs to play `shard`, on any machine."""
     spec = plan.spec
     arm_first, games = plan.arm_first[shard.arm], spec.arm_games(spec.arms[shard.arm])
     lo = (shard.first_game - arm_first) // games
     hi = (shard.first_game - arm_first + shard.games - 1) // games
     return ShardTask(
-        run_id=run_id, index=shard.index, name=shard.name, arm_index=shard.arm, arm=spec.arms[shard.arm],
-        pool_hash=plan.pools[shard.arm].hash, first_game=shard.first_game, games=shard.games,
-        arm_first_game=arm_first, games_per_matchup=games, matchup_base=lo,
-        matchups=tuple(plan.matchups[lo:hi + 1]) if plan.matchups else (),
-        master_seed=spec.seed, swap=spec.swap, turn_cap=spec.turn_cap, events=spec.events, spec_hash=spec.hash,
-        engine_version=ENGINE_VERSION, dicts=dicts, run_dir=runfolder.open_location(run_dir).uri, token=token,
+        run_id=run_id,
+        index=shard.index,
+        name=shard.name,
+        arm_index=shard.arm,
+        arm=spec.arms[shard.arm],
+        pool_hash=plan.pools[shard.arm].hash,
+        first_game=shard.first_game,
+        games=shard.games,
+        arm_first_game=arm_first,
+        games_per_matchup=games,
+        matchup_base=lo,
+        matchups=tuple(plan.matchups[lo : hi + 1]) if plan.matchups else (),
+        master_seed=spec.seed,
+        swap=spec.swap,
+        turn_cap=spec.turn_cap,
+        events=spec.events,
+        spec_hash=spec.hash,
+        engine_version=ENGINE_VERSION,
+        dicts=dicts,
+        run_dir=runfolder.open_location(run_dir).uri,
+        token=token,
         draft=tuple(spec.draft.policy) if spec.draft.mode == "draft" else ("random", "random"),
-        draft_files=tuple((t.path, t.text) for t in spec.draft.tables))
+        draft_files=tuple((t.path, t.text) for t in spec.draft.tables),
+    )
 
 
-Finished = list[tuple[ShardPlan, dict]]         # shards that finished together, with their results
+Finished = list[tuple[ShardPlan, dict]]  # shards that finished together, with their results
 
 
-def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pending: int, busy: int,
-                    broken: Callable[[], str | None], kept: Callable[[], str], group: int = 1,
-                    submitted: Callable[[list[int]], None] = lambda shards: None) -> Iterator[Finished]:
+def finished_shards(
+    remote: Any,
+    tasks: Iterable[tuple[ShardPlan, Any]],
+    max_pending: int,
+    busy: int,
+    broken: Callable[[], str | None],
+    kept: Callable[[], str],
+    group: int = 1,
+    submitted: Callable[[list[int]], None] = lambda shards: None,
+) -> Iterator[Finished]:
     """Submit `tasks` ((shard, task argument), built as they are submitted), `group` shards to a
     call of the Ray remote function `remote` (play_shard: a tuple of task arguments in, their
     results out), at most `max_pending` calls at a time; yield the finished shards with their
@@ -97,7 +120,7 @@ def finished_shards(remote: Any, tasks: Iterable[tuple[ShardPlan, Any]], max_pen
     `broken()` names a dead part of the local Ray; `kept()` says what is kept then; `submitted` is
     told each call's shard indices as it is submitted (nodes.NodeWatch)."""
     todo = iter(tasks)
-    chunks = iter(lambda: list(itertools.islice(todo, group)), [])      # the next `group` shards, as submitted
+    chunks = iter(lambda: list(itertools.islice(todo, group)), [])  # the next `group` shards, as submitted
 
     def calls() -> Iterator[tuple[list[ShardPlan], tuple]]:
         for chunk in chunks:

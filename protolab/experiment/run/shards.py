@@ -60,11 +60,15 @@ class Dictionaries:
     @classmethod
     def of(cls, arms: Sequence[str], pools: Sequence[Pool], strategies: Sequence[str]) -> Dictionaries:
         """The dictionaries of games played by these arms, pools and strategy specs."""
-        return cls(arms=tuple(arms), pool_hashes=tuple(dict.fromkeys(p.hash for p in pools)),
-                   strategies=tuple(sorted(set(strategies))),
-                   protocols=tuple(sorted({n for p in pools for n in p.protocols})),
-                   cards=tuple(sorted({c.name for p in pools for c in p.cards})),
-                   end_reasons=_END, event_kinds=EVENT_KINDS)
+        return cls(
+            arms=tuple(arms),
+            pool_hashes=tuple(dict.fromkeys(p.hash for p in pools)),
+            strategies=tuple(sorted(set(strategies))),
+            protocols=tuple(sorted({n for p in pools for n in p.protocols})),
+            cards=tuple(sorted({c.name for p in pools for c in p.cards})),
+            end_reasons=_END,
+            event_kinds=EVENT_KINDS,
+        )
 
 
 @dataclass(frozen=True)
@@ -77,23 +81,23 @@ class ShardTask:
     arm_index: int
     arm: Arm
     pool_hash: str
-    first_game: int            # global game index of the shard's first game
+    first_game: int  # global game index of the shard's first game
     games: int
-    arm_first_game: int        # global game index of the arm's first game
+    arm_first_game: int  # global game index of the arm's first game
     games_per_matchup: int
-    matchup_base: int          # matchups[0] is this matchup number
-    matchups: tuple[Matchup, ...]   # the matchups the shard touches; empty for random drafts
-    master_seed: int           # the run's seed; each game's seed derives from it (seeds.py)
+    matchup_base: int  # matchups[0] is this matchup number
+    matchups: tuple[Matchup, ...]  # the matchups the shard touches; empty for random drafts
+    master_seed: int  # the run's seed; each game's seed derives from it (seeds.py)
     swap: bool
     turn_cap: int
-    events: bool | str | float     # spec.parse_events: true, false, "none" or a fraction of the games
+    events: bool | str | float  # spec.parse_events: true, false, "none" or a fraction of the games
     spec_hash: str
     engine_version: str
     dicts: Dictionaries
     run_dir: str = ""
     token: str = ""
-    draft: tuple[str, ...] = ("random", "random")   # each seat's draft strategy (draft mode "draft")
-    draft_files: tuple[tuple[str, str], ...] = ()    # (path as written, contents) of the tables it names
+    draft: tuple[str, ...] = ("random", "random")  # each seat's draft strategy (draft mode "draft")
+    draft_files: tuple[tuple[str, str], ...] = ()  # (path as written, contents) of the tables it names
 
 
 _POOLS: dict[str, Pool] = {}
@@ -105,8 +109,10 @@ def pool_for(task: ShardTask) -> Pool:
     if pool is None:
         pool = load_arm_pool(task.arm, "run.json", f"arms[{task.arm_index}]")
         if pool.hash != task.pool_hash:
-            raise RuntimeError(f"arm {task.arm.name!r}: this worker built pool {pool.hash}, the driver "
-                               f"{task.pool_hash}; are both on the same protolab version?")
+            raise RuntimeError(
+                f"arm {task.arm.name!r}: this worker built pool {pool.hash}, the driver "
+                f"{task.pool_hash}; are both on the same protolab version?"
+            )
         _POOLS[task.pool_hash] = pool
     return pool
 
@@ -126,16 +132,24 @@ def seats_for(pool: Pool, strategies: Sequence[str], task: ShardTask | None = No
     return seats
 
 
-def play(pool: Pool, seeds: np.ndarray, strategies: Sequence[str], turn_cap: int,
-         first_player: int | None, protocols: Sequence[Sequence[Sequence[str]]] | None, events: bool,
-         task: ShardTask | None = None) -> dict[str, np.ndarray]:
+def play(
+    pool: Pool,
+    seeds: np.ndarray,
+    strategies: Sequence[str],
+    turn_cap: int,
+    first_player: int | None,
+    protocols: Sequence[Sequence[Sequence[str]]] | None,
+    events: bool,
+    task: ShardTask | None = None,
+) -> dict[str, np.ndarray]:
     """One C batch with the seats' built-in strategies (validated by `spec.check_strategy`); with
     `task`, the seats draft by its draft strategies (their tables from the task, not from files)."""
     seats = seats_for(pool, strategies, task)
     if seats.trios is not None and not protocols:
         protocols = [seats.trios]
-    return play_columns(pool, seeds, seats.configs, turn_cap=turn_cap, first_player=first_player,
-                        protocols=protocols, events=events)
+    return play_columns(
+        pool, seeds, seats.configs, turn_cap=turn_cap, first_player=first_player, protocols=protocols, events=events
+    )
 
 
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
@@ -146,8 +160,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
     (matchup, game in matchup, strategies per game)."""
     pool = pool_for(task)
     n = task.games
-    local = np.arange(task.first_game - task.arm_first_game, task.first_game - task.arm_first_game + n,
-                      dtype=np.int64)
+    local = np.arange(task.first_game - task.arm_first_game, task.first_game - task.arm_first_game + n, dtype=np.int64)
     matchup = local // task.games_per_matchup
     game = local % task.games_per_matchup
     seeds = game_seeds(task.master_seed, matchup, game, task.swap)
@@ -161,7 +174,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
 
     first_idx = np.flatnonzero(~swapped)
     results = []
-    events = task.events is not False          # "none" and a fraction play with events: the summaries need them
+    events = task.events is not False  # "none" and a fraction play with events: the summaries need them
     first_cols = play(pool, seeds[first_idx], (s0, s1), task.turn_cap, None, trios_of(first_idx), events, task)
     results.append((first_idx, (s0, s1), first_cols))
     if task.swap:
@@ -236,6 +249,7 @@ def _seq(game: np.ndarray, n: int) -> np.ndarray:
 
 # -- Arrow ------------------------------------------------------------------------------------------
 
+
 def _dict(indices: np.ndarray, values: Sequence[str], mask: np.ndarray | None = None) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(indices, mask=mask), pa.array(list(values), pa.string()))
 
@@ -265,8 +279,11 @@ def batch_games(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[st
     dicts = Dictionaries.of(("batch",), (pool,), strategies)
     n = len(cols["seed"])
     seat = np.array([dicts.strategies.index(x) for x in strategies], np.int8)
-    facts = {"matchup": np.zeros(n, np.int32), "game": np.arange(n, dtype=np.int32),
-             "strategies": np.broadcast_to(seat, (n, 2))}
+    facts = {
+        "matchup": np.zeros(n, np.int32),
+        "game": np.arange(n, dtype=np.int32),
+        "strategies": np.broadcast_to(seat, (n, 2)),
+    }
     return games_table(Batch(dicts, n, pool.hash), pool, cols, facts)
 
 
@@ -325,8 +342,9 @@ def picks_array(picks: np.ndarray, names: Sequence[str]) -> pa.Array:
     for games that did not draft (pick ids -1)."""
     n = len(picks)
     drafted = picks[:, 0] >= 0
-    values = pa.array(np.array(list(names), dtype=object)[np.where(drafted[:, None], picks, 0).ravel()],
-                      PICKS_FIELD.type.value_type)
+    values = pa.array(
+        np.array(list(names), dtype=object)[np.where(drafted[:, None], picks, 0).ravel()], PICKS_FIELD.type.value_type
+    )
     offsets = pa.array(np.arange(0, 6 * n + 1, 6, dtype=np.int32))
     return pa.ListArray.from_arrays(offsets, values, type=PICKS_FIELD.type, mask=pa.array(~drafted))
 
@@ -348,18 +366,21 @@ def events_table(task: ShardTask, pool: Pool, ev: dict[str, np.ndarray]) -> pa.T
     safe = np.where(has_card, card, 0)
     proto = np.where(is_compile, proto_map[np.where(is_compile, card, 0)], card_proto[safe]).astype(np.int8)
     line = ev["line"].astype(np.int8)
-    return conform({
-        "run_id": _const(n, task.run_id),
-        "game_index": pa.array(ev["game"] + np.int64(task.first_game)),
-        "seq": pa.array(ev["seq"].astype(np.int32)),
-        "turn": pa.array(ev["turn"].astype(np.int16)),
-        "seat": pa.array(ev["player"].astype(np.int8)),
-        "kind": _dict(kind_map[kind], d.event_kinds),
-        "card": _dict(card_map[safe], d.cards, mask=~has_card),
-        "protocol": _dict(proto, d.protocols, mask=~(has_card | is_compile)),
-        "line": pa.array(line, mask=line < 0),
-        "by_effect": pa.array(ev["extra"] != 0),
-    }, EVENTS_SCHEMA)
+    return conform(
+        {
+            "run_id": _const(n, task.run_id),
+            "game_index": pa.array(ev["game"] + np.int64(task.first_game)),
+            "seq": pa.array(ev["seq"].astype(np.int32)),
+            "turn": pa.array(ev["turn"].astype(np.int16)),
+            "seat": pa.array(ev["player"].astype(np.int8)),
+            "kind": _dict(kind_map[kind], d.event_kinds),
+            "card": _dict(card_map[safe], d.cards, mask=~has_card),
+            "protocol": _dict(proto, d.protocols, mask=~(has_card | is_compile)),
+            "line": pa.array(line, mask=line < 0),
+            "by_effect": pa.array(ev["extra"] != 0),
+        },
+        EVENTS_SCHEMA,
+    )
 
 
 def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: dict[str, np.ndarray]) -> pa.Table:
@@ -375,7 +396,7 @@ def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: di
     3 x cards x 2 x games bytes (27 MB at 50,000 games and 90 cards)."""
     d = task.dicts
     n, n_cards = task.games, len(pool.cards)
-    sg = 2 * n                                                # seat-games: game * 2 + seat
+    sg = 2 * n  # seat-games: game * 2 + seat
     kind, card, seat = ev["kind"], ev["card"], ev["player"]
     up, down = kind == _KIND_CODE["play_face_up"], kind == _KIND_CODE["play_face_down"]
     keep = ((kind == _KIND_CODE["draw"]) | up | down) & (card >= 0) & ((seat == 0) | (seat == 1))
@@ -391,13 +412,14 @@ def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: di
     flat *= 2
     flat += seat & 1
     flags: np.ndarray = np.zeros((3 * n_cards + 1) * sg, bool)
-    flags[flat] = True                                        # a card seen twice in a seat-game counts once
-    flags = flags[:3 * n_cards * sg].reshape(3, n_cards, sg)
+    flags[flat] = True  # a card seen twice in a seat-game counts once
+    flags = flags[: 3 * n_cards * sg].reshape(3, n_cards, sg)
     # own[card, seat-game]: the game is decided and the card's protocol is in the seat's trio
     winner = cols["winner"]
     own_proto = np.zeros((len(pool.protocols), n, 2), bool)
-    own_proto[cols["protocols"].astype(np.intp).reshape(n, 2, 3), np.arange(n)[:, None, None],
-              np.arange(2)[None, :, None]] = True
+    own_proto[
+        cols["protocols"].astype(np.intp).reshape(n, 2, 3), np.arange(n)[:, None, None], np.arange(2)[None, :, None]
+    ] = True
     own_proto &= ((winner == 0) | (winner == 1))[None, :, None]
     card_proto = np.array([pool.protocols.index(c.protocol) for c in pool.cards], np.intp)
     flags &= own_proto[card_proto].reshape(n_cards, sg)
@@ -407,8 +429,8 @@ def cards_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev: di
         counts[name] = m.view(np.uint8).sum(axis=1, dtype=np.int32).astype(np.int64)
         counts[f"{name}_wins"] = (m & won).view(np.uint8).sum(axis=1, dtype=np.int32).astype(np.int64)
     card_map = np.array([d.cards.index(x.name) for x in pool.cards], np.int64)
-    rows = np.flatnonzero(counts["drawn"] + counts["played"])        # the cards that occur
-    rows = rows[np.argsort(card_map[rows], kind="stable")]          # in dictionary (name) order
+    rows = np.flatnonzero(counts["drawn"] + counts["played"])  # the cards that occur
+    rows = rows[np.argsort(card_map[rows], kind="stable")]  # in dictionary (name) order
     m = len(rows)
     data: dict[str, pa.Array] = {
         "run_id": _const(m, task.run_id),
@@ -433,7 +455,7 @@ def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev:
     nc = cols["n_compiles"].astype(np.int64)
     over = nc > MAX_COMPILES
     valid = (np.arange(MAX_COMPILES)[None, :] < nc[:, None]) & ~over[:, None]
-    g, j = np.nonzero(valid)                                   # by game, then in game order
+    g, j = np.nonzero(valid)  # by game, then in game order
     game, turn, seat = g, cols["compile_turn"][g, j].astype(np.int64), cols["compile_player"][g, j].astype(np.int64)
     line, proto = cols["compile_line"][g, j].astype(np.int64), cols["compile_protocol"][g, j].astype(np.int64)
     rec = cols["compile_recompile"][g, j] != 0
@@ -444,10 +466,10 @@ def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev:
         turn = np.concatenate([turn, ev["turn"][e].astype(np.int64)])
         seat = np.concatenate([seat, ev["player"][e].astype(np.int64)])
         line = np.concatenate([line, ev["line"][e].astype(np.int64)])
-        proto = np.concatenate([proto, ev["card"][e].astype(np.int64)])    # a compile event's card is its protocol
+        proto = np.concatenate([proto, ev["card"][e].astype(np.int64)])  # a compile event's card is its protocol
         rec = np.concatenate([rec, k[e] == _KIND_CODE["recompile"]])
     # ordinal: rank of each first compile among its seat-game's first compiles, in game order
-    ordinal = np.zeros(len(game), np.int64)                    # 0: null (a recompile)
+    ordinal = np.zeros(len(game), np.int64)  # 0: null (a recompile)
     first = np.flatnonzero(~rec)
     key = game[first] * 2 + seat[first]
     order = np.argsort(key, kind="stable")
@@ -468,16 +490,19 @@ def compiles_table(task: ShardTask, pool: Pool, cols: dict[str, np.ndarray], ev:
     pr, rc = rest % len(d.protocols), rest // len(d.protocols)
     kind_ix = np.array([d.event_kinds.index("compile"), d.event_kinds.index("recompile")], np.int8)
     m = len(keys)
-    return conform({
-        "run_id": _const(m, task.run_id),
-        "arm": _dict(np.full(m, task.arm_index, np.int8), d.arms),
-        "kind": _dict(kind_ix[rc], d.event_kinds),
-        "protocol": _dict(pr.astype(np.int8), d.protocols),
-        "line": pa.array(ln.astype(np.int8)),
-        "ordinal": pa.array(o.astype(np.int8), mask=o == 0),
-        "turn": pa.array(t.astype(np.int16)),
-        "n": pa.array(n.astype(np.int64)),
-    }, COMPILES_SCHEMA)
+    return conform(
+        {
+            "run_id": _const(m, task.run_id),
+            "arm": _dict(np.full(m, task.arm_index, np.int8), d.arms),
+            "kind": _dict(kind_ix[rc], d.event_kinds),
+            "protocol": _dict(pr.astype(np.int8), d.protocols),
+            "line": pa.array(ln.astype(np.int8)),
+            "ordinal": pa.array(o.astype(np.int8), mask=o == 0),
+            "turn": pa.array(t.astype(np.int16)),
+            "n": pa.array(n.astype(np.int64)),
+        },
+        COMPILES_SCHEMA,
+    )
 
 
 def _kinds() -> dict[int, str]:
@@ -526,8 +551,12 @@ def worker_facts(t0: float) -> dict:
         where = nodes.here()
     except Exception:  # noqa: BLE001 - informative only
         where = {"node": socket.gethostname(), "node_id": "", "host": socket.gethostname()}
-    return {**where, "pid": os.getpid(), "seconds": round(time.perf_counter() - t0, 3),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    return {
+        **where,
+        "pid": os.getpid(),
+        "seconds": round(time.perf_counter() - t0, 3),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
 
 
 def execute(task: ShardTask) -> dict:
@@ -541,11 +570,16 @@ def execute(task: ShardTask) -> dict:
     t0 = time.perf_counter()
     tables = play_shard_tables(task)
     t_play = time.perf_counter()
-    entry: dict = {"index": task.index, "arm": task.arm.name, "first_game": task.first_game,
-                   "games": task.games, "matchups": _matchup_range(task)}
+    entry: dict = {
+        "index": task.index,
+        "arm": task.arm.name,
+        "first_game": task.first_game,
+        "games": task.games,
+        "matchups": _matchup_range(task),
+    }
     data: dict[str, bytes] = {}
     for kind in list(tables):
-        table = tables.pop(kind)                  # encoded one at a time, each freed once encoded
+        table = tables.pop(kind)  # encoded one at a time, each freed once encoded
         data[kind] = parquet_bytes(table, kind)
         entry[f"{kind}_rows"] = table.num_rows
         del table
@@ -559,8 +593,11 @@ def execute(task: ShardTask) -> dict:
         if direct:
             paths[kind].write_atomic(blob)
     facts = worker_facts(t0)
-    facts["phases"] = {"play": round(t_play - t0, 3), "encode": round(t_encode - t_play, 3),
-                       "write": round(time.perf_counter() - t_encode, 3)}
+    facts["phases"] = {
+        "play": round(t_play - t0, 3),
+        "encode": round(t_encode - t_play, 3),
+        "write": round(time.perf_counter() - t_encode, 3),
+    }
     return {"entry": entry, "data": None if direct else data, "worker": facts}
 
 

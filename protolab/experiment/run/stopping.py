@@ -54,7 +54,7 @@ def scores(table: Any, protocol: str, swap: bool) -> tuple[np.ndarray, np.ndarra
     winner = table.column("winner").to_numpy().astype(np.int64)
     score = np.full(len(game), np.nan)
     for seat in (0, 1):
-        cols = PROTOCOL_COLUMNS[3 * seat:3 * seat + 3]
+        cols = PROTOCOL_COLUMNS[3 * seat : 3 * seat + 3]
         holds = np.zeros(len(game), bool)
         for c in cols:
             holds |= np.asarray(table.column(c).cast("string").to_pylist(), dtype=object) == protocol
@@ -78,13 +78,29 @@ class Effect:
     def state(self, alpha: float, precision: float) -> dict[str, Any]:
         d = np.concatenate(self.diffs) if self.diffs else np.zeros(0)
         if not d.size:
-            return {"arm": self.arm, "against": self.against, "protocol": self.protocol, "change": 0.0,
-                    "low": -1.0, "high": 1.0, "clusters": 0, "settled": ""}
+            return {
+                "arm": self.arm,
+                "against": self.against,
+                "protocol": self.protocol,
+                "change": 0.0,
+                "low": -1.0,
+                "high": 1.0,
+                "clusters": 0,
+                "settled": "",
+            }
         seq = confidence_sequence(d, alpha)
         lo, hi = float(seq.low[-1]), float(seq.high[-1])
         how = "sign" if lo > 0 or hi < 0 else "precise" if (hi - lo) / 2 * 100 <= precision else ""
-        return {"arm": self.arm, "against": self.against, "protocol": self.protocol, "change": float(d.mean()),
-                "low": lo, "high": hi, "clusters": int(d.size), "settled": how}
+        return {
+            "arm": self.arm,
+            "against": self.against,
+            "protocol": self.protocol,
+            "change": float(d.mean()),
+            "low": lo,
+            "high": hi,
+            "clusters": int(d.size),
+            "settled": how,
+        }
 
 
 class Watch:
@@ -120,15 +136,16 @@ class Watch:
         return [e.state(self.settings["alpha"], self.settings["precision"]) for e in self.effects]
 
 
-def play_until_settled(plan: Plan, ledger: Ledger, play: Callable[[list[ShardPlan]], None],
-                       say: Callable[..., Any]) -> dict[str, Any]:
+def play_until_settled(
+    plan: Plan, ledger: Ledger, play: Callable[[list[ShardPlan]], None], say: Callable[..., Any]
+) -> dict[str, Any]:
     """Play `plan` batch by batch with `play` (which plays the given shards not yet recorded), look
     after each, stop at the first settled look or the last batch; the stop, recorded in run.json."""
     watch = Watch(plan)
     groups = batches(plan)
     played = 0
     rules = plan.spec.stop
-    assert rules is not None                  # batches(plan) holds the same
+    assert rules is not None  # batches(plan) holds the same
     for k, group in enumerate(groups, 1):
         play(group)
         watch.add(ledger.run_dir, [ledger.done[s.index] for s in group])
@@ -137,14 +154,25 @@ def play_until_settled(plan: Plan, ledger: Ledger, play: Callable[[list[ShardPla
         settled = all(e["settled"] for e in effects)
         if settled or k == len(groups):
             games = sum(s.games for g in groups[:k] for s in g)
-            stop = {"rule": rules["rule"], "reason": "settled" if settled else "cap", "at": now(),
-                    "looks": k, "of_looks": len(groups), "games_per_arm": games // len(plan.spec.arms),
-                    "games": games, "shards": played, "alpha": rules["alpha"],
-                    "precision": rules["precision"], "effects": effects}
+            stop = {
+                "rule": rules["rule"],
+                "reason": "settled" if settled else "cap",
+                "at": now(),
+                "looks": k,
+                "of_looks": len(groups),
+                "games_per_arm": games // len(plan.spec.arms),
+                "games": games,
+                "shards": played,
+                "alpha": rules["alpha"],
+                "precision": rules["precision"],
+                "effects": effects,
+            }
             ledger.manifest.stop = stop
             ledger.planned = played
             if settled and k < len(groups):
-                say(f"[green]Settled after look {k} of {len(groups)}[/green]: stopping at "
-                    f"{stop['games_per_arm']:,} games per arm")
+                say(
+                    f"[green]Settled after look {k} of {len(groups)}[/green]: stopping at "
+                    f"{stop['games_per_arm']:,} games per arm"
+                )
             return stop
     raise AssertionError("a plan has at least one batch")

@@ -28,12 +28,12 @@ class FitUnavailable(ImportError):
 @dataclass
 class FitResult:
     layers: list[Layer]
-    epochs: int                                    # epochs run (the best one's weights are kept)
+    epochs: int  # epochs run (the best one's weights are kept)
     best_epoch: int
-    train_loss: float                              # the best epoch's mean training log loss (Adam's running)
-    val_loss: float                                # log loss on the held-out games
+    train_loss: float  # the best epoch's mean training log loss (Adam's running)
+    val_loss: float  # log loss on the held-out games
     val_accuracy: float
-    base_loss: float                               # log loss of always predicting the training mean
+    base_loss: float  # log loss of always predicting the training mean
     curve: list[dict[str, float]] = field(default_factory=list)
     seconds: float = 0.0
     rows: dict[str, int] = field(default_factory=dict)
@@ -46,8 +46,7 @@ def libraries() -> dict[str, str]:
         import threadpoolctl
     except ImportError:
         raise FitUnavailable(EXTRA_HINT) from None
-    return {"scikit-learn": sklearn.__version__, "threadpoolctl": threadpoolctl.__version__,
-            "numpy": np.__version__}
+    return {"scikit-learn": sklearn.__version__, "threadpoolctl": threadpoolctl.__version__, "numpy": np.__version__}
 
 
 def _with_draws(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -55,8 +54,10 @@ def _with_draws(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     draw = y == 0.5
     if not draw.any():
         return x, y.astype(np.int64)
-    return (np.concatenate([x[~draw], x[draw], x[draw]]),
-            np.concatenate([y[~draw], np.ones(draw.sum()), np.zeros(draw.sum())]).astype(np.int64))
+    return (
+        np.concatenate([x[~draw], x[draw], x[draw]]),
+        np.concatenate([y[~draw], np.ones(draw.sum()), np.zeros(draw.sum())]).astype(np.int64),
+    )
 
 
 def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
@@ -82,13 +83,22 @@ def _classifier(hidden: tuple[int, ...], activation: str, settings: Any, seed: i
         from sklearn.neural_network import MLPClassifier
     except ImportError:
         raise FitUnavailable(EXTRA_HINT) from None
-    return MLPClassifier(hidden_layer_sizes=hidden, activation=activation, solver="adam", alpha=settings.l2,
-                         batch_size=settings.batch, learning_rate_init=settings.learning_rate, max_iter=1,
-                         shuffle=True, random_state=seed % 2**32)
+    return MLPClassifier(
+        hidden_layer_sizes=hidden,
+        activation=activation,
+        solver="adam",
+        alpha=settings.l2,
+        batch_size=settings.batch,
+        learning_rate_init=settings.learning_rate,
+        max_iter=1,
+        shuffle=True,
+        random_state=seed % 2**32,
+    )
 
 
-def fit_mlp(x: np.ndarray, y: np.ndarray, held: np.ndarray, hidden: tuple[int, ...], activation: str,
-            settings: Any, seed: int) -> FitResult:
+def fit_mlp(
+    x: np.ndarray, y: np.ndarray, held: np.ndarray, hidden: tuple[int, ...], activation: str, settings: Any, seed: int
+) -> FitResult:
     """Fit on the rows not `held`, one epoch per partial_fit, keeping the weights of the epoch with
     the lowest held-out log loss and stopping after `settings.patience` epochs without a new best."""
     try:
@@ -120,5 +130,15 @@ def fit_mlp(x: np.ndarray, y: np.ndarray, held: np.ndarray, hidden: tuple[int, .
                 break
     assert best is not None
     base = _log_loss(np.full(len(yv), float(np.mean(yt))), yv)
-    return FitResult(best[4], len(curve), best[1], best[2], best[0], best[3], base, curve,
-                     round(time.monotonic() - t0, 2), {"train": int(len(yt)), "held_out": int(len(yv))})
+    return FitResult(
+        best[4],
+        len(curve),
+        best[1],
+        best[2],
+        best[0],
+        best[3],
+        base,
+        curve,
+        round(time.monotonic() - t0, 2),
+        {"train": int(len(yt)), "held_out": int(len(yv))},
+    )

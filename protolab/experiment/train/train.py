@@ -69,10 +69,20 @@ class Trainer:
 
     def fresh_record(self) -> dict[str, Any]:
         s = self.spec
-        return {"format": TRAIN_FORMAT, "kind": "train", "name": s.name, "model_name": s.model, "spec": s.to_dict(),
-                "spec_hash": s.hash, "pool_hash": self.pool.hash, "sets": list(s.sets),
-                "feature_digest": FEATURE_DIGEST, "features": len(FEATURES), "generations": [],
-                "started": datetime.now(UTC).isoformat(timespec="seconds")}
+        return {
+            "format": TRAIN_FORMAT,
+            "kind": "train",
+            "name": s.name,
+            "model_name": s.model,
+            "spec": s.to_dict(),
+            "spec_hash": s.hash,
+            "pool_hash": self.pool.hash,
+            "sets": list(s.sets),
+            "feature_digest": FEATURE_DIGEST,
+            "features": len(FEATURES),
+            "generations": [],
+            "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
 
     def save(self, record: dict[str, Any]) -> None:
         write_atomic(self.folder / TRAIN_FILE, json.dumps(record, indent=1).encode())
@@ -85,13 +95,23 @@ class Trainer:
         return (LEARNED, LEARNED), self.spec.data.explore
 
     def example_jobs(self, g: int, model: str) -> list[ExampleJob]:
-        d, out = self.spec.data, (self.folder / f"gen-{g}" / "examples").absolute()    # workers start elsewhere
+        d, out = self.spec.data, (self.folder / f"gen-{g}" / "examples").absolute()  # workers start elsewhere
         out.mkdir(parents=True, exist_ok=True)
         strategies, explore = self.players(g)
-        return [ExampleJob(self.spec.sets, self.files, strategies, model, explore, g, self.spec.turn_cap,
-                           example_seeds(self.spec.seed, g, first, min(d.shard_games, d.games - first)),
-                           str(out / f"shard-{i:05d}.parquet"))
-                for i, first in enumerate(range(0, d.games, d.shard_games))]
+        return [
+            ExampleJob(
+                self.spec.sets,
+                self.files,
+                strategies,
+                model,
+                explore,
+                g,
+                self.spec.turn_cap,
+                example_seeds(self.spec.seed, g, first, min(d.shard_games, d.games - first)),
+                str(out / f"shard-{i:05d}.parquet"),
+            )
+            for i, first in enumerate(range(0, d.games, d.shard_games))
+        ]
 
     def progress(self, total: int, what: str) -> Progress | None:
         if not self.show:
@@ -113,9 +133,14 @@ class Trainer:
         t0 = time.monotonic()
         strategies, explore = self.players(g)
         receipts = self.run(play_examples, self.example_jobs(g, model), self.spec.data.games, "examples")
-        return {"players": [s.replace(MODEL_SLOT, f"gen-{g - 1}/model.json") for s in strategies],
-                "explore": explore, "games": self.spec.data.games, "rows": int(sum(r["rows"] for r in receipts)),
-                "shards": receipts, "seconds": round(time.monotonic() - t0, 1)}
+        return {
+            "players": [s.replace(MODEL_SLOT, f"gen-{g - 1}/model.json") for s in strategies],
+            "explore": explore,
+            "games": self.spec.data.games,
+            "rows": int(sum(r["rows"] for r in receipts)),
+            "shards": receipts,
+            "seconds": round(time.monotonic() - t0, 1),
+        }
 
     def training_rows(self, record: dict[str, Any], g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
         """(features, outcome, held-out mask, generations used) of the fit of generation g."""
@@ -124,8 +149,9 @@ class Trainer:
         xs, ys, held = [], [], []
         for u in used:
             for shard in record["generations"][u]["examples"]["shards"]:
-                t = pq.read_table(self.folder / f"gen-{u}" / "examples" / shard["file"],
-                                  columns=["seed", "outcome", *cols])
+                t = pq.read_table(
+                    self.folder / f"gen-{u}" / "examples" / shard["file"], columns=["seed", "outcome", *cols]
+                )
                 xs.append(np.column_stack([t.column(c).to_numpy() for c in cols]).astype(np.float32))
                 ys.append(t.column("outcome").to_numpy().astype(np.float64))
                 held.append(held_out(t.column("seed").to_numpy(), self.spec.fit.validation))
@@ -135,19 +161,32 @@ class Trainer:
         x, y, held, used = self.training_rows(record, g)
         if held.all() or not held.any():
             share = self.spec.fit.validation
-            raise SpecError(f"{self.spec.source}: key 'train.fit.validation': {share:g} of the games of generations "
-                            f"{used} hold out {'all' if held.all() else 'none'} of their {len(held):,} examples; "
-                            "expected more games (train.data.games) or another share, so that both the fit and "
-                            "its held-out check have games")
+            raise SpecError(
+                f"{self.spec.source}: key 'train.fit.validation': {share:g} of the games of generations "
+                f"{used} hold out {'all' if held.all() else 'none'} of their {len(held):,} examples; "
+                "expected more games (train.data.games) or another share, so that both the fit and "
+                "its held-out check have games"
+            )
         seed = int(mix64(np.array([self.spec.seed ^ (g + 1)], np.uint64))[0]) % 2**32
         return fit_mlp(x, y, held, self.spec.hidden, self.spec.activation, self.spec.fit, seed), used
 
     def ladder(self, model: str) -> dict[str, Any]:
         t0 = time.monotonic()
         lad, first = self.spec.ladder, ladder_first_seed(self.spec.seed)
-        jobs = [LadderJob(self.spec.sets, self.files, LEARNED, o, model, first + k // 2,
-                          min(lad.shard_games, lad.games - k), self.spec.turn_cap)
-                for o in lad.opponents for k in range(0, lad.games, lad.shard_games)]
+        jobs = [
+            LadderJob(
+                self.spec.sets,
+                self.files,
+                LEARNED,
+                o,
+                model,
+                first + k // 2,
+                min(lad.shard_games, lad.games - k),
+                self.spec.turn_cap,
+            )
+            for o in lad.opponents
+            for k in range(0, lad.games, lad.shard_games)
+        ]
         results = self.run(play_ladder, jobs, lad.games * len(lad.opponents), "ladder")
         pairs = []
         for o in lad.opponents:
@@ -158,8 +197,10 @@ class Trainer:
     def generation(self, record: dict[str, Any], g: int) -> dict[str, Any]:
         t0 = time.monotonic()
         previous = self.model_text(record, g - 1) if g else ""
-        self.say(f"[bold]Generation {g}[/bold]: {self.spec.data.games:,} games by "
-                 f"{'the expert ' + self.spec.data.expert if g == 0 else 'the model of generation ' + str(g - 1)}")
+        self.say(
+            f"[bold]Generation {g}[/bold]: {self.spec.data.games:,} games by "
+            f"{'the expert ' + self.spec.data.expert if g == 0 else 'the model of generation ' + str(g - 1)}"
+        )
         entry: dict[str, Any] = {"generation": g, "examples": self.examples(g, previous)}
         record["generations"].append(entry)
         self.say(f"  {entry['examples']['rows']:,} examples in {entry['examples']['seconds']:.0f} s; fitting")
@@ -169,12 +210,16 @@ class Trainer:
         model.save(str(path))
         entry["fit"] = fit_entry(result, used)
         entry["model"] = {"file": f"gen-{g}/model.json", "hash": model.hash, "sha256": file_sha256(path)}
-        self.say(f"  model {model.hash}: held-out log loss {result.val_loss:.4f} (constant {result.base_loss:.4f}), "
-                 f"{result.epochs} epochs in {result.seconds:.0f} s; ladder")
+        self.say(
+            f"  model {model.hash}: held-out log loss {result.val_loss:.4f} (constant {result.base_loss:.4f}), "
+            f"{result.epochs} epochs in {result.seconds:.0f} s; ladder"
+        )
         entry["ladder"] = self.ladder(path.read_text())
         for p in entry["ladder"]["pairs"]:
-            self.say(f"  vs {p['b']}: {100 * p['win_rate_a']:.1f}% ({100 * p['ci_low']:.1f}-{100 * p['ci_high']:.1f}) "
-                     f"of {p['games']:,} games")
+            self.say(
+                f"  vs {p['b']}: {100 * p['win_rate_a']:.1f}% ({100 * p['ci_low']:.1f}-{100 * p['ci_high']:.1f}) "
+                f"of {p['games']:,} games"
+            )
         entry["seconds"] = round(time.monotonic() - t0, 1)
         self.save(record)
         return entry
@@ -184,11 +229,21 @@ class Trainer:
 
     def model_meta(self, record: dict[str, Any], g: int, used: list[int]) -> dict[str, Any]:
         s = self.spec
-        return {"name": s.model, "trained_by": "protolab train", "training": s.name, "spec_hash": s.hash,
-                "seed": s.seed, "generation": g, "data_generations": used, "pool_hash": self.pool.hash,
-                "sets": list(s.sets), "card_files": [{"path": c.path, "sha256": c.sha256} for c in s.cards],
-                "feature_digest": FEATURE_DIGEST, "libraries": record.get("libraries", {}),
-                "protolab_version": protolab_version()}
+        return {
+            "name": s.model,
+            "trained_by": "protolab train",
+            "training": s.name,
+            "spec_hash": s.hash,
+            "seed": s.seed,
+            "generation": g,
+            "data_generations": used,
+            "pool_hash": self.pool.hash,
+            "sets": list(s.sets),
+            "card_files": [{"path": c.path, "sha256": c.sha256} for c in s.cards],
+            "feature_digest": FEATURE_DIGEST,
+            "libraries": record.get("libraries", {}),
+            "protolab_version": protolab_version(),
+        }
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -206,14 +261,32 @@ def combine(opponent: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
     n = sum(p["games"] for p in parts)
     draws = n - wins_a - wins_b
     lo, hi = wilson(wins_a + draws / 2, n)
-    return {"a": "learned", "b": opponent, "games": n, "wins_a": wins_a, "wins_b": wins_b, "draws": draws,
-            "win_rate_a": (wins_a + draws / 2) / n, "ci_low": lo, "ci_high": hi}
+    return {
+        "a": "learned",
+        "b": opponent,
+        "games": n,
+        "wins_a": wins_a,
+        "wins_b": wins_b,
+        "draws": draws,
+        "win_rate_a": (wins_a + draws / 2) / n,
+        "ci_low": lo,
+        "ci_high": hi,
+    }
 
 
 def fit_entry(r: FitResult, used: list[int]) -> dict[str, Any]:
-    return {"data_generations": used, "rows": r.rows, "epochs": r.epochs, "best_epoch": r.best_epoch,
-            "train_loss": r.train_loss, "val_loss": r.val_loss, "val_accuracy": r.val_accuracy,
-            "constant_loss": r.base_loss, "seconds": r.seconds, "curve": r.curve}
+    return {
+        "data_generations": used,
+        "rows": r.rows,
+        "epochs": r.epochs,
+        "best_epoch": r.best_epoch,
+        "train_loss": r.train_loss,
+        "val_loss": r.val_loss,
+        "val_accuracy": r.val_accuracy,
+        "constant_loss": r.base_loss,
+        "seconds": r.seconds,
+        "curve": r.curve,
+    }
 
 
 def build_model(r: FitResult, meta: dict[str, Any]) -> Model:
@@ -272,12 +345,16 @@ def check_generation(folder: Path, entry: dict[str, Any]) -> str | None:
 def kept_generations(trainer: Trainer, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The recorded generations a resumed training keeps: the leading ones whose files check out."""
     if record["spec_hash"] != trainer.spec.hash:
-        raise SpecError(f"{trainer.folder / TRAIN_FILE}: key 'spec_hash': this folder holds the training of another "
-                        f"spec ({record['spec_hash']}, this spec is {trainer.spec.hash}); give a new --out")
+        raise SpecError(
+            f"{trainer.folder / TRAIN_FILE}: key 'spec_hash': this folder holds the training of another "
+            f"spec ({record['spec_hash']}, this spec is {trainer.spec.hash}); give a new --out"
+        )
     if record.get("feature_digest") != FEATURE_DIGEST:
-        raise SpecError(f"{trainer.folder / TRAIN_FILE}: key 'feature_digest': its examples were made with other "
-                        f"features ({record.get('feature_digest')}, the player's are {FEATURE_DIGEST}); "
-                        "give a new --out")
+        raise SpecError(
+            f"{trainer.folder / TRAIN_FILE}: key 'feature_digest': its examples were made with other "
+            f"features ({record.get('feature_digest')}, the player's are {FEATURE_DIGEST}); "
+            "give a new --out"
+        )
     kept = []
     for entry in record["generations"]:
         why = check_generation(trainer.folder, entry)
@@ -300,13 +377,24 @@ def publish(trainer: Trainer, record: dict[str, Any], models: Path) -> dict[str,
     """Write the chosen model as MODELS/NAME.json (Model.save) and its model card MODELS/NAME.md."""
     entry = chosen(trainer.spec, record)
     model = Model.load(str(trainer.folder / entry["model"]["file"]))
-    model.meta.update({"chosen": trainer.spec.ladder.choose, "ladder": entry["ladder"]["pairs"],
-                       "training_seconds": record["seconds"]})
+    model.meta.update(
+        {
+            "chosen": trainer.spec.ladder.choose,
+            "ladder": entry["ladder"]["pairs"],
+            "training_seconds": record["seconds"],
+        }
+    )
     name = trainer.spec.model
     models.mkdir(parents=True, exist_ok=True)
     model.save(str(models / f"{name}.json"))
-    record["output"] = {"name": name, "generation": entry["generation"], "choose": trainer.spec.ladder.choose,
-                        "hash": model.hash, "file": str(models / f"{name}.json"), "card": str(models / f"{name}.md")}
+    record["output"] = {
+        "name": name,
+        "generation": entry["generation"],
+        "choose": trainer.spec.ladder.choose,
+        "hash": model.hash,
+        "file": str(models / f"{name}.json"),
+        "card": str(models / f"{name}.md"),
+    }
     write_atomic(models / f"{name}.md", model_card(record).encode())
     return record["output"]
 
@@ -314,16 +402,36 @@ def publish(trainer: Trainer, record: dict[str, Any], models: Path) -> dict[str,
 def provenance(trainer: Trainer, record: dict[str, Any]) -> dict[str, Any]:
     """The training's block in the shape of a run's (analysis/runs/provenance.py)."""
     s = trainer.spec
-    games = sum(e["examples"]["games"] + sum(p["games"] for p in e["ladder"]["pairs"])
-                for e in record["generations"])
-    return {"run_id": trainer.folder.name, "path": str(trainer.folder), "arm": None, "design": "train", "tiers": None,
-            "strategies": {"generation 0": [s.data.expert, s.data.expert],
-                           **({"later generations": ["learned", "learned"]} if s.generations > 1 else {})},
-            "sets": list(s.sets), "card_files": [{"path": c.path, "sha256": c.sha256} for c in s.cards],
-            "pool_hash": trainer.pool.hash, "seed": s.seed, "games": int(games), "draft": "random",
-            "spec_hash": s.hash, "protolab_version": protolab_version(), "engine_version": ENGINE_VERSION,
-            "models": [{"model": record["output"]["name"], "file": record["output"]["file"],
-                        "hash": record["output"]["hash"], "trained_pool_hash": trainer.pool.hash, "same_pool": True}]}
+    games = sum(e["examples"]["games"] + sum(p["games"] for p in e["ladder"]["pairs"]) for e in record["generations"])
+    return {
+        "run_id": trainer.folder.name,
+        "path": str(trainer.folder),
+        "arm": None,
+        "design": "train",
+        "tiers": None,
+        "strategies": {
+            "generation 0": [s.data.expert, s.data.expert],
+            **({"later generations": ["learned", "learned"]} if s.generations > 1 else {}),
+        },
+        "sets": list(s.sets),
+        "card_files": [{"path": c.path, "sha256": c.sha256} for c in s.cards],
+        "pool_hash": trainer.pool.hash,
+        "seed": s.seed,
+        "games": int(games),
+        "draft": "random",
+        "spec_hash": s.hash,
+        "protolab_version": protolab_version(),
+        "engine_version": ENGINE_VERSION,
+        "models": [
+            {
+                "model": record["output"]["name"],
+                "file": record["output"]["file"],
+                "hash": record["output"]["hash"],
+                "trained_pool_hash": trainer.pool.hash,
+                "same_pool": True,
+            }
+        ],
+    }
 
 
 def start(trainer: Trainer) -> dict[str, Any]:
@@ -343,7 +451,7 @@ def start(trainer: Trainer) -> dict[str, Any]:
 def check_players(spec: TrainSpec, pool: Pool) -> None:
     """Build the expert and each ladder opponent against the pool, before any folder is made or game
     played: a missing model file or an unknown card in a restriction is one line naming the key."""
-    why = expert_problem(spec.data.expert)            # a recorded spec (--resume) was not checked as a file is
+    why = expert_problem(spec.data.expert)  # a recorded spec (--resume) was not checked as a file is
     if why is not None:
         raise SpecError(f"{spec.source}: key 'train.data.expert': {why}")
     for key, text in train_strategies(spec):
@@ -372,17 +480,21 @@ def main_train(trainer: Trainer, models: Path) -> dict[str, Any]:
 def _train(trainer: Trainer, record: dict[str, Any], models: Path, t0: float) -> dict[str, Any]:
     done = len(record["generations"])
     s = trainer.spec
-    trainer.say(f"[bold]Training[/bold] {s.name}: {s.generations} generations of {s.data.games:,} games, "
-                f"net {list(s.hidden)} {s.activation}, {len(FEATURES)} features, pool {trainer.pool.hash}; "
-                f"{trainer.runner.where}" + (f" ({done} generations recorded)" if done else ""))
+    trainer.say(
+        f"[bold]Training[/bold] {s.name}: {s.generations} generations of {s.data.games:,} games, "
+        f"net {list(s.hidden)} {s.activation}, {len(FEATURES)} features, pool {trainer.pool.hash}; "
+        f"{trainer.runner.where}" + (f" ({done} generations recorded)" if done else "")
+    )
     for g in range(done, s.generations):
         trainer.generation(record, g)
-    del record["generations"][s.generations:]
+    del record["generations"][s.generations :]
     record["seconds"] = round(sum(e["seconds"] for e in record["generations"]), 1)
     record["this_session_seconds"] = round(time.monotonic() - t0, 1)
     out = publish(trainer, record, models)
     record["provenance"] = provenance(trainer, record)
     trainer.save(record)
-    trainer.say(f"Model {out['name']} (generation {out['generation']}, {out['choose']}): {out['hash']} -> "
-                f"{out['file']}, card {out['card']}")
+    trainer.say(
+        f"Model {out['name']} (generation {out['generation']}, {out['choose']}): {out['hash']} -> "
+        f"{out['file']}, card {out['card']}"
+    )
     return record

@@ -24,8 +24,8 @@ from protolab.experiment.seeds import game_seeds
 from strategies.ladder import play_pair
 from strategies.learned import examples
 
-MODEL_SLOT = "@model"            # in a job's strategies: the job's model, written to a file by the worker
-LADDER_MATCHUP = 1 << 41         # the ladder's seeds: a matchup index no generation's examples use
+MODEL_SLOT = "@model"  # in a job's strategies: the job's model, written to a file by the worker
+LADDER_MATCHUP = 1 << 41  # the ladder's seeds: a matchup index no generation's examples use
 KEY_COLUMNS = ("generation", "seed", "turn", "player", "outcome")
 
 
@@ -41,12 +41,12 @@ class ExampleJob:
     sets: tuple[str, ...]
     cards: tuple[tuple[str, str], ...]
     strategies: tuple[str, str]
-    model: str                      # the model's JSON text ("" when the strategies name none)
+    model: str  # the model's JSON text ("" when the strategies name none)
     explore: float
     generation: int
     turn_cap: int
     seeds: tuple[int, ...]
-    path: str                       # the Parquet file the worker writes
+    path: str  # the Parquet file the worker writes
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,9 @@ class LadderJob:
 
 def example_seeds(master: int, generation: int, first: int, n: int) -> tuple[int, ...]:
     """The seeds of games first..first+n of a generation: from (master seed, generation, game)."""
-    return tuple(int(s) for s in game_seeds(master, np.full(n, generation, np.int64), np.arange(first, first + n),
-                                            False))
+    return tuple(
+        int(s) for s in game_seeds(master, np.full(n, generation, np.int64), np.arange(first, first + n), False)
+    )
 
 
 def ladder_first_seed(master: int) -> int:
@@ -91,11 +92,13 @@ def resolved(strategies: tuple[str, ...], model: str) -> Iterator[tuple[str, ...
 def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
     """The examples of one shard as a table: keys, then one float32 column per feature."""
     n = len(cols["seed"])
-    arrays = {"generation": pa.array(np.full(n, generation, np.int16)),
-              "seed": pa.array(np.asarray(cols["seed"], np.uint64)),
-              "turn": pa.array(np.asarray(cols["turn"], np.int16)),
-              "player": pa.array(np.asarray(cols["player"], np.int8)),
-              "outcome": pa.array(np.asarray(cols["outcome"], np.float32))}
+    arrays = {
+        "generation": pa.array(np.full(n, generation, np.int16)),
+        "seed": pa.array(np.asarray(cols["seed"], np.uint64)),
+        "turn": pa.array(np.asarray(cols["turn"], np.int16)),
+        "player": pa.array(np.asarray(cols["player"], np.int8)),
+        "outcome": pa.array(np.asarray(cols["outcome"], np.float32)),
+    }
     feats = np.asarray(cols["features"], np.float32)
     for i, name in enumerate(FEATURES):
         arrays[feature_column(name)] = pa.array(feats[:, i])
@@ -107,8 +110,9 @@ def play_examples(job: ExampleJob) -> dict[str, Any]:
     """Play the shard, write its Parquet file, answer with the receipt (file, rows, games, sha256)."""
     pool = pool_of(job.sets, job.cards)
     with resolved(job.strategies, job.model) as strategies:
-        cols = examples(pool, np.asarray(job.seeds, np.uint64), strategies=strategies, explore=job.explore,
-                        turn_cap=job.turn_cap)
+        cols = examples(
+            pool, np.asarray(job.seeds, np.uint64), strategies=strategies, explore=job.explore, turn_cap=job.turn_cap
+        )
     sink = pa.BufferOutputStream()
     pq.write_table(examples_table(cols, job.generation), sink, compression="zstd")
     data = sink.getvalue().to_pybytes()

@@ -30,9 +30,9 @@ class Data:
 
     games: int
     shard_games: int
-    expert: str              # generation 0: this strategy on both seats
-    explore: float           # later generations: the current model on both seats, exploring this often
-    window: int              # a fit learns from the examples of this many generations (the newest)
+    expert: str  # generation 0: this strategy on both seats
+    explore: float  # later generations: the current model on both seats, exploring this often
+    window: int  # a fit learns from the examples of this many generations (the newest)
 
 
 @dataclass(frozen=True)
@@ -41,16 +41,16 @@ class Fit:
     batch: int
     learning_rate: float
     l2: float
-    validation: float        # share of the games held out to stop early and report the held-out loss
-    patience: int            # epochs without improvement of the held-out loss before stopping
+    validation: float  # share of the games held out to stop early and report the held-out loss
+    patience: int  # epochs without improvement of the held-out loss before stopping
 
 
 @dataclass(frozen=True)
 class Ladder:
     opponents: tuple[str, ...]
-    games: int               # per opponent, seats swapped on paired seeds (even)
+    games: int  # per opponent, seats swapped on paired seeds (even)
     shard_games: int
-    choose: str              # which generation's model is written: the last, or the best by the ladder
+    choose: str  # which generation's model is written: the last, or the best by the ladder
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class TrainSpec:
     description: str
     seed: int
     generations: int
-    model: str               # the model's name: datasets/models/NAME.json
+    model: str  # the model's name: datasets/models/NAME.json
     output: str
     turn_cap: int
     sets: tuple[str, ...]
@@ -88,13 +88,16 @@ class TrainSpec:
 
 # -- the schema: each table's keys, the values they take and their defaults ---------------------------
 
+
 def expert_problem(text: str) -> str | None:
     """The expert records its examples through the engine's C players on both seats: a user strategy
     (Python) cannot play them, whatever --allow-code says. Why `text` cannot be the expert, if so."""
     if not parse(text).is_user:
         return None
-    return (f"expected a built-in strategy (greedy, search, ismcts, learned ...): the examples are recorded by the "
-            f"engine's players on both seats, and {text!r} is Python code (a user strategy)")
+    return (
+        f"expected a built-in strategy (greedy, search, ismcts, learned ...): the examples are recorded by the "
+        f"engine's players on both seats, and {text!r} is Python code (a user strategy)"
+    )
 
 
 def _built_in(text: str) -> str:
@@ -103,8 +106,10 @@ def _built_in(text: str) -> str:
 
 
 class DataTable(Checked):
-    games: Annotated[integer(2, 10_000_000, "games per generation"),
-                     Field(description="the games played for each generation's examples")]
+    games: Annotated[
+        integer(2, 10_000_000, "games per generation"),
+        Field(description="the games played for each generation's examples"),
+    ]
     shard_games: integer(1, 50_000, "games per shard") = 500
     expert: Annotated[Strategy, AfterValidator(_built_in)] = "greedy"
     explore: number(0, 1, "the share of self-play moves chosen at random") = 0.1
@@ -112,9 +117,16 @@ class DataTable(Checked):
 
 
 class NetTable(Checked):
-    hidden: before(lambda v: v if isinstance(v, list) and 1 <= len(v) <= MAX_LAYERS - 1 else fail(
-        f"expected a list of 1 to {MAX_LAYERS - 1} hidden layer sizes (the player's room), e.g. [32]; got {v!r}"),
-        list[integer(1, MAX_UNITS, "a layer size")]) = [32]
+    hidden: before(
+        lambda v: (
+            v
+            if isinstance(v, list) and 1 <= len(v) <= MAX_LAYERS - 1
+            else fail(
+                f"expected a list of 1 to {MAX_LAYERS - 1} hidden layer sizes (the player's room), e.g. [32]; got {v!r}"
+            )
+        ),
+        list[integer(1, MAX_UNITS, "a layer size")],
+    ) = [32]
     activation: choice(ACTIVATIONS) = "relu"
 
 
@@ -132,17 +144,26 @@ def _even(what: str) -> Any:
 
 
 class LadderTable(Checked):
-    opponents: before(lambda v: v if isinstance(v, list) and v else fail(
-        f'expected a list of strategies, e.g. ["greedy", "search"]; got {v!r}'), list[Strategy]) = ["greedy"]
-    games: Annotated[integer(2, 1_000_000, "games per opponent"),
-                     _even(" (each seed is played with seats swapped)")] = 400
+    opponents: before(
+        lambda v: (
+            v
+            if isinstance(v, list) and v
+            else fail(f'expected a list of strategies, e.g. ["greedy", "search"]; got {v!r}')
+        ),
+        list[Strategy],
+    ) = ["greedy"]
+    games: Annotated[
+        integer(2, 1_000_000, "games per opponent"), _even(" (each seed is played with seats swapped)")
+    ] = 400
     shard_games: Annotated[integer(2, 50_000, "games per shard"), _even("")] = 100
     choose: choice(CHOICES) = "last"
 
 
 class TrainTable(Checked):
-    generations: Annotated[integer(1, 100, "the number of generations"),
-                           Field(description="the number of generations, e.g. generations = 3")]
+    generations: Annotated[
+        integer(1, 100, "the number of generations"),
+        Field(description="the number of generations, e.g. generations = 3"),
+    ]
     model: run_name("the model's name (datasets/models/NAME.json)") | None = None
     data: Annotated[DataTable, Field(description="a [train.data] table with at least games = N")]
     net: NetTable = NetTable()
@@ -151,10 +172,13 @@ class TrainTable(Checked):
 
 
 class PoolTable(Checked):
-    sets: Annotated[texts("set names"), AfterValidator(
-        lambda v: v or fail('expected at least one set, e.g. ["Main 1"]'))] = list(DEFAULT_SETS)
-    cards: before(lambda v: v if isinstance(v, list) else fail(
-        f"expected a list of protocol or variant files, got {v!r}"), list[Any]) = []
+    sets: Annotated[
+        texts("set names"), AfterValidator(lambda v: v or fail('expected at least one set, e.g. ["Main 1"]'))
+    ] = list(DEFAULT_SETS)
+    cards: before(
+        lambda v: v if isinstance(v, list) else fail(f"expected a list of protocol or variant files, got {v!r}"),
+        list[Any],
+    ) = []
 
 
 class TrainFile(Checked):
@@ -164,8 +188,7 @@ class TrainFile(Checked):
     output: text("a folder for the training folder") = "runs"
     turn_cap: integer(1, 10_000, "the turn cap") = 200
     pool: PoolTable = PoolTable()
-    train: Annotated[TrainTable, Field(
-        description="a [train] table (docs/training.md): this is not a training spec")]
+    train: Annotated[TrainTable, Field(description="a [train] table (docs/training.md): this is not a training spec")]
 
 
 def parse_train_spec(raw: dict[str, Any], source: str, base: Path) -> TrainSpec:
@@ -174,18 +197,31 @@ def parse_train_spec(raw: dict[str, Any], source: str, base: Path) -> TrainSpec:
     f = c.model(raw, "", TrainFile)
     t, data, ladder = f.train, f.train.data, f.train.ladder
     cards = tuple(read_card_file(c, base, x, f"pool.cards[{i}]") for i, x in enumerate(f.pool.cards))
-    return TrainSpec(f.name, f.description, f.seed, t.generations, t.model or f.name, f.output, f.turn_cap,
-                     tuple(f.pool.sets), cards,
-                     Data(**{**data.model_dump(), "shard_games": min(data.shard_games, data.games)}),
-                     tuple(t.net.hidden), t.net.activation, Fit(**t.fit.model_dump()),
-                     Ladder(tuple(ladder.opponents), ladder.games, min(ladder.shard_games, ladder.games),
-                            ladder.choose), source)
+    return TrainSpec(
+        f.name,
+        f.description,
+        f.seed,
+        t.generations,
+        t.model or f.name,
+        f.output,
+        f.turn_cap,
+        tuple(f.pool.sets),
+        cards,
+        Data(**{**data.model_dump(), "shard_games": min(data.shard_games, data.games)}),
+        tuple(t.net.hidden),
+        t.net.activation,
+        Fit(**t.fit.model_dump()),
+        Ladder(tuple(ladder.opponents), ladder.games, min(ladder.shard_games, ladder.games), ladder.choose),
+        source,
+    )
 
 
 def train_strategies(spec: TrainSpec) -> list[tuple[str, str]]:
     """Every (key, strategy) a training spec names, as spec.check_code takes them."""
-    return [("train.data.expert", spec.data.expert),
-            *((f"train.ladder.opponents[{i}]", o) for i, o in enumerate(spec.ladder.opponents))]
+    return [
+        ("train.data.expert", spec.data.expert),
+        *((f"train.ladder.opponents[{i}]", o) for i, o in enumerate(spec.ladder.opponents)),
+    ]
 
 
 def load_train_spec(arg: str | Path) -> TrainSpec:
@@ -198,7 +234,15 @@ def spec_from_record(stored: dict[str, Any], cards: dict[str, str], source: str)
     """The spec a training folder recorded (train.json), its card files from the folder's inputs/."""
     d = {k: v for k, v in stored.items() if k not in ("format", "source")}
     files = tuple(CardFile(c["path"], cards[c["path"]], c["sha256"]) for c in d.pop("cards"))
-    return TrainSpec(**{**d, "sets": tuple(d["sets"]), "hidden": tuple(d["hidden"]), "cards": files,
-                        "data": Data(**d["data"]), "fit": Fit(**d["fit"]),
-                        "ladder": Ladder(**{**d["ladder"], "opponents": tuple(d["ladder"]["opponents"])})},
-                     source=source)
+    return TrainSpec(
+        **{
+            **d,
+            "sets": tuple(d["sets"]),
+            "hidden": tuple(d["hidden"]),
+            "cards": files,
+            "data": Data(**d["data"]),
+            "fit": Fit(**d["fit"]),
+            "ladder": Ladder(**{**d["ladder"], "opponents": tuple(d["ladder"]["opponents"])}),
+        },
+        source=source,
+    )

@@ -47,8 +47,8 @@ class Candidate:
     out: list[np.ndarray] = field(default_factory=list)
     reason: str = ""
     score: float = float("nan")
-    recorded: int = 0              # games of a trial read back from the folder (its results are not kept)
-    text: str = ""                 # its variant file, written once (Search.files)
+    recorded: int = 0  # games of a trial read back from the folder (its results are not kept)
+    text: str = ""  # its variant file, written once (Search.files)
 
     @property
     def cards(self) -> int:
@@ -107,14 +107,16 @@ def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
             what = f"no protocol {proto!r} in the pool (sets {', '.join(spec.arms[0].sets)})"
         else:
             found = [c for c in pool.specs if c.name.lower() == name.lower()]
-            what = f"no card {name!r} in the pool; expected a card name or \"Protocol *\""
+            what = f'no card {name!r} in the pool; expected a card name or "Protocol *"'
         if not found:
             raise SpecError(f"{spec.source}: key '{key}': {what}")
         chosen += [c for c in found if c not in chosen]
     knobs = [k for c in chosen for k in card_knobs(c, t["kinds"], t["steps"])]
     if not knobs:
-        raise SpecError(f"{spec.source}: key 'tune.kinds': the change space is empty: the cards "
-                        f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}")
+        raise SpecError(
+            f"{spec.source}: key 'tune.kinds': the change space is empty: the cards "
+            f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}"
+        )
     return knobs
 
 
@@ -122,8 +124,9 @@ def prepare(spec: Spec) -> Search:
     """Check the [tune] table against the pool; raises SpecError naming file and key."""
     t = spec.tune
     if t is None:
-        raise SpecError(f"{spec.source}: key 'tune': missing; expected a [tune] table (docs/experiments.md, "
-                        "\"Balance search\")")
+        raise SpecError(
+            f"{spec.source}: key 'tune': missing; expected a [tune] table (docs/experiments.md, \"Balance search\")"
+        )
     arm = spec.arms[0]
     pool = pool_of(tuple(arm.sets), arm_files(arm))
     target = None
@@ -147,8 +150,9 @@ class Baseline:
 
     def need(self, looks: int) -> list[Job]:
         b = self.search.settings["batch"]
-        return [self.search.job((), search_seeds(self.search.spec.seed, i * b, b))
-                for i in range(len(self.batches), looks)]
+        return [
+            self.search.job((), search_seeds(self.search.spec.seed, i * b, b)) for i in range(len(self.batches), looks)
+        ]
 
     def take(self, results: list[np.ndarray]) -> None:
         self.batches.extend(results)
@@ -183,19 +187,25 @@ def _decide(search: Search, c: Candidate, base: np.ndarray, incumbent: float) ->
     return "budget" if c.games >= t["games"] else ""
 
 
-def judge(search: Search, cands: list[Candidate], baseline: Baseline,
-          run: Callable[[list[Job]], list[np.ndarray]], incumbent: float) -> None:
+def judge(
+    search: Search,
+    cands: list[Candidate],
+    baseline: Baseline,
+    run: Callable[[list[Job]], list[np.ndarray]],
+    incumbent: float,
+) -> None:
     """Add batches to every open candidate until each is settled, dropped or out of budget."""
     b = search.settings["batch"]
     open_ = [c for c in cands if not c.reason]
     while open_:
         looks = max(len(c.out) for c in open_) + 1
         base_jobs = baseline.need(looks)
-        jobs = base_jobs + [search.job(search.files(c), search_seeds(search.spec.seed, len(c.out) * b, b))
-                            for c in open_]
+        jobs = base_jobs + [
+            search.job(search.files(c), search_seeds(search.spec.seed, len(c.out) * b, b)) for c in open_
+        ]
         results = run(jobs)
-        baseline.take(results[:len(base_jobs)])
-        for c, r in zip(open_, results[len(base_jobs):], strict=True):
+        baseline.take(results[: len(base_jobs)])
+        for c, r in zip(open_, results[len(base_jobs) :], strict=True):
             c.out.append(r)
             c.reason = _decide(search, c, baseline.games(len(c.out)), incumbent)
             if c.reason in ("settled", "budget"):
@@ -212,8 +222,9 @@ def _sampler(settings: dict[str, Any], seed: int):
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if settings["sampler"] == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed % 2**32, population_size=max(4, settings["generation"]))
-    return optuna.samplers.TPESampler(seed=seed % 2**32, n_startup_trials=max(4, settings["generation"]),
-                                      multivariate=True)
+    return optuna.samplers.TPESampler(
+        seed=seed % 2**32, n_startup_trials=max(4, settings["generation"]), multivariate=True
+    )
 
 
 def _knobs_of(trial, search: Search) -> list[Knob]:
@@ -232,12 +243,23 @@ def _knobs_of(trial, search: Search) -> list[Knob]:
 
 
 def _record(c: Candidate, number: int) -> dict[str, Any]:
-    return {"trial": number, "changes": [k.label() for k in c.knobs], "cards": c.cards, "games": c.games,
-            "stopped": c.reason or "baseline", "imbalance": c.score}
+    return {
+        "trial": number,
+        "changes": [k.label() for k in c.knobs],
+        "cards": c.cards,
+        "games": c.games,
+        "stopped": c.reason or "baseline",
+        "imbalance": c.score,
+    }
 
 
-def search_trials(search: Search, run: Callable[[list[Job]], list[np.ndarray]], done: list[dict[str, Any]],
-                  save: Callable[[list[dict[str, Any]]], None], say: Callable[[str], None]) -> list[Candidate]:
+def search_trials(
+    search: Search,
+    run: Callable[[list[Job]], list[np.ndarray]],
+    done: list[dict[str, Any]],
+    save: Callable[[list[dict[str, Any]]], None],
+    say: Callable[[str], None],
+) -> list[Candidate]:
     """Ask Optuna for candidates a generation at a time, judge them, tell it (imbalance, changed cards).
     Trials in `done` (a resumed search) are told their recorded values without playing."""
     import optuna
@@ -260,8 +282,10 @@ def search_trials(search: Search, run: Callable[[list[Job]], list[np.ndarray]], 
             if number + i < len(done):
                 c.reason, c.score = done[number + i]["stopped"], done[number + i]["imbalance"]
                 if done[number + i]["changes"] != [k.label() for k in c.knobs]:
-                    raise SpecError(f"{search.spec.source}: the recorded search in this folder proposed other "
-                                    "candidates than this spec does; give a new --out")
+                    raise SpecError(
+                        f"{search.spec.source}: the recorded search in this folder proposed other "
+                        "candidates than this spec does; give a new --out"
+                    )
             elif c.key in seen:
                 c.reason, c.score = seen[c.key].reason, seen[c.key].score
             elif not c.knobs:
@@ -288,8 +312,9 @@ def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
     out, keys = [], set()
     for r in records:
         if r["changes"] and r["stopped"] in ("settled", "budget"):
-            c = Candidate([by_label[x] for x in r["changes"]], reason=r["stopped"], score=r["imbalance"],
-                          recorded=r["games"])
+            c = Candidate(
+                [by_label[x] for x in r["changes"]], reason=r["stopped"], score=r["imbalance"], recorded=r["games"]
+            )
             if c.key not in keys:
                 keys.add(c.key)
                 out.append(c)
@@ -301,8 +326,10 @@ def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
 
 def _protocols(search: Search, out: np.ndarray) -> dict[str, dict[str, float]]:
     r = rates(out)
-    return {name: {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]),
-                   "games": int(r.games[i])} for i, name in enumerate(search.pool.protocols)}
+    return {
+        name: {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]), "games": int(r.games[i])}
+        for i, name in enumerate(search.pool.protocols)
+    }
 
 
 def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], list[np.ndarray]]) -> dict[str, Any]:
@@ -317,13 +344,21 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
     base_score = _score(search, base, base)
     out: dict[str, Any] = {
         "baseline": {"protocols": _protocols(search, base), "imbalance": base_score, "games": len(base)},
-        "candidates": []}
+        "candidates": [],
+    }
     for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
-        entry = {"rank": 0, "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new}
-                                        for k in c.knobs],
-                 "cards": c.cards, "search_games": c.games, "search_imbalance": c.score, "search_stopped": c.reason,
-                 "imbalance": _score(search, r, base), "games": len(r), "protocols": _protocols(search, r),
-                 "variant_text": search.variant(c.knobs, f"{search.spec.name} candidate {i + 1}")}
+        entry = {
+            "rank": 0,
+            "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new} for k in c.knobs],
+            "cards": c.cards,
+            "search_games": c.games,
+            "search_imbalance": c.score,
+            "search_stopped": c.reason,
+            "imbalance": _score(search, r, base),
+            "games": len(r),
+            "protocols": _protocols(search, r),
+            "variant_text": search.variant(c.knobs, f"{search.spec.name} candidate {i + 1}"),
+        }
         if search.target is not None:
             mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
             entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
@@ -364,8 +399,10 @@ def read_done(folder: Path, spec: Spec) -> list[dict[str, Any]]:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise SpecError(f"{path}: not a search record protolab wrote ({e}); give a new --out") from None
     if stored != search_hash(spec):
-        raise SpecError(f"{path}: key 'spec_hash': this folder holds the search of another spec ({stored}, this spec "
-                        f"is {search_hash(spec)}); give a new --out")
+        raise SpecError(
+            f"{path}: key 'spec_hash': this folder holds the search of another spec ({stored}, this spec "
+            f"is {search_hash(spec)}); give a new --out"
+        )
     return trials
 
 
@@ -382,35 +419,60 @@ def _provenance(search: Search, folder: Path, record: dict[str, Any]) -> dict[st
     what produced it the same way."""
     arm, spec = search.spec.arms[0], search.spec
     games = record["search_games"] + record["baseline"]["games"] * (1 + len(record["candidates"]))
-    return {"run_id": folder.name, "path": str(folder), "arm": None, "design": "tune", "tiers": None,
-            "strategies": {"judge": list(arm.strategies)}, "sets": list(arm.sets),
-            "card_files": [{"path": c.path, "sha256": c.sha256} for c in arm.cards], "pool_hash": search.pool.hash,
-            "seed": spec.seed, "games": int(games), "draft": spec.draft.mode, "spec_hash": search_hash(spec),
-            "protolab_version": protolab_version(), "engine_version": ENGINE_VERSION}
+    return {
+        "run_id": folder.name,
+        "path": str(folder),
+        "arm": None,
+        "design": "tune",
+        "tiers": None,
+        "strategies": {"judge": list(arm.strategies)},
+        "sets": list(arm.sets),
+        "card_files": [{"path": c.path, "sha256": c.sha256} for c in arm.cards],
+        "pool_hash": search.pool.hash,
+        "seed": spec.seed,
+        "games": int(games),
+        "draft": spec.draft.mode,
+        "spec_hash": search_hash(spec),
+        "protolab_version": protolab_version(),
+        "engine_version": ENGINE_VERSION,
+    }
 
 
-def main_tune(spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarray]],
-              say: Callable[[str], None]) -> dict[str, Any]:
+def main_tune(
+    spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarray]], say: Callable[[str], None]
+) -> dict[str, Any]:
     """Search, verify and record; returns the record (what `--format json` prints)."""
     t0 = time.monotonic()
-    assert spec.tune is not None              # a balance search's spec has its [tune]
+    assert spec.tune is not None  # a balance search's spec has its [tune]
     search = prepare(spec)
     folder.mkdir(parents=True, exist_ok=True)
     done = read_done(folder, spec)
-    record: dict[str, Any] = {"format": TUNE_FORMAT, "kind": "tune", "name": spec.name, "spec": spec.to_dict(),
-                              "spec_hash": search_hash(spec), "pool_hash": search.pool.hash, "knobs": len(search.knobs),
-                              "target": spec.tune["protocol"] or None, "trials": done}
+    record: dict[str, Any] = {
+        "format": TUNE_FORMAT,
+        "kind": "tune",
+        "name": spec.name,
+        "spec": spec.to_dict(),
+        "spec_hash": search_hash(spec),
+        "pool_hash": search.pool.hash,
+        "knobs": len(search.knobs),
+        "target": spec.tune["protocol"] or None,
+        "trials": done,
+    }
 
     def save(trials: list[dict[str, Any]]) -> None:
         record["trials"] = trials
         write_atomic(folder / TUNE_FILE, json.dumps(record, indent=1).encode())
 
-    say(f"[bold]Balance search[/bold] {spec.name}: {len(search.knobs)} knob turns on "
+    say(
+        f"[bold]Balance search[/bold] {spec.name}: {len(search.knobs)} knob turns on "
         f"{len({k.card for k in search.knobs})} cards, {spec.tune['trials']} trials"
-        + (f" ({len(done)} recorded)" if done else ""))
+        + (f" ({len(done)} recorded)" if done else "")
+    )
     kept = search_trials(search, run, done, save, say)
-    say(f"  verifying {min(len(front([(c.score, c.cards) for c in kept])), spec.tune['verify'])} candidates of "
-        f"the front on {spec.games:,} fresh seeds each")
+    say(
+        f"  verifying {min(len(front([(c.score, c.cards) for c in kept])), spec.tune['verify'])} candidates of "
+        f"the front on {spec.games:,} fresh seeds each"
+    )
     verified = verify(search, kept, run)
     write_variants(folder, verified)
     record.update(verified)
@@ -419,4 +481,3 @@ def main_tune(spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarr
     record["seconds"] = round(time.monotonic() - t0, 1)
     save(record["trials"])
     return record
-

@@ -18,7 +18,7 @@ from protolab.experiment.seeds import game_seeds
 from sim.pool import Pool
 from strategies.seats import play_games
 
-VERIFY_MATCHUP = 1 << 40      # fresh seeds: a matchup index no random-draft run or search look uses
+VERIFY_MATCHUP = 1 << 40  # fresh seeds: a matchup index no random-draft run or search look uses
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,9 @@ def play_job(job: Job) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _swapped(pool: Pool, seeds: np.ndarray, first: dict[str, np.ndarray], strategies: tuple[str, str],
-             turn_cap: int) -> np.ndarray:
+def _swapped(
+    pool: Pool, seeds: np.ndarray, first: dict[str, np.ndarray], strategies: tuple[str, str], turn_cap: int
+) -> np.ndarray:
     """The seeds again with strategies and trios exchanged and the same seat number first, as a run
     with `swap = true` plays the second game of a pair."""
     names = pool.protocols
@@ -77,8 +78,9 @@ def _swapped(pool: Pool, seeds: np.ndarray, first: dict[str, np.ndarray], strate
         idx = np.flatnonzero(first["first_player"] == fp)
         if not len(idx):
             continue
-        trios = [(tuple(names[x] for x in r[3:]), tuple(names[x] for x in r[:3]))
-                 for r in first["protocols"][idx].tolist()]
+        trios = [
+            (tuple(names[x] for x in r[3:]), tuple(names[x] for x in r[:3])) for r in first["protocols"][idx].tolist()
+        ]
         cols = play_games(pool, seeds[idx], strategies, turn_cap=turn_cap, first_player=fp, protocols=trios)
         out[idx] = outcomes(cols["protocols"], cols["winner"], len(names))
     return out

@@ -56,8 +56,10 @@ def test_examples_are_the_games_the_rule_names(demo_run, games):
     cols = [[f"seat{s}_protocol_{p}" for p in ("left", "middle", "right")] for s in (0, 1)]
     checked = 0
     for name, g in ex[ex["group"] == "protocol"].groupby("name"):
-        won = games[((games["winner"] == 0) & games[cols[0]].eq(name).any(axis=1))
-                    | ((games["winner"] == 1) & games[cols[1]].eq(name).any(axis=1))]
+        won = games[
+            ((games["winner"] == 0) & games[cols[0]].eq(name).any(axis=1))
+            | ((games["winner"] == 1) & games[cols[1]].eq(name).any(axis=1))
+        ]
         assert g["game_index"].tolist() == lowest_seeds(won, board_links.PER_ROW), name
         checked += 1
     assert checked == len(protos) and checked > 20
@@ -72,23 +74,27 @@ def test_offline_dashboard_carries_board_pages_that_open(demo_run, browser, tmp_
     assert main(["dashboard", str(demo_run), "--out", str(out)]) == 0
     capsys.readouterr()
     browser.open(out.resolve().as_uri())
-    links = browser.evaluate("Array.from(document.querySelectorAll('#example-games a.open-board'))"
-                             ".map(a => +a.dataset.game)")
+    links = browser.evaluate(
+        "Array.from(document.querySelectorAll('#example-games a.open-board')).map(a => +a.dataset.game)"
+    )
     carried = browser.evaluate("document.querySelectorAll('script.board-game').length")
     named = browser.evaluate("document.querySelectorAll('#example-games code').length")
     assert carried == MAX_EMBEDDED and len(set(links)) == MAX_EMBEDDED and named > 0
     n = links[0]
     browser.evaluate("window.open = u => { window.__opened = u; }")
     browser.evaluate(f"document.querySelector('a.open-board[data-game=\"{n}\"]').click()")
-    browser.evaluate("fetch(window.__opened).then(r => r.text()).then(t => { document.open(); document.write(t); "
-                     "document.close(); })")
+    browser.evaluate(
+        "fetch(window.__opened).then(r => r.text()).then(t => { document.open(); document.write(t); "
+        "document.close(); })"
+    )
     browser.evaluate("new Promise(r => setTimeout(r, 300))")
     assert browser.evaluate("board.steps") > 0
     played = replay.play(replay.locate(str(demo_run), n))
     at = replay.turn_states(played)
     browser.evaluate("board.show(0)")
-    shown = browser.evaluate("Array.from(document.querySelectorAll('.side[data-seat=\"A\"] .line .value'))"
-                             ".map(v => +v.dataset.value)")
+    shown = browser.evaluate(
+        "Array.from(document.querySelectorAll('.side[data-seat=\"A\"] .line .value')).map(v => +v.dataset.value)"
+    )
     first = at[1] if 1 in at else at[replay.FINAL_TURN]
     assert shown == first["A"]["values"]
     assert browser.errors() == []
@@ -125,7 +131,7 @@ def test_served_dashboard_renders_any_game_on_demand(demo_run, games):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
     try:
-        n = int(games["game_index"].max())              # any game, not only the examples
+        n = int(games["game_index"].max())  # any game, not only the examples
         status, body = _get(port, f"/game/{n}", f"127.0.0.1:{port}")
         assert status == 200
         data = json.loads(body.decode().split('type="application/json">')[1].split("</script>")[0])

@@ -55,9 +55,11 @@ browser = pytest.fixture(scope="module")(launched)
 def games(pool):
     """(name, game): greedy with Corruption and Mirror (both seen in seed 1), a drafted random game
     and a drafted greedy one."""
-    return [("mirror", replay.new_game(pool, 1, ("greedy", "greedy"), MIRROR_TRIOS)),
-            ("random", replay.new_game(pool, 5, ("random", "random"))),
-            ("greedy", replay.new_game(pool, 11, ("greedy", "greedy")))]
+    return [
+        ("mirror", replay.new_game(pool, 1, ("greedy", "greedy"), MIRROR_TRIOS)),
+        ("random", replay.new_game(pool, 5, ("random", "random"))),
+        ("greedy", replay.new_game(pool, 11, ("greedy", "greedy"))),
+    ]
 
 
 def expected(state: dict, pool) -> dict:
@@ -67,20 +69,37 @@ def expected(state: dict, pool) -> dict:
 
     def card(c: str) -> dict:
         name = c.removeprefix("down:")
-        return {"card": name, "face": "down" if c.startswith("down:") else "up",
-                "owner": owns.get(name, home[pool.card(name).protocol])}
+        return {
+            "card": name,
+            "face": "down" if c.startswith("down:") else "up",
+            "owner": owns.get(name, home[pool.card(name).protocol]),
+        }
 
     sides = {}
     for seat in SEAT_NAMES:
         p = state[seat]
         sides[seat] = {
-            "lines": [{"protocol": proto, "compiled": proto in p["compiled"], "value": value,
-                       "stack": [card(c) for c in stack]}
-                      for proto, value, stack in zip(p["protocols"], p["values"], p["stacks"], strict=True)],
-            "hand": [card(c) for c in p["hand"]], "hand_count": len(p["hand"]),
-            "deck": len(p["deck"]), "trash": len(p["trash"])}
-    return {"turn": state["turn"], "active": state["active"], "phase": state["phase"], "control": state["control"],
-            "sides": sides}
+            "lines": [
+                {
+                    "protocol": proto,
+                    "compiled": proto in p["compiled"],
+                    "value": value,
+                    "stack": [card(c) for c in stack],
+                }
+                for proto, value, stack in zip(p["protocols"], p["values"], p["stacks"], strict=True)
+            ],
+            "hand": [card(c) for c in p["hand"]],
+            "hand_count": len(p["hand"]),
+            "deck": len(p["deck"]),
+            "trash": len(p["trash"]),
+        }
+    return {
+        "turn": state["turn"],
+        "active": state["active"],
+        "phase": state["phase"],
+        "control": state["control"],
+        "sides": sides,
+    }
 
 
 def turn_log(game) -> dict[int, list[str]]:
@@ -116,17 +135,19 @@ def test_dom_equals_the_engine_position_at_sampled_steps(pool, browser, tmp_path
             state = at[FINAL] if k == n - 1 else at[k + 1]
             log = dom.pop("log")
             assert dom == expected(state, pool), (name, k)
-            want = logs[min(state["turn"], n)]       # at the turn cap the engine's turn is n + 1
+            want = logs[min(state["turn"], n)]  # at the turn cap the engine's turn is n + 1
             got = [x["text"].removeprefix(x["cause"] or "") for x in log]
             assert got == want or (k == 0 and got == want[1:] and want[0].startswith("Turn 1")), (name, k)
             stacks = [c for s in dom["sides"].values() for line in s["lines"] for c in line["stack"]]
             seen["down"] += sum(c["face"] == "down" for c in stacks)
-            seen["foreign"] += sum(c["owner"] != seat for seat, s in dom["sides"].items()
-                                   for line in s["lines"] for c in line["stack"])
+            seen["foreign"] += sum(
+                c["owner"] != seat for seat, s in dom["sides"].items() for line in s["lines"] for c in line["stack"]
+            )
             seen["steps"] += 1
         if name == "mirror":
-            copy_step = next(k for k, s in enumerate(data["steps"])
-                             if any("copies the middle" in x[3] for x in s["log"]))
+            copy_step = next(
+                k for k, s in enumerate(data["steps"]) if any("copies the middle" in x[3] for x in s["log"])
+            )
             browser.evaluate(f"board.show({copy_step})")
             log = browser.evaluate(DOM_JS)["log"]
             copies = [x for x in log if "copies the middle text of" in x["text"]]
@@ -154,14 +175,14 @@ def test_the_page_ranks_the_alternatives_the_mover_weighed(pool, browser, tmp_pa
     open_page(browser, data, tmp_path / "why.html")
     shown = 0
     for d in said[:12]:
-        k = d["turn"] - 1                                 # the step that ends the decision's turn
+        k = d["turn"] - 1  # the step that ends the decision's turn
         browser.evaluate(f"board.show({k})")
         (listed,) = [w for w in browser.evaluate(WHY_JS) if w["seat"] == SEAT_NAMES[d["player"]]]
         assert [a["option"] for a in listed["alts"]] == [nm.option(2, a[0]) for a in board_why.ranked(d)], d
         assert [a["option"] for a in listed["alts"] if a["chosen"]] == [nm.option(2, d["played"])]
         scores = [a["score"] for a in listed["alts"]] if d["measure"] != "visits" else None
         assert scores is None or scores == sorted(scores, reverse=True)
-        browser.evaluate(f"board.setView('{1 - d['player']}')")      # the opponent sees no alternatives
+        browser.evaluate(f"board.setView('{1 - d['player']}')")  # the opponent sees no alternatives
         assert browser.evaluate(WHY_JS) == []
         assert "hidden in" in browser.evaluate("document.getElementById('why').textContent")
         browser.evaluate("board.setView('all')")
@@ -208,8 +229,10 @@ def test_player_views_hide_what_that_player_cannot_see(pool, browser, tmp_path):
 
 def test_a_200_turn_page_is_small_and_opens_in_under_a_second(pool, browser, tmp_path, capsys):
     out = tmp_path / "long.html"
-    assert main(["replay", "--seed", "11636", "--strategies", "greedy", "greedy", "--html", str(out),
-                 "--rollouts", "8"]) == 0
+    assert (
+        main(["replay", "--seed", "11636", "--strategies", "greedy", "greedy", "--html", str(out), "--rollouts", "8"])
+        == 0
+    )
     said = capsys.readouterr().out
     data = json.loads(out.read_text().split('type="application/json">')[1].split("</script>")[0])
     assert data["result"]["turns"] == 200 and len(data["steps"]) == 200
@@ -222,8 +245,9 @@ def test_a_200_turn_page_is_small_and_opens_in_under_a_second(pool, browser, tmp
     ready = browser.evaluate("board.step === 0 && document.querySelectorAll('#board .line').length === 6")
     elapsed = time.perf_counter() - t0
     assert ready and elapsed < 1.0, elapsed
-    assert browser.evaluate("document.querySelector('#winprob polyline').getAttribute('points').split(' ').length") \
-        == 199
+    assert (
+        browser.evaluate("document.querySelector('#winprob polyline').getAttribute('points').split(' ').length") == 199
+    )
     for key, step in (("End", 199), ("ArrowLeft", 198), ("Home", 0), ("ArrowRight", 1)):
         browser.evaluate(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}'}}))")
         assert browser.evaluate("board.step") == step
@@ -247,12 +271,14 @@ def test_run_game_page_and_its_bad_input(ab_run, browser, tmp_path, capsys):
     dom.pop("log")
     assert dom == expected(at[1] if 1 in at else at[FINAL], played.pool)
     assert browser.evaluate("document.querySelector('#winprob').textContent").count("--rollouts") == 1
-    df = replay.board_frame(str(ab_run), 3)                    # the notebook view of a run's game
+    df = replay.board_frame(str(ab_run), 3)  # the notebook view of a run's game
     first = at[1] if 1 in at else at[FINAL]
     assert len(df) == played.record()["turns"] and df["A_left_stack"].iloc[0] == first["A"]["stacks"][0]
-    for argv, words in (([str(ab_run), "--game", "6000"], "out of range"),
-                        (["--seed", "1", "--rollouts", "-1"], "--rollouts: expected 0"),
-                        (["--seed", "1", "--states"], "give one")):
+    for argv, words in (
+        ([str(ab_run), "--game", "6000"], "out of range"),
+        (["--seed", "1", "--rollouts", "-1"], "--rollouts: expected 0"),
+        (["--seed", "1", "--states"], "give one"),
+    ):
         assert main(["replay", *argv, "--html", str(tmp_path / "bad.html")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0], err
@@ -301,7 +327,7 @@ def test_notebook_frame_has_one_row_per_step_equal_to_the_engine(pool):
                 assert row[f"{seat}_{line}_stack"] == p["stacks"][i] and row[f"{seat}_{line}_value"] == p["values"][i]
                 assert row[f"{seat}_{line}_protocol"] == p["protocols"][i]
     wins = df["win_a"].tolist()
-    assert df["win_a"].isna().tolist() == [False] * (n - 1) + [True]         # no rollout once it is over
+    assert df["win_a"].isna().tolist() == [False] * (n - 1) + [True]  # no rollout once it is over
     assert all(0 <= w <= 1 for w in wins[:-1])
 
 

@@ -35,16 +35,19 @@ def test_every_shard_writes_its_tallies(ab_run):
         t = pq.read_table(ab_run / s["tallies_file"])
         assert t.schema.names == list(tallies.TALLIES_COLUMNS) and t.num_rows == s["tallies_rows"]
         got = t.to_pandas()
-        assert set(got["tally"]) == {x.name for x in tallies.TALLIES} - {"drafted", "picks"}   # sampled trios
+        assert set(got["tally"]) == {x.name for x in tallies.TALLIES} - {"drafted", "picks"}  # sampled trios
         assert set(got["arm"]) == {s["arm"]} and set(got["run_id"]) == {m["run_id"]}
         # each tally is its query over the shard's games as read back from Parquet
         con.execute(f"create or replace view games as select * from '{ab_run / s['games_file']}'")
         for x in tallies.TALLIES:
             want = con.sql(x.sql).df()
             mine = got.loc[got["tally"] == x.name, list(want.columns)].astype(want.dtypes)
-            every = list(want.columns)                      # a key may repeat (compile_turns: both seats)
-            pd.testing.assert_frame_equal(mine.sort_values(every).reset_index(drop=True),
-                                          want.sort_values(every).reset_index(drop=True), check_exact=True)
+            every = list(want.columns)  # a key may repeat (compile_turns: both seats)
+            pd.testing.assert_frame_equal(
+                mine.sort_values(every).reset_index(drop=True),
+                want.sort_values(every).reset_index(drop=True),
+                check_exact=True,
+            )
         assert got.loc[got["tally"] == "length", "games"].sum() == s["games"]
     con.close()
 
@@ -56,7 +59,7 @@ def test_report_from_tallies_equals_report_from_rows(ab_run, tmp_path, arm):
     with_tallies, from_rows = open_runs(f"{ab_run}{suffix}"), open_runs(f"{old}{suffix}")
     try:
         assert with_tallies.has_tallies and not from_rows.has_tallies
-        assert not with_tallies.warnings and not from_rows.warnings       # an old run reads silently
+        assert not with_tallies.warnings and not from_rows.warnings  # an old run reads silently
         fast, slow = build_report(with_tallies).tables, build_report(from_rows).tables
         assert list(fast) == list(slow) == list(TABLE_NAMES)
         for name in TABLE_NAMES:
@@ -98,17 +101,17 @@ def test_game_rows_are_hashed_only_when_a_table_reads_them(ab_run, tmp_path):
     bad = tmp_path / "bad"
     shutil.copytree(ab_run, bad)
     m = manifest(bad)
-    m["shards"][2]["games_sha256"] = "0" * 64           # as if the file had been rewritten with other rows
+    m["shards"][2]["games_sha256"] = "0" * 64  # as if the file had been rewritten with other rows
     (bad / "run.json").write_text(json.dumps(m))
     runs = open_runs(bad)
     try:
-        rep = build_report(runs)                           # every table the terminal shows: no game rows
+        rep = build_report(runs)  # every table the terminal shows: no game rows
         assert "trio_matchups" in FROM_ROWS and "trio_matchups" not in rep.timings
         assert rep.tables["overview"]["games"].iloc[0] == 6000
         with pytest.raises(RunError, match="shard-00002.parquet: does not match its SHA-256"):
             rep.tables["trio_matchups"]
     finally:
-        runs._before_close.clear()                         # the deferred table cannot be computed
+        runs._before_close.clear()  # the deferred table cannot be computed
         runs.close()
     with pytest.raises(RunError, match="shard-00002.parquet: does not match its SHA-256"):
         open_runs(bad, verify="full")
@@ -141,7 +144,7 @@ def test_first_player_reads_rows_when_the_tallies_cannot_count_trio_pairs(ab_run
         m.loc[first, "parts"] = 2
         runs._memo["tally_matchups"] = m
         pd.testing.assert_frame_equal(Q.first_player(runs), want, check_exact=True)
-        m.loc[first, "parts"] = 1                           # one shard: its own count is exact
+        m.loc[first, "parts"] = 1  # one shard: its own count is exact
         assert Q.first_player(runs)["trios"].iloc[1] == f"drafted ({m.loc[first, 'pairs']} trio pairs)"
     finally:
         runs.close()

@@ -71,6 +71,7 @@ def known(tmp_path) -> Path:
 
 # -- a run opened twice ---------------------------------------------------------------------------
 
+
 def test_a_run_given_twice_or_with_its_copy_is_an_error(capsys, known, ab_run, ab_copy):
     copy = Path(shutil.copytree(known, known.parent / "known-copy"))
     official = f"{ab_run}#official"
@@ -89,7 +90,7 @@ def test_trust_opens_a_duplicated_run_once_with_a_note(capsys, known, ab_run, ab
     copy = Path(shutil.copytree(known, known.parent / "known-copy"))
     single, _ = json_report(capsys, known)
     twice, err = json_report(capsys, known, copy, "--trust")
-    assert appearances(twice) == appearances(single) == 6 * 7              # 7 decided games, 6 protocols each
+    assert appearances(twice) == appearances(single) == 6 * 7  # 7 decided games, 6 protocols each
     assert twice["tables"]["protocols"] == single["tables"]["protocols"]  # same counts, same intervals
     assert "protolab: warning:" in err and str(copy) in err and "opened once" in err
     code, out, err = cli(capsys, "report", f"{ab_run}#official", f"{ab_copy}#official", "--trust")
@@ -110,6 +111,7 @@ def test_two_arms_of_one_run_are_two_datasets(capsys, ab_run):
 
 
 # -- files that are not what the run wrote --------------------------------------------------------
+
 
 def swap_winners(f: Path) -> None:
     """Rewrite a games file as valid Parquet with every decided game's winner swapped."""
@@ -139,7 +141,7 @@ def test_a_shard_rewritten_with_swapped_winners_is_an_error(capsys, known):
 def test_size_and_row_count_are_checked_against_run_json(capsys, ab_copy):
     shard = ab_copy / "games/shard-00002.parquet"
     t = pq.read_table(shard)
-    pq.write_table(t.slice(0, t.num_rows - 1), shard)             # one game fewer, still valid Parquet
+    pq.write_table(t.slice(0, t.num_rows - 1), shard)  # one game fewer, still valid Parquet
     msg = one_error(capsys, "report", ab_copy)
     assert str(shard) in msg and "bytes, but run.json records" in msg
     m = manifest(ab_copy)
@@ -178,6 +180,7 @@ def test_events_are_checksummed_when_read_or_with_verify_full(capsys, ab_copy, t
 
 # -- run.json that does not cover the run ---------------------------------------------------------
 
+
 def test_a_complete_run_missing_a_shard_entry_is_an_error(capsys, ab_copy):
     m = manifest(ab_copy)
     gone = m["shards"].pop(3)
@@ -200,7 +203,7 @@ def test_a_complete_run_missing_a_shard_entry_is_an_error(capsys, ab_copy):
 def test_an_unfinished_run_keeps_its_warning(capsys, ab_copy):
     m = manifest(ab_copy)
     m["complete"] = False
-    gone = m["shards"].pop()                 # its files: a shard played but not recorded (driver killed)
+    gone = m["shards"].pop()  # its files: a shard played but not recorded (driver killed)
     write_manifest(ab_copy, m)
     runs = open_runs(ab_copy)
     assert int(runs.sql("select count(*) as n from games")["n"][0]) == AB_GAMES - gone["games"]
@@ -221,12 +224,12 @@ def test_a_synthetic_complete_run_must_hold_its_games(capsys, known):
 
 def test_overlapping_or_repeated_shards_are_duplicate_games(capsys, known):
     m = manifest(known)
-    m["shards"][1]["first_game"] = 3                           # shard 1 claims games 3..5 as well
+    m["shards"][1]["first_game"] = 3  # shard 1 claims games 3..5 as well
     write_manifest(known, m)
     msg = one_error(capsys, "report", known)
     assert "shards 0 and 1 both hold game_index 3..4" in msg
     m["shards"][1]["first_game"] = 5
-    m["shards"].append(dict(m["shards"][0]))                   # shard 0 listed twice
+    m["shards"].append(dict(m["shards"][0]))  # shard 0 listed twice
     m["games"] = 13
     write_manifest(known, m)
     assert "shard 0 is listed twice" in one_error(capsys, "report", known)
@@ -235,6 +238,7 @@ def test_overlapping_or_repeated_shards_are_duplicate_games(capsys, known):
 
 
 # -- files run.json does not list ----------------------------------------------------------------
+
 
 def test_a_stray_shard_file_is_an_error_and_resume_refuses_it(capsys, ab_copy):
     stray = ab_copy / "games/shard-00040.parquet"

@@ -34,7 +34,7 @@ def test_a_changed_card_has_the_official_text_beside_it(tmp_path, pool):
 
 def test_a_card_file_without_its_copy_shows_no_text(tmp_path):
     block = _run_with(tmp_path, READING.read_text())
-    block["card_files"][0]["sha256"] = "0" * 64                # the copy is not the file the run used
+    block["card_files"][0]["sha256"] = "0" * 64  # the copy is not the file the run used
     texts, notes = card_texts(block)
     assert texts == {} and "no copy of card file readings/d6.toml" in notes[0]
     texts, notes = card_texts({"path": str(tmp_path), "sets": None, "card_files": []})

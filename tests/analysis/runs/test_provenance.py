@@ -38,7 +38,7 @@ def tier_run(tmp_path_factory):
 
     from protolab.experiment.run.runner import analyse
 
-    analyse(res, Console(file=io.StringIO(), width=160))         # what `protolab run` ends with: the tier page
+    analyse(res, Console(file=io.StringIO(), width=160))  # what `protolab run` ends with: the tier page
     return res.run_dir
 
 
@@ -53,19 +53,46 @@ def header(text: str) -> list[str]:
 
 def manifest(**keys) -> Manifest:
     """A run.json with the keys every one has, and `keys`."""
-    return Manifest.of({"run_id": "bare", "format": 1, "complete": True, "spec": {}, "spec_hash": "s", "games": 0,
-                        "shards": [], **keys}, "run.json")
+    return Manifest.of(
+        {
+            "run_id": "bare",
+            "format": 1,
+            "complete": True,
+            "spec": {},
+            "spec_hash": "s",
+            "games": 0,
+            "shards": [],
+            **keys,
+        },
+        "run.json",
+    )
 
 
 def test_manifest_block_names_everything():
-    m = manifest(run_id="r1", spec={"seed": 7, "draft": {"mode": "random"},
-                                    "arms": [{"name": "base", "sets": ["Main 1"], "strategies": ["greedy", "random"],
-                                              "cards": [{"path": "fire1.toml", "sha256": "ab"}]}]},
-                 pool_hash="p0", protolab_version="9.9", shards=[{"games": 30}, {"games": 12}])
+    m = manifest(
+        run_id="r1",
+        spec={
+            "seed": 7,
+            "draft": {"mode": "random"},
+            "arms": [
+                {
+                    "name": "base",
+                    "sets": ["Main 1"],
+                    "strategies": ["greedy", "random"],
+                    "cards": [{"path": "fire1.toml", "sha256": "ab"}],
+                }
+            ],
+        },
+        pool_hash="p0",
+        protolab_version="9.9",
+        shards=[{"games": 30}, {"games": 12}],
+    )
     p = provenance(m)
     assert (p["seed"], p["games"], p["pool_hash"], p["design"]) == (7, 42, "p0", "single")
-    assert describe(p) == ("r1: strategies: seat 0 greedy, seat 1 random; sets Main 1; variant files fire1.toml; "
-                           "pool p0; master seed 7; 42 games; protolab 9.9")
+    assert describe(p) == (
+        "r1: strategies: seat 0 greedy, seat 1 random; sets Main 1; variant files fire1.toml; "
+        "pool p0; master seed 7; 42 games; protolab 9.9"
+    )
     assert "strategies not recorded" in describe(provenance(manifest()))
     assert provenance(None, "batch")["path"] == "batch" and "not recorded" in describe(provenance(None))
     with pytest.raises(ManifestError, match=r"run.json: key 'spec.arms\[0\].strategies': expected a list of strings"):

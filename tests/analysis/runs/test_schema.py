@@ -13,7 +13,7 @@ def _columns() -> dict[str, pa.Array]:
 
 def test_conform_orders_and_casts_to_the_schema():
     cols = dict(reversed(list(_columns().items())))
-    cols["turn"] = pa.array([], pa.int64())                  # a wider int: cast to the schema's int16
+    cols["turn"] = pa.array([], pa.int64())  # a wider int: cast to the schema's int16
     t = conform(cols, COMPILES_SCHEMA)
     assert t.schema == COMPILES_SCHEMA
 

@@ -53,8 +53,9 @@ def test_two_proportion_p():
 
 
 def items(rows):
-    return pd.DataFrame([{"kind": "protocol", "name": n, "metric": "win rate", "games": g, "wins": w}
-                         for n, g, w in rows])
+    return pd.DataFrame(
+        [{"kind": "protocol", "name": n, "metric": "win rate", "games": g, "wins": w} for n, g, w in rows]
+    )
 
 
 def test_flags_need_the_interval_outside_the_band_after_correction():
@@ -84,8 +85,15 @@ def test_bradley_terry_three_players_recovers_planted_ratings():
                 continue
             for fp in (0, 1):
                 p = 1 / (1 + np.exp(-(true[s0] - true[s1] + (0.2 if fp == 0 else -0.2))))
-                rows.append({"strategy_0": s0, "strategy_1": s1, "first_player": fp, "games": 100000,
-                             "wins0": round(p * 100000)})
+                rows.append(
+                    {
+                        "strategy_0": s0,
+                        "strategy_1": s1,
+                        "first_player": fp,
+                        "games": 100000,
+                        "wins0": round(p * 100000),
+                    }
+                )
     r, extra = stats.bradley_terry(pd.DataFrame(rows))
     got = dict(zip(r["strategy"], r["rating"], strict=True))
     scale = 400 / np.log(10)

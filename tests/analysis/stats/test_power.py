@@ -37,10 +37,13 @@ def test_a_single_pool_answers_the_distance_from_fifty(capsys):
     assert len(lines) == 31 and all(line.endswith(",distance from 50%") for line in lines[1:])
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("tiers", "key 'tiers'"),
-    ("protocol_balance", "key 'draft.mode'"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("tiers", "key 'tiers'"),
+        ("protocol_balance", "key 'draft.mode'"),
+    ],
+)
 def test_specs_it_cannot_answer_are_one_line(capsys, spec, words):
     code, _, err = run(capsys, "power", spec, "--pilot", "200")
     assert code == 2 and len(err.strip().splitlines()) == 1 and words in err

@@ -38,7 +38,7 @@ def test_identical_arms_watched_after_every_batch_stay_within_five_percent():
     anytime = first_exclusion(seq.low, seq.high, looks).mean()
     naive = naive_peeks(d, looks).mean()
     assert anytime <= 0.05, anytime
-    assert naive > 0.15, naive            # peeking at a fixed-size test inflates its 5% several-fold
+    assert naive > 0.15, naive  # peeking at a fixed-size test inflates its 5% several-fold
     assert naive > 3 * max(anytime, 0.01)
 
 
@@ -72,11 +72,14 @@ def test_a_constant_stream_is_not_mistaken_for_an_effect():
     assert seq.low[-1] <= 0 <= seq.high[-1] and seq.high[-1] - seq.low[-1] < 0.01
 
 
-@pytest.mark.parametrize("d, alpha, message", [
-    ([0.0, 1.5], 0.05, "lie in [-1, 1]"),
-    ([0.0, float("nan")], 0.05, "finite"),
-    ([0.0, 1.0], 1.0, "alpha"),
-])
+@pytest.mark.parametrize(
+    "d, alpha, message",
+    [
+        ([0.0, 1.5], 0.05, "lie in [-1, 1]"),
+        ([0.0, float("nan")], 0.05, "finite"),
+        ([0.0, 1.0], 1.0, "alpha"),
+    ],
+)
 def test_bad_input_is_refused_by_name(d, alpha, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         confidence_sequence(np.array(d), alpha)

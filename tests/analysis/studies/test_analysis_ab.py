@@ -19,7 +19,7 @@ from analysis.stats.proportions import Z95, newcombe_diff, paired_rate_diff, pai
 from analysis.studies.ab.compare import compare_runs
 from protolab.cli import main
 
-ARMS = ("official", "fire1-worth-3")        # the shared ab_run fixture (tests/conftest.py)
+ARMS = ("official", "fire1-worth-3")  # the shared ab_run fixture (tests/conftest.py)
 
 
 def run_cli(capsys, *argv):
@@ -55,8 +55,9 @@ BASE_WINS, VARIANT_WINS = 5, 7
 def hand(tmp_path_factory):
     d = tmp_path_factory.mktemp("hand")
     base = write_run(d / "base", [game(s, 0, 0 if s < BASE_WINS else 1) for s in range(10)], run_id="hand-base")
-    variant = write_run(d / "variant", [game(s, 0, 0 if s < VARIANT_WINS else 1) for s in range(10)],
-                        run_id="hand-variant")
+    variant = write_run(
+        d / "variant", [game(s, 0, 0 if s < VARIANT_WINS else 1) for s in range(10)], run_id="hand-variant"
+    )
     return base, variant
 
 
@@ -64,13 +65,14 @@ def test_paired_difference_known_answer(hand):
     c = compare_runs(open_runs([hand[0]]), open_runs([hand[1]]))
     se = math.sqrt(1.6 / 90)
     assert c.design.paired and c.design.clusters == 10 and "match seed for seed" in c.design.how
-    for name, sign in (("first player", 1), ("Fire", 1), ("Hate", -1)):     # T1 holds Fire, T2 holds Hate
+    for name, sign in (("first player", 1), ("Fire", 1), ("Hate", -1)):  # T1 holds Fire, T2 holds Hate
         r = row(c, name)
         assert r["design"] == "paired"
         assert r["change"] == pytest.approx(sign * 0.2)
         assert r["se"] == pytest.approx(se)
         assert (r["change_low"], r["change_high"]) == pytest.approx(
-            tuple(sorted((sign * 0.2 - Z95 * se, sign * 0.2 + Z95 * se))))
+            tuple(sorted((sign * 0.2 - Z95 * se, sign * 0.2 + Z95 * se)))
+        )
         assert r["change_low"] == pytest.approx(-0.0613279 if sign > 0 else -0.4613279, abs=1e-6)
         assert r["p_value"] == pytest.approx(0.1336144, abs=1e-6)
         assert r["variance_ratio"] == pytest.approx(4.6 / 1.6)
@@ -104,6 +106,7 @@ def test_paired_rate_diff_formula_directly():
 
 # -- the DuckDB join against a per-cluster reference, with draws and seat-swapped pairs ---------------
 
+
 def correlated_games(seeds: int, flip: float, seed: int = 5) -> tuple[list[dict], list[dict]]:
     """Seat-swapped pairs (two games per seed), some draws; the variant replays the base and
     changes the winner of a share `flip` of the games: strongly correlated sides."""
@@ -121,6 +124,7 @@ def correlated_games(seeds: int, flip: float, seed: int = 5) -> tuple[list[dict]
 
 def reference(base: list[dict], variant: list[dict], name: str) -> dict:
     """Per-seed (n, w) for the first player or for Fire (in T1), summed in plain Python."""
+
     def cells(games: list[dict]) -> tuple[list[int], list[int]]:
         n, w = {}, {}
         for g in games:
@@ -129,6 +133,7 @@ def reference(base: list[dict], variant: list[dict], name: str) -> dict:
             w[g["seed"]] = w.get(g["seed"], 0) + (g["winner"] == seat)
         keys = sorted(n)
         return [n[k] for k in keys], [w[k] for k in keys]
+
     (na, wa), (nb, wb) = cells(base), cells(variant)
     return paired_rate_diff_clusters(na, wa, nb, wb)
 
@@ -137,8 +142,10 @@ def reference(base: list[dict], variant: list[dict], name: str) -> dict:
 def correlated(tmp_path_factory):
     d = tmp_path_factory.mktemp("corr")
     base, variant = correlated_games(300, 0.15)
-    paths = (write_run(d / "base", base, run_id="corr-base", shard_games=250),
-             write_run(d / "variant", variant, run_id="corr-variant", shard_games=250))
+    paths = (
+        write_run(d / "base", base, run_id="corr-base", shard_games=250),
+        write_run(d / "variant", variant, run_id="corr-variant", shard_games=250),
+    )
     return base, variant, compare_runs(open_runs([paths[0]]), open_runs([paths[1]]))
 
 
@@ -156,7 +163,7 @@ def test_paired_sql_matches_the_cluster_reference(correlated, name):
 def test_paired_interval_is_narrower_on_correlated_data(correlated):
     _, _, c = correlated
     paired = c.table[c.table["design"] == "paired"]
-    assert len(paired) == 7                               # six protocols and the first player
+    assert len(paired) == 7  # six protocols and the first player
     width = paired["change_high"] - paired["change_low"]
     assert (width < paired["unpaired_high"] - paired["unpaired_low"]).all()
     assert (paired["variance_ratio"] > 2).all()
@@ -168,6 +175,7 @@ def test_paired_interval_is_narrower_on_correlated_data(correlated):
 
 
 # -- when the sides do not share their games, the comparison stays unpaired --------------------------
+
 
 def unpaired_case(tmp_path, variant_rows: list[dict]):
     base_rows, _ = correlated_games(50, 0.15)
@@ -186,11 +194,14 @@ def test_unrelated_runs_stay_unpaired(tmp_path):
     assert (r["change_low"], r["change_high"]) == pytest.approx((float(lo), float(hi)))
 
 
-@pytest.mark.parametrize("change, why", [
-    ("first_player", "different games"),           # same seed, another first player: not the same game
-    ("trio", "different games"),                   # same seed, other trios
-    ("extra", "one side only"),                    # a seed the base did not play
-])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        ("first_player", "different games"),  # same seed, another first player: not the same game
+        ("trio", "different games"),  # same seed, other trios
+        ("extra", "one side only"),  # a seed the base did not play
+    ],
+)
 def test_sides_that_share_only_some_games_stay_unpaired(tmp_path, change, why):
     _, variant_rows = correlated_games(50, 0.15)
     rows = [dict(g) for g in variant_rows]
@@ -207,6 +218,7 @@ def test_sides_that_share_only_some_games_stay_unpaired(tmp_path, change, why):
 
 # -- the shared A/B run: compare, report, dashboard ---------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def arms(ab_run):
     return [f"{ab_run}#{a}" for a in ARMS]
@@ -218,14 +230,14 @@ def test_compare_two_arms_is_paired_with_changed_card_use(capsys, ab_run, arms):
     data = json.loads(out)
     meta = data["meta"]
     assert meta["design"] == "paired" and "two arms of one A/B run" in meta["how"]
-    assert meta["seed_clusters"] == 1500 and meta["games_per_side"] == 3000       # 6,000 games, seat-swapped pairs
+    assert meta["seed_clusters"] == 1500 and meta["games_per_side"] == 3000  # 6,000 games, seat-swapped pairs
     assert meta["changed_cards"] == ["Fire 1"] and meta["median_variance_ratio"] > 1
     assert meta["base"].endswith("#official") and meta["variant"].endswith("#fire1-worth-3")
     rows = {r["name"]: r for r in data["table"]}
     assert rows["first player"]["design"] == "paired" and rows["Fire 1"]["design"] == "unpaired"
     protocols = [r for r in data["table"] if r["kind"] == "protocol" and r["variance_ratio"] is not None]
     assert protocols and all(r["change_low"] <= r["change"] <= r["change_high"] for r in protocols)
-    assert data["meta"]["tests"] == sum(r["p_adjusted"] is not None for r in data["table"])   # one correction
+    assert data["meta"]["tests"] == sum(r["p_adjusted"] is not None for r in data["table"])  # one correction
     card = data["changed_cards"][0]
     assert card["card"] == "Fire 1"
     runs = open_runs([arms[0]]), open_runs([arms[1]])
@@ -250,7 +262,7 @@ def test_report_on_an_ab_run_shows_each_arm(capsys, ab_run, arms):
     assert data["meta"]["arms"] == list(ARMS)
     assert [data["arms"][a]["tables"]["overview"][0]["games"] for a in ARMS] == [3000, 3000]
     code, out, _ = run_cli(capsys, "report", ab_run, "--format", "csv", "--table", "overview")
-    head = [x for x in out.strip().splitlines() if x.startswith("# Produced by ")]    # provenance, one per arm
+    head = [x for x in out.strip().splitlines() if x.startswith("# Produced by ")]  # provenance, one per arm
     lines = [x for x in out.strip().splitlines() if not x.startswith("#")]
     assert [f"#{a}: arm {a}" in h for h, a in zip(head, ARMS, strict=True)] == [True, True]
     assert lines[0].startswith("arm,") and [x.split(",")[0] for x in lines[1:]] == list(ARMS)
@@ -302,9 +314,16 @@ def test_run_ends_an_ab_run_with_the_ab_dashboard(ab_run, tmp_path):
     copy = shutil.copytree(ab_run, tmp_path / "run")
     manifest = json.loads((copy / "run.json").read_text())
     console = Console(record=True, width=200)
-    analyse(RunResult(run_dir=copy, status="complete", games=manifest["games"], seconds=0.0,
-                      manifest=Manifest.of(manifest, "run.json")),
-            console)
+    analyse(
+        RunResult(
+            run_dir=copy,
+            status="complete",
+            games=manifest["games"],
+            seconds=0.0,
+            manifest=Manifest.of(manifest, "run.json"),
+        ),
+        console,
+    )
     text = console.export_text()
     assert "fire1-worth-3 vs official" in text and "A/B dashboard:" in text and "Changed cards" in text
     _page_checks((copy / "dashboard.html").read_text())

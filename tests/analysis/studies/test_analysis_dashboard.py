@@ -46,8 +46,14 @@ def test_dashboard_renders_in_chromium(page, browser):
     browser.evaluate("new Promise(r => setTimeout(r, 500))")
     charts = browser.evaluate(CHARTS_JS)
     ids = {c["id"] for c in charts}
-    assert {"chart-protocols", "chart-matchups", "chart-compile-curves", "chart-game-length",
-            "chart-compiles-by-protocol", "chart-strategies"} <= ids
+    assert {
+        "chart-protocols",
+        "chart-matchups",
+        "chart-compile-curves",
+        "chart-game-length",
+        "chart-compiles-by-protocol",
+        "chart-strategies",
+    } <= ids
     for c in charts:
         assert c["traces"] > 0 and all(n > 0 for n in c["points"]), c
         assert c["drawn"] > 0 and c["marks"] > 0, c
@@ -61,8 +67,9 @@ def test_dashboard_renders_in_chromium(page, browser):
 
 def test_card_table_sorts_on_click(page, browser):
     browser.open(page.resolve().as_uri())
-    col = browser.evaluate("Array.from(document.querySelectorAll('#cards th')).findIndex("
-                           "h => h.textContent.startsWith('n face-up'))")
+    col = browser.evaluate(
+        "Array.from(document.querySelectorAll('#cards th')).findIndex(h => h.textContent.startsWith('n face-up'))"
+    )
     values = f"Array.from(document.querySelectorAll('#cards tbody tr')).map(r => +r.cells[{col}].dataset.v)"
     browser.evaluate(f"document.querySelectorAll('#cards th')[{col}].click()")
     asc = browser.evaluate(values)
@@ -75,27 +82,34 @@ def test_card_table_sorts_on_click(page, browser):
 
 # -- the dashboard as a tool (issue 26, item 4) ------------------------------------------------------
 
+
 def _select(browser, name: str, value: str) -> None:
-    browser.evaluate(f"(() => {{ const s = document.querySelector('#filters [name={name}]'); s.value = {value!r}; "
-                     "s.dispatchEvent(new Event('change', {bubbles: true})); })()")
+    browser.evaluate(
+        f"(() => {{ const s = document.querySelector('#filters [name={name}]'); s.value = {value!r}; "
+        "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+    )
 
 
 def _shown(browser, table: str) -> list[str]:
     """The data-p of the rows of `table` the filters leave visible."""
-    return browser.evaluate(f"Array.from(document.querySelectorAll('#{table} tbody tr'))"
-                            ".filter(r => !r.hidden && r.offsetParent !== null).map(r => r.dataset.p)")
+    return browser.evaluate(
+        f"Array.from(document.querySelectorAll('#{table} tbody tr'))"
+        ".filter(r => !r.hidden && r.offsetParent !== null).map(r => r.dataset.p)"
+    )
 
 
 def test_the_summary_is_the_first_thing_on_the_page(page, browser):
-    report = build_report(open_runs(page.parent / "run"), band=0.0)        # a band of 0: protocols are flagged
+    report = build_report(open_runs(page.parent / "run"), band=0.0)  # a band of 0: protocols are flagged
     flags = report.tables["balance_flags"]
     out = page.parent / "flagged.html"
     out.write_text(render(report), encoding="utf-8")
     browser.open(out.resolve().as_uri())
-    first = browser.evaluate("(() => { const s = document.querySelector('main').firstElementChild; "
-                             "return {id: s.id, top: s.getBoundingClientRect().top, "
-                             "verdicts: Array.from(s.querySelectorAll('.verdict b')).map(b => b.textContent), "
-                             "text: s.textContent}; })()")
+    first = browser.evaluate(
+        "(() => { const s = document.querySelector('main').firstElementChild; "
+        "return {id: s.id, top: s.getBoundingClientRect().top, "
+        "verdicts: Array.from(s.querySelectorAll('.verdict b')).map(b => b.textContent), "
+        "text: s.textContent}; })()"
+    )
     assert first["id"] == "summary" and first["top"] < 200
     ranked = ranked_flags(flags)
     assert first["verdicts"] == [str(x) for x in ranked["name"].head(SHOWN)] and first["verdicts"]
@@ -110,7 +124,7 @@ def test_a_protocol_filter_hides_other_protocols_rows_and_shows_them_again(page,
     assert _shown(browser, "cards") == ["Fire"] * 6 and _shown(browser, "protocol-table") == ["Fire"]
     trios = _shown(browser, "trios")
     assert trios and all("Fire" in p.split("|") for p in trios) and len(trios) < every["trios"]
-    _select(browser, "flag", "any")                  # flagged rows only, of Fire
+    _select(browser, "flag", "any")  # flagged rows only, of Fire
     flagged = browser.evaluate("Object.keys(JSON.parse(document.getElementById('filter-data').textContent).flags)")
     assert all(r in flagged for r in _shown(browser, "protocol-table"))
     browser.evaluate("document.querySelector('#filters [name=reset]').click()")
@@ -143,7 +157,7 @@ def test_a_card_page_shows_its_text_and_the_variant_beside_the_official(variant_
     assert all(t in official and t in variant for t in (card.top, card.middle, card.bottom) if t)
     assert "WR face-up" in fire1["text"] and "deck games" in fire1["text"]
     fire2 = browser.evaluate(CARD_PAGE_JS + "('card-Fire-2')")
-    assert not fire2["shown"]                         # one card page at a time: the one linked to
+    assert not fire2["shown"]  # one card page at a time: the one linked to
     browser.evaluate("location.hash = '#card-Fire-2'")
     fire2 = browser.evaluate(CARD_PAGE_JS + "('card-Fire-2')")
     assert fire2["shown"] and len(fire2["faces"]) == 1 and pool.card("Fire 2").middle in fire2["text"]
@@ -158,15 +172,20 @@ def test_the_ab_page_ranks_every_arm_effect_by_evidence(ab_run, browser, tmp_pat
     out = tmp_path / "ab.html"
     out.write_text(render_ab(ab_compare(arm_paths([str(ab_run)]))), encoding="utf-8")
     browser.open(out.resolve().as_uri())
-    col = browser.evaluate("Array.from(document.querySelectorAll('#ab-ranking th')).findIndex("
-                           "h => h.textContent.startsWith('evidence'))")
-    rows = browser.evaluate(f"Array.from(document.querySelectorAll('#ab-ranking tbody tr')).map(r => "
-                            f"[r.cells[0].textContent, r.cells[1].textContent, +r.cells[{col}].dataset.v])")
+    col = browser.evaluate(
+        "Array.from(document.querySelectorAll('#ab-ranking th')).findIndex(h => h.textContent.startsWith('evidence'))"
+    )
+    rows = browser.evaluate(
+        f"Array.from(document.querySelectorAll('#ab-ranking tbody tr')).map(r => "
+        f"[r.cells[0].textContent, r.cells[1].textContent, +r.cells[{col}].dataset.v])"
+    )
     evidence = [e for _, _, e in rows]
     assert len(rows) > 10 and evidence == sorted(evidence, reverse=True) and evidence[0] > evidence[-1]
     assert {a for a, _, _ in rows} == {"fire1-worth-3"} and "first player" in {n for _, n, _ in rows}
-    before = browser.evaluate("!!(document.getElementById('ranking').compareDocumentPosition("
-                              "document.getElementById('ab-0')) & Node.DOCUMENT_POSITION_FOLLOWING)")
+    before = browser.evaluate(
+        "!!(document.getElementById('ranking').compareDocumentPosition("
+        "document.getElementById('ab-0')) & Node.DOCUMENT_POSITION_FOLLOWING)"
+    )
     assert before and browser.errors() == []
 
 
@@ -193,10 +212,12 @@ def test_the_metagame_section_appears_above_18_protocols(tmp_path, browser):
     out.write_text(render(build_report(open_runs(run))), encoding="utf-8")
     assert time.perf_counter() - t0 < 60
     browser.open(out.resolve().as_uri())
-    meta = browser.evaluate("(() => { const s = document.getElementById('metagame'); return {text: s.textContent, "
-                            "rows: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[0].textContent)}; })()")
+    meta = browser.evaluate(
+        "(() => { const s = document.getElementById('metagame'); return {text: s.textContent, "
+        "rows: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[0].textContent)}; })()"
+    )
     assert "20 protocols" in meta["text"] and "summarised" in meta["text"]
-    assert "warning: the payoff model rests on" in meta["text"]       # 2,000 games of 387,600 trio pairs
+    assert "warning: the payoff model rests on" in meta["text"]  # 2,000 games of 387,600 trio pairs
     assert {f"P{i:02d}" for i in range(20)} <= set(meta["rows"])
     trios = [r for r in meta["rows"] if ", " in r]
     assert 0 < len(trios) <= TOP_TRIOS

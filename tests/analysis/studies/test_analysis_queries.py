@@ -69,14 +69,19 @@ def test_matchups(runs):
     m = Q.protocol_matchups(runs)
     check_rate(row(m, protocol="Fire", opponent="Hate"), 5, 7)
     check_rate(row(m, protocol="Hate", opponent="Fire"), 2, 7)
-    assert len(m) == 18                        # 3 x 3 pairs, both directions; Fire never meets Water
+    assert len(m) == 18  # 3 x 3 pairs, both directions; Fire never meets Water
     mat = Q.matrix(m, "protocol", "opponent")
     assert math.isnan(mat.loc["Fire", "Fire"]) and mat.loc["Life", "Death"] == pytest.approx(2 / 7)
     t = Q.trio_matchups(runs)
     assert len(t) == 1
     r = t.iloc[0]
     assert (r["trio_a"], r["trio_b"], r["games"], r["wins"], r["first_wins"]) == (
-        "Death, Fire, Water", "Hate, Life, Light", 7, 5, 6)
+        "Death, Fire, Water",
+        "Hate, Life, Light",
+        7,
+        5,
+        6,
+    )
     check_rate(r, 5, 7)
     check_rate(r, 6, 7, "first_player_win_rate")
     tw = Q.trio_win_rates(runs)
@@ -102,8 +107,8 @@ def test_compile_timing_rates_and_curves(runs):
     k2 = row(ct, player="all", compile=2)
     assert (k2["reached"], k2["median"], k2["mean"]) == (2, 5, 5.5)
     assert row(ct, player="all", compile=3)["p90"] == 12
-    assert row(ct, player="first", compile=1)["reached"] == 2     # g0 and g1 seat 0 moved first
-    assert row(ct, player="second", compile=1)["reached"] == 1    # g0 seat 1
+    assert row(ct, player="first", compile=1)["reached"] == 2  # g0 and g1 seat 0 moved first
+    assert row(ct, player="second", compile=1)["reached"] == 1  # g0 seat 1
     assert math.isnan(row(ct, player="second", compile=2)["median"])
     cr = Q.compile_rates(runs).iloc[0]
     assert cr["seat_games"] == 16 and cr["compiles_per_game"] == pytest.approx(7 / 16)
@@ -124,7 +129,7 @@ def test_compiles_by_protocol_and_line(runs):
     death = row(bp, protocol="Death")
     assert death["share_as_3"] == 1 and death["turn_p25"] == 10 and death["turn_p75"] == 12
     assert row(bp, protocol="Hate")["share_as_1"] == 1
-    assert "Light" not in set(bp["protocol"])          # never compiled
+    assert "Light" not in set(bp["protocol"])  # never compiled
     bl = Q.compiles_by(runs, "line")
     left = row(bl, line="left")
     assert (left["compiles"], left["recompiles"]) == (3, 1) and left["share"] == pytest.approx(3 / 7)
@@ -132,7 +137,7 @@ def test_compiles_by_protocol_and_line(runs):
 
 
 def test_card_impact(runs):
-    assert runs.has_events and not runs.has_cards      # the fixture has no cards files: the events query
+    assert runs.has_events and not runs.has_cards  # the fixture has no cards files: the events query
     c = Q.card_impact(runs)
     f = row(c, card="Fire 1")
     assert f["protocol"] == "Fire" and f["deck_games"] == 7
@@ -148,7 +153,7 @@ def test_card_impact(runs):
     h = row(c, card="Hate 0")
     assert (h["deck_games"], h["drawn"], h["drawn_wins"], h["up"], h["never"], h["never_wins"]) == (7, 1, 0, 0, 7, 2)
     assert math.isnan(h["up_wr"]) and math.isnan(h["iwd"])
-    assert list(c["card"])[-1] == "Hate 0"              # no face-up plays: sorts last
+    assert list(c["card"])[-1] == "Hate 0"  # no face-up plays: sorts last
 
 
 def test_card_impact_from_cards_files_equals_events(runs, tmp_path):
@@ -157,8 +162,9 @@ def test_card_impact_from_cards_files_equals_events(runs, tmp_path):
     fast, slow = Q.card_impact(with_cards), Q.card_impact(with_cards, source="events")
     pd.testing.assert_frame_equal(fast, slow, check_exact=True)
     pd.testing.assert_frame_equal(fast, Q.card_impact(runs), check_exact=True)
-    both = open_runs([known_run(tmp_path / "a", run_id="a", cards=True), known_run(tmp_path / "b", run_id="b",
-                                                                                      cards=True)])
+    both = open_runs(
+        [known_run(tmp_path / "a", run_id="a", cards=True), known_run(tmp_path / "b", run_id="b", cards=True)]
+    )
     assert both.has_cards
     f = row(Q.card_impact(both), card="Fire 1")
     assert (f["deck_games"], f["drawn"], f["up"], f["never"], f["never_wins"]) == (14, 6, 4, 8, 8)
@@ -175,11 +181,17 @@ def test_strategy_ratings_only_with_several_strategies(runs, tmp_path):
     from fixtures_analysis.synth import write_run
 
     rows = []
-    for i in range(400):       # A beats B 3:1 in every (seat, first player) cell
+    for i in range(400):  # A beats B 3:1 in every (seat, first player) cell
         a_seat, first = i % 2, (i // 2) % 2
         a_wins = (i // 4) % 4 != 3
-        rows.append({"strategy_0": "A" if a_seat == 0 else "B", "strategy_1": "B" if a_seat == 0 else "A",
-                     "first_player": first, "winner": a_seat if a_wins else 1 - a_seat})
+        rows.append(
+            {
+                "strategy_0": "A" if a_seat == 0 else "B",
+                "strategy_1": "B" if a_seat == 0 else "A",
+                "first_player": first,
+                "winner": a_seat if a_wins else 1 - a_seat,
+            }
+        )
     r = open_runs(write_run(tmp_path / "s", rows))
     sr, extra = Q.strategy_ratings(r)
     a, b = row(sr, strategy="A"), row(sr, strategy="B")

@@ -60,6 +60,7 @@ def test_kendall_and_spearman_match_scipy():
 def _rates(n: np.ndarray, w: np.ndarray):
     def f(weights):
         return (weights @ w) / (weights @ n)
+
     return f
 
 
@@ -87,6 +88,7 @@ def test_bootstrap_is_seeded_and_resamples_clusters():
 
 # -- verdicts on synthetic tier runs -----------------------------------------------------------------
 
+
 def test_verdict_words():
     assert verdict({"greedy": "above", "search": "above"}) == "holds under every tier"
     assert verdict({"greedy": "above", "search": None}) == "only under greedy"
@@ -99,7 +101,7 @@ def test_a_flag_held_by_one_tier_only_is_marked_so(tmp_path):
     assert is_tier_run(run) and not is_tier_run(f"{run}#greedy")
     study = tier_study(run, resamples=100)
     f = study.tables["flags"].set_index("name")
-    assert set(f.index) == set(T1) | set(T2)                        # 85% and 15%: outside the band
+    assert set(f.index) == set(T1) | set(T2)  # 85% and 15%: outside the band
     assert set(f["verdict"]) == {"only under greedy, search"}
     assert list(f.loc["Fire", ["greedy_flag", "search_flag", "ismcts_flag"]]) == ["above", "above", ""]
     assert not f["holds_under_every_tier"].any()
@@ -109,8 +111,11 @@ def test_a_flag_held_by_one_tier_only_is_marked_so(tmp_path):
     p = study.tables["protocols"]
     assert p[(p["tier"] == "ismcts") & (p["protocol"] == "Fire")]["win_rate"].item() == pytest.approx(0.5)
     a = study.tables["agreement"]
-    assert list(zip(a["tier_a"], a["tier_b"], strict=True)) == [("greedy", "search"), ("greedy", "ismcts"),
-                                                               ("search", "ismcts")]
+    assert list(zip(a["tier_a"], a["tier_b"], strict=True)) == [
+        ("greedy", "search"),
+        ("greedy", "ismcts"),
+        ("search", "ismcts"),
+    ]
     assert a.iloc[0]["kendall_tau"] == pytest.approx(1.0) and a.iloc[0]["items"] == 6
     assert [b["arm"] for b in study.meta["provenance"]] == ["greedy", "search", "ismcts"]
 
@@ -139,6 +144,7 @@ def test_tier_report_and_dashboard_commands(tmp_path, capsys):
 
 # -- the card flag: a card against its own protocol's other cards ------------------------------------
 
+
 def cards(rows):
     return pd.DataFrame([{"card": c, "protocol": c.split()[0], "up": n, "up_wins": w} for c, n, w in rows])
 
@@ -148,8 +154,9 @@ def test_a_protocol_whose_cards_are_all_strong_flags_no_card():
     f = flag_table(card_items(strong))
     assert not f["flagged"].any() and (f["difference"] == 0).all()
     # a band test would have flagged all six (70%, n = 1000): that is the protocol, not the card
-    as_band = flag_table(strong.rename(columns={"card": "name", "up": "games", "up_wins": "wins"})
-                         .assign(kind="card", metric="x"))
+    as_band = flag_table(
+        strong.rename(columns={"card": "name", "up": "games", "up_wins": "wins"}).assign(kind="card", metric="x")
+    )
     assert as_band["flagged"].all()
 
 
@@ -176,26 +183,34 @@ def spec(**extra):
 def test_tiers_are_arms_marked_as_tiers_and_survive_a_resume():
     s = spec(tiers=["greedy", "ismcts:iters=300", {"name": "mixed", "strategies": ["greedy", "search"]}])
     assert [(a.name, a.strategies, a.tier) for a in s.arms] == [
-        ("greedy", ("greedy", "greedy"), True), ("ismcts-iters-300", ("ismcts:iters=300",) * 2, True),
-        ("mixed", ("greedy", "search"), True)]
+        ("greedy", ("greedy", "greedy"), True),
+        ("ismcts-iters-300", ("ismcts:iters=300",) * 2, True),
+        ("mixed", ("greedy", "search"), True),
+    ]
     d = s.to_dict()
     assert d["tiers"] == ["greedy", "ismcts-iters-300", "mixed"]
     assert parse_spec(d, "run.json", Path("."), card_texts={}, within="spec").hash == s.hash
     assert "tiers" not in spec(arms=[{"name": "a"}, {"name": "b"}]).to_dict()
 
 
-@pytest.mark.parametrize("extra, key, words", [
-    ({"tiers": ["greedy"]}, "tiers", "2 to 32 tiers"),
-    ({"tiers": "greedy"}, "tiers", "2 to 32 tiers"),
-    ({"tiers": ["greedy", "greedy"]}, "tiers[1]", "not used by another tier"),
-    ({"tiers": ["greedy", "nosuchbot"]}, "tiers[1]", "nosuchbot"),
-    ({"tiers": ["greedy", {"name": "x"}]}, "tiers[1]", "exactly one of strategy"),
-    ({"tiers": ["greedy", {"strategy": "search", "typo": 1}]}, "tiers[1].typo", "unknown key"),
-    ({"tiers": ["greedy", {"name": "a b", "strategy": "search"}]}, "tiers[1].name", "letters, digits"),
-    ({"tiers": ["greedy", "search"], "arms": [{"name": "a"}]}, "tiers", "not both"),
-    ({"tiers": ["greedy", "search"], "seats": {"swap": True, "strategies": ["greedy", "greedy"]}},
-     "seats.strategies", "each tier names its strategies"),
-])
+@pytest.mark.parametrize(
+    "extra, key, words",
+    [
+        ({"tiers": ["greedy"]}, "tiers", "2 to 32 tiers"),
+        ({"tiers": "greedy"}, "tiers", "2 to 32 tiers"),
+        ({"tiers": ["greedy", "greedy"]}, "tiers[1]", "not used by another tier"),
+        ({"tiers": ["greedy", "nosuchbot"]}, "tiers[1]", "nosuchbot"),
+        ({"tiers": ["greedy", {"name": "x"}]}, "tiers[1]", "exactly one of strategy"),
+        ({"tiers": ["greedy", {"strategy": "search", "typo": 1}]}, "tiers[1].typo", "unknown key"),
+        ({"tiers": ["greedy", {"name": "a b", "strategy": "search"}]}, "tiers[1].name", "letters, digits"),
+        ({"tiers": ["greedy", "search"], "arms": [{"name": "a"}]}, "tiers", "not both"),
+        (
+            {"tiers": ["greedy", "search"], "seats": {"swap": True, "strategies": ["greedy", "greedy"]}},
+            "seats.strategies",
+            "each tier names its strategies",
+        ),
+    ],
+)
 def test_bad_tiers_are_one_line_errors(extra, key, words):
     with pytest.raises(SpecError) as e:
         spec(**extra)
@@ -206,8 +221,12 @@ def test_cluster_numbering_does_not_follow_row_order():
     # DuckDB's threads return a query's rows in any order: the clusters the bootstrap draws by number
     # must be numbered the same whatever order the per-cluster rows arrive in.
     rng = np.random.default_rng(5)
-    rows = [{"matchup": m, "seed": s, "item": it, "n": int(rng.integers(1, 5)), "w": 0}
-            for m in ("x", "y") for s in range(30) for it in ("P", "Q")]
+    rows = [
+        {"matchup": m, "seed": s, "item": it, "n": int(rng.integers(1, 5)), "w": 0}
+        for m in ("x", "y")
+        for s in range(30)
+        for it in ("P", "Q")
+    ]
     frame = pd.DataFrame(rows)
     frame["w"] = [int(rng.integers(0, n + 1)) for n in frame["n"]]
     ordered = cells({"t1": frame, "t2": frame})

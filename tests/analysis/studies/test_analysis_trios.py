@@ -73,14 +73,18 @@ def test_trio_matchups_and_first_player_per_matchup_equal_a_plain_count(rr):
         assert (r.games, r.wins, r.first_wins) == (pair_games[key], pair_wins[key], pair_first[key])
     fp = Q.first_player(runs)
     assert fp.iloc[0]["matchup"] == "all" and fp.iloc[0]["games"] == sum(m_games.values())
-    assert list(fp["matchup"][1:]) == sorted(m_games, key=int)               # numeric order
+    assert list(fp["matchup"][1:]) == sorted(m_games, key=int)  # numeric order
     for r in fp.iloc[1:].itertuples():
         assert (r.games, r.first_wins) == (m_games[r.matchup], m_first[r.matchup])
         pairs = m_pairs[r.matchup]
         unordered = {tuple(sorted(x)) for x in pairs}
-        want = (" vs ".join(next(iter(pairs))) if len(pairs) == 1 else
-                " vs ".join(next(iter(unordered))) + " (seats swapped)" if len(unordered) == 1 else
-                f"drafted ({len(unordered)} trio pairs)")
+        want = (
+            " vs ".join(next(iter(pairs)))
+            if len(pairs) == 1
+            else " vs ".join(next(iter(unordered))) + " (seats swapped)"
+            if len(unordered) == 1
+            else f"drafted ({len(unordered)} trio pairs)"
+        )
         assert r.trios == want
         assert (r.win_rate_low, r.win_rate_high) == pytest.approx(wilson(m_first[r.matchup], m_games[r.matchup]))
 
@@ -97,12 +101,12 @@ def test_text_report_shows_top_and_bottom_with_a_pointer(rr):
     best = text.index("Trio win rate (decided games, either seat): best 10")
     worst = text.index("Trio win rate: worst 10")
     assert tw.iloc[0]["trio"] in text[best:worst] and tw.iloc[-1]["trio"] in text[worst:]
-    assert tw.iloc[30]["trio"] not in text[best:]                            # the middle is left out ...
-    flat = " ".join(text.split())                                              # captions wrap
+    assert tw.iloc[30]["trio"] not in text[best:]  # the middle is left out ...
+    flat = " ".join(text.split())  # captions wrap
     assert f"20 of 56 trios shown; all: protolab report {run_dir} --format csv --table trio_win_rates" in flat
-    assert "(the 10 highest and lowest)" in text                             # ... and of the 280 matchups
+    assert "(the 10 highest and lowest)" in text  # ... and of the 280 matchups
     assert f"20 of 280 matchups shown; all: protolab report {run_dir} --format csv --table first_player" in flat
-    shown = text[text.index("First-player win rate per matchup"):text.index("Trio win rate (decided")]
+    shown = text[text.index("First-player win rate per matchup") : text.index("Trio win rate (decided")]
     assert shown.count(" vs ") == 20 and "(seats swapped)" in shown
 
 
@@ -118,6 +122,6 @@ def test_dashboard_has_a_sortable_table_of_every_trio(rr):
     _, runs, _ = rr
     page = render(build_report(runs))
     start = page.index('<table class="sortable" id="trios">')
-    table = page[start:page.index("</table>", start)]
-    assert table.count("<tr") == 57                                            # header + 56 trios
+    table = page[start : page.index("</table>", start)]
+    assert table.count("<tr") == 57  # header + 56 trios
     assert "Trio win rate: 56 trios" in page

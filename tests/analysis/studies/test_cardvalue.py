@@ -20,7 +20,7 @@ from protolab.cli import main
 from protolab.experiment.run.plan import holding_matchups
 from protolab.experiment.spec import SpecError, parse_spec
 
-GAMES = 10                      # per card and restriction: 5 seat-swapped pairs
+GAMES = 10  # per card and restriction: 5 seat-swapped pairs
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -33,8 +33,21 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 def fire_run(tmp_path_factory, monkeypatch_module):
     """`protolab cardvalue Fire --games 10` once: (run folder, its JSON output)."""
     out = tmp_path_factory.mktemp("cardvalue")
-    code = main(["cardvalue", "Fire", "--games", str(GAMES), "--workers", "2", "--out", str(out),
-                 "--format", "json", "--no-progress"])
+    code = main(
+        [
+            "cardvalue",
+            "Fire",
+            "--games",
+            str(GAMES),
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     [run] = list(out.iterdir())
     return run
@@ -50,14 +63,15 @@ def monkeypatch_module():
 
 # -- the statistic on known numbers -------------------------------------------------------------------
 
+
 def test_paired_difference_known_answer():
-    units = [1, 0, 0.5, -0.5, 1, 0]              # mean 1/3; squared deviations sum to 66/36
+    units = [1, 0, 0.5, -0.5, 1, 0]  # mean 1/3; squared deviations sum to 66/36
     se = math.sqrt(66 / 36 / 5 / 6)
     r = cv.paired_difference(np.array(units))
     assert r["value"] == pytest.approx(1 / 3)
     assert r["value_low"] == pytest.approx(1 / 3 - 1.959963984540054 * se)
     assert r["value_high"] == pytest.approx(1 / 3 + 1.959963984540054 * se)
-    assert r["p_value"] == pytest.approx(math.erfc((1 / 3) / se / math.sqrt(2)))     # 0.1775
+    assert r["p_value"] == pytest.approx(math.erfc((1 / 3) / se / math.sqrt(2)))  # 0.1775
     assert r["p_value"] == pytest.approx(0.1775, abs=5e-4)
 
 
@@ -68,20 +82,21 @@ def test_paired_difference_without_spread():
 
 
 def _design(*tested: tuple[str, str, str]) -> cv.Design:
-    return cv.Design("greedy", "baseline", tuple(cv.Tested(a, c, k, f"greedy+{k}:{c}") for a, c, k in tested),
-                     ("Fire", "Water"), 3)
+    return cv.Design(
+        "greedy", "baseline", tuple(cv.Tested(a, c, k, f"greedy+{k}:{c}") for a, c, k in tested), ("Fire", "Water"), 3
+    )
 
 
 def test_summarise_pairs_by_matchup_of_the_cards_block_and_applies_holm():
     d = _design(("avoid-F1", "Fire 1", "avoid"), ("noup-W2", "Water 2", "noup"))
     rows = [("avoid-F1", "Fire", m, 2, b, r) for m, b, r in ((0, 2, 0), (1, 1, 0), (2, 2, 1))]
-    rows += [("avoid-F1", "Water", 3, 2, 0, 2)]                       # another block: not Fire 1's games
+    rows += [("avoid-F1", "Water", 3, 2, 0, 2)]  # another block: not Fire 1's games
     rows += [("noup-W2", "Water", m, 2, b, r) for m, b, r in ((3, 1, 1), (4, 0, 0.5), (5, 2, 2))]
     pm = pd.DataFrame(rows, columns=["arm", "protocol", "matchup", "n", "base", "restricted"])
     t = cv.summarise(pm, d, {"fire 1": "Fire", "water 2": "Water"})
     fire, water = t.iloc[0], t.iloc[1]
     assert fire["games"] == 6 and fire["pairs"] == 3
-    assert fire["value"] == pytest.approx(np.mean([1, 0.5, 0.5]))          # per-matchup means of the differences
+    assert fire["value"] == pytest.approx(np.mean([1, 0.5, 0.5]))  # per-matchup means of the differences
     assert fire["win_rate_unrestricted"] == pytest.approx(5 / 6) and fire["win_rate_restricted"] == pytest.approx(1 / 6)
     assert water["value"] == pytest.approx(np.mean([0, -0.25, 0]))
     p = t["p_value"].to_numpy()
@@ -90,26 +105,31 @@ def test_summarise_pairs_by_matchup_of_the_cards_block_and_applies_holm():
 
 # -- the restriction check ------------------------------------------------------------------------------
 
+
 def _plays(*rows: tuple) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["arm", "card", "up", "by_effect", "strategy", "block", "n"])
 
 
 def test_restriction_check_counts_only_the_restricted_seat_and_flags_violations():
     d = _design(("avoid-F1", "Fire 1", "avoid"), ("noup-F1", "Fire 1", "noup"), ("avoid-F2", "Fire 2", "avoid"))
-    plays = _plays(("avoid-F1", "fire 1", False, True, "greedy+avoid:Fire 1", 0, 3),    # forced by an effect: fine
-                   ("avoid-F1", "fire 1", True, False, "greedy", 1, 9),                 # the opponent: not counted
-                   ("noup-F1", "fire 1", False, False, "greedy+noup:Fire 1", 0, 7),     # face-down: allowed
-                   ("noup-F1", "fire 1", True, True, "greedy+noup:Fire 1", 0, 1),       # face-up: violated
-                   ("avoid-F2", "fire 2", False, False, "greedy+avoid:Fire 2", 0, 2),   # played by action: violated
-                   ("baseline", "fire 1", True, False, "greedy", 0, 11),
-                   ("baseline", "fire 1", True, False, "greedy", 1, 5))                 # Water's block: not counted
+    plays = _plays(
+        ("avoid-F1", "fire 1", False, True, "greedy+avoid:Fire 1", 0, 3),  # forced by an effect: fine
+        ("avoid-F1", "fire 1", True, False, "greedy", 1, 9),  # the opponent: not counted
+        ("noup-F1", "fire 1", False, False, "greedy+noup:Fire 1", 0, 7),  # face-down: allowed
+        ("noup-F1", "fire 1", True, True, "greedy+noup:Fire 1", 0, 1),  # face-up: violated
+        ("avoid-F2", "fire 2", False, False, "greedy+avoid:Fire 2", 0, 2),  # played by action: violated
+        ("baseline", "fire 1", True, False, "greedy", 0, 11),
+        ("baseline", "fire 1", True, False, "greedy", 1, 5),
+    )  # Water's block: not counted
     c = cv.restriction_counts(plays, d, {"fire 1": "Fire", "fire 2": "Fire"})
     assert c["restriction_held"].tolist() == [True, False, False]
-    assert c.loc[0, ["restricted_up_plays", "restricted_down_action_plays", "restricted_down_effect_plays"]].tolist() \
-        == [0, 0, 3]
+    assert c.loc[
+        0, ["restricted_up_plays", "restricted_down_action_plays", "restricted_down_effect_plays"]
+    ].tolist() == [0, 0, 3]
     assert c.loc[0, "baseline_up_plays"] == 11
-    table = pd.concat([pd.DataFrame({"card": ["Fire 1", "Fire 1", "Fire 2"],
-                                     "restriction": ["avoid", "noup", "avoid"]}), c], axis=1)
+    table = pd.concat(
+        [pd.DataFrame({"card": ["Fire 1", "Fire 1", "Fire 2"], "restriction": ["avoid", "noup", "avoid"]}), c], axis=1
+    )
     problems = cv.restriction_problems(table)
     assert len(problems) == 2 and problems[0].startswith("Fire 1 (noup)") and "face-up" in problems[0]
     assert problems[1].startswith("Fire 2 (avoid)")
@@ -117,8 +137,25 @@ def test_restriction_check_counts_only_the_restricted_seat_and_flags_violations(
 
 # -- the draft ------------------------------------------------------------------------------------------
 
-NAMES = sorted(["Apathy", "Darkness", "Death", "Fire", "Gravity", "Hate", "Life", "Light", "Love", "Metal",
-                "Plague", "Psychic", "Speed", "Spirit", "Water"])
+NAMES = sorted(
+    [
+        "Apathy",
+        "Darkness",
+        "Death",
+        "Fire",
+        "Gravity",
+        "Hate",
+        "Life",
+        "Light",
+        "Love",
+        "Metal",
+        "Plague",
+        "Psychic",
+        "Speed",
+        "Spirit",
+        "Water",
+    ]
+)
 
 
 def test_holding_draft_holds_the_protocol_and_extends_with_samples():
@@ -126,9 +163,9 @@ def test_holding_draft_holds_the_protocol_and_extends_with_samples():
     fire, water = m[:40], m[40:]
     assert all("Fire" in a for a, _ in fire) and all("Water" in a for a, _ in water)
     assert all(len(set(a) | set(b)) == 6 and set(a) | set(b) <= set(NAMES) for a, b in m)
-    assert {a.index("Fire") for a, _ in fire} == {0, 1, 2}                  # every line occurs
-    assert holding_matchups(7, ["Fire"], NAMES, 25) == fire[:25]          # a prefix; independent of Water
-    assert holding_matchups(8, ["Fire"], NAMES, 40) != fire               # the seed matters
+    assert {a.index("Fire") for a, _ in fire} == {0, 1, 2}  # every line occurs
+    assert holding_matchups(7, ["Fire"], NAMES, 25) == fire[:25]  # a prefix; independent of Water
+    assert holding_matchups(8, ["Fire"], NAMES, 40) != fire  # the seed matters
 
 
 def test_holding_spec_keys_are_checked():
@@ -138,19 +175,24 @@ def test_holding_spec_keys_are_checked():
     with pytest.raises(SpecError, match="key 'draft.protocols'"):
         parse_spec({**base, "draft": {"mode": "holding", "protocols": [], "samples": 3}}, "s.toml", Path("."))
     with pytest.raises(SpecError, match="key 'draft.trios': not used"):
-        parse_spec({**base, "draft": {"mode": "holding", "protocols": ["Fire"], "samples": 3, "trios": []}},
-                   "s.toml", Path("."))
+        parse_spec(
+            {**base, "draft": {"mode": "holding", "protocols": ["Fire"], "samples": 3, "trios": []}},
+            "s.toml",
+            Path("."),
+        )
 
 
 # -- one command, end to end ----------------------------------------------------------------------------
+
 
 def test_cardvalue_reports_all_six_cards_with_intervals(fire_run, capsys):
     capsys.readouterr()
     code, out, _ = run_cli(capsys, "report", str(fire_run), "--format", "json", "--table", "card_value")
     assert code == 0
     rows = json.loads(out)["tables"]["card_value"]
-    assert [(r["card"], r["restriction"]) for r in rows] == [(f"Fire {v}", k) for v in range(6)
-                                                            for k in ("avoid", "noup")]
+    assert [(r["card"], r["restriction"]) for r in rows] == [
+        (f"Fire {v}", k) for v in range(6) for k in ("avoid", "noup")
+    ]
     for r in rows:
         assert r["games"] == GAMES and r["pairs"] == GAMES // 2 and r["protocol"] == "Fire"
         assert r["value_low"] <= r["value"] <= r["value_high"]
@@ -159,7 +201,7 @@ def test_cardvalue_reports_all_six_cards_with_intervals(fire_run, capsys):
         assert r["restriction_held"] is True and r["restricted_up_plays"] == 0
         if r["restriction"] == "avoid":
             assert r["restricted_down_action_plays"] == 0
-    assert sum(r["baseline_up_plays"] for r in rows) > 0                  # the counts see plays when there are some
+    assert sum(r["baseline_up_plays"] for r in rows) > 0  # the counts see plays when there are some
     assert sum(r["restricted_down_action_plays"] for r in rows if r["restriction"] == "noup") > 0
 
 
@@ -179,16 +221,20 @@ def test_cardvalue_resume_of_a_finished_run_prints_the_same_table(fire_run, caps
 
 # -- bad input: one line, exit status 2, nothing written ------------------------------------------------
 
-@pytest.mark.parametrize("argv, expected", [
-    (["Fir"], "'Fir': not a protocol or card of the pool"),
-    (["Fire 9"], "'Fire 9': not a protocol or card"),
-    (["Fire", "--strategy", "greed"], "--strategy: unknown strategy 'greed'"),
-    (["Fire", "--strategy", "greedy+avoid"], "--strategy: restriction 'avoid' needs a card"),
-    (["Fire", "--games", "3"], "--games: expected an even number"),
-    (["Fire", "--games", "0"], "--games: expected an even number"),
-    (["Fire", "--set", "Main 9"], "--set/--cards: unknown set 'Main 9'"),
-    ([], "expected at least one PROTOCOL or CARD"),
-])
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["Fir"], "'Fir': not a protocol or card of the pool"),
+        (["Fire 9"], "'Fire 9': not a protocol or card"),
+        (["Fire", "--strategy", "greed"], "--strategy: unknown strategy 'greed'"),
+        (["Fire", "--strategy", "greedy+avoid"], "--strategy: restriction 'avoid' needs a card"),
+        (["Fire", "--games", "3"], "--games: expected an even number"),
+        (["Fire", "--games", "0"], "--games: expected an even number"),
+        (["Fire", "--set", "Main 9"], "--set/--cards: unknown set 'Main 9'"),
+        ([], "expected at least one PROTOCOL or CARD"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(argv, expected, tmp_path, capsys):
     code, out, err = run_cli(capsys, "cardvalue", *argv, "--out", str(tmp_path / "runs"))
     assert code == 2 and out == ""
@@ -209,12 +255,21 @@ def test_resume_refuses_a_run_that_is_not_a_card_value_run(fire_run, tmp_path, c
 
 
 def test_design_of_other_runs_is_none():
-    ab = {"spec": {"draft": {"mode": "holding", "protocols": ["Fire"], "samples": 2}, "seats": {"swap": True},
-                   "arms": [{"name": "official", "strategies": ["greedy", "greedy"]},
-                            {"name": "variant", "strategies": ["greedy", "greedy"]}]}}
+    ab = {
+        "spec": {
+            "draft": {"mode": "holding", "protocols": ["Fire"], "samples": 2},
+            "seats": {"swap": True},
+            "arms": [
+                {"name": "official", "strategies": ["greedy", "greedy"]},
+                {"name": "variant", "strategies": ["greedy", "greedy"]},
+            ],
+        }
+    }
+
     def typed(m: dict) -> Manifest:
-        return Manifest.of({"run_id": "r", "format": 1, "complete": True, "spec_hash": "h", "games": 0, "shards": [],
-                            **m}, "run.json")
+        return Manifest.of(
+            {"run_id": "r", "format": 1, "complete": True, "spec_hash": "h", "games": 0, "shards": [], **m}, "run.json"
+        )
 
     assert cv.design_of(typed(ab)) is None
     ab["spec"]["arms"][1]["strategies"] = ["greedy+nodown", "greedy"]

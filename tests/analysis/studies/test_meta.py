@@ -25,6 +25,7 @@ RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
 
 # -- solvers ------------------------------------------------------------------------------------------
 
+
 def test_rock_paper_scissors_is_uniform_for_nash_and_alpha_rank():
     assert np.allclose(G.nash_equilibrium(RPS), 1 / 3)
     assert np.allclose(G.alpha_rank(RPS, alpha=5, population=20), 1 / 3)
@@ -53,7 +54,7 @@ def test_a_dominated_strategy_gets_no_weight_and_a_negative_rating():
 
 
 def test_maxent_picks_the_uniform_one_of_many_equilibria():
-    m = np.zeros((3, 3))                          # every mixture is an equilibrium
+    m = np.zeros((3, 3))  # every mixture is an equilibrium
     x = G.nash_equilibrium(m)
     assert np.allclose(G.maxent_equilibrium(m, x), 1 / 3, atol=1e-4)
 
@@ -80,6 +81,7 @@ def test_fixation_is_neutral_at_zero_and_stable_far_out():
 
 
 # -- the payoff model ----------------------------------------------------------------------------------
+
 
 def test_the_model_recovers_known_effects_and_beats_protocol_effects_only():
     # protocol, synergy and counter effects are only identified together (a counter that favours one
@@ -134,6 +136,7 @@ def test_bad_inputs_are_refused():
 
 # -- protolab meta on a run ----------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def rr_run(tmp_path_factory):
     return write_run(tmp_path_factory.mktemp("meta") / "run", round_robin_rows(), shard_games=200)
@@ -168,9 +171,15 @@ def test_protolab_meta_table_csv_and_compare(rr_run, capsys):
     assert json.loads(capsys.readouterr().out)["compare"]["protocol_tv"] == pytest.approx(0)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--bootstrap", "-1"], "--bootstrap"), (["--table", "nope", "--format", "csv"], "--table"),
-    (["--population", "1"], "--population"), (["--rank-alpha", "0"], "--rank-alpha")])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--bootstrap", "-1"], "--bootstrap"),
+        (["--table", "nope", "--format", "csv"], "--table"),
+        (["--population", "1"], "--population"),
+        (["--rank-alpha", "0"], "--rank-alpha"),
+    ],
+)
 def test_protolab_meta_bad_options(rr_run, capsys, args, message):
     assert main(["meta", str(rr_run), *args]) == 2
     err = capsys.readouterr().err
@@ -195,18 +204,31 @@ def test_the_dashboard_has_a_metagame_section(rr_run):
 
 # -- the spec's [meta] table and the loop -------------------------------------------------------------
 
-def _spec(tmp_path: Path, meta: str, draft: str = 'mode = "round_robin"\nprotocols = ["Darkness", "Death", "Fire", '
-          '"Gravity", "Life", "Light", "Psychic", "Water"]') -> Path:
+
+def _spec(
+    tmp_path: Path,
+    meta: str,
+    draft: str = 'mode = "round_robin"\nprotocols = ["Darkness", "Death", "Fire", '
+    '"Gravity", "Life", "Light", "Psychic", "Water"]',
+) -> Path:
     p = tmp_path / "loop.toml"
-    p.write_text(f'name = "loop"\nseed = 3\ngames = 2\nevents = false\n[pool]\nsets = ["Main 1"]\n'
-                 f'[seats]\nstrategies = ["greedy", "greedy"]\nswap = true\n[draft]\n{draft}\n[meta]\n{meta}\n')
+    p.write_text(
+        f'name = "loop"\nseed = 3\ngames = 2\nevents = false\n[pool]\nsets = ["Main 1"]\n'
+        f'[seats]\nstrategies = ["greedy", "greedy"]\nswap = true\n[draft]\n{draft}\n[meta]\n{meta}\n'
+    )
     return p
 
 
-@pytest.mark.parametrize("meta, draft, message", [
-    ('mode = "nash"', None, "meta.mode"), ("iterations = 0", None, "meta.iterations"),
-    ("epsilon = -1", None, "meta.epsilon"), ("bogus = 1", None, "meta.bogus"),
-    ("iterations = 2", 'mode = "sampled"\nsamples = 5', "draft.mode")])
+@pytest.mark.parametrize(
+    "meta, draft, message",
+    [
+        ('mode = "nash"', None, "meta.mode"),
+        ("iterations = 0", None, "meta.iterations"),
+        ("epsilon = -1", None, "meta.epsilon"),
+        ("bogus = 1", None, "meta.bogus"),
+        ("iterations = 2", 'mode = "sampled"\nsamples = 5', "draft.mode"),
+    ],
+)
 def test_meta_table_errors_name_the_key(tmp_path, meta, draft, message):
     from protolab.experiment.spec import SpecError, load_spec
 
@@ -256,7 +278,7 @@ def test_protolab_meta_of_a_drafted_run_has_pick_metrics(draft_run, capsys):
     assert main(["meta", str(draft_run), "--format", "json", "--bootstrap", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     picks = {r["protocol"]: r for r in out["draft"]["picks"]}
-    assert sum(r["picks"] for r in picks.values()) == 6 * 40          # six picks in each of the 40 games
+    assert sum(r["picks"] for r in picks.values()) == 6 * 40  # six picks in each of the 40 games
     assert {r["picker"] for r in out["draft"]["first_pick"]} == {"first", "second"}
     assert main(["meta", str(draft_run), "--format", "csv", "--table", "picks", "--bootstrap", "0"]) == 0
     header = next(ln for ln in capsys.readouterr().out.splitlines() if not ln.startswith("#"))

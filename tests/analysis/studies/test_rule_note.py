@@ -35,6 +35,7 @@ def changes(pool, *files):
 
 # -- the declarations ------------------------------------------------------------------------------
 
+
 def test_the_choice_marks_name_decisions_the_engine_asks():
     """Every mark on a Step field, every verb's pick and every answer of the rule is a decision kind
     of the vocabulary; every bot target has the rule's words."""
@@ -45,12 +46,22 @@ def test_the_choice_marks_name_decisions_the_engine_asks():
     assert set(RULE_ANSWERS) <= DECISIONS and set(TARGET_RULE) == set(BOT_TARGETS)
 
 
-@pytest.mark.parametrize("spec, how", [("greedy", RULE), ("search", RULE), ("ismcts:iters=300", RULE),
-                                       ("ismcts:iters=300,leaf=model", MODEL),
-                                       ("ismcts:iters=300,leaf=model,choices=rules", RULE),
-                                       ("greedy+avoid:Fire 1", RULE), ("rush+nodown", RULE), ("learned", MODEL),
-                                       ("learned:sims=2", MODEL), ("random", RANDOM),
-                                       ("mypkg.bots:MyBot", UNKNOWN)])
+@pytest.mark.parametrize(
+    "spec, how",
+    [
+        ("greedy", RULE),
+        ("search", RULE),
+        ("ismcts:iters=300", RULE),
+        ("ismcts:iters=300,leaf=model", MODEL),
+        ("ismcts:iters=300,leaf=model,choices=rules", RULE),
+        ("greedy+avoid:Fire 1", RULE),
+        ("rush+nodown", RULE),
+        ("learned", MODEL),
+        ("learned:sims=2", MODEL),
+        ("random", RANDOM),
+        ("mypkg.bots:MyBot", UNKNOWN),
+    ],
+)
 def test_how_a_strategy_takes_the_choices_inside_effects(spec, how):
     assert how_chooses(spec) == how
     assert all(p.choices in HOWS or callable(p.choices) for p in PLAYERS.values())
@@ -58,34 +69,50 @@ def test_how_a_strategy_takes_the_choices_inside_effects(spec, how):
 
 # -- which choices a change touches ---------------------------------------------------------------
 
+
 def test_a_change_of_value_or_of_a_count_nobody_chooses_touches_no_choice(pool, tmp_path):
     assert changes(pool, VARIANTS / "fire1_worth_3.toml") == {"Fire 1": set()}
-    draw3 = variant(tmp_path, '[[cards]]\nreplaces = "Fire 0"\nmiddle.do = [{ flip = 1, other = true }, '
-                              '{ draw = 3 }]\n[[cards]]\nreplaces = "Fire 3"\nbottom.when = "start"\n')
+    draw3 = variant(
+        tmp_path,
+        '[[cards]]\nreplaces = "Fire 0"\nmiddle.do = [{ flip = 1, other = true }, '
+        '{ draw = 3 }]\n[[cards]]\nreplaces = "Fire 3"\nbottom.when = "start"\n',
+    )
     assert changes(pool, draw3) == {"Fire 0": set(), "Fire 3": set()}
 
 
 def test_an_optional_step_made_costlier_touches_its_may_and_its_pick(pool):
-    assert changes(pool, VARIANTS / "fire3_discard_2.toml") == {"Fire 3": {("may", "discard"),
-                                                                           ("discard", "discard")}}
+    assert changes(pool, VARIANTS / "fire3_discard_2.toml") == {"Fire 3": {("may", "discard"), ("discard", "discard")}}
 
 
-@pytest.mark.parametrize("body, touched", [
-    # "may" taken away: the step is no longer optional
-    ('replaces = "Death 1"\ntop.do = [{ draw = 1 }, { delete = 1, other = true, if = "did" }, { delete = "this" }]',
-     {("may", "draw")}),
-    # the reward of an optional step ("If you do") grows: the yes weighs it
-    ('replaces = "Death 1"\ntop.do = [{ draw = 1, may = true }, { delete = 2, other = true, if = "did" }, '
-     '{ delete = "this" }]', {("may", "draw"), ("target", "delete")}),
-    # a count the player chooses: "1 or more"
-    ('replaces = "Fire 1"\nmiddle.do = [{ discard = "1+" }, { delete = 1, if = "did" }]', {("discard", "discard")}),
-    # an either/or's alternative changes
-    ('replaces = "Corruption 6"\ntop.do = [{ either = [[{ discard = 2 }], [{ delete = "this" }]] }]',
-     {("either", "either"), ("discard", "discard")}),
-    # a new optional step
-    ('replaces = "Fire 0"\nmiddle.do = [{ flip = 1, other = true }, { draw = 2 }, { draw = 1, may = true }]',
-     {("may", "draw")}),
-])
+@pytest.mark.parametrize(
+    "body, touched",
+    [
+        # "may" taken away: the step is no longer optional
+        (
+            'replaces = "Death 1"\n'
+            'top.do = [{ draw = 1 }, { delete = 1, other = true, if = "did" }, { delete = "this" }]',
+            {("may", "draw")},
+        ),
+        # the reward of an optional step ("If you do") grows: the yes weighs it
+        (
+            'replaces = "Death 1"\ntop.do = [{ draw = 1, may = true }, { delete = 2, other = true, if = "did" }, '
+            '{ delete = "this" }]',
+            {("may", "draw"), ("target", "delete")},
+        ),
+        # a count the player chooses: "1 or more"
+        ('replaces = "Fire 1"\nmiddle.do = [{ discard = "1+" }, { delete = 1, if = "did" }]', {("discard", "discard")}),
+        # an either/or's alternative changes
+        (
+            'replaces = "Corruption 6"\ntop.do = [{ either = [[{ discard = 2 }], [{ delete = "this" }]] }]',
+            {("either", "either"), ("discard", "discard")},
+        ),
+        # a new optional step
+        (
+            'replaces = "Fire 0"\nmiddle.do = [{ flip = 1, other = true }, { draw = 2 }, { draw = 1, may = true }]',
+            {("may", "draw")},
+        ),
+    ],
+)
 def test_choices_a_change_touches(pool, tmp_path, body, touched):
     card = body.split('"')[1]
     assert changes(pool, variant(tmp_path, "[[cards]]\n" + body + "\n")) == {card: touched}
@@ -93,10 +120,11 @@ def test_choices_a_change_touches(pool, tmp_path, body, touched):
 
 # -- the words --------------------------------------------------------------------------------------
 
+
 def test_the_note_under_each_kind_of_player(pool):
     (fire3,) = changed_choices(pool, load_pool(cards=[VARIANTS / "fire3_discard_2.toml"]))
     greedy = note_text(fire3, ["greedy", "greedy"])
-    assert greedy.startswith("note: Fire 3's change touches an optional step (\"may\": discard)")
+    assert greedy.startswith('note: Fire 3\'s change touches an optional step ("may": discard)')
     assert "greedy takes by a fixed rule" in greedy and '"may": always yes' in greedy
     assert greedy.endswith("judge it with learned to see it played")
     learned = note_text(fire3, ["learned", "learned"])
@@ -109,8 +137,12 @@ def test_the_note_under_each_kind_of_player(pool):
 
 
 def test_a_run_whose_pool_cannot_be_rebuilt_says_the_question_is_open(tmp_path):
-    block = {"path": str(tmp_path), "sets": ["Main 1", "Aux 1"], "strategies": {"base": ["greedy", "greedy"]},
-             "card_files": [{"path": "gone.toml", "sha256": None}]}
+    block = {
+        "path": str(tmp_path),
+        "sets": ["Main 1", "Aux 1"],
+        "strategies": {"base": ["greedy", "greedy"]},
+        "card_files": [{"path": "gone.toml", "sha256": None}],
+    }
     (note,) = block_notes(block)
     assert note["card"] is None and "unknown" in note["note"] and "no copy of card file gone.toml" in note["note"]
     assert block_notes({**block, "card_files": []}) == []
@@ -151,7 +183,7 @@ name = "fire3-learned"
 cards = ["fire3_discard_2.toml"]
 strategies = ["learned", "learned"]
 """
-GREEDY_NOTE = "note: Fire 3's change touches an optional step (\"may\": discard)"
+GREEDY_NOTE = 'note: Fire 3\'s change touches an optional step ("may": discard)'
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +194,9 @@ def run_dir(tmp_path_factory):
     for f in ("fire3_discard_2.toml", "fire1_worth_3.toml"):
         shutil.copy(VARIANTS / f, d / f)
     (d / "spec.toml").write_text(SPEC)
-    res = run(str(d / "spec.toml"), RunOptions(workers=1, out=str(tmp_path_factory.mktemp("rule-note")),
-                                               show_progress=False))
+    res = run(
+        str(d / "spec.toml"), RunOptions(workers=1, out=str(tmp_path_factory.mktemp("rule-note")), show_progress=False)
+    )
     assert res.status == "complete"
     return res.run_dir
 
@@ -207,7 +240,7 @@ def test_the_ab_page_says_it_beside_each_arm(capsys, run_dir, tmp_path):
     page = out.read_text(encoding="utf-8")
     sections = {s.split('"', 1)[0]: s for s in page.split('<section id="')[1:]}
     note = GREEDY_NOTE.replace("'", "&#x27;").replace('"', "&quot;")
-    assert note in sections["ab-0"] and "greedy takes by a fixed rule" in sections["ab-0"]     # fire3
-    assert 'class="warn rule-note"' not in sections["ab-1"]                                     # fire1-worth-3
-    assert "learned plans with its model" in sections["ab-2"]                                  # fire3-learned
+    assert note in sections["ab-0"] and "greedy takes by a fixed rule" in sections["ab-0"]  # fire3
+    assert 'class="warn rule-note"' not in sections["ab-1"]  # fire1-worth-3
+    assert "learned plans with its model" in sections["ab-2"]  # fire3-learned
     assert f"arm fire3: {note}" in sections["ranking"] and "arm fire1-worth-3" not in sections["ranking"]

@@ -35,29 +35,38 @@ def test_each_folder_is_the_study_its_manifest_says(tmp_path):
     arms = two_arms(tmp_path / "ab")
     loop = tmp_path / "loop"
     loop.mkdir()
-    (loop / "meta.json").write_text(json.dumps({"iterations": [{"iteration": 0, "run": str(plain)}],
-                                                "meta": {"prior_games": 2.0}}))
-    kinds = {name: studies.kind_of([str(p)]).kind for name, p in
-             (("plain", plain), ("tiers", tiers), ("ab", arms), ("loop", loop))}
+    (loop / "meta.json").write_text(
+        json.dumps({"iterations": [{"iteration": 0, "run": str(plain)}], "meta": {"prior_games": 2.0}})
+    )
+    kinds = {
+        name: studies.kind_of([str(p)]).kind
+        for name, p in (("plain", plain), ("tiers", tiers), ("ab", arms), ("loop", loop))
+    }
     assert kinds == {"plain": "plain", "tiers": "tiers", "ab": "ab", "loop": "metagame"}
-    assert studies.kind_of([f"{tiers}#greedy"]).kind == "plain"         # one tier is an ordinary run
+    assert studies.kind_of([f"{tiers}#greedy"]).kind == "plain"  # one tier is an ordinary run
     assert studies.kind_of([f"{arms}#a"]).kind == "plain"
     assert studies.kind_of([str(plain), str(tiers / "..") + "/plain"]).kind == "plain"
-    assert [k.kind for k in studies.KINDS][-1] == "plain"                # claims anything: the last resort
+    assert [k.kind for k in studies.KINDS][-1] == "plain"  # claims anything: the last resort
 
 
 def test_a_loop_folder_reads_as_its_metagame(tmp_path, capsys):
     write_run(tmp_path / "loop" / "i00", round_robin_rows(), shard_games=200, run_id="i00")
-    (tmp_path / "loop" / "meta.json").write_text(json.dumps({
-        "iterations": [{"iteration": 0, "run": "i00", "games": 1, "added": ["A, B, C"]}],
-        "meta": {"prior_games": 2.0}, "stopped": "converged"}))
+    (tmp_path / "loop" / "meta.json").write_text(
+        json.dumps(
+            {
+                "iterations": [{"iteration": 0, "run": "i00", "games": 1, "added": ["A, B, C"]}],
+                "meta": {"prior_games": 2.0},
+                "stopped": "converged",
+            }
+        )
+    )
     assert main(["report", str(tmp_path / "loop"), "--format", "csv", "--table", "iterations"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("# Produced by i00") and "iteration,run,games,added\n0,i00,1,\"A, B, C\"\n" in out
+    assert out.startswith("# Produced by i00") and 'iteration,run,games,added\n0,i00,1,"A, B, C"\n' in out
     assert main(["dashboard", str(tmp_path / "loop"), "--out", str(tmp_path / "loop.html")]) == 0
     page = (tmp_path / "loop.html").read_text()
     assert "<h1>protolab metagame loop: loop</h1>" in page and "Metagame: the equilibrium" in page
-    assert "<p class=\"muted\">converged</p>" in page
+    assert '<p class="muted">converged</p>' in page
     (tmp_path / "loop" / "meta.json").write_text("{")
     assert main(["report", str(tmp_path / "loop")]) == 2
     assert "meta.json: not a PSRO loop manifest" in capsys.readouterr().err

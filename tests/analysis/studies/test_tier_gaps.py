@@ -39,8 +39,9 @@ def test_the_paired_interval_is_the_paired_variance_and_narrower_than_unpaired()
     paired = gap_table(ITEMS, n, w, ["cheap", "top"], resamples=1000, seed=3).set_index("protocol")
     # the same counts with the top tier's clusters shuffled: every rate as before, the pairing broken
     perm = np.random.default_rng(2).permutation(400)
-    broken = gap_table(ITEMS, n, {"cheap": w["cheap"], "top": w["top"][perm]}, ["cheap", "top"], resamples=1000,
-                       seed=3).set_index("protocol")
+    broken = gap_table(
+        ITEMS, n, {"cheap": w["cheap"], "top": w["top"][perm]}, ["cheap", "top"], resamples=1000, seed=3
+    ).set_index("protocol")
     assert np.allclose(paired["difference"], broken["difference"])
     assert (paired["half_width"] < 0.85 * broken["half_width"]).all()
     for j, item in enumerate(ITEMS):
@@ -78,9 +79,9 @@ def identical_but(items: list[str], extra: dict[str, int], clusters: int = 100, 
 def test_a_protocol_moved_by_construction_is_reported_with_its_gap():
     n, w = identical_but(ITEMS, {"R": 7})
     g = gap_table(ITEMS, n, w, ["cheap", "top"], resamples=300).set_index("protocol")
-    assert list(g.index)[0] == "R"                                 # the largest gap first
+    assert list(g.index)[0] == "R"  # the largest gap first
     assert g.loc["R", "difference"] == pytest.approx(0.07)
-    assert g.loc["R", "difference_low"] >= 0                       # no cluster lost by the cheap tier only
+    assert g.loc["R", "difference_low"] >= 0  # no cluster lost by the cheap tier only
     assert g.loc["R", "half_width"] > 0
     same = g.drop(index="R")
     assert (same["difference"] == 0).all() and (same["half_width"] == 0).all()
@@ -91,7 +92,7 @@ def test_a_protocol_moved_by_construction_is_reported_with_its_gap():
 
 
 def test_the_summary_flips_at_the_tolerance_and_the_interval():
-    n, w = identical_but(ITEMS, {"Q": 3})                          # 3 points exactly, 100 games a protocol
+    n, w = identical_but(ITEMS, {"Q": 3})  # 3 points exactly, 100 games a protocol
     g = gap_table(ITEMS, n, w, ["cheap", "top"], resamples=300)
     (at,) = summary(g)
     assert (at["tolerance"], at["interval"]) == (TOLERANCE, INTERVAL) == (0.03, 0.02)
@@ -116,10 +117,11 @@ def test_the_summary_flips_at_the_tolerance_and_the_interval():
 
 # -- a tier study: synthetic, then played ---------------------------------------------------------------
 
+
 def test_each_tier_against_the_last_in_every_output(tmp_path, capsys):
     # greedy's T1 wins 120 of the 200 shared seeds, search's 100, ismcts's (the top tier) 110
     run = tier_run(tmp_path / "tiers-gaps", {"greedy": 120, "search": 100, "ismcts": 110})
-    study = tier_study(run)                       # the report's own 1,000 resamples: its lines are the CLI's
+    study = tier_study(run)  # the report's own 1,000 resamples: its lines are the CLI's
     g = study.tables["gaps"]
     assert list(dict.fromkeys(g["tier"])) == ["greedy", "search"] and set(g["reference"]) == {"ismcts"}
     p = study.tables["protocols"].set_index(["tier", "protocol"])
@@ -172,12 +174,16 @@ def test_a_played_tier_study_matches_its_parquet_files(tmp_path, capsys):
     (tmp_path / "s.toml").write_text(SPEC)
     res = run(str(tmp_path / "s.toml"), RunOptions(workers=1, out=str(tmp_path / "runs"), show_progress=False))
     assert res.status == "complete"
-    counts = duckdb.sql(f"""
+    counts = (
+        duckdb.sql(f"""
         select arm::varchar as tier, protocol::varchar as protocol, count(*) filter (where winner >= 0) as n,
                count(*) filter (where winner = seat) as w
         from (select arm, winner, unnest([{", ".join(PROTOCOL_COLUMNS)}]) as protocol,
                      unnest([0, 0, 0, 1, 1, 1]) as seat from read_parquet('{res.run_dir}/games/*.parquet'))
-        group by all""").df().set_index(["tier", "protocol"])
+        group by all""")
+        .df()
+        .set_index(["tier", "protocol"])
+    )
     study = tier_study(res.run_dir, resamples=200)
     g = study.tables["gaps"].set_index("protocol")
     assert set(g.index) == set(counts.loc["greedy"].index) and set(g["tier"]) == {"random"}

@@ -39,18 +39,26 @@ def resume(stored):
 
 # -- the key -----------------------------------------------------------------------------------------
 
+
 def test_each_pair_of_adjacent_tiers_is_one_more_arm():
     s = spec(strength={"games": 6})
     assert [(a.name, a.strategies, a.tier, a.duel, s.arm_games(a)) for a in s.arms] == [
-        ("random", ("random", "random"), True, False, 4), ("greedy", ("greedy", "greedy"), True, False, 4),
+        ("random", ("random", "random"), True, False, 4),
+        ("greedy", ("greedy", "greedy"), True, False, 4),
         ("search", ("search", "search"), True, False, 4),
         ("duel:greedy-random", ("greedy", "random"), False, True, 6),
-        ("duel:search-greedy", ("search", "greedy"), False, True, 6)]
+        ("duel:search-greedy", ("search", "greedy"), False, True, 6),
+    ]
     assert s.strength == {"games": 6}
     plan = make_plan(s)
     assert plan.arm_first == (0, 4, 8, 12, 18) and plan.total_games == 24
-    assert [(p.arm, p.first_game, p.games) for p in plan.shards] == [(0, 0, 4), (1, 4, 4), (2, 8, 4), (3, 12, 6),
-                                                                     (4, 18, 6)]
+    assert [(p.arm, p.first_game, p.games) for p in plan.shards] == [
+        (0, 0, 4),
+        (1, 4, 4),
+        (2, 8, 4),
+        (3, 12, 6),
+        (4, 18, 6),
+    ]
     assert plan.arm_of(12) == (3, 0) and plan.arm_of(23) == (4, 5) and plan.arm_of(11) == (2, 3)
 
 
@@ -64,11 +72,14 @@ def test_the_stored_form_reads_back_exactly():
     assert s.hash != spec().hash and s.hash != spec(strength={"games": 8}).hash
 
 
-@pytest.mark.parametrize("path, value, key", [
-    (("arms", 4, "strategies"), ["greedy", "search"], "spec.arms[4].strategies[0]"),
-    (("arms", 3, "name"), "duel:x", "spec.arms[3].name"),
-    (("strength",), {"games": 6, "more": 1}, "spec.strength.more"),
-])
+@pytest.mark.parametrize(
+    "path, value, key",
+    [
+        (("arms", 4, "strategies"), ["greedy", "search"], "spec.arms[4].strategies[0]"),
+        (("arms", 3, "name"), "duel:x", "spec.arms[3].name"),
+        (("strength",), {"games": 6, "more": 1}, "spec.strength.more"),
+    ],
+)
 def test_an_edited_stored_strength_is_refused_naming_the_key(path, value, key):
     stored = json.loads(json.dumps(spec(strength={"games": 6}).to_dict()))
     node = stored
@@ -87,21 +98,27 @@ def test_the_hash_of_a_spec_without_strength_is_unchanged():
     assert "strength" not in spec().to_dict()
 
 
-@pytest.mark.parametrize("extra, key, words", [
-    ({"strength": {"games": 6, "gmaes": 2}}, "strength.gmaes", "unknown key; expected one of: games"),
-    ({"strength": {}}, "strength.games", "missing"),
-    ({"strength": {"games": 7}}, "strength.games", "even number"),
-    ({"strength": {"games": 0}}, "strength.games", "at least 2"),
-    ({"strength": {"games": 10**10}}, "strength.games", "at most 1,000,000,000"),
-    ({"strength": {"games": "400"}}, "strength.games", "whole number"),
-    ({"strength": {"games": True}}, "strength.games", "whole number"),
-    ({"strength": 400}, "strength", "expected a table"),
-    ({"tiers": None, "strength": {"games": 6}}, "strength", "expected a tier study"),
-    ({"seats": {"swap": False}, "strength": {"games": 6}}, "seats.swap", "expected true with [strength]"),
-    ({"draft": {"mode": "round_robin"}, "strength": {"games": 6}}, "draft.mode", 'expected "random"'),
-    ({"tiers": ["greedy", {"name": "mixed", "strategies": ["greedy", "search"]}], "strength": {"games": 6}},
-     "tiers[1]", "one strategy on both seats"),
-])
+@pytest.mark.parametrize(
+    "extra, key, words",
+    [
+        ({"strength": {"games": 6, "gmaes": 2}}, "strength.gmaes", "unknown key; expected one of: games"),
+        ({"strength": {}}, "strength.games", "missing"),
+        ({"strength": {"games": 7}}, "strength.games", "even number"),
+        ({"strength": {"games": 0}}, "strength.games", "at least 2"),
+        ({"strength": {"games": 10**10}}, "strength.games", "at most 1,000,000,000"),
+        ({"strength": {"games": "400"}}, "strength.games", "whole number"),
+        ({"strength": {"games": True}}, "strength.games", "whole number"),
+        ({"strength": 400}, "strength", "expected a table"),
+        ({"tiers": None, "strength": {"games": 6}}, "strength", "expected a tier study"),
+        ({"seats": {"swap": False}, "strength": {"games": 6}}, "seats.swap", "expected true with [strength]"),
+        ({"draft": {"mode": "round_robin"}, "strength": {"games": 6}}, "draft.mode", 'expected "random"'),
+        (
+            {"tiers": ["greedy", {"name": "mixed", "strategies": ["greedy", "search"]}], "strength": {"games": 6}},
+            "tiers[1]",
+            "one strategy on both seats",
+        ),
+    ],
+)
 def test_bad_strength_is_a_one_line_error_naming_file_and_key(extra, key, words):
     raw = {**BASE, **extra}
     raw = {k: v for k, v in raw.items() if v is not None}
@@ -113,21 +130,34 @@ def test_bad_strength_is_a_one_line_error_naming_file_and_key(extra, key, words)
 
 # -- the labels and the warning, by hand ---------------------------------------------------------------
 
+
 def _table(rows):
-    return pd.DataFrame([{"upper": u, "lower": lo, "games": n, "win_rate": r, "win_rate_low": a, "win_rate_high": b}
-                         for u, lo, n, r, a, b in rows])
+    return pd.DataFrame(
+        [
+            {"upper": u, "lower": lo, "games": n, "win_rate": r, "win_rate_low": a, "win_rate_high": b}
+            for u, lo, n, r, a, b in rows
+        ]
+    )
 
 
 def test_labels_carry_each_tiers_measured_strength():
     t = _table([("learned", "greedy", 1000, 0.75, 0.72, 0.78), ("search", "learned", 1000, 0.61, 0.58, 0.64)])
     assert labels(["greedy", "learned", "search"], t) == {
-        "greedy": "greedy (25% vs learned)", "learned": "learned (75% vs greedy)", "search": "search (61% vs learned)"}
+        "greedy": "greedy (25% vs learned)",
+        "learned": "learned (75% vs greedy)",
+        "search": "search (61% vs learned)",
+    }
     assert order_warning(t) is None
     # below 50% but the interval reaches 50%: not a contradiction
     assert order_warning(_table([("a", "b", 100, 0.45, 0.35, 0.55)])) is None
     said = order_warning(_table([("learned", "search", 1000, 0.39, 0.36, 0.42), ("x", "y", 10, 0.1, 0.0, 0.4)]))
-    assert said.startswith("the listed order is not the measured one: learned wins 39.0% (36.0%-42.0%) of 1,000 "
-                           "games against search, listed below it; x wins") and "\n" not in said
+    assert (
+        said.startswith(
+            "the listed order is not the measured one: learned wins 39.0% (36.0%-42.0%) of 1,000 "
+            "games against search, listed below it; x wins"
+        )
+        and "\n" not in said
+    )
 
 
 # -- a real run --------------------------------------------------------------------------------------
@@ -165,15 +195,21 @@ def _sql(run_dir: Path, query: str) -> pd.DataFrame:
 def _upper_wins(run_dir: Path) -> dict[str, tuple[int, int, int]]:
     """Per duel arm (games, upper wins, draws), from the strategy columns: the upper tier's strategy
     is the arm's seat-0 strategy in every even game."""
-    d = _sql(run_dir, """select arm::varchar as arm, count(*) as n,
+    d = _sql(
+        run_dir,
+        """select arm::varchar as arm, count(*) as n,
                  count(*) filter (where winner >= 0 and (winner = 0) = (game_in_matchup % 2 = 0)) as up,
-                 count(*) filter (where winner < 0) as draws from GAMES where arm::varchar like 'duel:%' group by 1""")
+                 count(*) filter (where winner < 0) as draws from GAMES where arm::varchar like 'duel:%' group by 1""",
+    )
     return {r.arm: (int(r.n), int(r.up), int(r.draws)) for r in d.itertuples()}
 
 
 def test_the_pairs_play_head_to_head_on_the_tiers_seeds(strength_run):
-    g = _sql(strength_run, "select arm::varchar as arm, game_in_matchup, seed, strategy_0::varchar as s0, "
-                           "strategy_1::varchar as s1 from GAMES")
+    g = _sql(
+        strength_run,
+        "select arm::varchar as arm, game_in_matchup, seed, strategy_0::varchar as s0, "
+        "strategy_1::varchar as s1 from GAMES",
+    )
     duel = g[g["arm"] == "duel:greedy-random"].sort_values("game_in_matchup")
     assert len(duel) == 20 and list(duel["game_in_matchup"]) == list(range(20))
     assert set(zip(duel["s0"], duel["s1"], strict=True)) == {("greedy", "random"), ("random", "greedy")}
@@ -186,8 +222,10 @@ def test_the_pairs_play_head_to_head_on_the_tiers_seeds(strength_run):
 
 def test_a_duel_shard_replays_to_its_stored_rows_and_resumes(strength_run):
     plan, run_dir, manifest = prepare(None, RunOptions(resume=str(strength_run)))
-    assert manifest.complete and [a.name for a in plan.spec.arms][3:] == ["duel:greedy-random",
-                                                                          "duel:random-again-greedy"]
+    assert manifest.complete and [a.name for a in plan.spec.arms][3:] == [
+        "duel:greedy-random",
+        "duel:random-again-greedy",
+    ]
     entry = next(e for e in manifest.shards if e["arm"] == "duel:random-again-greedy")
     shard = next(s for s in plan.shards if s.index == entry["index"])
     cols, _, facts = play_shard_columns(make_task(plan, shard, manifest.run_id, run_dir, "", dictionaries(plan)))
@@ -208,8 +246,9 @@ def test_the_report_measures_the_order_apart_from_the_findings(strength_run, cap
         assert s.loc[arm, "win_rate"] == pytest.approx((up + draws / 2) / n)
         assert s.loc[arm, "win_rate_low"] <= s.loc[arm, "win_rate"] <= s.loc[arm, "win_rate_high"]
     # the tiers' findings hold only the tiers' own games (6 protocol seats per decided game)
-    decided = _sql(strength_run, "select arm::varchar as arm, count(*) filter (where winner >= 0) as d from GAMES "
-                                 "group by 1").set_index("arm")["d"]
+    decided = _sql(
+        strength_run, "select arm::varchar as arm, count(*) filter (where winner >= 0) as d from GAMES group by 1"
+    ).set_index("arm")["d"]
     p = study.tables["protocols"]
     assert study.tiers == TIERS and set(p["tier"]) == set(TIERS)
     for t in TIERS:
@@ -218,10 +257,13 @@ def test_the_report_measures_the_order_apart_from_the_findings(strength_run, cap
     assert study.meta["strength"]["labels"]["greedy"] == f"greedy ({up['win_rate']:.0%} vs random)"
     assert study.meta["strength"]["labels"]["random"] == f"random ({1 - up['win_rate']:.0%} vs greedy)"
     wrong = s.loc["duel:random-again-greedy"]
-    assert wrong["win_rate_high"] < 0.5            # random listed above greedy: the order is contradicted
+    assert wrong["win_rate_high"] < 0.5  # random listed above greedy: the order is contradicted
     warning = study.meta["strength"]["order_warning"]
-    assert warning.startswith("the listed order is not the measured one: random-again wins") and \
-        "greedy (" not in warning and warning in study.meta["warnings"]
+    assert (
+        warning.startswith("the listed order is not the measured one: random-again wins")
+        and "greedy (" not in warning
+        and warning in study.meta["warnings"]
+    )
 
     assert main(["report", str(strength_run)]) == 0
     out = capsys.readouterr().out

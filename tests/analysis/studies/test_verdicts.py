@@ -17,8 +17,9 @@ def cards_table() -> pd.DataFrame:
         ("greedy", "Water 2", 3500, -0.048, -0.080, -0.016, False),
         ("greedy", "Hate 0", 2000, 0.010, -0.020, 0.040, False),
     ]
-    return pd.DataFrame(rows, columns=["tier", "card", "face_up_games", "difference", "difference_low",
-                                       "difference_high", "flagged"])
+    return pd.DataFrame(
+        rows, columns=["tier", "card", "face_up_games", "difference", "difference_low", "difference_high", "flagged"]
+    )
 
 
 def test_cards_seen_once_sink_below_supported_ones():
@@ -38,8 +39,7 @@ def test_meta_warns_when_its_model_rests_on_few_played_pairs():
 
 def test_meta_intervals_carry_the_unplayed_pairs_uncertainty():
     df, u, _ = synthetic_matchups(games=40)
-    res = M.meta_analysis(df.sample(n=20, random_state=3), bootstrap=20, seed=5, protocols=u.protocols,
-                          pair_l2=10.0)
+    res = M.meta_analysis(df.sample(n=20, random_state=3), bootstrap=20, seed=5, protocols=u.protocols, pair_l2=10.0)
     top = res.trios.iloc[0]
     # resampling only the 20 played pairs of 280 kept this trio near certain (71-100%), though
     # 260 pairs were never played: their own uncertainty must show

@@ -26,8 +26,15 @@ def known(tmp_path_factory):
 def test_report_table(capsys, known):
     code, out, err = run(capsys, "report", known)
     assert code == 0, err
-    for title in ("Balance flags", "Protocol win rate", "Matchups", "Compile timing", "Compiles per protocol",
-                  "Card impact", "Turns to win"):
+    for title in (
+        "Balance flags",
+        "Protocol win rate",
+        "Matchups",
+        "Compile timing",
+        "Compiles per protocol",
+        "Card impact",
+        "Turns to win",
+    ):
         assert title in out
     assert "First player wins 85.7%" in out and "Holm" in out
 
@@ -40,14 +47,15 @@ def test_report_json_has_every_table(capsys, known):
     fire = next(r for r in data["tables"]["protocols"] if r["protocol"] == "Fire")
     assert (fire["games"], fire["wins"]) == (7, 5)
     card = next(r for r in data["tables"]["card_impact"] if r["card"] == "Hate 0")
-    assert card["up_wr"] is None                     # NaN becomes null
+    assert card["up_wr"] is None  # NaN becomes null
     assert {"protocol_matchups", "trio_matchups", "compile_curves", "balance_flags", "strategy_ratings"} <= set(
-        data["tables"])
+        data["tables"]
+    )
 
 
 def test_report_csv_one_table_or_all(capsys, known, tmp_path):
     code, out, _ = run(capsys, "report", known, "--format", "csv", "--table", "protocol_matchups")
-    assert out.startswith("# Produced by ")                 # the provenance header (analysis/runs/provenance.py)
+    assert out.startswith("# Produced by ")  # the provenance header (analysis/runs/provenance.py)
     rows = list(csv.DictReader(line for line in io.StringIO(out) if not line.startswith("#")))
     assert code == 0 and len(rows) == 18 and {"protocol", "opponent", "games", "win_rate_low"} <= set(rows[0])
     code, out, _ = run(capsys, "report", known, "--format", "csv", "--out", tmp_path / "csv")
@@ -83,7 +91,7 @@ def test_dashboard_writes_a_self_contained_page(capsys, known, tmp_path):
     assert code == 0, err
     page = out.read_text()
     assert "works offline" in text and "Plotly" in page and 'id="cards"' in page
-    assert "<script src=" not in page and "<link" not in page     # nothing fetched from anywhere
+    assert "<script src=" not in page and "<link" not in page  # nothing fetched from anywhere
 
 
 def test_dashboard_server_binds_loopback_only(known):
@@ -108,6 +116,7 @@ def test_dashboard_server_binds_loopback_only(known):
 
 
 # -- bad input: one readable line naming the file, exit status 2 ------------------------------------
+
 
 def one_error(capsys, *argv):
     code, out, err = run(capsys, *argv)

@@ -17,7 +17,7 @@ def test_shipped_example_specs_play_competent_seats():
     specs = sorted(examples_dir().glob("*.toml"))
     assert specs
     for path in specs:
-        if "train" in tomllib.loads(path.read_text()):            # a training spec: its expert and ladder
+        if "train" in tomllib.loads(path.read_text()):  # a training spec: its expert and ladder
             t = load_train_spec(path)
             seats = [t.data.expert, *t.ladder.opponents]
         else:

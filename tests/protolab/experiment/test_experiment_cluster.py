@@ -54,23 +54,52 @@ def two_nodes(tmp_path, wheel):
     reason = namespaces_unavailable()
     if reason:
         pytest.skip(reason)
-    temp = Path(tempfile.mkdtemp(prefix="plr", dir="/tmp"))       # short: Ray's socket paths must fit
+    temp = Path(tempfile.mkdtemp(prefix="plr", dir="/tmp"))  # short: Ray's socket paths must fit
     out = tmp_path / "out"
     out.mkdir()
     ray = wheel.bin / "ray"
     env = wheel.env(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
-    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)     # "0" (tests/conftest.py) forbids joining a head
+    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # "0" (tests/conftest.py) forbids joining a head
     try:
         with namespace_pair("pl", 213) as n:
-            sh("ip", "netns", "exec", n.head_ns, ray, "start", "--head", f"--node-ip-address={n.head_ip}",
-               "--port=6379", "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats",
-               f"--temp-dir={temp / 'h'}", env=env, timeout=120)
-            sh("ip", "netns", "exec", n.work_ns, "sh", "-c",
-               f"mount -t tmpfs tmpfs '{out}' && exec '{ray}' start --address={n.head_ip}:6379 "
-               f"--node-ip-address={n.work_ip} --num-cpus=1 --disable-usage-stats --temp-dir='{temp / 'w'}'",
-               env=env, timeout=120)
-            yield {"head_ns": n.head_ns, "head_ip": n.head_ip, "work_ip": n.work_ip, "env": env, "out": out,
-                   "python": wheel.python, "work_temp": temp / "w"}
+            sh(
+                "ip",
+                "netns",
+                "exec",
+                n.head_ns,
+                ray,
+                "start",
+                "--head",
+                f"--node-ip-address={n.head_ip}",
+                "--port=6379",
+                "--num-cpus=1",
+                "--include-dashboard=false",
+                "--disable-usage-stats",
+                f"--temp-dir={temp / 'h'}",
+                env=env,
+                timeout=120,
+            )
+            sh(
+                "ip",
+                "netns",
+                "exec",
+                n.work_ns,
+                "sh",
+                "-c",
+                f"mount -t tmpfs tmpfs '{out}' && exec '{ray}' start --address={n.head_ip}:6379 "
+                f"--node-ip-address={n.work_ip} --num-cpus=1 --disable-usage-stats --temp-dir='{temp / 'w'}'",
+                env=env,
+                timeout=120,
+            )
+            yield {
+                "head_ns": n.head_ns,
+                "head_ip": n.head_ip,
+                "work_ip": n.work_ip,
+                "env": env,
+                "out": out,
+                "python": wheel.python,
+                "work_temp": temp / "w",
+            }
     finally:
         shutil.rmtree(temp, ignore_errors=True)
 
@@ -91,20 +120,37 @@ def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
     spec.write_text(SPEC)
     shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
     n = two_nodes
-    r = sh("ip", "netns", "exec", n["head_ns"], n["python"], "-m", "protolab", "run", spec,
-           "--address", f"{n['head_ip']}:6379", "--out", n["out"], "--no-progress", env=n["env"], cwd=tmp_path,
-           check=False, timeout=600)
+    r = sh(
+        "ip",
+        "netns",
+        "exec",
+        n["head_ns"],
+        n["python"],
+        "-m",
+        "protolab",
+        "run",
+        spec,
+        "--address",
+        f"{n['head_ip']}:6379",
+        "--out",
+        n["out"],
+        "--no-progress",
+        env=n["env"],
+        cwd=tmp_path,
+        check=False,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     assert "Ray cluster at" in r.stdout and "(2 CPUs)" in r.stdout
     (run_dir,) = [p for p in n["out"].iterdir() if p.is_dir()]
     m = json.loads((run_dir / "run.json").read_text())
     assert m["complete"] and len(m["shards"]) == 8 and m["games"] == 8000
     nodes = {s["worker"]["node"] for s in m["shards"]}
-    assert nodes == {n["head_ip"], n["work_ip"]}, nodes                 # shards ran on both nodes
+    assert nodes == {n["head_ip"], n["work_ip"]}, nodes  # shards ran on both nodes
     by = {s["worker"]["node"]: s["written_by"] for s in m["shards"]}
-    assert by == {n["head_ip"]: "worker", n["work_ip"]: "driver"}    # no shared disk: bytes came back
+    assert by == {n["head_ip"]: "worker", n["work_ip"]: "driver"}  # no shared disk: bytes came back
     ids = {s["worker"]["node"]: s["worker"]["node_id"] for s in m["shards"]}
-    assert len(set(ids.values())) == 2 and all(len(i) == 56 for i in ids.values())   # Ray's node ids
+    assert len(set(ids.values())) == 2 and all(len(i) == 56 for i in ids.values())  # Ray's node ids
     assert "nodes_lost" not in m["sessions"][-1]
     g, e = rows(run_dir)
     g0, e0 = local_rows
@@ -128,9 +174,11 @@ def _children(parent: int) -> dict[int, bytes]:
 
 
 # Shards of a few seconds (search seats), so that the worker node is killed in the middle of one.
-SLOW = (SPEC.replace("games = 100\nshard_games = 1000", "games = 24\nshard_games = 192")
-        .replace("samples = 40", "samples = 16")
-        .replace("swap = true", 'swap = true\nstrategies = ["search", "search"]'))
+SLOW = (
+    SPEC.replace("games = 100\nshard_games = 1000", "games = 24\nshard_games = 192")
+    .replace("samples = 40", "samples = 16")
+    .replace("swap = true", 'swap = true\nstrategies = ["search", "search"]')
+)
 
 
 def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp_path):
@@ -144,17 +192,36 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
     n = two_nodes
     (raylet,) = [int(p) for p in sh("pgrep", "-f", f"raylet.*{n['work_temp']}").stdout.split()]
-    driver = subprocess.Popen(["ip", "netns", "exec", n["head_ns"], str(n["python"]), "-m", "protolab", "run",
-                               str(spec), "--address", f"{n['head_ip']}:6379", "--out", str(n["out"]),
-                               "--no-progress"], env=n["env"], cwd=tmp_path, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    driver = subprocess.Popen(
+        [
+            "ip",
+            "netns",
+            "exec",
+            n["head_ns"],
+            str(n["python"]),
+            "-m",
+            "protolab",
+            "run",
+            str(spec),
+            "--address",
+            f"{n['head_ip']}:6379",
+            "--out",
+            str(n["out"]),
+            "--no-progress",
+        ],
+        env=n["env"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while not any(b"play_shard" in cmd for cmd in _children(raylet).values()):
             if driver.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"the worker node never played a shard: {driver.communicate(timeout=60)}")
             time.sleep(0.1)
-        time.sleep(0.5)                      # well into its shard (about 2 s of play), past the start mark
+        time.sleep(0.5)  # well into its shard (about 2 s of play), past the start mark
         for pid in [raylet, *_children(raylet)]:
             os.kill(pid, signal.SIGKILL)
         out, err = driver.communicate(timeout=600)
@@ -173,8 +240,8 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     named = f"shard {shards} was" if len(lost["shards"]) == 1 else f"shards {shards} were"
     assert f"{named} running there" in lines[0]
     by_index = {s["index"]: s["worker"] for s in m["shards"]}
-    assert all(by_index[i]["node_id"] != lost["node_id"] for i in lost["shards"])   # played again elsewhere
-    assert "raylet" not in err.lower() and len(err.splitlines()) <= 2, err           # no Ray state dump
+    assert all(by_index[i]["node_id"] != lost["node_id"] for i in lost["shards"])  # played again elsewhere
+    assert "raylet" not in err.lower() and len(err.splitlines()) <= 2, err  # no Ray state dump
 
     spec_one = tmp_path / "one"
     spec_one.mkdir()
@@ -219,9 +286,27 @@ def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, 
     spec.write_text(TUNE)
     shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
     n = two_nodes
-    r = sh("ip", "netns", "exec", n["head_ns"], n["python"], "-m", "protolab", "tune", spec,
-           "--address", f"{n['head_ip']}:6379", "--out", n["out"] / "search", "--format", "json", env=n["env"],
-           cwd=tmp_path, check=False, timeout=600)
+    r = sh(
+        "ip",
+        "netns",
+        "exec",
+        n["head_ns"],
+        n["python"],
+        "-m",
+        "protolab",
+        "tune",
+        spec,
+        "--address",
+        f"{n['head_ip']}:6379",
+        "--out",
+        n["out"] / "search",
+        "--format",
+        "json",
+        env=n["env"],
+        cwd=tmp_path,
+        check=False,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     there = json.loads(r.stdout)
     here = main_tune(load_spec(spec), tmp_path / "here", player(Local()), lambda *_: None)

@@ -33,12 +33,12 @@ def test_shipped_examples_load_and_plan():
     demo = make_plan(load_spec(ROOT / "datasets/experiments/demo.toml"))
     assert demo.spec.draft.mode == "random" and demo.total_games == 50_000 and demo.spec.swap
     rr = make_plan(load_spec("protocol_balance"))
-    assert rr.n_matchups == 50_050 and rr.total_games == 100_100      # C(15,3) * C(12,3) / 2
+    assert rr.n_matchups == 50_050 and rr.total_games == 100_100  # C(15,3) * C(12,3) / 2
     ab = make_plan(load_spec("fire1_ab"))
     assert [a.name for a in ab.spec.arms] == ["official", "fire1-worth-3"]
     assert ab.pools[0].hash != ab.pools[1].hash
     assert ab.pools[1].card("Fire 1").value == 3 and ab.pools[0].card("Fire 1").value == 1
-    readings = make_plan(load_spec("readings_ab"))          # arms load datasets/readings files
+    readings = make_plan(load_spec("readings_ab"))  # arms load datasets/readings files
     assert readings.n_matchups == 57 and len({p.hash for p in readings.pools}) == 4
     assert readings.pools[2].card("Unity 4").top.startswith("Start:")
 
@@ -46,7 +46,7 @@ def test_shipped_examples_load_and_plan():
 def test_find_spec_by_name_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert find_spec("demo").name == "demo.toml"
-    assert find_spec("datasets/experiments/demo.toml").is_file()     # the README path, from another folder
+    assert find_spec("datasets/experiments/demo.toml").is_file()  # the README path, from another folder
     with pytest.raises(SpecError, match="not found.*demo"):
         find_spec("nope.toml")
 
@@ -76,22 +76,35 @@ def test_restriction_cards_checked_against_the_pool(tmp_path):
         make_plan(load_spec(f))
 
 
-@pytest.mark.parametrize("body, key, expect", [
-    (BASE + '[seats]\nstrategies = ["random", "alphazero"]\n', "seats.strategies[1]", "unknown strategy 'alphazero'"),
-    ('name = "t"\nseed = 1\ngames = -5\n', "games", "at least 1"),
-    (BASE + '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Deth"], ["Hate", "Light", "Life"]]]\n',
-     "draft.matchups[0][0][2]", "unknown protocol 'Deth'"),
-    (BASE + '[pool]\ncards = ["missing_variant.toml"]\n', "pool.cards[0]", "no such file"),
-    (BASE + 'gamez = 3\n', "gamez", "unknown key"),
-    ('name = "t"\nseed = 1\ngames = 11\n[seats]\nswap = true\n', "games", "even"),
-    (BASE + '[draft]\nmode = "sampled"\n', "draft.samples", "missing"),
-    (BASE + '[draft]\nmode = "roundrobin"\n', "draft.mode", "round_robin"),
-    (BASE + '[draft]\nmode = "random"\nsamples = 3\n', "draft.samples", "mode sampled"),
-    (BASE + '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Death"], ["Fire", "Light", "Life"]]]\n',
-     "draft.matchups[0]", "six different protocols"),
-    ('seed = 1\ngames = 3\n', "name", "missing"),
-    (BASE + '[[arms]]\nname = "a"\n[[arms]]\nname = "a"\n', "arms[1].name", "not used by another arm"),
-])
+@pytest.mark.parametrize(
+    "body, key, expect",
+    [
+        (
+            BASE + '[seats]\nstrategies = ["random", "alphazero"]\n',
+            "seats.strategies[1]",
+            "unknown strategy 'alphazero'",
+        ),
+        ('name = "t"\nseed = 1\ngames = -5\n', "games", "at least 1"),
+        (
+            BASE + '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Deth"], ["Hate", "Light", "Life"]]]\n',
+            "draft.matchups[0][0][2]",
+            "unknown protocol 'Deth'",
+        ),
+        (BASE + '[pool]\ncards = ["missing_variant.toml"]\n', "pool.cards[0]", "no such file"),
+        (BASE + "gamez = 3\n", "gamez", "unknown key"),
+        ('name = "t"\nseed = 1\ngames = 11\n[seats]\nswap = true\n', "games", "even"),
+        (BASE + '[draft]\nmode = "sampled"\n', "draft.samples", "missing"),
+        (BASE + '[draft]\nmode = "roundrobin"\n', "draft.mode", "round_robin"),
+        (BASE + '[draft]\nmode = "random"\nsamples = 3\n', "draft.samples", "mode sampled"),
+        (
+            BASE + '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Death"], ["Fire", "Light", "Life"]]]\n',
+            "draft.matchups[0]",
+            "six different protocols",
+        ),
+        ("seed = 1\ngames = 3\n", "name", "missing"),
+        (BASE + '[[arms]]\nname = "a"\n[[arms]]\nname = "a"\n', "arms[1].name", "not used by another arm"),
+    ],
+)
 def test_bad_spec_names_file_key_and_expectation(tmp_path, body, key, expect):
     spec = write(tmp_path, body)
     with pytest.raises(SpecError) as e:
@@ -123,8 +136,10 @@ def test_bad_spec_on_the_command_line_exits_2_and_touches_nothing(tmp_path, caps
     before = sorted(p.name for p in out.iterdir()), (existing / "run.json").stat().st_mtime_ns
     cases = [
         (BASE + '[seats]\nstrategies = ["random", "greedy9"]\n', "unknown strategy 'greedy9'"),
-        (BASE + '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Nope"], ["Hate", "Light", "Life"]]]\n',
-         "unknown protocol 'Nope'"),
+        (
+            BASE + '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Nope"], ["Hate", "Light", "Life"]]]\n',
+            "unknown protocol 'Nope'",
+        ),
         ('name = "t"\nseed = 1\ngames = -5\n', "games"),
         (BASE + '[pool]\ncards = ["gone.toml"]\n', "gone.toml"),
     ]
@@ -134,7 +149,7 @@ def test_bad_spec_on_the_command_line_exits_2_and_touches_nothing(tmp_path, caps
         code = main(["run", str(spec), "--out", str(out)])
         err = capsys.readouterr().err
         assert code == 2 and expect in err and str(spec) in err and err.count("\n") == 1, err
-        assert time.perf_counter() - t0 < 5                    # nothing was started
+        assert time.perf_counter() - t0 < 5  # nothing was started
     code = main(["run", "demo", "--games", "-3", "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and "--games" in err and "at least 1" in err
@@ -150,8 +165,14 @@ def test_bad_spec_as_a_real_process(tmp_path):
     import sim
 
     env = {**os.environ, "PYTHONPATH": str(Path(sim.__file__).resolve().parents[1])}
-    r = subprocess.run([sys.executable, "-m", "protolab", "run", str(spec), "--out", str(tmp_path / "o")],
-                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "protolab", "run", str(spec), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert r.returncode == 2 and "key 'seats.strategies[0]'" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()
 
@@ -179,28 +200,44 @@ def test_sampled_matchups_extend_and_are_seeded(tmp_path):
     assert big.matchups[:50] == small.matchups and len(set(big.matchups)) == 80
     for a, b in big.matchups:
         assert not set(a) & set(b)
-    other = make_plan(load_spec(write(tmp_path, BASE.replace("seed = 1", "seed = 2")
-                                      + '[draft]\nmode = "sampled"\nsamples = 50\n', "c.toml")))
+    other = make_plan(
+        load_spec(
+            write(
+                tmp_path, BASE.replace("seed = 1", "seed = 2") + '[draft]\nmode = "sampled"\nsamples = 50\n', "c.toml"
+            )
+        )
+    )
     assert other.matchups != small.matchups
 
 
 def test_round_robin_of_listed_trios_and_shards(tmp_path):
-    spec = write(tmp_path, BASE + 'shard_games = 4\n[draft]\nmode = "round_robin"\n'
-                 'trios = [["Fire", "Water", "Death"], ["Hate", "Light", "Life"], ["fire", "Love", "Speed"]]\n')
+    spec = write(
+        tmp_path,
+        BASE + 'shard_games = 4\n[draft]\nmode = "round_robin"\n'
+        'trios = [["Fire", "Water", "Death"], ["Hate", "Light", "Life"], ["fire", "Love", "Speed"]]\n',
+    )
     plan = make_plan(load_spec(spec))
     # Fire is in two trios: those two never meet; the third meets both
-    assert plan.matchups == [(("Fire", "Water", "Death"), ("Hate", "Light", "Life")),
-                             (("Hate", "Light", "Life"), ("Fire", "Love", "Speed"))]
+    assert plan.matchups == [
+        (("Fire", "Water", "Death"), ("Hate", "Light", "Life")),
+        (("Hate", "Light", "Life"), ("Fire", "Love", "Speed")),
+    ]
     assert [(s.first_game, s.games) for s in plan.shards] == [(0, 4), (4, 4), (8, 4), (12, 4), (16, 4)]
 
 
-@pytest.mark.parametrize("draft", [
-    "", '[draft]\nmode = "sampled"\nsamples = 4\n', '[draft]\nmode = "round_robin"\nprotocols = '
-    '["Fire", "Water", "Death", "Hate", "Light", "Life"]\n',
-    '[draft]\nmode = "fixed"\nmatchups = [["Fire, Water, Death", "Hate, Light, Life"]]\n'])
+@pytest.mark.parametrize(
+    "draft",
+    [
+        "",
+        '[draft]\nmode = "sampled"\nsamples = 4\n',
+        '[draft]\nmode = "round_robin"\nprotocols = ["Fire", "Water", "Death", "Hate", "Light", "Life"]\n',
+        '[draft]\nmode = "fixed"\nmatchups = [["Fire, Water, Death", "Hate, Light, Life"]]\n',
+    ],
+)
 def test_spec_round_trips_through_the_manifest(tmp_path, draft):
     (tmp_path / "v.toml").write_text('variant = "x"\n[[cards]]\nreplaces = "Fire 1"\nvalue = 3\n')
     spec = load_spec(write(tmp_path, BASE + draft + '[[arms]]\nname = "a"\n[[arms]]\nname = "b"\ncards = ["v.toml"]\n'))
-    again = parse_spec(spec.to_dict(), "run.json", Path("."), card_texts={"v.toml": (tmp_path / "v.toml").read_text()},
-                       within="spec")
+    again = parse_spec(
+        spec.to_dict(), "run.json", Path("."), card_texts={"v.toml": (tmp_path / "v.toml").read_text()}, within="spec"
+    )
     assert again.hash == spec.hash and again.arms == spec.arms and again.draft == spec.draft

@@ -11,7 +11,7 @@ import pytest
 from protolab.cli import main
 
 SPEC = 'name = "code"\nseed = 1\ngames = 2\nshard_games = 2\nevents = false\n[seats]\nstrategies = ["{0}", "random"]\n'
-BOTS = '''
+BOTS = """
 import pathlib
 pathlib.Path({marker!r}).write_text("ran")
 from strategies.user import Strategy
@@ -20,7 +20,7 @@ from strategies.user import Strategy
 class First(Strategy):
     def choose(self, observation, decision):
         return 0
-'''
+"""
 
 
 @pytest.fixture
@@ -88,5 +88,5 @@ def test_with_allow_code_the_module_runs(code, capsys):
 
     spec = code / "spec.toml"
     spec.write_text(SPEC.format("codepkg.bots:First"))
-    make_plan(load_spec(str(spec)), allow_code=True)          # checks the seats: imports the module
+    make_plan(load_spec(str(spec)), allow_code=True)  # checks the seats: imports the module
     assert (code / "module-ran").exists()

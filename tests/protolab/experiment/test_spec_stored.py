@@ -19,7 +19,8 @@ OLD_TIERS = json.loads(
     '["Main 1", "Aux 1", "Main 2", "Aux 2"], "strategies": ["greedy", "greedy"], "cards": [{"path": "v.toml", '
     f'"sha256": "{CARD_SHA}"}}]}}, {{"name": "mixed", "sets": ["Main 1", "Aux 1", "Main 2", "Aux 2"], '
     f'"strategies": ["greedy", "search"], "cards": [{{"path": "v.toml", "sha256": "{CARD_SHA}"}}]}}], '
-    '"source": "s.toml", "overrides": {}}')
+    '"source": "s.toml", "overrides": {}}'
+)
 OLD_TIERS_HASH = "5252fe7de829ef05"
 
 
@@ -32,18 +33,20 @@ def test_every_shipped_spec_reads_back_from_its_stored_form(path):
     if path.stem.startswith("train"):
         pytest.skip("a training spec (tests/protolab/experiment/train/test_train.py)")
     spec = load_spec(path)
-    stored = json.loads(json.dumps(spec.to_dict()))          # as run.json holds it
+    stored = json.loads(json.dumps(spec.to_dict()))  # as run.json holds it
     again = parse_spec(stored, "run.json", path.parent)
     assert again == spec and again.hash == spec.hash and again.to_dict() == stored
     texts = {c.path: c.text for a in spec.arms for c in a.cards} | {t.path: t.text for t in spec.draft.tables}
-    assert resume(stored, texts) == spec                      # from the run's inputs/, as --resume does
+    assert resume(stored, texts) == spec  # from the run's inputs/, as --resume does
 
 
 def test_a_run_json_of_the_previous_version_resumes_with_its_hash():
     spec = resume(OLD_TIERS, {"v.toml": CARD})
     assert spec.hash == OLD_TIERS_HASH and spec.to_dict() == OLD_TIERS
     assert [(a.name, a.strategies, a.tier) for a in spec.arms] == [
-        ("greedy", ("greedy", "greedy"), True), ("mixed", ("greedy", "search"), True)]
+        ("greedy", ("greedy", "greedy"), True),
+        ("mixed", ("greedy", "search"), True),
+    ]
     assert spec.source == "s.toml"
 
 
@@ -69,22 +72,25 @@ def edited(path: str, value):
     return d
 
 
-@pytest.mark.parametrize("path, value, key, words", [
-    ("arms.0.cards.0.sha256", "0" * 64, "spec.arms[0].cards[0].sha256", "not the file recorded"),
-    ("arms.1.cards.0.sha256", "0" * 64, "spec.arms[1].cards[0].sha256", "not the file recorded"),
-    ("tiers.1", "other", "spec.tiers", "names of the 2 or more arms"),
-    ("seats.strategies", ["search", "search"], "spec.seats.strategies[0]", "was it edited"),
-    ("description", KeyError, "spec.description", "missing"),
-    ("format", KeyError, "spec.format", "missing"),
-    ("format", 2, "spec.format", "format"),
-    ("events", "all", "spec.events", "was it edited"),
-    ("overrides", {"turns": 3}, "spec.overrides.turns", "unknown key"),
-    ("source", 5, "spec.source", "path of the spec file"),
-    ("arms.1.sets", ["Main 1"], "spec.arms", "one pool"),
-    ("arms.0.cards.0", {"path": "v.toml"}, "spec.arms[0].cards[0].sha256", "missing"),
-    ("arms.0.cards.0", {"path": "w.toml", "sha256": CARD_SHA}, "spec.arms[0].cards[0].path", "inputs/"),
-    ("seed", "1", "spec.seed", "master seed"),
-])
+@pytest.mark.parametrize(
+    "path, value, key, words",
+    [
+        ("arms.0.cards.0.sha256", "0" * 64, "spec.arms[0].cards[0].sha256", "not the file recorded"),
+        ("arms.1.cards.0.sha256", "0" * 64, "spec.arms[1].cards[0].sha256", "not the file recorded"),
+        ("tiers.1", "other", "spec.tiers", "names of the 2 or more arms"),
+        ("seats.strategies", ["search", "search"], "spec.seats.strategies[0]", "was it edited"),
+        ("description", KeyError, "spec.description", "missing"),
+        ("format", KeyError, "spec.format", "missing"),
+        ("format", 2, "spec.format", "format"),
+        ("events", "all", "spec.events", "was it edited"),
+        ("overrides", {"turns": 3}, "spec.overrides.turns", "unknown key"),
+        ("source", 5, "spec.source", "path of the spec file"),
+        ("arms.1.sets", ["Main 1"], "spec.arms", "one pool"),
+        ("arms.0.cards.0", {"path": "v.toml"}, "spec.arms[0].cards[0].sha256", "missing"),
+        ("arms.0.cards.0", {"path": "w.toml", "sha256": CARD_SHA}, "spec.arms[0].cards[0].path", "inputs/"),
+        ("seed", "1", "spec.seed", "master seed"),
+    ],
+)
 def test_a_hand_edited_stored_spec_is_refused_naming_file_and_key(path, value, key, words):
     with pytest.raises(SpecError) as e:
         resume(edited(path, value), {"v.toml": CARD})

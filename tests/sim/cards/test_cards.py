@@ -8,7 +8,7 @@ import pytest
 from sim.cards.loader import BOX_KEYS, BoxTable, CardDataError, MiddleBox, load_file
 from sim.pool import load_pool
 
-REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "cards.json"   # see reference/README.md
+REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "cards.json"  # see reference/README.md
 
 
 def reference_cards(sets=("Main 1", "Aux 1", "Main 2", "Aux 2")):
@@ -48,9 +48,11 @@ def test_variant_runs_without_rebuild(tmp_path):
     from sim.state import State
 
     v = tmp_path / "dark0.toml"
-    v.write_text('variant = "Darkness 0 draws 2"\n[[cards]]\nreplaces = "Darkness 0"\n'
-                 'middle.text = "Draw 2 cards. Shift 1 of your opponent\'s covered cards."\n'
-                 'middle.do = [ { draw = 2 }, { shift = 1, whose = "opponent", covered = true } ]\n')
+    v.write_text(
+        'variant = "Darkness 0 draws 2"\n[[cards]]\nreplaces = "Darkness 0"\n'
+        'middle.text = "Draw 2 cards. Shift 1 of your opponent\'s covered cards."\n'
+        'middle.do = [ { draw = 2 }, { shift = 1, whose = "opponent", covered = true } ]\n'
+    )
     for extra, drawn in (((), 3), ((v,), 2)):
         p = load_pool(cards=extra)
         g = State(p, seed=1, protocols=[["Darkness", "Fire", "Water"], ["Hate", "Light", "Life"]], first_player=0)
@@ -65,18 +67,27 @@ def test_variant_runs_without_rebuild(tmp_path):
 
 BAD_FILES = {
     "not toml": ("protocol = \n", "not valid TOML"),
-    "five cards": ('protocol = "X"\nset = "S"\n' + '[[cards]]\nvalue = 1\n' * 5, "expected exactly 6"),
-    "unknown verb": ('protocol = "X"\nset = "S"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\nmiddle.text = "t"\nmiddle.do = [ {{ explode = 1 }} ]\n' for v in range(6)),
-        "expected exactly one verb"),
-    "bad count": ('protocol = "X"\nset = "S"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ draw = "lots" }} ]\n' for v in range(6)), "expected a count"),
-    "bad when": ('protocol = "X"\nset = "S"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\ntop.when = "noon"\ntop.do = [ {{ draw = 1 }} ]\n' for v in range(6)),
-        "key 'top.when'"),
-    "unknown selector": ('protocol = "X"\nset = "S"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ flip = 1, colour = "red" }} ]\n' for v in range(6)),
-        "middle.do[0].colour"),
+    "five cards": ('protocol = "X"\nset = "S"\n' + "[[cards]]\nvalue = 1\n" * 5, "expected exactly 6"),
+    "unknown verb": (
+        'protocol = "X"\nset = "S"\n'
+        + "".join(f'[[cards]]\nvalue = {v}\nmiddle.text = "t"\nmiddle.do = [ {{ explode = 1 }} ]\n' for v in range(6)),
+        "expected exactly one verb",
+    ),
+    "bad count": (
+        'protocol = "X"\nset = "S"\n'
+        + "".join(f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ draw = "lots" }} ]\n' for v in range(6)),
+        "expected a count",
+    ),
+    "bad when": (
+        'protocol = "X"\nset = "S"\n'
+        + "".join(f'[[cards]]\nvalue = {v}\ntop.when = "noon"\ntop.do = [ {{ draw = 1 }} ]\n' for v in range(6)),
+        "key 'top.when'",
+    ),
+    "unknown selector": (
+        'protocol = "X"\nset = "S"\n'
+        + "".join(f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ flip = 1, colour = "red" }} ]\n' for v in range(6)),
+        "middle.do[0].colour",
+    ),
     "missing set": ('protocol = "X"\n[[cards]]\nvalue = 1\n', "key 'set'"),
     "bad value": ('protocol = "X"\nset = "S"\n' + '[[cards]]\nvalue = "one"\n' * 6, "key 'value'"),
 }
@@ -119,8 +130,12 @@ def test_every_alternate_reading_is_a_selectable_variant():
     """Each card that cards.json marks unconfirmed or gives alternate_readings has a variant file
     in datasets/readings carrying the alternate text, which loads and runs without a rebuild."""
     data = json.loads(REFERENCE.read_text())
-    wanted = {c["name"]: c for p in data["protocols"] for c in p["cards"]
-              if c.get("alternate_readings") or c.get("unconfirmed")}
+    wanted = {
+        c["name"]: c
+        for p in data["protocols"]
+        for c in p["cards"]
+        if c.get("alternate_readings") or c.get("unconfirmed")
+    }
     assert len(wanted) == 19
     offered: dict[str, dict] = {}
     for f in sorted(READINGS.glob("*.toml")):
@@ -146,8 +161,7 @@ def test_unencoded_text_is_refused_for_play_but_listed(tmp_path, capsys):
     from protolab.cli import main
 
     v = tmp_path / "draft.toml"
-    v.write_text('variant = "draft"\n[[cards]]\nreplaces = "Fire 1"\n'
-                 'middle.text = "Draw 4 cards."\nmiddle.do = []\n')
+    v.write_text('variant = "draft"\n[[cards]]\nreplaces = "Fire 1"\nmiddle.text = "Draw 4 cards."\nmiddle.do = []\n')
     with pytest.raises(CardDataError) as e:
         load_pool(cards=[v])
     assert "Fire 1" in str(e.value) and "middle" in str(e.value) and "blank" in str(e.value)
@@ -167,8 +181,13 @@ def test_box_model_takes_exactly_the_box_keys():
 def test_types_are_strict(tmp_path):
     """1 is no `true` (Python's 1 == True): the schema compares types, as the file means them."""
     f = tmp_path / "bad.toml"
-    f.write_text('protocol = "X"\nset = "S"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {{ flip = 1, covered = 1 }} ]\n' for v in range(6)))
-    with pytest.raises(CardDataError, match=r"X 0: key 'middle.do\[0\].covered': expected true, false or \"any\", "
-                                            r"got 1"):
+    f.write_text(
+        'protocol = "X"\nset = "S"\n'
+        + "".join(f"[[cards]]\nvalue = {v}\nmiddle.do = [ {{ flip = 1, covered = 1 }} ]\n" for v in range(6))
+    )
+    with pytest.raises(
+        CardDataError,
+        match=r"X 0: key 'middle.do\[0\].covered': expected true, false or \"any\", "
+        r"got 1",
+    ):
         load_file(f)

@@ -55,7 +55,8 @@ def test_every_knob_of_every_card_makes_a_variant_that_loads_plays_differently_a
             box = box_of(k)
             if box and check_box(specs[k.card], box).verdict == "agree":
                 assert check_box(changed[k.card], box).verdict in ("agree", "same play"), (
-                    f"{k.label()}: the new text does not read back to the new encoding")
+                    f"{k.label()}: the new text does not read back to the new encoding"
+                )
 
 
 def test_a_turned_card_keeps_its_name_and_every_key_it_did_not_turn(every):
@@ -103,11 +104,14 @@ def test_ranges_are_kept():
                 assert k.new in WHOSE and k.old in WHOSE and k.new != k.old
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"kinds": ["value", "colour"]}, "unknown kind of knob 'colour'"),
-    ({"steps": [0]}, "steps must be whole numbers 1 or more"),
-    ({"steps": []}, "steps must be whole numbers 1 or more"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"kinds": ["value", "colour"]}, "unknown kind of knob 'colour'"),
+        ({"steps": [0]}, "steps must be whole numbers 1 or more"),
+        ({"steps": []}, "steps must be whole numbers 1 or more"),
+    ],
+)
 def test_a_bad_change_space_is_refused_by_name(every, kwargs, message):
     with pytest.raises(CardDataError, match=message):
         card_knobs(every.specs[0], **kwargs)

@@ -36,11 +36,13 @@ def official_checks(pool):
 
 # -- the phrasing covers the vocabulary -------------------------------------------------------------
 
+
 def test_every_verb_has_a_phrasing_or_a_reason():
     phrased = {p.verb for p in phrasing.PHRASES}
     for v in vocabulary.VERBS:
         assert v.name in phrased or v.name in phrasing.IN_SENTENCE or phrasing.NOT_PRINTABLE.get(v.name), (
-            f"verb {v.name} has no phrasing in sim/cards/phrasing.py")
+            f"verb {v.name} has no phrasing in sim/cards/phrasing.py"
+        )
     assert phrased <= {v.name for v in vocabulary.VERBS}, "a phrasing names a verb the vocabulary lacks"
 
 
@@ -49,7 +51,8 @@ def test_every_trigger_and_passive_has_a_phrasing():
     said = {k for _, keys in phrasing.PASSIVES for k in keys}
     assert PASSIVE_KEYS <= said, PASSIVE_KEYS - said
     assert {*AMOUNT_PASSIVES, *FLAG_PASSIVES} <= said and len(DENY_PASSIVES) == sum(
-        "deny_play" in keys for _, keys in phrasing.PASSIVES)
+        "deny_play" in keys for _, keys in phrasing.PASSIVES
+    )
 
 
 def test_every_amount_phrase_names_a_count_of_the_vocabulary():
@@ -58,6 +61,7 @@ def test_every_amount_phrase_names_a_count_of_the_vocabulary():
 
 
 # -- the official pool -----------------------------------------------------------------------------
+
 
 def test_official_boxes_read_to_their_encoding(official_checks):
     """At least 90% read to exactly their encoding; the rest differ only where the engine does
@@ -76,7 +80,7 @@ def test_every_official_encoding_writes_back_to_text_that_reads_the_same(officia
 
 def test_reading_all_official_boxes_takes_under_a_second(pool):
     cards = [pool.specs[c.id] for c in pool.cards]
-    read_all_seconds(cards[:1])                         # the grammar is built once, on first use
+    read_all_seconds(cards[:1])  # the grammar is built once, on first use
     assert read_all_seconds(cards) < 1.0
 
 
@@ -90,43 +94,65 @@ def test_a_wrong_encoding_is_caught():
 
 # -- reading ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, box", [
-    ("End: You may discard 1 card. If you do, flip 1 card.",
-     {"when": "end", "do": [{"discard": 1, "may": True}, {"flip": 1, "if": "did"}]}),
-    ("Flip 1 of your opponent's face-down cards.", {"do": [{"flip": 1, "whose": "opponent", "face": "down"}]}),
-    ("Delete 1 card from each other line.", {"do": [{"delete": 1, "each": "other_line"}]}),
-    ("Return all cards with a value of 2.", {"do": [{"return": "all", "value": [2], "covered": "any"}]}),
-    ("After you discard cards: Your opponent discards 1 card.",
-     {"when": "after_discard", "do": [{"discard": 1, "who": "opponent"}]}),
-    ("When this card would be covered: First, draw 1 card. Then, flip this card.",
-     {"when": "covered", "do": [{"draw": 1}, {"flip": "this"}]}),
-    ("If you have more than 2 cards in your hand, delete this card.", {"do": [{"delete": "this", "if": "hand > 2"}]}),
-    ("This card cannot be flipped.", {"passive": [{"unflippable": True}]}),
-    ("Your opponent's total value in this line is reduced by 3.",
-     {"passive": [{"line_value": -3, "whose": "opponent"}]}),
-])
+
+@pytest.mark.parametrize(
+    "text, box",
+    [
+        (
+            "End: You may discard 1 card. If you do, flip 1 card.",
+            {"when": "end", "do": [{"discard": 1, "may": True}, {"flip": 1, "if": "did"}]},
+        ),
+        ("Flip 1 of your opponent's face-down cards.", {"do": [{"flip": 1, "whose": "opponent", "face": "down"}]}),
+        ("Delete 1 card from each other line.", {"do": [{"delete": 1, "each": "other_line"}]}),
+        ("Return all cards with a value of 2.", {"do": [{"return": "all", "value": [2], "covered": "any"}]}),
+        (
+            "After you discard cards: Your opponent discards 1 card.",
+            {"when": "after_discard", "do": [{"discard": 1, "who": "opponent"}]},
+        ),
+        (
+            "When this card would be covered: First, draw 1 card. Then, flip this card.",
+            {"when": "covered", "do": [{"draw": 1}, {"flip": "this"}]},
+        ),
+        (
+            "If you have more than 2 cards in your hand, delete this card.",
+            {"do": [{"delete": "this", "if": "hand > 2"}]},
+        ),
+        ("This card cannot be flipped.", {"passive": [{"unflippable": True}]}),
+        (
+            "Your opponent's total value in this line is reduced by 3.",
+            {"passive": [{"line_value": -3, "whose": "opponent"}]},
+        ),
+    ],
+)
 def test_reads_triggers_conditions_selectors_and_passives(text, box):
     assert read_box(text, "Echo") == box
 
 
 def test_its_own_protocol_name_is_this_protocol():
     assert read_box("Draw cards equal to the number of Echo cards in the field.", "Echo") == {
-        "do": [{"draw": "protocol_cards_in_field"}]}
+        "do": [{"draw": "protocol_cards_in_field"}]
+    }
     with pytest.raises(ReadError, match="unknown word 'fire'"):
         read_box("Draw cards equal to the number of Fire cards in the field.", "Echo")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("Frobnicate 2 cards.", "unknown word 'frobnicate'"),
-    ("Draw 1 card; delete 1 card.", "unknown character ';'"),
-    ("Draw 1 card. Flip 1 card sideways.", "unknown word 'sideways'"),
-    ("Flip 1 face-up face-down card.", 'ambiguous: the cards are described both as face = "up" and as face = "down"'),
-    ("Play it face-down.", "ambiguous: 'it'"),
-    ("Flip that card. Draw 1 card.", "ambiguous: 'that'"),
-    ("Discard 1 card. Draw 2 cards draw.", "could not read 'draw' (after 'draw 2 card')"),
-    ("Draw 1 card. Delete", "the sentence 'delete' stops before it is complete"),
-    ("Delete 1 card with a value of 1 or draw 1 card.", "could not read 'draw 1 card'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("Frobnicate 2 cards.", "unknown word 'frobnicate'"),
+        ("Draw 1 card; delete 1 card.", "unknown character ';'"),
+        ("Draw 1 card. Flip 1 card sideways.", "unknown word 'sideways'"),
+        (
+            "Flip 1 face-up face-down card.",
+            'ambiguous: the cards are described both as face = "up" and as face = "down"',
+        ),
+        ("Play it face-down.", "ambiguous: 'it'"),
+        ("Flip that card. Draw 1 card.", "ambiguous: 'that'"),
+        ("Discard 1 card. Draw 2 cards draw.", "could not read 'draw' (after 'draw 2 card')"),
+        ("Draw 1 card. Delete", "the sentence 'delete' stops before it is complete"),
+        ("Delete 1 card with a value of 1 or draw 1 card.", "could not read 'draw 1 card'"),
+    ],
+)
 def test_reader_errors_are_one_line(text, message):
     with pytest.raises(ReadError) as e:
         read_box(text, "Echo")
@@ -142,20 +168,30 @@ def test_writer_prints_a_canonical_text():
 
 # -- text-only files ---------------------------------------------------------------------------------
 
+
 def test_text_only_protocol_loads_with_every_box_read():
     spec = load_file(ECHO)
     boxes = [b for c in spec.cards for b in c.boxes.values()]
     assert len(boxes) == 11 and all(b.read and (b.do or b.passive) for b in boxes)
     echo1 = next(c for c in spec.cards if c.name == "Echo 1")
     assert echo1.boxes["top"].when == "start" and echo1.boxes["top"].do == [
-        {"discard": 1, "may": True}, {"draw": 2, "if": "did"}]
+        {"discard": 1, "may": True},
+        {"draw": 2, "if": "did"},
+    ]
 
 
 def test_text_only_protocol_plays_with_invariants_checked():
     pool = load_pool(cards=[ECHO])
-    cols = play_games(pool, range(1, 301), strategies=("greedy", "greedy"), check_invariants=True,
-                      protocols=[(("Echo", "Fire", "Water"), ("Hate", "Light", "Life")),
-                                 (("Death", "Spirit", "Metal"), ("Echo", "Plague", "Gravity"))])
+    cols = play_games(
+        pool,
+        range(1, 301),
+        strategies=("greedy", "greedy"),
+        check_invariants=True,
+        protocols=[
+            (("Echo", "Fire", "Water"), ("Hate", "Light", "Life")),
+            (("Death", "Spirit", "Metal"), ("Echo", "Plague", "Gravity")),
+        ],
+    )
     assert (cols["violation"] == 0).all() and (cols["winner"] >= 0).all()
 
 
@@ -178,6 +214,7 @@ def test_official_pool_loads_without_reading_text(monkeypatch):
 
 
 # -- the command ---------------------------------------------------------------------------------------
+
 
 def test_cards_check_reports_the_agreement_as_json(capsys):
     assert main(["cards", "check", "--format", "json"]) == 0

@@ -64,7 +64,8 @@ def test_replacing_one_card_twice_in_a_file_is_refused(tmp_path):
 
 def _protocol(tmp_path, names_values, name="blaze.toml"):
     body = 'protocol = "Blaze"\nset = "Variant"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\n' + (f'name = "{n}"\n' if n else "") for n, v in names_values)
+        f"[[cards]]\nvalue = {v}\n" + (f'name = "{n}"\n' if n else "") for n, v in names_values
+    )
     f = tmp_path / name
     f.write_text(body)
     return f
@@ -114,8 +115,9 @@ def _protocols(tmp_path, count):
     files = []
     for k in range(count):
         f = tmp_path / f"blaze{k:02d}.toml"
-        f.write_text(f'protocol = "Blaze{k:02d}"\nset = "Variant"\n' + "".join(
-            f"[[cards]]\nvalue = {v}\n" for v in range(6)))
+        f.write_text(
+            f'protocol = "Blaze{k:02d}"\nset = "Variant"\n' + "".join(f"[[cards]]\nvalue = {v}\n" for v in range(6))
+        )
         files.append(f)
     return files
 
@@ -128,8 +130,13 @@ def test_a_pool_of_the_engines_protocol_limit_plays_and_one_more_is_refused(tmp_
     # the highest protocol id takes part: fixed trios that include it, every invariant checked
     last = pool.protocols[-1]
     others = [p for p in ("Fire", "Water", "Spirit", "Metal", "Life") if p != last]
-    cols = play_games(pool, range(1, 41), strategies=("greedy", "random"), check_invariants=True,
-                      protocols=[((last, others[0], others[1]), ("Blaze00", others[2], others[3]))])
+    cols = play_games(
+        pool,
+        range(1, 41),
+        strategies=("greedy", "random"),
+        check_invariants=True,
+        protocols=[((last, others[0], others[1]), ("Blaze00", others[2], others[3]))],
+    )
     assert (cols["violation"] == 0).all() and (cols["winner"] >= 0).all()
     refusal = rf"a pool holds at most {MAX_PROTOCOLS} protocols; .* give {MAX_PROTOCOLS + 1}"
     with pytest.raises(CardDataError, match=refusal):

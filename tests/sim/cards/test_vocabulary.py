@@ -139,26 +139,30 @@ def test_mode_is_its_own_field_and_the_hash_reads_the_first_release_form():
     assert all(r["n"] == 1 for r in modes)
     old = [vocab.first_release_form(r) for r in modes]
     assert all("mode" not in o for o in old) and [o["n"] for o in old] == [r["mode"] for r in modes]
-    assert pool.hash == "56922ba8f7efbd99"          # the golden trace's pool (tests/golden/trace.json)
+    assert pool.hash == "56922ba8f7efbd99"  # the golden trace's pool (tests/golden/trace.json)
 
 
 def _one_step_file(tmp_path, step: str) -> Path:
     f = tmp_path / "x.toml"
-    f.write_text('protocol = "X"\nset = "S"\n' + "".join(
-        f'[[cards]]\nvalue = {v}\nmiddle.do = [ {step} ]\n' for v in range(6)))
+    f.write_text(
+        'protocol = "X"\nset = "S"\n' + "".join(f"[[cards]]\nvalue = {v}\nmiddle.do = [ {step} ]\n" for v in range(6))
+    )
     return f
 
 
-@pytest.mark.parametrize(("step", "fragment"), [
-    ('{ shuffle = true }', "key 'middle.do[0].mode': 'shuffle' needs a mode"),
-    ('{ shuffle = true, mode = "hand" }', "key 'middle.do[0].mode': expected one of ['deck', 'trash_into_deck']"),
-    ('{ shuffle = "deck" }', "key 'middle.do[0].shuffle': expected true"),
-    ('{ draw = 1, mode = "deck" }', "key 'middle.do[0].mode': unknown key for verb 'draw'"),
-    ('{ reveal = "all" }', "count 'all' does not apply to 'reveal'"),
-    ('{ delete = "hand" }', "count 'hand' does not apply to 'delete'"),
-    ('{ take = "all", from = "field" }', "count 'all' does not apply to 'take'"),
-    ('{ draw = 1, from = "field" }', "key 'middle.do[0].from': expected one of ['deck', 'opponent_deck']"),
-])
+@pytest.mark.parametrize(
+    ("step", "fragment"),
+    [
+        ("{ shuffle = true }", "key 'middle.do[0].mode': 'shuffle' needs a mode"),
+        ('{ shuffle = true, mode = "hand" }', "key 'middle.do[0].mode': expected one of ['deck', 'trash_into_deck']"),
+        ('{ shuffle = "deck" }', "key 'middle.do[0].shuffle': expected true"),
+        ('{ draw = 1, mode = "deck" }', "key 'middle.do[0].mode': unknown key for verb 'draw'"),
+        ('{ reveal = "all" }', "count 'all' does not apply to 'reveal'"),
+        ('{ delete = "hand" }', "count 'hand' does not apply to 'delete'"),
+        ('{ take = "all", from = "field" }', "count 'all' does not apply to 'take'"),
+        ('{ draw = 1, from = "field" }', "key 'middle.do[0].from': expected one of ['deck', 'opponent_deck']"),
+    ],
+)
 def test_checks_follow_the_table(tmp_path, step, fragment):
     with pytest.raises(CardDataError) as e:
         load_file(_one_step_file(tmp_path, step))

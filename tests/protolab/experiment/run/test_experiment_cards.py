@@ -22,7 +22,7 @@ from protolab.experiment.run.runner import RunOptions, run
 ROOT = Path(__file__).resolve().parents[4]
 
 # The run: two arms (one with Fire 1 worth 3), greedy vs random, seats swapped, draws included.
-SHARDS, GAMES = 6, 6000          # the shared ab_run fixture (tests/conftest.py)
+SHARDS, GAMES = 6, 6000  # the shared ab_run fixture (tests/conftest.py)
 
 # card_impact's events query, per arm: what each arm's cards rows must sum to.
 PER_ARM = """
@@ -69,7 +69,7 @@ def test_every_shard_records_its_cards_file(cards_run):
                 assert t.schema.field(f.name).type == pa.int64()
         rows = t.to_pylist()
         assert {r["arm"] for r in rows} == {s["arm"]} and {r["run_id"] for r in rows} == {m["run_id"]}
-        assert len({r["card"] for r in rows}) == len(rows)                      # one row per (arm, card)
+        assert len({r["card"] for r in rows}) == len(rows)  # one row per (arm, card)
         for r in rows:
             assert r["card"].startswith(r["protocol"] + " ")
             assert r["drawn_wins"] <= r["drawn"] and r["up_wins"] <= r["up"] and r["down_wins"] <= r["down"]
@@ -89,8 +89,8 @@ def test_card_impact_from_cards_equals_events_exactly(cards_run):
                               and e.protocol not in (g.seat0_protocol_left, g.seat0_protocol_middle,
                                                      g.seat0_protocol_right)""")
         assert other["n"][0] > 0
-        fast = Q.card_impact(runs)                              # the cards tables (every shard has one)
-        slow = Q.card_impact(runs, source="events")             # the fallback
+        fast = Q.card_impact(runs)  # the cards tables (every shard has one)
+        slow = Q.card_impact(runs, source="events")  # the fallback
         assert len(fast) > 60 and fast["up"].sum() > 0
         pd.testing.assert_frame_equal(fast, slow, check_exact=True)
         per_arm = runs.sql(PER_ARM)
@@ -121,13 +121,13 @@ def test_resume_recomputes_a_shard_whose_cards_file_is_missing_or_damaged(cards_
     run_dir = tmp_path / "copy"
     shutil.copytree(cards_run, run_dir)
     before = {s["index"]: s for s in manifest(run_dir)["shards"]}
-    (run_dir / "cards/shard-00001.parquet").unlink()                            # gone
+    (run_dir / "cards/shard-00001.parquet").unlink()  # gone
     c3 = run_dir / "cards/shard-00003.parquet"
     blob = bytearray(c3.read_bytes())
-    blob[len(blob) // 2] ^= 0xFF                                                 # one flipped byte
+    blob[len(blob) // 2] ^= 0xFF  # one flipped byte
     c3.write_bytes(bytes(blob))
     c4 = run_dir / "cards/shard-00004.parquet"
-    c4.write_bytes(c4.read_bytes()[: c4.stat().st_size // 2])                    # truncated
+    c4.write_bytes(c4.read_bytes()[: c4.stat().st_size // 2])  # truncated
     damaged = ("shard-00001.parquet", "shard-00003.parquet", "shard-00004.parquet")
     keep = {p: p.stat().st_mtime_ns for p in run_dir.glob("*/shard-*.parquet") if p.name not in damaged}
     assert len(keep) == len(runfolder.TABLES) * (SHARDS - 3)
@@ -135,12 +135,12 @@ def test_resume_recomputes_a_shard_whose_cards_file_is_missing_or_damaged(cards_
     assert res.status == "complete" and res.computed_shards == 3
     assert sorted(r.split(":")[0] for r in res.recomputed) == ["shard 1", "shard 3", "shard 4"]
     assert "cards/shard-00001.parquet is missing" in " ".join(res.recomputed)
-    assert {p: p.stat().st_mtime_ns for p in keep} == keep                      # nothing else rewritten
+    assert {p: p.stat().st_mtime_ns for p in keep} == keep  # nothing else rewritten
     m = manifest(run_dir)
     assert m["complete"] and len(m["shards"]) == SHARDS and not (run_dir / runfolder.JOURNAL).exists()
     for s in m["shards"]:
         assert runfolder.verify_shard(run_dir, s) is None
-        for kind in runfolder.TABLES:                     # the recomputed shards are the same bytes again
+        for kind in runfolder.TABLES:  # the recomputed shards are the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
             assert s[f"{kind}_rows"] == before[s["index"]][f"{kind}_rows"]
     assert not list(run_dir.rglob(".*.tmp"))

@@ -24,7 +24,7 @@ from protolab.experiment.run.runner import RunOptions, run
 ROOT = Path(__file__).resolve().parents[4]
 
 # The run: two arms (one with Fire 1 worth 3), greedy vs random, seats swapped, draws included.
-SHARDS, GAMES = 6, 6000          # the shared ab_run fixture (tests/conftest.py)
+SHARDS, GAMES = 6, 6000  # the shared ab_run fixture (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_every_shard_records_its_compiles_file(compiles_run):
             assert (r["ordinal"] is None) == (r["kind"] == "recompile") and r["n"] > 0
             assert r["ordinal"] in (None, 1, 2, 3) and r["line"] in (0, 1, 2)
         keys = [(r["kind"], r["protocol"], r["line"], r["ordinal"], r["turn"]) for r in rows]
-        assert len(set(keys)) == len(keys)                              # one row per key
+        assert len(set(keys)) == len(keys)  # one row per key
 
 
 def _frame(t: pa.Table) -> pd.DataFrame:
@@ -73,15 +73,15 @@ def test_compile_tables_from_compiles_equal_events_exactly(compiles_run):
     runs = open_runs(compiles_run)
     try:
         assert runs.has_compiles and runs.has_events and not runs.warnings
-        fast = Q._compile_events(runs)                                     # the compiles tables
-        slow = Q._compile_events(runs, source="events")                    # the fallback
+        fast = Q._compile_events(runs)  # the compiles tables
+        slow = Q._compile_events(runs, source="events")  # the fallback
         assert runs.memo("compile_events_compiles", lambda: None) is fast
         assert set(fast["kind"]) == {"compile", "recompile"} and fast["n"].sum() > GAMES
         assert fast["ordinal"].isna().sum() > 0 and set(fast["ordinal"].dropna()) == {1, 2, 3}
         pd.testing.assert_frame_equal(fast, slow, check_exact=True)
         for by in ("protocol", "line"):
             with_events = open_runs(compiles_run)
-            with_events.compiles_files = []                              # force the events path
+            with_events.compiles_files = []  # force the events path
             pd.testing.assert_frame_equal(Q.compiles_by(runs, by), Q.compiles_by(with_events, by), check_exact=True)
             with_events.close()
     finally:
@@ -97,12 +97,12 @@ def test_resume_replays_a_shard_whose_compiles_file_was_deleted(compiles_run, tm
     res = run(None, RunOptions(resume=str(run_dir), show_progress=False))
     assert res.status == "complete" and res.computed_shards == 1
     assert res.recomputed == ["shard 2: compiles/shard-00002.parquet is missing"]
-    assert {p: p.stat().st_mtime_ns for p in keep} == keep                  # nothing else rewritten
+    assert {p: p.stat().st_mtime_ns for p in keep} == keep  # nothing else rewritten
     m = manifest(run_dir)
     assert m["complete"] and len(m["shards"]) == SHARDS
     for s in m["shards"]:
         assert runfolder.verify_shard(run_dir, s) is None
-        for kind in runfolder.TABLES:                           # the replayed shard is the same bytes again
+        for kind in runfolder.TABLES:  # the replayed shard is the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
 
 

@@ -22,8 +22,12 @@ from protolab.experiment.run.runner import RunOptions, prepare, run
 from protolab.experiment.spec import load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
-       "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+}
 SPEC = 'name = "led"\nseed = 11\ngames = 40\nshard_games = 4\n[draft]\nmode = "sampled"\nsamples = 3\n'
 SHARDS = 30
 
@@ -80,14 +84,17 @@ def edit(run_dir: Path, change) -> None:
     (run_dir / "run.json").write_text(json.dumps(m))
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda m: m.update(shard_cuont=3), "key 'shard_cuont': not a run.json key"),
-    (lambda m: m.update(games="120"), "key 'games': expected a whole number, got '120'"),
-    (lambda m: m.update(complete=1), "key 'complete': expected true or false, got 1"),
-    (lambda m: m.update(shard_count=True), "key 'shard_count': expected a whole number, got True"),
-    (lambda m: m.update(sessions={}), "key 'sessions': expected a list"),
-    (lambda m: m.pop("spec_hash"), "key 'spec_hash': missing"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda m: m.update(shard_cuont=3), "key 'shard_cuont': not a run.json key"),
+        (lambda m: m.update(games="120"), "key 'games': expected a whole number, got '120'"),
+        (lambda m: m.update(complete=1), "key 'complete': expected true or false, got 1"),
+        (lambda m: m.update(shard_count=True), "key 'shard_count': expected a whole number, got True"),
+        (lambda m: m.update(sessions={}), "key 'sessions': expected a list"),
+        (lambda m: m.pop("spec_hash"), "key 'spec_hash': missing"),
+    ],
+)
 def test_a_bad_key_in_run_json_is_one_line_naming_file_and_key(run_dir, capsys, change, message):
     edit(run_dir, change)
     with pytest.raises(runfolder.RunDirError, match=f"^{run_dir / 'run.json'}: {message}"):
@@ -99,10 +106,10 @@ def test_a_bad_key_in_run_json_is_one_line_naming_file_and_key(run_dir, capsys, 
 
 def test_what_is_written_is_checked_too(run_dir):
     m = runfolder.read_manifest(run_dir)
-    assert Manifest.of(m.to_json(), "run.json") == m                    # read, written: the same keys
+    assert Manifest.of(m.to_json(), "run.json") == m  # read, written: the same keys
     with pytest.raises(ManifestError, match="key 'games': expected a whole number"):
         runfolder.write_manifest(run_dir, dataclasses.replace(m, games=1.5))
-    assert runfolder.read_manifest(run_dir) == m                        # nothing was written
+    assert runfolder.read_manifest(run_dir) == m  # nothing was written
 
 
 def test_journal_batch_cut_by_a_kill_resumes_to_identical_rows(spec_path, tmp_path):
@@ -110,15 +117,16 @@ def test_journal_batch_cut_by_a_kill_resumes_to_identical_rows(spec_path, tmp_pa
     assert ref.status == "complete" and ref.computed_shards == SHARDS
     out = tmp_path / "killed"
     out.mkdir()
-    child = subprocess.run([sys.executable, "-c", KILLED_MID_BATCH, str(spec_path), str(out)], env=ENV,
-                           cwd=tmp_path, timeout=300)
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_BATCH, str(spec_path), str(out)], env=ENV, cwd=tmp_path, timeout=300
+    )
     assert child.returncode == -9
     (run_dir,) = list(out.iterdir())
     text = (run_dir / runfolder.JOURNAL).read_text()
-    assert not text.endswith("\n")                                       # the last line was cut
+    assert not text.endswith("\n")  # the last line was cut
     recorded = runfolder.read_manifest(run_dir).shards
     assert 0 < len(recorded) < SHARDS
-    assert len(recorded) == text.count("\n")                             # every whole line, no cut one
+    assert len(recorded) == text.count("\n")  # every whole line, no cut one
     res = run(None, RunOptions(resume=str(run_dir), workers=2, show_progress=False))
     assert res.status == "complete" and res.kept_shards == len(recorded)
     assert res.computed_shards == SHARDS - len(recorded)

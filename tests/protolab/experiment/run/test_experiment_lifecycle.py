@@ -24,11 +24,15 @@ from protolab.experiment.run.runner import RunOptions, new_manifest, prepare
 from protolab.experiment.spec import load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
-       "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+}
 # far more games than a test waits for: the run is always stopped mid-way
 SPEC = 'name = "life"\nseed = 5\ngames = 2000000\nshard_games = 400\nevents = false\n'
-GONE_WITHIN = 30.0                 # seconds for every process of the session to be gone
+GONE_WITHIN = 30.0  # seconds for every process of the session to be gone
 
 
 def proc_stat(pid: int) -> tuple[str, int] | None:
@@ -37,7 +41,7 @@ def proc_stat(pid: int) -> tuple[str, int] | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     return fields[0], int(fields[19])
 
 
@@ -48,7 +52,7 @@ def tree(pid: int) -> dict[int, tuple[int, str]]:
         if p.name.isdigit():
             try:
                 stat = (p / "stat").read_text()
-                parent[int(p.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+                parent[int(p.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
             except (OSError, ValueError):
                 continue
     out: dict[int, tuple[int, str]] = {}
@@ -85,7 +89,8 @@ def holding(root: Path) -> list[int]:
             continue
         try:
             hit = prefix.encode() in (p / "cmdline").read_bytes() or any(
-                os.readlink(fd).startswith(prefix) for fd in (p / "fd").iterdir())
+                os.readlink(fd).startswith(prefix) for fd in (p / "fd").iterdir()
+            )
         except OSError:
             continue
         st = proc_stat(int(p.name))
@@ -95,8 +100,11 @@ def holding(root: Path) -> list[int]:
 
 
 def survivors(procs: dict[int, tuple[int, str]], root: Path) -> list[str]:
-    alive = [f"{pid} {cmd[:50]}" for pid, (start, cmd) in procs.items()
-             if (st := proc_stat(pid)) is not None and st[1] == start and st[0] not in "ZX"]
+    alive = [
+        f"{pid} {cmd[:50]}"
+        for pid, (start, cmd) in procs.items()
+        if (st := proc_stat(pid)) is not None and st[1] == start and st[0] not in "ZX"
+    ]
     return alive + [f"{pid} holds {root}" for pid in holding(root)]
 
 
@@ -133,9 +141,27 @@ def no_driver_left():
 
 def start(spec: Path, out: Path, *extra) -> subprocess.Popen:
     """`protolab run` in its own process group (as a shell runs a command)."""
-    p = subprocess.Popen([sys.executable, "-m", "protolab", "run", str(spec), "--workers", "1", "--out", str(out),
-                             "--no-progress", *map(str, extra)], env=ENV, cwd=spec.parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "protolab",
+            "run",
+            str(spec),
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--no-progress",
+            *map(str, extra),
+        ],
+        env=ENV,
+        cwd=spec.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     STARTED.append(p)
     return p
 
@@ -161,7 +187,7 @@ def test_sigkill_of_the_driver_takes_its_ray_along(spec, tmp_path):
     p = start(spec, tmp_path / "out")
     procs = playing(p, tmp_path / "out")
     root = ray_root(procs)
-    assert any("ray::" in cmd and "Agent" in cmd for _, cmd in procs.values())     # the ones that used to stay
+    assert any("ray::" in cmd and "Agent" in cmd for _, cmd in procs.values())  # the ones that used to stay
     os.kill(p.pid, signal.SIGKILL)
     p.communicate(timeout=30)
     assert_all_gone(procs, root)
@@ -184,9 +210,9 @@ def test_ctrl_c_twice_or_sigterm_stops_cleanly(spec, tmp_path, signals, status):
     p = start(spec, tmp_path / "out")
     procs = playing(p, tmp_path / "out")
     root = ray_root(procs)
-    for sig in signals:                  # to the whole process group, as a terminal's Ctrl-C does
+    for sig in signals:  # to the whole process group, as a terminal's Ctrl-C does
         os.killpg(p.pid, sig)
-        time.sleep(0.3)                  # the second lands while the first is being cleaned up
+        time.sleep(0.3)  # the second lands while the first is being cleaned up
     out, err = p.communicate(timeout=60)
     assert p.returncode == status, err
     assert "Stopped." in out and "--resume" in out, out
@@ -198,8 +224,9 @@ def test_ctrl_c_twice_or_sigterm_stops_cleanly(spec, tmp_path, signals, status):
     assert session["worker_processes"] == 1 and 100 < session["worker_peak_rss_mb"] < 500
     assert session["worker_peak_rss_mb"] >= max(s["worker"]["peak_rss_mb"] for s in m.shards)
     assert session["ray_total_peak_rss_mb"] > 100 and session["driver_peak_rss_mb"] > 50
-    assert session["total_peak_rss_mb"] == pytest.approx(session["driver_peak_rss_mb"] + session[
-        "workers_total_peak_rss_mb"] + session["ray_total_peak_rss_mb"], abs=0.2)
+    assert session["total_peak_rss_mb"] == pytest.approx(
+        session["driver_peak_rss_mb"] + session["workers_total_peak_rss_mb"] + session["ray_total_peak_rss_mb"], abs=0.2
+    )
     assert_all_gone(procs, root)
 
 
@@ -223,7 +250,7 @@ def test_address_with_nothing_listening_gives_up_in_time(spec, tmp_path):
     assert p.returncode == 2, err
     assert err.strip().splitlines() == [err.strip()]
     assert err.startswith(f"protolab: error: cannot reach a Ray cluster at 127.0.0.1:{port} within 3 s"), err
-    assert 3 <= took < 20, took                                # imports included
+    assert 3 <= took < 20, took  # imports included
     assert no_run_folder(tmp_path / "out")
 
 
@@ -246,14 +273,19 @@ def test_address_that_accepts_but_never_answers_gives_up_in_time(spec, tmp_path)
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan"])
 def test_connect_timeout_must_be_positive(spec, tmp_path, capsys, value):
-    assert main(["run", str(spec), "--address", "127.0.0.1:1", f"--connect-timeout={value}",
-                 "--out", str(tmp_path / "out")]) == 2
+    assert (
+        main(
+            ["run", str(spec), "--address", "127.0.0.1:1", f"--connect-timeout={value}", "--out", str(tmp_path / "out")]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("protolab: error: --connect-timeout: expected a number of seconds above 0, got"), err
     assert no_run_folder(tmp_path / "out")
 
 
 # -- shard size ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("events, cap", [(True, SHARD_CAP), (False, SHARD_CAP_NO_EVENTS)])
 def test_a_huge_run_never_makes_shards_above_the_cap(tmp_path, events, cap):
@@ -275,12 +307,12 @@ def test_a_resumed_run_keeps_the_layout_it_was_started_with(tmp_path):
     run_dir = tmp_path / "old-run"
     run_dir.mkdir()
     manifest = new_manifest(make_plan(spec, shard_games=50_000), "old-run")
-    manifest.shard_games = None                                      # as runs made before the cap: no key
+    manifest.shard_games = None  # as runs made before the cap: no key
     runfolder.save_inputs(run_dir, {})
     runfolder.write_manifest(run_dir, manifest)
     plan, _, _ = prepare(None, RunOptions(resume=str(run_dir)))
     assert [s.games for s in plan.shards] == [50_000, 50_000] and plan.shard_games == 50_000
-    manifest.shard_count = 7                                         # an edited manifest is refused
+    manifest.shard_count = 7  # an edited manifest is refused
     runfolder.write_manifest(run_dir, manifest)
     with pytest.raises(runfolder.RunDirError, match="key 'shard_count': expected 2 shards of 50,000 games"):
         prepare(None, RunOptions(resume=str(run_dir)))

@@ -20,9 +20,13 @@ from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[4]
-SIM_ROOT = Path(sim.__file__).resolve().parents[1]      # the checkout, or site-packages when installed
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
-       "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+SIM_ROOT = Path(sim.__file__).resolve().parents[1]  # the checkout, or site-packages when installed
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+}
 
 # Two arms (official, a variant), 60 sampled matchups, seat-swapped pairs: 12,000 games in 12 shards
 # (the number of shards, not of games, is what the worker counts and faults below need).
@@ -69,7 +73,7 @@ def check_complete(run_dir: Path) -> dict:
         assert s["worker"]["peak_rss_mb"] < 1024
     assert not list(run_dir.rglob(".*.tmp")) and not (run_dir / runfolder.JOURNAL).exists()
     gi = pq.read_table(run_dir / "games", columns=["game_index"])["game_index"].to_pylist()
-    assert sorted(gi) == list(range(GAMES))                      # none missing, none twice
+    assert sorted(gi) == list(range(GAMES))  # none missing, none twice
     return m
 
 
@@ -94,8 +98,15 @@ def ref(spec_path, tmp_path_factory):
 
 def cli(*args, cwd: Path, **kw) -> subprocess.Popen:
     """`protolab run ...` as a process, from a neutral folder (like a user outside the checkout)."""
-    return subprocess.Popen([sys.executable, "-m", "protolab", "run", *map(str, args), "--no-progress"],
-                            env=ENV, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "protolab", "run", *map(str, args), "--no-progress"],
+        env=ENV,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def descendants(pid: int) -> dict[int, str]:
@@ -106,7 +117,7 @@ def descendants(pid: int) -> dict[int, str]:
             continue
         try:
             stat = (p / "stat").read_text()
-            parent[int(p.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            parent[int(p.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
             cmd[int(p.name)] = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, ValueError):
             continue
@@ -145,6 +156,7 @@ def kill_tree(pids) -> None:
 
 # -- determinism ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("workers", [1, 4])
 def test_rows_identical_for_1_2_4_workers(ref, spec_path, tmp_path, workers):
     res = run(str(spec_path), RunOptions(workers=workers, out=str(tmp_path), show_progress=False))
@@ -153,7 +165,7 @@ def test_rows_identical_for_1_2_4_workers(ref, spec_path, tmp_path, workers):
     g, e = rows(res.run_dir)
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
     cards = [pq.read_table(d / "cards").drop_columns(["run_id"]) for d in (res.run_dir, ref[0])]
-    assert cards[0].num_rows > 0 and cards[0].equals(cards[1])         # the per-card summary too
+    assert cards[0].num_rows > 0 and cards[0].equals(cards[1])  # the per-card summary too
 
 
 def test_dataset_opens_in_duckdb_pandas_polars(ref):
@@ -178,20 +190,30 @@ def test_dataset_opens_in_duckdb_pandas_polars(ref):
     assert pl.scan_parquet(f"{run_dir}/events/*.parquet").select(pl.len()).collect().item() == events
     m = json.loads((run_dir / "run.json").read_text())
     assert m["spec"]["name"] == "ref" and m["pool_hashes"]["fire1-worth-3"] != m["pool_hash"]
-    assert set(m) >= {"run_id", "complete", "spec", "spec_hash", "pool_hash", "engine_version",
-                      "protolab_version", "games", "shards"}
+    assert set(m) >= {
+        "run_id",
+        "complete",
+        "spec",
+        "spec_hash",
+        "pool_hash",
+        "engine_version",
+        "protolab_version",
+        "games",
+        "shards",
+    }
 
 
 def test_demo_command_prints_one_report(tmp_path):
     p = cli("datasets/experiments/demo.toml", "--games", 4000, "--out", tmp_path / "runs", cwd=tmp_path)
     out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
-    assert out.count("Protocol win rate") == 1 and "4,000 games" in out      # one report, not two
+    assert out.count("Protocol win rate") == 1 and "4,000 games" in out  # one report, not two
     m = json.loads((the_run(tmp_path / "runs") / "run.json").read_text())
     assert m["complete"] and m["games"] == 4000
 
 
 # -- faults -----------------------------------------------------------------------------------------
+
 
 def test_worker_killed_mid_shard(ref, spec_path, tmp_path):
     p = cli(spec_path, "--workers", 2, "--out", tmp_path, cwd=spec_path.parent)
@@ -209,7 +231,7 @@ def test_worker_killed_mid_shard(ref, spec_path, tmp_path):
     assert p.returncode == 0, err
     run_dir = the_run(tmp_path)
     m = check_complete(run_dir)
-    assert killed not in {s["worker"]["pid"] for s in m["shards"]}         # its shard was played again
+    assert killed not in {s["worker"]["pid"] for s in m["shards"]}  # its shard was played again
     g, e = rows(run_dir)
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
 
@@ -223,8 +245,7 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     p.communicate(timeout=60)
     finished = runfolder.read_manifest(run_dir).shards
     assert 2 <= len(finished) < SHARDS
-    before = {s["index"]: [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")]
-              for s in finished}
+    before = {s["index"]: [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")] for s in finished}
     r = cli("--resume", run_dir, cwd=spec_path.parent)
     out, err = r.communicate(timeout=300)
     assert r.returncode == 0, err
@@ -250,8 +271,9 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(ref, spec_path, tmp_path):
     assert not m["complete"] and 1 <= len(m["shards"]) < SHARDS and m["sessions"][0]["outcome"] == "interrupted"
     assert not list(run_dir.rglob(".*.tmp"))
     time.sleep(2)
-    assert not [pid for pid in tree if Path(f"/proc/{pid}").exists()
-                and "(Z)" not in Path(f"/proc/{pid}/stat").read_text()[:64]], "Ray was left running"
+    assert not [
+        pid for pid in tree if Path(f"/proc/{pid}").exists() and "(Z)" not in Path(f"/proc/{pid}/stat").read_text()[:64]
+    ], "Ray was left running"
     res = run(None, RunOptions(resume=str(run_dir), show_progress=False))
     assert res.status == "complete" and res.computed_shards == SHARDS - len(m["shards"])
     check_complete(run_dir)
@@ -263,19 +285,19 @@ def test_resume_detects_corrupt_truncated_and_missing_shards(ref, tmp_path):
     run_dir = tmp_path / "copy"
     shutil.copytree(ref[0], run_dir)
     g1 = run_dir / "games/shard-00001.parquet"
-    g1.write_bytes(g1.read_bytes()[: g1.stat().st_size // 2])                # truncated
+    g1.write_bytes(g1.read_bytes()[: g1.stat().st_size // 2])  # truncated
     e4 = run_dir / "events/shard-00004.parquet"
     blob = bytearray(e4.read_bytes())
-    blob[len(blob) // 2] ^= 0xFF                                              # one flipped byte
+    blob[len(blob) // 2] ^= 0xFF  # one flipped byte
     e4.write_bytes(bytes(blob))
-    (run_dir / "games/shard-00007.parquet").unlink()                          # gone
-    damaged = ("shard-00001.parquet", "shard-00004.parquet", "shard-00007.parquet")    # one file per table each
+    (run_dir / "games/shard-00007.parquet").unlink()  # gone
+    damaged = ("shard-00001.parquet", "shard-00004.parquet", "shard-00007.parquet")  # one file per table each
     keep = {p: p.stat().st_mtime_ns for p in run_dir.glob("*/shard-*.parquet") if p.name not in damaged}
     assert len(keep) == len(runfolder.TABLES) * (SHARDS - 3)
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "ref"\nseed = 77\ngames = -200\n')
     snapshot = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
-    assert main(["run", str(bad), "--resume", str(run_dir)]) == 2                # a bad spec touches nothing
+    assert main(["run", str(bad), "--resume", str(run_dir)]) == 2  # a bad spec touches nothing
     assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()} == snapshot
     res = run(None, RunOptions(resume=str(run_dir), show_progress=False))
     assert res.status == "complete" and res.computed_shards == 3
@@ -285,5 +307,5 @@ def test_resume_detects_corrupt_truncated_and_missing_shards(ref, tmp_path):
     g, e = rows(run_dir, keep_run_id=True)
     g0, e0 = rows(ref[0], keep_run_id=True)
     assert g.equals(g0) and e.equals(e0)
-    again = run(None, RunOptions(resume=str(run_dir), show_progress=False))       # whole: nothing to do
+    again = run(None, RunOptions(resume=str(run_dir), show_progress=False))  # whole: nothing to do
     assert again.computed_shards == 0 and again.recomputed == []

@@ -30,7 +30,7 @@ def play_inline(spec_path, games=None, fresh_seats=False):
         if fresh_seats:
             shards._SEATS.clear()
         res = execute(make_task(plan, s, "inline", Path("/nonexistent-run-dir"), "t", d))
-        assert res["data"] is not None            # the task could not see the folder: bytes come back
+        assert res["data"] is not None  # the task could not see the folder: bytes come back
         g.append(pq.read_table(io.BytesIO(res["data"]["games"])))
         if "events" in res["data"]:
             e.append(pq.read_table(io.BytesIO(res["data"]["events"])))
@@ -49,32 +49,35 @@ def test_rows_do_not_depend_on_shard_size(tmp_path):
     _, g1, e1 = play_inline(spec_file(tmp_path, body, "a.toml"))
     _, g2, e2 = play_inline(spec_file(tmp_path, body.replace("games = 12", "games = 12\nshard_games = 4"), "b.toml"))
     _, g3, e3 = play_inline(spec_file(tmp_path, body.replace("games = 12", "games = 12\nshard_games = 22"), "c.toml"))
-    drop = ["spec_hash"]                               # shard_games is part of the spec, not of a game
+    drop = ["spec_hash"]  # shard_games is part of the spec, not of a game
     assert g1.drop_columns(drop).equals(g2.drop_columns(drop)) and g1.drop_columns(drop).equals(g3.drop_columns(drop))
     assert e1.equals(e2) and e1.equals(e3)
     assert g1["game_index"].to_pylist() == list(range(60))
 
 
 def test_seats_built_once_per_worker_play_as_seats_built_per_shard(tmp_path):
-    body = ('name = "x"\nseed = 5\ngames = 8\nshard_games = 4\n[seats]\nswap = true\n'
-            'strategies = ["search:sims=8,depth=1", "greedy"]\n[draft]\nmode = "sampled"\nsamples = 3\n')
+    body = (
+        'name = "x"\nseed = 5\ngames = 8\nshard_games = 4\n[seats]\nswap = true\n'
+        'strategies = ["search:sims=8,depth=1", "greedy"]\n[draft]\nmode = "sampled"\nsamples = 3\n'
+    )
     shards._SEATS.clear()
     plan, g1, e1 = play_inline(spec_file(tmp_path, body))
-    assert len(plan.shards) == 6 and len(shards._SEATS) == 2       # one pair per seat order, for six shards
+    assert len(plan.shards) == 6 and len(shards._SEATS) == 2  # one pair per seat order, for six shards
     _, g2, e2 = play_inline(spec_file(tmp_path, body), fresh_seats=True)
     assert g1.equals(g2) and e1.equals(e2)
 
 
 def test_seat_swapping_on_paired_seeds(tmp_path):
-    _, g, _ = play_inline(spec_file(tmp_path, 'name = "x"\nseed = 3\ngames = 40\nevents = false\n'
-                                              '[seats]\nswap = true\n'))
+    _, g, _ = play_inline(
+        spec_file(tmp_path, 'name = "x"\nseed = 3\ngames = 40\nevents = false\n[seats]\nswap = true\n')
+    )
     rows = g.to_pylist()
     sides = ["left", "middle", "right"]
     for a, b in zip(rows[::2], rows[1::2], strict=True):
         assert a["seed"] == b["seed"] and a["game_in_matchup"] + 1 == b["game_in_matchup"]
         assert [a[f"seat0_protocol_{s}"] for s in sides] == [b[f"seat1_protocol_{s}"] for s in sides]
         assert [a[f"seat1_protocol_{s}"] for s in sides] == [b[f"seat0_protocol_{s}"] for s in sides]
-        assert a["first_player"] == b["first_player"]      # same seat starts: the other side goes first
+        assert a["first_player"] == b["first_player"]  # same seat starts: the other side goes first
         assert (a["strategy_0"], a["strategy_1"]) == (b["strategy_1"], b["strategy_0"])
     assert len({r["seed"] for r in rows}) == 20
 
@@ -100,8 +103,10 @@ def test_columns_agree_with_the_engine_records(tmp_path, pool):
     assert e["game_index"].to_numpy().tolist() == ev["game"].tolist()
     names = [pool.cards[c].name if c >= 0 else None for c in ev["card"]]
     kinds = e["kind"].to_pylist()
-    assert [n if k in ("draw", "play_face_up", "play_face_down", "delete") else None
-            for n, k in zip(names, kinds, strict=True)] == e["card"].to_pylist()
+    assert [
+        n if k in ("draw", "play_face_up", "play_face_down", "delete") else None
+        for n, k in zip(names, kinds, strict=True)
+    ] == e["card"].to_pylist()
     # seq numbers each game's events 0..k-1 in order
     gi = e["game_index"].to_numpy()
     seq = e["seq"].to_numpy()
@@ -122,15 +127,20 @@ def test_arms_share_seeds_and_differ_only_by_the_variant():
     assert [r["seed"] for r in a] == [r["seed"] for r in b]
     assert [r["game_in_matchup"] for r in a] == [r["game_in_matchup"] for r in b]
     assert a[0]["pool_hash"] != b[0]["pool_hash"]
-    assert [r["seat0_protocol_left"] for r in a] == [r["seat0_protocol_left"] for r in b]   # same drafts
-    assert any(x["turns"] != y["turns"] for x, y in zip(a, b, strict=True))                 # the variant matters
+    assert [r["seat0_protocol_left"] for r in a] == [r["seat0_protocol_left"] for r in b]  # same drafts
+    assert any(x["turns"] != y["turns"] for x, y in zip(a, b, strict=True))  # the variant matters
 
 
 @pytest.mark.parametrize("mode", ["fixed", "round_robin"])
 def test_fixed_trios_are_played_as_given(tmp_path, mode):
-    draft = ('[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], '
-             '["Love, Speed, Metal", "Plague, Spirit, Gravity"]]\n') if mode == "fixed" else \
-        '[draft]\nmode = "round_robin"\nprotocols = ["Fire", "Water", "Death", "Hate", "Light", "Life"]\n'
+    draft = (
+        (
+            '[draft]\nmode = "fixed"\nmatchups = [[["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], '
+            '["Love, Speed, Metal", "Plague, Spirit, Gravity"]]\n'
+        )
+        if mode == "fixed"
+        else '[draft]\nmode = "round_robin"\nprotocols = ["Fire", "Water", "Death", "Hate", "Light", "Life"]\n'
+    )
     plan, g, _ = play_inline(spec_file(tmp_path, f'name = "x"\nseed = 1\ngames = 6\nshard_games = 4\n{draft}'))
     for r in g.to_pylist():
         a, b = plan.matchups[r["matchup"]]

@@ -24,8 +24,9 @@ def columns(run_dir: Path) -> int:
 def runs(tmp_path_factory, ab_run) -> dict[str, Path]:
     """A shipped example, small (fire1_ab: random drafts, a variant-file arm, seats swapped), and the
     shared A/B run of conftest (sampled trios, greedy against random: a swap exchanges strategies)."""
-    res = run("fire1_ab", RunOptions(workers=2, out=str(tmp_path_factory.mktemp("runs")), games=40,
-                                     show_progress=False))
+    res = run(
+        "fire1_ab", RunOptions(workers=2, out=str(tmp_path_factory.mktemp("runs")), games=40, show_progress=False)
+    )
     assert res.status == "complete"
     return {"fire1_ab": res.run_dir, "ab": ab_run}
 
@@ -37,14 +38,14 @@ def test_100_random_rows_replay_exactly(runs):
         opened = replay.open_run(runs[name])
         for n in rng.sample(range(opened.plan.total_games), k):
             g = replay.locate(str(runs[name]), n, opened)
-            assert replay.check(g, replay.play(g)) == columns(runs[name])          # every column but run_id
+            assert replay.check(g, replay.play(g)) == columns(runs[name])  # every column but run_id
             seen["swapped"] += g.swapped
             seen["drafted"] += g.protocols is None
             seen["listed"] += not g.swapped and g.protocols is not None
             seen["arms"].add(g.arm)
             seen["strategies"].add(g.strategies)
     assert seen["swapped"] > 20 and seen["drafted"] > 10 and seen["listed"] > 10
-    assert seen["arms"] == {"official", "fire1-worth-3"}           # the variant-file arm included
+    assert seen["arms"] == {"official", "fire1-worth-3"}  # the variant-file arm included
     assert {("greedy", "random"), ("random", "greedy")} <= seen["strategies"]
 
 
@@ -62,33 +63,36 @@ def test_a_row_differing_from_its_replay_is_an_error(runs, tmp_path, capsys):
     assert main(["replay", str(run_dir), "--game", str(n)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("protolab: error:") and "winner: replayed" in err[0]
-    assert main(["replay", str(run_dir), "--game", str(n + 2)]) == 0        # the other rows still check
+    assert main(["replay", str(run_dir), "--game", str(n + 2)]) == 0  # the other rows still check
 
 
 def test_arm_row_by_index_within_the_arm(runs, capsys):
     run_dir = runs["fire1_ab"]
     assert main(["replay", f"{run_dir}#fire1-worth-3", "--game", "7"]) == 0
     by_arm = capsys.readouterr().out
-    assert "game 47 (arm 'fire1-worth-3' game 7:" in by_arm                # 40 games per arm
+    assert "game 47 (arm 'fire1-worth-3' game 7:" in by_arm  # 40 games per arm
     assert f"Checked: the replay matches the stored row ({columns(run_dir)} columns" in by_arm
-    assert by_arm.splitlines()[2].startswith("Turn 1: ")          # a swapped game is dealt before its log starts
+    assert by_arm.splitlines()[2].startswith("Turn 1: ")  # a swapped game is dealt before its log starts
     assert main(["replay", str(run_dir), "--game", "47"]) == 0
     assert capsys.readouterr().out == by_arm
     assert main(["replay", f"{run_dir}#fire1-worth-3", "--game", "40"]) == 2
     assert "arm 'fire1-worth-3' has games 0..39" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["/no/such/run", "--game", "1"], "/no/such/run: no such run folder"),
-    (["{run}", "--game", "80"], "--game 80 is out of range; the run has games 0..79"),
-    (["{run}", "--game", "-1"], "--game -1 is out of range"),
-    (["{run}#nope", "--game", "1"], "no arm 'nope' in this run; its arms: official, fire1-worth-3"),
-    (["{run}"], "a run folder and --game go together"),
-    (["--game", "3"], "a run folder and --game go together"),
-    (["{run}", "--game", "3", "--seed", "4"], "--seed cannot be given"),
-    (["{run}", "--game", "3", "--strategies", "greedy", "greedy"], "--strategies cannot be given"),
-    ([], "give --seed S, or a run folder"),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["/no/such/run", "--game", "1"], "/no/such/run: no such run folder"),
+        (["{run}", "--game", "80"], "--game 80 is out of range; the run has games 0..79"),
+        (["{run}", "--game", "-1"], "--game -1 is out of range"),
+        (["{run}#nope", "--game", "1"], "no arm 'nope' in this run; its arms: official, fire1-worth-3"),
+        (["{run}"], "a run folder and --game go together"),
+        (["--game", "3"], "a run folder and --game go together"),
+        (["{run}", "--game", "3", "--seed", "4"], "--seed cannot be given"),
+        (["{run}", "--game", "3", "--strategies", "greedy", "greedy"], "--strategies cannot be given"),
+        ([], "give --seed S, or a run folder"),
+    ],
+)
 def test_bad_run_or_game_is_one_line_exit_2(runs, capsys, argv, expected):
     argv = [a.replace("{run}", str(runs["fire1_ab"])) for a in argv]
     assert main(["replay", *argv]) == 2
@@ -153,7 +157,7 @@ def test_rows_of_a_fitted_draft_run_replay_exactly(draft_run):
     inputs), so a replay must install the same draft strategies to play the same game."""
     opened = replay.open_run(draft_run)
     picks = pq.read_table(draft_run / "games", columns=["game_index", "picks"]).to_pylist()
-    assert all(r["picks"] for r in picks)                           # every game drafted
+    assert all(r["picks"] for r in picks)  # every game drafted
     for n in range(0, opened.plan.total_games, 3):
         g = replay.locate(str(draft_run), n, opened)
         assert g.draft[0].startswith("fitted:") and g.protocols is None

@@ -24,8 +24,12 @@ from protolab.experiment.run.runner import RunOptions, run
 from protolab.experiment.spec import SpecError, load_spec
 
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
-       "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(SIM_ROOT), os.environ.get("PYTHONPATH")])),
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+}
 
 # Fire's cards all worth 0: a big planted effect on Fire's win rate.
 PLANTED = """variant = "Fire worth nothing"
@@ -87,7 +91,7 @@ def test_a_planted_effect_stops_early_and_the_run_verifies(planted):
     (fire,) = stop["effects"]
     assert fire["protocol"] == "Fire" and fire["settled"] == "sign" and fire["high"] < 0 < fire["low"] + 1
     assert sorted(s["index"] for s in m["shards"]) == list(range(stop["shards"]))
-    open_runs([res.run_dir], verify="full").close()              # verify: a stopped run is a whole run
+    open_runs([res.run_dir], verify="full").close()  # verify: a stopped run is a whole run
     page = open_study([str(res.run_dir)]).page()
     assert "settled after" in page and "anytime 95% interval" in page
 
@@ -109,9 +113,14 @@ def test_a_stopped_run_resumed_plays_nothing_more(planted):
 
 def test_ctrl_c_then_resume_on_one_worker_stops_where_an_uninterrupted_run_does(planted, tmp_path):
     spec, ref = planted
-    p = subprocess.Popen([sys.executable, "-m", "protolab", "run", str(spec), "--workers", "1", "--out",
-                          str(tmp_path), "--no-progress"], env=ENV, cwd=spec.parent, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "protolab", "run", str(spec), "--workers", "1", "--out", str(tmp_path), "--no-progress"],
+        env=ENV,
+        cwd=spec.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     t0 = time.monotonic()
     while time.monotonic() - t0 < 240:
         assert p.poll() is None, p.communicate()
@@ -145,17 +154,20 @@ def test_identical_arms_run_to_the_cap(tmp_path):
     open_runs([res.run_dir], verify="full").close()
 
 
-@pytest.mark.parametrize("edit, key", [
-    (("[stop]", "[stop]\nwhen = 1"), "stop.when"),
-    (('rule = "settled"', 'rule = "soon"'), "stop.rule"),
-    (('protocols = ["Fire"]\n', ""), "stop.protocols"),
-    (('protocols = ["Fire"]', "protocols = []"), "stop.protocols"),
-    (("batch = 200", "batch = 201"), "stop.batch"),
-    (("batch = 200", "batch = 8000"), "stop.batch"),
-    (("precision = 0.5", "precision = -1"), "stop.precision"),
-    (('mode = "random"', 'mode = "sampled"\nsamples = 3'), "draft.mode"),
-    (('[[arms]]\nname = "variant"\ncards = ["planted.toml"]', ""), "stop"),
-])
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        (("[stop]", "[stop]\nwhen = 1"), "stop.when"),
+        (('rule = "settled"', 'rule = "soon"'), "stop.rule"),
+        (('protocols = ["Fire"]\n', ""), "stop.protocols"),
+        (('protocols = ["Fire"]', "protocols = []"), "stop.protocols"),
+        (("batch = 200", "batch = 201"), "stop.batch"),
+        (("batch = 200", "batch = 8000"), "stop.batch"),
+        (("precision = 0.5", "precision = -1"), "stop.precision"),
+        (('mode = "random"', 'mode = "sampled"\nsamples = 3'), "draft.mode"),
+        (('[[arms]]\nname = "variant"\ncards = ["planted.toml"]', ""), "stop"),
+    ],
+)
 def test_bad_stop_keys_are_one_line_errors(tmp_path, edit, key):
     spec = write_spec(tmp_path, 4000, 0.5, True)
     text = spec.read_text()
@@ -167,10 +179,13 @@ def test_bad_stop_keys_are_one_line_errors(tmp_path, edit, key):
     assert "\n" not in msg and msg.startswith(f"{spec}: key '{key}'"), msg
 
 
-@pytest.mark.parametrize("edit, key", [
-    (('protocols = ["Fire"]', 'protocols = ["Fir"]'), "stop.protocols[0]"),
-    (("events = false", "events = false\nshard_games = 300"), "stop.batch"),     # a batch of whole shards
-])
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        (('protocols = ["Fire"]', 'protocols = ["Fir"]'), "stop.protocols[0]"),
+        (("events = false", "events = false\nshard_games = 300"), "stop.batch"),  # a batch of whole shards
+    ],
+)
 def test_stop_keys_checked_against_the_pool_and_shards(tmp_path, edit, key, capsys):
     spec = write_spec(tmp_path, 4000, 0.5, True)
     spec.write_text(spec.read_text().replace(*edit))

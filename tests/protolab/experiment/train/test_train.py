@@ -140,8 +140,18 @@ def test_a_damaged_generation_is_played_again_on_resume(trained, tmp_path, capsy
     tmp, record = trained
     shutil.copytree(tmp / "run", tmp_path / "run")
     (tmp_path / "run" / "gen-1" / "model.json").write_text("{}")
-    code = main(["train", "--resume", str(tmp_path / "run"), "--models", str(tmp_path / "models"), "--workers", "1",
-                 "--no-progress"])                      # no SPEC: the one the folder recorded
+    code = main(
+        [
+            "train",
+            "--resume",
+            str(tmp_path / "run"),
+            "--models",
+            str(tmp_path / "models"),
+            "--workers",
+            "1",
+            "--no-progress",
+        ]
+    )  # no SPEC: the one the folder recorded
     assert code == 0
     again = json.loads((tmp_path / "run" / "train.json").read_text())
     out = capsys.readouterr().out
@@ -168,15 +178,23 @@ def test_the_training_folder_reads_as_its_study(trained, capsys, tmp_path):
     assert 'id="generations"' in text and 'id="ladder-fig"' in text and record["output"]["hash"] in text
 
 
-@pytest.mark.parametrize("old, new, key, words", [
-    ("hidden = [6]", "hiden = [6]", "train.net.hiden", "unknown key"),
-    ("games = 60", "gams = 60", "train.data.gams", "unknown key"),
-    ('choose = "best"', 'choose = "top"', "train.ladder.choose", "expected one of last, best"),
-    ("games = 20\nshard_games = 10", "games = 21\nshard_games = 10", "train.ladder.games", "expected an even number"),
-    ('expert = "greedy"', 'expert = "greedyy"', "train.data.expert", "greedyy"),
-    ("hidden = [6]", "hidden = [6, 6, 6, 6]", "train.net.hidden", "1 to 3 hidden layer sizes"),
-    ("seed = 5", "seed = -1", "seed", "the master seed"),
-])
+@pytest.mark.parametrize(
+    "old, new, key, words",
+    [
+        ("hidden = [6]", "hiden = [6]", "train.net.hiden", "unknown key"),
+        ("games = 60", "gams = 60", "train.data.gams", "unknown key"),
+        ('choose = "best"', 'choose = "top"', "train.ladder.choose", "expected one of last, best"),
+        (
+            "games = 20\nshard_games = 10",
+            "games = 21\nshard_games = 10",
+            "train.ladder.games",
+            "expected an even number",
+        ),
+        ('expert = "greedy"', 'expert = "greedyy"', "train.data.expert", "greedyy"),
+        ("hidden = [6]", "hidden = [6, 6, 6, 6]", "train.net.hidden", "1 to 3 hidden layer sizes"),
+        ("seed = 5", "seed = -1", "seed", "the master seed"),
+    ],
+)
 def test_a_bad_training_spec_is_one_line_naming_file_and_key(tmp_path, capsys, old, new, key, words):
     text = SPEC.format(generations=2)
     assert old in text
@@ -208,15 +226,17 @@ def test_the_fit_folds_the_scaling_into_the_player_and_repeats_bit_for_bit():
 
 
 def test_without_the_extra_train_says_how_to_install_it(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "sklearn", None)            # import sklearn now raises ImportError
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn now raises ImportError
     assert main(["train", str(write(tmp_path)), "--workers", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'pip install -e ".[train]"' in err[0]
 
 
 def test_playing_a_model_never_loads_the_fitting_library():
-    probe = ("import sys, protolab.commands.train, analysis.studies, strategies.learned, strategies.model; "
-             "print('sklearn' in sys.modules, 'threadpoolctl' in sys.modules)")
+    probe = (
+        "import sys, protolab.commands.train, analysis.studies, strategies.learned, strategies.model; "
+        "print('sklearn' in sys.modules, 'threadpoolctl' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
@@ -225,8 +245,10 @@ def test_a_run_with_the_model_on_another_pool_says_so_in_its_provenance(trained,
     tmp, record = trained
     model = tmp / "models" / "tiny.json"
     spec = tmp_path / "run.toml"
-    spec.write_text(f'name = "other-pool"\nseed = 2\ngames = 20\nshard_games = 10\n[pool]\nsets = ["Main 1"]\n'
-                    f'[seats]\nstrategies = ["learned:model={model}", "greedy"]\n')
+    spec.write_text(
+        f'name = "other-pool"\nseed = 2\ngames = 20\nshard_games = 10\n[pool]\nsets = ["Main 1"]\n'
+        f'[seats]\nstrategies = ["learned:model={model}", "greedy"]\n'
+    )
     assert main(["run", str(spec), "--workers", "1", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
     run = next((tmp_path / "runs").iterdir())
     entry = json.loads((run / "run.json").read_text())["models"][0]

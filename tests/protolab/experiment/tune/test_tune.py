@@ -62,16 +62,19 @@ def one_error(capsys, *argv) -> str:
     return err[0]
 
 
-@pytest.mark.parametrize("old, new, key, words", [
-    ('cards = ["Fire 1", "Fire 3"]', 'cards = ["Fire 1", "Fire 9"]', "tune.cards[1]", "no card 'Fire 9'"),
-    ('cards = ["Fire 1", "Fire 3"]', 'cards = ["Colour *"]', "tune.cards[0]", "no protocol 'Colour'"),
-    ('kinds = ["value", "may"]', 'kinds = ["amount"]', "tune.kinds", "the change space is empty"),
-    ('kinds = ["value", "may"]', 'kinds = ["value", "colour"]', "tune.kinds[1]", "expected one of value"),
-    ("trials = 4", "trails = 4", "tune.trails", "unknown key"),
-    ('protocol = "Fire"', 'protocol = "Frie"', "tune.protocol", "unknown protocol 'Frie'"),
-    ('mode = "random"', 'mode = "round_robin"', "draft.mode", 'expected "random" with [tune]'),
-    ("batch = 100", "batch = 1000", "tune.batch", "at most tune.games"),
-])
+@pytest.mark.parametrize(
+    "old, new, key, words",
+    [
+        ('cards = ["Fire 1", "Fire 3"]', 'cards = ["Fire 1", "Fire 9"]', "tune.cards[1]", "no card 'Fire 9'"),
+        ('cards = ["Fire 1", "Fire 3"]', 'cards = ["Colour *"]', "tune.cards[0]", "no protocol 'Colour'"),
+        ('kinds = ["value", "may"]', 'kinds = ["amount"]', "tune.kinds", "the change space is empty"),
+        ('kinds = ["value", "may"]', 'kinds = ["value", "colour"]', "tune.kinds[1]", "expected one of value"),
+        ("trials = 4", "trails = 4", "tune.trails", "unknown key"),
+        ('protocol = "Fire"', 'protocol = "Frie"', "tune.protocol", "unknown protocol 'Frie'"),
+        ('mode = "random"', 'mode = "round_robin"', "draft.mode", 'expected "random" with [tune]'),
+        ("batch = 100", "batch = 1000", "tune.batch", "at most tune.games"),
+    ],
+)
 def test_a_bad_tune_spec_is_one_line_naming_the_key(tmp_path, capsys, old, new, key, words):
     text = SPEC.format(trials=4, verify=400)
     assert old in text
@@ -116,6 +119,7 @@ def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsy
 
 def test_verification_uses_seeds_the_search_never_saw(searched):
     from protolab.experiment.tune.tuneplay import search_seeds, verify_seeds
+
     spec, _, record = searched
     played = sum(t["games"] for t in record["trials"]) + 10_000
     assert not set(search_seeds(spec.seed, 0, played)) & set(verify_seeds(spec.seed, spec.games))
@@ -125,8 +129,9 @@ def test_the_same_spec_repeats_and_an_extended_search_equals_one_run_to_the_end(
     spec, folder, record = searched
     again = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "again", player(Local()), lambda *_: None)
     assert again["trials"] == record["trials"]
-    assert again["candidates"] == [{**c, "variant": c["variant"].replace(str(folder), str(tmp_path / "again"))}
-                                   for c in record["candidates"]]
+    assert again["candidates"] == [
+        {**c, "variant": c["variant"].replace(str(folder), str(tmp_path / "again"))} for c in record["candidates"]
+    ]
     short = main_tune(load_spec(small(tmp_path, trials=3)), tmp_path / "ext", player(Local()), lambda *_: None)
     assert short["trials"] == record["trials"][:3]
     extended = main_tune(load_spec(small(tmp_path, trials=5)), tmp_path / "ext", player(Local()), lambda *_: None)
@@ -147,7 +152,7 @@ def test_ray_workers_play_what_this_process_plays(tmp_path):
     ray = OnRay(None, 2)
     try:
         assert np.array_equal(player(ray)(jobs)[0], player(Local())(jobs)[0], equal_nan=True)
-        _the_job_mapper(ray)               # on the same Ray: starting one costs more than the checks
+        _the_job_mapper(ray)  # on the same Ray: starting one costs more than the checks
     finally:
         ray.close()
 
@@ -166,10 +171,11 @@ def _the_job_mapper(ray: OnRay) -> None:
     """The one job mapper of every feature (jobs.py): results in job order and progress counted per
     job as in this process; a job's own error raised at once with its type, and named by its key
     where the run's shard loop needs it."""
-    texts = ["1", "[2, 3]", "\"four\"", "5.5"]
+    texts = ["1", "[2, 3]", '"four"', "5.5"]
     here, there = Count(), Count()
-    assert ray.map(json.loads, texts, there, len) == Local().map(json.loads, texts, here, len) == [1, [2, 3], "four",
-                                                                                                    5.5]
+    assert (
+        ray.map(json.loads, texts, there, len) == Local().map(json.loads, texts, here, len) == [1, [2, 3], "four", 5.5]
+    )
     assert here.seen == [1, 7, 13, 16] and len(there.seen) == 4 and there.seen[-1] == 16
     with pytest.raises(json.JSONDecodeError):
         ray.map(json.loads, ["1", "not json", "2"])
@@ -234,10 +240,10 @@ def test_max_cards_counts_several_turns_of_one_card_once(tmp_path):
     for k in search.knobs:
         by_card.setdefault(k.card, []).append(k.label())
     f1, f3 = by_card["Fire 1"], by_card["Fire 3"]
-    other = next(x for x in f1 if x.split(":")[0] != f1[0].split(":")[0])        # another key of Fire 1
+    other = next(x for x in f1 if x.split(":")[0] != f1[0].split(":")[0])  # another key of Fire 1
     picks = {"change0": f1[0], "change1": f3[0], "change2": other}
     chosen = _knobs_of(optuna.trial.FixedTrial(picks), search)
-    assert [k.label() for k in chosen] == sorted([picks["change0"], picks["change2"]])     # Fire 3 would be a 2nd card
+    assert [k.label() for k in chosen] == sorted([picks["change0"], picks["change2"]])  # Fire 3 would be a 2nd card
     search.settings["max_cards"] = 2
     assert len(_knobs_of(optuna.trial.FixedTrial(picks), search)) == 3
     bad = write(tmp_path, text.replace("max_cards = 1", "max_cards = 4"), "bad.toml")
