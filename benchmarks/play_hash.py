@@ -3,6 +3,7 @@ that keeps every choice keeps these hashes."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import sys
 
@@ -37,8 +38,12 @@ def columns_hash(cols: dict) -> str:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--divide", type=int, default=1, help="play each batch's games / DIVIDE (a quick look)")
+    a = ap.parse_args()
     pool = load_pool()
-    for strategies, games in BATCHES:
+    for strategies, full in BATCHES:
+        games = max(1, full // a.divide)
         cols = play_games(pool, np.arange(1, games + 1), strategies=strategies, events=True)
         print(f"{'-'.join(strategies):32s} {games:6d} {columns_hash(cols)}")
     sys.stdout.flush()

@@ -14,7 +14,6 @@ the SHA-256 of every tallies file, and the tallies' rows (the game rows are not 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import time
@@ -22,9 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.runs.runfolder import TABLES, parquet_bytes, sha256
+from analysis.runs.runfolder import TABLES, parquet_bytes, sha256, write_manifest
 from analysis.runs.tallies import shard_tallies
+from protolab.experiment.run.ledger import new_manifest, now
+from protolab.experiment.run.plan import make_plan
 from protolab.experiment.run.shards import batch_games
+from protolab.experiment.spec import Spec, parse_spec
 from sim.pool import DEFAULT_SETS, load_pool
 from strategies.seats import play_games
 
@@ -57,56 +59,51 @@ def base_shards(out: Path, base: int, games: int, played: int, seed: int) -> lis
     return shards
 
 
-def fabricate(out: Path, shards: int, games: int, base: int, played: int, seed: int) -> Path:
-    """The run folder `out/run`: `shards` shards of `games` games each."""
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "base").mkdir(parents=True)
-    run = out / "run"
-    for kind in TABLES:
-        (run / kind).mkdir(parents=True)
-    made = base_shards(out / "base", base, games, played, seed)
-    entries = []
-    for i in range(shards):
-        b = i % base
-        entry: dict[str, object] = {
-            "index": i,
-            "arm": "batch",
-            "first_game": i * games,
-            "games": games,
-            "matchups": [0, 0],
-            **made[b],
-        }
-        for kind in ("games", "tallies"):
-            entry[f"{kind}_file"] = f"{kind}/shard-{i:05d}.parquet"
-            os.link(out / "base" / f"{b}-{kind}.parquet", run / str(entry[f"{kind}_file"]))
-        entries.append(entry)
-    spec = {
-        "format": 1,
+def spec_of(shards: int, games: int, seed: int) -> Spec:
+    """The spec such a run would have been played from, parsed by the runner's own parser."""
+    raw = {
         "name": RUN_ID,
         "seed": seed,
         "games": shards * games,
         "turn_cap": 200,
         "shard_games": games,
         "events": False,
+        "pool": {"sets": list(DEFAULT_SETS)},
         "seats": {"strategies": ["greedy", "greedy"], "swap": False},
         "draft": {"mode": "random"},
-        "arms": [{"name": "batch", "sets": list(DEFAULT_SETS), "strategies": ["greedy", "greedy"], "cards": []}],
     }
-    manifest = {
-        "run_id": RUN_ID,
-        "format": 1,
-        "complete": True,
-        "spec": spec,
-        "games": shards * games,
-        "arms": 1,
-        "matchups": 1,
-        "games_per_matchup": shards * games,
-        "shard_count": shards,
-        "shard_games": games,
-        "shards": entries,
-    }
-    (run / "run.json").write_text(json.dumps(manifest))
+    return parse_spec(raw, f"{RUN_ID}.toml", Path.cwd())
+
+
+def fabricate(out: Path, shards: int, games: int, base: int, played: int, seed: int) -> Path:
+    """The run folder `out/run`: `shards` shards of `games` games each, its run.json written by the
+    runner's own code (new_manifest), so that it stays a run.json the report accepts."""
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "base").mkdir(parents=True)
+    run = out / "run"
+    for kind in TABLES:
+        (run / kind).mkdir(parents=True)
+    plan = make_plan(spec_of(shards, games, seed), shard_games=games)
+    assert len(plan.shards) == shards, (len(plan.shards), shards)
+    made = base_shards(out / "base", base, games, played, seed)
+    manifest = new_manifest(plan, RUN_ID)
+    for shard in plan.shards:
+        b = shard.index % base
+        entry: dict[str, object] = {
+            "index": shard.index,
+            "arm": plan.spec.arms[shard.arm].name,
+            "first_game": shard.first_game,
+            "games": shard.games,
+            "matchups": [0, 0],
+            **made[b],
+        }
+        for kind in ("games", "tallies"):
+            entry[f"{kind}_file"] = f"{kind}/{shard.name}.parquet"
+            os.link(out / "base" / f"{b}-{kind}.parquet", run / str(entry[f"{kind}_file"]))
+        manifest.shards.append(entry)
+    manifest.complete, manifest.finished = True, now()
+    write_manifest(run, manifest)
     return run
 
 

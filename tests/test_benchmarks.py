@@ -1,0 +1,66 @@
+"""Every benchmark runs, at its smallest size: a benchmark nobody runs rots (report_scale.py once wrote
+a run.json the report refused). Their speed figures are not checked here (speed targets live in the
+benchmarks themselves); that they run, and produce what they say, is."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+
+# each script, its smallest arguments ({tmp}: a fresh folder), and a line its output must have
+SMALL = {
+    "cli_startup.py": (["--repeats", "1"], r"simulate --help\s+best [\d.]+ s"),
+    "driver.py": (["--mode", "ledger", "--shards", "40"], r"mode ledger: 40 shards of 2 games"),
+    "fit_model.py": (
+        ["--games", "40", "--epochs", "1", "--out", "{tmp}/model.json"],
+        r"model\.json: hash [0-9a-f]{12}, \d+ rows",
+    ),
+    "may_share.py": (["--games", "20"], r"fire3_discard_2 .*% of"),
+    "play_hash.py": (["--divide", "1000"], r"greedy-greedy\s+20 [0-9a-f]{64}"),
+    "turn_cap.py": (["--games", "100"], r"greedy vs greedy, 100 games: \d+ at the turn cap"),
+    "text_reader.py": (["--repeats", "1"], r"read 180 cards' boxes in [\d.]+ s"),
+    "report_scale.py": (
+        ["{tmp}/scale", "--shards", "4", "--games", "50", "--base", "2", "--played", "100"],
+        r"4 shards",
+    ),
+}
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_every_benchmark_script_is_listed():
+    assert sorted(p.name for p in BENCH.glob("*.py")) == sorted(SMALL)
+
+
+@pytest.mark.parametrize("script", sorted(SMALL))
+def test_a_benchmark_runs_at_its_smallest_size(script, tmp_path):
+    args, expect = SMALL[script]
+    done = run([str(BENCH / script), *(a.format(tmp=tmp_path) for a in args)], ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.search(expect, done.stdout), done.stdout[-2000:]
+
+
+def test_the_fabricated_run_of_report_scale_is_read_by_the_report(tmp_path):
+    """The run folder it writes for the report's scale figure is one the report accepts as whole."""
+    made = run([str(BENCH / "report_scale.py"), str(tmp_path / "s"), "--shards", "3", "--games", "40"], ROOT)
+    assert made.returncode == 0, made.stderr[-2000:]
+    report = run(["-m", "protolab", "report", str(tmp_path / "s" / "run"), "--format", "json"], tmp_path)
+    assert report.returncode == 0, report.stderr[-2000:]
+    (provenance,) = json.loads(report.stdout)["meta"]["provenance"]
+    assert provenance["games"] == 120 and provenance["spec_hash"]
+
+
+def test_the_instruction_count_script_parses():
+    """callgrind is too slow for the suite; the script is checked as shell (bash -n)."""
+    done = subprocess.run(["bash", "-n", str(BENCH / "instructions.sh")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
