@@ -2,6 +2,7 @@
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,27 @@ os.environ.pop("COLUMNS", None)
 # them the default, as in a terminal.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(scope="session")
+def _ray_left_running():
+    """Ends the local Ray the `kept_ray` tests leave running, when the session ends."""
+    yield
+    from protolab.experiment.session import stop_ray
+
+    stop_ray()
+
+
+@pytest.fixture
+def kept_ray(_ray_left_running):
+    """The runs of the test share the local Ray the previous `kept_ray` test left running (Ray's
+    start-up, seconds, paid once per test process). Only for tests whose runs need nothing of a fresh
+    Ray: no environment set for the workers, no count of Ray's processes; a test without it ends a
+    kept Ray before it starts its own."""
+    from protolab.experiment.session import keep_local_ray
+
+    with keep_local_ray(2, end=False):
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -48,34 +70,62 @@ cards = ["fire1_worth_3.toml"]
 AB_SHARDS, AB_GAMES = 6, 6000
 
 
+def _shared(tmp_path_factory, name: str) -> Path:
+    """A folder of the whole test run, the same for every pytest worker (pytest-xdist): the base
+    temporary folder's parent under a worker (.../popen-gw0), the base folder itself otherwise."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    return shared / name
+
+
+def _once(folder: Path, make) -> Path:
+    """`make(folder)`'s result, made by the first worker that asks; the others wait for it and read
+    its path, so that a session fixture's run is played once, not once per worker."""
+    from filelock import FileLock
+
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / "made"
+    with FileLock(str(folder / "lock")):
+        if not done.exists():
+            done.write_text(str(make(folder)))
+    return Path(done.read_text())
+
+
 @pytest.fixture(scope="session")
-def ab_run(tmp_path_factory):
-    import shutil
-    from pathlib import Path
+def ab_run(tmp_path_factory, _ray_left_running):
+    def make(d: Path) -> Path:
+        import shutil
 
-    from protolab.experiment.run.runner import RunOptions, run
+        from protolab.experiment.run.runner import RunOptions, run
+        from protolab.experiment.session import keep_local_ray
 
-    root = Path(__file__).resolve().parents[1]
-    d = tmp_path_factory.mktemp("spec")
-    shutil.copy(root / "datasets/experiments/variants/fire1_worth_3.toml", d / "fire1_worth_3.toml")
-    (d / "ab.toml").write_text(AB_SPEC)
-    out = tmp_path_factory.mktemp("runs")
-    res = run(str(d / "ab.toml"), RunOptions(workers=2, out=str(out), show_progress=False))
-    assert res.status == "complete" and res.games == AB_GAMES
-    return res.run_dir
+        root = Path(__file__).resolve().parents[1]
+        shutil.copy(root / "datasets/experiments/variants/fire1_worth_3.toml", d / "fire1_worth_3.toml")
+        (d / "ab.toml").write_text(AB_SPEC)
+        with keep_local_ray(2, end=False):
+            res = run(str(d / "ab.toml"), RunOptions(workers=2, out=str(d / "runs"), show_progress=False))
+        assert res.status == "complete" and res.games == AB_GAMES
+        return res.run_dir
+
+    return _once(_shared(tmp_path_factory, "ab_run"), make)
 
 
 @pytest.fixture(scope="session")
-def draft_run(tmp_path_factory):
+def draft_run(tmp_path_factory, _ray_left_running):
     """The shipped fitted-draft example, small: every game drafts by the fitted table (replay,
     pick metrics in `meta`)."""
-    from protolab.experiment.run.runner import RunOptions, run
 
-    res = run(
-        "draft_fitted", RunOptions(workers=1, out=str(tmp_path_factory.mktemp("draft")), games=40, show_progress=False)
-    )
-    assert res.status == "complete" and res.games == 40
-    return res.run_dir
+    def make(d: Path) -> Path:
+        from protolab.experiment.run.runner import RunOptions, run
+        from protolab.experiment.session import keep_local_ray
+
+        with keep_local_ray(2, end=False):
+            res = run("draft_fitted", RunOptions(workers=1, out=str(d / "runs"), games=40, show_progress=False))
+        assert res.status == "complete" and res.games == 40
+        return res.run_dir
+
+    return _once(_shared(tmp_path_factory, "draft_run"), make)
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +134,4 @@ def wheel(tmp_path_factory):
     `pip install .` gives a cluster node. Built once per session, shared by all pytest workers."""
     from fixtures_wheel import installed
 
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # .../popen-gw0: the run's folder is its parent
-        shared = shared.parent
-    return installed(shared / "wheel")
+    return installed(_shared(tmp_path_factory, "wheel"))

@@ -152,6 +152,7 @@ class OnRay:
     def __init__(self, address: str | None, workers: int | None):
         self.workers, self.where = start_ray(address, workers)
         self.remotes: dict[Callable, Any] = {}
+        self.clean = True  # no map was left with calls in flight (a stop, a failure)
 
     def map(
         self,
@@ -166,6 +167,7 @@ class OnRay:
             self.remotes[fn] = remote(fn)
         out: list[Any] = [None] * len(jobs)
         done, pending = 0, in_flight(self.workers)
+        self.clean = False
         try:
             for batch in finished(self.remotes[fn], enumerate(jobs), pending, busy=pending, broken=local_ray_failure):
                 for i, result in batch:
@@ -175,7 +177,8 @@ class OnRay:
                         progress.update(done)
         except JobFailed as e:
             raise e.error from None
+        self.clean = True
         return out
 
     def close(self) -> None:
-        stop_ray()
+        stop_ray(clean=self.clean)

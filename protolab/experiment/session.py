@@ -4,7 +4,10 @@ however the run ends.
 No process of a local Ray outlives the run: Ctrl-C and SIGTERM stop it cleanly (once; repeats
 cannot interrupt the clean-up, StopSignals), a broken local Ray (gcs_server or raylet gone) fails
 the run at once (BrokenRayWatch), and a watcher process (reaper.py) ends the Ray of a driver that
-was killed."""
+was killed.
+
+A process that runs many small experiments (a notebook, the test suite) can keep one local Ray
+across them (`keep_local_ray`): Ray's start-up, seconds each time, is then paid once."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,9 +113,11 @@ class LocalRay:
 
     root: Path
     watcher: reaper.Watcher
+    cpus: int
 
 
 _local: LocalRay | None = None
+_keep: int | None = None  # inside keep_local_ray: the CPUs of the local Ray kept across experiments
 
 
 def local_ray() -> LocalRay | None:
@@ -208,12 +214,17 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
         if root not in parts:
             os.environ["PYTHONPATH"] = os.pathsep.join([root, *parts])
     n = workers or os.cpu_count() or 1
+    cpus = max(n, _keep or 0)
+    if _local is not None:  # kept (keep_local_ray): reused inside while whole and large enough
+        if _keep is not None and ray.is_initialized() and local_ray_failure() is None and _local.cpus >= n:
+            return n, f"local Ray on {LOCAL_IP} ({n} workers)"
+        stop_ray()
     ray_root = reaper.private_root()
-    _local = LocalRay(ray_root, reaper.Watcher(ray_root))  # watching before any Ray process exists
+    _local = LocalRay(ray_root, reaper.Watcher(ray_root), cpus)  # watching before any Ray process exists
     try:
         with _neutral_cwd():
             ray.init(
-                num_cpus=n,
+                num_cpus=cpus,
                 include_dashboard=False,
                 _node_ip_address=LOCAL_IP,
                 logging_level=logging.ERROR,
@@ -239,6 +250,23 @@ def local_ray_failure() -> str | None:
     except Exception:  # noqa: BLE001 - a private API: never let the check itself stop a run
         return None
     return ", ".join(sorted(set(dead))) or None
+
+
+@contextlib.contextmanager
+def keep_local_ray(workers: int | None = None, end: bool = True) -> Iterator[None]:
+    """Inside, the experiments this process runs share one local Ray of `workers` CPUs (default: every
+    core), started by the first and ended on leaving. An experiment that stopped or failed still ends
+    it, so that nothing of it runs on into the next, which starts a fresh one. `end=False` leaves it
+    running on leaving, for the next block to take up (the next experiment outside any block ends it
+    before it starts its own; stop_ray ends it at any time)."""
+    global _keep
+    _keep = workers or os.cpu_count() or 1
+    try:
+        yield
+    finally:
+        _keep = None
+        if end:
+            stop_ray()
 
 
 class BrokenRayWatch:
@@ -283,10 +311,15 @@ class BrokenRayWatch:
                 os._exit(1)
 
 
-def stop_ray() -> None:
-    """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder."""
+def stop_ray(clean: bool = False) -> None:
+    """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder.
+    `clean`: the experiment ended with nothing of it still running, so that a local Ray kept across
+    experiments (keep_local_ray) is left running for the next one."""
     global _local
     import ray
+
+    if clean and _keep is not None and _local is not None and local_ray_failure() is None:
+        return
 
     local, broken = _local, local_ray_failure()
     if local is not None and broken:  # Ray's own shutdown can wait on a dead gcs_server

@@ -213,6 +213,7 @@ def _start_and_play(
 ) -> RunResult:
     """Start or join Ray, create the run folder if new, play; Ray is stopped however this ends."""
     spec = plan.spec
+    result: RunResult | None = None
     try:
         workers, where = start_ray(opts.address, opts.workers, opts.connect_timeout)
         signals.arm()
@@ -231,8 +232,8 @@ def _start_and_play(
         result.seconds = time.perf_counter() - t_start
         result.signum = signals.signum or result.signum
         return result
-    finally:
-        stop_ray()
+    finally:  # a complete run left nothing in flight: a kept local Ray may serve the next
+        stop_ray(clean=result is not None and result.status == "complete")
 
 
 def max_pending(workers: int, opts: RunOptions) -> int:

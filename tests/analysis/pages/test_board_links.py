@@ -26,6 +26,8 @@ from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.experiment.run import replay
 from protolab.experiment.run.runner import RunOptions, run
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory) -> Path:

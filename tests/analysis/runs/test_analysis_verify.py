@@ -20,6 +20,8 @@ from analysis.runs import runfolder
 from analysis.runs.open import RunError, open_runs
 from protolab.cli import main
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ARMS = ("official", "fire1-worth-3")
 
 

@@ -12,6 +12,8 @@ from analysis.runs.manifest import Manifest, ManifestError
 from analysis.runs.provenance import describe, provenance
 from protolab.cli import main
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 SPEC = """
 name = "prov"
 seed = 9

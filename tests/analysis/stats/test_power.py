@@ -9,6 +9,8 @@ import pytest
 
 from protolab.cli import main
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 
 def run(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])

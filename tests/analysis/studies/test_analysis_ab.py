@@ -19,6 +19,8 @@ from analysis.stats.proportions import Z95, newcombe_diff, paired_rate_diff, pai
 from analysis.studies.ab.compare import compare_runs
 from protolab.cli import main
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ARMS = ("official", "fire1-worth-3")  # the shared ab_run fixture (tests/conftest.py)
 
 

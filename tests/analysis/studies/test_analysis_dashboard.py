@@ -18,6 +18,8 @@ from analysis.studies.plain.dashboard import TOP_TRIOS, render
 from analysis.studies.plain.dashboard_summary import SHOWN, ranked_flags
 from analysis.studies.plain.report import build_report
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
 CHARTS_JS = """(() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => ({

@@ -25,6 +25,8 @@ from analysis.studies.tiers.report import (
 from protolab.cli import main
 from protolab.experiment.spec import SpecError, parse_spec
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 # -- rank agreement, by hand -------------------------------------------------------------------------
 
 # x = 1..5, y = (3, 1, 2, 5, 4). Of the 10 pairs, the discordant ones are (1,2), (1,3), (4,5): tau = (7-3)/10.

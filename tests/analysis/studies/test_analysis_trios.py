@@ -18,6 +18,8 @@ from analysis.studies.plain.report import build_report, print_report
 from protolab.cli import main
 from sim.stats import wilson
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def rr(tmp_path_factory):

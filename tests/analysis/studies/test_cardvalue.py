@@ -20,6 +20,8 @@ from protolab.cli import main
 from protolab.experiment.run.plan import holding_matchups
 from protolab.experiment.spec import SpecError, parse_spec
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 GAMES = 10  # per card and restriction: 5 seat-swapped pairs
 
 

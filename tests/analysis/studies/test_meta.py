@@ -20,6 +20,8 @@ from analysis.studies.metagame import meta as M
 from analysis.studies.metagame import solvers as G
 from protolab.cli import main
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
 
 

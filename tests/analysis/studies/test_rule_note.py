@@ -18,6 +18,8 @@ from sim.pool import load_pool
 from strategies.choices import HOWS, MODEL, RANDOM, RULE, RULE_ANSWERS, TARGET_RULE, UNKNOWN
 from strategies.spec import PLAYERS, how_chooses
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[3]
 VARIANTS = ROOT / "datasets/experiments/variants"
 DECISIONS = set(enum("decision").words())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fixtures_analysis.known import known_run
 from fixtures_analysis.round_robin import round_robin_rows
 from fixtures_analysis.synth import write_run
@@ -16,6 +17,8 @@ import analysis.studies as studies
 from analysis.pages.shell import render_page
 from analysis.studies.base import Study, write_tables
 from protolab.cli import main
+
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
 
 
 def two_arms(path: Path) -> Path:

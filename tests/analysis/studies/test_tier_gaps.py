@@ -20,6 +20,8 @@ from analysis.studies.tiers.report import tier_study
 from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ITEMS = ["P", "Q", "R", "S", "T"]
 
 

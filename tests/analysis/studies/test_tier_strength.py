@@ -26,6 +26,8 @@ from protolab.experiment.run.shards import play_shard_columns
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.spec import SpecError, load_spec, parse_spec
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 BASE = {"name": "t", "seed": 1, "games": 4, "seats": {"swap": True}, "tiers": ["random", "greedy", "search"]}
 
 

@@ -11,6 +11,8 @@ from fixtures_analysis.known import known_run, planted_run
 
 from protolab.cli import main
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 
 def run(capsys, *argv):
     code = main([str(a) for a in argv])

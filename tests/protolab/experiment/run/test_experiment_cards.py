@@ -19,6 +19,8 @@ from analysis.runs.schema import CARD_COUNTS, CARDS_SCHEMA
 from analysis.studies.plain import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[4]
 
 # The run: two arms (one with Fire 1 worth 3), greedy vs random, seats swapped, draws included.

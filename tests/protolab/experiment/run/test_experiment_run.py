@@ -19,6 +19,8 @@ from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[4]
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]  # the checkout, or site-packages when installed
 ENV = {

@@ -14,6 +14,8 @@ from protolab.cli import main
 from protolab.experiment.run import replay
 from protolab.experiment.run.runner import RunOptions, run
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 
 def columns(run_dir: Path) -> int:
     """How many columns a replay checks: every stored games column but run_id."""

@@ -23,6 +23,8 @@ from protolab.experiment.run.plan import make_plan
 from protolab.experiment.run.runner import RunOptions, run
 from protolab.experiment.spec import SpecError, load_spec
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 SIM_ROOT = Path(sim.__file__).resolve().parents[1]
 ENV = {
     **os.environ,

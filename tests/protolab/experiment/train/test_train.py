@@ -23,6 +23,8 @@ from protolab.experiment.train.fit import fit_mlp
 from protolab.experiment.train.trainspec import Fit
 from strategies.model import Model
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 SPEC = """name = "tiny"
 seed = 5
 

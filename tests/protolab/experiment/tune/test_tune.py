@@ -20,6 +20,8 @@ from protolab.experiment.tune.tune import _knobs_of, main_tune, prepare
 from protolab.experiment.tune.tuneplay import player
 from sim.pool import load_pool
 
+pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
+
 SPEC = """name = "tune-small"
 seed = 3
 games = {verify}

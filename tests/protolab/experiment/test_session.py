@@ -1,0 +1,32 @@
+"""One local Ray kept across experiments (keep_local_ray): reused while whole and large enough, ended
+by an experiment that did not end cleanly, by leaving the block, and by the next experiment outside
+any block. One test, because each step needs the Ray the step before left (three starts in all)."""
+
+from __future__ import annotations
+
+import ray
+
+from protolab.experiment.session import keep_local_ray, local_ray, start_ray, stop_ray
+
+
+def test_a_kept_local_ray_serves_clean_experiments_only_and_only_inside():
+    with keep_local_ray(2):
+        start_ray(None, 1)
+        kept = local_ray()
+        assert kept is not None and kept.cpus == 2
+        stop_ray(clean=True)  # a complete experiment: kept for the next
+        assert ray.is_initialized() and local_ray() is kept and kept.root.exists()
+        assert start_ray(None, 2)[0] == 2 and local_ray() is kept
+        stop_ray(clean=False)  # a stopped or failed one: ended, so that nothing of it runs on
+        assert not ray.is_initialized() and local_ray() is None and not kept.root.exists()
+    with keep_local_ray(2, end=False):
+        start_ray(None, 3)  # more workers than a kept Ray would have: one that large
+        left = local_ray()
+        assert left is not None and left.cpus == 3
+        stop_ray(clean=True)
+    assert local_ray() is left and ray.is_initialized()  # end=False: left running on leaving
+    start_ray(None, 1)  # outside any block: its own Ray, as if none had been kept
+    own = local_ray()
+    assert own is not None and own.root != left.root and own.cpus == 1 and not left.root.exists()
+    stop_ray(clean=True)  # outside: clean or not, its Ray ends with it
+    assert local_ray() is None and not own.root.exists()
