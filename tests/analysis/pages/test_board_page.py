@@ -342,8 +342,8 @@ def test_rollouts_are_reproducible_by_seed(pool):
 MODEL_WHY_JS = """Array.from(document.querySelectorAll('#why ol')).map(ol => ({seat: ol.dataset.seat,
   values: Array.from(ol.querySelectorAll('li')).map(li => +li.dataset.first),
   played: Array.from(ol.querySelectorAll('li')).filter(li => li.dataset.chosen === '1').length,
-  plan: ol.nextElementSibling && ol.nextElementSibling.classList.contains('plan') ? +ol.nextElementSibling.dataset.count
-    : 0}))"""
+  plan: Array.from(document.querySelectorAll('#why p.plan')).filter(p => p.dataset.seat === ol.dataset.seat)
+    .map(p => +p.dataset.count).concat([0])[0]}))"""
 
 
 def test_a_learned_game_shows_its_model_values_and_the_model_graph(pool, browser, tmp_path):
