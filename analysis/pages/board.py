@@ -11,6 +11,7 @@ page, its log included (765 bytes a step for the 200-turn greedy game of seed 10
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -193,13 +194,20 @@ def placement(raw: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def game_data(
-    game: State, title: str, rollouts: int = 0, seed: int = 1, meta: dict[str, Any] | None = None
+    game: State,
+    title: str,
+    rollouts: int = 0,
+    seed: int = 1,
+    meta: dict[str, Any] | None = None,
+    coached: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Everything the board page draws for one game, as JSON-ready data. The win-probability
     graph is the model's where the game's players have one (or a scripted seat is coached by the
-    learned player: board_why.model_values); greedy rollouts otherwise (`rollouts` per turn end)."""
+    learned player: board_why.model_values); greedy rollouts otherwise (`rollouts` per turn end).
+    `coached`: the seats the learned player coaches (default: every scripted seat, whose decisions
+    are the game's recorded answers: a game a person played)."""
     ends = turn_ends(game)
-    said, valued, advisers = board_why.explained(game)
+    said, valued, advisers = board_why.explained(game, coached)
     st = steps(game, ends, said)
     raw = ends[-1]
     rec = game.record()

@@ -9,6 +9,7 @@ coached instead: the learned player says at each of its decisions what it would 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sim.engine._core import constants
@@ -37,12 +38,14 @@ def decisions(game: State) -> list[dict[str, Any]]:
     return sorted(said, key=lambda d: d["turn"])
 
 
-def explained(game: State) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, str]]:
+def explained(
+    game: State, coached: Sequence[int] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, str]]:
     """The game's explained action decisions for the "why" panel (its players' own, `decisions`,
-    and for each scripted seat its coach's, marked `coach`); those whose model values make the
-    win-probability graph (with a coached seat, the adviser's values of every move played, so one
-    model judges both seats); and {coached seat: adviser spec}."""
-    coached = scripted_seats(game)
+    and for each coached seat, by default every scripted seat, its coach's, marked `coach`); those
+    whose model values make the win-probability graph (with a coached seat, the adviser's values
+    of every move played, so one model judges both seats); and {coached seat: adviser spec}."""
+    coached = scripted_seats(game) if coached is None else list(coached)
     if not coached:
         said = decisions(game)
         return said, said, {}

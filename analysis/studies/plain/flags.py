@@ -108,8 +108,8 @@ def reason(x: pd.Series, band: float, alpha: float, tests: str) -> str:
         if x["flagged"]:
             return f"flagged: {diff}; {p} is below {alpha:g}"
         if x["difference_low"] <= 0 <= x["difference_high"]:
-            return f"not flagged: {diff}, an interval that includes no difference"
-        return f"not flagged: {diff} excludes no difference, but {p} is not below {alpha:g}"
+            return f"not flagged: {diff}, an interval that includes 0 (no difference)"
+        return f"not flagged: {diff} leaves out 0, but {p} is not below {alpha:g}"
     lo, hi = 0.5 - band, 0.5 + band
     ci = f"{x['win_rate']:.1%} (95% CI {x['win_rate_low']:.1%}-{x['win_rate_high']:.1%}, {int(x['games']):,} games)"
     if x["flagged"]:
