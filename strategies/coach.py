@@ -123,3 +123,20 @@ def _played_value(d: dict[str, Any]) -> float | None:
 def model_hash(spec: str) -> str:
     """The short hash of the model a learned player's spec plays with."""
     return load_model(str(parse(spec).params.get("model", DEFAULT_MODEL))).hash
+
+
+def model_adviser(seats: Sequence[Any]) -> str | None:
+    """The learned player's spec with the model the first of these seats that has one plays with
+    (the learned player, or ismcts with leaf=model or choices=model); None when none has a model."""
+    for seat in seats:
+        spec = str(getattr(seat, "spec", "")) if isinstance(seat, SeatConfig) else ""
+        if not spec:
+            continue
+        parsed = parse(spec)
+        has_model = parsed.base == "learned" or (
+            parsed.base == "ismcts" and "model" in (parsed.params.get("leaf"), parsed.params.get("choices"))
+        )
+        if has_model:
+            model = str(parsed.params.get("model", DEFAULT_MODEL))
+            return ADVISER if model == DEFAULT_MODEL else f"{ADVISER}:model={model}"
+    return None

@@ -22,7 +22,7 @@ from sim.describe import LINES, PHASES, SEAT_NAMES, LogLine, Namer, log_line
 from sim.enums import Zone
 from sim.pool import Pool
 from sim.state import State
-from strategies.coach import model_hash
+from strategies.coach import model_adviser, model_hash
 from strategies.seats import make_seats
 
 K = constants()
@@ -245,15 +245,9 @@ def game_data(
 
 
 def _model_of(game: State, advisers: dict[int, str]) -> str:
-    """Which model the graph's values come from: the coach's, else the learned seats' specs."""
-    specs = sorted(set(advisers.values())) or sorted(
-        {
-            str(getattr(seat, "spec", ""))
-            for seat in game.strategies
-            if str(getattr(seat, "spec", "")).startswith("learned")
-        }
-    )
-    return ", ".join(f"{spec} (model {model_hash(spec)})" for spec in specs)
+    """Which model the graph's values come from: the coach's, else the one a player has."""
+    spec = next(iter(advisers.values()), None) or model_adviser(game.strategies) or ""
+    return f"{spec} (model {model_hash(spec)})" if spec else ""
 
 
 def frame(data: dict[str, Any]) -> pd.DataFrame:

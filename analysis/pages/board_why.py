@@ -17,7 +17,7 @@ from strategies._explain import watch
 
 from sim.describe import Namer
 from sim.state import State
-from strategies.coach import coached_decisions, scripted_seats
+from strategies.coach import ADVISER, coached_decisions, model_adviser, scripted_seats
 
 ACTION = constants()["decision"]["action"]
 DIGITS = {"evaluation": 2, "mean evaluation": 2, "visits": 3, "model": 3}  # a score's rounding on the page
@@ -43,13 +43,15 @@ def explained(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, str]]:
     """The game's explained action decisions for the "why" panel (its players' own, `decisions`,
     and for each coached seat, by default every scripted seat, its coach's, marked `coach`); those
-    whose model values make the win-probability graph (with a coached seat, the adviser's values
-    of every move played, so one model judges both seats); and {coached seat: adviser spec}."""
+    whose model values make the win-probability graph (the learned player's values of every move
+    played, by the coach's model or else the model a player of the game has, so one model judges
+    both seats; none when no player has one); and {coached seat: adviser spec}."""
     coached = scripted_seats(game) if coached is None else list(coached)
-    if not coached:
+    adviser = ADVISER if coached else model_adviser(game.strategies)
+    if adviser is None:
         said = decisions(game)
         return said, said, {}
-    said, advisers = coached_decisions(game, coached)
+    said, advisers = coached_decisions(game, coached, adviser)
     actions = [d for d in said if d["kind"] == ACTION]
     why = [d for d in actions if "shadow" not in d]
     return why, [d for d in actions if "coach" in d or "shadow" in d], advisers

@@ -373,6 +373,19 @@ def test_a_learned_game_shows_its_model_values_and_the_model_graph(pool, browser
     assert browser.errors() == []
 
 
+@pytest.mark.parametrize("strategies", [("learned", "greedy"), ("greedy", "ismcts:iters=20,leaf=model")], ids="-".join)
+def test_one_model_values_both_seats_moves_when_one_player_has_it(pool, strategies):
+    """A game where one player has a model: the graph is that model's (the learned player's values of
+    every move played, both seats'), the other player still says its own reasons."""
+    game = replay.new_game(pool, 4, strategies, turn_cap=14)
+    data = board.game_data(game, "one model", rollouts=4)
+    assert data["win_source"] == "model" and data["rollouts"] == 0 and data["model"].startswith("learned (model ")
+    valued = [st["active"] for st in data["steps"] if st.get("win_a") is not None]
+    assert set(valued) == {0, 1} and len(valued) >= 8
+    measures = {w["m"] for st in data["steps"] for w in st.get("why", [])}
+    assert measures == {"evaluation", "model" if strategies[0] == "learned" else "visits"}
+
+
 def test_a_recorded_seat_is_coached_on_its_page(pool, browser, tmp_path):
     """A scripted seat (its decisions recorded, as `protolab play` records a person's): the page
     shows, at its moves, what the learned player weighed and would have played, marked as the
