@@ -7,6 +7,7 @@ opens in under a second; and `replay RUN --game N --html` refuses bad input in o
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run import replay
 from sim.describe import SEAT_NAMES, Namer
+from sim.state import State
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 MIRROR_TRIOS = (("Corruption", "Mirror", "Fire"), ("Water", "Death", "Light"))
@@ -406,10 +408,6 @@ def test_a_recorded_seat_is_coached_on_its_page(pool, browser, tmp_path):
 
 def recorded_game(pool, seed: int, turns: int):
     """A game both of whose seats were played from outside (random answers), to turn `turns`."""
-    import random
-
-    from sim.state import State
-
     game = State(pool, seed=seed)
     rng = random.Random(seed)
     while (d := game.pending()) is not None and game.core.state()["turn"] <= turns:
