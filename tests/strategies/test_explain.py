@@ -128,7 +128,7 @@ def test_the_model_players_explain_the_move_they_play_and_its_plan(pool, strateg
     played, watching changes no game, the learned player's values are the model's win probabilities
     (the played one the best compared, among those allowed), and the plans it tells are the answers
     its seat then follows."""
-    planned = 0
+    planned = {}
     for seed in (2, 7):
         game = replay.new_game(pool, seed, strategies, turn_cap=20)
         record = game.record()
@@ -137,10 +137,11 @@ def test_the_model_players_explain_the_move_they_play_and_its_plan(pool, strateg
         assert {d["player"] for d in decisions} == {0, 1}
         for d in decisions:
             assert d["chosen"] == d["played"], (strategies, seed, d)
-            planned += len(d["plan"]) > 0
+            planned[d["measure"]] = planned.get(d["measure"], 0) + (len(d["plan"]) > 0)
             if d["measure"] != "model" or len(d["alternatives"]) < 2:
                 continue
             allowed = [a for a in d["alternatives"] if a[3]]
             played = next(a for a in d["alternatives"] if a[0] == d["played"])
             assert all(0 <= a[4] <= 1 for a in allowed) and played[1] >= max(a[1] for a in allowed) - 1e-9, d
-    assert planned > 0
+    assert set(planned) == ({"model", "visits"} if strategies[0].startswith("ismcts") else {"model"})
+    assert all(n > 0 for n in planned.values()), planned  # each player tells the answers it planned
