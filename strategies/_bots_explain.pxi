@@ -8,9 +8,11 @@ cdef int said(const Weighing* w, Explanation* out, int measure, int count) noexc
     out.n = w.n
     out.chosen = w.cand[w.best]
     out.measure = measure
+    out.nplan = 0
     for i in range(w.n):
         out.alt[i].option = w.cand[i]
         out.alt[i].score = w.score[i] if w.n > 1 else 0
+        out.alt[i].first = out.alt[i].score
         out.alt[i].count = count if w.n > 1 else 0
         out.alt[i].allowed = w.allowed[i]
     return out.chosen

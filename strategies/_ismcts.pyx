@@ -431,13 +431,16 @@ cdef int first_option(State* g, int p, int32_t key) noexcept nogil:
 cdef int ismcts_explain(const void* ctx, State* g, int p, Explanation* out) noexcept nogil:
     """An ismcts seat's action decision as ismcts_decide weighs it: each root action's visits
     and mean result (a win 1, a draw 0.5). Without a tree (no arena here): no alternatives."""
+    cdef const IsmctsSettings* st = <const IsmctsSettings*>ctx
     cdef Walk w
     cdef int32_t best, ch
     cdef Node* n
     out.n = 0
+    out.nplan = 0
     out.measure = M_VISITS
-    if not grow_tree(g, p, <const IsmctsSettings*>ctx, &w) or most_visited(&w, p) < 0:
+    if not grow_tree(g, p, st, &w) or most_visited(&w, p) < 0:
         out.chosen = rules_action(g, p)
+        tell_plan(st, g, p, out)
         return out.chosen
     best = most_visited(&w, p)
     out.chosen = option_of(g, p, p, w.nodes[best].key)
@@ -448,10 +451,25 @@ cdef int ismcts_explain(const void* ctx, State* g, int p, Explanation* out) noex
             out.alt[out.n].option = out.chosen if ch == best else first_option(g, p, n.key)
             out.alt[out.n].count = n.visits
             out.alt[out.n].score = n.reward / n.visits if n.visits > 0 else 0
+            out.alt[out.n].first = out.alt[out.n].score
             out.alt[out.n].allowed = 1
             out.n += 1
         ch = n.sibling
+    tell_plan(st, g, p, out)
     return out.chosen
+
+
+cdef void tell_plan(const IsmctsSettings* st, State* g, int p, Explanation* out) noexcept nogil:
+    """With choices=model: the answers the model plans for the chosen action's turn (plan_turn, as
+    ismcts_decide makes them after choosing)."""
+    cdef int k
+    if st.choices == NULL:
+        return
+    plan_turn(st.choices, g, p, out.chosen)
+    out.nplan = st.choices.plan.n
+    for k in range(out.nplan):
+        out.plan_kind[k] = st.choices.plan.kind[k]
+        out.plan_answer[k] = st.choices.plan.answer[k]
 
 
 register_explainer(ismcts_decide, ismcts_explain)

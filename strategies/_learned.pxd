@@ -7,6 +7,7 @@ from sim.engine._core cimport State
 # MAXL, MAXU (the model's room: declared.MAX_LAYERS, MAX_UNITS), MAXIN (declared.max_inputs()), MAXPLAN
 # (the most inner decision points: the `inner` limit), MAXTOP (the most candidates planned: `top`'s)
 from strategies._declared cimport MAXL, MAXU, MAXIN, MAXPLAN, MAXTOP
+from strategies._explain cimport Explanation
 
 cdef struct Mlp:
     int32_t nl
@@ -43,6 +44,7 @@ cdef struct Settings:
     int32_t reply              # best candidates scored again after the opponent's reply (0: none)
     uint32_t explore           # probability of a uniform action, in 2**-24 units
     Plan plan                  # mutable: the seat's plan for its current turn
+    Explanation* said          # replays only (strategies/_learned_explain.pxi): the weighing told here; else NULL
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil

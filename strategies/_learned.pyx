@@ -22,7 +22,8 @@ allocation per decision: the weights live in the seat's context (copied there at
 and inference uses stack buffers."""
 
 from libc.math cimport exp, tanh
-from libc.string cimport memset
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from sim.engine._core cimport (
     State, SeatConfig, MAXOPT, MAXPROTO, NRECENT, decide_fn_t, game_run, copy_for_lookahead, bot_below,
@@ -34,6 +35,8 @@ from strategies._bots cimport (
 )
 from strategies._declared cimport NFEAT
 from strategies._features cimport features
+
+from strategies._explain cimport Explanation, register_explainer, M_MODEL
 
 import numpy as np
 
@@ -375,6 +378,8 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
                     plans[nplanned][i] = force[i]
                     plan_kinds[nplanned][i] = kinds[i]
                 nplanned += 1
+    if s.said != NULL:
+        tell_weighing(s.said, s, cand, total, allowed, n, False)
     if s.reply > 0:
         rescore(s, g, p, &pl, cand, n, allowed, total, planned, plans, nplanned)
     for i in range(n):
@@ -398,6 +403,8 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     s.plan.turn = g.turn
     s.plan.seen = seen
     s.plan.next = 0
+    if s.said != NULL:
+        tell_weighing(s.said, s, cand, total, allowed, n, True)
     return cand[best]
 
 
@@ -494,6 +501,9 @@ cdef class Learned:
     def plan_counts(self) -> tuple[int, int]:
         """(planned answers followed, planned decisions that fell back to the default rule)."""
         return self.s.plan.followed, self.s.plan.fallback
+
+
+include "_learned_explain.pxi"      # why each move (replays, the coach's view)
 
 
 # -- what a seat answers to optional steps, per card (benchmarks/may_share.py) ----------------------

@@ -1,6 +1,7 @@
 """A played game as positions, one step per turn: the exact position when each turn ends (the
 engine replayed from the start and stopped there, as `protolab replay --states` prints it), the
-log of that turn and, if asked, a win probability from greedy rollouts. The board page
+log of that turn and a win probability: the model's where the players have one, else from greedy
+rollouts if asked. The board page
 (analysis/pages/board_page.py) draws these steps; `frame` gives them to a notebook as a DataFrame.
 
 A position is plain JSON: card instances are numbers (0-35, their texts once per game in
@@ -10,6 +11,7 @@ page, its log included (765 bytes a step for the 200-turn greedy game of seed 10
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -20,6 +22,7 @@ from sim.describe import LINES, PHASES, SEAT_NAMES, LogLine, Namer, log_line
 from sim.enums import Zone
 from sim.pool import Pool
 from sim.state import State
+from strategies.coach import model_adviser, model_hash
 from strategies.seats import make_seats
 
 K = constants()
@@ -117,11 +120,16 @@ def turn_ends(game: State) -> list[dict[str, Any]]:
     return [*out, game.core.state()]
 
 
-def steps(game: State, ends: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def steps(
+    game: State, ends: list[dict[str, Any]] | None = None, said: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Each turn end's position (`turn_ends`, or the ones given) with its turn's log and, where
-    its player can say it, why it moved as it did (board_why: the alternatives it weighed)."""
+    its player (or a scripted seat's coach) can say it, why it moved as it did (board_why: the
+    alternatives it weighed; `said`: its explained decisions, worked out here if not given)."""
     logs = turn_logs(game)
-    why = board_why.by_turn(game, _MarkingNamer(game.pool, game.core.state()))
+    if said is None:
+        said = board_why.explained(game)[0]
+    why = board_why.by_turn(said, _MarkingNamer(game.pool, game.core.state()))
     out = []
     for k, raw in enumerate(ends or turn_ends(game)):
         step = {**position(raw), "log": logs.get(k + 1, [])}
@@ -186,20 +194,40 @@ def placement(raw: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def game_data(
-    game: State, title: str, rollouts: int = 0, seed: int = 1, meta: dict[str, Any] | None = None
+    game: State,
+    title: str,
+    rollouts: int = 0,
+    seed: int = 1,
+    meta: dict[str, Any] | None = None,
+    coached: Sequence[int] | None = None,
 ) -> dict[str, Any]:
-    """Everything the board page draws for one game, as JSON-ready data."""
+    """Everything the board page draws for one game, as JSON-ready data. The win-probability
+    graph is the model's where the game's players have one (or a scripted seat is coached by the
+    learned player: board_why.model_values); greedy rollouts otherwise (`rollouts` per turn end).
+    `coached`: the seats the learned player coaches (default: every scripted seat, whose decisions
+    are the game's recorded answers: a game a person played)."""
     ends = turn_ends(game)
-    st = steps(game, ends)
+    said, valued, advisers = board_why.explained(game, coached)
+    st = steps(game, ends, said)
     raw = ends[-1]
     rec = game.record()
     names = game.pool.protocols
-    if rollouts > 0:
+    values = board_why.model_values(valued)
+    if values:
+        for k, step in enumerate(st):  # step k: the end of turn k + 1
+            step["win_a"] = round(values[k + 1], 4) if k + 1 in values else None
+        rollouts = 0
+    elif rollouts > 0:
         for step, p in zip(st, rollout_win_rates(game, rollouts, seed, ends=ends), strict=True):
             step["win_a"] = p
+    meta = dict(meta or {})
+    for p, spec in advisers.items():
+        meta[f"coach_{p}"] = spec
     return {
         "title": title,
-        "meta": meta or {},
+        "meta": meta,
+        "win_source": "model" if values else "rollouts" if rollouts > 0 else "none",
+        "model": _model_of(game, advisers) if values else "",
         "rollouts": rollouts,
         "rollout_seed": seed,
         "seats": list(SEAT_NAMES),
@@ -214,6 +242,12 @@ def game_data(
         "result": {"winner": WINNERS[raw["winner"]], "turns": rec["turns"], "end_reason": rec["end_reason"]},
         "steps": st,
     }
+
+
+def _model_of(game: State, advisers: dict[int, str]) -> str:
+    """Which model the graph's values come from: the coach's, else the one a player has."""
+    spec = next(iter(advisers.values()), None) or model_adviser(game.strategies) or ""
+    return f"{spec} (model {model_hash(spec)})" if spec else ""
 
 
 def frame(data: dict[str, Any]) -> pd.DataFrame:

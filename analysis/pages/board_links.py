@@ -1,11 +1,15 @@
 """From a finding to games: for each protocol and each flagged row of the dashboard, a few games of
-the run behind it, chosen reproducibly (the lowest game seeds among the games that qualify), and
-the dashboard section that links them to board pages.
+the run behind it, chosen to be typical and reproducibly, and the dashboard section that links them
+to board pages.
 
-A protocol row links games won by a seat holding it (one game per seed); a flagged card row, games won by the seat
-that played the card face up (the flag's metric); and the run as a whole, its longest games and
-its turn-cap draws. Embedded pages (offline) open from the dashboard file itself; the others link
-to `protolab dashboard RUN --serve` (/game/N) or name the replay command."""
+A protocol flagged weak links games it lost, any other protocol games it won; a flagged card row,
+games won by the seat that played the card face up (the flag's metric); the run as a whole, its
+longest games and its turn-cap draws. Typical: of the qualifying games, those that ended the most
+common way (how many protocols the losing seat had compiled by then), nearest their median length,
+then the lowest seeds; one game per seed (a seat-swapped pair shares its seed), and never a game
+(or its pair) another protocol's or card's row shows. Embedded pages (offline) open from the
+dashboard file itself; the others link to `protolab dashboard RUN --serve` (/game/N) or name the
+replay command."""
 
 from __future__ import annotations
 
@@ -22,51 +26,89 @@ from analysis.runs.open import Runs
 from analysis.runs.schema import PROTOCOL_COLUMNS
 
 PER_ROW = 2  # example games per row
-WON_BY = "(winner = 0 and ? in ({seat0})) or (winner = 1 and ? in ({seat1}))".format(
-    seat0=", ".join(c for c in PROTOCOL_COLUMNS if c.startswith("seat0")),
-    seat1=", ".join(c for c in PROTOCOL_COLUMNS if c.startswith("seat1")),
+SEAT_HOLDS = {s: ", ".join(c for c in PROTOCOL_COLUMNS if c.startswith(f"seat{s}")) for s in (0, 1)}
+WON_BY = f"(winner = 0 and ? in ({SEAT_HOLDS[0]})) or (winner = 1 and ? in ({SEAT_HOLDS[1]}))"
+LOST_BY = f"(winner = 1 and ? in ({SEAT_HOLDS[0]})) or (winner = 0 and ? in ({SEAT_HOLDS[1]}))"
+# how a decided game ended: the protocols the losing seat had compiled by then (0, 1 or 2)
+LOSER_COMPILED = "(case when winner = 0 then {s1} else {s0} end)".format(
+    **{f"s{s}": " + ".join(f"(seat{s}_compile{k}_turn is not null)::int" for k in (1, 2, 3)) for s in (0, 1)}
 )
+WAY = {0: "the loser compiled none of its protocols", 1: "the loser had compiled one", 2: "the loser had compiled two"}
 
 
-def _pick(runs: Runs, where: str, params: list[Any], k: int, order: str = "seed, game_index") -> list[int]:
+def _pick(
+    runs: Runs, where: str, params: list[Any], k: int, order: str = "seed, game_index", used: set[int] | None = None
+) -> list[int]:
     """game_index of the first k games of the first run that match, in a reproducible order, one
-    game per seed (a seat-swapped pair shares its seed: the pair's first game that matches)."""
+    game per seed (a seat-swapped pair shares its seed: the pair's first game that matches), none of
+    a seed in `used` (which gets the seeds picked)."""
+    seeds = sorted(used or ())
+    skip = f" and seed not in ({', '.join('?' * len(seeds))})" if seeds else ""
     sql = (
-        f"select game_index from (select *, row_number() over (partition by seed order by game_index) as nth "
-        f"from games where run_id = ? and ({where})) where nth = 1 order by {order} limit {int(k)}"
+        f"select game_index, seed from (select *, row_number() over (partition by seed order by game_index) as nth "
+        f"from games where run_id = ? and ({where}){skip}) where nth = 1 order by {order} limit {int(k)}"
     )
-    return [int(r[0]) for r in runs.con.execute(sql, [runs.run_ids[0], *params]).fetchall()]
+    rows = runs.con.execute(sql, [runs.run_ids[0], *params, *seeds]).fetchall()
+    if used is not None:
+        used.update(int(r[1]) for r in rows)
+    return [int(r[0]) for r in rows]
+
+
+def _typical(runs: Runs, where: str, params: list[Any], k: int, used: set[int]) -> tuple[list[int], str]:
+    """k games matching `where` that ended the most common way (LOSER_COMPILED) nearest their median
+    length, one per seed, none of a used seed; and the sentence that says so."""
+    row = runs.con.execute(
+        f"select {LOSER_COMPILED} as way, count(*) as n, median(turns) as turns, sum(count(*)) over () as total "
+        f"from games where run_id = ? and ({where}) group by way order by n desc, way limit 1",
+        [runs.run_ids[0], *params],
+    ).fetchone()
+    if row is None:
+        return [], ""
+    way, n, median, total = int(row[0]), int(row[1]), float(row[2]), int(row[3])
+    games = _pick(runs, f"({where}) and {LOSER_COMPILED} = {way}", params, k, f"abs(turns - {median}), seed", used)
+    return games, f"the most common way ({n / total:.0%} of {total:,}): {WAY.get(way, way)}; about {median:.0f} turns"
 
 
 def examples(runs: Runs, flags: pd.DataFrame, protocols: list[str], k: int = PER_ROW) -> pd.DataFrame:
-    """Rows (group, name, why, game_index, protocol: the one the row concerns): per protocol, per
-    flagged row, and the whole run's longest games and turn-cap draws."""
+    """Rows (group, name, why, game_index, protocol: the one the row concerns): per protocol (games
+    it lost if it is flagged below, else games it won), per flagged row (a protocol's are its
+    protocol row's games), and the whole run's longest games and turn-cap draws. Flagged rows pick
+    first, strongest evidence first, so a finding gets its typical games; no game is shown for two
+    protocols or cards."""
     rows: list[tuple[str, str, str, int, str]] = []
+    used: set[int] = set()
+    flagged = flags[flags["flagged"]] if "flagged" in flags else flags.iloc[0:0]
+    weak = set(flagged[(flagged["kind"] == "protocol") & (flagged["direction"] == "below")]["name"])
+    chosen: dict[str, tuple[str, list[int]]] = {}
+
+    def protocol_games(p: str) -> tuple[str, list[int]]:
+        if p not in chosen:
+            lost = p in weak
+            games, way = _typical(runs, LOST_BY if lost else WON_BY, [p, p], k, used)
+            chosen[p] = (f"{'lost' if lost else 'won'} by a seat holding {p}; {way}", games)
+        return chosen[p]
 
     def add(group: str, name: str, why: str, games: list[int], protocol: str = "") -> None:
         rows.extend((group, name, why, g, protocol or name) for g in games)
 
-    for p in protocols:
-        add("protocol", p, f"won by a seat holding {p}", _pick(runs, WON_BY, [p, p], k))
-    for _, f in flags[flags["flagged"]].iterrows():
+    for _, f in flagged.iterrows():
         name = str(f["name"])
         if f["kind"] == "protocol":
-            add("flag", name, f"won by a seat holding {name}", _pick(runs, WON_BY, [name, name], k))
+            add("flag", name, *protocol_games(name))
         elif f["kind"] == "card" and runs.has_events:
             where = (
                 "game_index in (select e.game_index from events e where e.run_id = games.run_id and "
                 "e.card = ? and e.kind = 'play_face_up' and e.seat = games.winner)"
             )
-            add(
-                "flag",
-                name,
-                f"won by the seat that played {name} face up",
-                _pick(runs, where, [name], k),
-                str(f.get("protocol") or ""),
-            )
+            why = f"won by the seat that played {name} face up"
+            add("flag", name, why, _pick(runs, where, [name], k, used=used), str(f.get("protocol") or ""))
+    for p in protocols:
+        add("protocol", p, *protocol_games(p))
     add("run", "longest games", "the most turns", _pick(runs, "true", [], k, "turns desc, seed, game_index"))
     add("run", "turn-cap draws", "drawn at the turn cap", _pick(runs, "end_reason = 'turn_cap'", [], k))
-    return pd.DataFrame(rows, columns=["group", "name", "why", "game_index", "protocol"])
+    out = pd.DataFrame(rows, columns=["group", "name", "why", "game_index", "protocol"])
+    order = {"protocol": 0, "flag": 1, "run": 2}  # the dashboard lists protocols first, as before
+    return out.sort_values("group", key=lambda g: g.map(order), kind="stable").reset_index(drop=True)
 
 
 def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | None], embedded: dict[int, str]) -> str:
@@ -89,9 +131,11 @@ def section_html(ex: pd.DataFrame, run_arg: str, href: Callable[[int], str | Non
         for n, text in embedded.items()
     )
     return (
-        f'<section id="example-games"><h2>Example games</h2><p class="muted">Per row, the games behind '
-        f"it with the lowest seeds. A link opens the game's board page (every turn end, its log, the "
-        f"win-probability graph); a game not carried in this file names the command that draws it.</p>"
+        f'<section id="example-games"><h2>Example games</h2><p class="muted">Per row, typical games behind '
+        f"it: a protocol flagged weak, games it lost; any other, games it won; each ended the most common "
+        f"way, near the median length; no game shown for two protocols. A link opens the game's board page "
+        f"(every turn end, its log, the win-probability graph); a game not carried in this file names the "
+        f"command that draws it.</p>"
         f'<div class="scroll"><table class="examples" style="font-size:12px"><thead><tr><th>row</th>'
         f"<th>name</th><th>games</th><th>open</th></tr></thead><tbody>{''.join(items)}</tbody></table></div>{data}"
         f"{_template_script(embedded)}</section>"

@@ -46,6 +46,7 @@ from strategies.spec import StrategyError, make_seat
 
 MAX_ROLLOUTS = 10_000  # per turn end: a 200-turn page would otherwise take hours
 DEFAULT_ROLLOUTS = 16
+DEFAULT_STRATEGIES = ("greedy", "greedy")  # simulate's and replay's players unless told
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -175,7 +176,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return cmd_replay_run(args)
     if args.seed is None:
         raise UsageError("replay: give --seed S, or a run folder and a game: protolab replay RUN --game N")
-    args.strategies = args.strategies or ("random", "random")
+    defaulted = not args.strategies
+    args.strategies = tuple(args.strategies or DEFAULT_STRATEGIES)
+    players = f"A = {args.strategies[0]}, B = {args.strategies[1]}" + (
+        " (the default players, as simulate's; --strategies A B to change them)" if defaulted else ""
+    )
     args.turn_cap = 200 if args.turn_cap is None else args.turn_cap
     check_range("--seed", args.seed, 0, MAX_GAME_SEED)
     check_range("--turn-cap", args.turn_cap, 1, MAX_TURN_CAP)
@@ -202,14 +207,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     game.core.run([], seats)
     if args.html is not None:
         meta = {
-            "line": f"seed {args.seed}; pool {pool.hash}; A = {args.strategies[0]}, B = {args.strategies[1]}",
+            "line": f"seed {args.seed}; pool {pool.hash}; {players}",
             "strategy_0": args.strategies[0],
             "strategy_1": args.strategies[1],
             "seed": args.seed,
         }
         return _write_board(board.game_data(game, f"seed {args.seed}", args.rollouts, meta=meta), args.html)
     rec = game.record(tuple(args.strategies))
-    print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}")
+    print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}  {players}")
     for line in log_lines(game, states=args.states):
         print(line)
     w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
@@ -228,9 +233,11 @@ def _write_board(data: dict[str, Any], path: str) -> int:
     except OSError as e:
         raise UsageError(f"--html {path}: cannot write it ({e.strerror or e})") from None
     n = len(data["steps"])
+    source = {"model": f"the model ({data['model']})", "rollouts": f"{data['rollouts']} greedy rollouts per step"}
     print(
         f"wrote {path}: {n} steps ({data['result']['turns']} turns), {size:,} bytes "
-        f"({size // max(1, n):,} per step); rollouts per step: {data['rollouts']}"
+        f"({size // max(1, n):,} per step); win probability: {source.get(data['win_source'], 'none')}"
+        + (f"; {data['meta']['line']}" if data["meta"].get("line") else "")
     )
     return 0
 
@@ -257,7 +264,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strategies",
         nargs=2,
-        default=("greedy", "greedy"),
+        default=DEFAULT_STRATEGIES,
         metavar="SPEC",
         help="strategy of seat A and seat B (default: greedy greedy; random is for exploring rules, "
         "not for balance: its protocol ranking is close to the reverse of competent play)",
@@ -296,7 +303,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--rollouts",
         type=int,
         metavar="N",
-        help="with --html: greedy rollouts from each turn end for the win-probability graph (default 16; 0: no graph)",
+        help="with --html: greedy rollouts from each turn end for the win-probability graph when no player of the "
+        "game has a model (a learned player's graph is its model's values; default 16; 0: no graph)",
     )
     p.add_argument("--seed", type=int, help="without RUN: the seed to play")
     p.add_argument(
@@ -304,7 +312,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--first-player", type=int, choices=(0, 1))
     p.add_argument(
-        "--strategies", nargs=2, metavar="SPEC", help="strategy of seat A and seat B (default: random random)"
+        "--strategies",
+        nargs=2,
+        metavar="SPEC",
+        help="strategy of seat A and seat B (default: greedy greedy, as simulate; the page and the log say which)",
     )
     p.add_argument("--turn-cap", type=int, help="turns before a draw (default 200)")
     add_allow_code(p, "the spec of RUN names")

@@ -79,7 +79,7 @@ def action_positions(pool, n_games=5, stops=(8, 20, 34)):
     return out
 
 
-@pytest.mark.parametrize("spec", ["greedy", "search:sims=6,depth=1", "ismcts:iters=30"])
+@pytest.mark.parametrize("spec", ["greedy", "search:sims=6,depth=1", "ismcts:iters=30", "learned"])
 def test_explanations_are_honest(pool, spec):
     """The engine's honesty hook re-deals what the mover cannot see: the explanation is the same."""
     checked = 0
@@ -118,3 +118,30 @@ def test_players_that_cannot_say_why_are_not_watched(pool, tmp_path, monkeypatch
     watcher.release()
     assert watch(seat) is not None  # released: the seat decides with greedy again
     sys.modules.pop("whybots", None)
+
+
+@pytest.mark.parametrize(
+    "strategies", [("learned", "learned"), ("ismcts:iters=30,leaf=model", "learned:reply=0")], ids="-".join
+)
+def test_the_model_players_explain_the_move_they_play_and_its_plan(pool, strategies):
+    """The learned player (and guided ismcts) on a few games: each explanation's choice is the move
+    played, watching changes no game, the learned player's values are the model's win probabilities
+    (the played one the best compared, among those allowed), and the plans it tells are the answers
+    its seat then follows."""
+    planned = {}
+    for seed in (2, 7):
+        game = replay.new_game(pool, seed, strategies, turn_cap=20)
+        record = game.record()
+        decisions = board_why.decisions(game)
+        assert game.record() == record
+        assert {d["player"] for d in decisions} == {0, 1}
+        for d in decisions:
+            assert d["chosen"] == d["played"], (strategies, seed, d)
+            planned[d["measure"]] = planned.get(d["measure"], 0) + (len(d["plan"]) > 0)
+            if d["measure"] != "model" or len(d["alternatives"]) < 2:
+                continue
+            allowed = [a for a in d["alternatives"] if a[3]]
+            played = next(a for a in d["alternatives"] if a[0] == d["played"])
+            assert all(0 <= a[4] <= 1 for a in allowed) and played[1] >= max(a[1] for a in allowed) - 1e-9, d
+    assert set(planned) == ({"model", "visits"} if strategies[0].startswith("ismcts") else {"model"})
+    assert all(n > 0 for n in planned.values()), planned  # each player tells the answers it planned

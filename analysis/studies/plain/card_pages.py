@@ -91,14 +91,20 @@ def value_html(rows: pd.DataFrame) -> str:
 
 
 def flag_html(f: pd.DataFrame) -> str:
+    """The card's flag line and, below it, why it is or is not flagged (flags.reason); a card with no
+    flag row says why it was not tested."""
     if f.empty:
-        return ""
+        return (
+            '<p class="flagline">not tested for a flag: the run has no card events, or the card or the other '
+            "cards of its protocol were never played face up</p>"
+        )
     x = f.iloc[0]
     state = f"flagged {x['direction']} {against(x)}" if x["flagged"] else "not flagged"
+    why = f'<p class="flag-why muted">{html.escape(str(x["why"]))}</p>' if isinstance(x.get("why"), str) else ""
     return (
         f'<p class="flagline {x["direction"] if x["flagged"] else ""}">{html.escape(state)}: face-up win rate '
         f"{_pct(x['win_rate'])} (95% CI {_pct(x['win_rate_low'])}-{_pct(x['win_rate_high'])}, "
-        f"{int(x['games']):,} games), adjusted p {x['p_adjusted']:.2g}</p>"
+        f"{int(x['games']):,} games), adjusted p {x['p_adjusted']:.2g}</p>{why}"
     )
 
 

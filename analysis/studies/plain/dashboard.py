@@ -95,6 +95,10 @@ def fig_matchups(r: Report) -> go.Figure:
         ]
         for a in m.index
     ]
+    cells = [  # each cell shows its games under its rate (the hover adds the interval)
+        ["" if pd.isna(g.loc[a, b]) else f"{_pct(m.loc[a, b])}<br>{int(g.loc[a, b]):,} games" for b in m.columns]
+        for a in m.index
+    ]
     spread = float(np.nanmax(np.abs(m.to_numpy(dtype=float) - 0.5))) if m.size else 0.1
     spread = max(spread, 0.02)
     fig = go.Figure(
@@ -108,6 +112,9 @@ def fig_matchups(r: Report) -> go.Figure:
             zmax=0.5 + spread,
             hovertext=hover,
             hoverinfo="text",
+            text=cells,
+            texttemplate="%{text}",
+            textfont={"size": 8},
             colorbar={"tickformat": ".0%", "title": "row wins"},
         )
     )
@@ -361,6 +368,7 @@ def flags_html(r: Report, pages: set[str]) -> str:
         ("direction", "direction", "text"),
         ("against", "against", "text"),
         ("adj. p", "p_adjusted", "p"),
+        ("why", "why", "text"),
     ]
     return (
         f'<div class="scroll">{table_html(shown, cols, "flag-table", ("_p", "name"), _card_links(pages))}</div>'
@@ -373,7 +381,12 @@ def protocols_html(r: Report, sets: dict[str, str]) -> str:
     p = r.tables["protocols"]
     flags = r.tables["balance_flags"]
     flagged = flags[flags["flagged"] & (flags["kind"] == "protocol")].set_index("name")["direction"]
-    shown = p.assign(set=[sets.get(x, "") for x in p["protocol"]], flag=[flagged.get(x, "") for x in p["protocol"]])
+    why = flags[flags["kind"] == "protocol"].set_index("name")["why"] if "why" in flags else pd.Series(dtype=str)
+    shown = p.assign(
+        set=[sets.get(x, "") for x in p["protocol"]],
+        flag=[flagged.get(x, "") for x in p["protocol"]],
+        why=[str(why.get(x, "not tested")) for x in p["protocol"]],
+    )
     shown = shown.sort_values("win_rate", ascending=False)
     cols = [
         ("protocol", "protocol", "text"),
@@ -383,6 +396,7 @@ def protocols_html(r: Report, sets: dict[str, str]) -> str:
         ("95% CI high", "win_rate_high", "pct"),
         ("games", "games", "int"),
         ("flag", "flag", "text"),
+        ("why", "why", "text"),
     ]
     return (
         f'<section id="protocols"><h2>Protocols: win rate as part of a trio (click a header to sort)</h2>'

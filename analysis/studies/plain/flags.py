@@ -78,6 +78,8 @@ def flag_table(items: pd.DataFrame, band: float = 0.05, method: str = "holm", al
         df.loc[against, sub.columns] = sub
     df["p_adjusted"] = adjust(df["p_value"].to_numpy(dtype=float), method)
     df["flagged"] = df["p_adjusted"] < alpha
+    tests = f"{CORRECTION_NAMES[method]} correction over {len(df)} tests"
+    df["why"] = [reason(x, band, alpha, tests) for _, x in df.iterrows()]
     df = df.sort_values(["flagged", "p_adjusted", "name"], ascending=[False, True, True]).reset_index(drop=True)
     kinds = df["kind"].value_counts()
     df.attrs.update(
@@ -92,6 +94,31 @@ def flag_table(items: pd.DataFrame, band: float = 0.05, method: str = "holm", al
         }
     )
     return df
+
+
+def reason(x: pd.Series, band: float, alpha: float, tests: str) -> str:
+    """Why a row is or is not flagged, in one sentence: its interval against what it was tested
+    against, and its adjusted p-value against alpha when the interval alone would flag it."""
+    p = f"adjusted p {x['p_adjusted']:.2g} ({tests})"
+    if x["kind"] == "card" and pd.notna(x.get("baseline_rate")):
+        diff = (
+            f"{x['difference'] * 100:+.1f} points against the other cards of {x['protocol']} "
+            f"(95% CI {x['difference_low'] * 100:+.1f} to {x['difference_high'] * 100:+.1f})"
+        )
+        if x["flagged"]:
+            return f"flagged: {diff}; {p} is below {alpha:g}"
+        if x["difference_low"] <= 0 <= x["difference_high"]:
+            return f"not flagged: {diff}, an interval that includes 0 (no difference)"
+        return f"not flagged: {diff} leaves out 0, but {p} is not below {alpha:g}"
+    lo, hi = 0.5 - band, 0.5 + band
+    ci = f"{x['win_rate']:.1%} (95% CI {x['win_rate_low']:.1%}-{x['win_rate_high']:.1%}, {int(x['games']):,} games)"
+    if x["flagged"]:
+        side = "below" if x["win_rate_high"] < lo else "above"
+        return f"flagged: {ci} lies wholly {side} the band {lo:.0%}-{hi:.0%}; {p} is below {alpha:g}"
+    if x["win_rate_low"] <= hi and x["win_rate_high"] >= lo:
+        where = "inside" if lo <= x["win_rate"] <= hi else "outside"
+        return f"not flagged: {ci}, {where} the band {lo:.0%}-{hi:.0%} with an interval that reaches it"
+    return f"not flagged: {ci} lies outside the band {lo:.0%}-{hi:.0%}, but {p} is not below {alpha:g}"
 
 
 def correction_statement(protocols: int, cards: int, band: float, method: str, alpha: float) -> str:

@@ -1,5 +1,5 @@
 """From a dashboard finding to games: example games per protocol, flag and the run (longest, turn-cap
-draws) are the ones the rule names (lowest seeds among the games that qualify); the offline
+draws) are the ones the rule names (typical games, never shared between protocols); the offline
 dashboard carries a bounded number of board pages that open in Chromium and show the engine's
 positions; `--serve` renders any game on demand, with the replay's checks, for Host 127.0.0.1 or
 localhost only."""
@@ -51,20 +51,48 @@ def lowest_seeds(df: pd.DataFrame, k: int, by: list[str] | None = None, ascendin
 
 
 def test_examples_are_the_games_the_rule_names(demo_run, games):
+    """A protocol flagged weak links games it lost, any other games it won; each ended the way most
+    of its qualifying games ended and no free game of that way is nearer their median length; no
+    game (or its seat-swapped pair) is shown for two protocols or cards."""
     runs = open_runs(demo_run)
     report = build_report(runs)
     protos = report.tables["protocols"]
-    ex = board_links.examples(runs, report.tables["balance_flags"], list(protos["protocol"]))
+    flags = report.tables["balance_flags"].copy()
+    weakest = protos.sort_values("win_rate")["protocol"].iloc[0]  # flagged weak here, to see its lost games
+    row = (flags["kind"] == "protocol") & (flags["name"] == weakest)
+    flags.loc[row, ["flagged", "direction"]] = [True, "below"]
+    ex = board_links.examples(runs, flags, list(protos["protocol"]))
     cols = [[f"seat{s}_protocol_{p}" for p in ("left", "middle", "right")] for s in (0, 1)]
+    compiled = [sum(games[f"seat{s}_compile{k}_turn"].notna().astype(int) for k in (1, 2, 3)) for s in (0, 1)]
+    games = games.reset_index(drop=True)
+    compiled = [c.reset_index(drop=True) for c in compiled]
+    games = games.assign(way=compiled[1].where(games["winner"] == 0, compiled[0]))
+    shown = ex[ex["group"] != "run"]
+    by_seed = games.set_index("game_index")["seed"]
+    owners = shown.assign(seed=shown["game_index"].map(by_seed)).groupby("seed")["name"].nunique()
+    assert (owners == 1).all()  # never one game (or pair) for two names
+    free = games[~games["seed"].isin(set(shown["game_index"].map(by_seed)))]
     checked = 0
     for name, g in ex[ex["group"] == "protocol"].groupby("name"):
-        won = games[
-            ((games["winner"] == 0) & games[cols[0]].eq(name).any(axis=1))
-            | ((games["winner"] == 1) & games[cols[1]].eq(name).any(axis=1))
-        ]
-        assert g["game_index"].tolist() == lowest_seeds(won, board_links.PER_ROW), name
+        lost = name == weakest
+        wins_for = [1, 0] if lost else [0, 1]
+        holds = [games[c].eq(name).any(axis=1) for c in cols]
+        ok = ((games["winner"] == wins_for[0]) & holds[0]) | ((games["winner"] == wins_for[1]) & holds[1])
+        qualifying = games[ok]
+        picked = qualifying[qualifying["game_index"].isin(g["game_index"])]
+        assert len(picked) == len(g) == min(board_links.PER_ROW, len(picked)) > 0, name
+        counts = qualifying["way"].value_counts()
+        way = min(w for w, n in counts.items() if n == counts.max())
+        assert (picked["way"] == way).all(), name
+        median = qualifying[qualifying["way"] == way]["turns"].median()
+        rest = free[ok.reindex(free.index, fill_value=False) & (free["way"] == way)]
+        rest = rest.sort_values("game_index").drop_duplicates("seed")  # a pair offers its first game
+        assert rest.empty or (picked["turns"] - median).abs().max() <= (rest["turns"] - median).abs().min(), name
+        assert ("lost by" if lost else "won by") in g["why"].iloc[0] and "most common way" in g["why"].iloc[0]
         checked += 1
     assert checked == len(protos) and checked > 20
+    flagged = ex[(ex["group"] == "flag") & (ex["name"] == weakest)]["game_index"].tolist()
+    assert flagged == ex[(ex["group"] == "protocol") & (ex["name"] == weakest)]["game_index"].tolist()
     longest = ex[ex["name"] == "longest games"]["game_index"].tolist()
     assert longest == lowest_seeds(games, 2, ["turns", "seed", "game_index"], [False, True, True])
     draws = ex[ex["name"] == "turn-cap draws"]["game_index"].tolist()

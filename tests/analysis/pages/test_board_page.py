@@ -7,6 +7,7 @@ opens in under a second; and `replay RUN --game N --html` refuses bad input in o
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run import replay
 from sim.describe import SEAT_NAMES, Namer
+from sim.state import State
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 MIRROR_TRIOS = (("Corruption", "Mirror", "Fire"), ("Water", "Death", "Light"))
@@ -336,3 +338,78 @@ def test_rollouts_are_reproducible_by_seed(pool):
     a = board.rollout_win_rates(game, 6, seed=3)
     assert a == board.rollout_win_rates(game, 6, seed=3)
     assert a != board.rollout_win_rates(game, 6, seed=4)
+
+
+# the learned player's panel at the current step: per mover, its candidates' model values and its plan
+MODEL_WHY_JS = """Array.from(document.querySelectorAll('#why ol')).map(ol => ({seat: ol.dataset.seat,
+  values: Array.from(ol.querySelectorAll('li')).map(li => +li.dataset.first),
+  played: Array.from(ol.querySelectorAll('li')).filter(li => li.dataset.chosen === '1').length,
+  plan: Array.from(document.querySelectorAll('#why p.plan')).filter(p => p.dataset.seat === ol.dataset.seat)
+    .map(p => +p.dataset.count).concat([0])[0]}))"""
+
+
+def test_a_learned_game_shows_its_model_values_and_the_model_graph(pool, browser, tmp_path):
+    """Learned against learned: each turn's panel lists the candidates with the model's values (the
+    one played among them), the answers planned inside the turn where there are some, and the
+    win-probability graph is the model's (one point per turn whose move the model valued, no rollouts
+    played), labelled as such."""
+    game = replay.new_game(pool, 3, ("learned", "learned"), turn_cap=24)
+    data = board.game_data(game, "learned", rollouts=4)
+    assert data["win_source"] == "model" and data["rollouts"] == 0 and "learned (model " in data["model"]
+    said = [d for d in board_why.decisions(game) if len(d["alternatives"]) > 1]
+    assert said and {d["measure"] for d in said} == {"model"}
+    open_page(browser, data, tmp_path / "learned.html")
+    planned = 0
+    for d in said:
+        browser.evaluate(f"board.show({d['turn'] - 1})")
+        (listed,) = [w for w in browser.evaluate(MODEL_WHY_JS) if w["seat"] == SEAT_NAMES[d["player"]]]
+        assert sorted(listed["values"]) == sorted(round(a[4], 3) for a in d["alternatives"]), d
+        assert listed["played"] == 1 and all(0 <= v <= 1 for v in listed["values"])
+        assert listed["plan"] == len(d["plan"])
+        planned += listed["plan"] > 0
+    assert planned > 0
+    points = browser.evaluate("document.querySelector('#winprob polyline').getAttribute('points').split(' ').length")
+    assert points == sum(s.get("win_a") is not None for s in data["steps"]) >= len({d["turn"] for d in said})
+    assert browser.evaluate("document.getElementById('winprob').dataset.source") == "model"
+    assert "From the model" in browser.evaluate("document.getElementById('winprob').textContent")
+    assert browser.errors() == []
+
+
+@pytest.mark.parametrize("strategies", [("learned", "greedy"), ("greedy", "ismcts:iters=20,leaf=model")], ids="-".join)
+def test_one_model_values_both_seats_moves_when_one_player_has_it(pool, strategies):
+    """A game where one player has a model: the graph is that model's (the learned player's values of
+    every move played, both seats'), the other player still says its own reasons."""
+    game = replay.new_game(pool, 4, strategies, turn_cap=14)
+    data = board.game_data(game, "one model", rollouts=4)
+    assert data["win_source"] == "model" and data["rollouts"] == 0 and data["model"].startswith("learned (model ")
+    valued = [st["active"] for st in data["steps"] if st.get("win_a") is not None]
+    assert set(valued) == {0, 1} and len(valued) >= 8
+    measures = {w["m"] for st in data["steps"] for w in st.get("why", [])}
+    assert measures == {"evaluation", "model" if strategies[0] == "learned" else "visits"}
+
+
+def test_a_recorded_seat_is_coached_on_its_page(pool, browser, tmp_path):
+    """A scripted seat (its decisions recorded, as `protolab play` records a person's): the page
+    shows, at its moves, what the learned player weighed and would have played, marked as the
+    coach's, and the graph is the coach's model values."""
+    game = recorded_game(pool, seed=8, turns=10)
+    data = board.game_data(game, "coached", meta={"strategy_0": "human", "strategy_1": "human"})
+    assert data["win_source"] == "model" and data["meta"]["coach_0"] == "learned"
+    coached = [st for st in data["steps"] if st.get("why")]
+    assert coached and all(w.get("coach") == "learned" for st in coached for w in st["why"])
+    open_page(browser, data, tmp_path / "coached.html")
+    k = data["steps"].index(coached[0])
+    browser.evaluate(f"board.show({k})")
+    heads = browser.evaluate("Array.from(document.querySelectorAll('#why p.note')).map(p => p.dataset.coach || '')")
+    assert "learned" in heads
+    assert browser.evaluate("document.querySelectorAll('#why li[data-advised=\"1\"]').length") >= 1
+    assert browser.errors() == []
+
+
+def recorded_game(pool, seed: int, turns: int):
+    """A game both of whose seats were played from outside (random answers), to turn `turns`."""
+    game = State(pool, seed=seed)
+    rng = random.Random(seed)
+    while (d := game.pending()) is not None and game.core.state()["turn"] <= turns:
+        game.answer(rng.randrange(len(d.options)))
+    return game

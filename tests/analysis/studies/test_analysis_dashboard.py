@@ -224,3 +224,24 @@ def test_the_metagame_section_appears_above_18_protocols(tmp_path, browser):
     trios = [r for r in meta["rows"] if ", " in r]
     assert 0 < len(trios) <= TOP_TRIOS
     assert browser.errors() == []
+
+
+def test_every_flag_row_and_card_page_says_why_and_matchup_cells_show_games(page, browser):
+    """Every card page and every protocol row says why it is or is not flagged; each matchup cell
+    shows its game count (the hover adds the interval)."""
+    browser.open(page.resolve().as_uri())
+    whys = browser.evaluate(
+        "Array.from(document.querySelectorAll('article.card-page')).map(a => "
+        "(a.querySelector('.flag-why') || a.querySelector('.flagline') || {textContent: ''}).textContent)"
+    )
+    assert len(whys) == 90 and all(w.startswith(("flagged", "not flagged", "not tested")) for w in whys), whys[:3]
+    assert sum(w.startswith("not flagged: ") for w in whys) > 40
+    rows = browser.evaluate(
+        "Array.from(document.querySelectorAll('#protocol-table tbody tr')).map(r => r.lastElementChild.textContent)"
+    )
+    assert rows and all(w.startswith(("flagged: ", "not flagged: ")) for w in rows), rows[:3]
+    cells = browser.evaluate("document.getElementById('chart-matchups').data[0].text.flat().filter(t => t)")
+    hover = browser.evaluate("document.getElementById('chart-matchups').data[0].hovertext.flat()")
+    games = [g for g in (h.rsplit(", ", 1)[1] for h in hover) if g.strip() != "games"]  # a cell with none: blank
+    assert len(cells) == len(games) > 100 and all(c.endswith(g) for c, g in zip(cells, games, strict=True))
+    assert browser.errors() == []
