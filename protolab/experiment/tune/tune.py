@@ -27,13 +27,15 @@ from typing import Any
 import numpy as np
 
 from analysis.runs.runfolder import write_atomic
-from analysis.stats.balance import effect, front, imbalance, rates
+from analysis.stats.balance import effect, front, imbalance, paired_noise, rates
+from analysis.studies.plain.rule_note import pool_notes
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import Spec, SpecError
 from protolab.experiment.tune.tuneplay import Job, arm_files, arm_job, search_seeds, verify_seeds
 from protolab.version import protolab_version
-from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
+from sim.cards.knobs import Knob, candidate_faults, card_knobs, turned, variant_toml
+from sim.cards.loader import CardDataError
 from sim.pool import ENGINE_VERSION, Pool
 
 TUNE_FORMAT = 1
@@ -112,6 +114,8 @@ def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
             raise SpecError(f"{spec.source}: key '{key}': {what}")
         chosen += [c for c in found if c not in chosen]
     knobs = [k for c in chosen for k in card_knobs(c, t["kinds"], t["steps"])]
+    if t.get("constraints", True):  # a turn that alone breaks them could never be proposed
+        knobs = [k for k in knobs if not candidate_faults(pool.specs, [k])]
     if not knobs:
         raise SpecError(
             f"{spec.source}: key 'tune.kinds': the change space is empty: the cards "
@@ -162,7 +166,9 @@ class Baseline:
 
 
 def _score(search: Search, cand: np.ndarray, base: np.ndarray) -> float:
-    return imbalance(rates(cand).rate, rates(base).rate, search.target, search.band)
+    """The candidate's imbalance (analysis/stats/balance.py): the others are charged only for leaving
+    the band beyond the noise of their own paired change."""
+    return imbalance(rates(cand).rate, rates(base).rate, search.target, search.band, paired_noise(cand, base))
 
 
 def _best_case(search: Search, cand: np.ndarray, base: np.ndarray) -> float:
@@ -227,6 +233,18 @@ def _sampler(settings: dict[str, Any], seed: int):
     )
 
 
+def _allowed(search: Search, knobs: list[Knob]) -> bool:
+    """Whether a set of turns prints (several turns of one card print together) and keeps the shipped
+    constraints (sim/cards/knobs.py, `candidate_faults`) unless the spec lets them go."""
+    specs = {c.name: c for c in search.pool.specs}
+    last = knobs[-1]
+    try:
+        turned(specs[last.card], [k for k in knobs if k.card == last.card])
+    except CardDataError:
+        return False
+    return not (search.settings.get("constraints", True) and candidate_faults(search.pool.specs, knobs))
+
+
 def _knobs_of(trial, search: Search) -> list[Knob]:
     labels = ["none"] + [k.label() for k in search.knobs]
     by_label = {k.label(): k for k in search.knobs}
@@ -238,7 +256,8 @@ def _knobs_of(trial, search: Search) -> list[Knob]:
         cards = {c.card for c in chosen}
         fits = k is not None and (k.card in cards or len(cards) < max_cards)
         if k is not None and fits and all(k.path != c.path or k.card != c.card for c in chosen):
-            chosen.append(k)
+            if _allowed(search, chosen + [k]):
+                chosen.append(k)
     return sorted(chosen, key=lambda k: (k.card, k.key))
 
 
@@ -324,16 +343,61 @@ def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
 # -- verification -------------------------------------------------------------------------------
 
 
-def _protocols(search: Search, out: np.ndarray) -> dict[str, dict[str, float]]:
+def _protocols(search: Search, out: np.ndarray, base: np.ndarray | None = None) -> dict[str, dict[str, float]]:
+    """Every protocol's win rate and 95% interval on `out`; given the baseline on the same seeds, also
+    its paired change with the anytime-valid interval (`change`, `change_low`, `change_high`)."""
     r = rates(out)
-    return {
-        name: {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]), "games": int(r.games[i])}
-        for i, name in enumerate(search.pool.protocols)
-    }
+    rows = {}
+    for i, name in enumerate(search.pool.protocols):
+        row = {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]), "games": int(r.games[i])}
+        if base is not None:
+            mean, lo, hi, _ = effect(out, base, i, search.settings["alpha"])
+            row.update({"change": mean, "change_low": lo, "change_high": hi})
+        rows[name] = row
+    return rows
+
+
+def _moved(row: dict[str, float]) -> bool:
+    """Whether a protocol's paired change is significant (its interval leaves zero)."""
+    return row["change_low"] > 0 or row["change_high"] < 0
+
+
+def _rejection(search: Search, entry: dict[str, Any], base_score: float) -> str:
+    """Why a verified candidate is not proposed ("" when it is): its change on the target (or, without
+    a target, on every protocol) is not significant on the fresh seeds, or it ends no nearer balance
+    than the official cards."""
+    rows = entry["protocols"]
+    if search.target is not None:
+        t = entry["target_change"]
+        if not (t["low"] > 0 or t["high"] < 0):
+            return (
+                f"its change on {search.pool.protocols[search.target]} is not significant "
+                f"({100 * t['change']:+.1f} points, {100 * t['low']:+.1f} to {100 * t['high']:+.1f})"
+            )
+    elif not any(_moved(r) for r in rows.values()):
+        return "no protocol's change is significant"
+    if entry["imbalance"] >= base_score:
+        return (
+            f"it ends no nearer balance than the official cards (imbalance {100 * entry['imbalance']:.1f} "
+            f"points against {100 * base_score:.1f})"
+        )
+    return ""
+
+
+def _rule_notes(search: Search, knobs: list[Knob], text: str) -> list[str]:
+    """The fixed-rule notes of a candidate (analysis/studies/plain/rule_note.py): a change touching a
+    choice the judging players take by a rule is measured on that rule, not on a player weighing it."""
+    pool = pool_of(tuple(search.spec.arms[0].sets), arm_files(search.spec.arms[0]) + (("candidate.toml", text),))
+    notes = pool_notes(search.pool, pool, list(dict.fromkeys(search.spec.arms[0].strategies)))
+    return [n["note"] for n in notes]
 
 
 def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], list[np.ndarray]]) -> dict[str, Any]:
-    """Re-play the front's candidates and the baseline on fresh seeds; only these numbers are reported."""
+    """Re-play the front's candidates and the baseline on fresh seeds; only these numbers are reported.
+
+    A candidate is proposed (ranked, named, given a variant file) only if its change is significant
+    on the fresh seeds and it ends nearer balance than the official cards; the others are kept in
+    `rejected` with the reason, so "nothing beats the official cards" is an answer, not a silence."""
     t = search.settings
     points = [(c.score, c.cards) for c in kept]
     chosen = [kept[i] for i in front(points)][: t["verify"]]
@@ -345,9 +409,12 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
     out: dict[str, Any] = {
         "baseline": {"protocols": _protocols(search, base), "imbalance": base_score, "games": len(base)},
         "candidates": [],
+        "rejected": [],
+        "verified": len(chosen),
     }
-    for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
-        entry = {
+    entries = []
+    for c, r in zip(chosen, results[1:], strict=True):
+        entry: dict[str, Any] = {
             "rank": 0,
             "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new} for k in c.knobs],
             "cards": c.cards,
@@ -356,17 +423,71 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
             "search_stopped": c.reason,
             "imbalance": _score(search, r, base),
             "games": len(r),
-            "protocols": _protocols(search, r),
-            "variant_text": search.variant(c.knobs, f"{search.spec.name} candidate {i + 1}"),
+            "protocols": _protocols(search, r, base),
         }
         if search.target is not None:
             mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
             entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
-        out["candidates"].append(entry)
-    out["candidates"].sort(key=lambda e: (e["imbalance"], e["cards"]))
-    for rank, e in enumerate(out["candidates"], 1):
+        why = _rejection(search, entry, base_score)
+        if why:
+            out["rejected"].append({**entry, "rank": None, "why": why})
+        else:
+            entry["knobs"] = c.knobs
+            entries.append(entry)
+    # ranked first, then named: a candidate's name, its file and its rank are one number
+    entries.sort(key=lambda e: (e["imbalance"], e["cards"]))
+    for rank, e in enumerate(entries, 1):
+        knobs = e.pop("knobs")
         e["rank"] = rank
+        e["variant_text"] = search.variant(knobs, f"{search.spec.name} candidate {rank}")
+        e["rule_notes"] = _rule_notes(search, knobs, e["variant_text"])
+        e["printed"] = printed_changes(search, knobs)
+    out["candidates"] = entries
+    out["answer"] = answer_line(search, out)
     return out
+
+
+def printed_changes(search: Search, knobs: list[Knob]) -> list[dict[str, str]]:
+    """Each changed card's boxes as a designer prints them, before and after."""
+    specs = {c.name: c for c in search.pool.specs}
+    rows = []
+    for name in dict.fromkeys(k.card for k in knobs):
+        card = specs[name]
+        table = turned(card, [k for k in knobs if k.card == name])
+        if "value" in table:
+            rows.append({"card": name, "box": "value", "old": str(card.value), "new": str(table["value"])})
+        for box, keys in table.items():
+            if isinstance(keys, dict) and "text" in keys:
+                old = card.as_data().get(box, {}).get("text", "")
+                rows.append({"card": name, "box": box, "old": old, "new": keys["text"]})
+    return rows
+
+
+def answer_line(search: Search, out: dict[str, Any]) -> str:
+    """The search's answer in one line: the target with its baseline and the best candidate's paired
+    change, or that nothing beats the official cards."""
+    base = out["baseline"]
+    if search.target is not None:
+        name = search.pool.protocols[search.target]
+        at = f"{name} wins {100 * base['protocols'][name]['win_rate']:.1f}% with the official cards"
+    else:
+        at = f"imbalance {100 * base['imbalance']:.1f} points with the official cards"
+    if not out["candidates"]:
+        return (
+            f"Nothing beats the official cards: {at}; none of the {out['verified']} verified candidate"
+            f"{'s' * (out['verified'] != 1)} moved it significantly nearer balance."
+        )
+    best = out["candidates"][0]
+    if search.target is not None:
+        tc = best["target_change"]
+        moved = (
+            f"{100 * best['protocols'][name]['win_rate']:.1f}%, a paired change of {100 * tc['change']:+.1f} points "
+            f"({100 * tc['low']:+.1f} to {100 * tc['high']:+.1f})"
+        )
+    else:
+        moved = f"imbalance {100 * best['imbalance']:.1f} points"
+    n = len(out["candidates"])
+    return f"{at}; candidate 1 of {n} brings it to {moved}."
 
 
 # -- the folder ---------------------------------------------------------------------------------
@@ -407,7 +528,10 @@ def read_done(folder: Path, spec: Spec) -> list[dict[str, Any]]:
 
 
 def write_variants(folder: Path, verified: dict[str, Any]) -> None:
+    """One file per proposed candidate, named by its rank; a resumed search's stale files go."""
     (folder / "variants").mkdir(exist_ok=True)
+    for old in (folder / "variants").glob("candidate-*.toml"):
+        old.unlink()
     for e in verified["candidates"]:
         path = folder / "variants" / f"candidate-{e['rank']}.toml"
         write_atomic(path, e.pop("variant_text").encode())

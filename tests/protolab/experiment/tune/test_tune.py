@@ -103,7 +103,10 @@ def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsy
     spec, folder, record = searched
     assert len(record["trials"]) == 5
     assert set(record["baseline"]["protocols"]) == set(load_pool(["Main 1", "Aux 1"]).protocols)
-    assert record["candidates"], "a search of 5 trials keeps at least one candidate"
+    assert record["candidates"] or record["rejected"], "a search of 5 trials verifies at least one candidate"
+    for c in record["candidates"] + record["rejected"]:
+        assert c["target_change"]["low"] <= c["target_change"]["change"] <= c["target_change"]["high"]
+        assert all("change_low" in r for r in c["protocols"].values())
     for c in record["candidates"]:
         assert c["games"] == spec.games and c["changes"] and len({x["card"] for x in c["changes"]}) <= 3
         for p, r in c["protocols"].items():
@@ -115,6 +118,50 @@ def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsy
     capsys.readouterr()
     stored = json.loads((folder / "tune.json").read_text())
     assert stored["trials"] == record["trials"] and stored["candidates"] == record["candidates"]
+
+
+def test_only_a_significant_candidate_nearer_balance_is_proposed_and_its_name_is_its_file(searched):
+    _, folder, record = searched
+    base = record["baseline"]["imbalance"]
+    for c in record["candidates"]:
+        t = c["target_change"]
+        assert (t["low"] > 0 or t["high"] < 0) and c["imbalance"] < base
+        text = Path(c["variant"]).read_text()
+        assert Path(c["variant"]).name == f"candidate-{c['rank']}.toml"
+        assert tomllib.loads(text)["variant"] == f"tune-small candidate {c['rank']}"
+    for c in record["rejected"]:
+        t = c["target_change"]
+        assert c["why"] and c["rank"] is None and "variant" not in c
+        assert (t["low"] <= 0 <= t["high"]) or c["imbalance"] >= base
+    files = sorted(p.name for p in (folder / "variants").glob("*.toml"))
+    assert files == sorted(f"candidate-{c['rank']}.toml" for c in record["candidates"])
+    if record["candidates"]:
+        assert record["answer"].startswith("Fire wins") and "candidate 1 of" in record["answer"]
+    else:
+        assert record["answer"].startswith("Nothing beats the official cards: Fire wins")
+
+
+def test_the_answer_and_the_target_lead_every_format(searched, capsys, tmp_path):
+    _, folder, record = searched
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert record["answer"][:40] in out.replace("\n", " ")
+    for c in record["candidates"]:
+        assert f"candidate {c['rank']} (variants/candidate-{c['rank']}.toml)" in out
+    assert main(["report", str(folder), "--table", "candidates", "--format", "csv"]) == 0
+    header = [x for x in capsys.readouterr().out.splitlines() if not x.startswith("#")][0]
+    if record["candidates"]:
+        assert header.startswith("rank,target,baseline,after,change,change_low,change_high")
+    assert main(["report", str(folder), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data)[:2] == ["target", "answer"]
+    page = tmp_path / "page.html"
+    assert main(["dashboard", str(folder), "--out", str(page)]) == 0
+    html = page.read_text()
+    assert record["answer"].split(":")[0] in html
+    for c in record["candidates"]:
+        t = c["target_change"]
+        assert f"{100 * t['change']:+.1f} ({100 * t['low']:+.1f} to {100 * t['high']:+.1f})" in html
 
 
 def test_verification_uses_seeds_the_search_never_saw(searched):
@@ -189,6 +236,20 @@ def test_outcomes_score_each_protocol_of_each_seat():
     out = outcomes(protocols, np.array([0, -1]), 7)
     assert out[0].tolist()[:6] == [1, 1, 1, 0, 0, 0] and np.isnan(out[0, 6])
     assert out[1].tolist()[:6] == [0.5] * 6
+
+
+def test_imbalance_lifts_a_weak_protocol_as_it_lowers_a_strong_one():
+    """Lifting Metal from 40% takes wins from the others: a full fix that leaves them in the band
+    scores better than a half fix that leaves them alone, and noise is not charged."""
+    base = np.array([0.40, 0.52, 0.48, 0.53])
+    full = np.array([0.50, 0.50, 0.455, 0.51])
+    half = np.array([0.45, 0.52, 0.48, 0.53])
+    band = (0.45, 0.55)
+    assert imbalance(full, base, 0, band) == pytest.approx(0.0)
+    assert imbalance(half, base, 0, band) == pytest.approx(0.05)
+    lowered = np.array([0.50, 0.60, 0.48, 0.53])  # a strong protocol lowered, pushing another out of the band
+    assert imbalance(lowered, np.array([0.60, 0.56, 0.48, 0.53]), 0, band) == pytest.approx(0.04)
+    assert imbalance(lowered, np.array([0.60, 0.56, 0.48, 0.53]), 0, band, np.array([0, 0.05, 0, 0])) == 0
 
 
 def test_imbalance_charges_a_fix_that_breaks_another_protocol():
