@@ -148,6 +148,8 @@ class Tune(Study):
         r, base = self.record, self.record["baseline"]
         print_lines(self.provenance, console)
         console.print(f"[bold]{self.answer()}[/bold]")
+        for w in r.get("warnings", []):
+            console.print(f"[yellow]warning:[/yellow] {w}")
         console.print(
             f"Balance search {r['name']}: {len(r['trials'])} trials, {r.get('search_games', 0):,} games, "
             f"{r.get('seconds', 0):.0f} s; baseline imbalance {100 * base['imbalance']:.1f} points "
@@ -170,17 +172,27 @@ class Tune(Study):
                 b, a = base["protocols"][p], c["protocols"][p]
                 t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), *_change(a))
             console.print(t)
-            rest = len(base) - len(self._shown(c))
+            rest = len(base["protocols"]) - len(self._shown(c))
             if rest:
-                console.print(f"  the other {rest} protocols did not move significantly")
+                console.print(f"  the other {rest} protocols did not move significantly nor further outside the band")
         for c in r.get("rejected", []):
             console.print(f"not proposed: {'; '.join(change_text(x) for x in c['changes'])}: {c['why']}", markup=False)
 
     def _shown(self, c: dict[str, Any]) -> list[str]:
-        """The target first, then every protocol whose paired change is significant, largest first."""
+        """The target first, then every protocol whose paired change is significant or which ends
+        further outside the band (what the score charges), largest change first."""
         target = self.record.get("target")
-        rows = c["protocols"]
-        moved = [p for p, a in rows.items() if p != target and "change" in a and _moved(a)]
+        rows, base = c["protocols"], self.record["baseline"]["protocols"]
+        lo, hi = (x / 100 for x in self.record["spec"].get("tune", {}).get("band", [45, 55]))
+
+        def out(x: float) -> float:
+            return max(0.0, x - hi) + max(0.0, lo - x)
+
+        moved = [
+            p
+            for p, a in rows.items()
+            if p != target and "change" in a and (_moved(a) or out(a["win_rate"]) - out(base[p]["win_rate"]) >= 0.005)
+        ]
         moved.sort(key=lambda p: -abs(rows[p]["change"]))
         return ([target] if target else []) + moved
 
@@ -307,6 +319,7 @@ class Tune(Study):
             "baseline",
             "candidates",
             "rejected",
+            "warnings",
             "search_games",
             "seconds",
             "pool_hash",

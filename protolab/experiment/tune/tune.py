@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ class Search:
     knobs: list[Knob]
     target: int | None
     settings: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)  # said once, kept in the record
 
     @property
     def band(self) -> tuple[float, float]:
@@ -272,6 +274,29 @@ def _record(c: Candidate, number: int) -> dict[str, Any]:
     }
 
 
+def _budget_warning(search: Search, judged: list[Candidate], baseline: Baseline) -> list[str]:
+    """A warning when candidates spend tune.games before their effect is settled to tune.precision:
+    the half-width they reached and the games settling would take at that spread (the width of an
+    anytime-valid interval shrinks about as 1 / sqrt(games)), so the spec can be fixed early."""
+    t = search.settings
+    spent = [c for c in judged if c.reason == "budget"]
+    if not spent:
+        return []
+    ps = [search.target] if search.target is not None else range(len(search.pool.protocols))
+    widths = []
+    for c in spent:
+        cand = np.concatenate(c.out)
+        base = baseline.games(len(c.out))
+        widths.append(max((hi - lo) / 2 for _, lo, hi, _ in (effect(cand, base, p, t["alpha"]) for p in ps)))
+    width = 100 * float(np.median(widths))
+    needed = int(math.ceil(t["games"] * (width / t["precision"]) ** 2 / t["batch"]) * t["batch"])
+    return [
+        f"{len(spent)} of {len(judged)} candidates of the first generation spent tune.games ({t['games']:,}) "
+        f"before their effect was known to +-{t['precision']:g} points (+-{width:.1f} at the budget); settling "
+        f"one needs about {needed:,} games: raise tune.games or tune.precision ({search.spec.source})"
+    ]
+
+
 def search_trials(
     search: Search,
     run: Callable[[list[Job]], list[np.ndarray]],
@@ -290,6 +315,7 @@ def search_trials(
     base_score = _score(search, baseline.games(1), baseline.games(1))
     seen: dict[str, Candidate] = {}
     records = list(done)
+    warnings: list[str] = search.warnings
     # a candidate whose best case is worse than changing nothing is dropped from the first look
     incumbent = min([base_score] + [r["imbalance"] for r in done if r["stopped"] in ("settled", "budget")])
     number = 0
@@ -314,6 +340,10 @@ def search_trials(
         if fresh:
             judge(search, fresh, baseline, run, incumbent)
             incumbent = min([incumbent] + [c.score for c in fresh if c.reason in ("settled", "budget")])
+            if not warnings:
+                warnings += _budget_warning(search, fresh, baseline)
+                for w in warnings:
+                    say(f"[yellow]warning:[/yellow] {w}")
         for i, (tr, c) in enumerate(zip(asked, cands, strict=True)):
             study.tell(tr, [c.score, c.cards])
             seen.setdefault(c.key, c)
@@ -384,6 +414,16 @@ def _rejection(search: Search, entry: dict[str, Any], base_score: float) -> str:
     return ""
 
 
+def _same_play(chosen: list[Candidate], results: list[np.ndarray], i: int) -> str:
+    """Why candidate i is not proposed when another verified candidate with fewer knob turns plays
+    every fresh game as it does (a turn the judging players never notice, such as making a step
+    greedy always takes mandatory), else ""."""
+    for c, r in zip(chosen, results, strict=True):
+        if len(c.knobs) < len(chosen[i].knobs) and np.array_equal(r, results[i], equal_nan=True):
+            return "it plays every fresh game as " + "; ".join(k.label() for k in c.knobs) + " does, with fewer changes"
+    return ""
+
+
 def _rule_notes(search: Search, knobs: list[Knob], text: str) -> list[str]:
     """The fixed-rule notes of a candidate (analysis/studies/plain/rule_note.py): a change touching a
     choice the judging players take by a rule is measured on that rule, not on a player weighing it."""
@@ -413,7 +453,7 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
         "verified": len(chosen),
     }
     entries = []
-    for c, r in zip(chosen, results[1:], strict=True):
+    for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
         entry: dict[str, Any] = {
             "rank": 0,
             "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new} for k in c.knobs],
@@ -428,7 +468,7 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
         if search.target is not None:
             mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
             entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
-        why = _rejection(search, entry, base_score)
+        why = _rejection(search, entry, base_score) or _same_play(chosen, results[1:], i)
         if why:
             out["rejected"].append({**entry, "rank": None, "why": why})
         else:
@@ -593,6 +633,7 @@ def main_tune(
         + (f" ({len(done)} recorded)" if done else "")
     )
     kept = search_trials(search, run, done, save, say)
+    record["warnings"] = search.warnings
     say(
         f"  verifying {min(len(front([(c.score, c.cards) for c in kept])), spec.tune['verify'])} candidates of "
         f"the front on {spec.games:,} fresh seeds each"
