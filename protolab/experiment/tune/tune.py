@@ -414,6 +414,32 @@ def _rejection(search: Search, entry: dict[str, Any], base_score: float) -> str:
     return ""
 
 
+def _without_padding(entries: list[dict[str, Any]], rejected: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The proposed entries but those that add turns to another proposed one without ending nearer
+    balance (such an entry moves to `rejected`, with the reason): the smaller change says it all."""
+    keep = []
+    for e in entries:
+        mine = {k.label() for k in e["knobs"]}
+        smaller = next(
+            (o for o in entries if {k.label() for k in o["knobs"]} < mine and o["imbalance"] <= e["imbalance"]),
+            None,
+        )
+        if smaller is None:
+            keep.append(e)
+        else:
+            fewer = "; ".join(k.label() for k in smaller["knobs"])
+            rejected.append(
+                {
+                    **{k: v for k, v in e.items() if k != "knobs"},
+                    "rank": None,
+                    "why": f"it adds turns to {fewer} "
+                    f"without ending nearer balance ({100 * e['imbalance']:.1f} points against "
+                    f"{100 * smaller['imbalance']:.1f})",
+                }
+            )
+    return keep
+
+
 def _same_play(chosen: list[Candidate], results: list[np.ndarray], i: int) -> str:
     """Why candidate i is not proposed when another verified candidate with fewer knob turns plays
     every fresh game as it does (a turn the judging players never notice, such as making a step
@@ -474,6 +500,7 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
         else:
             entry["knobs"] = c.knobs
             entries.append(entry)
+    entries = _without_padding(entries, out["rejected"])
     # ranked first, then named: a candidate's name, its file and its rank are one number
     entries.sort(key=lambda e: (e["imbalance"], e["cards"]))
     for rank, e in enumerate(entries, 1):

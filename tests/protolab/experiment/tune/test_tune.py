@@ -310,3 +310,20 @@ def test_max_cards_counts_several_turns_of_one_card_once(tmp_path):
     bad = write(tmp_path, text.replace("max_cards = 1", "max_cards = 4"), "bad.toml")
     with pytest.raises(SpecError, match="key 'tune.max_cards'.*at most tune.max_changes"):
         load_spec(bad)
+
+
+def test_a_candidate_that_only_adds_turns_to_a_better_one_is_not_proposed():
+    from protolab.experiment.tune.tune import _without_padding
+    from sim.cards.knobs import Knob
+
+    draw = Knob("Metal 3", "count", ("middle", "do", 0, "draw"), 1, 2)
+    may = Knob("Metal 3", "may", ("middle", "do", 0, "may"), False, True)
+    value = Knob("Metal 1", "value", ("value",), 1, 4)
+    small, padded, better = (
+        {"knobs": [draw], "imbalance": 0.067},
+        {"knobs": [draw, may], "imbalance": 0.067},
+        {"knobs": [draw, value], "imbalance": 0.05},
+    )
+    rejected: list = []
+    assert _without_padding([small, padded, better], rejected) == [small, better]
+    assert len(rejected) == 1 and rejected[0]["why"].startswith("it adds turns to Metal 3 middle.do[0].draw")
