@@ -609,7 +609,9 @@ def _provenance(search: Search, folder: Path, record: dict[str, Any]) -> dict[st
     """The search's block in the shape of a run's (analysis/runs/provenance.py), so every output names
     what produced it the same way."""
     arm, spec = search.spec.arms[0], search.spec
-    games = record["search_games"] + record["baseline"]["games"] * (1 + len(record["candidates"]))
+    games = record["search_games"] + record["baseline"]["games"] * (
+        1 + record.get("verified", len(record["candidates"]))
+    )
     return {
         "run_id": folder.name,
         "path": str(folder),
