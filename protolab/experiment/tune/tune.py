@@ -116,12 +116,19 @@ def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
             raise SpecError(f"{spec.source}: key '{key}': {what}")
         chosen += [c for c in found if c not in chosen]
     knobs = [k for c in chosen for k in card_knobs(c, t["kinds"], t["steps"])]
+    offered = len(knobs)
     if t.get("constraints", True):  # a turn that alone breaks them could never be proposed
         knobs = [k for k in knobs if not candidate_faults(pool.specs, [k])]
     if not knobs:
+        why = (
+            f" ({offered} turns break the shipped constraints: distinct values within a protocol, no card that "
+            "only harms its owner; tune.constraints = false lets them go)"
+            if offered
+            else ""
+        )
         raise SpecError(
             f"{spec.source}: key 'tune.kinds': the change space is empty: the cards "
-            f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}"
+            f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}{why}"
         )
     return knobs
 

@@ -292,6 +292,12 @@ def test_a_search_folder_reads_as_its_study_in_report_and_dashboard(searched, ca
     assert 'id="candidates"' in text and 'id="rates"' in text and 'id="trials"' in text
 
 
+def test_an_empty_change_space_says_the_constraints_took_it(tmp_path, capsys):
+    path = write(tmp_path, SPEC.format(trials=2, verify=100).replace('kinds = ["value", "may"]', 'kinds = ["value"]'))
+    line = one_error(capsys, "tune", path, "--workers", "1", "--out", tmp_path / "out")
+    assert "key 'tune.kinds'" in line and "break the shipped constraints: distinct values" in line
+
+
 def test_max_cards_counts_several_turns_of_one_card_once(tmp_path):
     import optuna
 
@@ -327,3 +333,16 @@ def test_a_candidate_that_only_adds_turns_to_a_better_one_is_not_proposed():
     rejected: list = []
     assert _without_padding([small, padded, better], rejected) == [small, better]
     assert len(rejected) == 1 and rejected[0]["why"].startswith("it adds turns to Metal 3 middle.do[0].draw")
+
+
+def test_a_budget_that_cannot_settle_is_said_after_the_first_generation(tmp_path):
+    """Count and whose turns change some games' results: at 300 games none is known to +-2 points, and the
+    search says so with the games settling would take, in its messages and its record."""
+    text = SPEC.format(trials=2, verify=100).replace('kinds = ["value", "may"]', 'kinds = ["count", "whose"]')
+    text = text.replace("generation = 3", "generation = 2")
+    said: list[str] = []
+    record = main_tune(load_spec(write(tmp_path, text)), tmp_path / "s", player(Local()), said.append)
+    assert len(record["warnings"]) == 1
+    w = record["warnings"][0]
+    assert "spent tune.games (300) before their effect was known to +-2 points" in w and "raise tune.games" in w
+    assert any(w in line for line in said)
