@@ -266,13 +266,19 @@ class Tune(Study):
             out = out.drop(columns=["change_low", "change_high"])
         for col in ("imbalance", "baseline_imbalance"):
             out[col] = out[col].map(lambda x: f"{100 * x:.1f}")
-        return out
+        return out.rename(
+            columns={
+                "change": "paired change, points (anytime 95%)",
+                "imbalance": "imbalance, points",
+                "baseline_imbalance": "official cards' imbalance, points",
+            }
+        )
 
     def _page_trials(self) -> pd.DataFrame:
         df = self.trials()
         if not df.empty:
             df["imbalance"] = df["imbalance"].map(lambda x: "" if x != x else f"{100 * x:.1f}")
-        return df
+        return df.rename(columns={"imbalance": "imbalance, points"})
 
     def page(self) -> str:
         r = self.record
