@@ -40,7 +40,7 @@ META = (
 TUNE = (
     f'name = "tune"\nseed = 7\ngames = 200\n[pool]\nsets = ["Main 1", "Aux 1"]\n[seats]\n'
     f'strategies = ["greedy", "{CODE}"]\nswap = true\n[draft]\nmode = "random"\n'
-    '[tune]\nprotocol = "Fire"\ncards = ["Fire 1"]\nkinds = ["value"]\ntrials = 2\nbatch = 100\ngames = 200\n'
+    '[tune]\nprotocol = "Fire"\ncards = ["Fire 1"]\nkinds = ["count"]\ntrials = 2\nbatch = 100\ngames = 200\n'
 )
 TRAIN = (
     'name = "t"\nseed = 1\n[pool]\nsets = ["Main 1"]\n[train]\ngenerations = 1\n[train.data]\ngames = 4\n'

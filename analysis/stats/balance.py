@@ -63,19 +63,44 @@ def effect(candidate: np.ndarray, base: np.ndarray, p: int, alpha: float) -> tup
     return float(d.mean()), float(seq.low[-1]), float(seq.high[-1]), int(d.size)
 
 
-def imbalance(rate: np.ndarray, base_rate: np.ndarray, target: int | None, band: tuple[float, float]) -> float:
+def outside(rate: np.ndarray, band: tuple[float, float]) -> np.ndarray:
+    """Each protocol's distance outside the band (0 inside it), in win-rate units."""
+    lo, hi = band
+    return np.maximum(0.0, rate - hi) + np.maximum(0.0, lo - rate)
+
+
+def paired_noise(candidate: np.ndarray, base: np.ndarray, z: float = 2.0) -> np.ndarray:
+    """Each protocol's noise in a paired change: `z` standard errors of its per-game differences
+    (0 where it played no game in both)."""
+    n = min(len(candidate), len(base))
+    d = candidate[:n] - base[:n]
+    games = (~np.isnan(d)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(np.nanmean((d - np.nanmean(d, axis=0)) ** 2, axis=0))
+    return np.where(games > 1, z * np.nan_to_num(sd) / np.sqrt(np.maximum(games, 1)), 0.0)
+
+
+def imbalance(
+    rate: np.ndarray,
+    base_rate: np.ndarray,
+    target: int | None,
+    band: tuple[float, float],
+    noise: np.ndarray | None = None,
+) -> float:
     """The first objective, smaller is better, in win-rate units.
 
-    With a target protocol: its distance from 50%, plus how much further from 50% any other protocol
-    moved than it was at baseline (a fix that breaks another protocol is no fix). Without: the
-    total distance of all protocols outside the band."""
-    dist = np.abs(rate - 0.5)
+    With a target protocol: its distance from 50%, plus, for every other protocol, how much further
+    outside the band it ends than it was at baseline, beyond its own noise (`noise`, e.g.
+    `paired_noise`). A protocol that stays inside the band costs nothing, so lifting a weak protocol
+    (which must take wins from the others) and lowering a strong one (which gives them wins) are
+    charged alike: only for pushing another protocol out of balance. Without a target: the total
+    distance of all protocols outside the band."""
     if target is None:
-        lo, hi = band
-        return float(np.nansum(np.maximum(0.0, rate - hi) + np.maximum(0.0, lo - rate)))
-    worse = np.maximum(0.0, dist - np.abs(base_rate - 0.5))
+        return float(np.nansum(outside(rate, band)))
+    allowance = np.zeros_like(rate) if noise is None else noise
+    worse = np.maximum(0.0, outside(rate, band) - outside(base_rate, band) - allowance)
     worse[target] = 0.0
-    return float(dist[target] + np.nansum(worse))
+    return float(abs(rate[target] - 0.5) + np.nansum(worse))
 
 
 def front(points: list[tuple[float, int]]) -> list[int]:

@@ -28,6 +28,19 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _change(row: dict[str, Any]) -> tuple[str, str]:
+    """A protocol's paired change and its interval, in points."""
+    return _points(row["change"]), f"{_points(row['change_low'])} to {_points(row['change_high'])}"
+
+
+def _moved(row: dict[str, Any]) -> bool:
+    return row["change_low"] > 0 or row["change_high"] < 0
+
+
 def change_text(c: dict[str, Any]) -> str:
     return f"{c['card']} {c['key']}: {json.dumps(c['old'])} -> {json.dumps(c['new'])}"
 
@@ -64,29 +77,38 @@ class Tune(Study):
     # -- tables ---------------------------------------------------------------------------------
 
     def candidates(self) -> pd.DataFrame:
+        """One row per proposed candidate, the target's numbers first: its baseline, its rate after
+        and its paired change with the anytime-valid interval (fresh seeds)."""
         target = self.record.get("target")
+        base = self.record["baseline"]
         rows = []
         for c in self.record["candidates"]:
-            row = {
-                "rank": c["rank"],
-                "changes": "; ".join(change_text(x) for x in c["changes"]),
-                "cards": c["cards"],
-                "imbalance": c["imbalance"],
-                "games": c["games"],
-                "search_games": c["search_games"],
-                "stopped": c["search_stopped"],
-                "variant": c["variant"],
-            }
+            row: dict[str, Any] = {"rank": c["rank"]}
             if target:
                 t = c["target_change"]
                 row.update(
                     {
-                        f"{target}": c["protocols"][target]["win_rate"],
+                        "target": target,
+                        "baseline": base["protocols"][target]["win_rate"],
+                        "after": c["protocols"][target]["win_rate"],
                         "change": t["change"],
                         "change_low": t["low"],
                         "change_high": t["high"],
                     }
                 )
+            row.update(
+                {
+                    "changes": "; ".join(change_text(x) for x in c["changes"]),
+                    "cards": c["cards"],
+                    "imbalance": c["imbalance"],
+                    "baseline_imbalance": base["imbalance"],
+                    "games": c["games"],
+                    "search_games": c["search_games"],
+                    "stopped": c["search_stopped"],
+                    "variant": c["variant"],
+                    "rule_notes": " | ".join(c.get("rule_notes", [])),
+                }
+            )
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -119,31 +141,60 @@ class Tune(Study):
     def provenance(self) -> list[dict[str, Any]]:
         return [self.record["provenance"]] if self.record.get("provenance") else []
 
+    def answer(self) -> str:
+        return self.record.get("answer") or ""
+
     def print(self, console) -> None:
         r, base = self.record, self.record["baseline"]
         print_lines(self.provenance, console)
+        console.print(f"[bold]{self.answer()}[/bold]")
+        for w in r.get("warnings", []):
+            console.print(f"[yellow]warning:[/yellow] {w}")
         console.print(
             f"Balance search {r['name']}: {len(r['trials'])} trials, {r.get('search_games', 0):,} games, "
             f"{r.get('seconds', 0):.0f} s; baseline imbalance {100 * base['imbalance']:.1f} points "
             f"({base['games']:,} fresh games)"
         )
-        if not r["candidates"]:
-            console.print("No candidate was judged to the end; raise tune.trials or tune.games.")
         for c in r["candidates"]:
             console.print(
-                f"\n[bold]#{c['rank']}[/bold] {'; '.join(change_text(x) for x in c['changes'])}\n"
-                f"  imbalance {100 * c['imbalance']:.1f} points on {c['games']:,} fresh games (search: "
-                f"{c['search_games']:,} games, {c['search_stopped']}); variant: {c['variant']}"
+                f"\n[bold]candidate {c['rank']}[/bold] (variants/candidate-{c['rank']}.toml): "
+                f"{'; '.join(change_text(x) for x in c['changes'])}\n"
+                f"  imbalance {100 * c['imbalance']:.1f} points (official cards {100 * base['imbalance']:.1f}) on "
+                f"{c['games']:,} fresh games (search: {c['search_games']:,} games, {c['search_stopped']}); "
+                f"variant: {c['variant']}"
             )
-            t = Table("protocol", "before", "after", "95% (after)")
-            for p in self._movers(c):
+            for x in c.get("printed", []):
+                console.print(f"  {x['card']} {x['box']}: {x['old']!r} -> {x['new']!r}", markup=False)
+            for note in c.get("rule_notes", []):
+                console.print(f"  {note}", markup=False)
+            t = Table("protocol", "before", "after", "paired change", "anytime 95%")
+            for p in self._shown(c):
                 b, a = base["protocols"][p], c["protocols"][p]
-                t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), f"{_pct(a['low'])}-{_pct(a['high'])}")
+                t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), *_change(a))
             console.print(t)
+            rest = len(base["protocols"]) - len(self._shown(c))
+            if rest:
+                console.print(f"  the other {rest} protocols did not move significantly nor further outside the band")
+        for c in r.get("rejected", []):
+            console.print(f"not proposed: {'; '.join(change_text(x) for x in c['changes'])}: {c['why']}", markup=False)
 
-    def _movers(self, c: dict[str, Any], n: int = 6) -> list[str]:
-        base = self.record["baseline"]["protocols"]
-        return sorted(base, key=lambda p: -abs(c["protocols"][p]["win_rate"] - base[p]["win_rate"]))[:n]
+    def _shown(self, c: dict[str, Any]) -> list[str]:
+        """The target first, then every protocol whose paired change is significant or which ends
+        further outside the band (what the score charges), largest change first."""
+        target = self.record.get("target")
+        rows, base = c["protocols"], self.record["baseline"]["protocols"]
+        lo, hi = (x / 100 for x in self.record["spec"].get("tune", {}).get("band", [45, 55]))
+
+        def out(x: float) -> float:
+            return max(0.0, x - hi) + max(0.0, lo - x)
+
+        moved = [
+            p
+            for p, a in rows.items()
+            if p != target and "change" in a and (_moved(a) or out(a["win_rate"]) - out(base[p]["win_rate"]) >= 0.005)
+        ]
+        moved.sort(key=lambda p: -abs(rows[p]["change"]))
+        return ([target] if target else []) + moved
 
     def _fig_rates(self) -> go.Figure:
         df = self.protocols().sort_values("baseline")
@@ -198,20 +249,66 @@ class Tune(Study):
             yaxis={"title": "imbalance, points"},
         )
 
+    def _page_candidates(self) -> pd.DataFrame:
+        """The candidates table as the page shows it: rates in percent, changes in points, rounded."""
+        df = self.candidates()
+        if df.empty:
+            return df
+        out = df.copy()
+        for col in ("baseline", "after"):
+            if col in out:
+                out[col] = out[col].map(_pct)
+        if "change" in out:
+            out["change"] = [
+                f"{_points(m)} ({_points(lo)} to {_points(hi)})"
+                for m, lo, hi in zip(df["change"], df["change_low"], df["change_high"], strict=True)
+            ]
+            out = out.drop(columns=["change_low", "change_high"])
+        for col in ("imbalance", "baseline_imbalance"):
+            out[col] = out[col].map(lambda x: f"{100 * x:.1f}")
+        return out.rename(
+            columns={
+                "change": "paired change, points (anytime 95%)",
+                "imbalance": "imbalance, points",
+                "baseline_imbalance": "official cards' imbalance, points",
+            }
+        )
+
+    def _page_trials(self) -> pd.DataFrame:
+        df = self.trials()
+        if not df.empty:
+            df["imbalance"] = df["imbalance"].map(lambda x: "" if x != x else f"{100 * x:.1f}")
+        return df.rename(columns={"imbalance": "imbalance, points"})
+
     def page(self) -> str:
         r = self.record
-        cands = self.candidates()
-        shown = cands.drop(columns=[c for c in ("change_low", "change_high") if c in cands])
+        cands = self._page_candidates()
+        table = (
+            f'<div class="scroll">{plain_table(cands, "candidates")}</div>'
+            if not cands.empty
+            else '<p id="candidates">No candidate proposed.</p>'
+        )
+        notes = "".join(
+            f'<p class="warn rule-note">candidate {c["rank"]}: {html.escape(n)}</p>'
+            for c in r["candidates"]
+            for n in c.get("rule_notes", [])
+        )
+        rejected = "".join(
+            f"<li>{html.escape('; '.join(change_text(x) for x in c['changes']))}: {html.escape(c['why'])}</li>"
+            for c in r.get("rejected", [])
+        )
         body = (
-            f"<section><h2>Verified candidates (fresh seeds)</h2>"
-            f'<div class="scroll">{plain_table(shown, "candidates")}</div></section>\n'
+            f"<section><h2>Proposed candidates (fresh seeds)</h2>{table}{notes}"
+            + (f"<h3>Not proposed</h3><ul>{rejected}</ul>" if rejected else "")
+            + "</section>\n"
             f"<section>{fig_html(self._fig_rates(), 'rates')}</section>\n"
             f"<section>{fig_html(self._fig_trials(), 'trials')}</section>\n"
-            f'<section><h2>Trials</h2><div class="scroll">{plain_table(self.trials(), "trials-table")}'
+            f'<section><h2>Trials</h2><div class="scroll">{plain_table(self._page_trials(), "trials-table")}'
             "</div></section>"
         )
         target = html.escape(str(r.get("target") or "every protocol into the band"))
         header = (
+            f'\n<p class="answer"><b>{html.escape(self.answer())}</b></p>'
             f"\n<p>Target: {target}; {len(r['trials'])} trials, {r.get('search_games', 0):,} search games; "
             f"pool {html.escape(str(r.get('pool_hash', '')))}; baseline imbalance "
             f"{100 * r['baseline']['imbalance']:.1f} points.</p>{as_html(self.provenance)}"
@@ -221,7 +318,19 @@ class Tune(Study):
     def to_json(self) -> str:
         if self.table:
             return json.dumps({self.table: self._table(self.table).to_dict("records")}, indent=1, default=str)
-        keep = ("name", "target", "baseline", "candidates", "search_games", "seconds", "pool_hash", "provenance")
+        keep = (
+            "target",
+            "answer",
+            "name",
+            "baseline",
+            "candidates",
+            "rejected",
+            "warnings",
+            "search_games",
+            "seconds",
+            "pool_hash",
+            "provenance",
+        )
         return json.dumps({k: self.record.get(k) for k in keep}, indent=1, default=str)
 
     def table_csv(self, name: str | None = None) -> str:

@@ -75,6 +75,7 @@ class TuneTable(Checked):
     ) = TUNE_DEFAULTS["steps"]
     max_changes: integer(1, 12, "the most cards a candidate changes") = TUNE_DEFAULTS["max_changes"]
     max_cards: Any = None  # at most max_changes: checked in parse_tune
+    constraints: Any = None  # true (the default) or false: checked in parse_tune
     trials: integer(1, 2000, "candidates the search judges") = TUNE_DEFAULTS["trials"]
     generation: integer(1, 256, "candidates judged side by side") = TUNE_DEFAULTS["generation"]
     batch: integer(20, 1_000_000, "games between two looks at a candidate") = TUNE_DEFAULTS["batch"]
@@ -113,6 +114,15 @@ def parse_tune(c, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
             out["max_changes"],
             f"the most cards a candidate changes, at most tune.max_changes ({out['max_changes']})",
         )
+    if t.constraints is not None:  # the shipped constraints (kept out of older hashes while on)
+        if not isinstance(t.constraints, bool):
+            raise c.error(
+                "tune.constraints",
+                "expected true (a protocol's cards keep distinct values and no card only harms its owner) "
+                f"or false; got {t.constraints!r}",
+            )
+        if not t.constraints:
+            out["constraints"] = False
     if out["batch"] > out["games"]:
         raise c.error("tune.batch", f"expected at most tune.games ({out['games']}); got {out['batch']}")
     return out

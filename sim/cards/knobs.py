@@ -16,6 +16,7 @@ from sim.cards import vocabulary as vocab
 from sim.cards.agreement import same_records
 from sim.cards.loader import AMOUNT_PASSIVES, BOXES, KEYWORDS, CardDataError, CardSpec
 from sim.cards.reader import ReadError, read_box
+from sim.cards.wording import wording_faults
 from sim.cards.writer import WriteError, write_box
 
 # The kinds of knob, declared once: every other list of kinds (specs, docs, errors) derives from it.
@@ -107,8 +108,9 @@ def card_knobs(
     """Every single turn of every knob of `card`, in a fixed order (value, then box by box).
 
     With `printable` (the default) a turn whose box has no printed wording (the writer knows no
-    phrasing for, say, drawing 2 from the opponent's deck) is left out: a search should propose only
-    changes a designer can read on a card."""
+    phrasing for, say, drawing 2 from the opponent's deck), whose wording fails the grammar check
+    (sim/cards/wording.py), or which makes a card whose only effect harms its owner out of one that
+    was not (`harms_only`), is left out: a search should propose only changes a designer can print."""
     kinds, steps = set(kinds), tuple(steps)
     unknown = kinds - set(KINDS)
     if unknown:
@@ -134,7 +136,67 @@ def _prints(card: CardSpec, knob: Knob) -> bool:
         turned(card, [knob])
     except CardDataError:
         return False
-    return True
+    return not card_faults(card, [knob])
+
+
+# -- the shipped constraints (issue 37) ------------------------------------------------------------
+
+_REMOVES = ("delete", "return")  # verbs that take a field card away from its owner
+
+
+def _harms_owner(step: dict[str, Any]) -> bool:
+    """A step the card's owner must take (not "may") that only costs them: deleting or returning
+    one of their own field cards, or discarding from their own hand."""
+    if step.get("may") or "either" in step:
+        return False
+    actor = step.get("who", "you")
+    verb = next((k for k in step if k in KEYWORDS), "")
+    if verb in _REMOVES:
+        # `whose` is said from the actor's side: "your opponent deletes 1 of their cards" is whose "you"
+        return step.get("whose", "any") == ("you" if actor == "you" else "opponent")
+    return verb == "discard" and actor == "you" and step.get("from") is None and step.get("into") is None
+
+
+def harms_only(data: dict[str, Any]) -> bool:
+    """Whether every effect of a card (as `CardSpec.as_data()` or a turned copy) harms its owner:
+    it has steps, no passive, and each step (`_harms_owner`) costs its owner."""
+    steps = [s for box in BOXES for _, s in _steps(data.get(box, {}).get("do", []), (box, "do"))]
+    passives = [p for box in BOXES for p in data.get(box, {}).get("passive", [])]
+    return bool(steps) and not passives and all(_harms_owner(s) for s in steps)
+
+
+def turned_data(card: CardSpec, knobs: Iterable[Knob]) -> dict[str, Any]:
+    """The card's whole data with `knobs` turned (no text rewritten)."""
+    new = copy.deepcopy(card.as_data())
+    for knob in knobs:
+        _set(new, knob.path, knob.new)
+    return new
+
+
+def card_faults(card: CardSpec, knobs: Iterable[Knob]) -> list[str]:
+    """The shipped constraints one turned card breaks: no card whose only effect harms its owner,
+    unless the official one already does."""
+    if harms_only(turned_data(card, knobs)) and not harms_only(card.as_data()):
+        return [f"{card.name} would only harm its owner"]
+    return []
+
+
+def candidate_faults(specs: Iterable[CardSpec], knobs: Iterable[Knob]) -> list[str]:
+    """The shipped constraints a set of knob turns over a pool's cards (`specs`) breaks: each turned
+    card's (`card_faults`), and two cards of one protocol with the same value where that protocol's
+    official cards have six distinct values."""
+    specs, knobs = list(specs), list(knobs)
+    by_name = {c.name: c for c in specs}
+    faults: list[str] = []
+    for name in dict.fromkeys(k.card for k in knobs):
+        faults += card_faults(by_name[name], [k for k in knobs if k.card == name])
+    value = {c.name: c.value for c in specs}
+    value.update({k.card: k.new for k in knobs if k.kind == "value"})
+    for proto in dict.fromkeys(by_name[k.card].protocol for k in knobs if k.kind == "value"):
+        cards = [c for c in specs if c.protocol == proto]
+        if len({c.value for c in cards}) == len(cards) and len({value[c.name] for c in cards}) < len(cards):
+            faults.append(f"two {proto} cards would have the same value")
+    return faults
 
 
 def _set(data: Any, path: Path, new: int | bool | str) -> None:
@@ -175,6 +237,12 @@ def _printed(card: CardSpec, box: str, data: dict[str, Any]) -> str:
         back = read_box(text, card.protocol)
     except (WriteError, ReadError) as e:
         raise CardDataError(f"{card.name}: key '{box}': the turned box cannot be printed ({e})") from None
+    faults = wording_faults(text)
+    if faults:
+        raise CardDataError(
+            f"{card.name}: key '{box}': the turned box cannot be printed (its wording {text!r} does not read as "
+            f"sentences: {'; '.join(faults)})"
+        )
     if not same_records(card, box, encoding, back, True):
         raise CardDataError(
             f"{card.name}: key '{box}': the turned box cannot be printed (its wording {text!r} reads as another effect)"

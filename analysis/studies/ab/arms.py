@@ -21,7 +21,7 @@ from analysis.pages.shell import fig_html, filter_bar, layout, render_page, tabl
 from analysis.runs.card_texts import card_texts
 from analysis.runs.open import RunError, Runs, arm_of, open_runs, peek_manifest, split_arm
 from analysis.runs.provenance import as_html, of_runs
-from analysis.studies.ab.compare import Comparison, compare_runs, print_comparison
+from analysis.studies.ab.compare import Comparison, compare_runs, print_comparison, shown_rows
 from analysis.studies.ab.ranking import ranking_html
 from analysis.studies.ab.stopped import apply_stop, describe, stop_record
 from analysis.studies.plain import queries
@@ -297,7 +297,8 @@ def fig_card_wr(c: Comparison, base: str, variant: str) -> go.Figure | None:
 
 
 def _rows_table(c: Comparison, i: int) -> str:
-    t = c.table.assign(saved=[("" if pd.isna(v) else f"{v:.1f}x") for v in c.table["variance_ratio"]])
+    shown = shown_rows(c)
+    t = shown.assign(saved=[("" if pd.isna(v) else f"{v:.1f}x") for v in shown["variance_ratio"]])
     cols = [
         ("name", "name", "text"),
         ("kind", "kind", "text"),

@@ -359,6 +359,27 @@ def card_use(base: Runs, variant: Runs, names: list[str]) -> pd.DataFrame:
 # -- the comparison --------------------------------------------------------------------------------
 
 
+def focus_protocols(cards: list[str], protocols: list[str]) -> list[str]:
+    """The protocols whose cards the variant changes ("Metal 3" -> Metal), in the order of `cards`:
+    the comparison's focus, tested as a family of their own."""
+    by_lower = {p.lower(): p for p in protocols}
+    out: list[str] = []
+    for card in cards:
+        proto = by_lower.get(card.rsplit(" ", 1)[0].lower()) if " " in card else None
+        if proto is not None and proto not in out:
+            out.append(proto)
+    return out
+
+
+def shown_rows(c: Comparison) -> pd.DataFrame:
+    """The rows a table shows: every protocol and the first player; of the cards only those the
+    variant changed or that moved significantly (an unchanged card that did not move is noise)."""
+    t = c.table
+    changed = {n.lower() for n in c.meta.get("changed_cards", [])}
+    keep = (t["kind"] != "card") | t["name"].str.lower().isin(changed) | t["significant"].fillna(False).astype(bool)
+    return t[keep]
+
+
 def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float = 0.05) -> Comparison:
     """Per protocol, per card and for the first player: base and variant rates, the change with a
     95% interval, a test, and the p-value corrected across all rows. Protocol and first-player rows
@@ -386,16 +407,21 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
             df = _apply_paired(df, paired_sums(pc), design)
     finally:
         pc.close()
+    names, notes = changed_cards(base, variant)
+    focus = focus_protocols(names, df.loc[df["kind"] == "protocol", "name"].tolist())
+    df["family"] = np.where((df["kind"] == "protocol") & df["name"].isin(focus), "focus", "rest")
     df["p_adjusted"] = np.nan
-    df.loc[tested, "p_adjusted"] = adjust(df.loc[tested, "p_value"].to_numpy(), method)
+    for family in ("focus", "rest"):  # the changed protocols are one family, the rest another
+        rows = tested & (df["family"] == family)
+        if rows.any():
+            df.loc[rows, "p_adjusted"] = adjust(df.loc[rows, "p_value"].to_numpy(), method)
     df["significant"] = df["p_adjusted"] < alpha
     df["detectable"] = detectable_change(df, int(tested.sum()), alpha)
     order = {"game": 0, "protocol": 1, "card": 2}
-    df = df.assign(_o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(
-        ["significant", "_o", "_a"], ascending=[False, True, True]
+    df = df.assign(_f=df["family"] != "focus", _o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(
+        ["_f", "significant", "_o", "_a"], ascending=[True, False, True, True]
     )
-    df = df.drop(columns=["_o", "_a"]).reset_index(drop=True)
-    names, notes = changed_cards(base, variant)
+    df = df.drop(columns=["_f", "_o", "_a"]).reset_index(drop=True)
     cards = card_use(base, variant, names)
     meta = {
         "base": side_label(base),
@@ -406,6 +432,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         "warnings": base.warnings + variant.warnings,
         **design.as_dict(),
         "changed_cards": names,
+        "focus": focus,
         "notes": notes,
         "provenance": of_runs(base) + of_runs(variant),
     }
@@ -514,6 +541,15 @@ def summarize(
     ]
     if design is not None:
         out.append(_design_line(design, df))
+    focus = df[df.get("family", pd.Series("rest", index=df.index)) == "focus"]
+    if not focus.empty:
+        names = ", ".join(focus["name"])
+        out.append(
+            f"Focus: {names}, whose cards the variant changes, tested first as a family of its own "
+            f"({CORRECTION_NAMES[method]} over {len(focus)}; the other rates corrected separately):"
+        )
+        out += ["- " + _line(r) for _, r in focus.iterrows()]
+        df = df[df["family"] != "focus"]
     sig = df[df["significant"].fillna(False).astype(bool)]
     if sig.empty:
         rest = df[df["p_adjusted"].notna()]
@@ -522,14 +558,16 @@ def summarize(
         else:
             r = rest.loc[rest["change"].abs().idxmax()]
             out.append(
-                f"Nothing moved significantly. The largest change was {r['name']} "
+                f"{'Of the rest, n' if not focus.empty else 'N'}othing moved significantly. "
+                f"The largest change was {r['name']} "
                 f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}, "
                 f"adjusted p = {r['p_adjusted']:.2g}): within what chance explains at these game counts."
             )
     else:
         n_p = int((sig["kind"] == "protocol").sum())
         n_c = int((sig["kind"] == "card").sum())
-        out.append(f"{n_p} protocol(s) and {n_c} card(s) moved significantly:")
+        rest = " other" if not focus.empty else ""
+        out.append(f"{n_p}{rest} protocol(s) and {n_c} card(s) moved significantly:")
         out += ["- " + _line(r, cards) for _, r in sig.iterrows()]
     out += _missed(df)
     if cards is not None and not cards.empty:
@@ -601,7 +639,7 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
         console.print(f"[yellow]warning:[/yellow] {w}")
     for n in c.meta.get("notes", []):
         console.print(f"note: {n}")
-    t = c.table
+    t = shown_rows(c)
     rows = []
     for _, r in t.head(limit).iterrows():
         rows.append(
@@ -616,13 +654,14 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
                 r["design"],
                 _ratio(r.get("variance_ratio", np.nan)),
                 "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",
-                "yes" if r["significant"] else "",
+                ("yes" if r["significant"] else "") + (" (focus)" if r.get("family") == "focus" else ""),
             ]
         )
     console.print(
         table(
             f"Changes in win rate (points, 95% CI); {limit if len(t) > limit else len(t)} of {len(t)} "
-            "rows, most significant and largest first",
+            "rows: the changed protocols first, then the most significant and largest; cards only "
+            "when changed or moved significantly",
             [
                 "name",
                 "kind",

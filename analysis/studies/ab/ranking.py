@@ -17,8 +17,8 @@ from analysis.studies.plain.rule_note import notes_html
 
 def ranking(comparisons: list[tuple[str, Comparison]]) -> pd.DataFrame:
     """One row per (arm, protocol or first player) with a change: the arm's rate against the base
-    arm's, the change with its 95% interval, evidence (|change| / se) and the adjusted p; sorted by
-    evidence, strongest first."""
+    arm's, the change with its 95% interval, evidence (|change| / se) and the adjusted p; the
+    protocols each arm changed (its focus) first, then by evidence, strongest first."""
     parts = []
     for arm, c in comparisons:
         t = c.table[c.table["kind"].isin(["game", "protocol"]) & c.table["change"].notna()]
@@ -30,7 +30,9 @@ def ranking(comparisons: list[tuple[str, Comparison]]) -> pd.DataFrame:
     t["evidence"] = (t["change"].abs() / se.where(se > 0)).fillna(0.0)
     t["moved"] = np.where(t["significant"].fillna(False).astype(bool), np.where(t["change"] > 0, "up", "down"), "")
     t["_p"] = np.where(t["kind"] == "protocol", t["name"], "")
-    return t.sort_values(["evidence", "arm", "name"], ascending=[False, True, True]).reset_index(drop=True)
+    t["_focus"] = t.get("family", pd.Series("rest", index=t.index)) == "focus"  # the changed protocols first
+    t = t.sort_values(["_focus", "evidence", "arm", "name"], ascending=[False, False, True, True])
+    return t.drop(columns="_focus").reset_index(drop=True)
 
 
 def ranking_html(comparisons: list[tuple[str, Comparison]], base: str) -> str:

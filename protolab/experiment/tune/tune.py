@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,13 +28,15 @@ from typing import Any
 import numpy as np
 
 from analysis.runs.runfolder import write_atomic
-from analysis.stats.balance import effect, front, imbalance, rates
+from analysis.stats.balance import effect, front, imbalance, paired_noise, rates
+from analysis.studies.plain.rule_note import pool_notes
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import Spec, SpecError
 from protolab.experiment.tune.tuneplay import Job, arm_files, arm_job, search_seeds, verify_seeds
 from protolab.version import protolab_version
-from sim.cards.knobs import Knob, card_knobs, turned, variant_toml
+from sim.cards.knobs import Knob, candidate_faults, card_knobs, turned, variant_toml
+from sim.cards.loader import CardDataError
 from sim.pool import ENGINE_VERSION, Pool
 
 TUNE_FORMAT = 1
@@ -72,6 +75,7 @@ class Search:
     knobs: list[Knob]
     target: int | None
     settings: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)  # said once, kept in the record
 
     @property
     def band(self) -> tuple[float, float]:
@@ -112,10 +116,19 @@ def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
             raise SpecError(f"{spec.source}: key '{key}': {what}")
         chosen += [c for c in found if c not in chosen]
     knobs = [k for c in chosen for k in card_knobs(c, t["kinds"], t["steps"])]
+    offered = len(knobs)
+    if t.get("constraints", True):  # a turn that alone breaks them could never be proposed
+        knobs = [k for k in knobs if not candidate_faults(pool.specs, [k])]
     if not knobs:
+        why = (
+            f" ({offered} turns break the shipped constraints: distinct values within a protocol, no card that "
+            "only harms its owner; tune.constraints = false lets them go)"
+            if offered
+            else ""
+        )
         raise SpecError(
             f"{spec.source}: key 'tune.kinds': the change space is empty: the cards "
-            f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}"
+            f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}{why}"
         )
     return knobs
 
@@ -162,7 +175,9 @@ class Baseline:
 
 
 def _score(search: Search, cand: np.ndarray, base: np.ndarray) -> float:
-    return imbalance(rates(cand).rate, rates(base).rate, search.target, search.band)
+    """The candidate's imbalance (analysis/stats/balance.py): the others are charged only for leaving
+    the band beyond the noise of their own paired change."""
+    return imbalance(rates(cand).rate, rates(base).rate, search.target, search.band, paired_noise(cand, base))
 
 
 def _best_case(search: Search, cand: np.ndarray, base: np.ndarray) -> float:
@@ -227,6 +242,18 @@ def _sampler(settings: dict[str, Any], seed: int):
     )
 
 
+def _allowed(search: Search, knobs: list[Knob]) -> bool:
+    """Whether a set of turns prints (several turns of one card print together) and keeps the shipped
+    constraints (sim/cards/knobs.py, `candidate_faults`) unless the spec lets them go."""
+    specs = {c.name: c for c in search.pool.specs}
+    last = knobs[-1]
+    try:
+        turned(specs[last.card], [k for k in knobs if k.card == last.card])
+    except CardDataError:
+        return False
+    return not (search.settings.get("constraints", True) and candidate_faults(search.pool.specs, knobs))
+
+
 def _knobs_of(trial, search: Search) -> list[Knob]:
     labels = ["none"] + [k.label() for k in search.knobs]
     by_label = {k.label(): k for k in search.knobs}
@@ -238,7 +265,8 @@ def _knobs_of(trial, search: Search) -> list[Knob]:
         cards = {c.card for c in chosen}
         fits = k is not None and (k.card in cards or len(cards) < max_cards)
         if k is not None and fits and all(k.path != c.path or k.card != c.card for c in chosen):
-            chosen.append(k)
+            if _allowed(search, chosen + [k]):
+                chosen.append(k)
     return sorted(chosen, key=lambda k: (k.card, k.key))
 
 
@@ -251,6 +279,29 @@ def _record(c: Candidate, number: int) -> dict[str, Any]:
         "stopped": c.reason or "baseline",
         "imbalance": c.score,
     }
+
+
+def _budget_warning(search: Search, judged: list[Candidate], baseline: Baseline) -> list[str]:
+    """A warning when candidates spend tune.games before their effect is settled to tune.precision:
+    the half-width they reached and the games settling would take at that spread (the width of an
+    anytime-valid interval shrinks about as 1 / sqrt(games)), so the spec can be fixed early."""
+    t = search.settings
+    spent = [c for c in judged if c.reason == "budget"]
+    if not spent:
+        return []
+    ps = [search.target] if search.target is not None else range(len(search.pool.protocols))
+    widths = []
+    for c in spent:
+        cand = np.concatenate(c.out)
+        base = baseline.games(len(c.out))
+        widths.append(max((hi - lo) / 2 for _, lo, hi, _ in (effect(cand, base, p, t["alpha"]) for p in ps)))
+    width = 100 * float(np.median(widths))
+    needed = int(math.ceil(t["games"] * (width / t["precision"]) ** 2 / t["batch"]) * t["batch"])
+    return [
+        f"{len(spent)} of {len(judged)} candidates of the first generation spent tune.games ({t['games']:,}) "
+        f"before their effect was known to +-{t['precision']:g} points (+-{width:.1f} at the budget); settling "
+        f"one needs about {needed:,} games: raise tune.games or tune.precision ({search.spec.source})"
+    ]
 
 
 def search_trials(
@@ -271,6 +322,7 @@ def search_trials(
     base_score = _score(search, baseline.games(1), baseline.games(1))
     seen: dict[str, Candidate] = {}
     records = list(done)
+    warnings: list[str] = search.warnings
     # a candidate whose best case is worse than changing nothing is dropped from the first look
     incumbent = min([base_score] + [r["imbalance"] for r in done if r["stopped"] in ("settled", "budget")])
     number = 0
@@ -295,6 +347,10 @@ def search_trials(
         if fresh:
             judge(search, fresh, baseline, run, incumbent)
             incumbent = min([incumbent] + [c.score for c in fresh if c.reason in ("settled", "budget")])
+            if not warnings:
+                warnings += _budget_warning(search, fresh, baseline)
+                for w in warnings:
+                    say(f"[yellow]warning:[/yellow] {w}")
         for i, (tr, c) in enumerate(zip(asked, cands, strict=True)):
             study.tell(tr, [c.score, c.cards])
             seen.setdefault(c.key, c)
@@ -324,16 +380,97 @@ def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
 # -- verification -------------------------------------------------------------------------------
 
 
-def _protocols(search: Search, out: np.ndarray) -> dict[str, dict[str, float]]:
+def _protocols(search: Search, out: np.ndarray, base: np.ndarray | None = None) -> dict[str, dict[str, float]]:
+    """Every protocol's win rate and 95% interval on `out`; given the baseline on the same seeds, also
+    its paired change with the anytime-valid interval (`change`, `change_low`, `change_high`)."""
     r = rates(out)
-    return {
-        name: {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]), "games": int(r.games[i])}
-        for i, name in enumerate(search.pool.protocols)
-    }
+    rows = {}
+    for i, name in enumerate(search.pool.protocols):
+        row = {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]), "games": int(r.games[i])}
+        if base is not None:
+            mean, lo, hi, _ = effect(out, base, i, search.settings["alpha"])
+            row.update({"change": mean, "change_low": lo, "change_high": hi})
+        rows[name] = row
+    return rows
+
+
+def _moved(row: dict[str, float]) -> bool:
+    """Whether a protocol's paired change is significant (its interval leaves zero)."""
+    return row["change_low"] > 0 or row["change_high"] < 0
+
+
+def _rejection(search: Search, entry: dict[str, Any], base_score: float) -> str:
+    """Why a verified candidate is not proposed ("" when it is): its change on the target (or, without
+    a target, on every protocol) is not significant on the fresh seeds, or it ends no nearer balance
+    than the official cards."""
+    rows = entry["protocols"]
+    if search.target is not None:
+        t = entry["target_change"]
+        if not (t["low"] > 0 or t["high"] < 0):
+            return (
+                f"its change on {search.pool.protocols[search.target]} is not significant "
+                f"({100 * t['change']:+.1f} points, {100 * t['low']:+.1f} to {100 * t['high']:+.1f})"
+            )
+    elif not any(_moved(r) for r in rows.values()):
+        return "no protocol's change is significant"
+    if entry["imbalance"] >= base_score:
+        return (
+            f"it ends no nearer balance than the official cards (imbalance {100 * entry['imbalance']:.1f} "
+            f"points against {100 * base_score:.1f})"
+        )
+    return ""
+
+
+def _without_padding(entries: list[dict[str, Any]], rejected: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The proposed entries but those that add turns to another proposed one without ending nearer
+    balance (such an entry moves to `rejected`, with the reason): the smaller change says it all."""
+    keep = []
+    for e in entries:
+        mine = {k.label() for k in e["knobs"]}
+        smaller = next(
+            (o for o in entries if {k.label() for k in o["knobs"]} < mine and o["imbalance"] <= e["imbalance"]),
+            None,
+        )
+        if smaller is None:
+            keep.append(e)
+        else:
+            fewer = "; ".join(k.label() for k in smaller["knobs"])
+            rejected.append(
+                {
+                    **{k: v for k, v in e.items() if k != "knobs"},
+                    "rank": None,
+                    "why": f"it adds turns to {fewer} "
+                    f"without ending nearer balance ({100 * e['imbalance']:.1f} points against "
+                    f"{100 * smaller['imbalance']:.1f})",
+                }
+            )
+    return keep
+
+
+def _same_play(chosen: list[Candidate], results: list[np.ndarray], i: int) -> str:
+    """Why candidate i is not proposed when another verified candidate with fewer knob turns plays
+    every fresh game as it does (a turn the judging players never notice, such as making a step
+    greedy always takes mandatory), else ""."""
+    for c, r in zip(chosen, results, strict=True):
+        if len(c.knobs) < len(chosen[i].knobs) and np.array_equal(r, results[i], equal_nan=True):
+            return "it plays every fresh game as " + "; ".join(k.label() for k in c.knobs) + " does, with fewer changes"
+    return ""
+
+
+def _rule_notes(search: Search, knobs: list[Knob], text: str) -> list[str]:
+    """The fixed-rule notes of a candidate (analysis/studies/plain/rule_note.py): a change touching a
+    choice the judging players take by a rule is measured on that rule, not on a player weighing it."""
+    pool = pool_of(tuple(search.spec.arms[0].sets), arm_files(search.spec.arms[0]) + (("candidate.toml", text),))
+    notes = pool_notes(search.pool, pool, list(dict.fromkeys(search.spec.arms[0].strategies)))
+    return [n["note"] for n in notes]
 
 
 def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], list[np.ndarray]]) -> dict[str, Any]:
-    """Re-play the front's candidates and the baseline on fresh seeds; only these numbers are reported."""
+    """Re-play the front's candidates and the baseline on fresh seeds; only these numbers are reported.
+
+    A candidate is proposed (ranked, named, given a variant file) only if its change is significant
+    on the fresh seeds and it ends nearer balance than the official cards; the others are kept in
+    `rejected` with the reason, so "nothing beats the official cards" is an answer, not a silence."""
     t = search.settings
     points = [(c.score, c.cards) for c in kept]
     chosen = [kept[i] for i in front(points)][: t["verify"]]
@@ -345,9 +482,12 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
     out: dict[str, Any] = {
         "baseline": {"protocols": _protocols(search, base), "imbalance": base_score, "games": len(base)},
         "candidates": [],
+        "rejected": [],
+        "verified": len(chosen),
     }
+    entries = []
     for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
-        entry = {
+        entry: dict[str, Any] = {
             "rank": 0,
             "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new} for k in c.knobs],
             "cards": c.cards,
@@ -356,17 +496,72 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
             "search_stopped": c.reason,
             "imbalance": _score(search, r, base),
             "games": len(r),
-            "protocols": _protocols(search, r),
-            "variant_text": search.variant(c.knobs, f"{search.spec.name} candidate {i + 1}"),
+            "protocols": _protocols(search, r, base),
         }
         if search.target is not None:
             mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
             entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
-        out["candidates"].append(entry)
-    out["candidates"].sort(key=lambda e: (e["imbalance"], e["cards"]))
-    for rank, e in enumerate(out["candidates"], 1):
+        why = _rejection(search, entry, base_score) or _same_play(chosen, results[1:], i)
+        if why:
+            out["rejected"].append({**entry, "rank": None, "why": why})
+        else:
+            entry["knobs"] = c.knobs
+            entries.append(entry)
+    entries = _without_padding(entries, out["rejected"])
+    # ranked first, then named: a candidate's name, its file and its rank are one number
+    entries.sort(key=lambda e: (e["imbalance"], e["cards"]))
+    for rank, e in enumerate(entries, 1):
+        knobs = e.pop("knobs")
         e["rank"] = rank
+        e["variant_text"] = search.variant(knobs, f"{search.spec.name} candidate {rank}")
+        e["rule_notes"] = _rule_notes(search, knobs, e["variant_text"])
+        e["printed"] = printed_changes(search, knobs)
+    out["candidates"] = entries
+    out["answer"] = answer_line(search, out)
     return out
+
+
+def printed_changes(search: Search, knobs: list[Knob]) -> list[dict[str, str]]:
+    """Each changed card's boxes as a designer prints them, before and after."""
+    specs = {c.name: c for c in search.pool.specs}
+    rows = []
+    for name in dict.fromkeys(k.card for k in knobs):
+        card = specs[name]
+        table = turned(card, [k for k in knobs if k.card == name])
+        if "value" in table:
+            rows.append({"card": name, "box": "value", "old": str(card.value), "new": str(table["value"])})
+        for box, keys in table.items():
+            if isinstance(keys, dict) and "text" in keys:
+                old = card.as_data().get(box, {}).get("text", "")
+                rows.append({"card": name, "box": box, "old": old, "new": keys["text"]})
+    return rows
+
+
+def answer_line(search: Search, out: dict[str, Any]) -> str:
+    """The search's answer in one line: the target with its baseline and the best candidate's paired
+    change, or that nothing beats the official cards."""
+    base = out["baseline"]
+    if search.target is not None:
+        name = search.pool.protocols[search.target]
+        at = f"{name} wins {100 * base['protocols'][name]['win_rate']:.1f}% with the official cards"
+    else:
+        at = f"imbalance {100 * base['imbalance']:.1f} points with the official cards"
+    if not out["candidates"]:
+        return (
+            f"Nothing beats the official cards: {at}; none of the {out['verified']} verified candidate"
+            f"{'s' * (out['verified'] != 1)} moved it significantly nearer balance."
+        )
+    best = out["candidates"][0]
+    if search.target is not None:
+        tc = best["target_change"]
+        moved = (
+            f"{100 * best['protocols'][name]['win_rate']:.1f}%, a paired change of {100 * tc['change']:+.1f} points "
+            f"({100 * tc['low']:+.1f} to {100 * tc['high']:+.1f})"
+        )
+    else:
+        moved = f"imbalance {100 * best['imbalance']:.1f} points"
+    n = len(out["candidates"])
+    return f"{at}; candidate 1 of {n} brings it to {moved}."
 
 
 # -- the folder ---------------------------------------------------------------------------------
@@ -407,7 +602,10 @@ def read_done(folder: Path, spec: Spec) -> list[dict[str, Any]]:
 
 
 def write_variants(folder: Path, verified: dict[str, Any]) -> None:
+    """One file per proposed candidate, named by its rank; a resumed search's stale files go."""
     (folder / "variants").mkdir(exist_ok=True)
+    for old in (folder / "variants").glob("candidate-*.toml"):
+        old.unlink()
     for e in verified["candidates"]:
         path = folder / "variants" / f"candidate-{e['rank']}.toml"
         write_atomic(path, e.pop("variant_text").encode())
@@ -418,7 +616,9 @@ def _provenance(search: Search, folder: Path, record: dict[str, Any]) -> dict[st
     """The search's block in the shape of a run's (analysis/runs/provenance.py), so every output names
     what produced it the same way."""
     arm, spec = search.spec.arms[0], search.spec
-    games = record["search_games"] + record["baseline"]["games"] * (1 + len(record["candidates"]))
+    games = record["search_games"] + record["baseline"]["games"] * (
+        1 + record.get("verified", len(record["candidates"]))
+    )
     return {
         "run_id": folder.name,
         "path": str(folder),
@@ -469,6 +669,7 @@ def main_tune(
         + (f" ({len(done)} recorded)" if done else "")
     )
     kept = search_trials(search, run, done, save, say)
+    record["warnings"] = search.warnings
     say(
         f"  verifying {min(len(front([(c.score, c.cards) for c in kept])), spec.tune['verify'])} candidates of "
         f"the front on {spec.games:,} fresh seeds each"

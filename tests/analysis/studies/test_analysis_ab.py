@@ -253,6 +253,30 @@ def test_compare_two_arms_is_paired_with_changed_card_use(capsys, ab_run, arms):
     assert f"{card['up_rate_base']:.1%} -> {card['up_rate_variant']:.1%}" in out
 
 
+def test_the_protocol_a_variant_changes_is_its_focus_tested_first_on_its_own(capsys, ab_run, arms):
+    """fire1-worth-3 changes a Fire card: Fire leads the table and the summary with its own interval,
+    corrected as a family of one (its p unadjusted), the other rates corrected separately."""
+    c = compare_runs(open_runs([arms[0]]), open_runs([arms[1]]))
+    assert c.meta["focus"] == ["Fire"]
+    fire = c.table.iloc[0]
+    assert (fire["name"], fire["kind"], fire["family"]) == ("Fire", "protocol", "focus")
+    assert fire["p_adjusted"] == pytest.approx(fire["p_value"])
+    focus_at = next(i for i, line in enumerate(c.summary) if line.startswith("Focus: Fire"))
+    assert (
+        c.summary[focus_at + 1].startswith("- Fire ") and f"{100 * fire['change_low']:+.1f}" in c.summary[focus_at + 1]
+    )
+    rest = c.table[c.table["family"] == "rest"]
+    from analysis.stats.proportions import adjust
+
+    tested = rest[rest["p_value"].notna()]
+    assert np.allclose(tested["p_adjusted"], adjust(tested["p_value"].to_numpy(), "holm"))
+    code, out, _ = run_cli(capsys, "compare", *arms)
+    shown = [line.split("│")[1].strip() for line in out.splitlines() if line.count("│") > 5]
+    cards = set(c.table.loc[c.table["kind"] == "card", "name"])
+    moved = set(c.table.loc[(c.table["kind"] == "card") & c.table["significant"], "name"])
+    assert shown[0] == "Fire" and {n for n in shown if n in cards} <= moved | {"Fire 1"}
+
+
 def test_report_on_an_ab_run_shows_each_arm(capsys, ab_run, arms):
     code, out, err = run_cli(capsys, "report", ab_run)
     assert code == 0, err

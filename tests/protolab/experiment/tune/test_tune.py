@@ -105,7 +105,10 @@ def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsy
     spec, folder, record = searched
     assert len(record["trials"]) == 5
     assert set(record["baseline"]["protocols"]) == set(load_pool(["Main 1", "Aux 1"]).protocols)
-    assert record["candidates"], "a search of 5 trials keeps at least one candidate"
+    assert record["candidates"] or record["rejected"], "a search of 5 trials verifies at least one candidate"
+    for c in record["candidates"] + record["rejected"]:
+        assert c["target_change"]["low"] <= c["target_change"]["change"] <= c["target_change"]["high"]
+        assert all("change_low" in r for r in c["protocols"].values())
     for c in record["candidates"]:
         assert c["games"] == spec.games and c["changes"] and len({x["card"] for x in c["changes"]}) <= 3
         for p, r in c["protocols"].items():
@@ -117,6 +120,50 @@ def test_the_record_has_the_verified_shape_and_runnable_variants(searched, capsy
     capsys.readouterr()
     stored = json.loads((folder / "tune.json").read_text())
     assert stored["trials"] == record["trials"] and stored["candidates"] == record["candidates"]
+
+
+def test_only_a_significant_candidate_nearer_balance_is_proposed_and_its_name_is_its_file(searched):
+    _, folder, record = searched
+    base = record["baseline"]["imbalance"]
+    for c in record["candidates"]:
+        t = c["target_change"]
+        assert (t["low"] > 0 or t["high"] < 0) and c["imbalance"] < base
+        text = Path(c["variant"]).read_text()
+        assert Path(c["variant"]).name == f"candidate-{c['rank']}.toml"
+        assert tomllib.loads(text)["variant"] == f"tune-small candidate {c['rank']}"
+    for c in record["rejected"]:
+        t = c["target_change"]
+        assert c["why"] and c["rank"] is None and "variant" not in c
+        assert (t["low"] <= 0 <= t["high"]) or c["imbalance"] >= base
+    files = sorted(p.name for p in (folder / "variants").glob("*.toml"))
+    assert files == sorted(f"candidate-{c['rank']}.toml" for c in record["candidates"])
+    if record["candidates"]:
+        assert record["answer"].startswith("Fire wins") and "candidate 1 of" in record["answer"]
+    else:
+        assert record["answer"].startswith("Nothing beats the official cards: Fire wins")
+
+
+def test_the_answer_and_the_target_lead_every_format(searched, capsys, tmp_path):
+    _, folder, record = searched
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert record["answer"][:40] in out.replace("\n", " ")
+    for c in record["candidates"]:
+        assert f"candidate {c['rank']} (variants/candidate-{c['rank']}.toml)" in out
+    assert main(["report", str(folder), "--table", "candidates", "--format", "csv"]) == 0
+    header = [x for x in capsys.readouterr().out.splitlines() if not x.startswith("#")][0]
+    if record["candidates"]:
+        assert header.startswith("rank,target,baseline,after,change,change_low,change_high")
+    assert main(["report", str(folder), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data)[:2] == ["target", "answer"]
+    page = tmp_path / "page.html"
+    assert main(["dashboard", str(folder), "--out", str(page)]) == 0
+    html = page.read_text()
+    assert record["answer"].split(":")[0] in html
+    for c in record["candidates"]:
+        t = c["target_change"]
+        assert f"{100 * t['change']:+.1f} ({100 * t['low']:+.1f} to {100 * t['high']:+.1f})" in html
 
 
 def test_verification_uses_seeds_the_search_never_saw(searched):
@@ -193,6 +240,20 @@ def test_outcomes_score_each_protocol_of_each_seat():
     assert out[1].tolist()[:6] == [0.5] * 6
 
 
+def test_imbalance_lifts_a_weak_protocol_as_it_lowers_a_strong_one():
+    """Lifting Metal from 40% takes wins from the others: a full fix that leaves them in the band
+    scores better than a half fix that leaves them alone, and noise is not charged."""
+    base = np.array([0.40, 0.52, 0.48, 0.53])
+    full = np.array([0.50, 0.50, 0.455, 0.51])
+    half = np.array([0.45, 0.52, 0.48, 0.53])
+    band = (0.45, 0.55)
+    assert imbalance(full, base, 0, band) == pytest.approx(0.0)
+    assert imbalance(half, base, 0, band) == pytest.approx(0.05)
+    lowered = np.array([0.50, 0.60, 0.48, 0.53])  # a strong protocol lowered, pushing another out of the band
+    assert imbalance(lowered, np.array([0.60, 0.56, 0.48, 0.53]), 0, band) == pytest.approx(0.04)
+    assert imbalance(lowered, np.array([0.60, 0.56, 0.48, 0.53]), 0, band, np.array([0, 0.05, 0, 0])) == 0
+
+
 def test_imbalance_charges_a_fix_that_breaks_another_protocol():
     base = np.array([0.7, 0.5, 0.4])
     assert imbalance(np.array([0.6, 0.5, 0.4]), base, 0, (0.45, 0.55)) == pytest.approx(0.1)
@@ -233,6 +294,12 @@ def test_a_search_folder_reads_as_its_study_in_report_and_dashboard(searched, ca
     assert 'id="candidates"' in text and 'id="rates"' in text and 'id="trials"' in text
 
 
+def test_an_empty_change_space_says_the_constraints_took_it(tmp_path, capsys):
+    path = write(tmp_path, SPEC.format(trials=2, verify=100).replace('kinds = ["value", "may"]', 'kinds = ["value"]'))
+    line = one_error(capsys, "tune", path, "--workers", "1", "--out", tmp_path / "out")
+    assert "key 'tune.kinds'" in line and "break the shipped constraints: distinct values" in line
+
+
 def test_max_cards_counts_several_turns_of_one_card_once(tmp_path):
     import optuna
 
@@ -251,3 +318,33 @@ def test_max_cards_counts_several_turns_of_one_card_once(tmp_path):
     bad = write(tmp_path, text.replace("max_cards = 1", "max_cards = 4"), "bad.toml")
     with pytest.raises(SpecError, match="key 'tune.max_cards'.*at most tune.max_changes"):
         load_spec(bad)
+
+
+def test_a_candidate_that_only_adds_turns_to_a_better_one_is_not_proposed():
+    from protolab.experiment.tune.tune import _without_padding
+    from sim.cards.knobs import Knob
+
+    draw = Knob("Metal 3", "count", ("middle", "do", 0, "draw"), 1, 2)
+    may = Knob("Metal 3", "may", ("middle", "do", 0, "may"), False, True)
+    value = Knob("Metal 1", "value", ("value",), 1, 4)
+    small, padded, better = (
+        {"knobs": [draw], "imbalance": 0.067},
+        {"knobs": [draw, may], "imbalance": 0.067},
+        {"knobs": [draw, value], "imbalance": 0.05},
+    )
+    rejected: list = []
+    assert _without_padding([small, padded, better], rejected) == [small, better]
+    assert len(rejected) == 1 and rejected[0]["why"].startswith("it adds turns to Metal 3 middle.do[0].draw")
+
+
+def test_a_budget_that_cannot_settle_is_said_after_the_first_generation(tmp_path):
+    """Count and whose turns change some games' results: at 300 games none is known to +-2 points, and the
+    search says so with the games settling would take, in its messages and its record."""
+    text = SPEC.format(trials=2, verify=100).replace('kinds = ["value", "may"]', 'kinds = ["count", "whose"]')
+    text = text.replace("generation = 3", "generation = 2")
+    said: list[str] = []
+    record = main_tune(load_spec(write(tmp_path, text)), tmp_path / "s", player(Local()), said.append)
+    assert len(record["warnings"]) == 1
+    w = record["warnings"][0]
+    assert "spent tune.games (300) before their effect was known to +-2 points" in w and "raise tune.games" in w
+    assert any(w in line for line in said)
