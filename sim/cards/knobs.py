@@ -191,7 +191,7 @@ def candidate_faults(specs: Iterable[CardSpec], knobs: Iterable[Knob]) -> list[s
     for name in dict.fromkeys(k.card for k in knobs):
         faults += card_faults(by_name[name], [k for k in knobs if k.card == name])
     value = {c.name: c.value for c in specs}
-    value.update({k.card: k.new for k in knobs if k.kind == "value"})
+    value.update({k.card: k.new for k in knobs if k.kind == "value" and isinstance(k.new, int)})
     for proto in dict.fromkeys(by_name[k.card].protocol for k in knobs if k.kind == "value"):
         cards = [c for c in specs if c.protocol == proto]
         if len({c.value for c in cards}) == len(cards) and len({value[c.name] for c in cards}) < len(cards):
