@@ -348,3 +348,22 @@ def test_a_budget_that_cannot_settle_is_said_after_the_first_generation(tmp_path
     w = record["warnings"][0]
     assert "spent tune.games (300) before their effect was known to +-2 points" in w and "raise tune.games" in w
     assert any(w in line for line in said)
+
+
+def test_the_search_folder_passes_the_issue_checks_of_benchmarks_tune_check(searched, tmp_path):
+    """benchmarks/tune_check.py (the checks docs/experiments.md reports) runs on a real search folder."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[4]
+    folder = shutil.copytree(searched[1], tmp_path / "search")
+    done = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "tune_check.py"), str(folder)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.startswith("search: ")
