@@ -15,11 +15,8 @@ from analysis.runs.played import PlayedGame
 from protolab.experiment.run.replay import new_game
 from protolab.play.playtest import Playtest
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
-from sim.engine._core import constants
 from sim.observation import observation_from_state
-from sim.record import END_REASONS
 
-LOG_TRIGGER = constants()["log"]["trigger"]
 LOG_KEEP = 80  # log lines the page shows (the last ones)
 
 # what each kind of decision asks (sim/cards/vocabulary.py, DecisionKind)
@@ -170,7 +167,3 @@ class LiveGame:
         entries = self._log_cache[1]
         nm = Namer(self.game.pool, self.game.core.state(), viewer)
         return [log_line(LogLine(self.game.pool, nm, *e)) for e in entries[-LOG_KEEP:]]
-
-
-def end_reason_words() -> list[str]:
-    return [END_REASONS[k] for k in sorted(END_REASONS)]

@@ -203,7 +203,9 @@ def create(out: str | None, spec: Spec) -> Playtest:
     else:
         run_dir = runfolder.open_location(out)
         if Path(out).exists() and any(Path(out).iterdir()):
-            raise PlaytestError(f"--out {out}: the folder holds files but no playtest (run.json); expected a new folder")
+            raise PlaytestError(
+                f"--out {out}: the folder holds files but no playtest (run.json); expected a new folder"
+            )
         run_dir.mkdir()
         runfolder.make_table_dirs(run_dir)
         run_id = Path(out).resolve().name
