@@ -12,6 +12,7 @@ import threading
 from typing import Any
 
 from analysis.runs.played import PlayedGame
+from protolab.experiment.run.plan import card_files
 from protolab.experiment.run.replay import new_game
 from protolab.play.playtest import Playtest
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
@@ -150,8 +151,16 @@ class LiveGame:
         the decks' lists are public, only where each card is may be hidden."""
         pool = self.game.pool
         protos = {pool.protocols[i] for side in s["protocols"] for i in side}
+        changed = {cf.path for cf in card_files(self.playtest.spec)}  # a card from a designer's file
         return {
-            c.name: {"protocol": c.protocol, "value": c.value, "top": c.top, "middle": c.middle, "bottom": c.bottom}
+            c.name: {
+                "protocol": c.protocol,
+                "value": c.value,
+                "top": c.top,
+                "middle": c.middle,
+                "bottom": c.bottom,
+                "variant": c.source in changed,
+            }
             for c in pool.cards
             if c.protocol in protos
         }
