@@ -12,7 +12,6 @@ import threading
 from typing import Any
 
 from analysis.runs.played import PlayedGame
-from protolab.experiment.run.plan import card_files
 from protolab.experiment.run.replay import new_game
 from protolab.play.playtest import Playtest
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
@@ -151,7 +150,7 @@ class LiveGame:
         the decks' lists are public, only where each card is may be hidden."""
         pool = self.game.pool
         protos = {pool.protocols[i] for side in s["protocols"] for i in side}
-        changed = {cf.path for cf in card_files(self.playtest.spec)}  # a card from a designer's file
+        changed = self.playtest.changed_cards()
         return {
             c.name: {
                 "protocol": c.protocol,
@@ -159,7 +158,7 @@ class LiveGame:
                 "top": c.top,
                 "middle": c.middle,
                 "bottom": c.bottom,
-                "variant": c.source in changed,
+                "variant": c.name in changed,
             }
             for c in pool.cards
             if c.protocol in protos

@@ -29,7 +29,7 @@ from protolab.experiment.run.shards import cards_table, compiles_table, events_t
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.spec import Spec, parse_spec
 from sim.batch import RECORDED_COLUMNS, play_columns
-from sim.pool import DEFAULT_SETS
+from sim.pool import DEFAULT_SETS, load_pool
 from strategies.human import HUMAN, Playback
 from strategies.model import load_model
 from strategies.seats import make_seats
@@ -74,6 +74,7 @@ class Playtest:
     run_id: str
     plan: Plan
     manifest: Any  # analysis.runs.manifest.Manifest
+    _changed: set[str] | None = None
 
     @property
     def spec(self) -> Spec:
@@ -98,6 +99,20 @@ class Playtest:
     @property
     def protocols(self) -> Any:
         return self.plan.matchups[0] if self.plan.matchups else None
+
+    def changed_cards(self) -> set[str]:
+        """The cards whose value or text differs from the official card of that name (or that no
+        official box has): the ones the designer's files changed."""
+        if self._changed is None:
+            official = {c.name: c for c in load_pool(sets=self.spec.arms[0].sets, require_encoded=False).cards}
+
+            def printed(c: Any) -> tuple:
+                return (c.value, c.top, c.middle, c.bottom)
+
+            self._changed = {
+                c.name for c in self.pool.cards if c.name not in official or printed(c) != printed(official[c.name])
+            }
+        return self._changed
 
     def seed_of(self, game: int) -> int:
         return int(game_seeds(self.spec.seed, np.array([0]), np.array([game]), False)[0])

@@ -104,6 +104,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, page(), "text/html")
         elif path == "/api/state":
             self._json(self.table.state())
+        elif path == "/favicon.ico":  # the board page asks for one: nothing, not an error
+            self._send(204, b"", "image/x-icon")
         elif path.startswith("/replay/") and path.removeprefix("/replay/").isdigit():
             status, text = self.table.replay_page(int(path.removeprefix("/replay/")))
             self._send(status, text.encode(), "text/html" if status == 200 else "text/plain")
