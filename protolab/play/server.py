@@ -77,7 +77,9 @@ class Handler(BaseHTTPRequestHandler):
     table: Table
 
     def _host_is_local(self) -> bool:
-        port = self.server.server_address[1]
+        address = self.server.server_address
+        assert isinstance(address, tuple)  # an IP server's (host, port)
+        port = address[1]
         host = (self.headers.get("Host") or "").strip().lower()
         return host in {f"{name}:{port}" for name in LOCAL_HOSTS} | set(LOCAL_HOSTS)
 
