@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 import urllib.error
 import urllib.request
@@ -122,3 +123,35 @@ def test_a_stopped_game_is_unfinished_replayable_and_continues(tmp_path, capsys)
     assert again.state() == seen
     with pytest.raises(ValueError, match="not over"):
         again.next()
+
+
+def test_the_state_never_names_a_card_its_seat_cannot_see(tmp_path):
+    """Every state of a game holds no name of a card in the opponent's hand or deck, or face-down on
+    the opponent's side (names are unique in a game: each deck has its own protocols)."""
+    out = tmp_path / "pt"
+    table = Table(create(str(out), spec_of("greedy", 8, 1, TRIOS, [], None)), {})
+    rng, checked = random.Random(4), 0
+    while not (s := table.state())["over"]:
+        full = table.live.game.state()
+        opp = full["B"]
+        hidden = set(opp["hand"]) | set(opp["deck"])
+        hidden |= {c.removeprefix("down:") for st in opp["stacks"] for c in st if c.startswith("down:")}
+        shown = json.dumps({k: v for k, v in s.items() if k != "cards"})  # `cards`: the public card list
+        assert not [n for n in hidden if re.search(rf"\b{re.escape(n)}(?!\d)", shown)], s["decision"]
+        checked += len(hidden)
+        table.decide({"option": rng.randrange(len(s["options"]))})
+    assert checked > 100
+    assert main(["replay", str(out), "--game", "0", "--html", str(tmp_path / "g.html"), "--rollouts", "0"]) == 0
+
+
+def test_hot_seat_each_person_decides_in_their_own_view(tmp_path):
+    out = tmp_path / "pt"
+    table = Table(create(str(out), spec_of(None, 2, 1, TRIOS, [], None)), {})
+    rng, seats = random.Random(5), set()
+    while not (s := table.state())["over"]:
+        assert s["view"]["player"] == s["seat"]
+        seats.add(s["seat"])
+        table.decide({"option": rng.randrange(len(s["options"]))})
+    assert seats == {"A", "B"}
+    assert replay_run(str(out), 0)[-1].startswith("Checked: the replay matches the stored row")
+    assert json.loads((out / "run.json").read_text())["spec"]["seats"]["strategies"] == ["human", "human"]
