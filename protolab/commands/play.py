@@ -84,6 +84,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         pass
     finally:
         server.server_close()
+    with table.lock:  # a decision being written (its game's shard, run.json) is finished first
+        pass
     live = table.live
     if live is not None and not live.over:
         print(

@@ -91,7 +91,8 @@ class LiveGame:
             self._finish_if_over()
 
     def _finish_if_over(self) -> None:
-        if self.over and not self.rec.finished:
+        """An ended game becomes its shard; also one whose shard a stop cut short (not in run.json)."""
+        if self.over and self.rec.game_index not in self.playtest.done():
             r = self.game.record()
             self.playtest.finish(self.rec, r["winner"], r["turns"])
 
