@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,14 +19,24 @@ import pytest
 from fixtures_analysis.chromium import launched
 
 from protolab.cli import main
+from protolab.play.playtest import create, spec_of
+from protolab.play.server import Table, make_server
 
 ROOT = Path(__file__).resolve().parents[3]
 VARIANT = ROOT / "datasets/experiments/variants/fire3_discard_2.toml"
 browser = pytest.fixture(scope="module")(launched)
 
+LOADED = (  # the page has drawn its first state
+    "new Promise(r => { const t = setInterval(() => { if (document.body.dataset.decision) "
+    "{ clearInterval(t); r(); } }, 10); })"
+)
 CLICK = """(async () => {
   const before = document.body.dataset.decision;
-  const buttons = document.querySelectorAll('#options button');
+  let buttons = [];
+  for (let k = 0; k < 200 && !buttons.length; k++) {
+    buttons = document.querySelectorAll('#options button[data-option]');
+    if (!buttons.length) await new Promise(r => setTimeout(r, 5));
+  }
   if (!buttons.length) return 'no options';
   buttons[%d %% buttons.length].click();
   for (let k = 0; k < 1000; k++) {
@@ -49,10 +60,7 @@ def test_a_person_plays_a_whole_game_by_clicking(browser, tmp_path, capsys):
                 break
         assert url, server.stderr.read()
         browser.open(url)
-        browser.evaluate(
-            "new Promise(r => { const t = setInterval(() => { if (document.body.dataset.decision) "
-            "{ clearInterval(t); r(); } }, 10); })"
-        )
+        browser.evaluate(LOADED)
         # the card text shown is the variant's
         browser.evaluate("document.querySelector('#my-hand .card').dispatchEvent(new Event('mouseenter'))")
         shown = browser.evaluate("document.getElementById('card-detail').textContent")
@@ -89,3 +97,37 @@ def test_a_person_plays_a_whole_game_by_clicking(browser, tmp_path, capsys):
     assert "Protocol win rate" in capsys.readouterr().out
     assert main(["replay", str(out), "--game", "0"]) == 0
     assert "Checked: the replay matches the stored row" in capsys.readouterr().out
+
+
+def test_hot_seat_blanks_the_screen_between_the_two_people(browser, tmp_path):
+    table = Table(
+        create(
+            str(tmp_path / "pt"), spec_of(None, 2, 1, [["Fire", "Water", "Death"], ["Hate", "Light", "Life"]], [], None)
+        ),
+        {},
+    )
+    server = make_server(table, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.open(f"http://127.0.0.1:{server.server_address[1]}/")
+        browser.evaluate(LOADED)
+        seen = []
+        for _ in range(40):
+            browser.evaluate("new Promise(r => setTimeout(r, 50))")
+            if browser.evaluate("!!document.getElementById('show-view')"):
+                seat = table.state()["seat"]
+                # covered: no hand, no option of the person to come
+                assert (
+                    browser.evaluate("document.querySelectorAll('#my-hand, #options button[data-option]').length") == 0
+                )
+                browser.evaluate("document.getElementById('show-view').click()")
+                assert browser.evaluate("document.getElementById('prompt').textContent").startswith(seat)
+                seen.append(seat)
+                if len(set(seen)) == 2:
+                    break
+            if not browser.evaluate("!!document.getElementById('show-view')"):
+                assert browser.evaluate(CLICK % 0) == "false"
+        assert set(seen) == {"A", "B"} and browser.errors() == []
+    finally:
+        server.shutdown()
+        server.server_close()
