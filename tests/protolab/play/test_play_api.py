@@ -109,6 +109,12 @@ def test_a_stopped_game_is_unfinished_replayable_and_continues(tmp_path, capsys)
     rng = random.Random(1)
     while not (s := table.state())["over"]:
         table.decide({"option": rng.randrange(len(s["options"]))})
+    # stopped between the ended game's files and run.json: opened again, the game is written then
+    manifest = json.loads((out / "run.json").read_text())
+    (out / "run.json").write_text(json.dumps({**manifest, "shards": []}))
+    table = Table(reopen(str(out)), {})
+    assert table.state()["over"] and table.state()["game"] == 0
+    assert json.loads((out / "run.json").read_text())["shards"] == manifest["shards"]
     table.next()
     for _ in range(6):
         table.decide({"option": 0})
