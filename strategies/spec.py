@@ -51,6 +51,7 @@ from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN
 from strategies.declared import ISMCTS, LEARNED, SEARCH, by_key
 from strategies.draft import DraftTableError, fitted_draft
 from strategies.errors import StrategyError
+from strategies.human import HUMAN, Unattended
 from strategies.model import DEFAULT_MODEL, load_model
 from strategies.user import PythonSeat, Strategy, where_raised
 
@@ -169,6 +170,11 @@ def _learned(seat: SeatConfig, params: Params) -> None:
     learned_player(params).install(seat)
 
 
+def _human(seat: SeatConfig, params: Params) -> None:
+    """A person (strategies/human.py): `protolab play` asks them; anywhere else the seat fails."""
+    seat.set_python(Unattended())
+
+
 # Every built-in kind of player, by the name a spec gives it; a new kind is one entry here (and its
 # extension under strategies/): docs/architecture.md, "Adding a kind of player".
 PLAYERS: dict[str, Player] = {
@@ -177,6 +183,7 @@ PLAYERS: dict[str, Player] = {
     "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search"), RULE),
     "ismcts": Player(("iters", "c", "rollout", "leaf", "choices", "model"), _ismcts, _ismcts_choices),
     "learned": Player(("model", *LEARNED_DEFAULTS), _learned, MODEL),
+    HUMAN: Player((), _human, UNKNOWN),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")
 

@@ -53,6 +53,9 @@ COMMANDS = (
         "protolab.commands.train",
         "train a learned player: example games on Ray, a fitted model, a ladder per generation",
     ),
+    Command(
+        "play", "protolab.commands.play", "play a game in the browser against the lab's player; games join the analysis"
+    ),
     Command("power", "protolab.commands.power", "how many games an experiment needs to see an effect (from a pilot)"),
 )
 

@@ -26,6 +26,7 @@ from analysis.pages import board
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest
 from analysis.runs.open import split_arm
+from analysis.runs.played import PlayedGame, read_played
 from analysis.runs.storage import Location
 from protolab.experiment.run.plan import ShardPlan, make_plan
 from protolab.experiment.run.shardloop import dictionaries, make_task
@@ -37,8 +38,10 @@ from sim.cards.loader import CardDataError
 from sim.describe import LINES, SEAT_NAMES, format_log
 from sim.pool import ENGINE_VERSION, Pool
 from sim.state import State
+from strategies.human import HUMAN
 from strategies.seats import make_seats
 
+ST_SCRIPT = constants()["strategy"]["script"]
 LOG_TURN = constants()["log"]["turn"]
 FINAL_TURN = -1  # turn_states key of the state after the last turn
 
@@ -201,21 +204,49 @@ def new_game(
     until_turn: int = -1,
     draft: tuple[str, str] = ("random", "random"),
     draft_files: tuple[tuple[str, str], ...] = (),
+    answers: list[int] | None = None,
 ) -> State:
     """A State played by these strategy specs and draft strategies (the engine's seats, built as in
-    the batch path) to its end, or with `until_turn` to the end of that turn."""
+    the batch path) to its end, or with `until_turn` to the end of that turn. A `human` seat
+    answers from `answers` (a played game's recorded decisions, analysis/runs/played.py) and the
+    game halts where they run out."""
 
     # scripted seats first: the constructor stops at the first decision instead of playing a game
     game = State(pool, seed=seed, protocols=protocols, first_player=first_player, turn_cap=turn_cap)
-    seats = make_seats(pool, strategies, draft, dict(draft_files).__getitem__).configs
+    built = make_seats(pool, strategies, draft, dict(draft_files).__getitem__).configs
+    seats = tuple(ST_SCRIPT if s == HUMAN else c for s, c in zip(strategies, built, strict=True))
     game.strategies = seats
+    game.answers = list(answers or [])
     game._status = game.core.run(game.answers, seats, until_turn=until_turn)  # State has no setter for seats
     return game
 
 
+def played_game(g: RunGame) -> PlayedGame | None:
+    """A game a person played (`protolab play`): its recorded decisions; None for any other game."""
+    if HUMAN not in g.strategies:
+        return None
+    try:
+        rec = read_played(g.run_dir, g.game_index)
+    except runfolder.RunDirError as e:
+        raise ReplayError(str(e)) from None
+    if rec is None:
+        raise ReplayError(f"{g.run_dir}: game {g.game_index} has a human seat but no played/ file of its decisions")
+    return rec
+
+
 def play(g: RunGame, until_turn: int = -1) -> State:
+    rec = played_game(g)
     return new_game(
-        g.pool, g.seed, g.strategies, g.protocols, g.first_player, g.turn_cap, until_turn, g.draft, g.draft_files
+        g.pool,
+        g.seed,
+        g.strategies,
+        g.protocols,
+        g.first_player,
+        g.turn_cap,
+        until_turn,
+        g.draft,
+        g.draft_files,
+        None if rec is None else rec.answers,
     )
 
 
@@ -390,6 +421,14 @@ def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool =
     """The printed replay of one game of a run, checked against its stored row first."""
     g = locate(run_arg, game, allow_code=allow_code)
     played = play(g)
+    rec_played = played_game(g)
+    if rec_played is not None and not rec_played.finished:  # stopped mid-game: no row to check against
+        return [
+            header(g),
+            *log_lines(played),
+            f"Unfinished: the game stopped after {len(rec_played.answers)} recorded decisions of the person "
+            "(it has no row in games, so no win rate counts it).",
+        ]
     compared = check(g, played)
     rec = played.record(g.strategies)
     return [
@@ -409,6 +448,12 @@ def board_data(
     """The board page's data for one game of a run, replayed and checked against its row first
     (the same checks as `protolab replay RUN --game N`, --allow-code included)."""
     g = locate(run_arg, game, allow_code=allow_code)
+    rec_played = played_game(g)
+    if rec_played is not None and not rec_played.finished:
+        raise ReplayError(
+            f"{g.run_dir}: game {g.game_index} is unfinished; its board page comes when it ends "
+            f"(`protolab replay {run_arg} --game {game}` prints it so far)"
+        )
     played = play(g)
     check(g, played)
     meta = {
