@@ -25,6 +25,7 @@ SMALL = {
     ),
     "may_share.py": (["--games", "20"], r"fire3_discard_2 .*% of"),
     "play_hash.py": (["--divide", "1000"], r"greedy-greedy\s+20 [0-9a-f]{64}"),
+    "play_api.py": (["--games", "2", "--opponent", "greedy"], r"2 ended .* 2 of 2 replay exactly"),
     "turn_cap.py": (["--games", "100"], r"greedy vs greedy, 100 games: \d+ at the turn cap"),
     "text_reader.py": (["--repeats", "1"], r"read 180 cards' boxes in [\d.]+ s"),
     "report_scale.py": (
