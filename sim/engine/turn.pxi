@@ -69,6 +69,14 @@ cdef void deal(State* g) noexcept nogil:
     g.turn = 1
     g.phase = PH_START
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
+    turn_started(g)
+
+cdef inline void turn_started(State* g) noexcept nogil:
+    """A turn's start (a restartable point): the seats that asked for it are told (State.turn_hook)."""
+    if g.turn_hook[0] != NULL:
+        g.turn_hook[0](g.turn_ctx[0], g, 0, -1)
+    if g.turn_hook[1] != NULL:
+        g.turn_hook[1](g.turn_ctx[1], g, 1, -1)
 
 # -- phases ---------------------------------------------------------------------------------------
 
@@ -304,6 +312,7 @@ cdef void next_turn(State* g) noexcept nogil:
         g.phase = PH_OVER
         return
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
+    turn_started(g)
 
 cdef void game_run(State* g) noexcept nogil:
     """Play from the current phase until the game ends or a decision must come from outside.
