@@ -44,7 +44,8 @@ from strategies._bots cimport prepare_copy, heuristic
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
 from strategies._declared cimport MAXPLAN
 from strategies._learned cimport (
-    Mlp, Settings, NOANS, fill_mlp, follow_plan, plan_turn, plan_ahead, plan_holds, win_probability,
+    Mlp, Settings, NOANS, PLAN_TURN, fill_mlp, follow_plan, plan_turn, plan_ahead, plan_holds, settle_plan,
+    win_probability,
 )
 from strategies.declared import ISMCTS, ISMCTS_MODEL_C, by_key
 
@@ -406,6 +407,8 @@ cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
     cdef int32_t best, action
     if kind != D_ACTION:
         if st.choices != NULL and plan_holds(&st.choices.plan, g, p):
+            if st.choices.plan.origin == PLAN_TURN:
+                settle_plan(st.choices, p)
             action = follow_plan(&st.choices.plan, g, kind)
             if action != NOANS:
                 return action

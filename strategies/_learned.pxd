@@ -50,11 +50,14 @@ cdef struct Settings:
     int32_t reply              # best candidates scored again after the opponent's reply (0: none)
     uint32_t explore           # probability of a uniform action, in 2**-24 units
     Plan plan                  # mutable: the seat's plan for its current turn
+    State ahead                # mutable: the determinized copy made at the turn's start (plan_ahead)
+    int8_t pending             # 1: `ahead` is not planned yet (planned at the turn's first choice, if one comes)
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil
 cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
 cdef void plan_ahead(Settings* s, State* g, int p) noexcept nogil
 cdef bint plan_holds(const Plan* plan, State* g, int p) noexcept nogil
+cdef void settle_plan(Settings* s, int p) noexcept nogil
 cdef int follow_plan(Plan* plan, State* g, int kind) noexcept nogil
 cdef int fill_mlp(Mlp* m, layers) except -1

@@ -423,6 +423,7 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     cdef int action, n
     cdef Plan* plan = &s.plan
     if kind == D_ACTION:
+        s.pending = 0
         field = field_hash(g, p)
         note_turn_of(g, p, field)
         seen = seen_hash(g, p, field)
@@ -436,6 +437,8 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
         remember_action(&g.recent[p], seen, action)
         return action
     if plan_holds(plan, g, p):
+        if plan.origin == PLAN_TURN:
+            settle_plan(s, p)
         action = follow_plan(plan, g, kind)
         if action != NOANS:
             if plan.origin == PLAN_TURN:
@@ -488,6 +491,7 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
     s.plan.origin = PLAN_ACTION
     s.plan.seen = 0
     s.plan.next = 0
+    s.pending = 0
     if s.inner <= 0 or s.branch <= 0:
         return
     pl.p = p
@@ -501,38 +505,48 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
 
 
 cdef void plan_ahead(Settings* s, State* g, int p) noexcept nogil:
-    """At the start of a turn (a restartable point; the engine's turn hook): s.plan, p's answers to the
-    choices this turn asks of p before p's own next action decision: the Start phase's effects and
-    the line to compile on p's turn (and, after a compile, the rest of that turn), and every
-    choice the opponent's turn asks of p. Planned as for an action (the first `inner` points within
-    `branch` runs), on a determinized copy played to the turn's end by the default policy (the
-    opponent's action and choices, p's action if one comes), scored by the model from p's view;
-    no plan when no such choice comes in that line. The real game follows it where its decisions
-    match (ordinal, kind, asking card, option legal); p's own action decision replaces it."""
-    cdef State base
-    cdef Planner pl
-    cdef int32_t force[MAXPLAN]
-    cdef int8_t kinds[MAXPLAN]
-    cdef int8_t srcs[MAXPLAN]
-    cdef double sc
-    cdef int points
+    """At the start of a turn (a restartable point; the engine's turn hook): s.plan will hold p's
+    answers to the choices this turn asks of p before p's own next action decision: the Start
+    phase's effects and the line to compile on p's turn (and, after a compile, the rest of that
+    turn), and every choice the opponent's turn asks of p. Here only the determinized copy is made
+    (s.ahead); the plan is made from it at the turn's first such choice (settle_plan), so a turn
+    that asks p nothing before its action costs one re-deal and no play-out."""
     s.plan.n = 0
     s.plan.seed = g.seed
     s.plan.turn = g.turn
     s.plan.origin = PLAN_TURN
     s.plan.seen = 0
     s.plan.next = 0
+    s.pending = 0
     if s.inner <= 0 or s.branch <= 0 or g.winner >= 0:
         return
+    planner_copy(g, &s.ahead, p)
+    s.pending = 1
+
+
+cdef void settle_plan(Settings* s, int p) noexcept nogil:
+    """The plan of the turn's start, made now from its copy (s.ahead) if not yet: planned as for an
+    action (the first `inner` points within `branch` runs) on that copy played to the turn's end by
+    the default policy (the opponent's action and choices, p's action if one comes), scored by the
+    model from p's view; no plan when no choice of p's comes in that line. The real game follows it
+    where its decisions match (ordinal, kind, asking card, option legal)."""
+    cdef Planner pl
+    cdef int32_t force[MAXPLAN]
+    cdef int8_t kinds[MAXPLAN]
+    cdef int8_t srcs[MAXPLAN]
+    cdef double sc
+    cdef int points
+    if not s.pending:
+        return
+    s.pending = 0
     pl.p = p
-    pl.turn = g.turn
-    planner_copy(g, &base, p)
+    pl.turn = s.plan.turn
     clear_force(&pl)
-    sc = play_line(s, &base, p, NO_FORCED, &pl)
+    sc = play_line(s, &s.ahead, p, NO_FORCED, &pl)
     points = pl.n if pl.before < 0 else pl.before
     if points == 0:
         return
-    improve(s, &base, p, NO_FORCED, &pl, sc, force, kinds, srcs, points if points < s.inner else s.inner)
+    improve(s, &s.ahead, p, NO_FORCED, &pl, sc, force, kinds, srcs, points if points < s.inner else s.inner)
     keep_plan(&s.plan, force, kinds, srcs, points)
 
 
