@@ -152,7 +152,7 @@ def test_a_run_whose_pool_cannot_be_rebuilt_says_the_question_is_open(tmp_path):
 
 def test_simulate_with_a_variant_says_it(capsys):
     argv = ["simulate", "--games", "6", "--cards", VARIANTS / "fire3_discard_2.toml", "--format", "json"]
-    (note,) = json.loads(cli(capsys, *argv))["rule_notes"]
+    (note,) = json.loads(cli(capsys, *argv, "--strategies", "greedy", "greedy"))["rule_notes"]
     assert note["note"].startswith(GREEDY_NOTE) and "greedy takes by a fixed rule" in note["note"]
     assert json.loads(cli(capsys, *argv, "--strategies", "learned", "learned"))["rule_notes"] == []
     assert "rule_notes" not in json.loads(cli(capsys, "simulate", "--games", "6", "--format", "json"))
