@@ -64,7 +64,7 @@ DEFAULT_LEAF = "rollout"
 
 cdef enum Choices:
     CHOICES_RULES = 0      # the seat's choices inside effects by the weight-free rule (rules_sub)
-    CHOICES_MODEL = 1      # inside its own turn after its action: the learned player's planner
+    CHOICES_MODEL = 1      # every choice of the real game: the learned player's planner (its turn, before its action, theirs)
 
 CHOICES = ("rules", "model")
 DEFAULT_CHOICES = "rules"  # leaf=model plays choices=model unless told (strategies/spec.py)

@@ -613,7 +613,7 @@ def print_steps(study: TierStudy, console) -> None:
     """The strength ladder of verdicts: per protocol each tier's rate and each step's change, then the
     line about the last step (the convergence measure)."""
     st, m = study.tables.get("steps"), study.meta.get("steps")
-    if st is None or st.empty or len(study.tiers) < 3:
+    if st is None or m is None or st.empty or len(study.tiers) < 3:
         return
     console.print(
         table(
@@ -628,7 +628,7 @@ def print_steps(study: TierStudy, console) -> None:
 
 def steps_html(study: TierStudy) -> str:
     st, m = study.tables.get("steps"), study.meta.get("steps")
-    if st is None or st.empty or len(study.tiers) < 3:
+    if st is None or m is None or st.empty or len(study.tiers) < 3:
         return ""
     cells = pd.DataFrame(tier_steps.rows(st, study.tiers), columns=tier_steps.headers(study.tiers))
     return (
