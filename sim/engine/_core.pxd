@@ -162,6 +162,7 @@ cdef struct State:
     const void* seat_ctx[2]            # its context (ST_EXTERNAL); ST_PYTHON: a borrowed Python object with _choose()
     decide_fn_t turn_hook[2]           # real games only (NULL in lookahead copies): called at each turn's start
     const void* turn_ctx[2]            # with this context (the seat's own, which a wrapping decider leaves alone)
+    int16_t hooked_turn                # the last turn whose start the hooks were told of (game_run, PH_START)
     int32_t forced                     # lookahead: the next action decision takes this option (NO_FORCED: none)
     int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; NO_HORIZON never
     int8_t cur_verb                    # verb of the step choosing targets (bots' context)

@@ -69,10 +69,14 @@ cdef void deal(State* g) noexcept nogil:
     g.turn = 1
     g.phase = PH_START
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
-    turn_started(g)
 
 cdef inline void turn_started(State* g) noexcept nogil:
-    """A turn's start (a restartable point): the seats that asked for it are told (State.turn_hook)."""
+    """A turn's start (a restartable point): the seats that asked for it are told (State.turn_hook),
+    once per turn (State.hooked_turn), whichever path started the game (a batch's deal, a replay
+    from its snapshot) and however often a halted game is resumed."""
+    if g.hooked_turn == g.turn:
+        return
+    g.hooked_turn = g.turn
     if g.turn_hook[0] != NULL:
         g.turn_hook[0](g.turn_ctx[0], g, 0, -1)
     if g.turn_hook[1] != NULL:
@@ -312,7 +316,6 @@ cdef void next_turn(State* g) noexcept nogil:
         g.phase = PH_OVER
         return
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
-    turn_started(g)
 
 cdef void game_run(State* g) noexcept nogil:
     """Play from the current phase until the game ends or a decision must come from outside.
@@ -324,6 +327,7 @@ cdef void game_run(State* g) noexcept nogil:
             run_draft(g)
             continue
         if g.phase == PH_START:
+            turn_started(g)
             phase_triggers(g, TR_START)
             if stopped(g):
                 break
