@@ -43,7 +43,10 @@ from sim.engine.options cimport (
 from strategies._bots cimport prepare_copy, heuristic
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
 from strategies._declared cimport MAXPLAN
-from strategies._learned cimport Mlp, Settings, NOANS, fill_mlp, follow_plan, plan_turn, win_probability
+from strategies._learned cimport (
+    Mlp, Settings, NOANS, PLAN_TURN, fill_mlp, follow_plan, plan_turn, plan_ahead, plan_holds, settle_plan,
+    win_probability,
+)
 from strategies.declared import ISMCTS, ISMCTS_MODEL_C, by_key
 
 cdef enum Rollout:
@@ -61,7 +64,7 @@ DEFAULT_LEAF = "rollout"
 
 cdef enum Choices:
     CHOICES_RULES = 0      # the seat's choices inside effects by the weight-free rule (rules_sub)
-    CHOICES_MODEL = 1      # inside its own turn after its action: the learned player's planner
+    CHOICES_MODEL = 1      # every choice of the real game: the learned player's planner (its turn, before its action, theirs)
 
 CHOICES = ("rules", "model")
 DEFAULT_CHOICES = "rules"  # leaf=model plays choices=model unless told (strategies/spec.py)
@@ -403,8 +406,9 @@ cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
     cdef Walk w
     cdef int32_t best, action
     if kind != D_ACTION:
-        if (st.choices != NULL and st.choices.plan.turn == g.turn and st.choices.plan.seed == g.seed
-                and g.active == p):
+        if st.choices != NULL and plan_holds(&st.choices.plan, g, p):
+            if st.choices.plan.origin == PLAN_TURN:
+                settle_plan(st.choices, p)
             action = follow_plan(&st.choices.plan, g, kind)
             if action != NOANS:
                 return action
@@ -417,6 +421,14 @@ cdef int ismcts_decide(const void* ctx, State* g, int p, int kind) noexcept nogi
     if st.choices != NULL:
         plan_turn(st.choices, g, p, action)
     return action
+
+
+cdef int ismcts_turn(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """A guided seat's turn hook (choices=model): the model plans the choices asked before its action."""
+    cdef const IsmctsSettings* st = <const IsmctsSettings*>ctx
+    if st.choices != NULL:
+        plan_ahead(st.choices, g, p)
+    return 0
 
 
 cdef int first_option(State* g, int p, int32_t key) noexcept nogil:
@@ -559,3 +571,5 @@ def configure(SeatConfig seat, int iters=DEFAULT_ITERS, double c=DEFAULT_C, str 
     settings = Ismcts(iters, c, ROLLOUTS.index(rollout), LEAVES.index(leaf), CHOICES.index(choices), layers,
                       model_hash, inner, branch)
     seat.set_decider(ismcts_decide, &settings.settings, settings)
+    if choices == "model":
+        seat.set_turn_hook(ismcts_turn, &settings.settings)

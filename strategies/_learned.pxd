@@ -19,19 +19,26 @@ cdef struct Mlp:
 
 cdef enum:
     NOANS = -1000000     # no forced answer
+    PLAN_ACTION = 0      # a plan made at the seat's action decision (valid while the turn's view is the same)
+    PLAN_TURN = 1        # a plan made at a turn's start (the choices asked before the seat's next action)
 
 cdef struct Plan:
     # the seat's plan for the rest of its turn (valid for the game, turn and view it was made at)
     uint64_t seed
     uint64_t seen              # the view at the action (the last one in the seat's memory)
     int16_t turn
+    int8_t origin              # PLAN_ACTION or PLAN_TURN
     int32_t n                  # decision points planned
     int32_t next               # the real game's next ordinal
     int8_t kind[MAXPLAN]
     int32_t answer[MAXPLAN]    # the option to take there
+    int8_t src[MAXPLAN]        # the card whose text asks it (State.cur_dec_src)
     # counts for the may_share benchmark and the docs: planned answers followed / not
     int64_t followed
     int64_t fallback
+    # of those followed, the turn-start plans' answers: before the seat's action, on the opponent's turn
+    int64_t followed_before
+    int64_t followed_theirs
 
 
 cdef struct Settings:
@@ -45,9 +52,14 @@ cdef struct Settings:
     uint32_t explore           # probability of a uniform action, in 2**-24 units
     Plan plan                  # mutable: the seat's plan for its current turn
     Explanation* said          # replays only (strategies/_learned_explain.pxi): the weighing told here; else NULL
+    State ahead                # mutable: the determinized copy made at the turn's start (plan_ahead)
+    int8_t pending             # 1: `ahead` is not planned yet (planned at the turn's first choice, if one comes)
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil
 cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
+cdef void plan_ahead(Settings* s, State* g, int p) noexcept nogil
+cdef bint plan_holds(const Plan* plan, State* g, int p) noexcept nogil
+cdef void settle_plan(Settings* s, int p) noexcept nogil
 cdef int follow_plan(Plan* plan, State* g, int kind) noexcept nogil
 cdef int fill_mlp(Mlp* m, layers) except -1

@@ -27,7 +27,7 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from sim.engine._core cimport (
     State, SeatConfig, MAXOPT, MAXPROTO, NRECENT, decide_fn_t, game_run, copy_for_lookahead, bot_below,
-    seat_stream, D_ACTION, D_MAY, ST_EXTERNAL,
+    seat_stream, D_ACTION, D_MAY, ST_EXTERNAL, NO_FORCED,
 )
 from strategies._bots cimport (
     prepare_copy, candidate_actions, default_decide, default_choice, field_hash, seen_hash,
@@ -152,6 +152,8 @@ cdef struct Planner:
     int32_t n                  # p's decision points reached in this run
     int32_t force[MAXPLAN]     # the option forced at each ordinal (NOANS: the default rule)
     int8_t kind[MAXPLAN]       # recorded per ordinal
+    int8_t src[MAXPLAN]        # the card asking (State.cur_dec_src)
+    int32_t before             # points reached before p's action decision in the copy (-1: none met)
     int32_t nalt[MAXPLAN]
     int32_t alt[MAXPLAN][MAXALT]
     int32_t taken[MAXPLAN]
@@ -171,6 +173,8 @@ cdef int planner_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     cdef Planner* pl = <Planner*>ctx
     cdef int k, i, choice
     if p != pl.p or g.turn != pl.turn or kind == D_ACTION:
+        if kind == D_ACTION and p == pl.p and g.turn == pl.turn and pl.before < 0:
+            pl.before = pl.n
         return default_decide(g, p, kind)
     k = pl.n
     if k >= MAXPLAN:
@@ -181,6 +185,7 @@ cdef int planner_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     else:
         choice = default_decide(g, p, kind)
     pl.kind[k] = kind
+    pl.src[k] = g.cur_dec_src
     pl.nalt[k] = g.nopts if g.nopts < MAXALT else MAXALT
     for i in range(pl.nalt[k]):
         pl.alt[k][i] = g.opts[i]
@@ -206,6 +211,7 @@ cdef double play_to(const Settings* s, State* base, int p, int32_t action, Plann
     cdef State sim
     copy_for_lookahead(&sim, base)
     pl.n = 0
+    pl.before = -1
     sim.seat_ctx[0] = pl
     sim.seat_ctx[1] = pl
     sim.forced = action
@@ -229,16 +235,17 @@ cdef void keep_record(const Planner* pl, int32_t* nalt, int32_t alt[MAXPLAN][MAX
             alt[k][i] = pl.alt[k][i]
 
 
-cdef void keep_answers(const Planner* pl, int32_t* best_force, int8_t* best_kind) noexcept nogil:
+cdef void keep_answers(const Planner* pl, int32_t* best_force, int8_t* best_kind, int8_t* best_src) noexcept nogil:
     cdef int k
     for k in range(MAXPLAN):
         best_force[k] = pl.taken[k] if k < pl.n else NOANS
         best_kind[k] = pl.kind[k] if k < pl.n else -1
+        best_src[k] = pl.src[k] if k < pl.n else -1
 
 
 cdef double improve(const Settings* s, State* base, int p, int32_t action, Planner* pl, double score,
-                    int32_t* best_force, int8_t* best_kind) noexcept nogil:
-    """Branch over the alternatives of the first `inner` decision points of action's line, one
+                    int32_t* best_force, int8_t* best_kind, int8_t* best_src, int limit) noexcept nogil:
+    """Branch over the alternatives of the first `limit` decision points of action's line, one
     point at a time (the best answers so far kept, and the decision points of the best line
     so far branched next), within `branch` runs; best_force and best_kind get the best line's
     answers, the return value its score. pl holds the default line's record."""
@@ -248,11 +255,11 @@ cdef double improve(const Settings* s, State* base, int p, int32_t action, Plann
     cdef int32_t alts[MAXALT]
     cdef int n
     cdef double sc
-    keep_answers(pl, best_force, best_kind)
+    keep_answers(pl, best_force, best_kind, best_src)
     keep_record(pl, nalt, alt)
     npoints = pl.n
     k = 0
-    while k < npoints and k < s.inner and runs < s.branch:
+    while k < npoints and k < limit and runs < s.branch:
         n = nalt[k]
         for i in range(n):
             alts[i] = alt[k][i]
@@ -269,21 +276,23 @@ cdef double improve(const Settings* s, State* base, int p, int32_t action, Plann
             runs += 1
             if sc > score + 1e-9:
                 score = sc
-                keep_answers(pl, best_force, best_kind)
+                keep_answers(pl, best_force, best_kind, best_src)
                 keep_record(pl, nalt, alt)
                 npoints = pl.n
         k += 1
     return score
 
 
-cdef void keep_plan(Plan* plan, const int32_t* force, const int8_t* kinds) noexcept nogil:
-    """plan's answers: a line's forced answers up to its first unforced point (plan.n was 0)."""
+cdef void keep_plan(Plan* plan, const int32_t* force, const int8_t* kinds, const int8_t* srcs,
+                   int limit) noexcept nogil:
+    """plan's answers: a line's forced answers up to its first unforced point or `limit` (plan.n was 0)."""
     cdef int i
-    for i in range(MAXPLAN):
+    for i in range(MAXPLAN if limit > MAXPLAN else limit):
         if force[i] == NOANS:
             break
         plan.kind[i] = kinds[i]
         plan.answer[i] = force[i]
+        plan.src[i] = srcs[i]
         plan.n += 1
 
 
@@ -337,8 +346,10 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     cdef int32_t npoints[MAXOPT]
     cdef int32_t force[MAXPLAN]
     cdef int8_t kinds[MAXPLAN]
+    cdef int8_t srcs[MAXPLAN]
     cdef int32_t plans[MAXTOP][MAXPLAN]
     cdef int8_t plan_kinds[MAXTOP][MAXPLAN]
+    cdef int8_t plan_srcs[MAXTOP][MAXPLAN]
     cdef int planned[MAXTOP]
     cdef int n, i, k, r, order, nplanned = 0, best = -1, ties = 0, chosen_plan = -1
     cdef double sc, gain, bs = -1e18
@@ -370,13 +381,14 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             picked[k] = 1
             clear_force(&pl)
             sc = play_line(s, &base, p, cand[k], &pl)
-            gain = improve(s, &base, p, cand[k], &pl, sc, force, kinds) - sc
+            gain = improve(s, &base, p, cand[k], &pl, sc, force, kinds, srcs, s.inner) - sc
             if gain > 1e-9:
                 total[k] += gain
                 planned[nplanned] = k
                 for i in range(MAXPLAN):
                     plans[nplanned][i] = force[i]
                     plan_kinds[nplanned][i] = kinds[i]
+                    plan_srcs[nplanned][i] = srcs[i]
                 nplanned += 1
     if s.said != NULL:
         tell_weighing(s.said, s, cand, total, allowed, n, False)
@@ -394,11 +406,12 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             if bot_below(g, seat_stream(p), ties) == 0:
                 best = i
     s.plan.n = 0
+    s.plan.origin = PLAN_ACTION
     for k in range(nplanned):
         if planned[k] == best:
             chosen_plan = k
     if chosen_plan >= 0:
-        keep_plan(&s.plan, plans[chosen_plan], plan_kinds[chosen_plan])
+        keep_plan(&s.plan, plans[chosen_plan], plan_kinds[chosen_plan], plan_srcs[chosen_plan], MAXPLAN)
     s.plan.seed = g.seed
     s.plan.turn = g.turn
     s.plan.seen = seen
@@ -417,6 +430,7 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
     cdef int action, n
     cdef Plan* plan = &s.plan
     if kind == D_ACTION:
+        s.pending = 0
         field = field_hash(g, p)
         note_turn_of(g, p, field)
         seen = seen_hash(g, p, field)
@@ -429,20 +443,38 @@ cdef int learned_decide(const void* ctx, State* g, int p, int kind) noexcept nog
             action = learned_action(s, g, p, allowed_actions(&g.recent[p], seen, cand, n, allowed), seen)
         remember_action(&g.recent[p], seen, action)
         return action
-    if (plan.turn == g.turn and plan.seed == g.seed and g.active == p
-            and g.recent[p].seen[(g.recent[p].next + NRECENT - 1) % NRECENT] == plan.seen):
+    if plan_holds(plan, g, p):
+        if plan.origin == PLAN_TURN:
+            settle_plan(s, p)
         action = follow_plan(plan, g, kind)
         if action != NOANS:
+            if plan.origin == PLAN_TURN:
+                if g.active == p:
+                    plan.followed_before += 1
+                else:
+                    plan.followed_theirs += 1
             return action
     return default_choice(g, p, kind)
 
 
+cdef bint plan_holds(const Plan* plan, State* g, int p) noexcept nogil:
+    """Whether p's plan is for this game and turn: one made at the turn's start (PLAN_TURN), or one
+    made at p's action decision of this turn, from the view p's memory holds last."""
+    if plan.turn != g.turn or plan.seed != g.seed:
+        return False
+    if plan.origin == PLAN_TURN:
+        return True
+    return g.active == p and (plan.seen == 0
+                              or g.recent[p].seen[(g.recent[p].next + NRECENT - 1) % NRECENT] == plan.seen)
+
+
 cdef int follow_plan(Plan* plan, State* g, int kind) noexcept nogil:
     """The plan's answer at the turn's next decision of its seat, if that decision is the planned
-    one (same ordinal and kind, the option legal); NOANS otherwise (the caller's rule decides)."""
+    one (same ordinal, kind and asking card, the option legal); NOANS otherwise (the caller's rule
+    decides)."""
     cdef int k = plan.next
     plan.next += 1
-    if k < plan.n and plan.kind[k] == kind and has_option(g, plan.answer[k]):
+    if k < plan.n and plan.kind[k] == kind and plan.src[k] == g.cur_dec_src and has_option(g, plan.answer[k]):
         plan.followed += 1
         return plan.answer[k]
     plan.fallback += 1
@@ -458,12 +490,15 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
     cdef Planner pl
     cdef int32_t force[MAXPLAN]
     cdef int8_t kinds[MAXPLAN]
+    cdef int8_t srcs[MAXPLAN]
     cdef double sc
     s.plan.n = 0
     s.plan.seed = g.seed
     s.plan.turn = g.turn
+    s.plan.origin = PLAN_ACTION
     s.plan.seen = 0
     s.plan.next = 0
+    s.pending = 0
     if s.inner <= 0 or s.branch <= 0:
         return
     pl.p = p
@@ -471,9 +506,61 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
     planner_copy(g, &base, p)
     clear_force(&pl)
     sc = play_line(s, &base, p, action, &pl)
-    if pl.n == 0 or improve(s, &base, p, action, &pl, sc, force, kinds) <= sc + 1e-9:
+    if pl.n == 0 or improve(s, &base, p, action, &pl, sc, force, kinds, srcs, s.inner) <= sc + 1e-9:
         return
-    keep_plan(&s.plan, force, kinds)
+    keep_plan(&s.plan, force, kinds, srcs, MAXPLAN)
+
+
+cdef void plan_ahead(Settings* s, State* g, int p) noexcept nogil:
+    """At the start of a turn (a restartable point; the engine's turn hook): s.plan will hold p's
+    answers to the choices this turn asks of p before p's own next action decision: the Start
+    phase's effects and the line to compile on p's turn (and, after a compile, the rest of that
+    turn), and every choice the opponent's turn asks of p. Here only the determinized copy is made
+    (s.ahead); the plan is made from it at the turn's first such choice (settle_plan), so a turn
+    that asks p nothing before its action costs one re-deal and no play-out."""
+    s.plan.n = 0
+    s.plan.seed = g.seed
+    s.plan.turn = g.turn
+    s.plan.origin = PLAN_TURN
+    s.plan.seen = 0
+    s.plan.next = 0
+    s.pending = 0
+    if s.inner <= 0 or s.branch <= 0 or g.winner >= 0:
+        return
+    planner_copy(g, &s.ahead, p)
+    s.pending = 1
+
+
+cdef void settle_plan(Settings* s, int p) noexcept nogil:
+    """The plan of the turn's start, made now from its copy (s.ahead) if not yet: planned as for an
+    action (the first `inner` points within `branch` runs) on that copy played to the turn's end by
+    the default policy (the opponent's action and choices, p's action if one comes), scored by the
+    model from p's view; no plan when no choice of p's comes in that line. The real game follows it
+    where its decisions match (ordinal, kind, asking card, option legal)."""
+    cdef Planner pl
+    cdef int32_t force[MAXPLAN]
+    cdef int8_t kinds[MAXPLAN]
+    cdef int8_t srcs[MAXPLAN]
+    cdef double sc
+    cdef int points
+    if not s.pending:
+        return
+    s.pending = 0
+    pl.p = p
+    pl.turn = s.plan.turn
+    clear_force(&pl)
+    sc = play_line(s, &s.ahead, p, NO_FORCED, &pl)
+    points = pl.n if pl.before < 0 else pl.before
+    if points == 0:
+        return
+    improve(s, &s.ahead, p, NO_FORCED, &pl, sc, force, kinds, srcs, points if points < s.inner else s.inner)
+    keep_plan(&s.plan, force, kinds, srcs, points)
+
+
+cdef int learned_turn(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """A learned seat's turn hook (ctx: its Settings): plan the choices before its next action."""
+    plan_ahead(<Settings*>ctx, g, p)
+    return 0
 
 
 cdef class Learned:
@@ -497,10 +584,16 @@ cdef class Learned:
 
     def install(self, SeatConfig seat):
         seat.set_decider(learned_decide, &self.s, self)
+        seat.set_turn_hook(learned_turn, &self.s)
 
     def plan_counts(self) -> tuple[int, int]:
         """(planned answers followed, planned decisions that fell back to the default rule)."""
         return self.s.plan.followed, self.s.plan.fallback
+
+    def turn_plan_counts(self) -> tuple[int, int]:
+        """Of the answers followed, those planned at a turn's start: (before its action on its own turn,
+        on the opponent's turn)."""
+        return self.s.plan.followed_before, self.s.plan.followed_theirs
 
 
 include "_learned_explain.pxi"      # why each move (replays, the coach's view)

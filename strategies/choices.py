@@ -9,7 +9,7 @@ take it by the rule: the reports say so beside their verdict (analysis/studies/p
 from __future__ import annotations
 
 RULE = "fixed rule"  # every choice inside an effect by the shared rule below
-MODEL = "model"  # its own choices inside its own turn planned with its model; the rest by the rule
+MODEL = "model"  # every choice asked of it in a real game planned with its model (strategies/_learned.pyx)
 RANDOM = "random"  # uniform over the options of every decision
 UNKNOWN = "unknown"  # a user's Python strategy: protolab cannot tell
 HOWS = (RULE, MODEL, RANDOM, UNKNOWN)

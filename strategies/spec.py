@@ -6,7 +6,7 @@ greedy:w_control=2          any weight overridden by name
 search:sims=50,depth=2      determinized flat Monte Carlo (these are the defaults)
 ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
                             leaf=model[,model=NAME]: new nodes scored by a model, not played out, c=0.2;
-                            choices=model (leaf=model's default): its own turn's choices planned by the model)
+                            choices=model (leaf=model's default): every choice it is asked planned by the model)
 learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
 greedy+nodown               restricted play: never play face-down
 greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up

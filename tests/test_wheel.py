@@ -68,11 +68,11 @@ def test_a_small_experiment_runs_end_to_end_from_the_installed_wheel(wheel, tmp_
     """`protolab run demo` (the shipped spec, found inside the wheel), then the report, the
     dashboard and a board page of one of its games, all by the installed command."""
     r = wheel.run(
-        "protolab", "run", "demo", "--games", "2000", "--workers", "1", "--out", "runs", "--no-progress", cwd=tmp_path
+        "protolab", "run", "demo", "--games", "500", "--workers", "1", "--out", "runs", "--no-progress", cwd=tmp_path
     )
     (run_dir,) = (tmp_path / "runs").iterdir()
     manifest = json.loads((run_dir / "run.json").read_text())
-    assert manifest["complete"] and manifest["games"] == 2000, r.stdout
+    assert manifest["complete"] and manifest["games"] == 500, r.stdout
     report = wheel.run("protolab", "report", run_dir, "--format", "json", cwd=tmp_path).stdout
     assert json.loads(report)
     wheel.run("protolab", "dashboard", run_dir, "--out", "d.html", cwd=tmp_path)

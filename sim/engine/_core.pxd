@@ -160,6 +160,9 @@ cdef struct State:
     int8_t restricted[2]               # restrictions[p].restricted, here so that lookahead copies leave them out
     decide_fn_t decide[2]              # ST_EXTERNAL: the function that answers for this seat
     const void* seat_ctx[2]            # its context (ST_EXTERNAL); ST_PYTHON: a borrowed Python object with _choose()
+    decide_fn_t turn_hook[2]           # real games only (NULL in lookahead copies): called at each turn's start
+    const void* turn_ctx[2]            # with this context (the seat's own, which a wrapping decider leaves alone)
+    int16_t hooked_turn                # the last turn whose start the hooks were told of (game_run, PH_START)
     int32_t forced                     # lookahead: the next action decision takes this option (NO_FORCED: none)
     int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; NO_HORIZON never
     int8_t cur_verb                    # verb of the step choosing targets (bots' context)
@@ -272,7 +275,10 @@ cdef class SeatConfig:
     cdef SeatRestrictions restrictions
     cdef decide_fn_t draft_pick
     cdef const void* draft_ctx
+    cdef decide_fn_t turn_hook
+    cdef const void* turn_ctx
     cdef object draft_owner            # keeps draft_ctx alive
     cdef public str spec
     cdef void set_decider(self, decide_fn_t decide, const void* ctx, object owner)
     cdef void set_draft_hook(self, decide_fn_t pick, const void* ctx, object owner)
+    cdef void set_turn_hook(self, decide_fn_t hook, const void* ctx)

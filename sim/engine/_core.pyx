@@ -126,6 +126,8 @@ cdef class SeatConfig:
         self.decide = NULL
         self.ctx = NULL
         self.owner = None
+        self.turn_hook = NULL
+        self.turn_ctx = NULL
         self.draft_pick = NULL
         self.draft_ctx = NULL
         self.draft_owner = None
@@ -137,6 +139,14 @@ cdef class SeatConfig:
         self.decide = decide
         self.ctx = ctx
         self.owner = owner
+
+    cdef void set_turn_hook(self, decide_fn_t hook, const void* ctx):
+        """At the start of every turn of a real game (never in a lookahead copy) hook(ctx, g, p, -1) is
+        called: a restartable point where the seat can plan the choices it will be asked before its
+        next action decision (strategies/_learned.pyx, `plan_ahead`). ctx must live as long as the
+        decider's owner (a decider wrapped later, as the explain and tally wrappers do, keeps it)."""
+        self.turn_hook = hook
+        self.turn_ctx = ctx
 
     cdef void set_draft_hook(self, decide_fn_t pick, const void* ctx, object owner):
         """Draft decisions go to pick(ctx, ...) whatever the seat's strategy (not a scripted seat's);
@@ -174,12 +184,15 @@ cdef void seat_apply(State* g, int p, object seat) noexcept:
         g.strat[p] = sc.strat
         g.decide[p] = sc.decide
         g.seat_ctx[p] = sc.ctx
+        g.turn_hook[p] = sc.turn_hook if sc.strat == ST_EXTERNAL else NULL
+        g.turn_ctx[p] = sc.turn_ctx
         g.restrictions[p] = sc.restrictions
         g.restricted[p] = sc.restrictions.restricted
         g.draft_pick[p] = sc.draft_pick
         g.draft_ctx[p] = sc.draft_ctx
     else:
         g.strat[p] = seat
+        g.turn_hook[p] = NULL
 
 
 _python_errors = []

@@ -115,6 +115,8 @@ cdef void copy_for_lookahead(State* dst, State* src) noexcept nogil:
     per candidate action. The seats' restrictions come along only when a seat plays restricted
     (ask reads them in the copy)."""
     memcpy(dst, src, LOOKAHEAD_BYTES)
+    dst.turn_hook[0] = NULL                # a copy's turns are not the seats' real turns
+    dst.turn_hook[1] = NULL
     if src.restricted[0] | src.restricted[1]:
         memcpy(dst.restrictions, src.restrictions, sizeof(src.restrictions))
 

@@ -70,6 +70,18 @@ cdef void deal(State* g) noexcept nogil:
     g.phase = PH_START
     log_add(g, LG_TURN, g.active, -1, -1, 0, g.turn)
 
+cdef inline void turn_started(State* g) noexcept nogil:
+    """A turn's start (a restartable point): the seats that asked for it are told (State.turn_hook),
+    once per turn (State.hooked_turn), whichever path started the game (a batch's deal, a replay
+    from its snapshot) and however often a halted game is resumed."""
+    if g.hooked_turn == g.turn:
+        return
+    g.hooked_turn = g.turn
+    if g.turn_hook[0] != NULL:
+        g.turn_hook[0](g.turn_ctx[0], g, 0, -1)
+    if g.turn_hook[1] != NULL:
+        g.turn_hook[1](g.turn_ctx[1], g, 1, -1)
+
 # -- phases ---------------------------------------------------------------------------------------
 
 cdef inline void phase_triggers(State* g, int trig) noexcept nogil:
@@ -315,6 +327,7 @@ cdef void game_run(State* g) noexcept nogil:
             run_draft(g)
             continue
         if g.phase == PH_START:
+            turn_started(g)
             phase_triggers(g, TR_START)
             if stopped(g):
                 break

@@ -181,3 +181,19 @@ def test_a_card_made_stronger_is_not_measured_weaker(tmp_path):
     diff = rates[1] - rates[0]
     se = diff.std(ddof=1) / np.sqrt(len(diff))
     assert diff.mean() > -2 * se, (diff.mean(), se)
+
+
+def test_the_model_plans_the_choices_before_its_action_and_on_the_opponents_turn(pool):
+    """Issue 35: at each turn's start (the engine's turn hook) the learned seat plans the choices it
+    will be asked before its action (Start-phase effects, the line to compile) and on the opponent's
+    turn, and the real game follows that plan: without the hook both counts stay 0."""
+    from sim.engine._core import SeatConfig
+
+    from sim.batch import play_columns
+    from strategies.spec import learned_player
+
+    player, seat = learned_player({}), SeatConfig()
+    player.install(seat)
+    play_columns(pool, np.arange(1, 41, dtype=np.uint64), (seat, make_seat("greedy", pool)))
+    before, theirs = player.turn_plan_counts()
+    assert before > 0 and theirs > 0

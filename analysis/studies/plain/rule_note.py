@@ -5,8 +5,9 @@ measured on greedy's rule (always yes), not on a player weighing it.
 For each run (or arm) made with card files: the cards its pool defines differently from the
 official pool and the choices each change touches (analysis/studies/plain/choice_changes.py), and how each of its
 strategies takes those choices (`how_chooses`, declared beside each player in strategies/spec.py).
-A note is written when a player takes them by the fixed rule or at random, and, in its partial
-wording, for the learned player, which plans them only within its own turn. A user's Python
+A note is written when a player takes them by the fixed rule or at random; the model players
+(learned, guided ismcts) plan every choice asked of them with their model since issue 35, so a run
+played by them alone gets none. A user's Python
 strategy is not described (protolab cannot tell). Runs on the official pool get no notes and no
 `rule_notes` key: their reports are unchanged."""
 
@@ -56,7 +57,7 @@ def _how(spec: str) -> str:
 
 def note_text(change: CardChange, strategies: list[str]) -> str | None:
     """The one-line note for a changed card played by these strategies, or None when the change
-    touches no choice or no strategy takes its choices by the rule, at random or by a model."""
+    touches no choice or no strategy takes its choices by the rule or at random."""
     if not change.touched:
         return None
     by = {how: [s for s in dict.fromkeys(strategies) if _how(s) == how] for how in (RULE, RANDOM, MODEL)}
@@ -72,18 +73,11 @@ def note_text(change: CardChange, strategies: list[str]) -> str | None:
     if by[RANDOM]:
         names, one = _names(by[RANDOM])
         clauses.append(f"{names} take{'s' if one else ''} at random")
-    if by[MODEL]:  # last: its clause may end the sentence
+    if not clauses:
+        return None  # every player plans the choice with its model: nothing to note
+    if by[MODEL]:  # last: beside the rule's players, for contrast
         names, one = _names(by[MODEL])
-        own, it = ("its", "it") if one else ("their", "they")
-        clauses.append(
-            f"{names} plan{'s' if one else ''} with {own} model only within {own} own turn"
-            + (
-                f" (by the same rule before {own} action and on the opponent's turn)"
-                if by[RULE]
-                else f"; before {own} action and on the opponent's turn {it} "
-                f"take{'s' if one else ''} {obj} by the fixed rule ({_answers(t)})"
-            )
-        )
+        clauses.append(f"{names} plan{'s' if one else ''} {obj} with {'its' if one else 'their'} model")
     tail = "" if by[MODEL] else "; judge it with learned to see it played"
     return (
         f"note: {change.card}'s change touches {what} {'that' if len(t) == 1 else 'which'} "

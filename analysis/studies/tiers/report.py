@@ -33,11 +33,12 @@ from analysis.studies.plain import queries
 from analysis.studies.plain.flags import balance_flags
 from analysis.studies.plain.report import records
 from analysis.studies.tiers import gaps as tier_gaps
+from analysis.studies.tiers import steps as tier_steps
 from analysis.studies.tiers import strength
 from analysis.studies.tiers.duels import strength_games
 
 FINDINGS = {"protocol": "protocol win rate", "card": "card face-up win rate minus its protocol's other cards"}
-TABLE_NAMES = ("agreement", "flags", "protocols", "cards", "strength", "gaps")
+TABLE_NAMES = ("agreement", "flags", "protocols", "cards", "strength", "gaps", "steps")
 OpenFn = Callable[[str], Runs]
 
 
@@ -388,6 +389,7 @@ def tier_study(
         agreement = agreement_table(per_cluster, protocols, cards, tiers, resamples, seed)
         pc = per_cluster["protocol"]
         gaps = tier_gaps.gap_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
+        steps = tier_steps.step_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
         blocks = [b for r in per.values() for b in of_runs(r)]
         warnings = list(dict.fromkeys(w for r in per.values() for w in r.warnings))
         run_id = next(iter(per.values())).run_ids[0] if per else str(path)
@@ -417,6 +419,7 @@ def tier_study(
             "interval": "95% percentile",
         },
         "gaps": tier_gaps.meta(gaps, resamples, seed, tolerance, interval),
+        "steps": {"statement": tier_steps.statement(resamples, seed), "last": tier_steps.last_step(steps)},
     }
     tables = {
         "agreement": agreement,
@@ -425,6 +428,7 @@ def tier_study(
         "cards": cards,
         "strength": measured,
         "gaps": gaps,
+        "steps": steps,
     }
     return TierStudy(str(path), run_id, tiers, tables, meta)
 
@@ -553,6 +557,7 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
         )
     )
     print_gaps(study, console)
+    print_steps(study, console)
     f = study.tables["flags"]
     rows = [
         [r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]] for _, r in f.iterrows()
@@ -602,6 +607,34 @@ def print_gaps(study: TierStudy, console) -> None:
     console.print(table(tier_gaps.TITLE, tier_gaps.HEADERS, tier_gaps.rows(g), caption=f"{m['statement']}."))
     for s in m["summary"]:
         console.print(s["line"], soft_wrap=True)
+
+
+def print_steps(study: TierStudy, console) -> None:
+    """The strength ladder of verdicts: per protocol each tier's rate and each step's change, then the
+    line about the last step (the convergence measure)."""
+    st, m = study.tables.get("steps"), study.meta.get("steps")
+    if st is None or m is None or st.empty or len(study.tiers) < 3:
+        return
+    console.print(
+        table(
+            tier_steps.TITLE,
+            tier_steps.headers(study.tiers),
+            tier_steps.rows(st, study.tiers),
+            caption=f"{m['statement']}.",
+        )
+    )
+    console.print(m["last"]["line"], soft_wrap=True)
+
+
+def steps_html(study: TierStudy) -> str:
+    st, m = study.tables.get("steps"), study.meta.get("steps")
+    if st is None or m is None or st.empty or len(study.tiers) < 3:
+        return ""
+    cells = pd.DataFrame(tier_steps.rows(st, study.tiers), columns=tier_steps.headers(study.tiers))
+    return (
+        f"<section><h2>{html.escape(tier_steps.TITLE)}</h2><p>{html.escape(m['last']['line'])}</p>"
+        f'{plain_table(cells, "tier-steps")}<p class="muted">{html.escape(m["statement"])}.</p></section>'
+    )
 
 
 def gaps_html(study: TierStudy) -> str:
@@ -695,7 +728,7 @@ dashboard {html.escape(study.run)}#TIER</p>{as_html(study.meta["provenance"])}""
     body = f"""{warnings_html(study.meta["warnings"])}{measured}
 <section><h2>Rank agreement between tiers</h2>{plain_table(a, "agreement")}
 <p class="muted">95% percentile bootstrap over {html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
-1 = the same order, 0 = unrelated, -1 = reversed.</p></section>{gaps_html(study)}
+1 = the same order, 0 = unrelated, -1 = reversed.</p></section>{gaps_html(study)}{steps_html(study)}
 <section><h2>Balance flags under each tier</h2>{
         plain_table(flags, "tier-flags") if not flags.empty else "<p class='ok'>Nothing flagged under any tier.</p>"
     }

@@ -92,6 +92,9 @@ class Trainer:
     def players(self, g: int) -> tuple[tuple[str, str], float]:
         if g == 0:
             return (self.spec.data.expert, self.spec.data.expert), 0.0
+        if self.spec.data.improver:  # expert iteration: the search guided by the previous model
+            guided = f"{self.spec.data.improver},model={MODEL_SLOT}"
+            return (guided, guided), 0.0
         return (LEARNED, LEARNED), self.spec.data.explore
 
     def example_jobs(self, g: int, model: str) -> list[ExampleJob]:
@@ -402,6 +405,7 @@ def publish(trainer: Trainer, record: dict[str, Any], models: Path) -> dict[str,
 def provenance(trainer: Trainer, record: dict[str, Any]) -> dict[str, Any]:
     """The training's block in the shape of a run's (analysis/runs/provenance.py)."""
     s = trainer.spec
+    later = f"{s.data.improver},model=(previous generation)" if s.data.improver else "learned"
     games = sum(e["examples"]["games"] + sum(p["games"] for p in e["ladder"]["pairs"]) for e in record["generations"])
     return {
         "run_id": trainer.folder.name,
@@ -411,7 +415,7 @@ def provenance(trainer: Trainer, record: dict[str, Any]) -> dict[str, Any]:
         "tiers": None,
         "strategies": {
             "generation 0": [s.data.expert, s.data.expert],
-            **({"later generations": ["learned", "learned"]} if s.generations > 1 else {}),
+            **({"later generations": [later, later]} if s.generations > 1 else {}),
         },
         "sets": list(s.sets),
         "card_files": [{"path": c.path, "sha256": c.sha256} for c in s.cards],

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field
 from protolab.experiment.spec import CardFile, Checker, RunName, Strategy, read_card_file, read_spec_file, run_name
 from sim.pool import DEFAULT_SETS
 from sim.schema import Checked, before, check, choice, fail, integer, number, text, texts
+from strategies.errors import StrategyError
 from strategies.model import MAX_LAYERS, MAX_UNITS
 from strategies.spec import parse
 
@@ -33,6 +34,9 @@ class Data:
     expert: str  # generation 0: this strategy on both seats
     explore: float  # later generations: the current model on both seats, exploring this often
     window: int  # a fit learns from the examples of this many generations (the newest)
+    # later generations (expert iteration): this search guided by the current model on both seats
+    # ("ismcts:iters=100,leaf=model"; the model is the previous generation's), instead of self-play
+    improver: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,8 @@ class TrainSpec:
         d = self.to_dict()
         for k in ("output", "source", "description", "generations"):
             d.pop(k)
+        if not d["data"]["improver"]:
+            d["data"].pop("improver")  # specs from before the key hash as they did
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -100,6 +106,20 @@ def expert_problem(text: str) -> str | None:
     )
 
 
+def _improver(text: str) -> str:
+    """An improver is a guided ismcts whose model the training supplies (each generation's previous one)."""
+    try:
+        s = parse(text)
+    except StrategyError as e:
+        return fail(str(e))
+    if s.base != "ismcts" or "model" in s.params or not any(p in s.params for p in ("leaf", "choices")):
+        return fail(
+            f"expected a search guided by the model it is given, like 'ismcts:iters=100,leaf=model' "
+            f"(no model=: the previous generation's is used), got {text!r}"
+        )
+    return text
+
+
 def _built_in(text: str) -> str:
     why = expert_problem(text)
     return text if why is None else fail(why)
@@ -114,6 +134,11 @@ class DataTable(Checked):
     expert: Annotated[Strategy, AfterValidator(_built_in)] = "greedy"
     explore: number(0, 1, "the share of self-play moves chosen at random") = 0.1
     window: integer(1, 100, "generations of examples a fit learns from") = 2
+    improver: Annotated[
+        str,
+        AfterValidator(lambda t: t and _improver(t)),
+        Field(description="later generations' players: a search guided by the previous generation's model"),
+    ] = ""
 
 
 class NetTable(Checked):

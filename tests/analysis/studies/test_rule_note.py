@@ -129,9 +129,11 @@ def test_the_note_under_each_kind_of_player(pool):
     assert greedy.startswith('note: Fire 3\'s change touches an optional step ("may": discard)')
     assert "greedy takes by a fixed rule" in greedy and '"may": always yes' in greedy
     assert greedy.endswith("judge it with learned to see it played")
-    learned = note_text(fire3, ["learned", "learned"])
-    assert "learned plans with its model only within its own turn" in learned
-    assert "before its action and on the opponent's turn" in learned and "judge it with learned" not in learned
+    # the model players plan every choice asked of them (issue 35): no note of their own
+    assert note_text(fire3, ["learned", "learned"]) is None
+    assert note_text(fire3, ["learned", "ismcts:iters=300,leaf=model"]) is None
+    mixed = note_text(fire3, ["greedy", "learned"])
+    assert "greedy takes by a fixed rule" in mixed and mixed.endswith("learned plans them with its model")
     assert "random takes at random" in note_text(fire3, ["greedy", "random"])
     assert note_text(fire3, ["mypkg.bots:MyBot"]) is None
     (fire1,) = changed_choices(pool, load_pool(cards=[VARIANTS / "fire1_worth_3.toml"]))
@@ -152,10 +154,9 @@ def test_a_run_whose_pool_cannot_be_rebuilt_says_the_question_is_open(tmp_path):
 
 def test_simulate_with_a_variant_says_it(capsys):
     argv = ["simulate", "--games", "6", "--cards", VARIANTS / "fire3_discard_2.toml", "--format", "json"]
-    (note,) = json.loads(cli(capsys, *argv))["rule_notes"]
+    (note,) = json.loads(cli(capsys, *argv, "--strategies", "greedy", "greedy"))["rule_notes"]
     assert note["note"].startswith(GREEDY_NOTE) and "greedy takes by a fixed rule" in note["note"]
-    (note,) = json.loads(cli(capsys, *argv, "--strategies", "learned", "learned"))["rule_notes"]
-    assert "learned plans with its model only within its own turn" in note["note"]
+    assert json.loads(cli(capsys, *argv, "--strategies", "learned", "learned"))["rule_notes"] == []
     assert "rule_notes" not in json.loads(cli(capsys, "simulate", "--games", "6", "--format", "json"))
 
 
@@ -221,10 +222,9 @@ def test_compare_says_it_in_the_terminal_json_and_csv(capsys, run_dir):
     data = json.loads(cli(capsys, "compare", f"{run_dir}#official", f"{run_dir}#fire1-worth-3", "--format", "json"))
     assert data["meta"]["rule_notes"] == []
     assert "note: Fire" not in cli(capsys, "compare", f"{run_dir}#official", f"{run_dir}#fire1-worth-3")
-    # judged by learned: the partial wording, no advice to judge it with learned
+    # judged by learned, which plans every choice with its model (issue 35): no note
     out = cli(capsys, "compare", f"{run_dir}#official", f"{run_dir}#fire3-learned")
-    assert GREEDY_NOTE in out and "learned plans with its model only within its own turn" in out
-    assert "judge it with learned" not in out
+    assert "note: Fire" not in out and "judge it with learned" not in out
 
 
 def test_report_of_a_variant_arm_says_it_and_an_official_arm_is_unchanged(capsys, run_dir):
@@ -244,5 +244,5 @@ def test_the_ab_page_says_it_beside_each_arm(capsys, run_dir, tmp_path):
     note = GREEDY_NOTE.replace("'", "&#x27;").replace('"', "&quot;")
     assert note in sections["ab-0"] and "greedy takes by a fixed rule" in sections["ab-0"]  # fire3
     assert 'class="warn rule-note"' not in sections["ab-1"]  # fire1-worth-3
-    assert "learned plans with its model" in sections["ab-2"]  # fire3-learned
+    assert 'class="warn rule-note"' not in sections["ab-2"]  # fire3-learned: its model plans the choice
     assert f"arm fire3: {note}" in sections["ranking"] and "arm fire1-worth-3" not in sections["ranking"]

@@ -26,9 +26,16 @@ def test_shipped_example_specs_play_competent_seats():
         assert seats and "random" not in {_base(s) for s in seats}, f"{path.name} plays random seats: {seats}"
 
 
-def test_simulate_defaults_to_greedy_and_states_it(capsys):
-    assert tuple(build_parser().parse_args(["simulate"]).strategies) == ("greedy", "greedy")
+def test_simulate_defaults_to_learned_and_states_it(capsys):
+    assert tuple(build_parser().parse_args(["simulate"]).strategies) == ("learned", "learned")
     assert main(["simulate", "--games", "50", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["strategies"] == ["greedy", "greedy"] and out["games"] == 50
+    assert out["strategies"] == ["learned", "learned"] and out["games"] == 50
     assert out["sets"] == ["Main 1", "Aux 1", "Main 2", "Aux 2"] and out["first_seed"] == 1
+
+
+def test_the_shipped_verdicts_are_judged_by_the_learned_player():
+    """Issue 35: README command 1 and the shipped examples that give a balance verdict judge with learned."""
+    for name in ("demo", "protocol_balance", "fire1_ab", "fire1_ab_settled", "readings_ab", "tune_fire"):
+        spec = load_spec(name)
+        assert {_base(s) for arm in spec.arms for s in arm.strategies} == {"learned"}, name

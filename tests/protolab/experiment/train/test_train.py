@@ -195,6 +195,8 @@ def test_the_training_folder_reads_as_its_study(trained, capsys, tmp_path):
         ('expert = "greedy"', 'expert = "greedyy"', "train.data.expert", "greedyy"),
         ("hidden = [6]", "hidden = [6, 6, 6, 6]", "train.net.hidden", "1 to 3 hidden layer sizes"),
         ("seed = 5", "seed = -1", "seed", "the master seed"),
+        ("explore = 0.2", 'improver = "greedy"', "train.data.improver", "expected a search guided"),
+        ("explore = 0.2", 'improver = "ismcts:leaf=model,model=learned"', "train.data.improver", "no model="),
     ],
 )
 def test_a_bad_training_spec_is_one_line_naming_file_and_key(tmp_path, capsys, old, new, key, words):
@@ -259,3 +261,18 @@ def test_a_run_with_the_model_on_another_pool_says_so_in_its_provenance(trained,
     assert main(["report", str(run), "--format", "csv"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert f"model {model} {record['output']['hash']} (trained on pool {record['pool_hash']}, not this pool" in head
+
+
+def test_expert_iteration_plays_each_generation_with_the_search_guided_by_the_previous_model(tmp_path):
+    """Issue 35: with `improver`, generation 1's examples are games of the guided search with generation
+    0's model on both seats (not the model's self-play)."""
+    text = (
+        SPEC.format(generations=2)
+        .replace("games = 60", "games = 6", 1)
+        .replace("shard_games = 20", "shard_games = 3", 1)
+    )
+    text = text.replace("explore = 0.2", 'improver = "ismcts:iters=4,leaf=model"').replace("games = 20", "games = 2")
+    record = train(write(tmp_path, text=text), tmp_path / "run", tmp_path / "models", "--workers", "1")
+    one = record["generations"][1]["examples"]
+    assert one["players"] == ["ismcts:iters=4,leaf=model,model=gen-0/model.json"] * 2 and one["explore"] == 0
+    assert one["rows"] > 0 and (tmp_path / "run" / "gen-1" / "examples" / "shard-00001.parquet").is_file()
