@@ -46,10 +46,8 @@ from strategies.spec import StrategyError, make_seat
 
 MAX_ROLLOUTS = 10_000  # per turn end: a 200-turn page would otherwise take hours
 DEFAULT_ROLLOUTS = 16
-DEFAULT_STRATEGIES = ("learned", "learned")  # simulate's and replay's players unless told: the strongest
-    "learned",
-    "learned",
-)  # simulate's and replay's players unless told: the strongest affordable verdict
+# simulate's and replay's players unless told: the strongest affordable verdict (docs/strategies.md)
+DEFAULT_STRATEGIES = ("learned", "learned")
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
