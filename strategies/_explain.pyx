@@ -327,5 +327,7 @@ def coach(object adviser, object player=None):
         own.restrictions = (<SeatConfig>player).restrictions
         own.set_draft_hook((<SeatConfig>player).draft_pick, (<SeatConfig>player).draft_ctx,
                            (<SeatConfig>player).draft_owner)
+        # and its turn hook (the learned player's turn-start plans), or the coached game is not the game
+        own.set_turn_hook((<SeatConfig>player).turn_hook, (<SeatConfig>player).turn_ctx)
     watcher.coached = own
     return watcher

@@ -147,8 +147,8 @@ def test_replay_seed_still_works_and_prints_the_same_log(pool, capsys):
     """Without --strategies it plays simulate's default players, and says so."""
     assert main(["replay", "--seed", "5"]) == 0
     out = capsys.readouterr().out.splitlines()
-    game = replay.new_game(pool, 5, ("greedy", "greedy"))
-    assert "A = greedy, B = greedy (the default players, as simulate's" in out[0]
+    game = replay.new_game(pool, 5, ("learned", "learned"))
+    assert "A = learned, B = learned (the default players, as simulate's" in out[0]
     assert out[1:-1] == game.log()
     assert out[-1].startswith("Result: ")
     assert main(["replay", "--seed", "5", "--states"]) == 0
