@@ -10,6 +10,7 @@ from protolab.experiment.session import keep_local_ray, local_ray, start_ray, st
 
 
 def test_a_kept_local_ray_serves_clean_experiments_only_and_only_inside():
+    stop_ray()  # the one an earlier test of this process may have left running (tests/conftest.py)
     with keep_local_ray(2):
         start_ray(None, 1)
         kept = local_ray()

@@ -19,8 +19,9 @@ import pytest
 from strategies._features import FEATURES
 
 from protolab.cli import main
+from protolab.experiment.spec import examples_dir
 from protolab.experiment.train.fit import fit_mlp
-from protolab.experiment.train.trainspec import Fit
+from protolab.experiment.train.trainspec import Fit, load_train_spec, spec_from_record
 from strategies.model import Model
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
@@ -276,3 +277,12 @@ def test_expert_iteration_plays_each_generation_with_the_search_guided_by_the_pr
     one = record["generations"][1]["examples"]
     assert one["players"] == ["ismcts:iters=4,leaf=model,model=gen-0/model.json"] * 2 and one["explore"] == 0
     assert one["rows"] > 0 and (tmp_path / "run" / "gen-1" / "examples" / "shard-00001.parquet").is_file()
+
+
+@pytest.mark.parametrize("path", sorted(examples_dir().glob("train*.toml")), ids=lambda p: p.stem)
+def test_every_shipped_training_spec_reads_back_from_its_stored_form(path):
+    """As train.json holds it (and --resume reads it): the same spec, the same hash."""
+    spec = load_train_spec(path)
+    stored = json.loads(json.dumps(spec.to_dict()))
+    again = spec_from_record(stored, {c.path: c.text for c in spec.cards}, "train.json")
+    assert again.hash == spec.hash and json.loads(json.dumps(again.to_dict())) == {**stored, "source": "train.json"}
