@@ -188,19 +188,8 @@ def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
         print_lines(meta.get("provenance") or [], console)
         print_card_value(table, console)
         console.print(
-            f"Games played: {meta['games']:,} (baseline {meta['games_baseline']:,} over every protocol's "
-            f"matchups, each card's two arms {2 * meta['games_per_card']:,} on its own protocol's); "
-            f"{meta['seconds']} s",
-            highlight=False,
-        )
-        console.print(
             f"Run folder: {meta['run_dir']} (protolab report {meta['run_dir']}); dashboard: {meta['dashboard']}"
         )
-
-
-def games_of(manifest: Manifest, arm: str) -> int:
-    """The games an arm of the run played (from run.json's shards)."""
-    return sum(int(s.get("games") or 0) for s in manifest.shards if s.get("arm") == arm)
 
 
 def baseline_only(manifest: Manifest) -> Manifest:
@@ -257,7 +246,7 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
         "games_per_card": 2 * m.spec.draft.samples,
         "seed": m.spec.seed,
         "games": result.games,
-        "games_baseline": games_of(m, "baseline"),
+        "games_baseline": table.attrs.get("games_baseline"),
         "seconds": round(time.perf_counter() - t0, 1),
         "correction": "holm",
         "dashboard": str(dashboard),
