@@ -22,7 +22,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         help=summary("cardvalue"),
         description="Card value by restricted play (docs/strategies.md, Card value): for each card, the side "
         "holding its protocol plays S+avoid:CARD and S+noup:CARD against S on the seeds and trios of a "
-        "baseline S vs S, seats swapped. Value = unrestricted minus restricted win rate, in points, with "
+        "baseline S vs S, seats swapped; the baseline plays every protocol's matchups once, a card's arms "
+        "only its own protocol's. Value = unrestricted minus restricted win rate, in points, with "
         "a paired 95% interval and a Holm-corrected p-value. Writes a normal run folder.",
     )
     p.add_argument(

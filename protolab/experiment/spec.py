@@ -203,6 +203,7 @@ class Arm:
     strategies: tuple[str, str]
     tier: bool = False
     games: int = 0  # games per matchup of a duel ([strength]); 0: the spec's games
+    holds: str = ""  # draft mode holding: the protocol whose block of matchups alone this arm plays; "": all
 
     @property
     def duel(self) -> bool:
@@ -290,6 +291,7 @@ class Spec:
                     "sets": list(a.sets),
                     "strategies": list(a.strategies),
                     "cards": [{"path": c.path, "sha256": c.sha256} for c in a.cards],
+                    **({"holds": a.holds} if a.holds else {}),
                 }
                 for a in self.arms
             ],
@@ -539,6 +541,11 @@ class ArmTable(Strict):
     sets: texts("set names") | None = None
     cards: Any = []  # card files: read by _card_reader
     strategies: StrategyPair | None = None
+    holds: str | None = Field(
+        None,
+        description="draft mode holding: play only the matchups in which seat 0 holds this protocol (one of "
+        "draft.protocols), on the same seeds as the arms that play them all",
+    )
 
 
 class TierTable(Strict):
@@ -617,6 +624,7 @@ def _parse_arm_list(
                 sets if t.sets is None else tuple(t.sets),
                 base_cards + cards(t.cards, f"{key}.cards"),
                 strategies if t.strategies is None else seat_pair(t.strategies),
+                holds=t.holds or "",
             )
         )
     return tuple(arms)
@@ -707,6 +715,7 @@ def parse_spec(
     if meta is not None and tune is not None:
         raise c.error("tune", "expected either [meta] (a metagame loop) or [tune] (a balance search), not both")
     stop = _parse_stop(c, raw, draft.mode, arms, n_games, swap)
+    _check_holds(c, arms, draft, stop)
     spec = Spec(
         name=f.name,
         seed=f.seed,
@@ -729,6 +738,23 @@ def parse_spec(
     if "format" in raw:
         _check_reads_back(c, spec.to_dict(), raw)
     return spec
+
+
+def _check_holds(c: Checker, arms: tuple[Arm, ...], draft: Draft, stop: dict[str, Any] | None) -> None:
+    """An arm's `holds` names one block of draft mode holding (spec.Arm.holds); a run that stops when
+    settled compares arms batch by batch, so its arms play every block."""
+    held = {p.lower() for p in draft.protocols}
+    for i, arm in enumerate(arms):
+        if not arm.holds:
+            continue
+        if draft.mode != "holding":
+            raise c.error(f"arms[{i}].holds", f"expected only with draft mode 'holding', got mode {draft.mode!r}")
+        if arm.holds.lower() not in held:
+            raise c.error(
+                f"arms[{i}].holds", f"expected one of draft.protocols ({', '.join(draft.protocols)}), got {arm.holds!r}"
+            )
+        if stop is not None:
+            raise c.error(f"arms[{i}].holds", "expected no [stop] with arms that play one block (remove one of them)")
 
 
 def _check_reads_back(c: Checker, mine: Any, theirs: Any, key: str = "") -> None:
@@ -1057,10 +1083,11 @@ def check_matchups(spec: Spec, count: int) -> None:
         )
 
 
-def check_size(spec: Spec, matchups: int, shard_games: int) -> None:
+def check_size(spec: Spec, matchups: int, shard_games: int, arm_matchups: list[int] | None = None) -> None:
     """Refuse a run too large to lay out (games in all, shards of `shard_games`) before its shards
-    are listed."""
-    sizes = [max(1, matchups) * spec.arm_games(a) for a in spec.arms]
+    are listed; `arm_matchups`: each arm's matchups where they differ from `matchups` (Arm.holds)."""
+    counts = arm_matchups or [max(1, matchups)] * len(spec.arms)
+    sizes = [n * spec.arm_games(a) for n, a in zip(counts, spec.arms, strict=True)]
     total = sum(sizes)
     key = "--games" if "games" in spec.overrides else "games"
     if total > MAX_TOTAL_GAMES:

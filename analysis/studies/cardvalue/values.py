@@ -254,7 +254,8 @@ def card_value(runs: Runs, method: str = "holm", whole: bool = False) -> pd.Data
     design = design_of(runs.manifests[0]) if runs.single else None
     if design is None:
         return empty_table()
-    present = set(runs.sql("select distinct arm::varchar as arm from games")["arm"])
+    played = runs.sql("select arm::varchar as arm, count(*) as n from games group by all")
+    present = set(played["arm"])
     if not whole and not {design.baseline, *(t.arm for t in design.tested)} <= present:
         full = open_runs([runs.paths[0]])
         try:
@@ -269,7 +270,15 @@ def card_value(runs: Runs, method: str = "holm", whole: bool = False) -> pd.Data
     if runs.has_events:
         out = pd.concat([out, restriction_counts(play_counts(runs, design), design, protocol_of)], axis=1)
     out = out.reindex(columns=COLUMNS)
-    out.attrs.update({"correction": method, "strategy": design.strategy})
+    games = {str(a): int(n) for a, n in zip(played["arm"], played["n"], strict=True)}
+    out.attrs.update(
+        {
+            "correction": method,
+            "strategy": design.strategy,
+            "games": sum(games.values()),  # every arm's: the baseline's blocks, each card's arms' own block
+            "games_baseline": games.get(design.baseline, 0),
+        }
+    )
     return out
 
 
@@ -311,6 +320,17 @@ def _check_text(held: Any) -> str:
     return {None: "unchecked", True: "held", False: "[red]VIOLATED[/red]"}[_held(held)]
 
 
+def _games_played(table: pd.DataFrame) -> str:
+    """The caption's count of the run's games (card_value's attrs), or nothing when unknown."""
+    games, base = table.attrs.get("games"), table.attrs.get("games_baseline")
+    if not games:
+        return ""
+    return (
+        f" Games played: {games:,} (baseline {base:,} over every tested protocol's matchups; each card's "
+        "arms only its own protocol's)."
+    )
+
+
 def print_card_value(table: pd.DataFrame, console, title: str | None = None) -> None:
     """The card-value table as a rich table: value in win-rate points with its 95% interval."""
     from rich.table import Table
@@ -325,7 +345,8 @@ def print_card_value(table: pd.DataFrame, console, title: str | None = None) -> 
         caption="Paired on shared seeds and trios, one seat-swapped pair per matchup; draws count half. "
         f"adj. p: {table.attrs.get('correction', 'holm')} across all rows. Baseline plays: the "
         "holder's face-up/face-down plays of the card; restricted: the restricted seat's face-up / "
-        "face-down by action / face-down by a card's effect (forced, e.g. the top card of the deck).",
+        "face-down by action / face-down by a card's effect (forced, e.g. the top card of the deck)."
+        + _games_played(table),
     )
     for i, c in enumerate(
         [

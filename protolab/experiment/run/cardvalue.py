@@ -4,8 +4,10 @@ restricted play (docs/strategies.md, "Card value"), as one ordinary experiment o
 The command builds a spec (draft mode `holding`: for each tested protocol P, GAMES/2 matchups whose
 seat-0 trio holds P with two other protocols drawn from the pool, against three more; seats swapped on
 paired seeds) with a `baseline` arm (S against S) and, per card, an arm `avoid-CARD` (S+avoid:CARD
-against S) and an arm `noup-CARD` (S+noup:CARD against S). All arms share seeds and trios, so the
-run folder is a normal, resumable A/B run; analysis/studies/cardvalue/values.py turns it into the table."""
+against S) and an arm `noup-CARD` (S+noup:CARD against S). The baseline plays every protocol's block of
+matchups; a card's arms play only its own protocol's block (`holds`, spec.Arm.holds), on the baseline's
+seeds and trios, so the games grow with the cards, not with protocols x cards. The run folder is a
+normal, resumable A/B run; analysis/studies/cardvalue/values.py turns it into the table."""
 
 from __future__ import annotations
 
@@ -91,6 +93,7 @@ def _raw_spec(
                 {
                     "name": arm_name(restriction, c.name, taken),
                     "strategies": [f"{strategy}+{restriction}:{c.name}", strategy],
+                    "holds": c.protocol,
                 }
             )
     return {
@@ -243,6 +246,7 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
         "games_per_card": 2 * m.spec.draft.samples,
         "seed": m.spec.seed,
         "games": result.games,
+        "games_baseline": table.attrs.get("games_baseline"),
         "seconds": round(time.perf_counter() - t0, 1),
         "correction": "holm",
         "dashboard": str(dashboard),

@@ -3,10 +3,12 @@
 Loading the pools here is the last validation step: unknown protocols and card files that do not
 parse are reported with the spec file and key. The layout is a pure function of the spec:
 
-    game_index = arm_first[arm] + matchup * games + game_in_matchup
+    game_index = arm_first[arm] + (matchup - arm_matchup_first[arm]) * games + game_in_matchup
 
-where every arm holds matchups x games games (`arm_first` their running sum: arm * games_per_arm
-when every arm plays the spec's games; a [strength] duel plays its own), and shards are
+where every arm holds its matchups x games games (`arm_first` their running sum: arm * games_per_arm
+when every arm plays the spec's games; a [strength] duel plays its own). An arm plays every matchup
+unless it `holds` one protocol of draft mode holding: then only that protocol's block, under the
+same matchup numbers (so the same seeds) as the arms that play them all. Shards are
 consecutive game ranges of `shard_games` games that never cross an arm, so the
 same spec always gives the same shards, whatever the number of workers. A shard is one Ray task,
 and a worker's memory grows with it (docs/experiments.md, "Memory"), so the spec's `shard_games`
@@ -70,14 +72,25 @@ class Plan:
     shards: list[ShardPlan]
     shard_games: int = 0  # games per shard (the last one of an arm may have fewer)
     arm_first: tuple[int, ...] = ()  # each arm's first game_index
+    arm_blocks: tuple[tuple[int, int], ...] = ()  # each arm's matchups [first, end) (arm_blocks); () all
 
     @property
     def n_matchups(self) -> int:
         return max(1, len(self.matchups))
 
+    def arm_matchups(self, arm: int) -> tuple[int, int]:
+        """The matchup numbers [first, end) arm number `arm` plays."""
+        return self.arm_blocks[arm] if self.arm_blocks else (0, self.n_matchups)
+
     def arm_size(self, arm: int) -> int:
         """The games of arm number `arm`."""
-        return self.n_matchups * self.spec.arm_games(self.spec.arms[arm])
+        first, end = self.arm_matchups(arm)
+        return (end - first) * self.spec.arm_games(self.spec.arms[arm])
+
+    def matchup_of(self, arm: int, arm_game: int) -> tuple[int, int]:
+        """(matchup number, game in matchup) of game `arm_game` of arm number `arm`."""
+        matchup, game = divmod(arm_game, self.spec.arm_games(self.spec.arms[arm]))
+        return self.arm_matchups(arm)[0] + matchup, game
 
     def arm_of(self, game_index: int) -> tuple[int, int]:
         """(arm number, game within the arm) of a game_index."""
@@ -246,10 +259,11 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
         check_seats(arm, pools[-1], spec.source, seat_key(spec, i), allow_code)
     check_draft(spec, pools)
     matchups = expand_matchups(spec, pools)
-    sizes = [max(1, len(matchups)) * spec.arm_games(a) for a in spec.arms]
+    blocks = arm_blocks(spec, pools[0], len(matchups))
+    sizes = [(end - lo) * spec.arm_games(a) for a, (lo, end) in zip(spec.arms, blocks, strict=True)]
     first = [sum(sizes[:a]) for a in range(len(sizes))]
     size = shard_games or shard_size(spec)
-    check_size(spec, len(matchups), size)
+    check_size(spec, len(matchups), size, [end - lo for lo, end in blocks])
     if spec.stop:
         check_stop(spec, pools, size)
     # arm by arm; a run that stops when settled (spec.stop) batch by batch, every arm's shards of a
@@ -257,7 +271,24 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
     batch = spec.stop["batch"] if spec.stop else max(sizes)
     spans = sorted((off // batch, a, off) for a in range(len(spec.arms)) for off in range(0, sizes[a], size))
     shards = [ShardPlan(i, a, first[a] + off, min(size, sizes[a] - off)) for i, (_, a, off) in enumerate(spans)]
-    return Plan(spec, pools, matchups, sizes[0], sum(sizes), shards, size, tuple(first))
+    return Plan(spec, pools, matchups, sizes[0], sum(sizes), shards, size, tuple(first), tuple(blocks))
+
+
+def arm_blocks(spec: Spec, pool: Pool, n_matchups: int) -> list[tuple[int, int]]:
+    """Each arm's matchup numbers [first, end): all of them, or for an arm that `holds` protocol P
+    (draft mode holding) P's block, the `samples` matchups holding_matchups lays out for P."""
+    everything = (0, max(1, n_matchups))
+    if spec.draft.mode != "holding":
+        return [everything] * len(spec.arms)
+    holders = [_canon(pool, n, spec.source, f"draft.protocols[{i}]", "") for i, n in enumerate(spec.draft.protocols)]
+    out = []
+    for i, arm in enumerate(spec.arms):
+        if not arm.holds:
+            out.append(everything)
+            continue
+        block = holders.index(_canon(pool, arm.holds, spec.source, f"arms[{i}].holds", arm.name))
+        out.append((block * spec.draft.samples, (block + 1) * spec.draft.samples))
+    return out
 
 
 def check_stop(spec: Spec, pools: list[Pool], shard_games: int) -> None:

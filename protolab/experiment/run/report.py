@@ -16,6 +16,9 @@ def print_run(result, console) -> None:
     )
     if len(m.spec.arms) > 1:
         shape += f" x {len(m.spec.arms)} arms"
+        every = (m.matchups or 0) * (m.games_per_matchup or 0) * len(m.spec.arms)
+        if m.spec.draft is not None and m.spec.draft.mode == "holding" and m.games < every:
+            shape += ", some playing one protocol's block of matchups (arms' holds)"
     line = f"\n[bold]{m.run_id}[/bold]: {result.games:,} games ({shape})"
     if result.games_computed:
         rate = result.games_computed / result.seconds if result.seconds else 0

@@ -69,8 +69,8 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
     """Everything a worker needs to play `shard`, on any machine."""
     spec = plan.spec
     arm_first, games = plan.arm_first[shard.arm], spec.arm_games(spec.arms[shard.arm])
-    lo = (shard.first_game - arm_first) // games
-    hi = (shard.first_game - arm_first + shard.games - 1) // games
+    lo = plan.matchup_of(shard.arm, shard.first_game - arm_first)[0]
+    hi = plan.matchup_of(shard.arm, shard.first_game - arm_first + shard.games - 1)[0]
     return ShardTask(
         run_id=run_id,
         index=shard.index,
@@ -82,6 +82,7 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
         games=shard.games,
         arm_first_game=arm_first,
         games_per_matchup=games,
+        arm_matchup_first=plan.arm_matchups(shard.arm)[0],
         matchup_base=lo,
         matchups=tuple(plan.matchups[lo : hi + 1]) if plan.matchups else (),
         master_seed=spec.seed,

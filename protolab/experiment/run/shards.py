@@ -85,6 +85,7 @@ class ShardTask:
     games: int
     arm_first_game: int  # global game index of the arm's first game
     games_per_matchup: int
+    arm_matchup_first: int  # the arm's first matchup number (plan.Plan.arm_matchups): its games' seeds
     matchup_base: int  # matchups[0] is this matchup number
     matchups: tuple[Matchup, ...]  # the matchups the shard touches; empty for random drafts
     master_seed: int  # the run's seed; each game's seed derives from it (seeds.py)
@@ -161,7 +162,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
     pool = pool_for(task)
     n = task.games
     local = np.arange(task.first_game - task.arm_first_game, task.first_game - task.arm_first_game + n, dtype=np.int64)
-    matchup = local // task.games_per_matchup
+    matchup = task.arm_matchup_first + local // task.games_per_matchup
     game = local % task.games_per_matchup
     seeds = game_seeds(task.master_seed, matchup, game, task.swap)
     s0, s1 = task.arm.strategies
@@ -602,6 +603,6 @@ def execute(task: ShardTask) -> dict:
 
 
 def _matchup_range(task: ShardTask) -> list[int]:
-    lo = (task.first_game - task.arm_first_game) // task.games_per_matchup
-    hi = (task.first_game - task.arm_first_game + task.games - 1) // task.games_per_matchup
+    lo = task.arm_matchup_first + (task.first_game - task.arm_first_game) // task.games_per_matchup
+    hi = task.arm_matchup_first + (task.first_game - task.arm_first_game + task.games - 1) // task.games_per_matchup
     return [int(lo), int(hi)]

@@ -184,7 +184,51 @@ def test_holding_spec_keys_are_checked():
         )
 
 
+def test_holds_names_a_block_of_the_holding_draft():
+    base = {"name": "x", "seed": 1, "games": 2, "seats": {"swap": True}}
+    draft = {"mode": "holding", "protocols": ["Fire", "Water"], "samples": 3}
+    arms = [{"name": "all"}, {"name": "fire", "holds": "fire"}]
+    spec = parse_spec({**base, "draft": draft, "arms": arms}, "s.toml", Path("."))
+    assert [a.holds for a in spec.arms] == ["", "fire"] and spec.to_dict()["arms"][1]["holds"] == "fire"
+    assert "holds" not in spec.to_dict()["arms"][0]  # other runs' run.json read back as before
+    with pytest.raises(SpecError, match=r"key 'arms\[1\].holds': expected one of draft.protocols"):
+        parse_spec({**base, "draft": draft, "arms": [arms[0], {"name": "l", "holds": "Life"}]}, "s.toml", Path("."))
+    with pytest.raises(SpecError, match=r"key 'arms\[1\].holds': expected only with draft mode 'holding'"):
+        parse_spec({**base, "arms": arms}, "s.toml", Path("."))
+
+
 # -- one command, end to end ----------------------------------------------------------------------------
+
+
+def test_two_protocols_share_one_baseline_and_match_a_single_protocol_run(fire_run, tmp_path, capsys):
+    """Each card's arms play only their protocol's block: games = baseline (both blocks) + 2 arms x
+    GAMES per card; the first block's card has the paired estimate a run of its protocol alone gives
+    (same seed: same matchup numbers, so same seeds); a game of the second block's restricted arm
+    replays exactly (its seeds are the baseline's second block's)."""
+    code, shown, _ = run_cli(
+        capsys, "cardvalue", "Fire 1", "Water 1", "--games", str(GAMES), "--workers", "2",
+        "--out", str(tmp_path), "--no-progress",
+    )  # fmt: skip
+    assert code == 0
+    [run] = list(tmp_path.iterdir())
+    manifest = json.loads((run / "run.json").read_text())
+    per_arm: dict[str, int] = {}
+    for s in manifest["shards"]:
+        per_arm[s["arm"]] = per_arm.get(s["arm"], 0) + s["games"]
+    restricted = ("avoid-Fire_1", "noup-Fire_1", "avoid-Water_1", "noup-Water_1")
+    assert per_arm == {"baseline": 2 * GAMES, **dict.fromkeys(restricted, GAMES)} and manifest["games"] == 6 * GAMES
+    assert f"Games played: {6 * GAMES} (baseline {2 * GAMES} over every" in " ".join(shown.split())
+    _, both, _ = run_cli(capsys, "report", str(run), "--format", "json", "--table", "card_value")
+    _, alone, _ = run_cli(capsys, "report", str(fire_run), "--format", "json", "--table", "card_value")
+
+    def fire_1(rows: list[dict]) -> list[dict]:  # p_adjusted: Holm over this run's rows
+        return [{k: v for k, v in r.items() if k != "p_adjusted"} for r in rows if r["card"] == "Fire 1"]
+
+    assert fire_1(json.loads(both)["tables"]["card_value"]) == fire_1(json.loads(alone)["tables"]["card_value"]) != []
+    assert main(["replay", f"{run}#avoid-Water_1", "--game", "3"]) == 0
+    replayed = capsys.readouterr().out
+    assert f"game {4 * GAMES + 3} (arm 'avoid-Water_1' game 3: matchup {GAMES // 2 + 1}," in replayed
+    assert "Checked: the replay matches" in replayed
 
 
 def test_cardvalue_reports_all_six_cards_with_intervals(fire_run, capsys):
