@@ -259,14 +259,30 @@ def print_report(report: Report, console, top_cards: int = 10) -> None:
         picks.print_draft(tb["draft_picks"], tb["draft_first_pick"], console)
 
 
-def _print_header(report: Report, console) -> None:
-    """Warnings, provenance and the one-line overview."""
-    tb = report.tables
+def print_table(report: Report, name: str, console) -> None:
+    """`report --table NAME` in the terminal: the provenance, then that table alone (its own layout
+    where the report has one, else every column as computed)."""
+    _print_provenance(report, console)
+    df = report.tables[name]
+    if name == "card_value" and not df.empty:
+        print_card_value(df, console)
+        return
+    rows = [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    console.print(table(name, [str(c) for c in df.columns], rows))
+
+
+def _print_provenance(report: Report, console) -> None:
     for w in report.meta["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)  # a path or a shard name stays whole
     if report.meta.get("events"):
         console.print(f"Recorded: {report.meta['events']}")
     print_lines(report.meta.get("provenance") or [], console)
+
+
+def _print_header(report: Report, console) -> None:
+    """Warnings, provenance and the one-line overview."""
+    tb = report.tables
+    _print_provenance(report, console)
     o = tb["overview"].iloc[0]
     console.print(
         f"[bold]{', '.join(report.meta['run_ids'])}[/bold]: {int(o['games']):,} games, "

@@ -11,7 +11,16 @@ from typing import Any, Self
 
 from analysis.studies.base import Options, Served, Study
 from analysis.studies.plain.dashboard import render
-from analysis.studies.plain.report import TABLE_NAMES, Report, build_report, print_report, table_csv, to_json, write_csv
+from analysis.studies.plain.report import (
+    TABLE_NAMES,
+    Report,
+    build_report,
+    print_report,
+    print_table,
+    table_csv,
+    to_json,
+    write_csv,
+)
 
 
 class Plain(Study):
@@ -43,7 +52,10 @@ class Plain(Study):
         return cls(str(paths[0]), rep, timings, options.table)
 
     def print(self, console) -> None:
-        print_report(self.report, console)
+        if self.table:
+            print_table(self.report, self.table, console)
+        else:
+            print_report(self.report, console)
 
     def page(self) -> str:
         return render(self.report)

@@ -41,6 +41,14 @@ def test_report_table(capsys, known):
     assert "First player wins 85.7%" in out and "Holm" in out
 
 
+def test_report_one_table_in_the_terminal(capsys, known):
+    """`--table NAME` without a format: that table alone, under the run's provenance (it once needed
+    the overview, which a one-table report does not compute)."""
+    code, out, err = run(capsys, "report", known, "--table", "protocols")
+    assert code == 0, err
+    assert "protocols" in out and "Produced by" in out and "Balance flags" not in out
+
+
 def test_report_json_has_every_table(capsys, known):
     code, out, _ = run(capsys, "report", known, "--format", "json", "--correction", "bh", "--band", "0.1")
     assert code == 0
