@@ -10,10 +10,12 @@ error instead of a confusing ImportError deep inside a run."""
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 LAYERS = ("sim", "strategies", "analysis")
 
@@ -39,7 +41,10 @@ def check_layers_installed() -> None:
 def main() -> int:
     """The `protolab` command: the layers are checked before any of them is imported, so a
     shadowed name is one line and exit status 2, like every other user error. Ctrl-C while the
-    layers load (a second or two) is the same one line as Ctrl-C later."""
+    layers load (a second or two) is the same one line as Ctrl-C later. A crash in native code (the
+    engine, Ray, pyarrow) prints the Python stack of every thread on stderr (faulthandler)."""
+    if not faulthandler.is_enabled():
+        faulthandler.enable()
     try:
         check_layers_installed()
         from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
@@ -48,12 +53,34 @@ def main() -> int:
         return 2
     except KeyboardInterrupt:
         print("protolab: interrupted", file=sys.stderr)
-        return 130
+        _exit_stopped()
     code = run()
     storage = sys.modules.get("analysis.runs.storage")  # loaded only by commands that read or write runs
     if storage is not None and storage.requests_left_behind():
         _exit_now(code)
+    if code == STOPPED:
+        _exit_stopped()
     return code
+
+
+STOPPED = 130  # the exit status of a command stopped by Ctrl-C
+
+
+def _exit_stopped() -> NoReturn:
+    """Exit with status 130 after Ctrl-C, whatever the interpreter recorded. A KeyboardInterrupt that
+    lands inside `exec` of a string (dataclasses, namedtuple and typing build their methods so, while
+    a module is imported) marks the interpreter as ended by an unhandled Ctrl-C even though protolab
+    caught it, and CPython then kills the process with SIGINT at exit (status -2) after protolab has
+    printed its line. So: the exit functions run (Ray's shutdown, logging, temporary folders), the
+    streams are flushed, and the process exits with 130 itself."""
+    import atexit
+
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(STOPPED)
 
 
 def _exit_now(code: int) -> None:

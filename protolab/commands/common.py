@@ -158,7 +158,10 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
     """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set),
     exit status 130. The stop line says what was kept: `kept()` for a command that records as it goes
     (tune's trials), else nothing was (a run's own stop keeps and names its shards before this)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    from protolab.experiment import session
+
+    previous = signal.signal(signal.SIGINT, session.interrupt)  # noted too: see session.raise_if_stopped
+    session.forget_stop()
     try:
         return work()
     except KeyboardInterrupt:
@@ -169,3 +172,4 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
         return 130
     finally:
         signal.signal(signal.SIGINT, previous)
+        session.forget_stop()

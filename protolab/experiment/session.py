@@ -220,18 +220,27 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
                 log_to_driver=False,
                 _temp_dir=str(ray_root),
             )
+        raise_if_stopped()  # a Ctrl-C whose exception Ray's start-up swallowed
     except BaseException:
         stop_ray()
         raise
     return n, f"local Ray on {LOCAL_IP} ({n} workers)"
 
 
+def _imported_ray() -> Any:
+    """The ray module if this process imported it whole, else None: a stop that lands during
+    `import ray` leaves half its submodules loaded, and importing it again then fails (circular
+    import) instead of stopping."""
+    ray = sys.modules.get("ray")
+    return ray if ray is not None and hasattr(ray, "is_initialized") and hasattr(ray, "shutdown") else None
+
+
 def local_ray_failure() -> str | None:
     """What died, when a process the local Ray cannot run without (gcs_server, raylet, ...) has
     exited; None while it is whole, or when joined to a cluster (the cluster's to heal)."""
-    if _local is None:
+    ray = _imported_ray()
+    if _local is None or ray is None:
         return None
-    import ray
 
     node = getattr(ray._private.worker, "_global_node", None)
     try:
@@ -286,12 +295,12 @@ class BrokenRayWatch:
 def stop_ray() -> None:
     """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder."""
     global _local
-    import ray
+    ray = _imported_ray()
 
     local, broken = _local, local_ray_failure()
     if local is not None and broken:  # Ray's own shutdown can wait on a dead gcs_server
         reaper.sweep(local.root, exclude={local.watcher.proc.pid})
-    if ray.is_initialized():
+    if ray is not None and ray.is_initialized():
         ray.shutdown()
     if local is not None:
         reaper.sweep(local.root, exclude={local.watcher.proc.pid})
@@ -301,6 +310,35 @@ def stop_ray() -> None:
 
 
 # -- signals ----------------------------------------------------------------------------------------
+
+
+_requested = 0  # the signal of a stop asked for in this command (0: none)
+
+
+def request_stop(signum: int) -> None:
+    """Note that a stop was asked for (a signal handler calls this before it raises)."""
+    global _requested
+    _requested = signum
+
+
+def forget_stop() -> None:
+    global _requested
+    _requested = 0
+
+
+def raise_if_stopped() -> None:
+    """Raise Stop if a stop was asked for. A signal handler's exception is lost when it lands in code
+    that cannot pass it on (a callback from Ray's C++ code, a finalizer: "Exception ignored in ...");
+    the loops that wait on Ray (jobs.finished) and the end of Ray's start-up call this, so such a
+    stop still ends the command within one wait (jobs.WAIT)."""
+    if _requested:
+        raise Stop(_requested)
+
+
+def interrupt(signum: int, _frame) -> None:
+    """A SIGINT handler for commands without StopSignals: KeyboardInterrupt, the stop noted first."""
+    request_stop(signum)
+    raise Stop(signum)
 
 
 class StopSignals:
@@ -320,6 +358,7 @@ class StopSignals:
         self.stopped, self.signum = True, signum
         for k in self.SIGNALS:
             signal.signal(k, signal.SIG_IGN)
+        request_stop(signum)
         raise Stop(signum)
 
     def arm(self) -> None:
@@ -331,9 +370,11 @@ class StopSignals:
     def __enter__(self) -> StopSignals:
         if self.active:
             self.previous = {k: signal.getsignal(k) for k in self.SIGNALS}
+        forget_stop()
         self.arm()
         return self
 
     def __exit__(self, *exc) -> None:
         for k, handler in self.previous.items():
             signal.signal(k, handler)
+        forget_stop()
