@@ -163,7 +163,8 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
     previous = signal.signal(signal.SIGINT, session.interrupt)  # noted too: see session.raise_if_stopped
     session.forget_stop()
     try:
-        return work()
+        with session.StopDeadline():
+            return work()
     except KeyboardInterrupt:
         what = kept() if kept is not None else None
         print(
