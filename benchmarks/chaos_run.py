@@ -57,16 +57,28 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def shard_workers() -> list[int]:
-    """Processes playing shards now (their title is `ray::play_shard`)."""
-    out = []
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` (a local Ray's processes are the driver's)."""
+    parent: dict[int, int] = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
-            try:
-                if (d / "cmdline").read_bytes().startswith(b"ray::play_shard"):
-                    out.append(int(d.name))
-            except OSError:
-                continue
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    out, frontier = set(), {pid}
+    while frontier:
+        frontier = {c for c, p in parent.items() if p in frontier} - out
+        out |= frontier
+    return out
+
+
+def shard_workers(among: set[int]) -> list[int]:
+    """Processes of `among` playing shards now (their title is `ray::play_shard`): only this
+    benchmark's, never another Ray's on a shared machine."""
+    out = []
+    for pid in among:
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"ray::play_shard"):
+                out.append(pid)
     return out
 
 
@@ -79,9 +91,14 @@ class Where:
         self.extra = ["--workers", str(workers)]
         self.env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
         self.node_kill = None  # a callable killing the worker node and starting it again, on a cluster
+        self.driver = 0  # the pid of the driver playing now
+
+    def processes(self) -> set[int]:
+        """The processes of this Ray: a local Ray's are the driver's descendants."""
+        return descendants(self.driver) if self.driver else set()
 
     def protolab(self, *args: str, cwd: Path) -> subprocess.Popen:
-        return subprocess.Popen(
+        p = subprocess.Popen(
             [*self.prefix, sys.executable, "-m", "protolab", *args, *self.extra, "--no-progress"],
             cwd=cwd,
             env=self.env,
@@ -89,6 +106,8 @@ class Where:
             stderr=subprocess.PIPE,
             text=True,
         )
+        self.driver = p.pid
+        return p
 
 
 @contextlib.contextmanager
@@ -159,7 +178,11 @@ def cluster(temp: Path, node_back: float) -> Iterator[Where]:
             start_worker()
             log(f"worker node {n.work_ip} started again")
 
+        def processes() -> set[int]:
+            return {int(p) for ns in (n.head_ns, n.work_ns) for p in sh("ip", "netns", "pids", ns).stdout.split()}
+
         where.node_kill = node_kill
+        where.processes = processes  # type: ignore[method-assign]
         yield where
 
 
@@ -178,8 +201,8 @@ class Chaos:
     """Kills a random shard worker every `every` seconds from `start`; the first kill after
     `node_at` seconds takes the worker node instead (once, when the Ray has one)."""
 
-    def __init__(self, where: Where, every: float, node_at: float, seed: int):
-        self.where, self.every, self.node_at = where, every, node_at
+    def __init__(self, where: Where, every: float, node_at: float, seed: int, most: int):
+        self.where, self.every, self.node_at, self.most = where, every, node_at, most
         self.rng = random.Random(seed)
         self.stop = threading.Event()
         self.t0 = time.monotonic()
@@ -192,8 +215,8 @@ class Chaos:
                 self.node_kills += 1
                 self.where.node_kill()
                 continue
-            workers = shard_workers()
-            if workers:
+            workers = shard_workers(self.where.processes())
+            if workers and self.kills < self.most:
                 pid = self.rng.choice(sorted(workers))
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
@@ -201,14 +224,22 @@ class Chaos:
                     log(f"killed worker {pid} (ray::play_shard; {len(workers)} playing)")
 
 
+def recorded(out: Path) -> int:
+    """Shards recorded in the run.json of the run folder under `out` (0 before there is one)."""
+    for d in out.glob("*/run.json") if out.exists() else []:
+        with contextlib.suppress(OSError, ValueError):
+            return len(json.loads(d.read_text())["shards"])
+    return 0
+
+
 def chaos_run(where: Where, spec: Path, out: Path, ref_seconds: float, args) -> tuple[float, Path, dict]:
     """The disturbed run (see the module docstring): its seconds (both sessions), folder and counts."""
-    chaos = Chaos(where, args.kill_every, 0.3 * ref_seconds, args.seed)
+    chaos = Chaos(where, args.kill_every, 0.3 * ref_seconds, args.seed, args.kills)
     chaos.thread.start()
     t0 = time.monotonic()
     p = where.protolab("run", str(spec), "--out", str(out), cwd=spec.parent)
     sigint_at = t0 + 0.5 * ref_seconds
-    while p.poll() is None and time.monotonic() < sigint_at:
+    while p.poll() is None and (time.monotonic() < sigint_at or not recorded(out)):
         time.sleep(0.1)
     if p.poll() is not None:
         sys.exit(f"the chaos run ended before its SIGINT (exit {p.returncode}): {p.communicate()[1][-2000:]}")
@@ -250,6 +281,7 @@ def main() -> int:
     ap.add_argument("--shard-games", type=int, default=10_000, help="games per shard (default 10,000)")
     ap.add_argument("--strategies", nargs=2, default=["random", "random"], metavar="S", help="the two seats")
     ap.add_argument("--kill-every", type=float, default=20.0, help="seconds between two kills (default 20)")
+    ap.add_argument("--kills", type=int, default=1_000_000, help="worker kills at most (default: no limit)")
     ap.add_argument("--cluster", action="store_true", help="play on the two-node namespace cluster (root)")
     ap.add_argument("--workers", type=int, default=2, help="local Ray workers without --cluster (default 2)")
     ap.add_argument("--node-back", type=float, default=5.0, help="seconds a killed node stays down (default 5)")
