@@ -8,11 +8,12 @@ Each signal starts one command in its own process group (as a shell does), waits
 Ctrl-C does, or, every other time at random, to the driver alone. A stop passes when the process
 ends within --grace seconds of the signal with exit status 130 (or, when the signal came before
 Python set its handler, ended by SIGINT with nothing said: a shell shows 130 too), its stderr has
-at most one line besides the command's own warnings and none of: a traceback, "Exception ignored" (a stop swallowed), "Fatal Python error" or a
-segmentation fault (exit 139 or -11), and no process of its group is left after it. A command that
-finished before the signal is counted apart (nothing was tested). A `run` stopped after its
-folder was made is resumed (`protolab run --resume`), and its rows must equal those of an
-undisturbed run of the same spec (benchmarks/runrows.py).
+at most one line besides the command's own warnings and none of: a traceback, "Exception
+ignored" (a stop swallowed), "Fatal Python error" or a segmentation fault (exit 139 or -11), and
+no process of its group is left after it. A command that finished before the signal is counted
+apart (nothing was tested). A `run` stopped after its folder was made is resumed (`protolab run
+--resume`), and its rows must equal those of an undisturbed run of the same spec
+(benchmarks/runrows.py).
 
 Prints one line per signal, then the counts; `--json` prints the counts as JSON; exit status 1
 when any stop failed. PYTHONFAULTHANDLER is set, so a crash leaves its stack in the line."""
