@@ -9,7 +9,8 @@ Both runs play the same spec (one matchup of `--games` games, random drafts, sea
 tests (a head and a worker node of one CPU each, in two network namespaces: tests/fixtures_cluster,
 root and `ip netns` needed), the driver joining it with --address; without, a local Ray of
 --workers workers. The undisturbed run goes first and sets the clock: during the chaos run a random
-`ray::play_shard` worker is killed (SIGKILL) every --kill-every seconds, except that the first kill
+`ray::play_shard` worker is killed (SIGKILL) every --kill-every seconds (or as soon as one plays),
+except that the first kill
 after 30% of the undisturbed time takes the whole worker node instead (every process in its
 namespace), which is started again --node-back seconds later; at 50% the driver gets one SIGINT
 (it must end with status 130) and `protolab run --resume` finishes the run, the kills going on.
@@ -210,13 +211,17 @@ class Chaos:
         self.thread = threading.Thread(target=self._loop, daemon=True)
 
     def _loop(self) -> None:
-        while not self.stop.wait(self.every):
+        wait = self.every
+        while not self.stop.wait(wait):
+            wait = self.every
             if self.where.node_kill is not None and not self.node_kills and time.monotonic() - self.t0 >= self.node_at:
                 self.node_kills += 1
                 self.where.node_kill()
                 continue
             workers = shard_workers(self.where.processes())
-            if workers and self.kills < self.most:
+            if not workers:  # none playing (a driver starting): try again soon, not a whole period later
+                wait = 0.2
+            elif self.kills < self.most:
                 pid = self.rng.choice(sorted(workers))
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)

@@ -204,7 +204,8 @@ def main() -> int:
         base = Path(tmp)
         spec = base / "sweep.toml"
         spec.write_text(RUN_SPEC)
-        run, reference = reference_run(base, spec)
+        needs_run = not args.no_resume or any("{run}" in a for n in names for a in CASES[n].argv)
+        run, reference = reference_run(base, spec) if needs_run else (base, "")
         t_start = time.monotonic()
         for i in range(args.signals):
             case = CASES[names[i % len(names)]]

@@ -54,33 +54,54 @@ def main() -> int:
     except KeyboardInterrupt:
         print("protolab: interrupted", file=sys.stderr)
         _exit_stopped()
-    code = run()
+    try:
+        code = run()
+    except KeyboardInterrupt:  # between the command's end and _exit's handler
+        print("protolab: interrupted", file=sys.stderr)
+        code = STOPPED
     storage = sys.modules.get("analysis.runs.storage")  # loaded only by commands that read or write runs
     if storage is not None and storage.requests_left_behind():
         _exit_now(code)
-    if code == STOPPED:
-        _exit_stopped()
-    return code
+    _exit(code)
 
 
 STOPPED = 130  # the exit status of a command stopped by Ctrl-C
 
 
 def _exit_stopped() -> NoReturn:
-    """Exit with status 130 after Ctrl-C, whatever the interpreter recorded. A KeyboardInterrupt that
-    lands inside `exec` of a string (dataclasses, namedtuple and typing build their methods so, while
-    a module is imported) marks the interpreter as ended by an unhandled Ctrl-C even though protolab
-    caught it, and CPython then kills the process with SIGINT at exit (status -2) after protolab has
-    printed its line. So: the exit functions run (Ray's shutdown, logging, temporary folders), the
-    streams are flushed, and the process exits with 130 itself."""
-    import atexit
+    _exit(STOPPED)
 
+
+def _exit(code: int) -> NoReturn:
+    """End the process with `code` once the command is done, the same way every time.
+
+    Two ways the interpreter's own exit turned a clean Ctrl-C into a death by SIGINT (status -2, a
+    shell shows 130 but nothing was said): a KeyboardInterrupt that lands inside `exec` of a string
+    (dataclasses, namedtuple and typing build their methods so while a module is imported) marks
+    the interpreter as ended by an unhandled Ctrl-C even though protolab caught it; and a Ctrl-C in
+    the last second of the interpreter's tear-down of DuckDB, pyarrow and pandas (after Python has
+    put back SIGINT's default) kills it outright. So the command's threads are joined, the exit
+    functions run (Ray's shutdown, logging, temporary folders) with a Ctrl-C now only noted, the
+    streams are flushed, and the process exits itself: with 130 if a Ctrl-C came meanwhile."""
+    import atexit
+    import signal
+    import threading
+
+    late: list[int] = []
+    with contextlib.suppress(ValueError):  # not in the main thread (an embedding caller): no handler
+        signal.signal(signal.SIGINT, lambda signum, _frame: late.append(signum))
+    for t in threading.enumerate():
+        if t is not threading.current_thread() and not t.daemon:
+            t.join()
     with contextlib.suppress(Exception):
         atexit._run_exitfuncs()
+    if late and code != STOPPED:
+        print("protolab: interrupted", file=sys.stderr)
+        code = STOPPED
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    os._exit(STOPPED)
+    os._exit(code)
 
 
 def _exit_now(code: int) -> None:
