@@ -13,9 +13,12 @@ import contextlib
 import faulthandler
 import importlib.util
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
+
+from protolab.experiment.stopnote import request_stop, stop_requested
 
 LAYERS = ("sim", "strategies", "analysis")
 
@@ -38,6 +41,21 @@ def check_layers_installed() -> None:
             )
 
 
+def interrupt(signum: int, _frame) -> None:
+    """The SIGINT handler of the `protolab` command: KeyboardInterrupt, the stop noted first."""
+    request_stop(signum)
+    raise KeyboardInterrupt
+
+
+def _unraisable(u) -> None:
+    """Python's report of an exception it could not raise, except a Ctrl-C's: that one was noted
+    (stop_requested) and is acted on where the command can stop, so "Exception ignored" would be
+    noise beside the stop's one line."""
+    if isinstance(u.exc_value, KeyboardInterrupt) and stop_requested():
+        return
+    sys.__unraisablehook__(u)
+
+
 def main() -> int:
     """The `protolab` command: the layers are checked before any of them is imported, so a
     shadowed name is one line and exit status 2, like every other user error. Ctrl-C while the
@@ -45,6 +63,9 @@ def main() -> int:
     engine, Ray, pyarrow) prints the Python stack of every thread on stderr (faulthandler)."""
     if not faulthandler.is_enabled():
         faulthandler.enable()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started with it ignored
+        signal.signal(signal.SIGINT, interrupt)
+    sys.unraisablehook = _unraisable
     try:
         check_layers_installed()
         from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
@@ -52,6 +73,9 @@ def main() -> int:
         print(f"protolab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("protolab: interrupted", file=sys.stderr)
+        _exit_stopped()
+    if stop_requested():  # a Ctrl-C whose exception an import swallowed ("Exception ignored in ...")
         print("protolab: interrupted", file=sys.stderr)
         _exit_stopped()
     try:
@@ -84,7 +108,6 @@ def _exit(code: int) -> NoReturn:
     functions run (Ray's shutdown, logging, temporary folders) with a Ctrl-C now only noted, the
     streams are flushed, and the process exits itself: with 130 if a Ctrl-C came meanwhile."""
     import atexit
-    import signal
     import threading
 
     late: list[int] = []
@@ -95,7 +118,7 @@ def _exit(code: int) -> NoReturn:
             t.join()
     with contextlib.suppress(Exception):
         atexit._run_exitfuncs()
-    if late and code != STOPPED:
+    if (late or stop_requested()) and code != STOPPED:
         print("protolab: interrupted", file=sys.stderr)
         code = STOPPED
     for stream in (sys.stdout, sys.stderr):

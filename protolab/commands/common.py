@@ -161,7 +161,6 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
     from protolab.experiment import session
 
     previous = signal.signal(signal.SIGINT, session.interrupt)  # noted too: see session.raise_if_stopped
-    session.forget_stop()
     try:
         with session.StopDeadline():
             return work()

@@ -26,6 +26,7 @@ from typing import Any
 from analysis.runs.runfolder import RunDirError
 from analysis.runs.storage import Location
 from protolab.experiment import reaper
+from protolab.experiment.stopnote import forget_stop, request_stop, stop_requested
 
 LOCAL_IP = "127.0.0.1"
 CONNECT_TIMEOUT = 20.0  # seconds `--address` may take to answer (--connect-timeout)
@@ -312,27 +313,13 @@ def stop_ray() -> None:
 # -- signals ----------------------------------------------------------------------------------------
 
 
-_requested = 0  # the signal of a stop asked for in this command (0: none)
-
-
-def request_stop(signum: int) -> None:
-    """Note that a stop was asked for (a signal handler calls this before it raises)."""
-    global _requested
-    _requested = signum
-
-
-def forget_stop() -> None:
-    global _requested
-    _requested = 0
-
-
 def raise_if_stopped() -> None:
     """Raise Stop if a stop was asked for. A signal handler's exception is lost when it lands in code
     that cannot pass it on (a callback from Ray's C++ code, a finalizer: "Exception ignored in ...");
     the loops that wait on Ray (jobs.finished) and the end of Ray's start-up call this, so such a
     stop still ends the command within one wait (jobs.WAIT)."""
-    if _requested:
-        raise Stop(_requested)
+    if stop_requested():
+        raise Stop(stop_requested())
 
 
 class StopDeadline:
@@ -434,7 +421,6 @@ class StopSignals:
     def __enter__(self) -> StopSignals:
         if self.active:
             self.previous = {k: signal.getsignal(k) for k in self.SIGNALS}
-        forget_stop()
         self.deadline.__enter__()
         self.arm()
         return self
