@@ -135,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("protolab: interrupted", file=sys.stderr)
         return 130
     except Exception as e:
+        if stop_requested():  # a library turned the Ctrl-C into its own error (DuckDB: "Query interrupted")
+            print("protolab: interrupted", file=sys.stderr)
+            return 130
         if not is_user_error(e):
             raise
         print(f"protolab: error: {one_line(str(e))}", file=sys.stderr)

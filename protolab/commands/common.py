@@ -170,6 +170,12 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
             f"protolab: stopped; {what}" if what else "protolab: stopped before any shard was played", file=sys.stderr
         )
         return 130
+    except Exception:
+        if not session.stop_requested():
+            raise
+        # a library turned the Ctrl-C into its own error (DuckDB's "Query interrupted" in the report)
+        print("protolab: interrupted", file=sys.stderr)
+        return 130
     finally:
         signal.signal(signal.SIGINT, previous)
         session.forget_stop()
