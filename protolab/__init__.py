@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from protolab.experiment.stopnote import request_stop, stop_requested
+
 LAYERS = ("sim", "strategies", "analysis")
 
 
@@ -41,8 +43,6 @@ def check_layers_installed() -> None:
 
 def interrupt(signum: int, _frame) -> None:
     """The SIGINT handler of the `protolab` command: KeyboardInterrupt, the stop noted first."""
-    from protolab.experiment.stopnote import request_stop
-
     request_stop(signum)
     raise KeyboardInterrupt
 
@@ -51,8 +51,6 @@ def _unraisable(u) -> None:
     """Python's report of an exception it could not raise, except a Ctrl-C's: that one was noted
     (stop_requested) and is acted on where the command can stop, so "Exception ignored" would be
     noise beside the stop's one line."""
-    from protolab.experiment.stopnote import stop_requested
-
     if isinstance(u.exc_value, KeyboardInterrupt) and stop_requested():
         return
     sys.__unraisablehook__(u)
@@ -65,8 +63,6 @@ def main() -> int:
     engine, Ray, pyarrow) prints the Python stack of every thread on stderr (faulthandler)."""
     # imported here, not at the top: `import protolab` stays as short as it can be, since a Ctrl-C
     # before main() runs can only end in Python's own traceback
-    from protolab.experiment.stopnote import stop_requested
-
     if not faulthandler.is_enabled():
         faulthandler.enable()
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started with it ignored
@@ -115,8 +111,6 @@ def _exit(code: int) -> NoReturn:
     streams are flushed, and the process exits itself: with 130 if a Ctrl-C came meanwhile."""
     import atexit
     import threading
-
-    from protolab.experiment.stopnote import stop_requested
 
     late: list[int] = []
     with contextlib.suppress(ValueError):  # not in the main thread (an embedding caller): no handler

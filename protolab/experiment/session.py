@@ -26,7 +26,7 @@ from typing import Any
 from analysis.runs.runfolder import RunDirError
 from analysis.runs.storage import Location
 from protolab.experiment import reaper
-from protolab.experiment.stopnote import forget_stop, request_stop, stop_requested
+from protolab.experiment.stopnote import BEFORE_EXIT, StopDeadline, forget_stop, request_stop, stop_requested
 
 LOCAL_IP = "127.0.0.1"
 CONNECT_TIMEOUT = 20.0  # seconds `--address` may take to answer (--connect-timeout)
@@ -293,6 +293,17 @@ class BrokenRayWatch:
                 os._exit(1)
 
 
+def _sweep_now() -> None:
+    """End the local Ray's processes at once (StopDeadline); the reaper sweeps again and removes the
+    folder when this process is gone."""
+    local = _local
+    if local is not None:
+        reaper.sweep(local.root, exclude={local.watcher.proc.pid}, grace=0.0, deadline=1.0)
+
+
+BEFORE_EXIT.append(_sweep_now)
+
+
 def stop_ray() -> None:
     """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder."""
     global _local
@@ -320,75 +331,6 @@ def raise_if_stopped() -> None:
     stop still ends the command within one wait (jobs.WAIT)."""
     if stop_requested():
         raise Stop(stop_requested())
-
-
-class StopDeadline:
-    """Ends the process STOP_WITHIN seconds after SIGINT or SIGTERM if it has not ended by itself.
-
-    A signal's Python handler runs only when the main thread is back in Python: blocked in Ray's
-    C++ code (ray.init connecting its core worker on a loaded machine, Ray's shutdown), it can wait
-    longer than anyone waits for Ctrl-C. The C-level handler writes the signal's number to the
-    wakeup fd at once (signal.set_wakeup_fd), whatever the main thread does; a thread reading it
-    starts the clock. Ending early loses nothing recorded (a run's shards are in its journal, as
-    when a driver is killed: `--resume`); the local Ray's processes are swept as the reaper would."""
-
-    STOP_WITHIN = 4.0
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.previous = -1
-        self.reader: socket.socket | None = None
-        self.writer: socket.socket | None = None
-        self.thread: threading.Thread | None = None
-
-    def __enter__(self) -> StopDeadline:
-        if threading.current_thread() is not threading.main_thread():
-            return self
-        self.reader, self.writer = socket.socketpair()
-        self.reader.setblocking(False)
-        self.writer.setblocking(False)
-        self.previous = signal.set_wakeup_fd(self.writer.fileno(), warn_on_full_buffer=False)
-        self.thread = threading.Thread(target=self._watch, name="protolab-stop-deadline", daemon=True)
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.done.set()
-        if self.writer is None or self.reader is None:
-            return
-        signal.set_wakeup_fd(self.previous)
-        if self.thread is not None:
-            self.thread.join()
-        self.reader.close()
-        self.writer.close()
-
-    def _watch(self) -> None:
-        import select
-
-        assert self.reader is not None
-        signum = 0
-        while not signum and not self.done.is_set():
-            if select.select([self.reader], [], [], 0.2)[0]:
-                with contextlib.suppress(OSError):
-                    signum = next((b for b in self.reader.recv(64) if b in StopSignals.SIGNALS), 0)
-        if not signum or self.done.wait(self.STOP_WITHIN):
-            return
-        print(
-            f"protolab: stopped; the clean-up took over {self.STOP_WITHIN:g} s and was cut short "
-            "(what was recorded is kept)",
-            file=sys.stderr,
-            flush=True,
-        )
-        local = _local
-        if local is not None:  # at once; the reaper sweeps again and removes the folder when we are gone
-            reaper.sweep(local.root, exclude={local.watcher.proc.pid}, grace=0.0, deadline=1.0)
-        os._exit(128 + signum)
-
-
-def interrupt(signum: int, _frame) -> None:
-    """A SIGINT handler for commands without StopSignals: KeyboardInterrupt, the stop noted first."""
-    request_stop(signum)
-    raise Stop(signum)
 
 
 class StopSignals:
