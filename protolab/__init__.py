@@ -10,10 +10,15 @@ error instead of a confusing ImportError deep inside a run."""
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import importlib.util
 import os
+import signal
 import sys
 from pathlib import Path
+from typing import NoReturn
+
+from protolab.experiment.stopnote import request_stop, stop_requested
 
 LAYERS = ("sim", "strategies", "analysis")
 
@@ -36,10 +41,33 @@ def check_layers_installed() -> None:
             )
 
 
+def interrupt(signum: int, _frame) -> None:
+    """The SIGINT handler of the `protolab` command: KeyboardInterrupt, the stop noted first."""
+    request_stop(signum)
+    raise KeyboardInterrupt
+
+
+def _unraisable(u) -> None:
+    """Python's report of an exception it could not raise, except a Ctrl-C's: that one was noted
+    (stop_requested) and is acted on where the command can stop, so "Exception ignored" would be
+    noise beside the stop's one line."""
+    if isinstance(u.exc_value, KeyboardInterrupt) and stop_requested():
+        return
+    sys.__unraisablehook__(u)
+
+
 def main() -> int:
     """The `protolab` command: the layers are checked before any of them is imported, so a
     shadowed name is one line and exit status 2, like every other user error. Ctrl-C while the
-    layers load (a second or two) is the same one line as Ctrl-C later."""
+    layers load (a second or two) is the same one line as Ctrl-C later. A crash in native code (the
+    engine, Ray, pyarrow) prints the Python stack of every thread on stderr (faulthandler)."""
+    # imported here, not at the top: `import protolab` stays as short as it can be, since a Ctrl-C
+    # before main() runs can only end in Python's own traceback
+    if not faulthandler.is_enabled():
+        faulthandler.enable()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started with it ignored
+        signal.signal(signal.SIGINT, interrupt)
+    sys.unraisablehook = _unraisable
     try:
         check_layers_installed()
         from protolab.cli import main as run  # after the check: importing a shadowed layer would fail first
@@ -48,12 +76,57 @@ def main() -> int:
         return 2
     except KeyboardInterrupt:
         print("protolab: interrupted", file=sys.stderr)
-        return 130
-    code = run()
+        _exit_stopped()
+    if stop_requested():  # a Ctrl-C whose exception an import swallowed ("Exception ignored in ...")
+        print("protolab: interrupted", file=sys.stderr)
+        _exit_stopped()
+    try:
+        code = run()
+    except KeyboardInterrupt:  # between the command's end and _exit's handler
+        print("protolab: interrupted", file=sys.stderr)
+        code = STOPPED
     storage = sys.modules.get("analysis.runs.storage")  # loaded only by commands that read or write runs
     if storage is not None and storage.requests_left_behind():
         _exit_now(code)
-    return code
+    _exit(code)
+
+
+STOPPED = 130  # the exit status of a command stopped by Ctrl-C
+
+
+def _exit_stopped() -> NoReturn:
+    _exit(STOPPED)
+
+
+def _exit(code: int) -> NoReturn:
+    """End the process with `code` once the command is done, the same way every time.
+
+    Two ways the interpreter's own exit turned a clean Ctrl-C into a death by SIGINT (status -2, a
+    shell shows 130 but nothing was said): a KeyboardInterrupt that lands inside `exec` of a string
+    (dataclasses, namedtuple and typing build their methods so while a module is imported) marks
+    the interpreter as ended by an unhandled Ctrl-C even though protolab caught it; and a Ctrl-C in
+    the last second of the interpreter's tear-down of DuckDB, pyarrow and pandas (after Python has
+    put back SIGINT's default) kills it outright. So the command's threads are joined, the exit
+    functions run (Ray's shutdown, logging, temporary folders) with a Ctrl-C now only noted, the
+    streams are flushed, and the process exits itself: with 130 if a Ctrl-C came meanwhile."""
+    import atexit
+    import threading
+
+    late: list[int] = []
+    with contextlib.suppress(ValueError):  # not in the main thread (an embedding caller): no handler
+        signal.signal(signal.SIGINT, lambda signum, _frame: late.append(signum))
+    for t in threading.enumerate():
+        if t is not threading.current_thread() and not t.daemon:
+            t.join()
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    if (late or stop_requested()) and code != STOPPED:
+        print("protolab: interrupted", file=sys.stderr)
+        code = STOPPED
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def _exit_now(code: int) -> None:

@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from protolab.commands.errors import UsageError
 from protolab.commands.registry import BY_NAME, COMMANDS
+from protolab.experiment.stopnote import stop_requested
 from protolab.version import protolab_version
 
 # The project's errors a user can cause, as (defining module, class name): `main` prints them as
@@ -119,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr and exit status 2; faults in protolab itself keep their traceback."""
     try:
         args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+        if stop_requested():  # a Ctrl-C swallowed while the command's module was imported
+            raise KeyboardInterrupt
         if hasattr(args, "prepare"):  # what the command's options set up first (the timeouts)
             args.prepare(args)
         return args.func(args)
@@ -132,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("protolab: interrupted", file=sys.stderr)
         return 130
     except Exception as e:
+        if stop_requested():  # a library turned the Ctrl-C into its own error (DuckDB: "Query interrupted")
+            print("protolab: interrupted", file=sys.stderr)
+            return 130
         if not is_user_error(e):
             raise
         print(f"protolab: error: {one_line(str(e))}", file=sys.stderr)

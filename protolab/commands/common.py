@@ -15,6 +15,7 @@ from rich.console import Console
 from analysis.runs.models import describe_models, models_used
 from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
+from protolab.experiment import stopnote
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 from strategies.user import set_decision_timeout
 
@@ -158,14 +159,22 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
     """Run a command that starts Ray with Ctrl-C raising KeyboardInterrupt (whatever handler was set),
     exit status 130. The stop line says what was kept: `kept()` for a command that records as it goes
     (tune's trials), else nothing was (a run's own stop keeps and names its shards before this)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, stopnote.interrupt)  # noted too: see stopnote.stop_requested
     try:
-        return work()
+        with stopnote.StopDeadline():
+            return work()
     except KeyboardInterrupt:
         what = kept() if kept is not None else None
         print(
             f"protolab: stopped; {what}" if what else "protolab: stopped before any shard was played", file=sys.stderr
         )
         return 130
+    except Exception:
+        if not stopnote.stop_requested():
+            raise
+        # a library turned the Ctrl-C into its own error (DuckDB's "Query interrupted" in the report)
+        print("protolab: interrupted", file=sys.stderr)
+        return 130
     finally:
         signal.signal(signal.SIGINT, previous)
+        stopnote.forget_stop()

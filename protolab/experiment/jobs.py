@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from protolab.experiment.progress import Progress
-from protolab.experiment.session import local_ray_failure, start_ray, stop_ray
+from protolab.experiment.session import local_ray_failure, raise_if_stopped, start_ray, stop_ray
 
 MAX_RETRIES = 5  # per call, for workers or nodes that die (not for errors in code)
 WAIT = 0.5  # seconds one ray.wait blocks, so that a stop or a broken Ray is seen
@@ -88,6 +88,7 @@ def finished(
         if not pending:
             return
         ready, _ = ray.wait(list(pending), num_returns=max(1, len(pending) - busy), timeout=WAIT)
+        raise_if_stopped()
         why = broken() if broken is not None else None
         if why and not ready:
             raise RayBroken(why)

@@ -30,6 +30,7 @@ from typing import Any
 from analysis.runs.runfolder import RunDirError
 from analysis.runs.storage import Location
 from protolab.experiment import reaper
+from protolab.experiment.stopnote import BEFORE_EXIT, StopDeadline, forget_stop, request_stop, stop_requested
 
 LOCAL_IP = "127.0.0.1"
 CONNECT_TIMEOUT = 20.0  # seconds `--address` may take to answer (--connect-timeout)
@@ -231,18 +232,27 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
                 log_to_driver=False,
                 _temp_dir=str(ray_root),
             )
+        raise_if_stopped()  # a Ctrl-C whose exception Ray's start-up swallowed
     except BaseException:
         stop_ray()
         raise
     return n, f"local Ray on {LOCAL_IP} ({n} workers)"
 
 
+def _imported_ray() -> Any:
+    """The ray module if this process imported it whole, else None: a stop that lands during
+    `import ray` leaves half its submodules loaded, and importing it again then fails (circular
+    import) instead of stopping."""
+    ray = sys.modules.get("ray")
+    return ray if ray is not None and hasattr(ray, "is_initialized") and hasattr(ray, "shutdown") else None
+
+
 def local_ray_failure() -> str | None:
     """What died, when a process the local Ray cannot run without (gcs_server, raylet, ...) has
     exited; None while it is whole, or when joined to a cluster (the cluster's to heal)."""
-    if _local is None:
+    ray = _imported_ray()
+    if _local is None or ray is None:
         return None
-    import ray
 
     node = getattr(ray._private.worker, "_global_node", None)
     try:
@@ -311,12 +321,23 @@ class BrokenRayWatch:
                 os._exit(1)
 
 
+def _sweep_now() -> None:
+    """End the local Ray's processes at once (StopDeadline); the reaper sweeps again and removes the
+    folder when this process is gone."""
+    local = _local
+    if local is not None:
+        reaper.sweep(local.root, exclude={local.watcher.proc.pid}, grace=0.0, deadline=1.0)
+
+
+BEFORE_EXIT.append(_sweep_now)
+
+
 def stop_ray(clean: bool = False) -> None:
     """Disconnect from Ray; for a local Ray, also end every one of its processes and remove its folder.
     `clean`: the experiment ended with nothing of it still running, so that a local Ray kept across
     experiments (keep_local_ray) is left running for the next one."""
     global _local
-    import ray
+    ray = _imported_ray()
 
     if clean and _keep is not None and _local is not None and local_ray_failure() is None:
         return
@@ -324,7 +345,7 @@ def stop_ray(clean: bool = False) -> None:
     local, broken = _local, local_ray_failure()
     if local is not None and broken:  # Ray's own shutdown can wait on a dead gcs_server
         reaper.sweep(local.root, exclude={local.watcher.proc.pid})
-    if ray.is_initialized():
+    if ray is not None and ray.is_initialized():
         ray.shutdown()
     if local is not None:
         reaper.sweep(local.root, exclude={local.watcher.proc.pid})
@@ -334,6 +355,15 @@ def stop_ray(clean: bool = False) -> None:
 
 
 # -- signals ----------------------------------------------------------------------------------------
+
+
+def raise_if_stopped() -> None:
+    """Raise Stop if a stop was asked for. A signal handler's exception is lost when it lands in code
+    that cannot pass it on (a callback from Ray's C++ code, a finalizer: "Exception ignored in ...");
+    the loops that wait on Ray (jobs.finished) and the end of Ray's start-up call this, so such a
+    stop still ends the command within one wait (jobs.WAIT)."""
+    if stop_requested():
+        raise Stop(stop_requested())
 
 
 class StopSignals:
@@ -348,11 +378,13 @@ class StopSignals:
         self.stopped = False
         self.signum = 0  # the signal that stopped the run (Ray may re-raise it as a bare Ctrl-C)
         self.previous: dict[int, Any] = {}
+        self.deadline = StopDeadline()
 
     def _first(self, signum: int, _frame) -> None:
         self.stopped, self.signum = True, signum
         for k in self.SIGNALS:
             signal.signal(k, signal.SIG_IGN)
+        request_stop(signum)
         raise Stop(signum)
 
     def arm(self) -> None:
@@ -364,9 +396,12 @@ class StopSignals:
     def __enter__(self) -> StopSignals:
         if self.active:
             self.previous = {k: signal.getsignal(k) for k in self.SIGNALS}
+        self.deadline.__enter__()
         self.arm()
         return self
 
     def __exit__(self, *exc) -> None:
         for k, handler in self.previous.items():
             signal.signal(k, handler)
+        self.deadline.__exit__()
+        forget_stop()
