@@ -39,14 +39,23 @@ def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-# scripts that need what only another test makes (a search folder): the test that runs them
-ELSEWHERE = {"tune_check.py": "tests/protolab/experiment/tune/test_tune.py"}
+# scripts that need what only another test makes (a search folder), or whose small run is the claim of
+# another test (the fault benchmarks): the test that runs them
+ELSEWHERE = {
+    "tune_check.py": "tests/protolab/experiment/tune/test_tune.py",
+    "sigint_sweep.py": "tests/protolab/experiment/run/test_faults.py",
+    "chaos_run.py": "tests/protolab/experiment/run/test_faults.py",
+}
+# modules the scripts import, not scripts: the script that imports each
+MODULES = {"runrows.py": "chaos_run.py"}
 
 
 def test_every_benchmark_script_is_run_by_a_test():
-    assert sorted(p.name for p in BENCH.glob("*.py")) == sorted([*SMALL, *ELSEWHERE])
+    assert sorted(p.name for p in BENCH.glob("*.py")) == sorted([*SMALL, *ELSEWHERE, *MODULES])
     for script, test in ELSEWHERE.items():
         assert f'"{script}"' in (ROOT / test).read_text(), (script, test)
+    for module, script in MODULES.items():
+        assert f"from {module.removesuffix('.py')} import" in (BENCH / script).read_text(), (module, script)
 
 
 @pytest.mark.parametrize("script", sorted(SMALL))
