@@ -12,7 +12,8 @@ root and `ip netns` needed), the driver joining it with --address; without, a lo
 `ray::play_shard` worker is killed (SIGKILL) every --kill-every seconds (or as soon as one plays),
 except that the first kill
 after 30% of the undisturbed time takes the whole worker node instead (every process in its
-namespace), which is started again --node-back seconds later; at 50% the driver gets one SIGINT
+namespace), which is started again --node-back seconds later; once half the shards are recorded
+the driver gets one SIGINT
 (it must end with status 130) and `protolab run --resume` finishes the run, the kills going on.
 
 Prints each event as it happens, then both times, the overhead and both rows hashes; exit status 1
@@ -40,6 +41,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from runrows import rows_hash  # noqa: E402
+
+from analysis.runs.runfolder import read_manifest  # noqa: E402
 
 SPEC = """name = "chaos"
 seed = {seed}
@@ -230,10 +233,11 @@ class Chaos:
 
 
 def recorded(out: Path) -> int:
-    """Shards recorded in the run.json of the run folder under `out` (0 before there is one)."""
+    """Shards recorded in the run folder under `out`, run.json and its journal (the driver journals
+    each batch at once and rewrites run.json only now and then); 0 before there is one."""
     for d in out.glob("*/run.json") if out.exists() else []:
         with contextlib.suppress(OSError, ValueError):
-            return len(json.loads(d.read_text())["shards"])
+            return len(read_manifest(d.parent).shards)
     return 0
 
 
@@ -243,9 +247,9 @@ def chaos_run(where: Where, spec: Path, out: Path, ref_seconds: float, args) -> 
     chaos.thread.start()
     t0 = time.monotonic()
     p = where.protolab("run", str(spec), "--out", str(out), cwd=spec.parent)
-    sigint_at = t0 + 0.5 * ref_seconds
-    while p.poll() is None and (time.monotonic() < sigint_at or not recorded(out)):
-        time.sleep(0.1)
+    half = max(1, args.games // args.shard_games // 2)  # the SIGINT once half the shards are recorded
+    while p.poll() is None and recorded(out) < half:
+        time.sleep(0.05)
     if p.poll() is not None:
         sys.exit(f"the chaos run ended before its SIGINT (exit {p.returncode}): {p.communicate()[1][-2000:]}")
     p.send_signal(signal.SIGINT)

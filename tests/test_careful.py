@@ -151,6 +151,7 @@ READS_NO_SPEC = {
     "compare": "reads run folders' rows, plays nothing",
     "dashboard": "its example games replay with --allow-code unset: refused (skipped), like replay",
     "meta": "reads run folders and loop folders, plays nothing",
+    "play": "its opponent is given on the command line, and Python strategies are always refused (no --allow-code)",
 }
 
 
@@ -433,3 +434,13 @@ def test_every_refusal_of_the_loader_is_tested():
     import sim.pool
 
     assert inspect.getsource(sim.pool).count("raise CardDataError") == len(TOGETHER) + 1
+
+
+def test_play_refuses_a_python_opponent_before_any_import(code, capsys):
+    """`play` has no --allow-code: a Python opponent is one line, exit 2, and nothing of it runs."""
+    rc = main(["play", "--opponent", CODE, "--port", "0", "--out", "pt"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert "'codepkg.bots'" in err, err
+    assert not (code / "pkg-ran").exists() and not (code / "module-ran").exists() and "ran" not in out + err
+    assert not Path("pt").exists()

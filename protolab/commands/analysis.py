@@ -20,6 +20,7 @@ from protolab.commands.common import UsageError, check_range, console
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 from protolab.commands.registry import summary
+from protolab.experiment.stopnote import forget_stop
 
 
 def _band(p: argparse.ArgumentParser) -> None:
@@ -167,8 +168,8 @@ def _serve(page: str, port: int, game_page: GamePage | None = None) -> None:
     print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # Ctrl-C is how a server is ended: a normal end, exit status 0
+        forget_stop()
     finally:
         server.server_close()
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from analysis.pages import board_links, board_page
 from analysis.pages.shell import GamePage
-from analysis.runs.open import Runs
+from analysis.runs.open import Runs, split_arm
 from analysis.studies.plain.report import Report
-from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data
+from protolab.experiment.run.replay import OpenRun, ReplayError, ReplayMismatch, board_data, open_run
 
 MAX_EMBEDDED = 12  # board pages carried in an offline dashboard by default (about 40-150 kB each)
 ROLLOUTS = 8  # rollouts per turn end in a dashboard's game pages
@@ -26,11 +26,15 @@ def example_section(
         return board_links.section_html(ex, run_arg, lambda n: f"/game/{n}", {}), game_page(run_arg)
     order = ex.assign(rank=ex["group"].map(GROUP_ORDER.index)).sort_values("rank", kind="stable")
     embedded: dict[int, str] = {}
+    try:
+        opened = open_run(split_arm(run_arg)[0]) if len(order) and carried > 0 else None  # once for all its games
+    except ReplayError:
+        opened = None  # each example is then named by its replay command, which prints the reason
     for n in dict.fromkeys(int(x) for x in order["game_index"]):
-        if len(embedded) >= carried:
+        if len(embedded) >= carried or opened is None:
             break
         try:
-            embedded[n] = board_page.json_for_script(board_data(run_arg, n, ROLLOUTS))
+            embedded[n] = board_page.json_for_script(board_data(run_arg, n, ROLLOUTS, opened=opened))
         except (ReplayError, ReplayMismatch):
             continue  # named by its replay command instead, which prints the reason
     return board_links.section_html(ex, run_arg, lambda n: None, embedded), None
@@ -39,9 +43,13 @@ def example_section(
 def game_page(run_arg: str) -> GamePage:
     """game_index -> (status, board page or the replay's one-line error)."""
 
+    opened: list[OpenRun] = []  # the run, opened at the first page asked for and kept
+
     def page(n: int) -> tuple[int, str]:
         try:
-            return 200, board_page.render(board_data(run_arg, n, ROLLOUTS))
+            if not opened:
+                opened.append(open_run(split_arm(run_arg)[0]))
+            return 200, board_page.render(board_data(run_arg, n, ROLLOUTS, opened=opened[0]))
         except ReplayError as e:
             return 404, str(e)
         except ReplayMismatch as e:

@@ -45,12 +45,19 @@ def game_seeds(master_seed: int, matchup: np.ndarray, game: np.ndarray, swap: bo
         return mix64(k ^ ((pair + _U(1)) * _K_PAIR))
 
 
-def sample_order(master_seed: int, n: int) -> np.ndarray:
-    """A seeded permutation of range(n): candidate j's rank is its hashed key.
+def sample_order(master_seed: int, n: int, first: int | None = None) -> np.ndarray:
+    """A seeded permutation of range(n): candidate j's rank is its hashed key (ties by j).
 
     Taking the first k gives a sample without replacement, and a larger k extends a smaller one
-    (the first k matchups, and so their seeds, stay the same)."""
+    (the first k matchups, and so their seeds, stay the same). `first`: only the permutation's first
+    `first` entries, the same ones, without sorting all n keys (a sample of millions of matchups)."""
     j = np.arange(n, dtype=_U)
     with np.errstate(over="ignore"):
         keys = mix64(master_key(master_seed) ^ ((j + _U(1)) * _K_SAMPLE))
-    return np.argsort(keys, kind="stable")
+    if first is None or first >= n:
+        return np.argsort(keys, kind="stable")
+    if first <= 0:
+        return np.zeros(0, dtype=np.intp)
+    cut = np.partition(keys, first - 1)[first - 1]  # the first-th smallest key
+    chosen = np.flatnonzero(keys <= cut)  # in j order: a stable sort of them breaks ties as argsort does
+    return chosen[np.argsort(keys[chosen], kind="stable")][:first]

@@ -443,11 +443,17 @@ def replay_run(run_arg: str, game: int, states: bool = False, allow_code: bool =
 
 
 def board_data(
-    run_arg: str, game: int, rollouts: int = 0, rollout_seed: int = 1, allow_code: bool = False
+    run_arg: str,
+    game: int,
+    rollouts: int = 0,
+    rollout_seed: int = 1,
+    allow_code: bool = False,
+    opened: OpenRun | None = None,
 ) -> dict[str, Any]:
     """The board page's data for one game of a run, replayed and checked against its row first
-    (the same checks as `protolab replay RUN --game N`, --allow-code included)."""
-    g = locate(run_arg, game, allow_code=allow_code)
+    (the same checks as `protolab replay RUN --game N`, --allow-code included); `opened`: the run
+    already opened (open_run), for the pages of many of its games."""
+    g = locate(run_arg, game, opened, allow_code=allow_code)
     rec_played = played_game(g)
     if rec_played is not None and not rec_played.finished:
         raise ReplayError(

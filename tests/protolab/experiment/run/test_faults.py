@@ -51,9 +51,10 @@ def test_ctrl_c_at_seeded_random_moments_stops_every_time_in_one_line(tmp_path):
 def test_a_short_chaos_run_keeps_every_row(tmp_path):
     result = script(
         "chaos_run.py",
-        *("--games", "8000", "--shard-games", "1000", "--kill-every", "1", "--kills", "1", "--workers", "2"),
+        *("--games", "48000", "--shard-games", "2000", "--strategies", "greedy", "greedy"),
+        *("--kill-every", "1", "--kills", "1", "--workers", "2"),
         tmp_path=tmp_path,
     )
     assert result["worker_kills"] == 1 and result["sigint_exit"] == 130, result
-    assert 1 <= result["shards_kept_at_sigint"] < result["shards"] == 8 and result["complete"], result
+    assert 12 <= result["shards_kept_at_sigint"] < result["shards"] == 24 and result["complete"], result
     assert result["rows_equal"], result
