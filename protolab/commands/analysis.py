@@ -16,11 +16,10 @@ from analysis.studies import Options, Study, kind_of, open_study
 from analysis.studies.ab.compare import compare_runs, print_comparison
 from analysis.studies.plain.report import TABLE_NAMES, Report, records
 from analysis.studies.plain.rule_note import csv_lines
-from protolab.commands.common import UsageError, check_range, console
+from protolab.commands.common import UsageError, check_range, console, serve_until_stopped
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 from protolab.commands.registry import summary
-from protolab.experiment.stopnote import forget_stop
 
 
 def _band(p: argparse.ArgumentParser) -> None:
@@ -166,12 +165,7 @@ def _serve(page: str, port: int, game_page: GamePage | None = None) -> None:
     except OSError as e:
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {e}") from None
     print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:  # Ctrl-C is how a server is ended: a normal end, exit status 0
-        forget_stop()
-    finally:
-        server.server_close()
+    serve_until_stopped(server)
 
 
 def _examples(args: argparse.Namespace) -> Callable[[Report], tuple[str, GamePage | None]]:

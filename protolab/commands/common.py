@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.console import Console
 
@@ -178,3 +179,14 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
     finally:
         signal.signal(signal.SIGINT, previous)
         stopnote.forget_stop()
+
+
+def serve_until_stopped(server: Any) -> None:
+    """Serve until Ctrl-C, the way a server (dashboard --serve, play) is ended: a normal end, exit
+    status 0, the server closed."""
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        stopnote.forget_stop()
+    finally:
+        server.server_close()

@@ -8,10 +8,9 @@ import argparse
 import secrets
 from pathlib import Path
 
-from protolab.commands.common import UsageError, add_pool_args, check_range
+from protolab.commands.common import UsageError, add_pool_args, check_range, serve_until_stopped
 from protolab.commands.registry import summary
 from protolab.experiment.spec import SpecError
-from protolab.experiment.stopnote import forget_stop
 from protolab.play.playtest import Playtest, PlaytestError, create, reopen, spec_of
 from protolab.play.server import Table, make_server
 from sim.cards.loader import CardDataError
@@ -79,12 +78,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     where = playtest.run_dir
     print(f"playtest {playtest.run_id} in {where}: {playtest.games} game(s), A = {' vs '.join(playtest.strategies)}")
     print(f"play on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:  # Ctrl-C is how a server is ended: a normal end, exit status 0
-        forget_stop()
-    finally:
-        server.server_close()
+    serve_until_stopped(server)
     with table.lock:  # a decision being written (its game's shard, run.json) is finished first
         pass
     live = table.live
