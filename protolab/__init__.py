@@ -92,10 +92,29 @@ def main() -> int:
 
 
 STOPPED = 130  # the exit status of a command stopped by Ctrl-C
+EXIT_WITHIN = 2.0  # seconds a stopped command's exit (threads, exit functions) may take before it is cut short
 
 
 def _exit_stopped() -> NoReturn:
     _exit(STOPPED)
+
+
+def _exit_within(seconds: float) -> None:
+    """A stopped command whose exit still waits after `seconds` (a thread of Ray's start-up that does
+    not end, an exit function blocked in Ray's C++ code) is ended: the local Ray's processes swept as
+    the reaper would, then status 130."""
+    import time
+
+    from protolab.experiment.stopnote import BEFORE_EXIT
+
+    time.sleep(seconds)
+    for end in BEFORE_EXIT:
+        with contextlib.suppress(Exception):
+            end()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(STOPPED)
 
 
 def _exit(code: int) -> NoReturn:
@@ -115,6 +134,8 @@ def _exit(code: int) -> NoReturn:
     late: list[int] = []
     with contextlib.suppress(ValueError):  # not in the main thread (an embedding caller): no handler
         signal.signal(signal.SIGINT, lambda signum, _frame: late.append(signum))
+    if code == STOPPED or stop_requested():  # the stop line is said: what is left may not hold it up
+        threading.Thread(target=_exit_within, args=(EXIT_WITHIN,), name="protolab-exit-deadline", daemon=True).start()
     for t in threading.enumerate():
         if t is not threading.current_thread() and not t.daemon:
             t.join()
