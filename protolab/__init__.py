@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from protolab.experiment.stopnote import request_stop, stop_requested
+from protolab.experiment.stopnote import BEFORE_EXIT, request_stop, stop_requested
 
 LAYERS = ("sim", "strategies", "analysis")
 
@@ -104,8 +104,6 @@ def _exit_within(seconds: float) -> None:
     not end, an exit function blocked in Ray's C++ code) is ended: the local Ray's processes swept as
     the reaper would, then status 130."""
     import time
-
-    from protolab.experiment.stopnote import BEFORE_EXIT
 
     time.sleep(seconds)
     for end in BEFORE_EXIT:
