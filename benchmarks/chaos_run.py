@@ -118,7 +118,7 @@ class Where:
 def cluster(temp: Path, node_back: float) -> Iterator[Where]:
     """The suite's two-node cluster (tests/fixtures_cluster): head and worker node, one CPU each."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
+    from fixtures_cluster import namespace_pair, namespaces_unavailable, ray_start, sh
 
     why = namespaces_unavailable()
     if why:
@@ -132,20 +132,12 @@ def cluster(temp: Path, node_back: float) -> Iterator[Where]:
     }
     env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
     with namespace_pair("plc", 214) as n:
-        common = ["--num-cpus=1", "--disable-usage-stats"]
         sh(
             "ip",
             "netns",
             "exec",
             n.head_ns,
-            ray,
-            "start",
-            "--head",
-            f"--node-ip-address={n.head_ip}",
-            "--port=6379",
-            "--include-dashboard=false",
-            f"--temp-dir={temp / 'h'}",
-            *common,
+            *ray_start(n, ray, temp, head=True),
             env=env,
             timeout=180,
         )
@@ -156,12 +148,7 @@ def cluster(temp: Path, node_back: float) -> Iterator[Where]:
                 "netns",
                 "exec",
                 n.work_ns,
-                ray,
-                "start",
-                f"--address={n.head_ip}:6379",
-                f"--node-ip-address={n.work_ip}",
-                f"--temp-dir={temp / 'w'}",
-                *common,
+                *ray_start(n, ray, temp, head=False),
                 env=env,
                 timeout=180,
             )

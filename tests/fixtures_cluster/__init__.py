@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 
 def sh(*args, check=True, **kw) -> subprocess.CompletedProcess:
@@ -18,6 +19,18 @@ def sh(*args, check=True, **kw) -> subprocess.CompletedProcess:
     if check and r.returncode != 0:
         raise AssertionError(f"{' '.join(map(str, args))} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     return r
+
+
+def ray_start(n: Pair, ray: object, temp: Path, head: bool) -> list[str]:
+    """`ray start` of the pair's head node (`head`) or worker node, one CPU each, each with its own
+    folder under `temp` (short: Ray's socket paths must fit): the arguments, to run in that node's
+    namespace (`ip netns exec NS ...`)."""
+    if head:
+        where = ["--head", f"--node-ip-address={n.head_ip}", "--port=6379", "--include-dashboard=false"]
+    else:
+        where = [f"--address={n.head_ip}:6379", f"--node-ip-address={n.work_ip}"]
+    folder = temp / ("h" if head else "w")
+    return [str(ray), "start", *where, "--num-cpus=1", "--disable-usage-stats", f"--temp-dir={folder}"]
 
 
 def namespaces_unavailable() -> str | None:

@@ -11,6 +11,7 @@ folder at all, like a cluster without a shared disk: its shards come back to the
 import json
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
+from fixtures_cluster import namespace_pair, namespaces_unavailable, ray_start, sh
 
 from protolab.experiment.run.runner import RunOptions, run
 
@@ -67,15 +68,7 @@ def two_nodes(tmp_path, wheel):
                 "netns",
                 "exec",
                 n.head_ns,
-                ray,
-                "start",
-                "--head",
-                f"--node-ip-address={n.head_ip}",
-                "--port=6379",
-                "--num-cpus=1",
-                "--include-dashboard=false",
-                "--disable-usage-stats",
-                f"--temp-dir={temp / 'h'}",
+                *ray_start(n, ray, temp, head=True),
                 env=env,
                 timeout=120,
             )
@@ -86,8 +79,7 @@ def two_nodes(tmp_path, wheel):
                 n.work_ns,
                 "sh",
                 "-c",
-                f"mount -t tmpfs tmpfs '{out}' && exec '{ray}' start --address={n.head_ip}:6379 "
-                f"--node-ip-address={n.work_ip} --num-cpus=1 --disable-usage-stats --temp-dir='{temp / 'w'}'",
+                f"mount -t tmpfs tmpfs '{out}' && exec {shlex.join(ray_start(n, ray, temp, head=False))}",
                 env=env,
                 timeout=120,
             )

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from fixtures_cluster import namespace_pair, namespaces_unavailable, sh
+from fixtures_cluster import namespace_pair, namespaces_unavailable, ray_start, sh
 
 import sim
 from analysis.runs import runfolder
@@ -244,15 +244,7 @@ def bucket_cluster(tmp_path):
                 "netns",
                 "exec",
                 n.head_ns,
-                ray,
-                "start",
-                "--head",
-                f"--node-ip-address={n.head_ip}",
-                "--port=6379",
-                "--num-cpus=1",
-                "--include-dashboard=false",
-                "--disable-usage-stats",
-                f"--temp-dir={temp / 'h'}",
+                *ray_start(n, ray, temp, head=True),
                 env=env,
                 timeout=120,
             )
@@ -261,13 +253,7 @@ def bucket_cluster(tmp_path):
                 "netns",
                 "exec",
                 n.work_ns,
-                ray,
-                "start",
-                f"--address={n.head_ip}:6379",
-                f"--node-ip-address={n.work_ip}",
-                "--num-cpus=1",
-                "--disable-usage-stats",
-                f"--temp-dir={temp / 'w'}",
+                *ray_start(n, ray, temp, head=False),
                 env=env,
                 timeout=120,
             )
