@@ -17,7 +17,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sim", "strategies", "analysis", "protolab")
 LINT = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
 # Function-local imports of the project that are deliberate, with why.
-DEFERRED = {("protolab/__init__.py", "protolab.cli"): "checked for shadowed layer names before importing them"}
+DEFERRED = {
+    ("protolab/__init__.py", "protolab.process"): "the Ctrl-C handler set before anything else loads",
+    ("protolab/process.py", "protolab.cli"): "checked for shadowed layer names before importing them",
+}
 
 
 def _lint(cwd: Path, pythonpath: Path) -> subprocess.CompletedProcess:

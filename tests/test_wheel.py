@@ -9,6 +9,8 @@ import json
 import zipfile
 from pathlib import Path
 
+import pytest
+
 # Run by the wheel's interpreter: every command path of the parser (subcommands included) and what
 # its --help exits with; the full parser imports every command module, as `protolab --help` of each does.
 HELPS = r"""
@@ -64,6 +66,7 @@ def test_every_command_answers_help_from_the_installed_wheel(wheel, tmp_path):
     assert wheel.run("protolab", "--version", cwd=tmp_path).stdout.startswith("protolab ")
 
 
+@pytest.mark.slow
 def test_a_small_experiment_runs_end_to_end_from_the_installed_wheel(wheel, tmp_path):
     """`protolab run demo` (the shipped spec, found inside the wheel), then the report, the
     dashboard and a board page of one of its games, all by the installed command."""

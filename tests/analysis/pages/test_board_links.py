@@ -50,6 +50,7 @@ def lowest_seeds(df: pd.DataFrame, k: int, by: list[str] | None = None, ascendin
     return one.sort_values(by or ["seed", "game_index"], ascending=ascending)["game_index"].head(k).tolist()
 
 
+@pytest.mark.slow
 def test_examples_are_the_games_the_rule_names(demo_run, games):
     """A protocol flagged weak links games it lost, any other games it won; each ended the way most
     of its qualifying games ended and no free game of that way is nearer their median length; no
@@ -99,6 +100,7 @@ def test_examples_are_the_games_the_rule_names(demo_run, games):
     assert draws == lowest_seeds(games[games["end_reason"] == "turn_cap"], 2)
 
 
+@pytest.mark.slow
 def test_offline_dashboard_carries_board_pages_that_open(demo_run, browser, tmp_path, capsys):
     out = tmp_path / "dash.html"
     assert main(["dashboard", str(demo_run), "--out", str(out)]) == 0

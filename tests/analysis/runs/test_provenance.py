@@ -101,6 +101,7 @@ def test_manifest_block_names_everything():
         manifest(spec={"arms": [{"name": "a", "strategies": "greedy"}]})
 
 
+@pytest.mark.slow
 def test_greedy_and_search_reports_differ_in_their_headers(tier_run, capsys):
     greedy = header(out_of(capsys, "report", f"{tier_run}#greedy"))
     search = header(out_of(capsys, "report", f"{tier_run}#{SEARCH}"))

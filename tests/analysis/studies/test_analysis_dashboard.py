@@ -43,6 +43,7 @@ def page(tmp_path_factory):
 browser = pytest.fixture(scope="module")(launched)
 
 
+@pytest.mark.slow
 def test_dashboard_renders_in_chromium(page, browser):
     browser.open(page.resolve().as_uri())
     browser.evaluate("new Promise(r => setTimeout(r, 500))")

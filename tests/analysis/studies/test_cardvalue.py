@@ -200,6 +200,7 @@ def test_holds_names_a_block_of_the_holding_draft():
 # -- one command, end to end ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_protocols_share_one_baseline_and_match_a_single_protocol_run(fire_run, tmp_path, capsys):
     """Each card's arms play only their protocol's block: games = baseline (both blocks) + 2 arms x
     GAMES per card; the first block's card has the paired estimate a run of its protocol alone gives

@@ -107,6 +107,7 @@ def local_rows(tmp_path_factory):
     return rows(local.run_dir)
 
 
+@pytest.mark.slow
 def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
     spec = tmp_path / "cluster.toml"
     spec.write_text(SPEC)
@@ -173,6 +174,7 @@ SLOW = (
 )
 
 
+@pytest.mark.slow
 def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp_path):
     """kill -9 of the worker node (its raylet and every process it started, as when a machine
     goes) while it plays a shard: the run completes on the head,
@@ -266,6 +268,7 @@ verify = 1
 """
 
 
+@pytest.mark.slow
 def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, tmp_path):
     """`protolab tune --address`: jobs carry their card files as text, so the worker node (no shared
     disk) plays the same games; trials and verified numbers equal a search played in this process."""

@@ -4,11 +4,13 @@ any block. One test, because each step needs the Ray the step before left (three
 
 from __future__ import annotations
 
+import pytest
 import ray
 
 from protolab.experiment.session import keep_local_ray, local_ray, start_ray, stop_ray
 
 
+@pytest.mark.slow
 def test_a_kept_local_ray_serves_clean_experiments_only_and_only_inside():
     stop_ray()  # the one an earlier test of this process may have left running (tests/conftest.py)
     with keep_local_ray(2):

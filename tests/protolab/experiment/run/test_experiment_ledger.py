@@ -114,6 +114,7 @@ def test_what_is_written_is_checked_too(run_dir):
     assert runfolder.read_manifest(run_dir) == m  # nothing was written
 
 
+@pytest.mark.slow
 def test_journal_batch_cut_by_a_kill_resumes_to_identical_rows(spec_path, tmp_path):
     ref = run(str(spec_path), RunOptions(workers=2, out=str(tmp_path / "ref"), show_progress=False))
     assert ref.status == "complete" and ref.computed_shards == SHARDS

@@ -193,6 +193,7 @@ def test_sigkill_of_the_driver_takes_its_ray_along(spec, tmp_path):
     assert_all_gone(procs, root)
 
 
+@pytest.mark.slow
 def test_killed_gcs_server_ends_the_run(spec, tmp_path):
     p = start(spec, tmp_path / "out")
     procs = playing(p, tmp_path / "out")
@@ -205,6 +206,7 @@ def test_killed_gcs_server_ends_the_run(spec, tmp_path):
     assert_all_gone(procs, root)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signals, status", [((signal.SIGINT, signal.SIGINT), 130), ((signal.SIGTERM,), 143)])
 def test_ctrl_c_twice_or_sigterm_stops_cleanly(spec, tmp_path, signals, status):
     p = start(spec, tmp_path / "out")

@@ -159,6 +159,7 @@ def kill_tree(pids) -> None:
 # -- determinism ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 4])
 def test_rows_identical_for_1_2_4_workers(ref, spec_path, tmp_path, workers):
     res = run(str(spec_path), RunOptions(workers=workers, out=str(tmp_path), show_progress=False))
@@ -205,6 +206,7 @@ def test_dataset_opens_in_duckdb_pandas_polars(ref):
     }
 
 
+@pytest.mark.slow
 def test_demo_command_prints_one_report(tmp_path):
     p = cli("datasets/experiments/demo.toml", "--games", 1000, "--out", tmp_path / "runs", cwd=tmp_path)
     out, err = p.communicate(timeout=300)
@@ -217,6 +219,7 @@ def test_demo_command_prints_one_report(tmp_path):
 # -- faults -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_shard(ref, spec_path, tmp_path):
     p = cli(spec_path, "--workers", 2, "--out", tmp_path, cwd=spec_path.parent)
     killed = None
@@ -238,6 +241,7 @@ def test_worker_killed_mid_shard(ref, spec_path, tmp_path):
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
 
 
+@pytest.mark.slow
 def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, tmp_path):
     p = cli(spec_path, "--workers", 1, "--out", tmp_path, cwd=spec_path.parent, start_new_session=True)
     run_dir = wait_for_shards(tmp_path, 2, p)
@@ -261,6 +265,7 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_resume_finishes(ref, spec_path, tmp_path):
     p = cli(spec_path, "--workers", 1, "--out", tmp_path, cwd=spec_path.parent)
     run_dir = wait_for_shards(tmp_path, 1, p)

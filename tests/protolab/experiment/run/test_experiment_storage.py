@@ -149,6 +149,7 @@ swap = true
 """
 
 
+@pytest.mark.slow
 def test_tier_study_in_a_bucket_reports_and_renders(s3, tmp_path, capsys):
     """`protolab run` of a tier study with `--out s3://...` ends with the tier report and its page in
     the bucket (it once ended in "not a local path"); report and dashboard read it from there."""
@@ -294,6 +295,7 @@ def table_rows(run_dir: Path, kind: str, keys: list[str]):
     return t.sort_by([(k, "ascending") for k in keys]).drop_columns(["run_id"])
 
 
+@pytest.mark.slow
 def test_bucket_run_on_two_nodes_resumes_and_reports(bucket_cluster, tmp_path):
     n = bucket_cluster
     spec = tmp_path / "bucket.toml"

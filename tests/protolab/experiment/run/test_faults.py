@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import sim
 
 ROOT = Path(sim.__file__).resolve().parents[1]
@@ -48,6 +50,7 @@ def test_ctrl_c_at_seeded_random_moments_stops_every_time_in_one_line(tmp_path):
     assert counts["slowest_stop_s"] <= 5.0, counts
 
 
+@pytest.mark.slow
 def test_a_short_chaos_run_keeps_every_row(tmp_path):
     result = script(
         "chaos_run.py",

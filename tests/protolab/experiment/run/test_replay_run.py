@@ -33,6 +33,7 @@ def runs(tmp_path_factory, ab_run) -> dict[str, Path]:
     return {"fire1_ab": res.run_dir, "ab": ab_run}
 
 
+@pytest.mark.slow
 def test_100_random_rows_replay_exactly(runs):
     rng = random.Random(12)
     seen = {"swapped": 0, "drafted": 0, "listed": 0, "arms": set(), "strategies": set()}

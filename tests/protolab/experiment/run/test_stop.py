@@ -83,6 +83,7 @@ def planted(tmp_path_factory):
     return spec, res
 
 
+@pytest.mark.slow
 def test_a_planted_effect_stops_early_and_the_run_verifies(planted):
     _, res = planted
     m = manifest(res.run_dir)
@@ -113,6 +114,7 @@ def test_a_stopped_run_resumed_plays_nothing_more(planted):
     assert manifest(res.run_dir)["stop"] == before["stop"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_resume_on_one_worker_stops_where_an_uninterrupted_run_does(planted, tmp_path):
     spec, ref = planted
     p = subprocess.Popen(

@@ -194,6 +194,7 @@ def test_a_folder_of_another_search_is_refused(searched, tmp_path):
         main_tune(other, folder, player(Local()), lambda *_: None)
 
 
+@pytest.mark.slow
 def test_ray_workers_play_what_this_process_plays(tmp_path):
     spec = load_spec(small(tmp_path, trials=3))
     search = prepare(spec)
