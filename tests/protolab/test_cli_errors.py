@@ -375,8 +375,14 @@ def test_bad_input_is_one_line(capsys, bad, argv, named):
 
 
 def test_run_out_checked_before_ray_starts(capsys, bad):
+    """`--out` is refused before any Ray starts: a Ray a shared session run left in this test process
+    (keep_local_ray, end=False) is ended first, so the assertion sees only what the command did."""
     import ray
 
+    from protolab.experiment.session import stop_ray
+
+    stop_ray()
+    assert not ray.is_initialized()
     code, _, err = run(capsys, ["run", bad.spec_small, "--out", "/proc/protolab-runs", "--no-progress"])
     assert_one_line_error(code, err, "--out")
     assert not ray.is_initialized()

@@ -2,7 +2,8 @@
 the test creates (a veth pair, two addresses of its own, nothing else), both running the installed
 wheel as cluster nodes do (tests/fixtures_wheel), as does the driver. `protolab run --address`
 against the head must run shards on both nodes and give the same rows as a single-node run, and a
-node killed mid-run must be named in one line and in run.json, with rows still equal.
+node killed mid-run must be named in one line and in run.json, with rows still equal. One cluster
+serves the file's tests (each with its own output folder); the test that kills a node runs last.
 
 The worker node also gets an empty tmpfs over the output folder, so it does not see the run
 folder at all, like a cluster without a shared disk: its shards come back to the driver as bytes.
@@ -50,14 +51,15 @@ def rows(run_dir: Path):
     return g, e.drop_columns(["run_id"])
 
 
-@pytest.fixture
-def two_nodes(tmp_path, wheel):
+@pytest.fixture(scope="module")
+def two_nodes(tmp_path_factory, wheel):
+    """The cluster, started once for the file's tests (two `ray start`, seconds of every core): the
+    test that kills its worker node comes last."""
     reason = namespaces_unavailable()
     if reason:
         pytest.skip(reason)
     temp = Path(tempfile.mkdtemp(prefix="plr", dir="/tmp"))  # short: Ray's socket paths must fit
-    out = tmp_path / "out"
-    out.mkdir()
+    out = tmp_path_factory.mktemp("out")
     ray = wheel.bin / "ray"
     env = wheel.env(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
     env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # "0" (tests/conftest.py) forbids joining a head
@@ -113,6 +115,7 @@ def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
     spec.write_text(SPEC)
     shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
     n = two_nodes
+    out = n["out"] / "matches"  # each test its own folder: one cluster serves the file
     r = sh(
         "ip",
         "netns",
@@ -126,7 +129,7 @@ def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
         "--address",
         f"{n['head_ip']}:6379",
         "--out",
-        n["out"],
+        out,
         "--no-progress",
         env=n["env"],
         cwd=tmp_path,
@@ -135,7 +138,7 @@ def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "Ray cluster at" in r.stdout and "(2 CPUs)" in r.stdout
-    (run_dir,) = [p for p in n["out"].iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
     m = json.loads((run_dir / "run.json").read_text())
     assert m["complete"] and len(m["shards"]) == 8 and m["games"] == 8000
     nodes = {s["worker"]["node"] for s in m["shards"]}
@@ -147,103 +150,6 @@ def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
     assert "nodes_lost" not in m["sessions"][-1]
     g, e = rows(run_dir)
     g0, e0 = local_rows
-    assert g.equals(g0) and e.equals(e0)
-
-
-def _children(parent: int) -> dict[int, bytes]:
-    """The processes `parent` (a raylet) started, with their command lines."""
-    found = {}
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmd = (d / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == parent:
-            found[int(d.name)] = cmd
-    return found
-
-
-# Shards of a few seconds (search seats), so that the worker node is killed in the middle of one.
-SLOW = (
-    SPEC.replace("games = 100\nshard_games = 1000", "games = 24\nshard_games = 192")
-    .replace("samples = 40", "samples = 16")
-    .replace("swap = true", 'swap = true\nstrategies = ["search", "search"]')
-)
-
-
-@pytest.mark.slow
-def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp_path):
-    """kill -9 of the worker node (its raylet and every process it started, as when a machine
-    goes) while it plays a shard: the run completes on the head,
-    says in one line which node left and which shards were running there, records both in
-    run.json, shows no Ray state dump, and its rows equal those of a run that lost nothing."""
-    assert SLOW != SPEC and "search" in SLOW
-    spec = tmp_path / "slow.toml"
-    spec.write_text(SLOW)
-    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
-    n = two_nodes
-    (raylet,) = [int(p) for p in sh("pgrep", "-f", f"raylet.*{n['work_temp']}").stdout.split()]
-    driver = subprocess.Popen(
-        [
-            "ip",
-            "netns",
-            "exec",
-            n["head_ns"],
-            str(n["python"]),
-            "-m",
-            "protolab",
-            "run",
-            str(spec),
-            "--address",
-            f"{n['head_ip']}:6379",
-            "--out",
-            str(n["out"]),
-            "--no-progress",
-        ],
-        env=n["env"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 300
-        while not any(b"play_shard" in cmd for cmd in _children(raylet).values()):
-            if driver.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the worker node never played a shard: {driver.communicate(timeout=60)}")
-            time.sleep(0.1)
-        time.sleep(0.5)  # well into its shard (about 2 s of play), past the start mark
-        for pid in [raylet, *_children(raylet)]:
-            os.kill(pid, signal.SIGKILL)
-        out, err = driver.communicate(timeout=600)
-    finally:
-        driver.kill()
-    assert driver.returncode == 0, err
-    lines = [line for line in out.splitlines() if "left the cluster" in line]
-    assert len(lines) == 1, out
-    (run_dir,) = [p for p in n["out"].iterdir() if p.is_dir()]
-    m = json.loads((run_dir / "run.json").read_text())
-    assert m["complete"] and len(m["shards"]) == 4
-    (lost,) = m["sessions"][-1]["nodes_lost"]
-    assert lost["ip"] == n["work_ip"] and lost["shards"], lost
-    assert lost["node_id"][:12] in lines[0] and n["work_ip"] in lines[0]
-    shards = ", ".join(map(str, lost["shards"]))
-    named = f"shard {shards} was" if len(lost["shards"]) == 1 else f"shards {shards} were"
-    assert f"{named} running there" in lines[0]
-    by_index = {s["index"]: s["worker"] for s in m["shards"]}
-    assert all(by_index[i]["node_id"] != lost["node_id"] for i in lost["shards"])  # played again elsewhere
-    assert "raylet" not in err.lower() and len(err.splitlines()) <= 2, err  # no Ray state dump
-
-    spec_one = tmp_path / "one"
-    spec_one.mkdir()
-    (spec_one / "slow.toml").write_text(SLOW)
-    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", spec_one / "fire1_worth_3.toml")
-    local = run(str(spec_one / "slow.toml"), RunOptions(workers=2, out=str(tmp_path / "local"), show_progress=False))
-    g, e = rows(run_dir)
-    g0, e0 = rows(local.run_dir)
     assert g.equals(g0) and e.equals(e0)
 
 
@@ -307,3 +213,101 @@ def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, 
     here = main_tune(load_spec(spec), tmp_path / "here", player(Local()), lambda *_: None)
     assert there["baseline"] == here["baseline"]
     assert [c["protocols"] for c in there["candidates"]] == [c["protocols"] for c in here["candidates"]]
+
+
+def _children(parent: int) -> dict[int, bytes]:
+    """The processes `parent` (a raylet) started, with their command lines."""
+    found = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (d / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent:
+            found[int(d.name)] = cmd
+    return found
+
+
+# Shards of a few seconds (search seats), so that the worker node is killed in the middle of one.
+SLOW = (
+    SPEC.replace("games = 100\nshard_games = 1000", "games = 24\nshard_games = 192")
+    .replace("samples = 40", "samples = 16")
+    .replace("swap = true", 'swap = true\nstrategies = ["search", "search"]')
+)
+
+
+@pytest.mark.slow
+def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp_path):
+    """kill -9 of the worker node (its raylet and every process it started, as when a machine
+    goes) while it plays a shard: the run completes on the head,
+    says in one line which node left and which shards were running there, records both in
+    run.json, shows no Ray state dump, and its rows equal those of a run that lost nothing."""
+    assert SLOW != SPEC and "search" in SLOW
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SLOW)
+    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
+    n = two_nodes
+    runs = n["out"] / "lost"
+    (raylet,) = [int(p) for p in sh("pgrep", "-f", f"raylet.*{n['work_temp']}").stdout.split()]
+    driver = subprocess.Popen(
+        [
+            "ip",
+            "netns",
+            "exec",
+            n["head_ns"],
+            str(n["python"]),
+            "-m",
+            "protolab",
+            "run",
+            str(spec),
+            "--address",
+            f"{n['head_ip']}:6379",
+            "--out",
+            str(runs),
+            "--no-progress",
+        ],
+        env=n["env"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not any(b"play_shard" in cmd for cmd in _children(raylet).values()):
+            if driver.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the worker node never played a shard: {driver.communicate(timeout=60)}")
+            time.sleep(0.1)
+        time.sleep(0.5)  # well into its shard (about 2 s of play), past the start mark
+        for pid in [raylet, *_children(raylet)]:
+            os.kill(pid, signal.SIGKILL)
+        out, err = driver.communicate(timeout=600)
+    finally:
+        driver.kill()
+    assert driver.returncode == 0, err
+    lines = [line for line in out.splitlines() if "left the cluster" in line]
+    assert len(lines) == 1, out
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    m = json.loads((run_dir / "run.json").read_text())
+    assert m["complete"] and len(m["shards"]) == 4
+    (lost,) = m["sessions"][-1]["nodes_lost"]
+    assert lost["ip"] == n["work_ip"] and lost["shards"], lost
+    assert lost["node_id"][:12] in lines[0] and n["work_ip"] in lines[0]
+    shards = ", ".join(map(str, lost["shards"]))
+    named = f"shard {shards} was" if len(lost["shards"]) == 1 else f"shards {shards} were"
+    assert f"{named} running there" in lines[0]
+    by_index = {s["index"]: s["worker"] for s in m["shards"]}
+    assert all(by_index[i]["node_id"] != lost["node_id"] for i in lost["shards"])  # played again elsewhere
+    assert "raylet" not in err.lower() and len(err.splitlines()) <= 2, err  # no Ray state dump
+
+    spec_one = tmp_path / "one"
+    spec_one.mkdir()
+    (spec_one / "slow.toml").write_text(SLOW)
+    shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", spec_one / "fire1_worth_3.toml")
+    local = run(str(spec_one / "slow.toml"), RunOptions(workers=2, out=str(tmp_path / "local"), show_progress=False))
+    g, e = rows(run_dir)
+    g0, e0 = rows(local.run_dir)
+    assert g.equals(g0) and e.equals(e0)
