@@ -2,16 +2,20 @@
 start-up, play and the report, and what each stop looked like.
 
     python benchmarks/sigint_sweep.py --signals 100 --seed 1
+    python benchmarks/sigint_sweep.py --tested 100 --seed 7   # until 100 found a command running
 
 Each signal starts one command in its own process group (as a shell does), waits a random time
 (seeded; up to the command's --window seconds) and sends SIGINT to the group, as a terminal's
 Ctrl-C does, or, every other time at random, to the driver alone. A stop passes when the process
-ends within --grace seconds of the signal with exit status 130 (or, when the signal came before
-Python set its handler, ended by SIGINT with nothing said: a shell shows 130 too), its stderr has
-at most one line besides the command's own warnings and none of: a traceback, "Exception
-ignored" (a stop swallowed), "Fatal Python error" or a segmentation fault (exit 139 or -11), and
-no process of its group is left after it. A command that finished before the signal is counted
-apart (nothing was tested). A `run` stopped after its folder was made is resumed (`protolab run
+ends within --grace seconds of the signal with exit status 130, its stderr has at most one line
+besides the command's own warnings and none of: a traceback, "Exception ignored" (a stop
+swallowed), "Fatal Python error" or a segmentation fault (exit 139 or -11), and no process of its
+group is left after it. A command that finished before the signal is counted apart (nothing was
+tested), and so is one the signal found still in the interpreter's own start, before any line of
+protolab ran (the first ~20 ms: Python's site set-up and the import system; docs/testing.md): it
+ended by SIGINT (status -2, 130 in a shell) with nothing said or with Python's KeyboardInterrupt
+traceback through none of protolab's files, which is what Python does for every program then. A
+traceback through a file of protolab's is a failure. A `run` stopped after its folder was made is resumed (`protolab run
 --resume`), and its rows must equal those of an undisturbed run of the same spec
 (benchmarks/runrows.py).
 
@@ -21,6 +25,7 @@ when any stop failed. PYTHONFAULTHANDLER is set, so a crash leaves its stack in 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -45,6 +50,34 @@ events = false
 strategies = ["random", "random"]
 """
 BAD = ("Traceback", "Exception ignored", "Fatal Python error", "Segmentation fault")
+LAYERS = ("protolab", "sim", "strategies", "analysis")  # protolab's own packages
+BEFORE = "before protolab"  # the status of a signal that came before protolab's first line
+
+
+def before_protolab(returncode: int | None, err: str) -> bool:
+    """The signal found the interpreter still starting, before any line of protolab ran: ended by
+    SIGINT with nothing said (before Python had a handler) or with Python's KeyboardInterrupt
+    traceback through no file of protolab's (site, runpy, the import system)."""
+    if returncode != -signal.SIGINT:
+        return False
+    lines = [line for line in err.splitlines() if line.strip()]
+    if not lines:
+        return True
+    if lines[0] != "Traceback (most recent call last):" or lines[-1] != "KeyboardInterrupt":
+        return False
+    files = [line.strip().split('"')[1] for line in lines if line.strip().startswith('File "')]
+    paths = [str(Path(f).resolve()) for f in files if not f.startswith("<")]  # "<frozen site>": Python's
+    return not any(f.startswith(home) for f in paths for home in own_folders())
+
+
+def own_folders() -> list[str]:
+    """The folders of protolab's packages as the command's interpreter finds them (found, not
+    imported: nothing of protolab runs here)."""
+    found = []
+    for name in LAYERS:
+        spec = importlib.util.find_spec(name)
+        found += [str(Path(p).resolve()) + os.sep for p in (spec.submodule_search_locations or [])] if spec else []
+    return found
 
 
 @dataclass
@@ -77,7 +110,7 @@ class Outcome:
     case: str
     delay: float
     group: bool
-    status: str  # "ok", "finished first", or what failed
+    status: str  # "ok", "finished first", BEFORE, or what failed
     exit: int | None = None
     seconds: float = 0.0  # from the signal to the end
     resumed: str = ""  # for a stopped run: "equal", "no folder", or what differed
@@ -135,11 +168,12 @@ def stop_once(case: Case, delay: float, group: bool, work: Path, run: Path, spec
         os.killpg(p.pid, signal.SIGKILL)
     # the command's own warnings, printed before the signal, are not the stop's
     errs = [line for line in err.splitlines() if line.strip() and not line.startswith("protolab: warning:")]
+    if before_protolab(p.returncode, err) and not left:
+        return Outcome(case.name, delay, group, BEFORE, p.returncode, took, "", tail(err))
     why = []
     if p.returncode in (139, -signal.SIGSEGV):
         why.append("segmentation fault")
-    elif p.returncode != 130 and not (p.returncode == -signal.SIGINT and not err):
-        # -2 with nothing said: the signal came before Python set its handler (a shell shows 130)
+    elif p.returncode != 130:
         why.append(f"exit {p.returncode}")
     why += [f"{b!r} on stderr" for b in BAD if b in err]
     if len(errs) > 1:
@@ -179,6 +213,11 @@ def reference_run(base: Path, spec: Path) -> tuple[Path, str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 2)[2])
     ap.add_argument("--signals", type=int, default=100, help="signals to send in all (default 100)")
+    ap.add_argument(
+        "--tested",
+        type=int,
+        help="instead: send signals until this many found protolab running (at most 3 times as many)",
+    )
     ap.add_argument("--seed", type=int, default=1, help="seed of the moments, commands and targets (default 1)")
     ap.add_argument(
         "--commands",
@@ -207,7 +246,11 @@ def main() -> int:
         needs_run = not args.no_resume or any("{run}" in a for n in names for a in CASES[n].argv)
         run, reference = reference_run(base, spec) if needs_run else (base, "")
         t_start = time.monotonic()
-        for i in range(args.signals):
+        wanted = args.tested or args.signals
+        limit = 3 * args.tested if args.tested else args.signals
+        for i in range(limit):
+            if args.tested and sum(o.status not in ("finished first", BEFORE) for o in outcomes) >= wanted:
+                break
             case = CASES[names[i % len(names)]]
             delay = round(rng.uniform(0.0, args.window or case.window), 2)
             group = rng.random() < 0.5
@@ -230,13 +273,14 @@ def main() -> int:
                 for line in o.lines:
                     print(f"      | {line}", flush=True)
         elapsed = time.monotonic() - t_start
-    tested = [o for o in outcomes if o.status != "finished first"]
+    tested = [o for o in outcomes if o.status not in ("finished first", BEFORE)]
     failed = [o for o in tested if o.status != "ok"]
     counts = {
         "signals": len(outcomes),
         "stopped_ok": len(tested) - len(failed),
         "failed": len(failed),
-        "finished_first": len(outcomes) - len(tested),
+        "finished_first": sum(o.status == "finished first" for o in outcomes),
+        "before_protolab": sum(o.status == BEFORE for o in outcomes),
         "segfaults": sum(o.exit in (139, -signal.SIGSEGV) for o in tested),
         "swallowed": sum("Exception ignored" in o.status for o in tested),
         "late": sum("still running" in o.status for o in tested),
@@ -252,7 +296,8 @@ def main() -> int:
     else:
         print(
             f"\n{counts['signals']} signals: {counts['stopped_ok']} stopped cleanly, {counts['failed']} failed, "
-            f"{counts['finished_first']} finished first; segfaults {counts['segfaults']}, swallowed "
+            f"{counts['finished_first']} finished first, {counts['before_protolab']} came before protolab's "
+            f"first line; segfaults {counts['segfaults']}, swallowed "
             f"{counts['swallowed']}, late {counts['late']}; runs resumed to equal rows {counts['resumed_equal']}, "
             f"differing "
             f"{counts['resumed_differ']}; slowest stop {counts['slowest_stop_s']} s; {counts['seconds']} s"

@@ -45,6 +45,13 @@ cards = ["fire1_worth_3.toml"]
 """
 
 
+def on_head(n: dict, *argv) -> list[str]:
+    """`protolab ARGV` as the head node's namespace runs it, on the wheel's interpreter, joined to the
+    namespace cluster."""
+    head = ["ip", "netns", "exec", n["head_ns"], str(n["python"]), "-m", "protolab"]
+    return [*head, *map(str, argv), "--address", f"{n['head_ip']}:6379"]
+
+
 def rows(run_dir: Path):
     g = pq.read_table(run_dir / "games").sort_by("game_index").drop_columns(["run_id"])
     e = pq.read_table(run_dir / "events").sort_by([("game_index", "ascending"), ("seq", "ascending")])
@@ -117,24 +124,7 @@ def test_two_node_cluster_matches_single_node(two_nodes, local_rows, tmp_path):
     n = two_nodes
     out = n["out"] / "matches"  # each test its own folder: one cluster serves the file
     r = sh(
-        "ip",
-        "netns",
-        "exec",
-        n["head_ns"],
-        n["python"],
-        "-m",
-        "protolab",
-        "run",
-        spec,
-        "--address",
-        f"{n['head_ip']}:6379",
-        "--out",
-        out,
-        "--no-progress",
-        env=n["env"],
-        cwd=tmp_path,
-        check=False,
-        timeout=600,
+        *on_head(n, "run", spec, "--out", out, "--no-progress"), env=n["env"], cwd=tmp_path, check=False, timeout=600
     )
     assert r.returncode == 0, r.stderr
     assert "Ray cluster at" in r.stdout and "(2 CPUs)" in r.stdout
@@ -187,27 +177,8 @@ def test_a_balance_search_on_the_cluster_matches_one_in_this_process(two_nodes, 
     spec.write_text(TUNE)
     shutil.copy(ROOT / "datasets/experiments/variants/fire1_worth_3.toml", tmp_path / "fire1_worth_3.toml")
     n = two_nodes
-    r = sh(
-        "ip",
-        "netns",
-        "exec",
-        n["head_ns"],
-        n["python"],
-        "-m",
-        "protolab",
-        "tune",
-        spec,
-        "--address",
-        f"{n['head_ip']}:6379",
-        "--out",
-        n["out"] / "search",
-        "--format",
-        "json",
-        env=n["env"],
-        cwd=tmp_path,
-        check=False,
-        timeout=600,
-    )
+    argv = on_head(n, "tune", spec, "--out", n["out"] / "search", "--format", "json")
+    r = sh(*argv, env=n["env"], cwd=tmp_path, check=False, timeout=600)
     assert r.returncode == 0, r.stderr
     there = json.loads(r.stdout)
     here = main_tune(load_spec(spec), tmp_path / "here", player(Local()), lambda *_: None)
@@ -253,22 +224,7 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     runs = n["out"] / "lost"
     (raylet,) = [int(p) for p in sh("pgrep", "-f", f"raylet.*{n['work_temp']}").stdout.split()]
     driver = subprocess.Popen(
-        [
-            "ip",
-            "netns",
-            "exec",
-            n["head_ns"],
-            str(n["python"]),
-            "-m",
-            "protolab",
-            "run",
-            str(spec),
-            "--address",
-            f"{n['head_ip']}:6379",
-            "--out",
-            str(runs),
-            "--no-progress",
-        ],
+        on_head(n, "run", spec, "--out", runs, "--no-progress"),
         env=n["env"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,

@@ -50,6 +50,37 @@ def test_ctrl_c_at_seeded_random_moments_stops_every_time_in_one_line(tmp_path):
     assert counts["slowest_stop_s"] <= 5.0, counts
 
 
+def _sweep():
+    """benchmarks/sigint_sweep.py as a module (a script, not a package: loaded by path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sigint_sweep", ROOT / "benchmarks" / "sigint_sweep.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _interrupted(code: str) -> subprocess.CompletedProcess:
+    """A Python process that takes a Ctrl-C where `code` raises it, as Python's default handler does."""
+    return subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=60)
+
+
+def test_only_a_signal_before_protolabs_first_line_is_counted_apart():
+    """The sweep counts apart a signal that found the interpreter still starting (Python's own
+    traceback, through none of protolab's files), never one that found protolab's code running."""
+    sweep = _sweep()
+    before = _interrupted("import os, signal, time; os.kill(os.getpid(), signal.SIGINT); time.sleep(5)")
+    assert before.returncode == -2 and "KeyboardInterrupt" in before.stderr
+    assert sweep.before_protolab(before.returncode, before.stderr)
+    assert sweep.before_protolab(-2, "")  # ended by SIGINT before Python had its handler
+    inside = _interrupted("import protolab; protolab._early_interrupt(2, None)")  # raised in protolab/__init__.py
+    assert inside.returncode == -2 and "protolab" in inside.stderr
+    assert not sweep.before_protolab(inside.returncode, inside.stderr)
+    assert not sweep.before_protolab(130, "protolab: interrupted\n")
+    assert not sweep.before_protolab(1, before.stderr)
+
+
 @pytest.mark.slow
 def test_a_short_chaos_run_keeps_every_row(tmp_path):
     result = script(
