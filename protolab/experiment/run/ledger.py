@@ -184,7 +184,9 @@ class Ledger:
 
     def close(self, status: str) -> None:
         """The session's last run.json: its outcome and memory, every recorded shard; a complete
-        run's journal (folded into run.json) is removed."""
+        run's journal (folded into run.json) is removed. The temporary files of shards still being
+        written are left to the runner, which removes them once the session's Ray has ended: here a
+        stopped session's workers may still be writing them."""
         self.memory.sample_local()
         self.session["ended"] = now()
         self.session["seconds"] = round(time.perf_counter() - self.t0, 3)
@@ -197,4 +199,5 @@ class Ledger:
         self._write()
         if complete:
             runfolder.clear_journal(self.run_dir)
-        runfolder.remove_temp_files(self.run_dir)
+        if status == "complete":  # the play returned: nothing of it is in flight
+            runfolder.remove_temp_files(self.run_dir)

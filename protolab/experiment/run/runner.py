@@ -233,7 +233,22 @@ def _start_and_play(
         result.signum = signals.signum or result.signum
         return result
     finally:  # a complete run left nothing in flight: a kept local Ray may serve the next
-        stop_ray(clean=result is not None and result.status == "complete")
+        complete = result is not None and result.status == "complete"
+        stop_ray(clean=complete)
+        if run_dir is not None and not complete:
+            _remove_temp_files_after(run_dir)
+
+
+def _remove_temp_files_after(run_dir: Location) -> None:
+    """A stopped or failed session's half-written shard files, once its Ray has ended and with it the
+    workers that were writing them (removed while they ran, a worker's rename failed and Ray printed
+    its traceback under the stop's one line). Another driver already holding the folder cleans them
+    itself (record_verified)."""
+    try:
+        with runfolder.locked(run_dir):
+            runfolder.remove_temp_files(run_dir)
+    except (RunDirError, OSError):
+        pass
 
 
 def max_pending(workers: int, opts: RunOptions) -> int:

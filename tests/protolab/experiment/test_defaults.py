@@ -36,6 +36,8 @@ def test_simulate_defaults_to_learned_and_states_it(capsys):
 
 def test_the_shipped_verdicts_are_judged_by_the_learned_player():
     """Issue 35: README command 1 and the shipped examples that give a balance verdict judge with learned."""
-    for name in ("demo", "protocol_balance", "fire1_ab", "fire1_ab_settled", "readings_ab", "tune_fire", "tune_metal_lift", "tune_chaos_lift"):
+    verdicts = ("demo", "protocol_balance", "fire1_ab", "fire1_ab_settled", "readings_ab")
+    searches = ("tune_fire", "tune_metal_lift", "tune_chaos_lift")
+    for name in (*verdicts, *searches):
         spec = load_spec(name)
         assert {_base(s) for arm in spec.arms for s in arm.strategies} == {"learned"}, name

@@ -114,6 +114,24 @@ def test_what_is_written_is_checked_too(run_dir):
     assert runfolder.read_manifest(run_dir) == m  # nothing was written
 
 
+def test_a_stopped_session_leaves_a_shard_being_written_to_its_worker(run_dir, spec_path):
+    """A stop closes the session while workers may still be writing their shard files: removing
+    their temporary files then made a worker's rename fail and Ray print its traceback under the
+    stop's line (the SIGINT sweep saw it). The runner removes them once the session's Ray has ended;
+    a completed session, with nothing in flight, removes them itself."""
+    from protolab.experiment.run.ledger import Ledger
+
+    plan = make_plan(load_spec(str(spec_path)))
+    writing = run_dir / "games" / ".shard-00001.parquet.0123456789ab.tmp"
+    writing.parent.mkdir(exist_ok=True)
+    for status, kept in (("interrupted", True), ("failed", True), ("complete", False)):
+        writing.write_bytes(b"a worker's shard, half written")
+        ledger = Ledger(runfolder.open_location(run_dir), runfolder.read_manifest(run_dir), plan, {"where": "test"})
+        ledger.close(status)
+        assert writing.exists() == kept, status
+        assert runfolder.read_manifest(run_dir).sessions[-1]["outcome"] == status
+
+
 @pytest.mark.slow
 def test_journal_batch_cut_by_a_kill_resumes_to_identical_rows(spec_path, tmp_path):
     ref = run(str(spec_path), RunOptions(workers=2, out=str(tmp_path / "ref"), show_progress=False))
