@@ -76,6 +76,7 @@ def health_lines(res: MetaResult) -> list[str]:
 
 
 def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | None = None) -> None:
+    """The metagame in the terminal: what was fitted on what, its health in words, then a table each."""
     m = res.meta
     console.print(
         f"[bold]Metagame[/bold] of {', '.join(m.get('runs', []))}: {m['games']:,} decided games over "
@@ -88,7 +89,20 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
         console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
     for line in health_lines(res):
         console.print(line, highlight=False)
-    boot = "95% bootstrap" if m["bootstrap"] else "no bootstrap"
+    console.print(_protocols_table(res))
+    console.print(_trios_table(res, top))
+    if not res.fit.empty:
+        console.print(_fit_table(res.fit))
+    if not res.iterations.empty:
+        console.print(_iterations_table(res.iterations, res.meta.get("stopped", "")))
+    if not res.picks.empty:
+        print_draft(res.picks, res.first_pick, console)
+    if moved is not None:
+        console.print(_moved_table(moved))
+
+
+def _protocols_table(res: MetaResult):
+    boot = "95% bootstrap" if res.meta["bootstrap"] else "no bootstrap"
     p = res.protocols
     rows = [
         [
@@ -104,24 +118,25 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
         ]
         for r in p.itertuples()
     ]
-    console.print(
-        table(
-            f"Protocols: weight in the equilibrium ({boot} intervals)",
-            [
-                "protocol",
-                "Nash weight",
-                "interval",
-                "used in",
-                "best trio vs Nash (pts)",
-                "alpha-rank",
-                "effect (logit)",
-                "vs uniform field",
-                "best trio",
-            ],
-            rows,
-            "Nash weight: chance the equilibrium's trio holds the protocol (sums to 300%).",
-        )
+    return table(
+        f"Protocols: weight in the equilibrium ({boot} intervals)",
+        [
+            "protocol",
+            "Nash weight",
+            "interval",
+            "used in",
+            "best trio vs Nash (pts)",
+            "alpha-rank",
+            "effect (logit)",
+            "vs uniform field",
+            "best trio",
+        ],
+        rows,
+        "Nash weight: chance the equilibrium's trio holds the protocol (sums to 300%).",
     )
+
+
+def _trios_table(res: MetaResult, top: int):
     t = res.trios.head(top)
     rows = [
         [
@@ -136,72 +151,55 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
         ]
         for r in t.itertuples()
     ]
-    console.print(
-        table(
-            f"Trios: the equilibrium first (top {len(t)} of {len(res.trios):,})",
-            [
-                "trio",
-                "Nash prob.",
-                "interval",
-                "in support",
-                "vs Nash (pts)",
-                "alpha-rank",
-                "vs uniform field",
-                "games",
-            ],
-            rows,
-            f"all: protolab meta ... --format csv --table trios. Exploitability of the point "
-            f"equilibrium: {m['exploitability']:.2g}.",
-        )
+    return table(
+        f"Trios: the equilibrium first (top {len(t)} of {len(res.trios):,})",
+        ["trio", "Nash prob.", "interval", "in support", "vs Nash (pts)", "alpha-rank", "vs uniform field", "games"],
+        rows,
+        f"all: protolab meta ... --format csv --table trios. Exploitability of the point "
+        f"equilibrium: {res.meta['exploitability']:.2g}.",
     )
-    if not res.fit.empty:
-        rows = [
-            [r.model, f"{r.log_loss:.4f}", f"{r.brier:.4f}", "chosen" if r.chosen else ""] for r in res.fit.itertuples()
+
+
+def _fit_table(fit: pd.DataFrame):
+    rows = [[r.model, f"{r.log_loss:.4f}", f"{r.brier:.4f}", "chosen" if r.chosen else ""] for r in fit.itertuples()]
+    return table(
+        f"Payoff model, held-out fit ({fit.attrs.get('folds', 5)}-fold over trio pairs, per game; lower is better)",
+        ["model", "log-loss", "Brier", ""],
+        rows,
+    )
+
+
+def _iterations_table(it: pd.DataFrame, stopped: str):
+    rows = [
+        [
+            str(r.iteration),
+            num(r.trios),
+            num(r.support_size),
+            f"{r.exploitability:.3f}",
+            "-" if pd.isna(r.tv_change) else f"{r.tv_change:.3f}",
+            num(r.games),
+            str(r.added or "-"),
         ]
-        console.print(
-            table(
-                f"Payoff model, held-out fit ({res.fit.attrs.get('folds', 5)}-fold over trio pairs, "
-                "per game; lower is better)",
-                ["model", "log-loss", "Brier", ""],
-                rows,
-            )
-        )
-    if not res.iterations.empty:
-        it = res.iterations
-        rows = [
-            [
-                str(r.iteration),
-                num(r.trios),
-                num(r.support_size),
-                f"{r.exploitability:.3f}",
-                "-" if pd.isna(r.tv_change) else f"{r.tv_change:.3f}",
-                num(r.games),
-                str(r.added or "-"),
-            ]
-            for r in it.itertuples()
-        ]
-        console.print(
-            table(
-                "PSRO iterations",
-                ["iteration", "population", "support", "exploitability", "TV change", "games", "best responses added"],
-                rows,
-                res.meta.get("stopped", ""),
-            )
-        )
-    if not res.picks.empty:
-        print_draft(res.picks, res.first_pick, console)
-    if moved is not None:
-        rows = [
-            [r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]
-            for r in moved.itertuples()
-        ]
-        console.print(
-            table(
-                f"How the equilibrium moved (protocol weights; total variation {moved.attrs['protocol_tv']:.3f})",
-                ["protocol", "base", "this run", "change (pts)"],
-                rows,
-            )
-        )
+        for r in it.itertuples()
+    ]
+    return table(
+        "PSRO iterations",
+        ["iteration", "population", "support", "exploitability", "TV change", "games", "best responses added"],
+        rows,
+        stopped,
+    )
+
+
+def _moved_table(moved: pd.DataFrame):
+    rows = [
+        [r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]
+        for r in moved.itertuples()
+    ]
+    return table(
+        f"How the equilibrium moved (protocol weights; total variation {moved.attrs['protocol_tv']:.3f})",
+        ["protocol", "base", "this run", "change (pts)"],
+        rows,
+    )
 
 
 def meta_html(res: MetaResult | None, note: str = "", top: int | None = None) -> str:
