@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import protolab
-from protolab.experiment.stopnote import BEFORE_EXIT, interrupt, request_stop, stop_requested
+from protolab.experiment.stopnote import BEFORE_EXIT, interrupt, request_stop, stop_requested, whole_ray
 
 LAYERS = ("sim", "strategies", "analysis")
 
@@ -43,10 +43,17 @@ def check_layers_installed() -> None:
 def _unraisable(u) -> None:
     """Python's report of an exception it could not raise, except a Ctrl-C's: that one was noted
     (stop_requested) and is acted on where the command can stop, so "Exception ignored" would be
-    noise beside the stop's one line."""
-    if isinstance(u.exc_value, KeyboardInterrupt) and stop_requested():
+    noise beside the stop's one line. So is the failure of Ray's own exit function after a stop cut
+    `import ray` short (it imports Ray again, half loaded; no Ray was started)."""
+    if stop_requested() and (isinstance(u.exc_value, KeyboardInterrupt) or _ray_cut_short(u)):
         return
     sys.__unraisablehook__(u)
+
+
+def _ray_cut_short(u) -> bool:
+    """The unraisable exception is a callback of Ray's while Ray is not imported whole."""
+    module = getattr(u.object, "__module__", None) or ""
+    return module.split(".")[0] == "ray" and whole_ray() is None
 
 
 def main() -> int:
@@ -102,9 +109,7 @@ def _exit_within(seconds: float) -> None:
     for end in BEFORE_EXIT:
         with contextlib.suppress(Exception):
             end()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+    _flush()
     os._exit(STOPPED)
 
 
@@ -132,21 +137,33 @@ def _exit(code: int) -> NoReturn:
             t.join()
     with contextlib.suppress(Exception):
         atexit._run_exitfuncs()
-    if (late or stop_requested()) and code != STOPPED:
+    _flush()
+    # The last word: a Ctrl-C from here on is held back (blocked, then dropped with the process), so
+    # one that came while the streams were flushed is still seen and said; nothing is flushed after.
+    with contextlib.suppress(ValueError, OSError):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    if _noted(late) and code != STOPPED:
         print("protolab: interrupted", file=sys.stderr)
         code = STOPPED
+        _flush()
+    os._exit(code)
+
+
+def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    os._exit(code)
+
+
+def _noted(late: list[int]) -> bool:
+    """A Ctrl-C came during the exit (a call: its handler, if pending, runs on the way in)."""
+    return bool(late) or bool(stop_requested())
 
 
 def _exit_now(code: int) -> None:
     """After an object-store request was given up on (--storage-timeout, Ctrl-C), pyarrow's clean-up
     at exit would wait for that request, up to minutes: flush, stop a local Ray, and exit at once."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+    _flush()
     ray = sys.modules.get("ray")
     if ray is not None and ray.is_initialized():
         ray.shutdown()

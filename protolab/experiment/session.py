@@ -30,7 +30,14 @@ from typing import Any
 from analysis.runs.runfolder import RunDirError
 from analysis.runs.storage import Location
 from protolab.experiment import reaper
-from protolab.experiment.stopnote import BEFORE_EXIT, StopDeadline, forget_stop, request_stop, stop_requested
+from protolab.experiment.stopnote import (
+    BEFORE_EXIT,
+    StopDeadline,
+    forget_stop,
+    request_stop,
+    stop_requested,
+    whole_ray,
+)
 
 LOCAL_IP = "127.0.0.1"
 CONNECT_TIMEOUT = 20.0  # seconds `--address` may take to answer (--connect-timeout)
@@ -239,18 +246,10 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
     return n, f"local Ray on {LOCAL_IP} ({n} workers)"
 
 
-def _imported_ray() -> Any:
-    """The ray module if this process imported it whole, else None: a stop that lands during
-    `import ray` leaves half its submodules loaded, and importing it again then fails (circular
-    import) instead of stopping."""
-    ray = sys.modules.get("ray")
-    return ray if ray is not None and hasattr(ray, "is_initialized") and hasattr(ray, "shutdown") else None
-
-
 def local_ray_failure() -> str | None:
     """What died, when a process the local Ray cannot run without (gcs_server, raylet, ...) has
     exited; None while it is whole, or when joined to a cluster (the cluster's to heal)."""
-    ray = _imported_ray()
+    ray = whole_ray()
     if _local is None or ray is None:
         return None
 
@@ -337,7 +336,7 @@ def stop_ray(clean: bool = False) -> None:
     `clean`: the experiment ended with nothing of it still running, so that a local Ray kept across
     experiments (keep_local_ray) is left running for the next one."""
     global _local
-    ray = _imported_ray()
+    ray = whole_ray()
 
     if clean and _keep is not None and _local is not None and local_ray_failure() is None:
         return

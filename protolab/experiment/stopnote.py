@@ -36,6 +36,14 @@ def stop_requested() -> int:
     return _requested
 
 
+def whole_ray():
+    """The ray module if this process imported it whole, else None: a stop that lands during
+    `import ray` leaves half its submodules loaded, and importing it again then fails (circular
+    import) instead of stopping."""
+    ray = sys.modules.get("ray")
+    return ray if ray is not None and hasattr(ray, "is_initialized") and hasattr(ray, "shutdown") else None
+
+
 def interrupt(signum: int, _frame) -> None:
     """A SIGINT handler for commands without StopSignals: KeyboardInterrupt, the stop noted first."""
     request_stop(signum)
