@@ -17,7 +17,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -210,10 +209,31 @@ SLOW = (
 )
 
 
+# Run in the head's namespace on the wheel's interpreter: joins the cluster, says "watching", then
+# "marked" once a shard task has written its start mark (protolab/experiment/run/nodes.py) from the
+# worker node at ADDRESS, so that the node is killed past the mark however slow the machine is.
+MARK_WATCH = """
+import sys, time
+import ray
+from ray.experimental import internal_kv
+from protolab.experiment.run.nodes import NAMESPACE
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+ids = {n["NodeID"] for n in ray.nodes() if n["NodeManagerAddress"] == sys.argv[2]}
+print("watching", flush=True)
+deadline = time.monotonic() + 300
+while time.monotonic() < deadline:
+    keys = internal_kv._internal_kv_list(b"", namespace=NAMESPACE) or []
+    if any(k.decode().rsplit("/", 1)[-1] in ids for k in keys):
+        print("marked", flush=True)
+        break
+    time.sleep(0.05)
+"""
+
+
 @pytest.mark.slow
 def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp_path):
     """kill -9 of the worker node (its raylet and every process it started, as when a machine
-    goes) while it plays a shard: the run completes on the head,
+    goes) while it plays a shard, once the shard's start mark is written: the run completes on the head,
     says in one line which node left and which shards were running there, records both in
     run.json, shows no Ray state dump, and its rows equal those of a run that lost nothing."""
     assert SLOW != SPEC and "search" in SLOW
@@ -223,6 +243,16 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     n = two_nodes
     runs = n["out"] / "lost"
     (raylet,) = [int(p) for p in sh("pgrep", "-f", f"raylet.*{n['work_temp']}").stdout.split()]
+    head = ["ip", "netns", "exec", n["head_ns"], str(n["python"])]
+    watch = subprocess.Popen(
+        [*head, "-c", MARK_WATCH, f"{n['head_ip']}:6379", n["work_ip"]],
+        env=n["env"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert watch.stdout.readline().strip() == "watching", watch.communicate(timeout=60)
     driver = subprocess.Popen(
         on_head(n, "run", spec, "--out", runs, "--no-progress"),
         env=n["env"],
@@ -232,17 +262,17 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
         text=True,
     )
     try:
-        deadline = time.monotonic() + 300
-        while not any(b"play_shard" in cmd for cmd in _children(raylet).values()):
-            if driver.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the worker node never played a shard: {driver.communicate(timeout=60)}")
-            time.sleep(0.1)
-        time.sleep(0.5)  # well into its shard (about 2 s of play), past the start mark
+        marked = watch.stdout.readline().strip()  # a shard of the worker node has started, past its mark
+        if marked != "marked":
+            raise AssertionError(f"the worker node never marked a shard: {watch.communicate(timeout=60)}")
+        assert any(b"play_shard" in cmd for cmd in _children(raylet).values())  # and plays it (about 2 s)
         for pid in [raylet, *_children(raylet)]:
             os.kill(pid, signal.SIGKILL)
         out, err = driver.communicate(timeout=600)
     finally:
         driver.kill()
+        watch.kill()
+        watch.communicate()
     assert driver.returncode == 0, err
     lines = [line for line in out.splitlines() if "left the cluster" in line]
     assert len(lines) == 1, out
