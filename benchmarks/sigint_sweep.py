@@ -15,9 +15,9 @@ tested), and so is one the signal found still in the interpreter's own start, be
 protolab ran (the first ~20 ms: Python's site set-up and the import system; docs/testing.md): it
 ended by SIGINT (status -2, 130 in a shell) with nothing said or with Python's KeyboardInterrupt
 traceback through none of protolab's files, which is what Python does for every program then. A
-traceback through a file of protolab's is a failure. A `run` stopped after its folder was made is resumed (`protolab run
---resume`), and its rows must equal those of an undisturbed run of the same spec
-(benchmarks/runrows.py).
+traceback through a file of protolab's is a failure. A `run` stopped after its folder was made is
+resumed (`protolab run --resume`), and its rows must equal those of an undisturbed run of the same
+spec (benchmarks/runrows.py).
 
 Prints one line per signal, then the counts; `--json` prints the counts as JSON; exit status 1
 when any stop failed. PYTHONFAULTHANDLER is set, so a crash leaves its stack in the line."""
@@ -67,7 +67,8 @@ def before_protolab(returncode: int | None, err: str) -> bool:
         return False
     files = [line.strip().split('"')[1] for line in lines if line.strip().startswith('File "')]
     paths = [str(Path(f).resolve()) for f in files if not f.startswith("<")]  # "<frozen site>": Python's
-    return not any(f.startswith(home) for f in paths for home in own_folders())
+    homes = own_folders()
+    return not any(f.startswith(home) for f in paths for home in homes)
 
 
 def own_folders() -> list[str]:
@@ -246,10 +247,9 @@ def main() -> int:
         needs_run = not args.no_resume or any("{run}" in a for n in names for a in CASES[n].argv)
         run, reference = reference_run(base, spec) if needs_run else (base, "")
         t_start = time.monotonic()
-        wanted = args.tested or args.signals
         limit = 3 * args.tested if args.tested else args.signals
         for i in range(limit):
-            if args.tested and sum(o.status not in ("finished first", BEFORE) for o in outcomes) >= wanted:
+            if args.tested and sum(o.status not in ("finished first", BEFORE) for o in outcomes) >= args.tested:
                 break
             case = CASES[names[i % len(names)]]
             delay = round(rng.uniform(0.0, args.window or case.window), 2)

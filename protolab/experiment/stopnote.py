@@ -11,6 +11,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
+from types import ModuleType
 
 BEFORE_EXIT: list[Callable[[], None]] = []  # what StopDeadline does before it ends the process
 
@@ -36,7 +37,7 @@ def stop_requested() -> int:
     return _requested
 
 
-def whole_ray():
+def whole_ray() -> ModuleType | None:
     """The ray module if this process imported it whole, else None: a stop that lands during
     `import ray` leaves half its submodules loaded, and importing it again then fails (circular
     import) instead of stopping."""

@@ -44,11 +44,14 @@ cards = ["fire1_worth_3.toml"]
 """
 
 
+def in_head(n: dict, *argv) -> list[str]:
+    """`python ARGV` as the head node's namespace runs it, on the wheel's interpreter."""
+    return ["ip", "netns", "exec", n["head_ns"], str(n["python"]), *map(str, argv)]
+
+
 def on_head(n: dict, *argv) -> list[str]:
-    """`protolab ARGV` as the head node's namespace runs it, on the wheel's interpreter, joined to the
-    namespace cluster."""
-    head = ["ip", "netns", "exec", n["head_ns"], str(n["python"]), "-m", "protolab"]
-    return [*head, *map(str, argv), "--address", f"{n['head_ip']}:6379"]
+    """`protolab ARGV` in the head node's namespace, joined to the namespace cluster."""
+    return in_head(n, "-m", "protolab", *argv, "--address", f"{n['head_ip']}:6379")
 
 
 def rows(run_dir: Path):
@@ -243,9 +246,8 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
     n = two_nodes
     runs = n["out"] / "lost"
     (raylet,) = [int(p) for p in sh("pgrep", "-f", f"raylet.*{n['work_temp']}").stdout.split()]
-    head = ["ip", "netns", "exec", n["head_ns"], str(n["python"])]
     watch = subprocess.Popen(
-        [*head, "-c", MARK_WATCH, f"{n['head_ip']}:6379", n["work_ip"]],
+        in_head(n, "-c", MARK_WATCH, f"{n['head_ip']}:6379", n["work_ip"]),
         env=n["env"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
