@@ -20,7 +20,9 @@ def antisymmetric(m: np.ndarray) -> np.ndarray:
     m = np.asarray(m, dtype=float)
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise ValueError(f"expected a square payoff matrix, got shape {m.shape}")
-    return (m - m.T) / 2
+    out = m - m.T
+    out /= 2  # in place: the same bits as (m - m.T) / 2 without a second matrix
+    return out
 
 
 def _lp_equilibrium(m: np.ndarray) -> np.ndarray:
