@@ -216,7 +216,7 @@ def fit_policy_mlp(
                 net.step(outs, dz, settings.l2, nv, settings.learning_rate)
                 total += loss
             val = held_out_losses(net, xv_s, yv, pol, px_s)
-            both = val["value"] + val["policy"]
+            both = val["value"] + (val["policy"] if np.isfinite(val["policy"]) else 0.0)  # no held decision: 0
             curve.append(
                 {"epoch": epoch, "train_loss": total / steps, "val_loss": val["value"], "val_policy": val["policy"]}
             )
