@@ -160,6 +160,9 @@ cdef void features(State* g, int p, float* out) noexcept nogil:
 # at the turn's end (HALT_HORIZON: the engine cannot resume a halted turn, so the copy is thrown
 # away); there it writes both seats' feature vectors. Turns whose action had one legal option
 # (the engine takes it without asking) give no row.
+# With `policy` (the policy target), a seat's action decision is also recorded as the search weighed
+# it: each root action's visit share with the features where that action's turn ends
+# (_features_policy.pxi).
 
 cdef struct RecorderCtx:
     decide_fn_t inner[2]
@@ -259,7 +262,8 @@ cdef int32_t decide_and_record(RecorderCtx* r, State* g, int p) noexcept nogil:
 
 cdef class Recorder:
     """Collects examples from games played by two built seats (both must be C players: their
-    deciders are wrapped). Install it, play the games with the seats, then take the rows."""
+    deciders are wrapped). Install it, play the games with the seats, then take the rows (and with
+    `policy`, the policy rows: both seats must be players that tell their weighing, ismcts)."""
     cdef RecorderCtx ctx
     cdef list keep
 

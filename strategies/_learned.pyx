@@ -322,8 +322,8 @@ cdef void keep_plan(Plan* plan, const int32_t* force, const int8_t* kinds, const
 cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t* cand, int n,
                   const uint8_t* allowed, double* total, const double* order_by, const int* planned,
                   int32_t plans[MAXTOP][MAXPLAN], int nplanned) noexcept nogil:
-    """The `reply` best candidates (by `order_by`: their scores so far, or with a policy output the
-    policy's logits) scored again one turn deeper, after the
+    """The `reply` best candidates (by `order_by`: their scores so far, or with a policy output their
+    policy logits) scored again one turn deeper, after the
     opponent's reply by the default policy (the candidate's planned answers kept), over `sims`
     determinizations; every other candidate is ruled out (its score set below any model score),
     since a score after the reply and one before it do not compare."""

@@ -319,7 +319,7 @@ def test_the_policy_target_is_recorded_fitted_and_repeats(tmp_path, capsys):
     assert gen["fit"]["policy"]["uniform_loss"] > 0 and gen["examples"]["policy_decisions"] >= receipt["decisions"]
     card = (tmp_path / "models" / "tiny.md").read_text()
     assert "two outputs" in card and "numpy (value log loss + per-decision policy cross-entropy" in card
-    assert 'later ones by `ismcts:iters=6,leaf=model` guided by the previous' in card
+    assert "later ones by `ismcts:iters=6,leaf=model` guided by the previous" in card
     again = train(spec, tmp_path / "again", tmp_path / "models2", "--workers", "1")
     assert hashes(again) == hashes(record) and shards(again) == shards(record)
     policy_files = [s["policy"]["sha256"] for g in again["generations"] for s in g["examples"]["shards"]]
