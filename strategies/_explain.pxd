@@ -38,3 +38,4 @@ cdef struct Explanation:
 ctypedef int (*explain_fn_t)(const void* ctx, State* g, int player, Explanation* out) noexcept nogil
 
 cdef void register_explainer(decide_fn_t decide, explain_fn_t explain) noexcept
+cdef explain_fn_t explainer_of(decide_fn_t decide) noexcept nogil     # NULL: the kind cannot say why

@@ -47,7 +47,7 @@ cdef void register_explainer(decide_fn_t decide, explain_fn_t explain) noexcept:
         _nkinds += 1
 
 
-cdef explain_fn_t explainer_of(decide_fn_t decide) noexcept:
+cdef explain_fn_t explainer_of(decide_fn_t decide) noexcept nogil:
     cdef int i
     for i in range(_nkinds):
         if _deciders[i] == decide:

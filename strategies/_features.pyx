@@ -26,6 +26,8 @@ from sim.engine._core cimport (
     D_ACTION, HALT_NONE, HALT_HORIZON, ST_EXTERNAL, SP_ANYWHERE,
     V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_PLAY,
 )
+from strategies._bots cimport prepare_copy, default_decide
+from strategies._explain cimport Explanation, explain_fn_t, explainer_of, M_VISITS
 from strategies._declared cimport (
     NFAMILY, FS_LINE_VALUE, FS_LINE_VALUE_LO, FS_LINE_VALUE_HI, FS_LINE_LEAD, FS_LINE_LEAD_LO, FS_LINE_LEAD_HI,
     FS_STACK, FS_STACK_LO, FS_STACK_HI, FS_FACEDOWN, FS_FACEDOWN_LO, FS_FACEDOWN_HI, FS_COMPILED, FS_HAND, FS_HAND_LO,
@@ -34,6 +36,7 @@ from strategies._declared cimport (
 from strategies.declared import FEATURE_DIGEST, FEATURE_VERSION, FEATURES    # the trainer's and model's names
 
 include "_declared.pxi"
+include "_features_policy.pxi"     # the policy target's rows: the search's visit shares at its root decisions
 
 VECTOR_LENGTH = NFEAT       # the C vector's length (a test checks it is len(FEATURES) and what features() writes)
 assert len(FEATURES) == NFEAT, (len(FEATURES), NFEAT)
@@ -157,6 +160,9 @@ cdef void features(State* g, int p, float* out) noexcept nogil:
 # at the turn's end (HALT_HORIZON: the engine cannot resume a halted turn, so the copy is thrown
 # away); there it writes both seats' feature vectors. Turns whose action had one legal option
 # (the engine takes it without asking) give no row.
+# With `policy` (the policy target), a seat's action decision is also recorded as the search weighed
+# it: each root action's visit share with the features where that action's turn ends
+# (_features_policy.pxi).
 
 cdef struct RecorderCtx:
     decide_fn_t inner[2]
@@ -169,6 +175,9 @@ cdef struct RecorderCtx:
     int32_t n
     int32_t cap
     int8_t failed               # a buffer could not grow
+    int8_t policy               # also the policy rows (PolicyRows) of each seat's root decisions
+    explain_fn_t explain[2]     # with policy: each seat's explain function (it decides in place of inner)
+    PolicyRows pol
 
 
 cdef bint grow(RecorderCtx* r) noexcept nogil:
@@ -226,20 +235,41 @@ cdef int recorder_decide(const void* ctx, State* g, int p, int kind) noexcept no
         return r.inner[p](r.inner_ctx[p], g, p, kind)
     if r.explore > 0 and <uint32_t>bot_below(g, seat_stream(p), 1 << 24) < r.explore:
         action = g.opts[bot_below(g, seat_stream(p), g.nopts)]
+    elif r.policy:
+        action = decide_and_record(r, g, p)
     else:
         action = r.inner[p](r.inner_ctx[p], g, p, kind)
     record_turn_end(r, g, action)
     return action
 
 
+cdef int32_t decide_and_record(RecorderCtx* r, State* g, int p) noexcept nogil:
+    """p's action by its explain function (the decision itself, as its decision function takes it),
+    and the policy rows of its root actions (record_lines) when it weighed two or more by visits."""
+    cdef Explanation out
+    cdef int i
+    cdef int32_t total = 0, action
+    out.also = -1
+    action = r.explain[p](r.inner_ctx[p], g, p, &out)
+    if out.measure != M_VISITS or out.n < 2:
+        return action
+    for i in range(out.n):
+        total += out.alt[i].count
+    if total > 0 and not record_lines(&r.pol, g, p, &out, total):
+        r.failed = 1
+    return action
+
+
 cdef class Recorder:
     """Collects examples from games played by two built seats (both must be C players: their
-    deciders are wrapped). Install it, play the games with the seats, then take the rows."""
+    deciders are wrapped). Install it, play the games with the seats, then take the rows (and with
+    `policy`, the policy rows: both seats must be players that tell their weighing, ismcts)."""
     cdef RecorderCtx ctx
     cdef list keep
 
-    def __cinit__(self, double explore):
+    def __cinit__(self, double explore, bint policy=False):
         self.ctx.explore = <uint32_t>(explore * (1 << 24))
+        self.ctx.policy = policy
         self.keep = []
 
     def __dealloc__(self):
@@ -247,6 +277,7 @@ cdef class Recorder:
         free(self.ctx.seed)
         free(self.ctx.turn)
         free(self.ctx.player)
+        free_policy(&self.ctx.pol)
 
     def install(self, SeatConfig a, SeatConfig b):
         cdef int q
@@ -256,6 +287,9 @@ cdef class Recorder:
                 raise ValueError(f"examples need C players on both seats (seat {q}: {s.spec!r})")
             self.ctx.inner[q] = s.decide
             self.ctx.inner_ctx[q] = s.ctx
+            self.ctx.explain[q] = explainer_of(s.decide)
+            if self.ctx.policy and self.ctx.explain[q] == NULL:
+                raise ValueError(f"policy rows need a player that tells its weighing (seat {q}: {s.spec!r})")
             self.keep.append(s.owner)
         for s in (a, b):
             s.set_decider(recorder_decide, &self.ctx, self)
@@ -275,6 +309,35 @@ cdef class Recorder:
             memcpy(&sd[0], self.ctx.seed, n * sizeof(uint64_t))
             memcpy(&tu[0], self.ctx.turn, n * sizeof(int16_t))
             memcpy(&pl[0], self.ctx.player, n * sizeof(int8_t))
+        return out
+
+    def policy_rows(self) -> dict[str, np.ndarray]:
+        """The policy rows (one per root action of each decision recorded, a decision's rows together,
+        in the order played): seed, turn, player (the deciding seat), action (its option), visits,
+        share (of the decision's visits) and features (the deciding seat's view where the action's
+        turn ends)."""
+        cdef PolicyRows* r = &self.ctx.pol
+        cdef Py_ssize_t n = r.n
+        if self.ctx.failed:
+            raise MemoryError("the example recorder could not grow its buffers")
+        out = {"seed": np.empty(n, np.uint64), "turn": np.empty(n, np.int16), "player": np.empty(n, np.int8),
+               "action": np.empty(n, np.int32), "visits": np.empty(n, np.int32), "share": np.empty(n, np.float32),
+               "features": np.empty((n, NFEAT), np.float32)}
+        cdef float[:, ::1] f = out["features"]
+        cdef uint64_t[::1] sd = out["seed"]
+        cdef int16_t[::1] tu = out["turn"]
+        cdef int8_t[::1] pl = out["player"]
+        cdef int32_t[::1] ac = out["action"]
+        cdef int32_t[::1] vi = out["visits"]
+        cdef float[::1] sh = out["share"]
+        if n:
+            memcpy(&f[0, 0], r.rows, n * NFEAT * sizeof(float))
+            memcpy(&sd[0], r.seed, n * sizeof(uint64_t))
+            memcpy(&tu[0], r.turn, n * sizeof(int16_t))
+            memcpy(&pl[0], r.player, n * sizeof(int8_t))
+            memcpy(&ac[0], r.action, n * sizeof(int32_t))
+            memcpy(&vi[0], r.visits, n * sizeof(int32_t))
+            memcpy(&sh[0], r.share, n * sizeof(float))
         return out
 
 

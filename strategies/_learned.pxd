@@ -5,8 +5,9 @@ the model's network in C and its win probability at a position."""
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from sim.engine._core cimport State
 # MAXL, MAXU (the model's room: declared.MAX_LAYERS, MAX_UNITS), MAXIN (declared.max_inputs()), MAXPLAN
-# (the most inner decision points: the `inner` limit), MAXTOP (the most candidates planned: `top`'s)
-from strategies._declared cimport MAXL, MAXU, MAXIN, MAXPLAN, MAXTOP
+# (the most inner decision points: the `inner` limit), MAXTOP (the most candidates planned: `top`'s),
+# MAXOUT (the last layer's outputs at most: declared.MODEL_OUTPUTS, the value and the policy logit)
+from strategies._declared cimport MAXL, MAXU, MAXIN, MAXPLAN, MAXTOP, MAXOUT
 from strategies._explain cimport Explanation
 
 cdef struct Mlp:
@@ -57,6 +58,8 @@ cdef struct Settings:
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil
+cdef double model_value(const Mlp* m, State* g, int p, double* logit) noexcept nogil
+cdef bint has_policy(const Mlp* m) noexcept nogil
 cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
 cdef void plan_ahead(Settings* s, State* g, int p) noexcept nogil
 cdef bint plan_holds(const Plan* plan, State* g, int p) noexcept nogil

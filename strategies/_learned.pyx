@@ -46,6 +46,8 @@ cdef enum:
     ACT_TANH = 1
     ACT_LINEAR = 2
 
+cdef double RESULT_LOGIT = 1e6  # a finished line's policy logit per point of result (model_value)
+
 ACTIVATION_CODES = {"relu": ACT_RELU, "tanh": ACT_TANH, "linear": ACT_LINEAR}
 
 
@@ -91,13 +93,28 @@ cdef extern from *:
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
-    """The model's probability that p wins, at g (a finished game: its result). Each layer adds
-    input j's column (the weights are stored by input: w[l][j * nout + i]) into all outputs at
-    once, which the compiler vectorizes, and skips inputs that are 0 (most features are): the
-    sums run in input order, so a result is the same on every run."""
+    """The model's probability that p wins, at g (a finished game: its result)."""
+    return model_value(m, g, p, NULL)
+
+
+cdef bint has_policy(const Mlp* m) noexcept nogil:
+    """Whether the model's last layer gives a policy logit beside the value (declared.MODEL_OUTPUTS)."""
+    return m.nout[m.nl - 1] > 1
+
+
+cdef double model_value(const Mlp* m, State* g, int p, double* logit) noexcept nogil:
+    """The model's probability that p wins, at g (a finished game: its result), and, where `logit`
+    is given and the model has a policy output, the policy logit of the line that ends at g, from
+    the same pass (a finished game's line: RESULT_LOGIT times its result, +1 won, -1 lost, 0 drawn,
+    so a line that wins is always among those the policy orders first). Each layer adds input j's
+    column (the weights are stored by input: w[l][j * nout + i]) into all outputs at once, which
+    the compiler vectorizes, and skips inputs that are 0 (most features are): the sums run in input
+    order, so a result is the same on every run."""
     cdef float x[MAXIN]
     cdef float y[MAXIN]
     cdef int l, i, nout
+    if g.winner >= 0 and logit != NULL:
+        logit[0] = RESULT_LOGIT if g.winner == p else (-RESULT_LOGIT if g.winner == 1 - p else 0)
     if g.winner == p:
         return 1.0
     if g.winner == 1 - p:
@@ -117,6 +134,8 @@ cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
         else:
             for i in range(nout):
                 x[i] = y[i]
+    if logit != NULL:
+        logit[0] = x[1] if m.nout[m.nl - 1] > 1 else 0
     return 1.0 / (1.0 + exp(-<double>x[0]))
 
 
@@ -139,6 +158,8 @@ cdef int fill_mlp(Mlp* m, layers) except -1:
                 m.w[l][j * w.shape[0] + i] = w[i, j]     # by input (win_probability)
     if m.nin[0] != NFEAT:
         raise ValueError(f"the first layer takes {NFEAT} features, got {m.nin[0]}")
+    if not 1 <= m.nout[m.nl - 1] <= MAXOUT:
+        raise ValueError(f"the last layer gives 1..{MAXOUT} outputs (value, policy), got {m.nout[m.nl - 1]}")
     return 0
 
 
@@ -203,11 +224,13 @@ cdef void planner_copy(State* g, State* base, int p) noexcept nogil:
 cdef double play_line(const Settings* s, State* base, int p, int32_t action, Planner* pl) noexcept nogil:
     """Play action on a copy of base with the planner's forced answers, to the turn's end (and
     `depth` turns more), and score it with the model."""
-    return play_to(s, base, p, action, pl, s.depth)
+    return play_to(s, base, p, action, pl, s.depth, NULL)
 
 
-cdef double play_to(const Settings* s, State* base, int p, int32_t action, Planner* pl, int depth) noexcept nogil:
-    """play_line() to the end of the turn `depth` turns after base's."""
+cdef double play_to(const Settings* s, State* base, int p, int32_t action, Planner* pl, int depth,
+                    double* logit) noexcept nogil:
+    """play_line() to the end of the turn `depth` turns after base's (and, with `logit`, the model's
+    policy logit there: model_value)."""
     cdef State sim
     copy_for_lookahead(&sim, base)
     pl.n = 0
@@ -217,7 +240,7 @@ cdef double play_to(const Settings* s, State* base, int p, int32_t action, Plann
     sim.forced = action
     sim.horizon_turn = base.turn + depth
     game_run(&sim)
-    return win_probability(&s.mlp, &sim, p)
+    return model_value(&s.mlp, &sim, p, logit)
 
 
 cdef void clear_force(Planner* pl) noexcept nogil:
@@ -297,9 +320,10 @@ cdef void keep_plan(Plan* plan, const int32_t* force, const int8_t* kinds, const
 
 
 cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t* cand, int n,
-                  const uint8_t* allowed, double* total, const int* planned, int32_t plans[MAXTOP][MAXPLAN],
-                  int nplanned) noexcept nogil:
-    """The `reply` best candidates (by their scores so far) scored again one turn deeper, after the
+                  const uint8_t* allowed, double* total, const double* order_by, const int* planned,
+                  int32_t plans[MAXTOP][MAXPLAN], int nplanned) noexcept nogil:
+    """The `reply` best candidates (by `order_by`: their scores so far, or with a policy output their
+    policy logits) scored again one turn deeper, after the
     opponent's reply by the default policy (the candidate's planned answers kept), over `sims`
     determinizations; every other candidate is ruled out (its score set below any model score),
     since a score after the reply and one before it do not compare."""
@@ -313,7 +337,7 @@ cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t
     for order in range(s.reply):
         k = -1
         for i in range(n):
-            if (allowed == NULL or allowed[i]) and not chosen[i] and (k < 0 or total[i] > total[k]):
+            if (allowed == NULL or allowed[i]) and not chosen[i] and (k < 0 or order_by[i] > order_by[k]):
                 k = i
         if k < 0:
             break
@@ -328,7 +352,7 @@ cdef void rescore(const Settings* s, State* g, int p, Planner* pl, const int32_t
                 if planned[j] == i:
                     for k in range(MAXPLAN):
                         pl.force[k] = plans[j][k]
-            deeper[i] += play_to(s, &base, p, cand[i], pl, s.depth + 1) / s.sims
+            deeper[i] += play_to(s, &base, p, cand[i], pl, s.depth + 1, NULL) / s.sims
     for i in range(n):
         total[i] = deeper[i] if chosen[i] else -1.0
 
@@ -337,11 +361,17 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     """The candidate action of the best model score (mean over `sims` determinizations, each
     candidate's rest of the turn by the default rule), raised by what the planner's answers gain
     over the default rule for the `top` best candidates that ask the player anything; the plan
-    of the chosen one is kept for the real game."""
+    of the chosen one is kept for the real game. With a policy output the `top` candidates planned
+    and the `reply` ones scored again are the best by the policy's logit (at the same line ends,
+    from the same network passes) instead of by the score; the score still decides among them."""
     cdef State base
     cdef Planner pl
     cdef int32_t cand[MAXOPT]
     cdef double total[MAXOPT]
+    cdef double logit[MAXOPT]
+    cdef double lg
+    cdef bint policy = has_policy(&s.mlp)
+    cdef const double* order_by = &total[0]
     cdef uint8_t picked[MAXOPT]
     cdef int32_t npoints[MAXOPT]
     cdef int32_t force[MAXPLAN]
@@ -354,10 +384,13 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     cdef int n, i, k, r, order, nplanned = 0, best = -1, ties = 0, chosen_plan = -1
     cdef double sc, gain, bs = -1e18
     n = candidate_actions(g, cand)
+    if policy:
+        order_by = &logit[0]
     pl.p = p
     pl.turn = g.turn
     for i in range(n):
         total[i] = 0
+        logit[i] = 0
         npoints[i] = 0
         picked[i] = 0
     for r in range(s.sims):
@@ -366,7 +399,11 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             if allowed != NULL and not allowed[i]:
                 continue
             clear_force(&pl)
-            total[i] += play_line(s, &base, p, cand[i], &pl) / s.sims
+            if policy:
+                total[i] += play_to(s, &base, p, cand[i], &pl, s.depth, &lg) / s.sims
+                logit[i] += lg / s.sims
+            else:
+                total[i] += play_line(s, &base, p, cand[i], &pl) / s.sims
             npoints[i] = pl.n if pl.n > npoints[i] else npoints[i]
     if s.inner > 0 and s.branch > 0:
         planner_copy(g, &base, p)
@@ -374,7 +411,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             k = -1
             for i in range(n):
                 if ((allowed == NULL or allowed[i]) and npoints[i] > 0 and not picked[i]
-                        and (k < 0 or total[i] > total[k])):
+                        and (k < 0 or order_by[i] > order_by[k])):
                     k = i
             if k < 0:
                 break
@@ -393,7 +430,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     if s.said != NULL:
         tell_weighing(s.said, s, cand, total, allowed, n, False)
     if s.reply > 0:
-        rescore(s, g, p, &pl, cand, n, allowed, total, planned, plans, nplanned)
+        rescore(s, g, p, &pl, cand, n, allowed, total, order_by, planned, plans, nplanned)
     for i in range(n):
         if allowed != NULL and not allowed[i]:
             continue

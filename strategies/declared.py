@@ -86,6 +86,9 @@ FEATURE_DIGEST = hashlib.sha256(f"{FEATURE_VERSION}:{','.join(FEATURES)}".encode
 # -- the model's network (strategies/model.py reads files into it; _learned.pxd holds it in C) ----
 MAX_LAYERS = 4
 MAX_UNITS = 64
+# the last layer's outputs, in order: the value (the logit of "the viewing seat wins") and, in a model
+# trained with a policy target, the policy logit of the line that ends there (softmax within a decision)
+MODEL_OUTPUTS = ("value", "policy")
 
 
 def max_inputs() -> int:
@@ -144,6 +147,7 @@ def c_integers() -> dict[str, int]:
         "NFAMILY": len(VERB_FAMILIES),
         "MAXL": MAX_LAYERS,
         "MAXU": MAX_UNITS,
+        "MAXOUT": len(MODEL_OUTPUTS),
         "MAXIN": max_inputs(),
         "MAXPLAN": int(learned["inner"].hi),
         "MAXTOP": int(learned["top"].hi),

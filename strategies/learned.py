@@ -6,11 +6,17 @@
     rows["outcome"]    float32: 1 the viewing seat won, 0 it lost, 0.5 a draw
 
 The position of a row is the one the learned player's model is asked about: the end of a turn
-(after its End phase, before the next turn starts)."""
+(after its End phase, before the next turn starts).
+
+    rows = examples(pool, range(20), ("ismcts:iters=100,leaf=model",) * 2, policy=True)
+    rows["policy"]     the search's preference at each root action decision (the policy target): one
+                       row per root action it considered, its visit share and the deciding seat's
+                       features where that action's turn ends (strategies/_features_policy.pxi)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +24,9 @@ from sim.batch import play_columns
 from sim.pool import Pool
 from strategies._features import FeatureProbe, Recorder
 from strategies.seats import make_seats
+from strategies.spec import parse
+
+POLICY_PLAYER = "ismcts"  # the players whose root visits are the policy target
 
 EVERY = ("turn",)
 
@@ -30,11 +39,14 @@ def examples(
     explore: float = 0.0,
     every: str = "turn",
     turn_cap: int = 200,
-) -> dict[str, np.ndarray]:
+    policy: bool = False,
+) -> dict[str, Any]:
     """Play one game per seed (seeds distinct) and return its rows: `seed` (uint64), `turn`
     (int16), `player` (int8, whose view), `features` (float32) and `outcome` (float32, for that
     view). `explore`: the probability that a seat takes a uniformly random action at an action
-    decision, drawn from the seat's own stream (deterministic for a seed)."""
+    decision, drawn from the seat's own stream (deterministic for a seed). `policy`: also
+    `rows["policy"]`, the visit shares of the search's root actions (both seats an ismcts), the
+    games unchanged."""
     if every not in EVERY:
         raise ValueError(f"every={every!r}: expected one of {', '.join(EVERY)}")
     if not 0.0 <= explore <= 1.0:
@@ -42,11 +54,17 @@ def examples(
     seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
     if len(np.unique(seeds)) != len(seeds):
         raise ValueError("examples: seeds must be distinct (a row names its game by its seed)")
+    if policy and any(parse(s).base != POLICY_PLAYER for s in strategies):
+        raise ValueError(
+            f"examples: policy rows are the root visits of {POLICY_PLAYER} on both seats, got {strategies}"
+        )
     seats = make_seats(pool, strategies, draft)
-    recorder = Recorder(float(explore))
+    recorder = Recorder(float(explore), policy)
     recorder.install(*seats.configs)
     cols = play_columns_for(pool, seeds, seats, turn_cap)
-    rows = recorder.rows()
+    rows: dict[str, Any] = recorder.rows()
+    if policy:
+        rows["policy"] = recorder.policy_rows()
     order = np.argsort(seeds)
     game = order[np.searchsorted(seeds[order], rows["seed"])]
     winner = cols["winner"][game]

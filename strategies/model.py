@@ -1,9 +1,12 @@
 """A learned player's model file: a small MLP over the engine's features (strategies/_features.pyx)
-giving one logit, "the seat whose view it is wins" (a draw counts half).
+giving one logit, "the seat whose view it is wins" (a draw counts half), and optionally a second
+one, the policy logit of the line that ends at the position (trained on a search's visit shares,
+softmax within a decision; the player orders the candidates it looks at more closely by it).
 
     {"format": "protolab-model", "version": 1,
      "features": [...names...], "feature_digest": "...",
      "layers": [{"weights": [[...in...] x out], "bias": [...out...], "activation": "relu|tanh|linear"}, ...],
+     "outputs": ["value", "policy"],        # only in a model with the policy output (its last layer: 2 rows)
      "meta": {...}}                         # the trainer's: spec, pool hash, generations, ladder, versions, time
 
 Parsing is strict (every key known and present, every shape right, every weight finite, the
@@ -26,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from sim.inputs import InputFileError, read_input_text
-from strategies.declared import FEATURE_DIGEST, FEATURES, MAX_LAYERS, MAX_UNITS
+from strategies.declared import FEATURE_DIGEST, FEATURES, MAX_LAYERS, MAX_UNITS, MODEL_OUTPUTS
 from strategies.errors import StrategyError
 
 FORMAT = "protolab-model"
 VERSION = 1
 KEYS = ("format", "version", "features", "feature_digest", "layers", "meta")
+OPTIONAL_KEYS = ("outputs",)  # absent: one output, the value (every model before the policy output)
+VALUE_ONLY = MODEL_OUTPUTS[:1]
 LAYER_KEYS = ("weights", "bias", "activation")
 ACTIVATIONS = ("relu", "tanh", "linear")
 NFEAT = len(FEATURES)
@@ -59,10 +64,18 @@ class Model:
     layers: list[Layer]
     meta: dict[str, Any] = field(default_factory=dict)
     source: str = "<memory>"
+    outputs: tuple[str, ...] = VALUE_ONLY  # the last layer's rows: value, and policy if trained with it
+
+    @property
+    def has_policy(self) -> bool:
+        return len(self.outputs) > 1
 
     def function(self) -> dict[str, Any]:
-        """The part of the file that decides play: format, features and layers (what the hash names)."""
+        """The part of the file that decides play: format, features, layers and, with a policy output,
+        the outputs (what the hash names; a value-only model's hash is the one it always had)."""
+        named = {"outputs": list(self.outputs)} if self.has_policy else {}
         return {
+            **named,
             "format": FORMAT,
             "version": VERSION,
             "features": list(FEATURES),
@@ -95,16 +108,32 @@ class Model:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Win probabilities for rows of features (numpy; the C player computes the same in float32)."""
+        return 1.0 / (1.0 + np.exp(-self._last(x)[..., 0].astype(np.float64)))
+
+    def policy_logits(self, x: np.ndarray) -> np.ndarray:
+        """The policy logits for rows of features (a model with the policy output)."""
+        if not self.has_policy:
+            raise ValueError(f"model {self.source} has no policy output")
+        return self._last(x)[..., 1].astype(np.float64)
+
+    def _last(self, x: np.ndarray) -> np.ndarray:
         h = np.asarray(x, np.float32)
         for lay in self.layers:
             h = h @ lay.weights.T + lay.bias
             h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
-        return 1.0 / (1.0 + np.exp(-h[..., 0].astype(np.float64)))
+        return h
 
     @classmethod
-    def from_arrays(cls, layers: list[tuple[np.ndarray, np.ndarray, str]], meta: dict | None = None) -> Model:
+    def from_arrays(
+        cls,
+        layers: list[tuple[np.ndarray, np.ndarray, str]],
+        meta: dict | None = None,
+        outputs: tuple[str, ...] = VALUE_ONLY,
+    ) -> Model:
         """A model from (weights [out][in], bias, activation) triples, checked like a file."""
+        named = {"outputs": list(outputs)} if len(outputs) > 1 else {}
         raw = {
+            **named,
             "format": FORMAT,
             "version": VERSION,
             "features": list(FEATURES),
@@ -170,7 +199,8 @@ def _numbers(row: list, source: str, key: str) -> None:
             raise _fail(source, f"{key}[{j}]", "a number within float32's range", x)
 
 
-def _layer(raw: Any, i: int, fan_in: int, last: bool, source: str) -> Layer:
+def _layer(raw: Any, i: int, fan_in: int, last: int, source: str) -> Layer:
+    """Layer i; `last`: the number of outputs if it is the last layer (its rows), else 0."""
     key = f"layers[{i}]"
     if not isinstance(raw, dict):
         raise _fail(source, key, "a table with weights, bias, activation", raw)
@@ -185,8 +215,16 @@ def _layer(raw: Any, i: int, fan_in: int, last: bool, source: str) -> Layer:
         raise _fail(source, f"{key}.activation", f"one of {', '.join(ACTIVATIONS)}", act)
     w = raw["weights"]
     out = len(w) if isinstance(w, list) else -1
-    if last and out != 1:
-        raise _fail(source, f"{key}.weights", "1 row (the last layer gives one logit)", f"{out} rows")
+    if last == 1 and out != 1:
+        raise _fail(
+            source,
+            f"{key}.weights",
+            f"1 row (the last layer gives one logit; a model whose 'outputs' are {list(MODEL_OUTPUTS)} has "
+            f"{len(MODEL_OUTPUTS)})",
+            f"{out} rows",
+        )
+    if last > 1 and out != last:
+        raise _fail(source, f"{key}.weights", f"{last} rows (one per output: 'outputs' says so)", f"{out} rows")
     if not 1 <= out <= MAX_UNITS:
         raise _fail(source, f"{key}.weights", f"1..{MAX_UNITS} rows (units)", w if out < 0 else f"{out} rows")
     weights = _matrix(w, out, fan_in, source, f"{key}.weights")
@@ -207,8 +245,8 @@ def parse(raw: Any, source: str) -> Model:
     if not isinstance(raw, dict):
         raise _fail(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
     for k in raw:
-        if k not in KEYS:
-            raise _fail(source, k, f"no such key (a model file has {', '.join(KEYS)})", k)
+        if k not in KEYS and k not in OPTIONAL_KEYS:
+            raise _fail(source, k, f"no such key (a model file has {', '.join(KEYS)}, and may have outputs)", k)
     for k in KEYS:
         if k not in raw:
             raise ModelError(f"model {source}: key '{k}': missing; a model file has {', '.join(KEYS)}")
@@ -225,12 +263,15 @@ def parse(raw: Any, source: str) -> Model:
         raise _fail(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
     if not isinstance(raw["meta"], dict):
         raise _fail(source, "meta", "a table", raw["meta"])
+    outputs = tuple(raw.get("outputs", VALUE_ONLY))
+    if "outputs" in raw and raw["outputs"] != list(MODEL_OUTPUTS):
+        raise _fail(source, "outputs", f"{list(MODEL_OUTPUTS)} (or no outputs key: the value alone)", raw["outputs"])
     out, fan_in = [], NFEAT
     for i, lay in enumerate(layers):
-        layer = _layer(lay, i, fan_in, i == len(layers) - 1, source)
+        layer = _layer(lay, i, fan_in, len(outputs) if i == len(layers) - 1 else 0, source)
         out.append(layer)
         fan_in = layer.weights.shape[0]
-    return Model(out, dict(raw["meta"]), source)
+    return Model(out, dict(raw["meta"]), source, outputs)
 
 
 def _feature_mismatch(got: Any, source: str) -> ModelError:

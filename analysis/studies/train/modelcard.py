@@ -62,6 +62,37 @@ def _spec_arg(source: str) -> str:
     return p.stem if p.parent.name == "experiments" and p.parent.parent.name == "datasets" else source
 
 
+def _network(s: dict[str, Any]) -> str:
+    outputs = (
+        "two outputs: the logit of P(the viewing seat wins), draws counted half, and the policy logit "
+        "(softmax within a decision: the search's visit shares)"
+        if s["data"].get("policy")
+        else "one output, the logit of P(the viewing seat wins), draws counted half"
+    )
+    return f"- network: hidden layers {list(s['hidden'])}, {s['activation']}; {outputs}"
+
+
+def _later(data: dict[str, Any]) -> str:
+    """Who played the later generations' games: the improver guided by the previous model, or self-play."""
+    if data.get("improver"):
+        return f"later ones by `{data['improver']}` guided by the previous generation's model"
+    return f"later ones by self-play exploring {data['explore']:g}"
+
+
+def _fit(s: dict[str, Any]) -> str:
+    f = s["fit"]
+    how = (
+        "numpy (value log loss + per-decision policy cross-entropy, Adam; protolab/experiment/train/fitpolicy.py)"
+        if s["data"].get("policy")
+        else "scikit-learn MLPClassifier (log loss, Adam)"
+    )
+    return (
+        f"- fit: {how}, up to {f['epochs']} epochs, batch {f['batch']}, learning rate {f['learning_rate']:g}, "
+        f"L2 {f['l2']:g}, stopped on the {'losses' if s['data'].get('policy') else 'log loss'} of "
+        f"{f['validation']:.0%} held-out games (patience {f['patience']})"
+    )
+
+
 def model_card(record: dict[str, Any]) -> str:
     """The card as Markdown."""
     s, out, libs = record["spec"], record["output"], record.get("libraries", {})
@@ -72,17 +103,14 @@ def model_card(record: dict[str, Any]) -> str:
         f"- model hash: `{out['hash']}` (generation {out['generation']}, chosen as the "
         f"{'last generation' if out['choose'] == 'last' else 'best by mean ladder win rate'})",
         f"- inputs: {record['features']} features, digest `{record['feature_digest']}`",
-        f"- network: hidden layers {list(s['hidden'])}, {s['activation']}; one output, the logit of "
-        "P(the viewing seat wins), draws counted half",
+        _network(s),
         f"- pool: sets {', '.join(s['sets'])}; variant files "
         f"{', '.join(c['path'] for c in s['cards']) or 'none'}; pool hash `{record['pool_hash']}` "
         "(the player's provenance says so when it plays another pool)",
         f"- master seed {s['seed']}; {len(record['generations'])} generations of {s['data']['games']:,} games; "
-        f"generation 0 by `{s['data']['expert']}`, later ones by self-play exploring "
-        f"{s['data']['explore']:g}; each fit on the newest {s['data']['window']} generations' examples",
-        f"- fit: scikit-learn MLPClassifier (log loss, Adam), up to {s['fit']['epochs']} epochs, batch "
-        f"{s['fit']['batch']}, learning rate {s['fit']['learning_rate']:g}, L2 {s['fit']['l2']:g}, stopped on "
-        f"the log loss of {s['fit']['validation']:.0%} held-out games (patience {s['fit']['patience']})",
+        f"generation 0 by `{s['data']['expert']}`, {_later(s['data'])}; each fit on the newest "
+        f"{s['data']['window']} generations' examples",
+        _fit(s),
         f"- training time: {record.get('seconds', 0):,.0f} s of generations (wall clock, this machine)",
         "- libraries: " + ", ".join(f"{k} {v}" for k, v in sorted(libs.items())) + "\n",
         "## Generations\n",

@@ -37,6 +37,9 @@ class FitResult:
     curve: list[dict[str, float]] = field(default_factory=list)
     seconds: float = 0.0
     rows: dict[str, int] = field(default_factory=dict)
+    # a fit with the policy target (fitpolicy.py): the held-out policy cross-entropy, that of a uniform
+    # policy, and the mean visit share of the action the policy ranks first
+    policy: dict[str, float] = field(default_factory=dict)
 
 
 def libraries() -> dict[str, str]:
@@ -60,7 +63,7 @@ def _with_draws(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     p = np.clip(p, 1e-7, 1 - 1e-7)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
@@ -121,7 +124,7 @@ def fit_mlp(
         for epoch in range(1, settings.epochs + 1):
             clf.partial_fit(xt_s, yt, classes=np.array([0, 1]))
             p = clf.predict_proba(xv_s)[:, 1]
-            loss = _log_loss(p, yv)
+            loss = log_loss(p, yv)
             acc = float(np.mean((p > 0.5) == (yv > 0.5))[()]) if len(yv) else float("nan")
             curve.append({"epoch": epoch, "train_loss": float(clf.loss_), "val_loss": loss})
             if best is None or loss < best[0] - 1e-6:
@@ -129,7 +132,7 @@ def fit_mlp(
             elif epoch - best[1] >= settings.patience:
                 break
     assert best is not None
-    base = _log_loss(np.full(len(yv), float(np.mean(yt))), yv)
+    base = log_loss(np.full(len(yv), float(np.mean(yt))), yv)
     return FitResult(
         best[4],
         len(curve),

@@ -32,8 +32,10 @@ from protolab.experiment.seeds import mix64
 from protolab.experiment.session import versions
 from protolab.experiment.spec import SpecError
 from protolab.experiment.train.fit import FitResult, fit_mlp, libraries
+from protolab.experiment.train.fitpolicy import PolicyRows, decision_starts, fit_policy_mlp
 from protolab.experiment.train.trainplay import (
     MODEL_SLOT,
+    POLICY_DIR,
     ExampleJob,
     LadderJob,
     example_seeds,
@@ -47,6 +49,7 @@ from protolab.experiment.train.trainspec import TrainSpec, expert_problem, spec_
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION, Pool
 from sim.stats import wilson
+from strategies.declared import MODEL_OUTPUTS
 from strategies.errors import StrategyError
 from strategies.model import Model
 from strategies.spec import make_seat
@@ -112,6 +115,7 @@ class Trainer:
                 self.spec.turn_cap,
                 example_seeds(self.spec.seed, g, first, min(d.shard_games, d.games - first)),
                 str(out / f"shard-{i:05d}.parquet"),
+                d.policy,
             )
             for i, first in enumerate(range(0, d.games, d.shard_games))
         ]
@@ -136,11 +140,20 @@ class Trainer:
         t0 = time.monotonic()
         strategies, explore = self.players(g)
         receipts = self.run(play_examples, self.example_jobs(g, model), self.spec.data.games, "examples")
+        policy = [r["policy"] for r in receipts if "policy" in r]
         return {
             "players": [s.replace(MODEL_SLOT, f"gen-{g - 1}/model.json") for s in strategies],
             "explore": explore,
             "games": self.spec.data.games,
             "rows": int(sum(r["rows"] for r in receipts)),
+            **(
+                {
+                    "policy_rows": int(sum(p["rows"] for p in policy)),
+                    "policy_decisions": int(sum(p["decisions"] for p in policy)),
+                }
+                if policy
+                else {}
+            ),
             "shards": receipts,
             "seconds": round(time.monotonic() - t0, 1),
         }
@@ -160,6 +173,25 @@ class Trainer:
                 held.append(held_out(t.column("seed").to_numpy(), self.spec.fit.validation))
         return np.concatenate(xs), np.concatenate(ys), np.concatenate(held), used
 
+    def policy_rows(self, record: dict[str, Any], used: list[int]) -> PolicyRows:
+        """The policy target of the fit: every decision recorded in these generations' policy files."""
+        cols = [feature_column(f) for f in FEATURES]
+        xs, shares, starts, held, n = [], [], [], [], 0
+        for u in used:
+            for shard in record["generations"][u]["examples"]["shards"]:
+                t = pq.read_table(
+                    self.folder / f"gen-{u}" / POLICY_DIR / shard["policy"]["file"],
+                    columns=["seed", "turn", "player", "share", *cols],
+                )
+                seed = t.column("seed").to_numpy()
+                first = decision_starts(seed, t.column("turn").to_numpy(), t.column("player").to_numpy())
+                xs.append(np.column_stack([t.column(c).to_numpy() for c in cols]).astype(np.float32))
+                shares.append(t.column("share").to_numpy())
+                starts.append(first + n)
+                held.append(held_out(seed[first], self.spec.fit.validation))
+                n += len(seed)
+        return PolicyRows(np.concatenate(xs), np.concatenate(shares), np.concatenate(starts), np.concatenate(held))
+
     def fit(self, record: dict[str, Any], g: int) -> tuple[FitResult, list[int]]:
         x, y, held, used = self.training_rows(record, g)
         if held.all() or not held.any():
@@ -171,6 +203,9 @@ class Trainer:
                 "its held-out check have games"
             )
         seed = int(mix64(np.array([self.spec.seed ^ (g + 1)], np.uint64))[0]) % 2**32
+        if self.spec.data.policy:
+            pol = self.policy_rows(record, used)
+            return fit_policy_mlp(x, y, held, pol, self.spec.hidden, self.spec.activation, self.spec.fit, seed), used
         return fit_mlp(x, y, held, self.spec.hidden, self.spec.activation, self.spec.fit, seed), used
 
     def ladder(self, model: str) -> dict[str, Any]:
@@ -206,7 +241,13 @@ class Trainer:
         )
         entry: dict[str, Any] = {"generation": g, "examples": self.examples(g, previous)}
         record["generations"].append(entry)
-        self.say(f"  {entry['examples']['rows']:,} examples in {entry['examples']['seconds']:.0f} s; fitting")
+        ex = entry["examples"]
+        decisions = (
+            f" and {ex['policy_decisions']:,} decisions ({ex['policy_rows']:,} policy rows)"
+            if "policy_rows" in ex
+            else ""
+        )
+        self.say(f"  {ex['rows']:,} examples{decisions} in {ex['seconds']:.0f} s; fitting")
         result, used = self.fit(record, g)
         model = build_model(result, self.model_meta(record, g, used))
         path = self.folder / f"gen-{g}" / "model.json"
@@ -216,6 +257,12 @@ class Trainer:
         self.say(
             f"  model {model.hash}: held-out log loss {result.val_loss:.4f} (constant {result.base_loss:.4f}), "
             f"{result.epochs} epochs in {result.seconds:.0f} s; ladder"
+            + (
+                f" (held-out policy cross-entropy {result.policy['val_loss']:.4f}, uniform "
+                f"{result.policy['uniform_loss']:.4f})"
+                if result.policy
+                else ""
+            )
         )
         entry["ladder"] = self.ladder(path.read_text())
         for p in entry["ladder"]["pairs"]:
@@ -289,12 +336,14 @@ def fit_entry(r: FitResult, used: list[int]) -> dict[str, Any]:
         "constant_loss": r.base_loss,
         "seconds": r.seconds,
         "curve": r.curve,
+        **({"policy": r.policy} if r.policy else {}),
     }
 
 
 def build_model(r: FitResult, meta: dict[str, Any]) -> Model:
-    """The fitted layers as the player's model (strategies/model.py)."""
-    return Model.from_arrays([(layer.weights, layer.bias, layer.activation) for layer in r.layers], meta)
+    """The fitted layers as the player's model (strategies/model.py); two outputs with the policy's."""
+    outputs = MODEL_OUTPUTS[: len(r.layers[-1].bias)]
+    return Model.from_arrays([(layer.weights, layer.bias, layer.activation) for layer in r.layers], meta, outputs)
 
 
 # -- the folder, resuming, the output -------------------------------------------------------------
@@ -336,6 +385,11 @@ def check_generation(folder: Path, entry: dict[str, Any]) -> str | None:
         return "not finished"
     g = entry["generation"]
     files = [(f"gen-{g}/examples/{s['file']}", s["sha256"]) for s in entry["examples"]["shards"]]
+    files += [
+        (f"gen-{g}/{POLICY_DIR}/{s['policy']['file']}", s["policy"]["sha256"])
+        for s in entry["examples"]["shards"]
+        if "policy" in s
+    ]
     for rel, digest in [*files, (entry["model"]["file"], entry["model"]["sha256"])]:
         path = folder / rel
         if not path.is_file():

@@ -27,6 +27,8 @@ from strategies.learned import examples
 MODEL_SLOT = "@model"  # in a job's strategies: the job's model, written to a file by the worker
 LADDER_MATCHUP = 1 << 41  # the ladder's seeds: a matchup index no generation's examples use
 KEY_COLUMNS = ("generation", "seed", "turn", "player", "outcome")
+POLICY_KEY_COLUMNS = ("generation", "seed", "turn", "player", "action", "visits", "share")
+POLICY_DIR = "policy"  # gen-N/policy/shard-*.parquet beside gen-N/examples/ (the same shard's name)
 
 
 def feature_column(name: str) -> str:
@@ -47,6 +49,7 @@ class ExampleJob:
     turn_cap: int
     seeds: tuple[int, ...]
     path: str  # the Parquet file the worker writes
+    policy: bool = False  # also the policy rows, into policy_path(path)
 
 
 @dataclass(frozen=True)
@@ -106,18 +109,67 @@ def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
     return table.replace_schema_metadata({"protolab.feature_digest": FEATURE_DIGEST})
 
 
+def policy_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
+    """The policy rows of one shard: one row per root action of each recorded decision (a decision's
+    rows together, decisions in the order played), its visits and share, then the feature columns."""
+    n = len(cols["seed"])
+    arrays = {
+        "generation": pa.array(np.full(n, generation, np.int16)),
+        "seed": pa.array(np.asarray(cols["seed"], np.uint64)),
+        "turn": pa.array(np.asarray(cols["turn"], np.int16)),
+        "player": pa.array(np.asarray(cols["player"], np.int8)),
+        "action": pa.array(np.asarray(cols["action"], np.int32)),
+        "visits": pa.array(np.asarray(cols["visits"], np.int32)),
+        "share": pa.array(np.asarray(cols["share"], np.float32)),
+    }
+    feats = np.asarray(cols["features"], np.float32)
+    for i, name in enumerate(FEATURES):
+        arrays[feature_column(name)] = pa.array(feats[:, i])
+    return pa.table(arrays).replace_schema_metadata({"protolab.feature_digest": FEATURE_DIGEST})
+
+
+def policy_path(path: str | Path) -> Path:
+    """Where a shard's policy rows go: gen-N/policy/ beside gen-N/examples/, the shard's file name."""
+    p = Path(path)
+    return p.parent.parent / POLICY_DIR / p.name
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
 def play_examples(job: ExampleJob) -> dict[str, Any]:
-    """Play the shard, write its Parquet file, answer with the receipt (file, rows, games, sha256)."""
+    """Play the shard, write its Parquet file (and its policy rows' file), answer with the receipt
+    (file, rows, games, sha256; `policy`: the policy file's name, rows, decisions and sha256)."""
     pool = pool_of(job.sets, job.cards)
     with resolved(job.strategies, job.model) as strategies:
         cols = examples(
-            pool, np.asarray(job.seeds, np.uint64), strategies=strategies, explore=job.explore, turn_cap=job.turn_cap
+            pool,
+            np.asarray(job.seeds, np.uint64),
+            strategies=strategies,
+            explore=job.explore,
+            turn_cap=job.turn_cap,
+            policy=job.policy,
         )
-    sink = pa.BufferOutputStream()
-    pq.write_table(examples_table(cols, job.generation), sink, compression="zstd")
-    data = sink.getvalue().to_pybytes()
+    data = parquet_bytes(examples_table(cols, job.generation))
     write_atomic(job.path, data)
-    return {"file": Path(job.path).name, "rows": len(cols["seed"]), "games": len(job.seeds), "sha256": sha256(data)}
+    receipt = {"file": Path(job.path).name, "rows": len(cols["seed"]), "games": len(job.seeds), "sha256": sha256(data)}
+    if job.policy:
+        rows = cols["policy"]
+        path = policy_path(job.path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = parquet_bytes(policy_table(rows, job.generation))
+        write_atomic(str(path), data)
+        decisions = len(set(zip(rows["seed"].tolist(), rows["turn"].tolist(), strict=True)))
+        receipt["policy"] = {
+            "file": path.name,
+            "rows": len(rows["seed"]),
+            "decisions": decisions,
+            "sha256": sha256(data),
+        }
+    return receipt
 
 
 def play_ladder(job: LadderJob) -> dict[str, Any]:

@@ -11,12 +11,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from protolab.experiment.spec import CardFile, Checker, RunName, Strategy, read_card_file, read_spec_file, run_name
 from sim.pool import DEFAULT_SETS
 from sim.schema import Checked, before, check, choice, fail, integer, number, text, texts
 from strategies.errors import StrategyError
+from strategies.learned import POLICY_PLAYER
 from strategies.model import MAX_LAYERS, MAX_UNITS
 from strategies.spec import parse
 
@@ -37,6 +38,10 @@ class Data:
     # later generations (expert iteration): this search guided by the current model on both seats
     # ("ismcts:iters=100,leaf=model"; the model is the previous generation's), instead of self-play
     improver: str = ""
+    # the policy target: each root action decision of the (ismcts) players' games also gives the search's
+    # visit share of every root action with the features where its turn ends; the model gets a second
+    # output, fitted to them (protolab/experiment/train/fitpolicy.py), and the player orders by it
+    policy: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,8 @@ class TrainSpec:
             d.pop(k)
         if not d["data"]["improver"]:
             d["data"].pop("improver")  # specs from before the key hash as they did
+        if not d["data"]["policy"]:
+            d["data"].pop("policy")
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -139,6 +146,19 @@ class DataTable(Checked):
         AfterValidator(lambda t: t and _improver(t)),
         Field(description="later generations' players: a search guided by the previous generation's model"),
     ] = ""
+    policy: Annotated[bool, Field(description="true or false (the policy target)")] = False
+
+    @model_validator(mode="after")
+    def _policy_needs_a_search(self) -> DataTable:
+        """The policy target is the root visits of an ismcts: every generation's players must be one."""
+        if self.policy and not (self.improver and parse(self.expert).base == POLICY_PLAYER):
+            fail(
+                f"expected policy = true only with a search on every generation: an {POLICY_PLAYER} expert and "
+                f'an improver (e.g. expert = improver = "ismcts:iters=100,leaf=model"; the policy target is '
+                f"its root visits), got expert {self.expert!r} and improver {self.improver or 'none'}",
+                "policy",
+            )
+        return self
 
 
 class NetTable(Checked):

@@ -21,6 +21,7 @@ from strategies._features import FEATURES
 from protolab.cli import main
 from protolab.experiment.spec import examples_dir
 from protolab.experiment.train.fit import fit_mlp
+from protolab.experiment.train.trainplay import POLICY_KEY_COLUMNS
 from protolab.experiment.train.trainspec import Fit, load_train_spec, spec_from_record
 from strategies.model import Model
 
@@ -198,6 +199,8 @@ def test_the_training_folder_reads_as_its_study(trained, capsys, tmp_path):
         ("seed = 5", "seed = -1", "seed", "the master seed"),
         ("explore = 0.2", 'improver = "greedy"', "train.data.improver", "expected a search guided"),
         ("explore = 0.2", 'improver = "ismcts:leaf=model,model=learned"', "train.data.improver", "no model="),
+        ("explore = 0.2", "policy = true", "train.data.policy", "expected policy = true only with a search"),
+        ("explore = 0.2", 'policy = "yes"', "train.data.policy", "true or false"),
     ],
 )
 def test_a_bad_training_spec_is_one_line_naming_file_and_key(tmp_path, capsys, old, new, key, words):
@@ -286,3 +289,44 @@ def test_every_shipped_training_spec_reads_back_from_its_stored_form(path):
     stored = json.loads(json.dumps(spec.to_dict()))
     again = spec_from_record(stored, {c.path: c.text for c in spec.cards}, "train.json")
     assert again.hash == spec.hash and json.loads(json.dumps(again.to_dict())) == {**stored, "source": "train.json"}
+
+
+def policy_spec(tmp_path: Path) -> Path:
+    """A tiny training with the policy target: the guided search on every generation, policy = true."""
+    text = (
+        SPEC.format(generations=2)
+        .replace("games = 60", "games = 6", 1)
+        .replace("shard_games = 20", "shard_games = 3", 1)
+        .replace('expert = "greedy"', 'expert = "ismcts:iters=6,leaf=model"')
+        .replace("explore = 0.2", 'improver = "ismcts:iters=6,leaf=model"\npolicy = true')
+        .replace("games = 20", "games = 2")
+    )
+    return write(tmp_path, text=text)
+
+
+def test_the_policy_target_is_recorded_fitted_and_repeats(tmp_path, capsys):
+    """Issue 35: each shard's policy rows beside its examples (a decision's shares sum to 1), a model
+    with the policy output, the same hashes and files a second time, a damaged policy file played again."""
+    spec = policy_spec(tmp_path)
+    record = train(spec, tmp_path / "run", tmp_path / "models", "--workers", "1")
+    gen = record["generations"][1]
+    receipt = gen["examples"]["shards"][0]["policy"]
+    table = pd.read_parquet(tmp_path / "run" / "gen-1" / "policy" / receipt["file"])
+    assert tuple(table.columns[:7]) == POLICY_KEY_COLUMNS and list(table.columns[7:]) == [f"f_{f}" for f in FEATURES]
+    sums = table.groupby(["seed", "turn", "player"])["share"].sum()
+    assert len(sums) == receipt["decisions"] > 0 and np.allclose(sums, 1, atol=1e-5) and len(table) == receipt["rows"]
+    assert Model.load(tmp_path / "run" / "gen-1" / "model.json").outputs == ("value", "policy")
+    assert gen["fit"]["policy"]["uniform_loss"] > 0 and gen["examples"]["policy_decisions"] >= receipt["decisions"]
+    card = (tmp_path / "models" / "tiny.md").read_text()
+    assert "two outputs" in card and "numpy (value log loss + per-decision policy cross-entropy" in card
+    assert "later ones by `ismcts:iters=6,leaf=model` guided by the previous" in card
+    again = train(spec, tmp_path / "again", tmp_path / "models2", "--workers", "1")
+    assert hashes(again) == hashes(record) and shards(again) == shards(record)
+    policy_files = [s["policy"]["sha256"] for g in again["generations"] for s in g["examples"]["shards"]]
+    assert policy_files == [s["policy"]["sha256"] for g in record["generations"] for s in g["examples"]["shards"]]
+    damaged = tmp_path / "run" / "gen-1" / "policy" / receipt["file"]
+    damaged.write_bytes(damaged.read_bytes()[:-10])
+    capsys.readouterr()
+    resumed = train(spec, tmp_path / "run", tmp_path / "models", "--workers", "1")
+    assert "generation 1: gen-1/policy/shard-00000.parquet has changed" in capsys.readouterr().out
+    assert hashes(resumed) == hashes(record)

@@ -1,0 +1,257 @@
+"""Fitting the value and the policy outputs together (a spec with `train.data.policy = true`): one
+network, its hidden layers shared, its last layer two logits per position, the value ("the viewing
+seat wins") and the policy logit of the line ending there. The loss is the value's log loss over the
+examples plus the cross-entropy, per recorded decision, between the softmax of the policy logits of
+its root actions and the search's visit shares of them.
+
+scikit-learn's MLP has one loss, so this fit is written in numpy: Adam on minibatches (each step a
+batch of value rows and the decisions that keep the two passes in step, so an epoch passes over both),
+the weights initialised and the rows shuffled from a numpy Generator seeded by the trainer, float32
+sums on one BLAS thread (threadpoolctl): the same seed gives the same weights bit for bit on the same
+machine and library versions. As fit.py does, it keeps the epoch of the lowest held-out loss (here
+value + policy) and folds the features' standardisation into the first layer."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from protolab.experiment.train.fit import EXTRA_HINT, FitResult, FitUnavailable, log_loss
+from strategies.model import Layer
+
+BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's (scikit-learn's defaults)
+CHUNK = 1 << 18  # rows per forward pass when scoring the held-out rows
+
+
+@dataclass(frozen=True)
+class PolicyRows:
+    """The policy target: one row per root action of each recorded decision, a decision's rows
+    together (`start`: each decision's first row), each row's visit share of its decision."""
+
+    x: np.ndarray  # rows x features, float32
+    share: np.ndarray  # rows, the shares of a decision sum to 1
+    start: np.ndarray  # decisions: the index of each one's first row
+    held: np.ndarray  # decisions: held out (their game's seed is, as for the value rows)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(np.append(self.start, len(self.x)))
+
+
+def decision_starts(seed: np.ndarray, turn: np.ndarray, player: np.ndarray) -> np.ndarray:
+    """The first row of each decision in a policy file (its rows are together: same seed, turn, player)."""
+    change = (seed[1:] != seed[:-1]) | (turn[1:] != turn[:-1]) | (player[1:] != player[:-1])
+    return np.flatnonzero(np.concatenate([[len(seed) > 0], change]))
+
+
+def gather(pol: PolicyRows, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of these decisions, in their order, and where each decision starts among them."""
+    lengths = pol.lengths[decisions]
+    offsets = np.cumsum(lengths) - lengths
+    rows = np.repeat(pol.start[decisions] - offsets, lengths) + np.arange(int(lengths.sum()))
+    return rows, offsets
+
+
+def log_softmax(z: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """log softmax of z within each decision (`offsets`: where each starts in z)."""
+    counts = np.diff(np.append(offsets, len(z)))
+    shifted = z - np.repeat(np.maximum.reduceat(z, offsets), counts)
+    return shifted - np.repeat(np.log(np.add.reduceat(np.exp(shifted), offsets)), counts)
+
+
+def cross_entropy(z: np.ndarray, share: np.ndarray, offsets: np.ndarray) -> tuple[float, np.ndarray]:
+    """Mean over decisions of -sum(share * log softmax(z)); and dLoss/dz."""
+    logp = log_softmax(z.astype(np.float64), offsets)
+    loss = -float(np.sum(share * logp)) / len(offsets)
+    counts = np.diff(np.append(offsets, len(z)))
+    mass = np.repeat(np.add.reduceat(share, offsets), counts)  # 1 (up to the shares' float32 rounding)
+    return loss, (np.exp(logp) * mass - share) / len(offsets)
+
+
+def top_share(z: np.ndarray, share: np.ndarray, offsets: np.ndarray) -> float:
+    """Mean over decisions of the visit share of the action with the highest policy logit."""
+    segment = np.repeat(np.arange(len(offsets)), np.diff(np.append(offsets, len(z))))
+    order = np.lexsort((-z, segment))  # by decision, then the highest logit first
+    return float(np.mean(share[order[offsets]]))
+
+
+class Network:
+    """The MLP's weights ([in][out], float32) with Adam's moments."""
+
+    def __init__(self, sizes: list[int], activation: str, rng: np.random.Generator):
+        self.activation = activation
+        self.w: list[np.ndarray] = []
+        self.b: list[np.ndarray] = []
+        for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+            bound = np.sqrt(6.0 / (fan_in + fan_out))  # Glorot's uniform, as scikit-learn's MLP
+            self.w.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
+            self.b.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
+        self.moments = [(np.zeros_like(p), np.zeros_like(p)) for p in self.params()]
+        self.steps = 0
+
+    def params(self) -> list[np.ndarray]:
+        return [*self.w, *self.b]
+
+    def forward(self, x: np.ndarray) -> list[np.ndarray]:
+        """Every layer's output, the input first; the last is the two logits."""
+        outs = [x]
+        for i, (w, b) in enumerate(zip(self.w, self.b, strict=True)):
+            a = outs[-1] @ w + b
+            if i < len(self.w) - 1:
+                a = np.maximum(a, 0) if self.activation == "relu" else np.tanh(a)
+            outs.append(a)
+        return outs
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [self.forward(x[i : i + CHUNK])[-1] for i in range(0, len(x), CHUNK)] or [np.zeros((0, 2))]
+        )
+
+    def step(self, outs: list[np.ndarray], dz: np.ndarray, l2: float, n: int, lr: float) -> None:
+        """Back-propagate dLoss/dlogits, add the L2 penalty's gradient (alpha W / n), one Adam step."""
+        gw: list[np.ndarray] = [np.empty(0)] * len(self.w)
+        gb: list[np.ndarray] = [np.empty(0)] * len(self.w)
+        d = dz.astype(np.float32)
+        for i in range(len(self.w) - 1, -1, -1):
+            gw[i] = outs[i].T @ d + (l2 / n) * self.w[i]
+            gb[i] = d.sum(axis=0)
+            if i:
+                d = d @ self.w[i].T
+                d = d * (outs[i] > 0) if self.activation == "relu" else d * (1 - outs[i] ** 2)
+        self.steps += 1
+        rate = lr * np.sqrt(1 - BETA2**self.steps) / (1 - BETA1**self.steps)
+        for p, g, (m, v) in zip(self.params(), [*gw, *gb], self.moments, strict=True):
+            m *= BETA1
+            m += (1 - BETA1) * g
+            v *= BETA2
+            v += (1 - BETA2) * g * g
+            p -= (rate * m / (np.sqrt(v) + EPSILON)).astype(np.float32)
+
+    def export(self, mu: np.ndarray, sd: np.ndarray) -> list[Layer]:
+        """The player's layers ([out][in], float64), the standardisation folded into the first."""
+        layers = []
+        for i, (w, b) in enumerate(zip(self.w, self.b, strict=True)):
+            w, b = np.asarray(w, np.float64).T.copy(), np.asarray(b, np.float64).copy()
+            if i == 0:
+                b = b - w @ (mu / sd)
+                w = w / sd[None, :]
+            layers.append(Layer(w, b, "linear" if i == len(self.w) - 1 else self.activation))
+        return layers
+
+
+def standardised(x: np.ndarray, mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """(x - mu) / sd as float32, a block of rows at a time (no float64 copy of the whole)."""
+    out = np.empty(x.shape, np.float32)
+    for i in range(0, len(x), CHUNK):
+        out[i : i + CHUNK] = (x[i : i + CHUNK] - mu) / sd
+    return out
+
+
+def held_out_losses(net: Network, xv: np.ndarray, yv: np.ndarray, pol: PolicyRows, px: np.ndarray) -> dict[str, float]:
+    """The value's log loss on the held-out examples and the policy's on the held-out decisions."""
+    z = net.logits(xv)[:, 0].astype(np.float64) if len(xv) else np.zeros(0)
+    value = log_loss(1 / (1 + np.exp(-z)), yv) if len(yv) else float("nan")
+    decisions = np.flatnonzero(pol.held)
+    rows, offsets = gather(pol, decisions)
+    if not len(decisions):
+        return {"value": value, "policy": float("nan"), "uniform": float("nan"), "top_share": float("nan")}
+    zp = net.logits(px[rows])[:, 1].astype(np.float64)
+    share = pol.share[rows].astype(np.float64)
+    policy, _ = cross_entropy(zp, share, offsets)
+    uniform = float(np.mean(np.log(pol.lengths[decisions])))  # every action alike (the shares sum to 1)
+    return {"value": value, "policy": policy, "uniform": uniform, "top_share": top_share(zp, share, offsets)}
+
+
+def fit_policy_mlp(
+    x: np.ndarray,
+    y: np.ndarray,
+    held: np.ndarray,
+    pol: PolicyRows,
+    hidden: tuple[int, ...],
+    activation: str,
+    settings: Any,
+    seed: int,
+) -> FitResult:
+    """Fit the two outputs on the examples and decisions not held out, one epoch at a time, keeping the
+    weights of the epoch with the lowest held-out value + policy loss (stopped after `patience`)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        raise FitUnavailable(EXTRA_HINT) from None
+    t0 = time.monotonic()
+    xt, yt = np.asarray(x[~held], np.float64), np.asarray(y[~held], np.float64)
+    mu, sd = xt.mean(axis=0), xt.std(axis=0)
+    sd[sd < 1e-9] = 1.0
+    xt_s, xv_s, px_s = standardised(xt, mu, sd), standardised(x[held], mu, sd), standardised(pol.x, mu, sd)
+    del xt
+    yv = np.asarray(y[held], np.float64)
+    share = pol.share.astype(np.float64)
+    train_decisions = np.flatnonzero(~pol.held)
+    rng = np.random.default_rng(seed)
+    net = Network([x.shape[1], *hidden, 2], activation, rng)
+    steps = max(1, -(-len(yt) // settings.batch))
+    per_step = -(-len(train_decisions) // steps)
+    best: tuple[float, int, float, dict[str, float], list[Layer]] | None = None
+    curve: list[dict[str, float]] = []
+    with threadpool_limits(limits=1):
+        for epoch in range(1, settings.epochs + 1):
+            values, decisions = rng.permutation(len(yt)), rng.permutation(train_decisions)
+            total = 0.0
+            for k in range(steps):
+                vi = values[k * settings.batch : (k + 1) * settings.batch]
+                rows, offsets = gather(pol, decisions[k * per_step : (k + 1) * per_step])
+                outs = net.forward(np.concatenate([xt_s[vi], px_s[rows]]))
+                z = outs[-1].astype(np.float64)
+                nv = len(vi)
+                p = 1 / (1 + np.exp(-z[:nv, 0]))
+                dz = np.zeros_like(z)
+                dz[:nv, 0] = (p - yt[vi]) / nv
+                loss = log_loss(p, yt[vi])
+                if len(offsets):
+                    policy, dz[nv:, 1] = cross_entropy(z[nv:, 1], share[rows], offsets)
+                    loss += policy
+                net.step(outs, dz, settings.l2, nv, settings.learning_rate)
+                total += loss
+            val = held_out_losses(net, xv_s, yv, pol, px_s)
+            both = val["value"] + (val["policy"] if np.isfinite(val["policy"]) else 0.0)  # no held decision: 0
+            curve.append(
+                {"epoch": epoch, "train_loss": total / steps, "val_loss": val["value"], "val_policy": val["policy"]}
+            )
+            if best is None or both < best[0] - 1e-6:
+                best = (both, epoch, total / steps, val, net.export(mu, sd))
+            elif epoch - best[1] >= settings.patience:
+                break
+    assert best is not None
+    _, best_epoch, train_loss, val, layers = best
+    zv = best_value_logits(layers, x[held])
+    base = log_loss(np.full(len(yv), float(np.mean(yt))), yv)
+    return FitResult(
+        layers,
+        len(curve),
+        best_epoch,
+        train_loss,
+        val["value"],
+        float(np.mean((zv > 0) == (yv > 0.5))) if len(yv) else float("nan"),
+        base,
+        curve,
+        round(time.monotonic() - t0, 2),
+        {
+            "train": int(len(yt)),
+            "held_out": int(len(yv)),
+            "policy_decisions": int(len(train_decisions)),
+            "policy_held_out": int(pol.held.sum()),
+        },
+        policy={"val_loss": val["policy"], "uniform_loss": val["uniform"], "top_share": val["top_share"]},
+    )
+
+
+def best_value_logits(layers: list[Layer], x: np.ndarray) -> np.ndarray:
+    """The exported layers' value logits on raw features (the held-out accuracy)."""
+    h = np.asarray(x, np.float64)
+    for lay in layers:
+        h = h @ lay.weights.T + lay.bias
+        h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
+    return h[:, 0]
