@@ -19,8 +19,12 @@ write_player_includes()  # the players' numbers: strategies/declared.py -> strat
 
 # Python's own CFLAGS ask for debug info, which doubles the engine's compile time (a user's first
 # install waits for it) and never changes the machine code; PROTOLAB_DEBUG_INFO=1 keeps it for
-# profiling by source line.
-FLAGS = ["-O3"] if os.environ.get("PROTOLAB_DEBUG_INFO") else ["-O3", "-g0"]
+# profiling by source line. PROTOLAB_OPT=0 compiles without optimisation, about four times sooner and
+# several times slower to play: for a build whose speed does not matter (the suite's clone install).
+OPT = os.environ.get("PROTOLAB_OPT", "3")
+if OPT not in ("0", "1", "2", "3"):
+    sys.exit(f"setup.py: environment variable PROTOLAB_OPT: expected 0, 1, 2 or 3 (the -O level), got {OPT!r}")
+FLAGS = [f"-O{OPT}"] if os.environ.get("PROTOLAB_DEBUG_INFO") else [f"-O{OPT}", "-g0"]
 JOBS = os.cpu_count() or 1  # the modules translate and compile side by side
 
 # The installed top-level names: the four layers, and the shipped data under its own name.
