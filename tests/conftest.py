@@ -49,6 +49,20 @@ def kept_ray(_ray_left_running):
         yield
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _kept_for_module(request, _ray_left_running):
+    """In a module whose tests share the kept local Ray (`pytestmark = pytest.mark.usefixtures("kept_ray")`),
+    the runs of its module fixtures (a reference run, say) share it too: made before any test's
+    `kept_ray`, they would otherwise end the kept Ray and start one of their own."""
+    if not any("kept_ray" in mark.args for mark in request.node.iter_markers("usefixtures")):
+        yield
+        return
+    from protolab.experiment.session import keep_local_ray
+
+    with keep_local_ray(2, end=False):
+        yield
+
+
 @pytest.fixture(scope="session")
 def pool():
     from sim.pool import load_pool

@@ -267,14 +267,17 @@ def keep_local_ray(workers: int | None = None, end: bool = True) -> Iterator[Non
     core), started by the first and ended on leaving. An experiment that stopped or failed still ends
     it, so that nothing of it runs on into the next, which starts a fresh one. `end=False` leaves it
     running on leaving, for the next block to take up (the next experiment outside any block ends it
-    before it starts its own; stop_ray ends it at any time)."""
+    before it starts its own; stop_ray ends it at any time). Blocks nest: a Ray kept inside has the
+    larger of the two sizes, leaving an inner block keeps the outer one's Ray, and only the outermost
+    ends it."""
     global _keep
-    _keep = workers or os.cpu_count() or 1
+    outer = _keep
+    _keep = max(workers or os.cpu_count() or 1, outer or 0)
     try:
         yield
     finally:
-        _keep = None
-        if end:
+        _keep = outer
+        if end and outer is None:
             stop_ray()
 
 

@@ -14,9 +14,14 @@ from protolab.experiment.session import keep_local_ray, local_ray, start_ray, st
 def test_a_kept_local_ray_serves_clean_experiments_only_and_only_inside():
     stop_ray()  # the one an earlier test of this process may have left running (tests/conftest.py)
     with keep_local_ray(2):
+        with keep_local_ray(1):  # blocks nest: leaving the inner one keeps the outer one's Ray
+            start_ray(None, 1)
+            kept = local_ray()
+            assert kept is not None and kept.cpus == 2  # the outer block's size
+            stop_ray(clean=True)
+        assert ray.is_initialized() and local_ray() is kept
         start_ray(None, 1)
-        kept = local_ray()
-        assert kept is not None and kept.cpus == 2
+        assert local_ray() is kept
         stop_ray(clean=True)  # a complete experiment: kept for the next
         assert ray.is_initialized() and local_ray() is kept and kept.root.exists()
         assert start_ray(None, 2)[0] == 2 and local_ray() is kept
