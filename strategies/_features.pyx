@@ -22,8 +22,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 from sim.engine._core cimport (
-    State, SeatConfig, RecentActions, decide_fn_t, game_run, line_values, copy_for_lookahead, bot_below, seat_stream,
-    D_ACTION, HALT_NONE, HALT_HORIZON, ST_EXTERNAL, SP_ANYWHERE,
+    State, SeatConfig, decide_fn_t, game_run, line_values, copy_for_lookahead, bot_below, seat_stream,
+    D_ACTION, ST_EXTERNAL, SP_ANYWHERE,
     V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_PLAY,
 )
 from strategies._bots cimport prepare_copy, default_decide
@@ -153,13 +153,16 @@ cdef void features(State* g, int p, float* out) noexcept nogil:
 
 
 # -- the trainer's examples: one row per turn end and seat view ------------------------------------
-# A recorder wraps both seats' deciders. At an action decision of the real game it takes the
-# action (the seat's own, or with probability `explore` a uniform one from the seat's stream),
-# then plays the rest of that turn on a lookahead copy with the seats' own deciders, the same
-# random counters and the same bot memory, which reaches the very position the real game reaches
-# at the turn's end (HALT_HORIZON: the engine cannot resume a halted turn, so the copy is thrown
-# away); there it writes both seats' feature vectors. Turns whose action had one legal option
-# (the engine takes it without asking) give no row.
+# A recorder wraps both seats' deciders and turn hooks. At an action decision of the real game it
+# takes the action (the seat's own, or with probability `explore` a uniform one from the seat's
+# stream) and marks the turn; at the next turn's start (the engine's turn hook, called in real games
+# only, before the seats' own hooks) the position is that turn's end, and there it writes both seats'
+# feature vectors, read from a copy whose turn and active seat are set back to the turn that ended
+# (the real game is only read). Nothing is replayed and no seat is asked anything it would not be
+# asked without the recorder, so the games are the seats' own (a seat that follows a plan, the
+# learned player or ismcts with choices=model, finds every planned answer where it would).
+# Turns whose action had one legal option (the engine takes it without asking) give no row, nor
+# does a game's last turn (won there, or the turn cap reached): the model is never asked after it.
 # With `policy` (the policy target), a seat's action decision is also recorded as the search weighed
 # it: each root action's visit share with the features where that action's turn ends
 # (_features_policy.pxi).
@@ -167,6 +170,10 @@ cdef void features(State* g, int p, float* out) noexcept nogil:
 cdef struct RecorderCtx:
     decide_fn_t inner[2]
     const void* inner_ctx[2]
+    decide_fn_t inner_turn[2]   # the seats' own turn hooks (NULL: none), called after the row is written
+    const void* inner_turn_ctx[2]
+    uint64_t mark_seed          # the real game's turn whose end gives rows: an action decision was asked
+    int16_t mark_turn           # (-1: none)
     uint32_t explore            # probability of a uniform action, in 2**-24 units
     float* rows                 # n x NFEAT
     uint64_t* seed
@@ -202,30 +209,37 @@ cdef bint grow(RecorderCtx* r) noexcept nogil:
     return True
 
 
-cdef void record_turn_end(RecorderCtx* r, State* g, int32_t action) noexcept nogil:
-    """Play the rest of g's turn after `action` on a copy and write both views of its end."""
-    cdef State sim
+cdef void record_turn_end(RecorderCtx* r, State* g) noexcept nogil:
+    """At the start of g's turn (the turn hook): both views of the previous turn's end, which is this
+    position with that turn's number and active seat (next_turn changes nothing else), read from a
+    copy so that the real game is not touched (line_values may refresh a cache)."""
+    cdef State end
     cdef int q
-    copy_for_lookahead(&sim, g)
-    memcpy(&sim.recent[0], &g.recent[0], 2 * sizeof(RecentActions))
-    for q in range(2):
-        sim.decide[q] = r.inner[q]
-        sim.seat_ctx[q] = r.inner_ctx[q]
-    sim.forced = action
-    sim.horizon_turn = g.turn
-    sim.halt = HALT_NONE
-    game_run(&sim)
-    if sim.halt != HALT_HORIZON or sim.winner >= 0:
-        return                  # the game ended in this turn: the model is never asked there
+    copy_for_lookahead(&end, g)
+    end.turn = g.turn - 1
+    end.active = 1 - g.active
     for q in range(2):
         if r.n >= r.cap and not grow(r):
             r.failed = 1
             return
-        features(&sim, q, &r.rows[<size_t>r.n * NFEAT])
+        features(&end, q, &r.rows[<size_t>r.n * NFEAT])
         r.seed[r.n] = g.seed
-        r.turn[r.n] = g.turn
+        r.turn[r.n] = end.turn
         r.player[r.n] = q
         r.n += 1
+
+
+cdef int recorder_turn(const void* ctx, State* g, int p, int kind) noexcept nogil:
+    """Both seats' turn hook (real games only): the rows of the turn that just ended if it asked an
+    action (the first seat's call writes them), then the seat's own hook."""
+    cdef RecorderCtx* r = <RecorderCtx*>ctx
+    if r.mark_turn >= 0:
+        if r.mark_seed == g.seed and r.mark_turn == g.turn - 1:
+            record_turn_end(r, g)
+        r.mark_turn = -1
+    if r.inner_turn[p] != NULL:
+        r.inner_turn[p](r.inner_turn_ctx[p], g, p, kind)
+    return 0
 
 
 cdef int recorder_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
@@ -239,7 +253,9 @@ cdef int recorder_decide(const void* ctx, State* g, int p, int kind) noexcept no
         action = decide_and_record(r, g, p)
     else:
         action = r.inner[p](r.inner_ctx[p], g, p, kind)
-    record_turn_end(r, g, action)
+    if g.turn_hook[p] != NULL:          # the real game (a lookahead copy has no turn hooks)
+        r.mark_seed = g.seed
+        r.mark_turn = g.turn
     return action
 
 
@@ -270,6 +286,7 @@ cdef class Recorder:
     def __cinit__(self, double explore, bint policy=False):
         self.ctx.explore = <uint32_t>(explore * (1 << 24))
         self.ctx.policy = policy
+        self.ctx.mark_turn = -1
         self.keep = []
 
     def __dealloc__(self):
@@ -287,12 +304,15 @@ cdef class Recorder:
                 raise ValueError(f"examples need C players on both seats (seat {q}: {s.spec!r})")
             self.ctx.inner[q] = s.decide
             self.ctx.inner_ctx[q] = s.ctx
+            self.ctx.inner_turn[q] = s.turn_hook
+            self.ctx.inner_turn_ctx[q] = s.turn_ctx
             self.ctx.explain[q] = explainer_of(s.decide)
             if self.ctx.policy and self.ctx.explain[q] == NULL:
                 raise ValueError(f"policy rows need a player that tells its weighing (seat {q}: {s.spec!r})")
             self.keep.append(s.owner)
         for s in (a, b):
             s.set_decider(recorder_decide, &self.ctx, self)
+            s.set_turn_hook(recorder_turn, &self.ctx)
 
     def rows(self) -> dict[str, np.ndarray]:
         cdef Py_ssize_t n = self.ctx.n

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from play_hash import columns_hash  # noqa: E402
 
 GUIDED = "ismcts:iters=30,leaf=model"  # its choices planned by the model (the training's improver)
-PLANLESS = "ismcts:iters=30,leaf=model,choices=rules"  # no plan a recorder's turn-end copy could follow
+PLANLESS = "ismcts:iters=30,leaf=model,choices=rules"  # its choices by the rule, no plan of its own
 
 
 def decisions_of(policy: dict[str, np.ndarray]) -> dict[tuple[int, int, int], dict[int, tuple[int, float]]]:
@@ -65,15 +65,16 @@ def test_recording_the_policy_changes_no_game(pool):
     for k in ("seed", "turn", "player", "outcome", "features"):
         assert np.array_equal(plain[k], with_policy[k]), k
     assert len(with_policy["policy"]["seed"]) > 10 * len(seeds)
-    # a player with no plan to follow plays the same games with the recorder as without it
+    # the whole games are the same with the recorder as without it, a planner's and a search without plans
     assert len(examples(pool, seeds, (PLANLESS, PLANLESS), policy=True)["policy"]["seed"]) > 0
-    alone = play_games(pool, seeds, (PLANLESS, PLANLESS))
-    assert columns_hash(alone) == columns_hash(recorded_games(pool, seeds))
+    for spec in (GUIDED, PLANLESS):
+        alone = play_games(pool, seeds, (spec, spec))
+        assert columns_hash(alone) == columns_hash(recorded_games(pool, seeds, spec)), spec
 
 
-def recorded_games(pool, seeds):
-    """The games of planless guided seats with the policy recorder installed."""
-    seats = make_seats(pool, (PLANLESS, PLANLESS))
+def recorded_games(pool, seeds, spec):
+    """The games of two `spec` seats with the policy recorder installed."""
+    seats = make_seats(pool, (spec, spec))
     recorder = Recorder(0.0, True)
     recorder.install(*seats.configs)
     cols = play_columns_for(pool, seeds, seats, 200)
