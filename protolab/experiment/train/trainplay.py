@@ -92,40 +92,32 @@ def resolved(strategies: tuple[str, ...], model: str) -> Iterator[tuple[str, ...
         yield tuple(s.replace(MODEL_SLOT, str(path)) for s in strategies)
 
 
-def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
-    """The examples of one shard as a table: keys, then one float32 column per feature."""
+def shard_table(cols: dict[str, np.ndarray], generation: int, extra: dict[str, type]) -> pa.Table:
+    """One shard's rows as a table: the keys (generation, seed, turn, player), the `extra` columns in
+    their types, then one float32 column per feature, tagged with the features' digest."""
     n = len(cols["seed"])
     arrays = {
         "generation": pa.array(np.full(n, generation, np.int16)),
         "seed": pa.array(np.asarray(cols["seed"], np.uint64)),
         "turn": pa.array(np.asarray(cols["turn"], np.int16)),
         "player": pa.array(np.asarray(cols["player"], np.int8)),
-        "outcome": pa.array(np.asarray(cols["outcome"], np.float32)),
-    }
-    feats = np.asarray(cols["features"], np.float32)
-    for i, name in enumerate(FEATURES):
-        arrays[feature_column(name)] = pa.array(feats[:, i])
-    table = pa.table(arrays)
-    return table.replace_schema_metadata({"protolab.feature_digest": FEATURE_DIGEST})
-
-
-def policy_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
-    """The policy rows of one shard: one row per root action of each recorded decision (a decision's
-    rows together, decisions in the order played), its visits and share, then the feature columns."""
-    n = len(cols["seed"])
-    arrays = {
-        "generation": pa.array(np.full(n, generation, np.int16)),
-        "seed": pa.array(np.asarray(cols["seed"], np.uint64)),
-        "turn": pa.array(np.asarray(cols["turn"], np.int16)),
-        "player": pa.array(np.asarray(cols["player"], np.int8)),
-        "action": pa.array(np.asarray(cols["action"], np.int32)),
-        "visits": pa.array(np.asarray(cols["visits"], np.int32)),
-        "share": pa.array(np.asarray(cols["share"], np.float32)),
+        **{name: pa.array(np.asarray(cols[name], kind)) for name, kind in extra.items()},
     }
     feats = np.asarray(cols["features"], np.float32)
     for i, name in enumerate(FEATURES):
         arrays[feature_column(name)] = pa.array(feats[:, i])
     return pa.table(arrays).replace_schema_metadata({"protolab.feature_digest": FEATURE_DIGEST})
+
+
+def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
+    """The examples of one shard: keys, the outcome for the viewing seat, then the features."""
+    return shard_table(cols, generation, {"outcome": np.float32})
+
+
+def policy_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
+    """The policy rows of one shard: one row per root action of each recorded decision (a decision's
+    rows together, decisions in the order played), its visits and share, then the feature columns."""
+    return shard_table(cols, generation, {"action": np.int32, "visits": np.int32, "share": np.float32})
 
 
 def policy_path(path: str | Path) -> Path:

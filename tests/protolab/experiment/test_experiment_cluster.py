@@ -62,6 +62,13 @@ def on_head(n: dict, *argv) -> list[str]:
     return in_head(n, "-m", "protolab", *argv, "--address", f"{n['head_ip']}:6379")
 
 
+def driver_on_head(n: dict, *argv, cwd: Path) -> subprocess.Popen:
+    """`protolab ARGV` on the head (on_head) as a process of its own, its output captured."""
+    return subprocess.Popen(
+        on_head(n, *argv), env=n["env"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def rows(run_dir: Path):
     g = pq.read_table(run_dir / "games").sort_by("game_index").drop_columns(["run_id"])
     e = pq.read_table(run_dir / "events").sort_by([("game_index", "ascending"), ("seq", "ascending")])
@@ -272,14 +279,7 @@ def test_bucket_run_on_two_nodes_resumes_and_reports(two_nodes, tmp_path):
     spec = tmp_path / "bucket.toml"
     spec.write_text(BUCKET)
     out = "s3://lab/runs"
-    driver = subprocess.Popen(
-        on_head(n, "run", spec, "--out", out, "--no-progress"),
-        env=n["env"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    driver = driver_on_head(n, "run", spec, "--out", out, "--no-progress", cwd=tmp_path)
     killer = sh(*in_head(n, "-c", KILL_AFTER_FIRST_SHARD, out, driver.pid), env=n["env"], timeout=180)
     driver.communicate(timeout=60)
     assert driver.returncode == -signal.SIGKILL
@@ -401,14 +401,7 @@ def test_a_node_lost_mid_run_is_named_and_its_shards_played_again(two_nodes, tmp
         text=True,
     )
     assert watch.stdout.readline().strip() == "watching", watch.communicate(timeout=60)
-    driver = subprocess.Popen(
-        on_head(n, "run", spec, "--out", runs, "--no-progress"),
-        env=n["env"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    driver = driver_on_head(n, "run", spec, "--out", runs, "--no-progress", cwd=tmp_path)
     try:
         marked = watch.stdout.readline().strip()  # a shard of the worker node has started, past its mark
         if marked != "marked":
