@@ -189,22 +189,11 @@ cdef struct RecorderCtx:
 
 cdef bint grow(RecorderCtx* r) noexcept nogil:
     cdef int32_t cap = r.cap * 2 if r.cap > 0 else 4096
-    cdef void* a = realloc(r.rows, <size_t>cap * NFEAT * sizeof(float))
-    if a == NULL:
+    if not (resize(<void**>&r.rows, <size_t>cap * NFEAT * sizeof(float))
+            and resize(<void**>&r.seed, <size_t>cap * sizeof(uint64_t))
+            and resize(<void**>&r.turn, <size_t>cap * sizeof(int16_t))
+            and resize(<void**>&r.player, <size_t>cap * sizeof(int8_t))):
         return False
-    r.rows = <float*>a
-    a = realloc(r.seed, <size_t>cap * sizeof(uint64_t))
-    if a == NULL:
-        return False
-    r.seed = <uint64_t*>a
-    a = realloc(r.turn, <size_t>cap * sizeof(int16_t))
-    if a == NULL:
-        return False
-    r.turn = <int16_t*>a
-    a = realloc(r.player, <size_t>cap * sizeof(int8_t))
-    if a == NULL:
-        return False
-    r.player = <int8_t*>a
     r.cap = cap
     return True
 

@@ -23,36 +23,25 @@ cdef struct PolicyRows:
     int32_t cap
 
 
+cdef bint resize(void** a, size_t nbytes) noexcept nogil:
+    """Grow one buffer to `nbytes` (realloc); False, the buffer left as it was, when memory runs out."""
+    cdef void* b = realloc(a[0], nbytes)
+    if b == NULL:
+        return False
+    a[0] = b
+    return True
+
+
 cdef bint grow_policy(PolicyRows* r) noexcept nogil:
     cdef int32_t cap = r.cap * 2 if r.cap > 0 else 8192
-    cdef void* a = realloc(r.rows, <size_t>cap * NFEAT * sizeof(float))
-    if a == NULL:
+    if not (resize(<void**>&r.rows, <size_t>cap * NFEAT * sizeof(float))
+            and resize(<void**>&r.seed, <size_t>cap * sizeof(uint64_t))
+            and resize(<void**>&r.turn, <size_t>cap * sizeof(int16_t))
+            and resize(<void**>&r.player, <size_t>cap * sizeof(int8_t))
+            and resize(<void**>&r.action, <size_t>cap * sizeof(int32_t))
+            and resize(<void**>&r.visits, <size_t>cap * sizeof(int32_t))
+            and resize(<void**>&r.share, <size_t>cap * sizeof(float))):
         return False
-    r.rows = <float*>a
-    a = realloc(r.seed, <size_t>cap * sizeof(uint64_t))
-    if a == NULL:
-        return False
-    r.seed = <uint64_t*>a
-    a = realloc(r.turn, <size_t>cap * sizeof(int16_t))
-    if a == NULL:
-        return False
-    r.turn = <int16_t*>a
-    a = realloc(r.player, <size_t>cap * sizeof(int8_t))
-    if a == NULL:
-        return False
-    r.player = <int8_t*>a
-    a = realloc(r.action, <size_t>cap * sizeof(int32_t))
-    if a == NULL:
-        return False
-    r.action = <int32_t*>a
-    a = realloc(r.visits, <size_t>cap * sizeof(int32_t))
-    if a == NULL:
-        return False
-    r.visits = <int32_t*>a
-    a = realloc(r.share, <size_t>cap * sizeof(float))
-    if a == NULL:
-        return False
-    r.share = <float*>a
     r.cap = cap
     return True
 

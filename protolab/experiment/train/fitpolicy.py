@@ -165,6 +165,26 @@ def held_out_losses(net: Network, xv: np.ndarray, yv: np.ndarray, pol: PolicyRow
     return {"value": value, "policy": policy, "uniform": uniform, "top_share": top_share(zp, share, offsets)}
 
 
+def train_step(
+    net: Network, xv: np.ndarray, yv: np.ndarray, xp: np.ndarray, share: np.ndarray, offsets: np.ndarray, settings: Any
+) -> float:
+    """One Adam step on a batch: examples `xv` with results `yv` (the value's log loss) and the policy
+    rows `xp` of whole decisions, cut at `offsets`, with their visit shares (the policy's cross-entropy);
+    returns the batch's loss."""
+    outs = net.forward(np.concatenate([xv, xp]))
+    z = outs[-1].astype(np.float64)
+    nv = len(xv)
+    p = 1 / (1 + np.exp(-z[:nv, 0]))
+    dz = np.zeros_like(z)
+    dz[:nv, 0] = (p - yv) / nv
+    loss = log_loss(p, yv)
+    if len(offsets):
+        policy, dz[nv:, 1] = cross_entropy(z[nv:, 1], share, offsets)
+        loss += policy
+    net.step(outs, dz, settings.l2, nv, settings.learning_rate)
+    return loss
+
+
 def fit_policy_mlp(
     x: np.ndarray,
     y: np.ndarray,
@@ -203,18 +223,7 @@ def fit_policy_mlp(
             for k in range(steps):
                 vi = values[k * settings.batch : (k + 1) * settings.batch]
                 rows, offsets = gather(pol, decisions[k * per_step : (k + 1) * per_step])
-                outs = net.forward(np.concatenate([xt_s[vi], px_s[rows]]))
-                z = outs[-1].astype(np.float64)
-                nv = len(vi)
-                p = 1 / (1 + np.exp(-z[:nv, 0]))
-                dz = np.zeros_like(z)
-                dz[:nv, 0] = (p - yt[vi]) / nv
-                loss = log_loss(p, yt[vi])
-                if len(offsets):
-                    policy, dz[nv:, 1] = cross_entropy(z[nv:, 1], share[rows], offsets)
-                    loss += policy
-                net.step(outs, dz, settings.l2, nv, settings.learning_rate)
-                total += loss
+                total += train_step(net, xt_s[vi], yt[vi], px_s[rows], share[rows], offsets, settings)
             val = held_out_losses(net, xv_s, yv, pol, px_s)
             both = val["value"] + (val["policy"] if np.isfinite(val["policy"]) else 0.0)  # no held decision: 0
             curve.append(
