@@ -8,6 +8,7 @@ suite."""
 import os
 import re
 import subprocess
+import sys
 import sysconfig
 import venv
 from pathlib import Path
@@ -61,3 +62,18 @@ def test_the_api_works_from_the_repository_root(tmp_path):
     assert out.returncode == 0, out.stderr
     games, core = out.stdout.split()
     assert games == "10" and Path(core).resolve().is_relative_to(clone.resolve())
+
+
+def test_a_bad_optimisation_level_is_one_line_before_anything_is_built():
+    r = subprocess.run(
+        [sys.executable, "setup.py", "--name"],
+        cwd=ROOT,
+        env={**os.environ, "PROTOLAB_OPT": "fast"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1
+    assert r.stderr.strip() == (
+        "setup.py: environment variable PROTOLAB_OPT: expected 0, 1, 2 or 3 (the -O level), got 'fast'"
+    )
