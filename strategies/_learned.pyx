@@ -53,43 +53,7 @@ ACTIVATION_CODES = {"relu": ACT_RELU, "tanh": ACT_TANH, "linear": ACT_LINEAR}
 
 # Mlp, MAXL, MAXU, MAXIN: strategies/_learned.pxd (the guided ismcts reads the same network)
 
-cdef extern from *:
-    """
-    /* One dense layer's sums, y[i] = b[i] + sum over inputs j (in input order, zeros skipped) of
-       w[j * n + i] * x[j]: the weights stored by input, so each input adds one column into all
-       outputs at once. The outputs go in blocks of 32 whose length is a constant, so the compiler
-       keeps a block's sums in vector registers across the inputs instead of loading and storing
-       them at every input; outputs past the last whole block by the plain loop. Each output still
-       adds its terms in input order, so the result is the plain loop's to the last bit. */
-    static inline void protolab_block32(float* __restrict y, const float* __restrict w, const float* __restrict b,
-                                        const float* __restrict x, int nin, int stride) {
-        float acc[32];
-        for (int i = 0; i < 32; i++) acc[i] = b[i];
-        for (int j = 0; j < nin; j++) {
-            const float xj = x[j];
-            if (xj != 0) {
-                const float* col = w + j * stride;
-                for (int i = 0; i < 32; i++) acc[i] += col[i] * xj;
-            }
-        }
-        for (int i = 0; i < 32; i++) y[i] = acc[i];
-    }
-    static inline void protolab_layer(float* __restrict y, const float* __restrict w, const float* __restrict b,
-                                      const float* __restrict x, int nin, int n) {
-        int i0 = 0;
-        for (; i0 + 32 <= n; i0 += 32) protolab_block32(y + i0, w + i0, b + i0, x, nin, n);
-        for (int i = i0; i < n; i++) y[i] = b[i];
-        for (int j = 0; j < nin && i0 < n; j++) {
-            const float xj = x[j];
-            if (xj != 0) {
-                const float* col = w + j * n;
-                for (int i = i0; i < n; i++) y[i] += col[i] * xj;
-            }
-        }
-    }
-    """
-    void dense_layer "protolab_layer"(float* y, const float* w, const float* b, const float* x, int nin,
-                                      int n) noexcept nogil
+include "_dense.pxi"          # one dense layer in C: dense_layer (a build for AVX2 and one for any x86-64)
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
