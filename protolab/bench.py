@@ -6,6 +6,8 @@ import os
 import time
 from typing import Any
 
+from strategies._learned import DENSE_BUILD
+
 from protolab.experiment.jobs import OnRay
 from sim.batch import play_columns
 from sim.pool import Pool, load_pool
@@ -39,6 +41,7 @@ def run_bench(
         "pool_hash": pool.hash,
         "repeats": max(1, repeats),
         "cpu_count": os.cpu_count(),
+        "dense_build": DENSE_BUILD,  # the model layers' build this CPU runs (strategies/_dense.pxi)
     }
 
 

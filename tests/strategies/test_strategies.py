@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 from fixtures_strategies.positions import positions
+from strategies._learned import dense_builds
 
 from protolab.cli import main
 from sim.state import State
@@ -295,4 +296,5 @@ def test_bench_strategy_json(capsys):
     assert main(["bench", "--strategy", "greedy", "--games", "50", "--repeats", "1", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["strategy"] == "greedy" and res["games_per_second"] > 0
+    assert res["dense_build"] in dense_builds()
     assert res["decisions_per_second"] == pytest.approx(res["games_per_second"] * res["turns_per_game"], rel=0.02)
