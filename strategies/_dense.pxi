@@ -91,16 +91,16 @@ cdef extern from *:
 if MAXIN > DENSE_MAXIN:
     raise ImportError(f"strategies/_dense.pxi: a layer of up to {MAXIN} inputs, the C list holds {DENSE_MAXIN}")
 
-if AVX2_BUILT and has_avx2():
+# the build the model's layers run on (the CPU asked once) and the builds this machine can run
+DENSE_BUILD = "avx2" if AVX2_BUILT and has_avx2() else "base"
+DENSE_BUILDS = ("base", "avx2") if DENSE_BUILD == "avx2" else ("base",)
+if DENSE_BUILD == "avx2":
     dense_layer = dense_avx2
-
-# the build the model's layers run on: "avx2" or "base" (bench and the tests name it)
-DENSE_BUILD = "avx2" if dense_layer == dense_avx2 else "base"
 
 
 def dense_builds() -> tuple[str, ...]:
     """The builds of the dense layer this machine can run ("base" always; "avx2" on a CPU with it)."""
-    return ("base", "avx2") if AVX2_BUILT and has_avx2() else ("base",)
+    return DENSE_BUILDS
 
 
 def dense(w, b, x, build: str = DENSE_BUILD):
