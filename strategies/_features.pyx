@@ -323,15 +323,15 @@ cdef class Recorder:
     def policy_rows(self) -> dict[str, np.ndarray]:
         """The policy rows (one per root action of each decision recorded, a decision's rows together,
         in the order played): seed, turn, player (the deciding seat), action (its option), visits,
-        share (of the decision's visits) and features (the deciding seat's view where the action's
-        turn ends)."""
+        share (of the decision's visits), score (the search's mean result after it for the deciding
+        seat, 0 to 1) and features (the deciding seat's view where the action's turn ends)."""
         cdef PolicyRows* r = &self.ctx.pol
         cdef Py_ssize_t n = r.n
         if self.ctx.failed:
             raise MemoryError("the example recorder could not grow its buffers")
         out = {"seed": np.empty(n, np.uint64), "turn": np.empty(n, np.int16), "player": np.empty(n, np.int8),
                "action": np.empty(n, np.int32), "visits": np.empty(n, np.int32), "share": np.empty(n, np.float32),
-               "features": np.empty((n, NFEAT), np.float32)}
+               "score": np.empty(n, np.float32), "features": np.empty((n, NFEAT), np.float32)}
         cdef float[:, ::1] f = out["features"]
         cdef uint64_t[::1] sd = out["seed"]
         cdef int16_t[::1] tu = out["turn"]
@@ -339,6 +339,7 @@ cdef class Recorder:
         cdef int32_t[::1] ac = out["action"]
         cdef int32_t[::1] vi = out["visits"]
         cdef float[::1] sh = out["share"]
+        cdef float[::1] sc = out["score"]
         if n:
             memcpy(&f[0, 0], r.rows, n * NFEAT * sizeof(float))
             memcpy(&sd[0], r.seed, n * sizeof(uint64_t))
@@ -347,6 +348,7 @@ cdef class Recorder:
             memcpy(&ac[0], r.action, n * sizeof(int32_t))
             memcpy(&vi[0], r.visits, n * sizeof(int32_t))
             memcpy(&sh[0], r.share, n * sizeof(float))
+            memcpy(&sc[0], r.score, n * sizeof(float))
         return out
 
 

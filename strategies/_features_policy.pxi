@@ -8,8 +8,9 @@
 # that the games are the same with and without these rows). Each root action is then played to its
 # turn's end on one determinized copy from the deciding seat's view (re-dealt from a scratch copy of
 # the game, so the real game's counters do not move), the rest of the turn by the default rule, as
-# the learned player plays a candidate's line; the row is the seat's features there and the action's
-# share of the root's visits.
+# the learned player plays a candidate's line; the row is the seat's features there, the action's
+# share of the root's visits and the search's mean result after it for the deciding seat (its score,
+# 0 to 1: the search's value of the line, a value target beside the game's outcome).
 
 cdef struct PolicyRows:
     float* rows                 # n x NFEAT
@@ -19,6 +20,7 @@ cdef struct PolicyRows:
     int32_t* action
     int32_t* visits
     float* share
+    float* score
     int32_t n
     int32_t cap
 
@@ -40,7 +42,8 @@ cdef bint grow_policy(PolicyRows* r) noexcept nogil:
             and resize(<void**>&r.player, <size_t>cap * sizeof(int8_t))
             and resize(<void**>&r.action, <size_t>cap * sizeof(int32_t))
             and resize(<void**>&r.visits, <size_t>cap * sizeof(int32_t))
-            and resize(<void**>&r.share, <size_t>cap * sizeof(float))):
+            and resize(<void**>&r.share, <size_t>cap * sizeof(float))
+            and resize(<void**>&r.score, <size_t>cap * sizeof(float))):
         return False
     r.cap = cap
     return True
@@ -54,6 +57,7 @@ cdef void free_policy(PolicyRows* r) noexcept:
     free(r.action)
     free(r.visits)
     free(r.share)
+    free(r.score)
 
 
 cdef int default_line_decide(const void* ctx, State* g, int q, int kind) noexcept nogil:
@@ -88,5 +92,6 @@ cdef bint record_lines(PolicyRows* r, State* g, int p, const Explanation* out, i
         r.action[r.n] = out.alt[i].option
         r.visits[r.n] = out.alt[i].count
         r.share[r.n] = <float>(<double>out.alt[i].count / total)
+        r.score[r.n] = <float>out.alt[i].score
         r.n += 1
     return True

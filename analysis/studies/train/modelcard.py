@@ -81,8 +81,10 @@ def _later(data: dict[str, Any]) -> str:
 
 def _fit(s: dict[str, Any]) -> str:
     f = s["fit"]
+    searched = f.get("search_value", 0)
+    value = f"value log loss + {searched:g} x the search's values' log loss" if searched else "value log loss"
     how = (
-        "numpy (value log loss + per-decision policy cross-entropy, Adam; protolab/experiment/train/fitpolicy.py)"
+        f"numpy ({value} + per-decision policy cross-entropy, Adam; protolab/experiment/train/fitpolicy.py)"
         if s["data"].get("policy")
         else "scikit-learn MLPClassifier (log loss, Adam)"
     )

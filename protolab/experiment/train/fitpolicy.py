@@ -2,7 +2,10 @@
 network, its hidden layers shared, its last layer two logits per position, the value ("the viewing
 seat wins") and the policy logit of the line ending there. The loss is the value's log loss over the
 examples plus the cross-entropy, per recorded decision, between the softmax of the policy logits of
-its root actions and the search's visit shares of them.
+its root actions and the search's visit shares of them; with `search_value` (a weight), plus the
+value's log loss on the root actions' rows against the search's mean result after each (its score, a
+soft target), each decision's rows weighted by their visit shares: the value of the lines the search
+weighed, as it valued them, beside the noisier outcome of the one game played.
 
 scikit-learn's MLP has one loss, so this fit is written in numpy: Adam on minibatches (each step a
 batch of value rows and the decisions that keep the two passes in step, so an epoch passes over both),
@@ -35,6 +38,7 @@ class PolicyRows:
     share: np.ndarray  # rows, the shares of a decision sum to 1
     start: np.ndarray  # decisions: the index of each one's first row
     held: np.ndarray  # decisions: held out (their game's seed is, as for the value rows)
+    score: np.ndarray | None = None  # rows: the search's mean result after the action (read for search_value)
 
     @property
     def lengths(self) -> np.ndarray:
@@ -69,6 +73,18 @@ def cross_entropy(z: np.ndarray, share: np.ndarray, offsets: np.ndarray) -> tupl
     counts = np.diff(np.append(offsets, len(z)))
     mass = np.repeat(np.add.reduceat(share, offsets), counts)  # 1 (up to the shares' float32 rounding)
     return loss, (np.exp(logp) * mass - share) / len(offsets)
+
+
+def search_value_loss(
+    z: np.ndarray, score: np.ndarray, share: np.ndarray, offsets: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """Mean over decisions of the share-weighted log loss of the value logits z against the search's
+    scores (soft targets, 0 to 1); and dLoss/dz."""
+    p = 1 / (1 + np.exp(-z))
+    q = np.clip(score, 0.0, 1.0)
+    eps = 1e-12
+    loss = -float(np.sum(share * (q * np.log(p + eps) + (1 - q) * np.log(1 - p + eps)))) / len(offsets)
+    return loss, share * (p - q) / len(offsets)
 
 
 def top_share(z: np.ndarray, share: np.ndarray, offsets: np.ndarray) -> float:
@@ -157,20 +173,41 @@ def held_out_losses(net: Network, xv: np.ndarray, yv: np.ndarray, pol: PolicyRow
     decisions = np.flatnonzero(pol.held)
     rows, offsets = gather(pol, decisions)
     if not len(decisions):
-        return {"value": value, "policy": float("nan"), "uniform": float("nan"), "top_share": float("nan")}
-    zp = net.logits(px[rows])[:, 1].astype(np.float64)
+        none = float("nan")
+        return {"value": value, "policy": none, "uniform": none, "top_share": none, "search_value": none}
+    both = net.logits(px[rows]).astype(np.float64)
+    zp = both[:, 1]
     share = pol.share[rows].astype(np.float64)
     policy, _ = cross_entropy(zp, share, offsets)
     uniform = float(np.mean(np.log(pol.lengths[decisions])))  # every action alike (the shares sum to 1)
-    return {"value": value, "policy": policy, "uniform": uniform, "top_share": top_share(zp, share, offsets)}
+    searched = (
+        search_value_loss(both[:, 0], pol.score[rows].astype(np.float64), share, offsets)[0]
+        if pol.score is not None
+        else float("nan")
+    )
+    return {
+        "value": value,
+        "policy": policy,
+        "uniform": uniform,
+        "top_share": top_share(zp, share, offsets),
+        "search_value": searched,
+    }
 
 
 def train_step(
-    net: Network, xv: np.ndarray, yv: np.ndarray, xp: np.ndarray, share: np.ndarray, offsets: np.ndarray, settings: Any
+    net: Network,
+    xv: np.ndarray,
+    yv: np.ndarray,
+    xp: np.ndarray,
+    share: np.ndarray,
+    offsets: np.ndarray,
+    settings: Any,
+    score: np.ndarray | None = None,
 ) -> float:
     """One Adam step on a batch: examples `xv` with results `yv` (the value's log loss) and the policy
-    rows `xp` of whole decisions, cut at `offsets`, with their visit shares (the policy's cross-entropy);
-    returns the batch's loss."""
+    rows `xp` of whole decisions, cut at `offsets`, with their visit shares (the policy's cross-entropy)
+    and, with `score` and a search_value weight, the search's values of those rows (the value's second
+    loss); returns the batch's loss."""
     outs = net.forward(np.concatenate([xv, xp]))
     z = outs[-1].astype(np.float64)
     nv = len(xv)
@@ -181,6 +218,11 @@ def train_step(
     if len(offsets):
         policy, dz[nv:, 1] = cross_entropy(z[nv:, 1], share, offsets)
         loss += policy
+        weight = getattr(settings, "search_value", 0.0)
+        if weight and score is not None:
+            searched, grad = search_value_loss(z[nv:, 0], score, share, offsets)
+            dz[nv:, 0] = weight * grad
+            loss += weight * searched
     net.step(outs, dz, settings.l2, nv, settings.learning_rate)
     return loss
 
@@ -209,6 +251,8 @@ def fit_policy_mlp(
     del xt
     yv = np.asarray(y[held], np.float64)
     share = pol.share.astype(np.float64)
+    weight = getattr(settings, "search_value", 0.0)
+    score = pol.score.astype(np.float64) if weight and pol.score is not None else None
     train_decisions = np.flatnonzero(~pol.held)
     rng = np.random.default_rng(seed)
     net = Network([x.shape[1], *hidden, 2], activation, rng)
@@ -223,11 +267,15 @@ def fit_policy_mlp(
             for k in range(steps):
                 vi = values[k * settings.batch : (k + 1) * settings.batch]
                 rows, offsets = gather(pol, decisions[k * per_step : (k + 1) * per_step])
-                total += train_step(net, xt_s[vi], yt[vi], px_s[rows], share[rows], offsets, settings)
+                scores = score[rows] if score is not None else None
+                total += train_step(net, xt_s[vi], yt[vi], px_s[rows], share[rows], offsets, settings, scores)
             val = held_out_losses(net, xv_s, yv, pol, px_s)
             both = val["value"] + (val["policy"] if np.isfinite(val["policy"]) else 0.0)  # no held decision: 0
+            if score is not None and np.isfinite(val["search_value"]):
+                both += weight * val["search_value"]
             curve.append(
                 {"epoch": epoch, "train_loss": total / steps, "val_loss": val["value"], "val_policy": val["policy"]}
+                | ({"val_search_value": val["search_value"]} if score is not None else {})
             )
             if best is None or both < best[0] - 1e-6:
                 best = (both, epoch, total / steps, val, net.export(mu, sd))
@@ -253,7 +301,8 @@ def fit_policy_mlp(
             "policy_decisions": int(len(train_decisions)),
             "policy_held_out": int(pol.held.sum()),
         },
-        policy={"val_loss": val["policy"], "uniform_loss": val["uniform"], "top_share": val["top_share"]},
+        policy={"val_loss": val["policy"], "uniform_loss": val["uniform"], "top_share": val["top_share"]}
+        | ({"search_value_loss": val["search_value"], "search_value": weight} if score is not None else {}),
     )
 
 

@@ -176,21 +176,30 @@ class Trainer:
     def policy_rows(self, record: dict[str, Any], used: list[int]) -> PolicyRows:
         """The policy target of the fit: every decision recorded in these generations' policy files."""
         cols = [feature_column(f) for f in FEATURES]
-        xs, shares, starts, held, n = [], [], [], [], 0
+        scored = self.spec.fit.search_value > 0  # the search's values are read only when the fit uses them
+        xs, shares, scores, starts, held, n = [], [], [], [], [], 0
         for u in used:
             for shard in record["generations"][u]["examples"]["shards"]:
                 t = pq.read_table(
                     self.folder / f"gen-{u}" / POLICY_DIR / shard["policy"]["file"],
-                    columns=["seed", "turn", "player", "share", *cols],
+                    columns=["seed", "turn", "player", "share", *(["score"] if scored else []), *cols],
                 )
                 seed = t.column("seed").to_numpy()
                 first = decision_starts(seed, t.column("turn").to_numpy(), t.column("player").to_numpy())
                 xs.append(np.column_stack([t.column(c).to_numpy() for c in cols]).astype(np.float32))
                 shares.append(t.column("share").to_numpy())
+                if scored:
+                    scores.append(t.column("score").to_numpy())
                 starts.append(first + n)
                 held.append(held_out(seed[first], self.spec.fit.validation))
                 n += len(seed)
-        return PolicyRows(np.concatenate(xs), np.concatenate(shares), np.concatenate(starts), np.concatenate(held))
+        return PolicyRows(
+            np.concatenate(xs),
+            np.concatenate(shares),
+            np.concatenate(starts),
+            np.concatenate(held),
+            np.concatenate(scores) if scored else None,
+        )
 
     def fit(self, record: dict[str, Any], g: int) -> tuple[FitResult, list[int]]:
         x, y, held, used = self.training_rows(record, g)

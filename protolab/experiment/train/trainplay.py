@@ -27,7 +27,7 @@ from strategies.learned import examples
 MODEL_SLOT = "@model"  # in a job's strategies: the job's model, written to a file by the worker
 LADDER_MATCHUP = 1 << 41  # the ladder's seeds: a matchup index no generation's examples use
 KEY_COLUMNS = ("generation", "seed", "turn", "player", "outcome")
-POLICY_KEY_COLUMNS = ("generation", "seed", "turn", "player", "action", "visits", "share")
+POLICY_KEY_COLUMNS = ("generation", "seed", "turn", "player", "action", "visits", "share", "score")
 POLICY_DIR = "policy"  # gen-N/policy/shard-*.parquet beside gen-N/examples/ (the same shard's name)
 
 
@@ -116,8 +116,11 @@ def examples_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
 
 def policy_table(cols: dict[str, np.ndarray], generation: int) -> pa.Table:
     """The policy rows of one shard: one row per root action of each recorded decision (a decision's
-    rows together, decisions in the order played), its visits and share, then the feature columns."""
-    return shard_table(cols, generation, {"action": np.int32, "visits": np.int32, "share": np.float32})
+    rows together, decisions in the order played), its visits, share and score (the search's mean result
+    after it for the deciding seat), then the feature columns."""
+    return shard_table(
+        cols, generation, {"action": np.int32, "visits": np.int32, "share": np.float32, "score": np.float32}
+    )
 
 
 def policy_path(path: str | Path) -> Path:

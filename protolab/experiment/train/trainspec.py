@@ -52,6 +52,9 @@ class Fit:
     l2: float
     validation: float  # share of the games held out to stop early and report the held-out loss
     patience: int  # epochs without improvement of the held-out loss before stopping
+    # the value's second target: the weight of the search's value of each recorded root action (its mean
+    # result, the policy rows' score) beside the games' outcomes; 0: the outcomes alone
+    search_value: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,8 @@ class TrainSpec:
             d["data"].pop("improver")  # specs from before the key hash as they did
         if not d["data"]["policy"]:
             d["data"].pop("policy")
+        if not d["fit"]["search_value"]:
+            d["fit"].pop("search_value")
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -182,6 +187,7 @@ class FitTable(Checked):
     l2: number(0, 10, "the L2 penalty on the weights") = 1e-4
     validation: number(0.01, 0.5, "the held-out share of games") = 0.1
     patience: integer(1, 1000, "epochs without improvement") = 5
+    search_value: number(0, 100, "the weight of the search's values in the value's loss (0: the outcomes alone)") = 0
 
 
 def _even(what: str) -> Any:
@@ -214,6 +220,17 @@ class TrainTable(Checked):
     net: NetTable = NetTable()
     fit: FitTable = FitTable()
     ladder: LadderTable = LadderTable()
+
+    @model_validator(mode="after")
+    def _search_value_needs_the_policy_rows(self) -> TrainTable:
+        """The search's values are recorded with the policy target's rows (each root action's mean result)."""
+        if self.fit.search_value and not self.data.policy:
+            fail(
+                f"expected search_value = 0 unless train.data.policy = true (the search's values are recorded "
+                f"with the policy rows), got {self.fit.search_value:g}",
+                "fit.search_value",
+            )
+        return self
 
 
 class PoolTable(Checked):

@@ -201,6 +201,8 @@ def test_the_training_folder_reads_as_its_study(trained, capsys, tmp_path):
         ("explore = 0.2", 'improver = "ismcts:leaf=model,model=learned"', "train.data.improver", "no model="),
         ("explore = 0.2", "policy = true", "train.data.policy", "expected policy = true only with a search"),
         ("explore = 0.2", 'policy = "yes"', "train.data.policy", "true or false"),
+        ("patience = 2", "patience = 2\nsearch_value = 1", "train.fit.search_value", "unless train.data.policy"),
+        ("patience = 2", "patience = 2\nsearch_value = -1", "train.fit.search_value", "the weight of the search"),
     ],
 )
 def test_a_bad_training_spec_is_one_line_naming_file_and_key(tmp_path, capsys, old, new, key, words):
@@ -312,7 +314,8 @@ def test_the_policy_target_is_recorded_fitted_and_repeats(tmp_path, capsys):
     gen = record["generations"][1]
     receipt = gen["examples"]["shards"][0]["policy"]
     table = pd.read_parquet(tmp_path / "run" / "gen-1" / "policy" / receipt["file"])
-    assert tuple(table.columns[:7]) == POLICY_KEY_COLUMNS and list(table.columns[7:]) == [f"f_{f}" for f in FEATURES]
+    assert tuple(table.columns[:8]) == POLICY_KEY_COLUMNS and list(table.columns[8:]) == [f"f_{f}" for f in FEATURES]
+    assert table["score"].between(0, 1).all() and table["score"].nunique() > 2
     sums = table.groupby(["seed", "turn", "player"])["share"].sum()
     assert len(sums) == receipt["decisions"] > 0 and np.allclose(sums, 1, atol=1e-5) and len(table) == receipt["rows"]
     assert Model.load(tmp_path / "run" / "gen-1" / "model.json").outputs == ("value", "policy")
@@ -330,3 +333,20 @@ def test_the_policy_target_is_recorded_fitted_and_repeats(tmp_path, capsys):
     resumed = train(spec, tmp_path / "run", tmp_path / "models", "--workers", "1")
     assert "generation 1: gen-1/policy/shard-00000.parquet has changed" in capsys.readouterr().out
     assert hashes(resumed) == hashes(record)
+
+
+def test_the_search_value_target_changes_the_value_and_is_recorded(tmp_path):
+    """search_value = 1: the value also learns each root action's search value (the policy rows' score),
+    so the model differs from the outcome-only fit of the same data, and the fit reports its held-out loss."""
+    plain = policy_spec(tmp_path)
+    text = plain.read_text().replace("patience = 2", "patience = 2\nsearch_value = 1")
+    weighted = write(tmp_path, name="weighted.toml", text=text)
+    a = train(plain, tmp_path / "a", tmp_path / "ma", "--workers", "1")
+    b = train(weighted, tmp_path / "b", tmp_path / "mb", "--workers", "1")
+    fa, fb = a["generations"][0]["fit"], b["generations"][0]["fit"]
+    assert "search_value_loss" not in fa["policy"]
+    assert fb["policy"]["search_value"] == 1 and 0 < fb["policy"]["search_value_loss"] < 5
+    first = [[s["sha256"] for s in r["generations"][0]["examples"]["shards"]] for r in (a, b)]
+    assert first[0] == first[1]  # generation 0: the same games and rows; only the fit differs
+    assert hashes(a)[0] != hashes(b)[0]
+    assert "value log loss + 1 x the search's values' log loss" in (tmp_path / "mb" / "tiny.md").read_text()
