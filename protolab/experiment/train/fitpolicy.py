@@ -218,7 +218,7 @@ def train_step(
     if len(offsets):
         policy, dz[nv:, 1] = cross_entropy(z[nv:, 1], share, offsets)
         loss += policy
-        weight = getattr(settings, "search_value", 0.0)
+        weight = settings.search_value
         if weight and score is not None:
             searched, grad = search_value_loss(z[nv:, 0], score, share, offsets)
             dz[nv:, 0] = weight * grad
@@ -251,7 +251,7 @@ def fit_policy_mlp(
     del xt
     yv = np.asarray(y[held], np.float64)
     share = pol.share.astype(np.float64)
-    weight = getattr(settings, "search_value", 0.0)
+    weight = settings.search_value
     score = pol.score.astype(np.float64) if weight and pol.score is not None else None
     train_decisions = np.flatnonzero(~pol.held)
     rng = np.random.default_rng(seed)

@@ -1,13 +1,22 @@
 """The policy target's fit (protolab/experiment/train/fitpolicy.py): on a planted toy problem it learns
 both outputs (the policy's held-out cross-entropy falls well below a uniform policy's, the value's
-log loss below a constant's), repeats bit for bit for a seed, and its model carries both outputs."""
+log loss below a constant's), repeats bit for bit for a seed, and its model carries both outputs;
+with search_value, the value also learns the search's scores of the policy rows."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from strategies._features import FEATURES
 
-from protolab.experiment.train.fitpolicy import PolicyRows, cross_entropy, decision_starts, fit_policy_mlp
+from protolab.experiment.train.fitpolicy import (
+    PolicyRows,
+    cross_entropy,
+    decision_starts,
+    fit_policy_mlp,
+    search_value_loss,
+)
 from protolab.experiment.train.trainspec import Fit
 from strategies.model import Model
 
@@ -56,3 +65,32 @@ def test_the_fit_learns_the_planted_policy_and_value_and_repeats_bit_for_bit():
     assert abs(loss - a.policy["val_loss"]) < 1e-3  # the saved model's policy is the one measured
     other = fit_policy_mlp(x, y, held, pol, (8,), "relu", SETTINGS, seed=4)
     assert not (other.layers[0].weights == a.layers[0].weights).all()
+
+
+def test_the_search_value_gradient_weighs_each_row_by_its_share():
+    z, score = np.array([0.3, -1.0, 2.0, 0.5, 0.1]), np.array([0.9, 0.1, 0.5, 0.7, 0.0])
+    share, offsets = np.array([0.2, 0.8, 1.0, 0.0, 1.0]), np.array([0, 2, 3])
+    loss, grad = search_value_loss(z, score, share, offsets)
+    step = 1e-6
+    numeric = [(search_value_loss(z + step * np.eye(5)[i], score, share, offsets)[0] - loss) / step for i in range(5)]
+    assert np.allclose(grad, numeric, atol=1e-5) and grad[3] == 0  # an action never visited teaches nothing
+
+
+def test_the_search_value_teaches_the_value_the_searchs_scores():
+    """Planted: the outcomes follow feature 0, the search's scores of the policy rows feature 2. With a
+    weight the value on the held-out policy rows follows the scores; without one it does not."""
+    x, y, held, pol = planted()
+    score = (1 / (1 + np.exp(-3.0 * pol.x[:, 2].astype(np.float64)))).astype(np.float32)
+    scored = replace(pol, score=score)
+    rows = np.repeat(pol.held, pol.lengths)
+    fits = {
+        w: fit_policy_mlp(x, y, held, scored, (8,), "relu", replace(SETTINGS, search_value=w), seed=3) for w in (0, 5)
+    }
+    corr = {}
+    for w, fit in fits.items():
+        model = Model.from_arrays(
+            [(la.weights, la.bias, la.activation) for la in fit.layers], outputs=("value", "policy")
+        )
+        corr[w] = np.corrcoef(model.predict(pol.x[rows]), score[rows])[0, 1]
+    assert corr[5] > 0.8 and corr[0] < 0.3, corr
+    assert "search_value_loss" in fits[5].policy and "search_value_loss" not in fits[0].policy
