@@ -63,9 +63,14 @@ def _with_draws(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+def log_losses(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each row's log loss of probability p against target y (0 to 1: a draw or a soft target)."""
     p = np.clip(p, 1e-7, 1 - 1e-7)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(log_losses(p, y)))
 
 
 def _export(clf: Any, mu: np.ndarray, sd: np.ndarray, activation: str) -> list[Layer]:

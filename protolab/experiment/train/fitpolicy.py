@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from protolab.experiment.train.fit import EXTRA_HINT, FitResult, FitUnavailable, log_loss
+from protolab.experiment.train.fit import EXTRA_HINT, FitResult, FitUnavailable, log_loss, log_losses
 from strategies.model import Layer
 
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's (scikit-learn's defaults)
@@ -81,10 +81,7 @@ def search_value_loss(
     """Mean over decisions of the share-weighted log loss of the value logits z against the search's
     scores (soft targets, 0 to 1); and dLoss/dz."""
     p = 1 / (1 + np.exp(-z))
-    q = np.clip(score, 0.0, 1.0)
-    eps = 1e-12
-    loss = -float(np.sum(share * (q * np.log(p + eps) + (1 - q) * np.log(1 - p + eps)))) / len(offsets)
-    return loss, share * (p - q) / len(offsets)
+    return float(np.sum(share * log_losses(p, score))) / len(offsets), share * (p - score) / len(offsets)
 
 
 def top_share(z: np.ndarray, share: np.ndarray, offsets: np.ndarray) -> float:
@@ -206,8 +203,8 @@ def train_step(
 ) -> float:
     """One Adam step on a batch: examples `xv` with results `yv` (the value's log loss) and the policy
     rows `xp` of whole decisions, cut at `offsets`, with their visit shares (the policy's cross-entropy)
-    and, with `score` and a search_value weight, the search's values of those rows (the value's second
-    loss); returns the batch's loss."""
+    and, with `score` (given when the fit has a search_value weight), the search's values of those rows
+    (the value's second loss); returns the batch's loss."""
     outs = net.forward(np.concatenate([xv, xp]))
     z = outs[-1].astype(np.float64)
     nv = len(xv)
@@ -218,11 +215,10 @@ def train_step(
     if len(offsets):
         policy, dz[nv:, 1] = cross_entropy(z[nv:, 1], share, offsets)
         loss += policy
-        weight = settings.search_value
-        if weight and score is not None:
+        if score is not None:
             searched, grad = search_value_loss(z[nv:, 0], score, share, offsets)
-            dz[nv:, 0] = weight * grad
-            loss += weight * searched
+            dz[nv:, 0] = settings.search_value * grad
+            loss += settings.search_value * searched
     net.step(outs, dz, settings.l2, nv, settings.learning_rate)
     return loss
 
