@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from sim.batch import LATER_COLUMNS
 from sim.pool import load_pool
 from strategies.seats import play_games
 
@@ -21,9 +22,12 @@ BATCHES = (
 
 
 def columns_hash(cols: dict) -> str:
-    """sha256 over every column (events included), in name order, with dtype and shape."""
+    """sha256 over every column (events included), in name order, with dtype and shape; a column added
+    later (sim/batch.py LATER_COLUMNS) only where some game differs from its value before it."""
     h = hashlib.sha256()
     for name in sorted(cols):
+        if name in LATER_COLUMNS and np.all(cols[name] == LATER_COLUMNS[name]):
+            continue
         value = cols[name]
         if isinstance(value, dict):
             for sub in sorted(value):

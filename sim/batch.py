@@ -36,7 +36,12 @@ GAME_COLUMNS: dict[str, tuple[type, int]] = {
     "compile_protocol": (np.int16, MAX_COMPILES),
     "compile_recompile": (np.int8, MAX_COMPILES),
     "violation": (np.int8, 0),
+    "loop_card": (np.int16, 0),  # the card (pool index) whose text hit the loop bound; -1 none
 }
+# Columns added after the first release, with the value every game had before them: a fixed-batch hash
+# (benchmarks/play_hash.py) leaves such a column out while it holds only that value, as the pool hash
+# leaves out later step fields.
+LATER_COLUMNS = {"loop_card": -1}
 COMPILE_COLUMNS = tuple(name for name in GAME_COLUMNS if name.startswith("compile_"))
 SEAT_COLUMNS = tuple(name for name, (_, width) in GAME_COLUMNS.items() if width == 2)  # one value per seat
 # What a game keeps (a run's rows come from these): every column but the invariant check's, and its seed.
@@ -44,8 +49,11 @@ RECORDED_COLUMNS = (*(name for name in GAME_COLUMNS if name != "violation"), "se
 
 
 def empty_columns(n: int) -> dict[str, np.ndarray]:
-    """Zeroed GAME_COLUMNS for n games."""
-    return {name: np.zeros((n, width) if width else n, dtype) for name, (dtype, width) in GAME_COLUMNS.items()}
+    """GAME_COLUMNS for n games: zeros, a later column its value from before it."""
+    return {
+        name: np.full((n, width) if width else n, LATER_COLUMNS.get(name, 0), dtype)
+        for name, (dtype, width) in GAME_COLUMNS.items()
+    }
 
 
 def play_columns(
@@ -103,6 +111,7 @@ def records(
             "first_player": cols["first_player"][i],
             "winner": int(cols["winner"][i]),
             "end_reason": int(cols["end_reason"][i]),
+            "loop_card": int(cols["loop_card"][i]),
             "turn": int(cols["turns"][i]),
             "turn_cap": int(cols["turns"][i]),
             "compiles": [tuple(cols[name][i, j] for name in COMPILE_COLUMNS) for j in range(nc)],

@@ -17,7 +17,8 @@ END_REASONS = constants()["end_reason"]
 def make_record(pool: Pool, seed: int, strategies: Sequence[str], s: dict[str, Any], version: str) -> dict[str, Any]:
     names = pool.protocols
     winner = s["winner"]
-    return {
+    loop = int(s.get("loop_card", -1))
+    record = {
         "seed": int(seed),
         "pool_hash": pool.hash,
         "engine_version": version,
@@ -44,6 +45,20 @@ def make_record(pool: Pool, seed: int, strategies: Sequence[str], s: dict[str, A
         "refreshes": list(map(int, s["refreshes"])),
         "control_gains": list(map(int, s["control_gains"])),
     }
+    if loop >= 0:  # only a game ended by the loop bound names its card: every other record is as before
+        record["loop_card"] = pool.cards[loop].name
+    return record
+
+
+def ending(record: dict[str, Any]) -> str:
+    """How the game ended, in words: who won, or which rule drew it (the turn cap, the loop bound and
+    the card whose text repeated)."""
+    turns = record["turns"]
+    if record["winner"] in (0, 1):
+        return f"{'AB'[record['winner']]} wins after {turns} turns ({record['end_reason']})"
+    if record["end_reason"] == "loop_guard":
+        return f"a draw after {turns} turns (loop_guard: {record.get('loop_card', '?')} kept triggering its own text)"
+    return f"a draw after {turns} turns ({record['end_reason']})"
 
 
 def record_bytes(record: dict[str, Any]) -> bytes:

@@ -41,6 +41,8 @@ GAMES_SCHEMA = pa.schema(
         pa.field("first_player", pa.int8()),
         pa.field("winner", pa.int8()),
         pa.field("end_reason", DICT),
+        # the card whose text hit the loop bound (end_reason loop_guard: the card that repeated), else null
+        pa.field("loop_card", DICT),
         pa.field("turns", pa.int16()),
         *[pa.field(f"seat{s}_compile{k}_turn", pa.int16()) for s in SEATS for k in (1, 2, 3)],
         *_seat_fields("seat{s}_recompiles", pa.int16()),
@@ -99,7 +101,7 @@ COMPILES_SCHEMA = pa.schema(
 PICKS_FIELD = GAMES_SCHEMA.field("picks")
 
 # Columns the runner writes that a run folder need not have (runs written before them, synthetic runs).
-OPTIONAL = {"games": ("arm", "game_in_matchup", "picks"), "events": ("seq",)}
+OPTIONAL = {"games": ("arm", "game_in_matchup", "picks", "loop_card"), "events": ("seq",)}
 
 
 def required(schema: pa.Schema, kind: str) -> pa.Schema:

@@ -34,7 +34,14 @@ from protolab.commands.common import (
     print_csv,
 )
 from protolab.commands.registry import summary
-from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data, log_lines, replay_run
+from protolab.experiment.run.replay import (
+    ReplayError,
+    ReplayMismatch,
+    board_data,
+    log_lines,
+    replay_run,
+    result_line,
+)
 from protolab.experiment.run.shards import batch_games
 from sim.batch import play_columns
 from sim.pool import DEFAULT_SETS, Pool, load_pool
@@ -218,12 +225,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"seed {args.seed}  pool {pool.hash}  engine {rec['engine_version']}  {players}")
     for line in log_lines(game, states=args.states):
         print(line)
-    w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
-    print(
-        f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
-        f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
-        f"first player {'AB'[rec['first_player']]}"
-    )
+    print(result_line(rec))
     return 0
 
 

@@ -16,6 +16,7 @@ from protolab.experiment.run.replay import new_game
 from protolab.play.playtest import Playtest
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
 from sim.observation import observation_from_state
+from sim.record import ending
 
 LOG_KEEP = 80  # log lines the page shows (the last ones)
 
@@ -93,8 +94,7 @@ class LiveGame:
     def _finish_if_over(self) -> None:
         """An ended game becomes its shard; also one whose shard a stop cut short (not in run.json)."""
         if self.over and self.rec.game_index not in self.playtest.done():
-            r = self.game.record()
-            self.playtest.finish(self.rec, r["winner"], r["turns"])
+            self.playtest.finish(self.rec, self.game.record())
 
     # -- what the person sees -----------------------------------------------------------------------
     def viewer(self) -> int:
@@ -127,6 +127,8 @@ class LiveGame:
                 out["result"] = {
                     "winner": SEAT_NAMES[r["winner"]] if r["winner"] in (0, 1) else None,
                     "end_reason": r["end_reason"],
+                    "loop_card": r.get("loop_card"),
+                    "ending": ending(r),
                     "turns": r["turns"],
                     "replay": f"/replay/{self.rec.game_index}",
                 }

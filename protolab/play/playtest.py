@@ -28,7 +28,7 @@ from protolab.experiment.run.shardloop import dictionaries, make_task
 from protolab.experiment.run.shards import cards_table, compiles_table, events_table, games_table
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.spec import Spec, parse_spec
-from sim.batch import RECORDED_COLUMNS, play_columns
+from sim.batch import RECORDED_COLUMNS, play_columns, records
 from sim.pool import DEFAULT_SETS, load_pool
 from strategies.human import HUMAN, Playback
 from strategies.model import load_model
@@ -36,6 +36,8 @@ from strategies.seats import make_seats
 from strategies.spec import parse
 
 SPEC_NAME = "play"
+# what a played game's batch replay must give as the person saw it (sim/record.py's keys)
+RESULT_KEYS = ("winner", "end_reason", "turns", "loop_card")
 
 
 class PlaytestError(ValueError):
@@ -136,11 +138,12 @@ class Playtest:
     def save(self, rec: PlayedGame) -> None:
         write_played(self.run_dir, rec)
 
-    def finish(self, rec: PlayedGame, winner: int, turns: int) -> None:
+    def finish(self, rec: PlayedGame, result: dict[str, Any]) -> None:
         """Write the ended game as its shard (games, tallies, events, cards, compiles), list it in
         run.json, and mark its played file finished. The shard is played again in a C batch with
-        the recorded decisions (the runner's path: events come from it); its result must be the one
-        the person saw."""
+        the recorded decisions (the runner's path: events come from it); its result (`result`, the
+        live game's record) must be the one the person saw, however the game ended: three compiles,
+        the turn cap (a draw) or the loop bound (a draw naming its card)."""
         rec.finished = True
         index = rec.game_index
         pool = self.pool
@@ -156,7 +159,8 @@ class Playtest:
             protocols=[self.protocols] if self.protocols else None,
             events=True,
         )
-        if playback.used != len(rec.answers) or (int(cols["winner"][0]), int(cols["turns"][0])) != (winner, turns):
+        replayed = records(pool, cols)[0]
+        if playback.used != len(rec.answers) or any(replayed.get(k) != result.get(k) for k in RESULT_KEYS):
             raise RuntimeError(
                 f"game {index}: the batch replay of the recorded decisions differs from the game played "
                 f"(used {playback.used} of {len(rec.answers)} decisions)"

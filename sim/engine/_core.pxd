@@ -155,6 +155,7 @@ cdef struct State:
     int16_t no_compile_turn[2]
     int8_t winner                   # -1 none, 0/1, 2 draw
     int8_t end_reason
+    int16_t loop_card               # definition whose text hit the loop bound (ER_LOOP_GUARD); -1 none
     # decisions
     int8_t strat[2]
     int8_t restricted[2]               # restrictions[p].restricted, here so that lookahead copies leave them out

@@ -265,6 +265,7 @@ cdef void game_init(State* g, CorePool pool, uint64_t seed, int turn_cap) noexce
     g.turn_cap = turn_cap
     g.control = -1
     g.winner = -1
+    g.loop_card = -1
     g.first_player = -1
     g.cur_src = -1
     g.cur_dec_src = -1
@@ -325,6 +326,7 @@ cdef dict state_of(State* g):
         "turn_cap": g.turn_cap,
         "winner": g.winner,
         "end_reason": g.end_reason,
+        "loop_card": g.loop_card,
         "violation": g.violation,
         "plays_up": [g.plays_up[0], g.plays_up[1]],
         "plays_down": [g.plays_down[0], g.plays_down[1]],
@@ -518,6 +520,7 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
     cdef cnp.int8_t[::1] winner = out["winner"]
     cdef cnp.int8_t[::1] first = out["first_player"]
     cdef cnp.int8_t[::1] reason = out["end_reason"]
+    cdef cnp.int16_t[::1] loop_card = out["loop_card"]
     cdef cnp.int16_t[::1] turns = out["turns"]
     cdef cnp.int16_t[:, ::1] drafted = out["protocols"]
     cdef cnp.int16_t[:, ::1] picks = out["picks"]           # protocol ids in pick order; -1: not drafted
@@ -581,6 +584,7 @@ def play_batch(CorePool pool, cnp.uint64_t[::1] seeds, int turn_cap, int first_p
                 winner[i] = g.winner
                 first[i] = g.first_player
                 reason[i] = g.end_reason
+                loop_card[i] = g.loop_card
                 turns[i] = g.turn if g.turn <= g.turn_cap else g.turn_cap
                 for k in range(6):
                     picks[i, k] = -1 if fixed else g.drafted[k]

@@ -162,6 +162,13 @@ cdef void resolve_noted(State* g, int32_t* note, int nn) noexcept nogil:
         if box_active(g, c, box):
             run_box(g, c, box)
 
+cdef void end_in_loop(State* g, int defn) noexcept nogil:
+    """A draw: texts triggered each other past the bound (a loop a player may choose, or none can
+    leave); `defn`, the card whose text was resolving then, is the one that repeated."""
+    g.winner = 2
+    g.end_reason = ER_LOOP_GUARD
+    g.loop_card = defn
+
 cdef void run_box(State* g, int c, int box) noexcept nogil:
     run_text(g, c, g.owner[c], g.def_id[c], box)
 
@@ -173,8 +180,7 @@ cdef void run_text(State* g, int c, int ctrl, int defn, int box) noexcept nogil:
     if d.step_len[box] == 0 or stopped(g):
         return
     if g.depth >= DEPTH_LIMIT:
-        g.winner = 2
-        g.end_reason = ER_LOOP_GUARD
+        end_in_loop(g, defn)
         return
     fr.src = c
     fr.ctrl = ctrl
@@ -219,8 +225,7 @@ cdef void run_steps(State* g, Frame* fr, int start, int n) noexcept nogil:
             return
         g.guard += 1
         if g.guard > GUARD_LIMIT:
-            g.winner = 2
-            g.end_reason = ER_LOOP_GUARD
+            end_in_loop(g, fr.defn)
             return
         st = &g.steps[start + k]
         if st.cond != COND_NONE:

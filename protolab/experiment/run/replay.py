@@ -37,6 +37,7 @@ from sim.batch import COMPILE_COLUMNS, MAX_COMPILES, SEAT_COLUMNS, empty_columns
 from sim.cards.loader import CardDataError
 from sim.describe import LINES, SEAT_NAMES, format_log
 from sim.pool import ENGINE_VERSION, Pool
+from sim.record import ending
 from sim.state import State
 from strategies.human import HUMAN
 from strategies.seats import make_seats
@@ -284,7 +285,7 @@ def _columns(state: dict[str, Any], drafted: bool) -> dict[str, np.ndarray]:
     comp = state["compiles"][:MAX_COMPILES]
     cols = empty_columns(1)
     cols["picks"][0] = state["picks"] if drafted else -1
-    for name in ("winner", "first_player", "end_reason"):
+    for name in ("winner", "first_player", "end_reason", "loop_card"):
         cols[name][0] = state[name]
     cols["turns"][0] = min(state["turn"], state["turn_cap"])
     cols["protocols"][0] = [*state["dealt"][0], *state["dealt"][1]]
@@ -393,9 +394,8 @@ def log_lines(game: State, states: bool = False) -> list[str]:
 
 
 def result_line(rec: dict[str, Any]) -> str:
-    w = {0: "A", 1: "B", -1: "nobody (draw)"}[rec["winner"]]
     return (
-        f"Result: {w} wins after {rec['turns']} turns ({rec['end_reason']}); "
+        f"Result: {ending(rec)}; "
         f"A = {', '.join(rec['protocols_0'])}; B = {', '.join(rec['protocols_1'])}; "
         f"first player {'AB'[rec['first_player']]}"
     )

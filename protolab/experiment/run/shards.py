@@ -288,6 +288,12 @@ def batch_games(pool: Pool, cols: dict[str, np.ndarray], strategies: Sequence[st
     return games_table(Batch(dicts, n, pool.hash), pool, cols, facts)
 
 
+def loop_cards(codes: np.ndarray, pool: Pool) -> pa.Array:
+    """The loop bound's card of each game by name (null where the game did not end in a loop)."""
+    looped = np.asarray(codes) >= 0
+    return _dict(np.where(looped, codes, 0).astype(np.int32), [c.name for c in pool.cards], mask=~looped)
+
+
 def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray], facts: dict) -> pa.Table:
     d = task.dicts
     n = task.games
@@ -314,6 +320,7 @@ def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray]
     data["first_player"] = pa.array(cols["first_player"].astype(np.int8))
     data["winner"] = pa.array(winner)
     data["end_reason"] = _dict(reason_map[cols["end_reason"]], d.end_reasons)
+    data["loop_card"] = loop_cards(cols["loop_card"], pool)
     data["turns"] = pa.array(cols["turns"].astype(np.int16))
     nc = np.minimum(cols["n_compiles"].astype(np.int64), MAX_COMPILES)
     valid = np.arange(MAX_COMPILES)[None, :] < nc[:, None]
