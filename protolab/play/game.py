@@ -14,35 +14,12 @@ from typing import Any
 from analysis.runs.played import PlayedGame
 from protolab.experiment.run.replay import new_game
 from protolab.play.playtest import Playtest
+from protolab.play.prompts import asker, option_labels, prompt
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
 from sim.observation import observation_from_state
 from sim.record import ending
 
 LOG_KEEP = 80  # log lines the page shows (the last ones)
-
-# what each kind of decision asks (sim/cards/vocabulary.py, DecisionKind)
-PROMPTS = {
-    "draft": "Draft a protocol",
-    "action": "Your action: play a card (face-up or face-down into a line) or refresh",
-    "play": "Play a card",
-    "compile_line": "Compile which line?",
-    "line": "Choose a line",
-    "each_line": "Choose a line",
-    "order": "Which resolves first?",
-    "may": "Use this optional effect?",
-    "either": "Which of the two comes first?",
-    "discard_more": "Discard another card, or done",
-    "target": "Choose a card",
-    "each_card": "Choose a card",
-    "hand": "Choose a card from your hand",
-    "discard": "Discard a card",
-    "deck": "Choose a card from the deck",
-    "trash": "Choose a card from the trash",
-    "state_number": "State a number",
-    "state_protocol": "State a protocol",
-    "control_rearrange": "You have control: rearrange protocols, or skip",
-    "rearrange": "Rearrange protocols",
-}
 
 
 class Refused(ValueError):
@@ -137,10 +114,12 @@ class LiveGame:
                 return out
             player, kind, values = self.game.core.pending()
             nm = Namer(pool, s, viewer=player)
-            word = DK[kind]
+            word, asking = DK[kind], self.game.core.asking()
             out["kind"] = word
-            out["prompt"] = PROMPTS.get(word, word)
-            out["options"] = [{"option": i, "label": nm.option(kind, v)} for i, v in enumerate(values)]
+            out["prompt"] = prompt(pool, nm, word, asking)
+            out["asked_by"] = asker(pool, nm, asking) or None
+            labels = option_labels(pool, nm, kind, word, values, asking)
+            out["options"] = [{"option": i, "label": label} for i, label in enumerate(labels)]
             return out
 
     def _who(self, p: int) -> str:

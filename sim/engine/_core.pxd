@@ -168,9 +168,12 @@ cdef struct State:
     int16_t horizon_turn               # lookahead: halt (HALT_HORIZON) when this turn ends; NO_HORIZON never
     int8_t cur_verb                    # verb of the step choosing targets (bots' context)
     int8_t cur_dec_src                 # card whose text asks the current decision
+    int8_t cur_dec_box                 # and the box of that text (the page names both)
     int8_t halt                        # Halt
     int8_t dkind
     int8_t dplayer
+    int8_t dsrc                        # the pending decision's asking card and box (cur_dec_*), -1: none
+    int8_t dbox
     int16_t nopts
     const int32_t* script
     int32_t nscript

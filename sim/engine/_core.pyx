@@ -459,6 +459,13 @@ cdef class CoreState:
         cdef int i
         return (self.g.dplayer, self.g.dkind, [self.g.opts[i] for i in range(self.g.nopts)])
 
+    def asking(self):
+        """(card, box) whose text asks the pending decision, or (-1, -1) for a turn's own decisions
+        (the action, a compile, control, the draft)."""
+        if self.g.dsrc < 0:
+            return (-1, -1)
+        return (self.g.dsrc, self.g.dbox)
+
     def check(self, bint boundary=False):
         """Invariant violation code of the current position (0: none); see invariants.pxi."""
         return check_invariants(&self.g, boundary)

@@ -162,6 +162,8 @@ cdef int ask(State* g, int player, int kind) noexcept nogil:
             g.halt = HALT_PENDING
             g.dkind = kind
             g.dplayer = player
+            g.dsrc = g.cur_dec_src
+            g.dbox = g.cur_dec_box
             return -1
         k = g.script[g.script_pos]
         g.script_pos += 1

@@ -342,12 +342,14 @@ cdef int ask_may(State* g, int player) noexcept nogil:
 
 cdef int do_step(State* g, Frame* fr, const Step* st) noexcept nogil:
     """Resolve one step; returns 1 if it happened (changed the game), else 0."""
-    cdef int verb = g.cur_verb, src = g.cur_dec_src, r
+    cdef int verb = g.cur_verb, src = g.cur_dec_src, box = g.cur_dec_box, r
     g.cur_verb = st.verb
     g.cur_dec_src = fr.src
+    g.cur_dec_box = fr.box
     r = do_step_body(g, fr, st)
     g.cur_verb = verb
     g.cur_dec_src = src
+    g.cur_dec_box = box
     return r
 
 cdef int do_step_body(State* g, Frame* fr, const Step* st) noexcept nogil:
