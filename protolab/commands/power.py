@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 
+import numpy as np
 import pandas as pd
 from rich.table import Table
 
@@ -83,7 +84,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         try:
             seeds = search_seeds(spec.seed, 0, args.pilot)
             jobs = [arm_job(spec, a, seeds) for a in spec.arms]
-            results = player(runner)(jobs)
+            results = [np.asarray(r) for r in player(runner)(jobs)]
         finally:
             runner.close()
         names = pool_of(tuple(spec.arms[0].sets), arm_files(spec.arms[0])).protocols

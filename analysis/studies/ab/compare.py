@@ -34,6 +34,7 @@ from analysis.stats.proportions import (
     two_proportion_p,
     z_for,
 )
+from analysis.studies.ab.loops import loop_change
 from analysis.studies.plain import queries
 from analysis.studies.plain.flags import CARD_METRIC
 from analysis.studies.plain.rule_note import note_lines, rule_notes
@@ -405,6 +406,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         df["se"] = df["se_unpaired"] = df["variance_ratio"] = np.nan
         if design.paired:
             df = _apply_paired(df, paired_sums(pc), design)
+        loops = loop_change(pc, design.paired, alpha)
     finally:
         pc.close()
     names, notes = changed_cards(base, variant)
@@ -435,6 +437,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         "focus": focus,
         "notes": notes,
         "provenance": of_runs(base) + of_runs(variant),
+        "loops": loops,
     }
     if design.paired:
         ratios = df.loc[df["design"] == "paired", "variance_ratio"].dropna()
@@ -443,6 +446,8 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     if rule is not None:  # a side made with card files: the choices they change
         meta["rule_notes"] = rule
     summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
+    if loops["significant"] or loops["loops_base"] or loops["loops_variant"]:
+        summary.insert(0 if loops["significant"] else len(summary), loops["statement"])
     return Comparison(df, summary, meta, cards, design)
 
 

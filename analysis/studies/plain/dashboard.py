@@ -19,6 +19,7 @@ from analysis.studies.metagame.report import meta_html
 from analysis.studies.plain import queries
 from analysis.studies.plain.card_pages import card_pages_html
 from analysis.studies.plain.dashboard_summary import card_anchor, ranked_flags, summary_html
+from analysis.studies.plain.loops import loops_html
 from analysis.studies.plain.report import Report, against
 
 LARGE = 18  # protocols above which the metagame section is summarised (816 trios at 18)
@@ -452,6 +453,7 @@ def render(r: Report, examples: str = "") -> str:
     )
     body = f"""{summary_html(r, warnings_html(r.meta["warnings"]), pages)}
 <section id="flags"><h2>Balance flags</h2>{flags_html(r, pages)}</section>
+{loops_html(r.tables.get("loop_draws"))}
 {protocols_html(r, sets)}
 <div id="charts">{charts}</div>
 <section id="cards"><h2>Card impact (click a header to sort, a card for its page)</h2>

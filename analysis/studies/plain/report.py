@@ -18,7 +18,7 @@ from analysis.runs.open import Runs
 from analysis.runs.provenance import csv_header, of_runs, print_lines
 from analysis.runs.runfolder import events_statement, write_atomic
 from analysis.studies.cardvalue.values import card_value, print_card_value
-from analysis.studies.plain import picks, queries
+from analysis.studies.plain import loops, picks, queries
 from analysis.studies.plain.flags import balance_flags
 from analysis.studies.plain.rule_note import csv_lines, note_lines, rule_notes
 
@@ -95,6 +95,7 @@ def _tables(band: float, method: str, alpha: float) -> list[tuple[str, Callable[
         ("compile_rates", queries.compile_rates),
         ("turns_to_win", queries.turns_to_win),
         ("game_length", queries.game_length),
+        ("loop_draws", loops.loop_draws),
         ("compiles_by_protocol", lambda r: queries.compiles_by(r, "protocol")),
         ("compiles_by_line", lambda r: queries.compiles_by(r, "line")),
         ("card_impact", queries.card_impact),
@@ -245,6 +246,7 @@ def against(r: pd.Series) -> str:
 def print_report(report: Report, console, top_cards: int = 10) -> None:
     """The key tables, each rate with its 95% interval and game count."""
     _print_header(report, console)
+    _print_loops(report, console)
     _print_flags(report, console)
     _print_protocols(report, console)
     _print_first_player(report, console, top_cards)
@@ -295,6 +297,16 @@ def _print_header(report: Report, console) -> None:
         f"(95% CI {ci(o['first_player_win_rate_low'], o['first_player_win_rate_high'])}) "
         f"of {int(o['decided']):,} decided games"
     )
+
+
+def _print_loops(report: Report, console) -> None:
+    """Where games ended by the loop bound: the cards whose text repeated (report --table loop_draws)."""
+    t = report.tables.get("loop_draws")
+    if t is None or t.empty:
+        return
+    cards = t[t["kind"] == "card"]
+    named = "; ".join(f"{r['name']} {int(r['loops']):,}" for _, r in cards.iterrows()) or "no card named"
+    console.print(f"[bold red]Loop draws[/bold red] by card whose text repeated: {named} (report --table loop_draws)")
 
 
 def _print_flags(report: Report, console) -> None:

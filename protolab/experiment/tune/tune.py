@@ -29,6 +29,7 @@ import numpy as np
 
 from analysis.runs.runfolder import write_atomic
 from analysis.stats.balance import effect, front, imbalance, paired_noise, rates
+from analysis.studies.ab.loops import loop_rise_p
 from analysis.studies.plain.rule_note import pool_notes
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.pools import pool_of
@@ -218,7 +219,7 @@ def judge(
         jobs = base_jobs + [
             search.job(search.files(c), search_seeds(search.spec.seed, len(c.out) * b, b)) for c in open_
         ]
-        results = run(jobs)
+        results = [np.asarray(r) for r in run(jobs)]  # the outcomes alone: loops are judged on fresh seeds
         baseline.take(results[: len(base_jobs)])
         for c, r in zip(open_, results[len(base_jobs) :], strict=True):
             c.out.append(r)
@@ -421,6 +422,20 @@ def _rejection(search: Search, entry: dict[str, Any], base_score: float) -> str:
     return ""
 
 
+def loop_rejection(candidate: np.ndarray, baseline: np.ndarray, alpha: float) -> str:
+    """Why a candidate that adds loop draws on the fresh seeds is never proposed ("" when it adds none
+    significantly): a player could choose the loop and force a draw, which no win rate shows."""
+    more, fewer = int((candidate & ~baseline).sum()), int((baseline & ~candidate).sum())
+    p = loop_rise_p(more, fewer)
+    if p >= alpha or more <= fewer:
+        return ""
+    return (
+        f"it adds loop draws: {int(candidate.sum())} of {len(candidate):,} fresh games end by the loop bound "
+        f"against {int(baseline.sum())} with the official cards (one-sided sign test p = {p:.2g}): a player can "
+        "force a draw with it"
+    )
+
+
 def _without_padding(entries: list[dict[str, Any]], rejected: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The proposed entries but those that add turns to another proposed one without ending nearer
     balance (such an entry moves to `rejected`, with the reason): the smaller change says it all."""
@@ -476,7 +491,9 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
     chosen = [kept[i] for i in front(points)][: t["verify"]]
     seeds = verify_seeds(search.spec.seed, search.spec.games)
     jobs = [search.job((), seeds)] + [search.job(search.files(c), seeds) for c in chosen]
-    results = run(jobs)
+    played = run(jobs)
+    loops = [p.loops for p in played]
+    results = [np.asarray(p) for p in played]
     base = results[0]
     base_score = _score(search, base, base)
     out: dict[str, Any] = {
@@ -501,7 +518,12 @@ def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], lis
         if search.target is not None:
             mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
             entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
-        why = _rejection(search, entry, base_score) or _same_play(chosen, results[1:], i)
+        entry["loop_draws"] = {"candidate": int(loops[i + 1].sum()), "baseline": int(loops[0].sum())}
+        why = (
+            loop_rejection(loops[i + 1], loops[0], t["alpha"])
+            or _rejection(search, entry, base_score)
+            or _same_play(chosen, results[1:], i)
+        )
         if why:
             out["rejected"].append({**entry, "rank": None, "why": why})
         else:

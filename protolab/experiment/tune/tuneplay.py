@@ -5,7 +5,6 @@ so a worker on another machine builds the same pool (pools.py); the same jobs ru
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -15,8 +14,12 @@ from analysis.stats.balance import outcomes
 from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.pools import pool_of
 from protolab.experiment.seeds import game_seeds
+from sim.enums import names
 from sim.pool import Pool
 from strategies.seats import play_games
+
+# the loop bound's end reason (sim/cards/vocabulary.py, EndReason)
+LOOP_CODE = {w: c for c, w in names("end_reason").items()}["loop_guard"]
 
 VERIFY_MATCHUP = 1 << 40  # fresh seeds: a matchup index no random-draft run or search look uses
 
@@ -54,26 +57,37 @@ def verify_seeds(master: int, n: int) -> tuple[int, ...]:
     return tuple(int(s) for s in game_seeds(master, np.full(n, VERIFY_MATCHUP, np.int64), np.arange(n), False))
 
 
-def play_job(job: Job) -> np.ndarray:
-    """games x protocols results of the job (analysis.stats.balance.outcomes); with `swap` and two different
-    strategies every seed is played twice, the second time with seats (and trios) exchanged."""
+class Outcomes(np.ndarray):
+    """A job's games x protocols results (analysis.stats.balance.outcomes) and, in `loops`, which of
+    those games the loop bound drew (a variant that adds them lets a player force draws)."""
+
+    loops: np.ndarray
+
+
+def play_job(job: Job) -> tuple[np.ndarray, np.ndarray]:
+    """games x protocols results of the job and each game's loop-draw flag; with `swap` and two
+    different strategies every seed is played twice, the second time with seats (and trios) exchanged."""
     pool = pool_of(job.sets, job.cards)
     seeds = np.asarray(job.seeds, dtype=np.uint64)
     s0, s1 = job.strategies
     cols = play_games(pool, seeds, (s0, s1), turn_cap=job.turn_cap)
     out = [outcomes(cols["protocols"], cols["winner"], len(pool.protocols))]
+    loops = [cols["end_reason"] == LOOP_CODE]
     if job.swap and s0 != s1:
-        out.append(_swapped(pool, seeds, cols, (s1, s0), job.turn_cap))
-    return np.concatenate(out)
+        swapped, swapped_loops = _swapped(pool, seeds, cols, (s1, s0), job.turn_cap)
+        out.append(swapped)
+        loops.append(swapped_loops)
+    return np.concatenate(out), np.concatenate(loops)
 
 
 def _swapped(
     pool: Pool, seeds: np.ndarray, first: dict[str, np.ndarray], strategies: tuple[str, str], turn_cap: int
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """The seeds again with strategies and trios exchanged and the same seat number first, as a run
     with `swap = true` plays the second game of a pair."""
     names = pool.protocols
     out = np.empty((len(seeds), len(names)), np.float32)
+    loops = np.zeros(len(seeds), bool)
     for fp in (0, 1):
         idx = np.flatnonzero(first["first_player"] == fp)
         if not len(idx):
@@ -83,9 +97,19 @@ def _swapped(
         ]
         cols = play_games(pool, seeds[idx], strategies, turn_cap=turn_cap, first_player=fp, protocols=trios)
         out[idx] = outcomes(cols["protocols"], cols["winner"], len(names))
-    return out
+        loops[idx] = cols["end_reason"] == LOOP_CODE
+    return out, loops
 
 
-def player(runner: Local | OnRay) -> Callable[[Sequence[Job]], list[np.ndarray]]:
-    """The search's games on `runner`: each job's results (play_job), in job order."""
-    return functools.partial(runner.map, play_job)
+def player(runner: Local | OnRay) -> Callable[[Sequence[Job]], list[Outcomes]]:
+    """The search's games on `runner`: each job's results (play_job) with their loop draws, in job order."""
+
+    def run(jobs: Sequence[Job]) -> list[Outcomes]:
+        out = []
+        for results, loops in runner.map(play_job, jobs):
+            played = results.view(Outcomes)
+            played.loops = loops
+            out.append(played)
+        return out
+
+    return run
