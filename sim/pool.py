@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sim.cards.loader import (
     BOXES,
@@ -19,6 +20,7 @@ from sim.cards.loader import (
     official_files,
     parse_card,
 )
+from sim.cards.refusals import refusal_message, refusals
 from sim.cards.vocabulary import first_release_form
 from sim.engine._core import MAX_PROTOCOLS, CorePool
 
@@ -132,7 +134,9 @@ class Pool:
 
 def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec, replaced: dict[str, str]) -> None:
     """Replace cards by the variant's tables: a replacement changes exactly the keys it names (a
-    box key such as `middle.do` replaces that key only) and inherits every other key of the card.
+    box key such as `middle.do` replaces that key only) and inherits every other key of the card,
+    except that a box naming its `text` and neither `do` nor `passive` is read from that text: the
+    new wording is what plays, so none of the box's old steps or trigger keys are kept (_merged_box).
     `replaced`: card (lower case) -> the variant file that replaced it; a second replacement of one
     card is refused, since one of the two would silently be lost."""
     index = {c.name.lower(): (p, i) for p in protos.values() for i, c in enumerate(p.cards)}
@@ -152,11 +156,19 @@ def _apply_variant(protos: dict[str, ProtocolSpec], var: VariantSpec, replaced: 
             if k == "replaces":
                 continue
             if k in BOXES and isinstance(v, dict) and isinstance(merged.get(k), dict):
-                merged[k] = {**merged[k], **v}
+                merged[k] = _merged_box(merged[k], v)
             else:
                 merged[k] = v
         proto.cards[i] = parse_card(Path(var.source), proto.name, proto.set, merged, i)
         proto.cards[i].source = var.source
+
+
+def _merged_box(kept: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """A replaced box: the keys given over the kept ones; a new text without steps is the whole box
+    (read from the text, keys given beside it winning, as in a protocol file)."""
+    if "text" in given and not {"do", "passive"} & set(given):
+        return dict(given)
+    return {**kept, **given}
 
 
 def _check_names(protos: Iterable[ProtocolSpec]) -> None:
@@ -197,9 +209,10 @@ def load_pool(
     """The official protocols of these sets plus designer files (new protocols or variants).
 
     A protocol file whose name matches an official protocol replaces it; a variant file replaces
-    single cards. Files are applied in the order given. A card whose text is not fully encoded
-    would silently play as blank, so such a pool is refused unless `require_encoded` is False
-    (the `cards` commands, which only show cards)."""
+    single cards. Files are applied in the order given. A box whose text the reader refused, or
+    that has text and no steps, would play as blank, so a pool with any is refused, every such box
+    named (sim/cards/refusals.py), unless `require_encoded` is False (the `cards` commands, which
+    show such boxes as not encoded)."""
     sets = list(sets)
     official = official_protocols()
     check_sets(sets, official)
@@ -223,14 +236,7 @@ def load_pool(
         )
     order = sorted(protos.values(), key=lambda p: p.name)
     _check_names(protos.values())  # official first: a clash is blamed on the file that adds it
-    if require_encoded:
-        for proto in order:
-            for card in proto.cards:
-                for name, box in card.boxes.items():
-                    if not box.encoded:
-                        raise CardDataError(
-                            f"{card.source}: {card.name}: key '{name}': the text {box.text!r} has no "
-                            f"'do' or 'passive', so the engine would play it as blank; encode it "
-                            f"(docs/cards.md) or remove the text"
-                        )
+    refused = refusals(c for p in order for c in p.cards)
+    if require_encoded and refused:
+        raise CardDataError(refusal_message(refused))
     return Pool(order, variants)

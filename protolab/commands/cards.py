@@ -8,11 +8,11 @@ from typing import Any
 
 from rich.table import Table
 
+from protolab.commands.cardfiles import check_files, print_reports
 from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
 from protolab.commands.registry import summary
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
-from sim.cards.loader import ProtocolSpec, load_file
-from sim.pool import DEFAULT_SETS, load_pool, official_protocols
+from sim.pool import official_protocols
 
 
 def cmd_cards_list(args: argparse.Namespace) -> int:
@@ -82,8 +82,11 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
         if box not in data:
             continue
         keys = dict(data[box])
-        read = " (steps read from the text)" if pool.specs[c.id].boxes[box].read else ""
+        spec_box = pool.specs[c.id].boxes[box]
+        read = " (steps read from the text)" if spec_box.read else ""
         print(f"  {box}: {keys.pop('text', '')}{read}")
+        if spec_box.refused:
+            print(f"    refused: {spec_box.refused}")
         for key, value in keys.items():
             for item in value if isinstance(value, list) else [value]:
                 print(f"    {key}: {item}")
@@ -153,44 +156,9 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
             _print_agreement("official pool", report, args.all)
         return 0
     # the files together, exactly as a run loads them (sim.pool.load_pool with its sets): every refusal
-    # of the loader, including those no file has alone (two variants replacing one card, a box with text
-    # and no steps that would play as blank), is this command's, one line and exit status 2
-    pool = load_pool(args.set or DEFAULT_SETS, cards=args.files)
-    for f in args.files:
-        spec = load_file(f)
-        if isinstance(spec, ProtocolSpec):
-            missing = [c.name for c in spec.cards if not c.encoded]
-            read = sum(b.read for c in spec.cards for b in c.boxes.values())
-            print(
-                f"{f}: OK, protocol {spec.name} ({spec.set}), 6 cards"
-                + (f"; not encoded: {', '.join(missing)}" if missing else ", all encoded")
-                + (f"; {read} boxes read from their text" if read else "")
-            )
-            report = _agreement(check_cards(spec.cards), 0.0)
-            for d in report["disagreements"]:
-                print(
-                    f"  note: {d['card']}: {d['box']}: the text does not read to the encoding ({d['verdict']}"
-                    + (f": {d['error']}" if d["error"] else f": reads as {json.dumps(d['read'])}")
-                    + ")"
-                )
-            continue
-        print(f"{f}: OK, variant {spec.name!r} replacing {', '.join(spec.replaces)}")
-        for name, raw in spec.replaces.items():
-            card = pool.card(name)
-            for box in ("top", "middle", "bottom"):
-                named = given if isinstance(given := raw.get(box), dict) else {}
-                kept = pool.specs[card.id].boxes.get(box)
-                if "text" in named and not {"do", "passive"} & set(named) and kept and (kept.do or kept.passive):
-                    print(
-                        f"  note: {card.name}: {box}.text changed but {box}.do/{box}.passive not named: "
-                        "the card keeps its old steps"
-                    )
-            same = [
-                o.name for o in pool.cards if o.protocol == card.protocol and o.value == card.value and o is not card
-            ]
-            if same:
-                print(f"  note: {card.name} now has value {card.value}, like {', '.join(same)}")
-    return 0
+    # of the loader, including those no file has alone (two variants replacing one card), is this
+    # command's, one line and exit status 2; boxes a run cannot play are all listed, exit status 1
+    return print_reports(check_files(args.files, args.set), args.format)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -212,8 +180,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_cards_show)
     p = csub.add_parser(
         "check",
-        help="validate protocol or variant files; with no FILE, check that every "
-        "official box's text reads to exactly its encoding",
+        help="validate protocol or variant files, listing every box a run would refuse (exit status 1 if "
+        "any); with no FILE, check that every official box's text reads to exactly its encoding",
     )
     p.add_argument(
         "files",
@@ -231,7 +199,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=("table", "json"),
         default="table",
-        help="json (with no FILE): the counts (boxes, agree, ...), each disagreement and every box",
+        help="json: with no FILE, the counts (boxes, agree, ...), each disagreement and every box; with FILEs, "
+        "the boxes, those encoded, every refused box, warnings and notes",
     )
     p.add_argument(
         "--all",

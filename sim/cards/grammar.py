@@ -32,15 +32,30 @@ def _joined(first: str, second: str) -> str:
 def tokens(text: str, protocol: str = "") -> list[str]:
     """Lower-case words and punctuation; the card's own protocol becomes PROTOCOL_WORD, and
     plurals of "card" read as "card" (agreement carries no meaning in the card language)."""
-    text = text.lower().replace("\u2019", "'")
+    return [w for w, _, _ in token_spans(text, protocol)]
+
+
+def token_spans(text: str, protocol: str = "") -> list[tuple[str, int, int]]:
+    """`tokens` with each token's (start, end) in `text`, so that an error can quote the words
+    as the designer wrote them."""
+    low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text).replace("\u2019", "'")
+    origin = list(range(len(low)))  # origin[i]: the index in `text` of character i of `low`
     if protocol:
-        text = re.sub(rf"\b{re.escape(protocol.lower())}\b", PROTOCOL_WORD, text)
-    out: list[str] = []
-    for w in _WORD.findall(text):
-        if out and w in JOINED.get(out[-1], ()):
-            out[-1] = _joined(out[-1], w)
+        pieces, origin, at = [], [], 0
+        for m in re.finditer(rf"\b{re.escape(protocol.lower())}\b", low):
+            pieces += [low[at : m.start()], PROTOCOL_WORD]
+            origin += [*range(at, m.start()), *[m.start()] * (len(PROTOCOL_WORD) - 1), m.end() - 1]
+            at = m.end()
+        pieces.append(low[at:])
+        origin += range(at, len(low))
+        low = "".join(pieces)
+    out: list[tuple[str, int, int]] = []
+    for m in _WORD.finditer(low):
+        w, start, end = m.group(), origin[m.start()], origin[m.end() - 1] + 1
+        if out and w in JOINED.get(out[-1][0], ()):
+            out[-1] = (_joined(out[-1][0], w), out[-1][1], end)
         else:
-            out.append("card" if w == "cards" else w)
+            out.append(("card" if w == "cards" else w, start, end))
     return out
 
 

@@ -103,10 +103,15 @@ class Box:
     where: str | None = None
     covered_by: str | None = None
     read: bool = field(default=False, metadata={"key": False})  # `do`/`passive`/`when` read from `text`
+    # why the reader refused the text of a text-only box ("" if it did not), and the words it could
+    # not read, as written: such a box has no steps, and is never played as blank (sim/cards/refusals.py)
+    refused: str = field(default="", metadata={"key": False})
+    unread: tuple[str, ...] = field(default=(), metadata={"key": False})
 
     @property
     def encoded(self) -> bool:
-        return not self.text or bool(self.do or self.passive)
+        """Blank only when left empty on purpose (no text); otherwise read or written with steps."""
+        return not self.refused and (not self.text or bool(self.do or self.passive))
 
     def as_data(self) -> dict[str, Any]:
         """The keys this box sets (those that differ from an empty box), as a file would write them:
@@ -387,11 +392,14 @@ def parse_box(path: Path | str, card: str, box: str, raw: Any, protocol: str = "
 
 def _read_box(path: Path | str, card: str, box: str, raw: dict[str, Any], protocol: str) -> Box:
     """A text-only box: its keys as read from the text (keys the file gives win), then checked
-    like any box."""
+    like any box. A text the reader refuses gives a box marked refused (the other keys it gives
+    still checked), so that every refused box of a file can be reported at once."""
     try:
         keys = read_box(raw["text"], protocol)
     except ReadError as e:
-        raise _err(path, card, f"{box}.text", f"{e}; write the box with do/passive (docs/cards.md)") from None
+        refused = parse_box(path, card, box, raw)
+        refused.refused, refused.unread = str(e), tuple(raw["text"][a:b] for a, b in e.unread)
+        return refused
     parsed = parse_box(path, card, box, {**keys, **raw})
     parsed.read = True
     return parsed

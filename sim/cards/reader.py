@@ -20,7 +20,13 @@ from sim.cards import vocabulary as vocab
 
 
 class ReadError(ValueError):
-    """Card text the reader cannot turn into steps: the message is one line naming the words."""
+    """Card text the reader cannot turn into steps: the message is one line naming the words as
+    written. `unread`: the (start, end) spans of the text it could not read (none when the problem
+    is not in one place, e.g. an ambiguity)."""
+
+    def __init__(self, message: str, unread: tuple[tuple[int, int], ...] = ()) -> None:
+        super().__init__(message)
+        self.unread = unread
 
 
 _KEYWORD = {v.name: v.word for v in vocab.VERBS}
@@ -455,18 +461,21 @@ def read_box(text: str, protocol: str) -> dict[str, Any]:
     odd = sorted(set(gr.UNREAD_CHARS.findall(text.lower().replace("\u2019", "'"))))
     if odd:
         raise ReadError("unknown character" + ("s " if len(odd) > 1 else " ") + " ".join(repr(c) for c in odd))
-    words = gr.tokens(text, protocol)
+    spans = gr.token_spans(text, protocol)
+    words = [w for w, _, _ in spans]
     if not words:
         raise ReadError("the text is empty")
-    unknown = [w for w in words if w not in gr.known_words() and not w.isdigit()]
+    unknown = [(w, s, e) for w, s, e in spans if w not in gr.known_words() and not w.isdigit()]
     if unknown:
+        first = {w: text[s:e] for w, s, e in reversed(unknown)}  # each word as first written
         raise ReadError(
-            f"unknown word{'s' if len(unknown) > 1 else ''} "
-            + ", ".join(f"'{_shown(w, protocol)}'" for w in dict.fromkeys(unknown))
+            f"unknown word{'s' if len(first) > 1 else ''} "
+            + ", ".join(f"'{first[w]}'" for w in dict.fromkeys(w for w, _, _ in unknown)),
+            tuple((s, e) for _, s, e in unknown),
         )
     if words[-1] != ".":
         words.append(".")
-    tree = _parse(words, protocol)
+    tree = _parse(words, _Source(text, spans))
     try:
         parts = _transformer().transform(tree)
     except Exception as e:  # lark wraps callback errors in VisitError
@@ -489,11 +498,25 @@ def _box_of(parts: list, protocol: str) -> dict[str, Any]:
     return box
 
 
-def _shown(word: str, protocol: str) -> str:
-    return word.replace(gr.PROTOCOL_WORD, protocol).replace("+", " ")
+class _Source:
+    """The text as written and its tokens' spans: error messages quote the designer's words."""
+
+    def __init__(self, text: str, spans: list[tuple[str, int, int]]) -> None:
+        self.text, self.spans = text, spans
+
+    def span(self, i: int, j: int) -> tuple[int, int]:
+        """The characters of tokens i..j-1 (the "." the reader adds at the end has none)."""
+        j = min(j, len(self.spans))
+        if i >= j:
+            return (len(self.text), len(self.text))
+        return (self.spans[i][1], self.spans[j - 1][2])
+
+    def words(self, i: int, j: int) -> str:
+        s, e = self.span(i, j)
+        return self.text[s:e].rstrip(" .")
 
 
-def _parse(words: list[str], protocol: str):
+def _parse(words: list[str], source: _Source):
     from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken  # third-party; see grammar._parser
 
     text = " ".join(words)
@@ -501,31 +524,33 @@ def _parse(words: list[str], protocol: str):
         return gr._parser().parse(text)
     except (UnexpectedEOF, UnexpectedToken) as e:
         if isinstance(e, UnexpectedToken) and e.token.type != "$END":
-            raise _unexpected(words, text, e.token.start_pos, protocol) from None
+            raise _unexpected(words, text, e.token.start_pos, source) from None
+        start = _sentence_start(words, len(words) - 1)
         raise ReadError(
-            f"the text stops in the middle of a sentence: '{_shown(_sentence_at(words, len(words) - 1), protocol)}'"
+            f"the text stops in the middle of a sentence: '{source.words(start, len(words))}'",
+            (source.span(start, len(words)),),
         ) from None
     except UnexpectedInput as e:
-        raise _unexpected(words, text, e.pos_in_stream, protocol) from None
+        raise _unexpected(words, text, e.pos_in_stream, source) from None
 
 
-def _unexpected(words: list[str], text: str, pos: int | None, protocol: str) -> ReadError:
+def _unexpected(words: list[str], text: str, pos: int | None, source: _Source) -> ReadError:
     """The error for a text that cannot be read from word `pos` (a character offset in `text`)
-    on: the words from there to the end of the sentence."""
+    on: the words from there to the end of the sentence, quoted as written."""
     at = text[: pos or 0].count(" ")
-    said = _shown(_sentence_at(words, at - 1), protocol)
+    start = _sentence_start(words, at - 1)
+    said = source.words(start, at)
     rest = words[at:]
     stop = rest.index(".") if "." in rest else len(rest)
     if stop == 0:
-        return ReadError(f"the sentence '{said}' stops before it is complete")
+        return ReadError(f"the sentence '{said}' stops before it is complete", (source.span(start, at),))
     where = f"after '{said}'" if said else "at the start of a sentence"
-    return ReadError(f"could not read '{_shown(' '.join(rest[:stop]), protocol)}' ({where})")
+    return ReadError(f"could not read '{source.words(at, at + stop)}' ({where})", (source.span(at, at + stop),))
 
 
-def _sentence_at(words: list[str], i: int) -> str:
-    """The words of the sentence up to word i (for error messages)."""
-    start = max((j + 1 for j in range(i) if words[j] == "."), default=0)
-    return " ".join(words[start : i + 1]).rstrip(" .")
+def _sentence_start(words: list[str], i: int) -> int:
+    """The first word of the sentence that word i is in (for error messages)."""
+    return max((j + 1 for j in range(i) if words[j] == "."), default=0)
 
 
 def normal_text(text: str) -> str:

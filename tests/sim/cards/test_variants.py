@@ -47,11 +47,11 @@ def test_every_box_key_survives_a_value_only_variant(pool, tmp_path, key):
 
 
 def test_a_box_key_replaces_that_key_only(pool, tmp_path):
-    """`bottom.text` alone keeps Ice 1's trigger, its steps and its `where`."""
-    f = _variant(tmp_path, '[[cards]]\nreplaces = "Ice 1"\nbottom.text = "Reworded."\n')
+    """`bottom.during` alone keeps Ice 1's text, trigger, steps and `where`."""
+    f = _variant(tmp_path, '[[cards]]\nreplaces = "Ice 1"\nbottom.during = "opponent_turn"\n')
     before = pool.specs[pool.card("Ice 1").id].as_data()
     after = load_pool(cards=[f]).specs[pool.card("Ice 1").id].as_data()
-    assert after["bottom"] == {**before["bottom"], "text": "Reworded."}
+    assert after["bottom"] == {**before["bottom"], "during": "opponent_turn"}
     assert after["bottom"]["where"] == "this_line"
     assert after["middle"] == before["middle"]
 
@@ -101,13 +101,6 @@ def test_cards_show_prints_every_encoded_key(pool, capsys):
     spec = pool.specs[pool.card("Peace 4").id]
     assert {k: data[k] for k in ("name", "value", *[b for b in BOXES if b in data])} == spec.as_data()
     assert data["bottom"]["during"] == "opponent_turn"
-
-
-def test_cards_check_notes_new_text_over_inherited_steps(tmp_path, capsys):
-    """Rewording a box keeps its steps (only the named key changes); `cards check` says so."""
-    f = _variant(tmp_path, '[[cards]]\nreplaces = "Fire 1"\nmiddle.text = "Draw 4 cards."\n')
-    assert main(["cards", "check", str(f)]) == 0
-    assert "Fire 1: middle.text changed but middle.do/middle.passive not named" in capsys.readouterr().out
 
 
 def _protocols(tmp_path, count):
