@@ -12,6 +12,7 @@ from typing import Any
 from sim.cards.agreement import check_box
 from sim.cards.loader import BOXES, CardSpec, ProtocolSpec, VariantSpec, load_file
 from sim.cards.refusals import Refusal, refusals
+from sim.cards.selfloops import self_loops
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 
 
@@ -25,6 +26,7 @@ class FileReport:
     refused: list[Refusal] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)  # the text reads to other steps
     notes: list[str] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)  # boxes whose own steps can set them off again
 
 
 def _checked_boxes(card: CardSpec, names: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -58,6 +60,7 @@ def _report(f: str, spec: ProtocolSpec | VariantSpec, cards: list[CardSpec], poo
         warnings, notes = _checked_boxes(card, named)
         out.warnings += warnings
         out.notes += notes
+        out.loops += self_loops(card)
         if isinstance(spec, VariantSpec):
             same = [o.name for o in pool.cards if o.protocol == card.protocol and o.value == card.value]
             if len(same) > 1:
@@ -98,6 +101,7 @@ def print_reports(reports: list[FileReport], fmt: str) -> int:
             "refused": [r.as_data() for rep in reports for r in rep.refused],
             "warnings": [w for rep in reports for w in rep.warnings],
             "notes": [n for rep in reports for n in rep.notes],
+            "loops": [n for rep in reports for n in rep.loops],
         }
         print(json.dumps(data, indent=1))
         return 1 if refused else 0
@@ -110,6 +114,8 @@ def print_reports(reports: list[FileReport], fmt: str) -> int:
                 f"  warning: {w['card']}: {w['box']}: the text reads to other steps than its "
                 f"do/passive: reads as {json.dumps(w['read'])}, written as {json.dumps(w['encoding'])}"
             )
+        for n in rep.loops:
+            print(f"  loop: {n}")
         for n in rep.notes:
             print(f"  note: {n}")
     print(f"{boxes - refused} of {boxes} boxes encoded; {refused} refused")
