@@ -793,9 +793,37 @@ ENUMS: tuple[EngineEnum, ...] = (
                 "during your turn the opponent's cards have no middle text",
             ),
             M("PROTO_FACEUP_HERE", "protocol_faceup_here", "cards of this protocol may be played face-up in this line"),
+            M("DENY", "deny", "the box holds a restriction (CardDef.deny[box], docs/cards.md)"),
         ),
         "passive modifiers (bits of CardDef.passive[box])",
         flags=True,
+    ),
+    # restrictions (a passive `{ deny = ... }`: CardDef.deny[box]); matched by denied() in zones.pxi
+    EngineEnum(
+        "Deny",
+        "DN_",
+        "deny",
+        (
+            M("NONE"),
+            M("PLAY", "play", "play a card (either face)"),
+            M("PLAY_UP", "play_faceup", "play a card face-up"),
+            M("PLAY_DOWN", "play_facedown", "play a card face-down"),
+            M("FLIP", "flip", "flip a card (either way)"),
+            M("FLIP_UP", "flip_up", "flip a face-down card face-up"),
+            M("FLIP_DOWN", "flip_down", "flip a face-up card face-down"),
+            M("SHIFT", "shift", "shift a card from or to the line"),
+            M("SHIFT_FROM", "shift_from", "shift a card out of the line"),
+            M("SHIFT_TO", "shift_to", "shift a card into the line"),
+            M("DELETE", "delete", "delete a card by a text (a compile still deletes it, 4.1)"),
+            M("RETURN", "return", "return a card to its owner's hand"),
+            M("REARRANGE", "rearrange", "rearrange or swap protocols (4.4), by control or by a text"),
+            M("COMPILE", "compile", "compile a line (3.3; a forced compile that is refused is skipped)"),
+            M("DRAW", "draw", "draw cards (a refresh draws too)"),
+            M("REFRESH", "refresh", "refresh as the action (3.4)"),
+            M("DISCARD", "discard", "discard cards by a text (clearing cache, 3.5, still discards)"),
+        ),
+        "the action a restriction forbids",
+        card=True,
     ),
     EngineEnum(
         "SelfPlay",
@@ -929,6 +957,22 @@ ENUMS: tuple[EngineEnum, ...] = (
     ),
 )
 del M
+
+# Restrictions: the Deny actions on a field card (`face` selects it), on a card at all (`whose`:
+# the side it stands on or is played to; the line is the card's, a shift's destination or a
+# play's line) and those a `scope = "this_line"` may narrow.
+DENY_ON_FIELD = (
+    "flip",
+    "flip_up",
+    "flip_down",
+    "shift",
+    "shift_from",
+    "shift_to",
+    "delete",
+    "return",
+)
+DENY_ON_CARDS = ("play", "play_faceup", "play_facedown", *DENY_ON_FIELD)
+DENY_IN_LINE = (*DENY_ON_CARDS, "compile")
 
 
 def enum(name: str) -> EngineEnum:
