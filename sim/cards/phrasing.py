@@ -251,7 +251,9 @@ def _card_restrictions() -> list[tuple[str, dict[str, Any]]]:
                         text = " ".join(w for w in (_cards(whose, face, line), "cannot", words, by_words) if w)
                         out.append((text, _deny_keys(deny, whose=whose, face=face, by=by, scope=scope)))
             for (deny, scope), words in DENY_SHIFT_WORDS.items():
-                out.append((f"{_cards(whose, face)} cannot {words}", _deny_keys(deny, whose=whose, face=face, scope=scope)))
+                out.append(
+                    (f"{_cards(whose, face)} cannot {words}", _deny_keys(deny, whose=whose, face=face, scope=scope))
+                )
     return out
 
 

@@ -2,12 +2,12 @@
 the compiled record, and the printed sentences read and written back."""
 
 import pytest
+from sim.engine._core import constants
 
 from sim.cards import phrasing as ph
 from sim.cards.loader import CardDataError, load_file
 from sim.cards.reader import read_box
 from sim.cards.writer import write_box
-from sim.engine._core import constants
 
 K = constants()
 
@@ -56,7 +56,7 @@ def test_a_restriction_compiles_into_the_box_record(tmp_path):
         ('{ deny = "draw", whose = "you" }', "selects no cards"),
         ('{ deny = "draw", scope = "this_line" }', "has no line"),
         ('{ deny = "shift_to" }', 'scope = "this_line"'),
-        ('{ deny = "delete", scope = "this_stack" }', "\"this_line\" or \"all\""),
+        ('{ deny = "delete", scope = "this_stack" }', '"this_line" or "all"'),
         ('{ line_value = 1, by = "you" }', "belongs to a restriction"),
         ('{ line_value = 1, whose = "any" }', "belongs to a restriction"),
         ('{ deny = "delete" }, { deny = "return" }', "one restriction (deny = ...) per box"),
