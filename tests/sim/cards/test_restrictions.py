@@ -1,6 +1,8 @@
 """Restrictions (a passive `{ deny = ... }`, docs/cards.md "Restrictions"): the loader's checks,
 the compiled record, and the printed sentences read and written back."""
 
+from pathlib import Path
+
 import pytest
 from sim.engine._core import constants
 
@@ -67,3 +69,21 @@ def test_a_bad_restriction_is_refused_in_one_line(tmp_path, passive, says):
         load_file(_protocol(tmp_path, passive))
     message = str(e.value)
     assert "ward.toml" in message and says in message and "\n" not in message
+
+
+def test_games_with_restrictions_keep_the_invariants():
+    """Random and bot games drafting the restriction fixtures: the checks run at every decision
+    the bots' lookahead copies and the invariant checks see, and nothing breaks."""
+    import numpy as np
+
+    from sim.pool import load_pool
+    from strategies.seats import play_games
+
+    fixtures = Path(__file__).parents[2] / "fixtures_restrict"
+    pool = load_pool(("Main 1",), cards=[fixtures / "ward.toml", fixtures / "bastion.toml"])
+    for strategies in (("random", "random"), ("greedy", "disrupt")):
+        cols = play_games(pool, range(3_000, 3_600), check_invariants=True, strategies=strategies)
+        bad = np.nonzero(cols["violation"])[0]
+        assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
+        drafted = {pool.protocols[p] for p in np.unique(cols["protocols"]).tolist()}
+        assert {"Ward", "Bastion"} <= drafted
