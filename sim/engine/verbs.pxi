@@ -140,9 +140,11 @@ cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept 
     cdef int32_t scratch[MAXCARDS]
     cdef int v = st.verb
     if st.count_kind == CK_THIS:
-        return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+        return (on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+                and not (g.has_deny and field_denied(g, v, dec, fr.src, g.line[fr.src])))
     if st.count_kind == CK_THAT:
-        return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+        return (fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+                and not (g.has_deny and field_denied(g, v, dec, fr.that, g.line[fr.that])))
     return collect(g, fr, st, -1, scratch) > 0
 
 cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
