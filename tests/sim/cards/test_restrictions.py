@@ -87,3 +87,15 @@ def test_games_with_restrictions_keep_the_invariants():
         assert len(bad) == 0, f"invariant {cols['violation'][bad[0]]} violated at seed {cols['seed'][bad[0]]}"
         drafted = {pool.protocols[p] for p in np.unique(cols["protocols"]).tolist()}
         assert {"Ward", "Bastion"} <= drafted
+
+
+def test_the_encoded_fixture_says_what_its_text_reads_to():
+    """Bastion's boxes carry both: the printed sentence reads to the hand-written restriction."""
+    import tomllib
+
+    raw = tomllib.loads((Path(__file__).parents[2] / "fixtures_restrict" / "bastion.toml").read_text())
+    boxes = [card[box] for card in raw["cards"] for box in ("top", "bottom") if box in card]
+    assert len(boxes) == 6
+    for box in boxes:
+        wanted = [{k: v for k, v in m.items() if v != "any"} for m in box["passive"]]
+        assert read_box(box["text"], "Bastion") == {"passive": wanted}, box["text"]
