@@ -58,6 +58,11 @@ LATER_CARD_FIELDS = {
     "per_hand": 0,
     "per_opp_card": 0,
     "self_play": 0,
+    "deny": [0, 0, 0],
+    "deny_whose": [0, 0, 0],
+    "deny_face": [0, 0, 0],
+    "deny_by": [0, 0, 0],
+    "deny_line": [0, 0, 0],
 }
 
 

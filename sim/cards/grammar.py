@@ -135,7 +135,7 @@ pplace: "in" "another" "line"                           -> to_other_line
 
 _STRUCTURE = r"""
 start: trigger body | body | passives
-passives: (passive ".")+
+passives: ((passive | restriction) ".")+
 body: sentence+
 sentence: opener? ("if" condition ",")? clauses "."
 opener: "first" "," | "then" ","
@@ -203,6 +203,7 @@ def grammar() -> str:
         _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
         _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
         _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
+        _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTIONS]),
         _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
         _alternatives("after_phrase", [_rule_body(w) for w in ph.AFTER_WORDS.values()]),
         _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),

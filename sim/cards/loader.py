@@ -72,7 +72,8 @@ FLAG_PASSIVES = (
     "protocol_faceup_here",
 )
 DENY_PASSIVES = {"facedown": "deny_facedown_line", "any": "deny_any_line", "faceup": "deny_faceup"}
-PASSIVE_KEYS = {*AMOUNT_PASSIVES, *FLAG_PASSIVES, "deny_play", "play_anywhere", "play_either_side"}
+PASSIVE_KEYS = {*AMOUNT_PASSIVES, *FLAG_PASSIVES, "deny_play", "play_anywhere", "play_either_side", "deny"}
+DENY_ACTIONS = tuple(w for w in K["deny"] if isinstance(w, str))
 
 
 def parse_condition(text: str) -> tuple[str, str, str | int] | None:
@@ -324,9 +325,34 @@ class Modifier(Strict):
     deny_play: words("facedown", "faceup", "any") | None = None
     play_anywhere: Flag = None
     play_either_side: one_of((True, "any_face"), 'true (face-up) or "any_face"', got=False) | None = None
-    whose: words("you", "opponent") | None = None
+    deny: words(*DENY_ACTIONS) | None = None
+    face: words("up", "down", "any") | None = None
+    by: words("you", "opponent", "any") | None = None
+    whose: words("you", "opponent", "any") | None = None
     scope: words("this_line", "this_stack", "all") | None = None
     if_: Annotated[words("other_protocol_faceup_in_stack") | None, Field(alias="if")] = None
+
+    @model_validator(mode="after")
+    def _restriction(self) -> Modifier:
+        """A restriction's keys fit its action; `face`, `by` and `whose = "any"` are a restriction's."""
+        if self.deny is None:
+            for key in ("face", "by"):
+                if getattr(self, key) is not None:
+                    fail(f"'{key}' belongs to a restriction (deny = ...)", key)
+            if self.whose == "any":
+                fail('whose = "any" belongs to a restriction (deny = ...)', "whose")
+            return self
+        if self.face is not None and self.deny not in vocab.DENY_ON_FIELD:
+            fail(f"a {self.deny} restriction selects no field cards: no 'face'", "face")
+        if self.deny in ("shift_from", "shift_to") and self.scope != "this_line":
+            fail(f'a {self.deny} restriction is about this line: scope = "this_line"', "scope")
+        if self.whose is not None and self.deny not in (*vocab.DENY_ON_CARDS, "rearrange"):
+            fail(f"a {self.deny} restriction selects no cards: no 'whose' (use 'by')", "whose")
+        if self.scope not in (None, "this_line", "all"):
+            fail('a restriction\'s scope is "this_line" or "all"', "scope")
+        if self.scope == "this_line" and self.deny not in vocab.DENY_IN_LINE:
+            fail(f'a {self.deny} restriction has no line: no scope = "this_line"', "scope")
+        return self
 
 
 def _one_modifier(mod: Any) -> Any:
@@ -352,6 +378,8 @@ class BoxTable(Strict):
     def _triggered(self) -> BoxTable:
         if self.position != "middle" and self.do and self.when is None:
             fail("steps in a top or bottom box need a trigger (when = ...)", "when")
+        if sum(m.deny is not None for m in self.passive) > 1:
+            fail("one restriction (deny = ...) per box", "passive")
         return self
 
 
@@ -663,6 +691,7 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
         "per_hand": 0,
         "per_opp_card": 0,
         "self_play": 0,
+        **{key: [0, 0, 0] for key in DENY_FIELDS},
     }
     P = K["passive"]
     for b, box_name in enumerate(BOXES):
@@ -686,6 +715,8 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             if "line_value" in m:
                 rec["line_value_opp"] = int(m.get("whose", "you") == "opponent")
                 rec["line_value_cond"] = int(m.get("if") == "other_protocol_faceup_in_stack")
+            if "deny" in m:
+                _compile_restriction(rec, b, m)
             if "deny_play" in m:
                 rec["passive"][b] |= P[DENY_PASSIVES[m["deny_play"]]]
             for flag in FLAG_PASSIVES:
@@ -698,3 +729,16 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
                     "either_side" if m["play_either_side"] is True else "either_side_down"
                 ]
     return rec
+
+
+DENY_FIELDS = ("deny", "deny_whose", "deny_face", "deny_by", "deny_line")
+
+
+def _compile_restriction(rec: dict[str, Any], b: int, m: dict[str, Any]) -> None:
+    """A `{ deny = ... }` modifier into the box's restriction fields (BoxTable allows one a box)."""
+    rec["passive"][b] |= K["passive"]["deny"]
+    rec["deny"][b] = K["deny"][m["deny"]]
+    rec["deny_whose"][b] = K["whose"][m.get("whose", "any")]
+    rec["deny_face"][b] = K["face"][m.get("face", "any")]
+    rec["deny_by"][b] = K["whose"][m.get("by", "any")]
+    rec["deny_line"][b] = int(m.get("scope") == "this_line")

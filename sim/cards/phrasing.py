@@ -197,3 +197,83 @@ PASSIVES: tuple[tuple[str, dict[str, Any]], ...] = (
 def third_person(verb: str) -> str:
     """`draw` -> `draws`, `refresh` -> `refreshes`."""
     return verb + ("es" if verb.endswith(("sh", "ch", "s", "x")) else "s")
+
+
+# Restrictions (a passive `{ deny = ... }`, docs/cards.md "Restrictions"): every sentence is one
+# combination of the parts below, generated once so that the reader and the writer share it.
+# A key left out is its default (`whose`/`face`/`by` "any", every line).
+DENY_WHOSE: dict[str, str] = {"any": "", "you": "your", "opponent": "your opponent's"}
+DENY_FACE: dict[str, str] = {"any": "", "up": "face-up", "down": "face-down"}
+DENY_BY: dict[str, str] = {"any": "", "you": "by you", "opponent": "by your opponent"}
+DENY_ACTORS: dict[str, str] = {"any": "players", "you": "you", "opponent": "your opponent"}
+# "<cards> cannot <words> <by>": the card is selected by whose, face and (in this line) scope
+DENY_CARD_WORDS: dict[str, str] = {
+    "flip": "be flipped",
+    "flip_up": "be flipped face-up",
+    "flip_down": "be flipped face-down",
+    "delete": "be deleted",
+    "return": "be returned",
+}
+# "<cards> cannot <words>": the line is in the words
+DENY_SHIFT_WORDS: dict[tuple[str, str | None], str] = {
+    ("shift", None): "be shifted",
+    ("shift", "this_line"): "shift from or to this line",
+    ("shift_from", "this_line"): "shift from this line",
+    ("shift_to", "this_line"): "shift to this line",
+}
+# "cards cannot <words> <in this line> <by>"
+DENY_PLAY_WORDS: dict[str, str] = {
+    "play": "be played",
+    "play_faceup": "be played face-up",
+    "play_facedown": "be played face-down",
+}
+# "<actor> cannot <words> <this line>"
+DENY_PLAYER_WORDS: dict[str, str] = {"draw": "draw cards", "refresh": "refresh", "discard": "discard cards"}
+
+
+def _deny_keys(deny: str, **keys: str | None) -> dict[str, Any]:
+    """A restriction's modifier with its defaults left out."""
+    defaults = {"whose": "any", "face": "any", "by": "any", "scope": None}
+    return {"deny": deny, **{k: v for k, v in keys.items() if v != defaults[k]}}
+
+
+def _cards(whose: str, face: str, line: str | None = None) -> str:
+    return " ".join(w for w in (DENY_WHOSE[whose], DENY_FACE[face], "cards", line) if w)
+
+
+def _card_restrictions() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for whose in DENY_WHOSE:
+        for face in DENY_FACE:
+            for deny, words in DENY_CARD_WORDS.items():
+                for scope, line in ((None, None), ("this_line", "in this line")):
+                    for by, by_words in DENY_BY.items():
+                        text = " ".join(w for w in (_cards(whose, face, line), "cannot", words, by_words) if w)
+                        out.append((text, _deny_keys(deny, whose=whose, face=face, by=by, scope=scope)))
+            for (deny, scope), words in DENY_SHIFT_WORDS.items():
+                out.append(
+                    (f"{_cards(whose, face)} cannot {words}", _deny_keys(deny, whose=whose, face=face, scope=scope))
+                )
+    return out
+
+
+def _other_restrictions() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for deny, words in DENY_PLAY_WORDS.items():
+        for scope, line in ((None, ""), ("this_line", "in this line")):
+            for by, by_words in DENY_BY.items():
+                text = " ".join(w for w in ("cards cannot", words, line, by_words) if w)
+                out.append((text, _deny_keys(deny, by=by, scope=scope)))
+    for by, actor in DENY_ACTORS.items():
+        for deny, words in DENY_PLAYER_WORDS.items():
+            out.append((f"{actor} cannot {words}", _deny_keys(deny, by=by)))
+        out.append((f"{actor} cannot compile", _deny_keys("compile", by=by)))
+        out.append((f"{actor} cannot compile this line", _deny_keys("compile", by=by, scope="this_line")))
+    for whose in DENY_WHOSE:
+        for by, by_words in DENY_BY.items():
+            text = " ".join(w for w in (DENY_WHOSE[whose], "protocols cannot be rearranged", by_words) if w)
+            out.append((text, _deny_keys("rearrange", whose=whose, by=by)))
+    return out
+
+
+RESTRICTIONS: tuple[tuple[str, dict[str, Any]], ...] = (*_card_restrictions(), *_other_restrictions())

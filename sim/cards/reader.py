@@ -339,6 +339,8 @@ def _table_rule(name: str, i: int, c: list) -> Any:
         return text.format(n=c[0]) if c else text
     if name == "passive":
         return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
+    if name == "restriction":
+        return dict(ph.RESTRICTIONS[i][1])
     if name == "when_phrase":
         return gr.WHENS[i]
     if name == "after_phrase":

@@ -314,7 +314,19 @@ def _trigger(box: dict[str, Any]) -> str:
     return " ".join(w for w in words if w) + ":"
 
 
+def _restriction(mod: dict[str, Any]) -> str:
+    """A `{ deny = ... }` modifier's sentence (its default keys left out first)."""
+    defaults = {"whose": "any", "face": "any", "by": "any", "scope": "all"}
+    keys = {k: v for k, v in mod.items() if defaults.get(k) != v}
+    for words, fixed in ph.RESTRICTIONS:
+        if fixed == keys:
+            return words
+    raise WriteError(f"no phrasing prints the restriction {mod}")
+
+
 def _passive(mod: dict[str, Any]) -> str:
+    if "deny" in mod:
+        return _restriction(mod)
     for words, keys in ph.PASSIVES:
         amounts = {mod[k] if v == "n" else -mod[k] for k, v in keys.items() if v in ("n", "-n") and k in mod}
         if len(amounts) > 1 or set(keys) != set(mod):

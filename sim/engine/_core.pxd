@@ -40,6 +40,13 @@ cdef struct CardDef:
     int8_t per_hand
     int8_t per_opp_card
     uint8_t self_play        # SelfPlay bits
+    # a restriction per box (PA_DENY in passive[box]): the Deny action, whose cards (Whose), their
+    # face (Face), who performs (Whose, relative to this card's side), 1: only in this card's line
+    uint8_t deny[3]
+    uint8_t deny_whose[3]
+    uint8_t deny_face[3]
+    uint8_t deny_by[3]
+    uint8_t deny_line[3]
     # derived when the pool is loaded (CorePool), for the per-line cache (zones.pxi)
     uint32_t trig_bits       # bit t: one of the boxes has trigger t
     uint32_t any_passive     # union of passive[0..2]
@@ -187,6 +194,7 @@ cdef struct State:
     int8_t checking                 # run invariant checks (tests)
     int8_t violation
     int8_t compiling_line           # line being compiled: cards uncovered there resolve nothing (4.1)
+    int8_t has_deny                 # a card of this game has a restriction (zones.pxi denied(); set when dealt)
     int16_t nce                     # compile events recorded (ce_* below)
     # derived from the field, recomputed lazily when field_ver moves on (zones.pxi)
     uint32_t field_ver

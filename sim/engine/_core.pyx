@@ -48,7 +48,8 @@ MAX_PROTOCOLS = MAXPROTO     # a pool's protocols: the engine keeps sets of them
 CARD_FIELDS = (
     "protocol", "value", "trig", "by_opp", "during", "here", "cover_same", "step_start",
     "step_len", "passive", "facedown_value", "line_value", "line_value_opp", "line_value_cond",
-    "per_facedown", "per_hand", "per_opp_card", "self_play",
+    "per_facedown", "per_hand", "per_opp_card", "self_play", "deny", "deny_whose", "deny_face",
+    "deny_by", "deny_line",
 )
 
 
@@ -85,6 +86,11 @@ cdef class CorePool:
                 d.step_start[b] = cd["step_start"][b]
                 d.step_len[b] = cd["step_len"][b]
                 d.passive[b] = cd["passive"][b]
+                d.deny[b] = cd["deny"][b]
+                d.deny_whose[b] = cd["deny_whose"][b]
+                d.deny_face[b] = cd["deny_face"][b]
+                d.deny_by[b] = cd["deny_by"][b]
+                d.deny_line[b] = cd["deny_line"][b]
                 d.trig_bits |= 1u << d.trig[b]
                 d.any_passive |= d.passive[b]
             d.facedown_value = cd["facedown_value"]
@@ -417,6 +423,7 @@ cdef class CoreState:
                     g.side[c] = p
                     g.line[c] = l
                     g.face_up[c] = up
+        note_restrictions(g)
         touch(g)
 
     # -- running -----------------------------------------------------------------------------

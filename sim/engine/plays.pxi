@@ -16,6 +16,8 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
     cdef uint32_t opp_all, mine_all
     cdef bint line_ok[3]
     cdef bint down_ok[3]
+    cdef int free_up[2][3]              # no restriction forbids p this face-up / face-down play
+    cdef int free_down[2][3]            # (index: 0 p's own side, 1 the opponent's)
     cdef uint64_t up_protocols[3]
     cdef const CardDef* d
     if g.cache_ver != g.field_ver:
@@ -31,6 +33,7 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
         if mine_all & PA_FACEUP_ANYWHERE:
             up_protocols[l] = ~(<uint64_t>0)
     up_ok = (not down_only) and not (opp_all & PA_DENY_FACEUP)
+    play_freedom(g, p, free_up, free_down)
     for i in range(ncards):
         c = cards[i]
         if st != NULL and not card_fits(g, fr, st, c):
@@ -45,13 +48,22 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
                     continue
                 # whether a card matches a line's protocols is data: each option is written, then
                 # counted only if legal (the next option overwrites an uncounted one)
-                up = up_ok & (card_anywhere | <int>((up_protocols[l] >> pr) & 1))
+                up = up_ok & free_up[side][l] & (card_anywhere | <int>((up_protocols[l] >> pr) & 1))
                 g.opts[n] = play_option(c, l, 1, side)
                 n += up
-                down = down_ok[l] & ((side == 0) | ((d.self_play & SP_EITHER_SIDE_DOWN) != 0))
+                down = down_ok[l] & free_down[side][l] & ((side == 0) | ((d.self_play & SP_EITHER_SIDE_DOWN) != 0))
                 g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides
                 n += down
     return n
+
+cdef inline void play_freedom(State* g, int p, int free_up[2][3], int free_down[2][3]) noexcept nogil:
+    """Which faces and lines the restrictions leave p to play into, per side (0: p's own)."""
+    cdef int k, l, s
+    for k in range(2):
+        s = p if k == 0 else 1 - p
+        for l in range(3):
+            free_up[k][l] = not denied(g, DN_PLAY_UP, p, s, -1, l)
+            free_down[k][l] = not denied(g, DN_PLAY_DOWN, p, s, -1, l)
 
 cdef inline uint64_t protocol_bit(int pr) noexcept nogil:
     """Protocol pr's bit in a set of protocol ids (ids are below MAXPROTO = 64); no bit for -1."""
@@ -161,7 +173,7 @@ cdef int verb_play(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
 cdef int play_from_deck(State* g, Frame* fr, int p, int q, int s, int l, int under) noexcept nogil:
     """p plays the top card of q's deck face-down into side s, line l (its owner is unchanged)."""
     cdef int c
-    if g.ndeck[q] == 0 or not can_play_down_into(g, p, l):
+    if g.ndeck[q] == 0 or not can_play_down_into(g, p, l) or denied(g, DN_PLAY_DOWN, p, s, -1, l):
         return 0
     g.ndeck[q] -= 1
     c = g.deck[q][g.ndeck[q]]

@@ -123,7 +123,7 @@ cdef int flip_card(State* g, int c, int actor) noexcept nogil:
 
 cdef int flip_card_ex(State* g, int c, int actor, bint with_middle) noexcept nogil:
     cdef int box
-    if not on_field(g, c) or unflippable(g, c):
+    if not on_field(g, c) or unflippable(g, c) or field_denied(g, V_FLIP, actor, c, g.line[c]):
         return 0
     if g.face_up[c]:
         box = has_trigger(g, c, TR_COVERED_OR_FLIPPED)
@@ -140,7 +140,7 @@ cdef int flip_card_ex(State* g, int c, int actor, bint with_middle) noexcept nog
 cdef int delete_card(State* g, int c, int actor) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
-    if not on_field(g, c):
+    if not on_field(g, c) or field_denied(g, V_DELETE, actor, c, l):
         return 0
     was_top = stack_remove(g, c)
     bump(g, c)
@@ -155,7 +155,7 @@ cdef int delete_card(State* g, int c, int actor) noexcept nogil:
 cdef int return_card(State* g, int c, int actor) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
-    if not on_field(g, c):
+    if not on_field(g, c) or field_denied(g, V_RETURN, actor, c, l):
         return 0
     was_top = stack_remove(g, c)
     bump(g, c)
@@ -197,7 +197,8 @@ cdef int take_from_field(State* g, int c, int p) noexcept nogil:
 cdef int shift_card(State* g, int c, int dest, int actor) noexcept nogil:
     cdef int s = g.side[c], l = g.line[c]
     cdef bint was_top
-    if not on_field(g, c) or dest == l:
+    if not on_field(g, c) or dest == l or field_denied(g, V_SHIFT, actor, c, l) \
+            or denied(g, DN_SHIFT_TO, actor, s, c, dest):
         return 0
     was_top = stack_remove(g, c)
     g.zone[c] = Z_TRANSIT
@@ -225,6 +226,8 @@ cdef int apply_perm(State* g, int p, int perm) noexcept nogil:
 cdef int rearrange(State* g, int dec, int target) noexcept nogil:
     """Rearrange one side's protocols into a different order (4.4)."""
     cdef int k, n = 0
+    if denied(g, DN_REARRANGE, dec, target, -1, -1):
+        return 0
     for k in range(1, 6):              # every non-identity order differs: a side's protocols are distinct
         g.opts[n] = rearrange_option(target, k)
         n += 1
@@ -238,6 +241,8 @@ cdef int rearrange(State* g, int dec, int target) noexcept nogil:
 
 cdef int swap_protocols(State* g, int dec) noexcept nogil:
     cdef int k
+    if denied(g, DN_REARRANGE, dec, dec, -1, -1):
+        return 0
     g.opts[0] = rearrange_option(dec, 1)    # swap middle and right
     g.opts[1] = rearrange_option(dec, 2)    # swap left and middle
     g.opts[2] = rearrange_option(dec, 5)    # swap left and right

@@ -35,7 +35,17 @@ cdef bint matches(State* g, Frame* fr, const Step* st, int c, int top, int l) no
             return False
         if middle_ignored(g, c) or middle_suppressed(g, c):
             return False
+    if g.has_deny and denied_target(g, fr, st, c, l):
+        return False
     return True
+
+cdef bint denied_target(State* g, Frame* fr, const Step* st, int c, int l) noexcept nogil:
+    """A restriction forbids the step's decider to act on card c, or (shift) leaves it no line to
+    go to: not a legal target (6.2)."""
+    cdef int32_t dests[3]
+    if field_denied(g, st.verb, decider(fr, st), c, l):
+        return True
+    return st.verb == V_SHIFT and shift_dests(g, fr, st, c, dests) == 0
 
 cdef int protocol_line(State* g, Frame* fr) noexcept nogil:
     """The line of the controller's protocol of this text's protocol (Unity 1), or -1."""
@@ -91,6 +101,8 @@ cdef int shift_dests(State* g, Frame* fr, const Step* st, int c, int32_t* out) n
         if st.to == T_TO_OR_FROM and cl != tl and l != tl:
             continue
         if st.to == T_OPP_HIGHEST and not opp_highest(g, fr, l):
+            continue
+        if denied(g, DN_SHIFT_TO, decider(fr, st), g.side[c], c, l):
             continue
         out[n] = l
         n += 1

@@ -62,6 +62,7 @@ cdef void deal(State* g) noexcept nogil:
                 g.deck[p][g.ndeck[p]] = c
                 g.ndeck[p] += 1
         shuffle_deck(g, p)
+    note_restrictions(g)
     for p in range(2):
         draw_cards(g, p, 5)
         g.ev[p] = 0
@@ -127,7 +128,8 @@ cdef bint check_compile(State* g) noexcept nogil:
     if g.no_compile_turn[p] == g.turn:
         return False
     for l in range(3):
-        if line_value(g, p, l) >= 10 and line_value(g, p, l) > line_value(g, 1 - p, l):
+        if line_value(g, p, l) >= 10 and line_value(g, p, l) > line_value(g, 1 - p, l) \
+                and not denied(g, DN_COMPILE, p, -1, -1, l):
             g.opts[n] = l
             n += 1
     if n == 0:
@@ -148,6 +150,8 @@ cdef void control_rearrange(State* g, int p) noexcept nogil:
     g.opts[n] = OPT_SKIP
     n += 1
     for t in range(2):
+        if denied(g, DN_REARRANGE, p, t, -1, -1):
+            continue
         for k in range(1, 6):
             g.opts[n] = rearrange_option(t, k)
             n += 1
@@ -247,7 +251,8 @@ cdef int do_refresh(State* g, int p) noexcept nogil:
 
 cdef inline bint can_refresh(State* g, int p) noexcept nogil:
     """A refresh must draw at least one card: fewer than 5 in hand and a card in deck or trash."""
-    return g.nhand[p] < 5 and g.ndeck[p] + g.ntrash[p] > 0 and not draw_blocked(g, p)
+    return (g.nhand[p] < 5 and g.ndeck[p] + g.ntrash[p] > 0 and not draw_blocked(g, p)
+            and not denied(g, DN_REFRESH, p, -1, -1, -1))
 
 cdef int action_options(State* g, int p) noexcept nogil:
     cdef int n = play_options(g, p, -1, -1, False)

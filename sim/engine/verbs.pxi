@@ -69,6 +69,8 @@ cdef int draw_searched(State* g, Frame* fr, const Step* st, int p) noexcept nogi
 cdef int verb_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int k, c, q, n
     cdef int ck = st.count_kind
+    if denied(g, DN_DISCARD, dec, -1, -1, -1):
+        return 0
     if st.source == S_DECK_TOP or st.source == S_OPP_DECK:
         # the top card(s) of a deck go to that deck owner's trash; no reshuffle
         q = dec if st.source == S_DECK_TOP else 1 - dec
@@ -95,6 +97,8 @@ cdef int verb_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nog
     return k > 0
 
 cdef bint possible_discard(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    if denied(g, DN_DISCARD, dec, -1, -1, -1):
+        return False
     if st.source == S_DECK_TOP:
         return g.ndeck[dec] > 0
     if st.source == S_OPP_DECK:
@@ -136,9 +140,11 @@ cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept 
     cdef int32_t scratch[MAXCARDS]
     cdef int v = st.verb
     if st.count_kind == CK_THIS:
-        return on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+        return (on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+                and not (g.has_deny and field_denied(g, v, dec, fr.src, g.line[fr.src])))
     if st.count_kind == CK_THAT:
-        return fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+        return (fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+                and not (g.has_deny and field_denied(g, v, dec, fr.that, g.line[fr.that])))
     return collect(g, fr, st, -1, scratch) > 0
 
 cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
@@ -238,6 +244,9 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
         dest = choose(g, dec, D_LINE, lines, nl)
         if dest < 0:
             return 0
+        for i in range(n):              # a restriction keeps a card out of that line: it stays
+            if denied(g, DN_SHIFT_TO, dec, g.side[cand[i]], cand[i], dest):
+                cand[i] = -1
     for s in range(2):
         for l in range(3):
             tops_before[s * 3 + l] = top_card(g, s, l)
@@ -264,11 +273,13 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             bump(g, c)
             log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
         elif st.verb == V_SHIFT:
-            stack_remove(g, c)
+            if c >= 0:
+                stack_remove(g, c)
     if st.verb == V_SHIFT:
         for i in range(n):
             c = cand[i]
-            stack_put(g, c, g.side[c], dest, -1)
+            if c >= 0:
+                stack_put(g, c, g.side[c], dest, -1)
             log_add(g, LG_SHIFT, dec, fr.src, c, dest, 0)
     if st.verb == V_FLIP:
         for i in range(n):

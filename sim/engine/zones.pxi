@@ -328,7 +328,82 @@ cdef bint unflippable(State* g, int c) noexcept nogil:
 
 cdef inline bint draw_blocked(State* g, int p) noexcept nogil:
     """Ice 6: a player holding cards cannot draw (checked once per batch of draws)."""
-    return g.nhand[p] > 0 and has_passive(g, p, PA_NO_DRAW_WITH_HAND, -1)
+    return (g.nhand[p] > 0 and has_passive(g, p, PA_NO_DRAW_WITH_HAND, -1)) or denied(g, DN_DRAW, p, -1, -1, -1)
+
+# -- restrictions (a passive `deny`, docs/cards.md "Restrictions") ---------------------------------
+# The per-game table of active restrictions is the line cache: PA_DENY in g.pas[s][l] marks the
+# stacks holding an active one (2.3: top text while face-up, bottom text while also uncovered);
+# g.has_deny says whether the game holds a restricting card at all, so a game without one (every
+# official card) pays one byte test per check.
+
+cdef void note_restrictions(State* g) noexcept nogil:
+    """Set g.has_deny from the game's cards (their identities are fixed when dealt or placed)."""
+    cdef int c
+    g.has_deny = 0
+    for c in range(MAXCARDS):
+        if g.cdefs[g.def_id[c]].any_passive & PA_DENY:
+            g.has_deny = 1
+
+cdef inline bint deny_covers(int r, int a) noexcept nogil:
+    """Does restricted action r include the action a asked about (play covers both faces, ...)?"""
+    return (r == a or (r == DN_PLAY and (a == DN_PLAY_UP or a == DN_PLAY_DOWN))
+            or (r == DN_FLIP and (a == DN_FLIP_UP or a == DN_FLIP_DOWN))
+            or (r == DN_SHIFT and (a == DN_SHIFT_FROM or a == DN_SHIFT_TO)))
+
+cdef inline bint whose_fits(int w, int s, int p) noexcept nogil:
+    """Whose-selector w, of a card on side s, about player (or side) p."""
+    return w == W_ANY or (w == W_YOU) == (p == s)
+
+cdef bint deny_fits(State* g, const CardDef* d, int box, int s, int rl, int action, int by,
+                    int side, int c, int l) noexcept nogil:
+    """Does box `box` of a restricting card on side s, line rl, forbid this action?"""
+    if not deny_covers(d.deny[box], action) or not whose_fits(d.deny_by[box], s, by):
+        return False
+    if side >= 0 and not whose_fits(d.deny_whose[box], s, side):
+        return False
+    if c >= 0 and d.deny_face[box] != F_ANY and (d.deny_face[box] == F_UP) != (g.face_up[c] != 0):
+        return False
+    return not d.deny_line[box] or l == rl
+
+cdef bint denied_active(State* g, int action, int by, int side, int c, int l) noexcept nogil:
+    """The slow half of denied(): look through the stacks the line cache marks."""
+    cdef int s, rl, i, n, rc, box
+    cdef const CardDef* d
+    if g.cache_ver != g.field_ver:
+        refresh_cache(g)
+    for s in range(2):
+        for rl in range(3):
+            if not (g.pas[s][rl] & PA_DENY):
+                continue
+            n = g.nstack[s][rl]
+            for i in range(n):
+                rc = g.stack[s][rl][i]
+                d = cdef_of(g, rc)
+                if not g.face_up[rc] or not (d.any_passive & PA_DENY):
+                    continue
+                for box in range(3):
+                    if (d.passive[box] & PA_DENY) and (box != BOX_BOTTOM or i == n - 1) \
+                            and deny_fits(g, d, box, s, rl, action, by, side, c, l):
+                        return True
+    return False
+
+cdef inline bint denied(State* g, int action, int by, int side, int c, int l) noexcept nogil:
+    """May player `by` not do this Deny action? `side`: whose cards (or protocols) it acts on,
+    `c`: the card (its face is checked; -1: none), `l`: the line (-1: none). The one check every
+    action calls where the engine makes it legal; "cannot" always wins (docs/cards.md)."""
+    return g.has_deny != 0 and denied_active(g, action, by, side, c, l)
+
+cdef inline bint field_denied(State* g, int verb, int by, int c, int l) noexcept nogil:
+    """A field verb's restriction on card c in line l (flip either way, shift out, delete, return)."""
+    if verb == V_FLIP:
+        return denied(g, DN_FLIP_DOWN if g.face_up[c] else DN_FLIP_UP, by, g.side[c], c, l)
+    if verb == V_DELETE:
+        return denied(g, DN_DELETE, by, g.side[c], c, l)
+    if verb == V_RETURN:
+        return denied(g, DN_RETURN, by, g.side[c], c, l)
+    if verb == V_SHIFT:
+        return denied(g, DN_SHIFT_FROM, by, g.side[c], c, l)
+    return False
 
 # -- values (2.2, 2.4) -------------------------------------------------------------------------
 

@@ -23,10 +23,11 @@ def test_doc_carries_the_generated_verb_tables():
 
 
 def test_docs_carry_the_generated_selector_trigger_and_engine_tables():
-    """Refresh with python -m sim.cards.vocabulary --selectors / --triggers (docs/cards.md) and
+    """Refresh with python -m sim.cards.vocabulary --selectors / --triggers / --restrictions (docs/cards.md) and
     --engine (docs/engine.md), pasting each between its markers."""
     assert vocab.selectors_markdown() in DOC.read_text()
     assert vocab.triggers_markdown() in DOC.read_text()
+    assert vocab.restrictions_markdown() in DOC.read_text()
     assert vocab.engine_markdown() in ENGINE_DOC.read_text()
 
 
