@@ -42,6 +42,17 @@ def _moved(row: dict[str, Any]) -> bool:
     return row["change_low"] > 0 or row["change_high"] < 0
 
 
+def shown_path(path: str | Path) -> str:
+    """A path as printed: relative to the current folder when it lies under it, else as recorded."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            return str(p)
+    return str(p)
+
+
 def change_text(c: dict[str, Any]) -> str:
     return f"{c['card']} {c['key']}: {json.dumps(c['old'])} -> {json.dumps(c['new'])}"
 
@@ -75,6 +86,13 @@ class Tune(Study):
             )
         return cls(str(paths[0]), record, options.table)
 
+    def afterword(self, page_file: Any) -> list[str]:
+        """The lines `protolab tune` ends with: the page and the folder as given (relative when under here)."""
+        return [
+            f"{self.PAGE_LABEL}: {shown_path(str(page_file))} (self-contained, works offline; protolab dashboard "
+            f"{shown_path(self.run)} --serve)"
+        ]
+
     # -- tables ---------------------------------------------------------------------------------
 
     def candidates(self) -> pd.DataFrame:
@@ -106,7 +124,7 @@ class Tune(Study):
                     "games": c["games"],
                     "search_games": c["search_games"],
                     "stopped": c["search_stopped"],
-                    "variant": c["variant"],
+                    "variant": shown_path(c["variant"]),
                     "rule_notes": " | ".join(c.get("rule_notes", [])),
                 }
             )
@@ -162,7 +180,7 @@ class Tune(Study):
                 f"{'; '.join(change_text(x) for x in c['changes'])}\n"
                 f"  imbalance {100 * c['imbalance']:.1f} points (official cards {100 * base['imbalance']:.1f}) on "
                 f"{c['games']:,} fresh games (search: {c['search_games']:,} games, {c['search_stopped']}); "
-                f"variant: {c['variant']}"
+                f"variant: {shown_path(c['variant'])}"
             )
             for x in c.get("printed", []):
                 console.print(f"  {x['card']} {x['box']}: {x['old']!r} -> {x['new']!r}", markup=False)
