@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from rich.table import Table
 
+from analysis.pages.cells import shown_path
 from analysis.pages.shell import fig_html, layout, plain_table, render_page
 from analysis.runs.open import RunError
 from analysis.runs.provenance import as_html, csv_header, print_lines
@@ -40,17 +41,6 @@ def _change(row: dict[str, Any]) -> tuple[str, str]:
 def _moved(row: dict[str, Any]) -> bool:
     """Significant: the change's own interval, the one shown beside it, leaves 0."""
     return row["change_low"] > 0 or row["change_high"] < 0
-
-
-def shown_path(path: str | Path) -> str:
-    """A path as printed: relative to the current folder when it lies under it, else as recorded."""
-    p = Path(path)
-    if p.is_absolute():
-        try:
-            return str(p.relative_to(Path.cwd()))
-        except ValueError:
-            return str(p)
-    return str(p)
 
 
 def change_text(c: dict[str, Any]) -> str:

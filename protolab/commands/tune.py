@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from analysis.pages.cells import shown_path
 from analysis.pages.shell import write_page
 from analysis.studies import open_study
-from analysis.studies.tune import shown_path
 from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
 from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.spec import SpecError, check_code, load_spec, spec_strategies
