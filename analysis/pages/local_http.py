@@ -7,8 +7,10 @@ instead of being reset. Anything else that fails is one line on stderr, not a tr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +20,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")  # the Host names the servers answer (n
 READ_SECONDS = 5.0  # the whole request body must arrive within this (a slow body: 408)
 IDLE_SECONDS = 10.0  # a connection that sends no request line or headers for this long is closed
 LISTEN_QUEUE = 128  # connections waiting to be accepted (a burst of 32 tabs or scripts is queued)
+DRAIN_SECONDS, DRAIN_BYTES = 1.0, 1 << 20  # what is read and dropped of a refused request's body
 DIGITS = re.compile(r"[0-9]{1,12}")  # ASCII only: '²'.isdigit() is true, int('²') fails
 
 
@@ -56,6 +59,7 @@ class LocalHandler(BaseHTTPRequestHandler):
 
     timeout = IDLE_SECONDS  # on the socket: the request line and headers (http.server closes quietly)
     served: tuple[str, ...] = ("GET",)  # the methods a subclass answers; any other gets 405
+    _drain = False  # a refused request's unread body is read and dropped before the close
 
     def __getattr__(self, name: str) -> Any:
         """`do_X` for a method this server does not serve: 405 instead of http.server's 501."""
@@ -65,7 +69,12 @@ class LocalHandler(BaseHTTPRequestHandler):
 
     def _not_allowed(self) -> None:
         self.close_connection = True
+        self._drain = True
         self.line(405, f"expected {' or '.join(self.served)}", {"Allow": ", ".join(self.served)})
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals; an HTTP version it cannot speak is the client's error (400)."""
+        super().send_error(400 if code == 505 else code, message, explain)
 
     def host_is_local(self) -> bool:
         """The request names this server as 127.0.0.1 or localhost (with its port): a page of another
@@ -137,9 +146,25 @@ class LocalHandler(BaseHTTPRequestHandler):
         return data
 
     def refuse(self, error: BadRequest) -> None:
-        """Answer a refused request; a body left unread (or partly read) means the connection ends."""
+        """Answer a refused request and end the connection; the body it left unread is drained
+        first (finish), so closing does not reset the connection before the client reads the answer."""
         self.close_connection = True
+        self._drain = True
         self.line(error.status, error.text)
+
+    def finish(self) -> None:
+        super().finish()
+        if self._drain:
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_WR)
+                deadline = time.monotonic() + DRAIN_SECONDS
+                left = DRAIN_BYTES
+                while left > 0 and time.monotonic() < deadline:
+                    self.connection.settimeout(max(0.01, deadline - time.monotonic()))
+                    chunk = self.connection.recv(min(left, 65536))
+                    if not chunk:
+                        break
+                    left -= len(chunk)
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: a refused request is answered, not logged
         pass

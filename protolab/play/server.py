@@ -102,16 +102,13 @@ class Handler(LocalHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         if not self.host_is_local():
-            self.close_connection = True
-            self.line(421, "expected Host 127.0.0.1 or localhost")
+            self.refuse(BadRequest(421, "expected Host 127.0.0.1 or localhost"))
             return
         if self.path not in ("/api/decide", "/api/next"):
-            self.close_connection = True
-            self.line(404, "not found: expected POST /api/decide or /api/next")
+            self.refuse(BadRequest(404, "not found: expected POST /api/decide or /api/next"))
             return
         if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
-            self.close_connection = True
-            self.line(415, "expected Content-Type: application/json")
+            self.refuse(BadRequest(415, "expected Content-Type: application/json"))
             return
         try:
             body = self.read_json_object(MAX_BODY, '{"option": 0}')
