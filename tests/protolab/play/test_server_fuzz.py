@@ -91,6 +91,20 @@ def random_request(rng: random.Random, port: int) -> bytes:
     return head + b"\r\n".join(headers) + b"\r\nConnection: close\r\n\r\n" + body
 
 
+def aimed_requests(ports: list[int]) -> list[tuple[int, bytes]]:
+    """Every bad length on every route that reads a body, with a valid Host: the random requests reach
+    the body reader rarely, so each malformed length is sent there once by name."""
+    out = []
+    for port in ports:
+        for path in ("/api/decide", "/api/next", "/api/state", "/"):
+            for length in LENGTHS:
+                if length.strip().isascii() and length.strip().isdigit() and int(length) <= 4096:
+                    continue  # a valid length: answered by what the body holds
+                head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                out.append((port, (head + f"Content-Length: {length}\r\nConnection: close\r\n\r\n{{}}").encode()))
+    return out
+
+
 def slow_body(port: int, short: bool) -> int | None:
     """A body that never completes (`short`: fewer bytes than its length, then silence) or trickles."""
     with socket.create_connection(("127.0.0.1", port), timeout=READ_SECONDS + 10) as s:
@@ -154,6 +168,9 @@ def test_both_servers_answer_every_malformed_request_without_a_traceback_or_rese
             requests = [(rng.choice(ports), rng.random()) for _ in range(RANDOM_REQUESTS)]
             raws = [(p, random_request(rng, p), r < 0.02) for p, r in requests]
             statuses += pool.map(lambda a: exchange(*a), raws)
+            aimed = list(pool.map(lambda a: exchange(*a), aimed_requests(ports)))
+            assert all(s is not None and 400 <= s < 500 for s in aimed), aimed  # each answered, none dropped
+            statuses += aimed
             hung_up = [f"GET / HTTP/1.1\r\nHost: localhost:{ports[1]}\r\n\r\n".encode()] * 20
             statuses += pool.map(lambda raw: exchange(ports[1], raw, hang_up=True), hung_up)
             assert [f.result() for f in slow] == [408] * 4
