@@ -43,3 +43,16 @@ def test_every_box_reads_except_the_listed_refusals(path: Path, capsys):
     refused = {line.split('"')[1] for line in out.splitlines() if line.strip().startswith("refused:")}
     listed = {text for (name, _, _), text in REFUSED.items() if name == path.name}
     assert refused == listed
+
+
+FAN = Path(__file__).parents[2] / "fixtures_text" / "fan_kingdom.toml"
+
+
+def test_cards_check_names_every_refused_fan_box_in_one_pass(capsys):
+    from protolab.cli import main  # noqa: PLC0415
+
+    main(["cards", "check", str(FAN)])
+    out = capsys.readouterr().out
+    refused = [line.split(": ")[2] for line in out.splitlines() if "refused:" in line]
+    assert refused == ["Kingdom 0", "Kingdom 1", "Kingdom 3", "Kingdom 5"]
+    assert "3 of 7 boxes encoded; 4 refused" in out
