@@ -56,3 +56,15 @@ def test_cards_check_names_every_refused_fan_box_in_one_pass(capsys):
     refused = [line.split(": ")[2] for line in out.splitlines() if "refused:" in line]
     assert refused == ["Kingdom 0", "Kingdom 1", "Kingdom 3", "Kingdom 5"]
     assert "3 of 7 boxes encoded; 4 refused" in out
+
+
+SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios" / "examples").glob("*/*.toml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_example_scenario(path: Path):
+    """tests/sim/test_scenarios.py globs one level deep; the corpus's scenarios sit one further."""
+    from sim.scenario import run_file  # noqa: PLC0415
+
+    result = run_file(path)
+    assert result.ok, result.report()
