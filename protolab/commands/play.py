@@ -83,9 +83,11 @@ def kept_line(playtest: Playtest, game: int) -> str:
 
 def check_opponent(opponent: str | None) -> None:
     """`play` runs no user code: a `pkg.mod:Class` opponent is refused with what it can do instead."""
-    if opponent is not None and ":" in opponent and parse_strategy(opponent).is_user:
+    spec = parse_strategy(opponent) if opponent is not None and ":" in opponent else None
+    if spec is not None and spec.is_user:
         raise UsageError(
-            f"--opponent {opponent}: a user strategy (Python code) cannot be played in `protolab play`; "
+            f"--opponent {opponent}: {spec.module!r} is a user strategy (Python code), which `protolab play` "
+            "does not run; "
             "expected a built-in strategy (e.g. greedy, search, learned), or measure it in an "
             "experiment run with --allow-code"
         )
