@@ -80,3 +80,36 @@ def test_the_instruction_count_script_parses():
     """callgrind is too slow for the suite; the script is checked as shell (bash -n)."""
     done = subprocess.run(["bash", "-n", str(BENCH / "instructions.sh")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_rows_hash_reads_dictionary_columns_and_ignores_their_encoding(tmp_path):
+    """benchmarks/runrows.py on a run with a cards table (dictionary-encoded card, arm, protocol): it
+    sorts and hashes it, and the same rows written without dictionaries hash the same."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from fixtures_analysis.known import known_run
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        from runrows import rows_hash
+    finally:
+        sys.path.remove(str(BENCH))
+    run_dir = known_run(tmp_path / "dict", cards=True)
+    shutil.rmtree(run_dir / "events")  # written without the runner's `seq`, which the events' order needs
+    files = sorted((run_dir / "cards").glob("*.parquet"))
+    assert files and any(pa.types.is_dictionary(f.type) for f in pq.read_schema(files[0]))
+    plain = shutil.copytree(run_dir, tmp_path / "plain")
+    for f in sorted((plain / "cards").glob("*.parquet")):
+        t = pq.read_table(f)
+        values = [pa.field(x.name, getattr(x.type, "value_type", x.type)) for x in t.schema]
+        pq.write_table(t.cast(pa.schema(values)), f)
+    assert rows_hash(run_dir) == rows_hash(plain)
+    other = shutil.copytree(run_dir, tmp_path / "other")
+    t = pq.read_table(files[0])
+    pq.write_table(
+        t.set_column(t.schema.get_field_index("up"), "up", pa.array([9] * len(t), pa.int64())),
+        other / "cards" / files[0].name,
+    )
+    assert rows_hash(other) != rows_hash(run_dir)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.stats.proportions import wilson_interval
+from analysis.stats.proportions import wilson_interval, z_for
 from analysis.stats.sequential import confidence_sequence
 
 
@@ -55,12 +55,37 @@ def paired(candidate: np.ndarray, base: np.ndarray, p: int) -> np.ndarray:
 
 
 def effect(candidate: np.ndarray, base: np.ndarray, p: int, alpha: float) -> tuple[float, float, float, int]:
-    """Protocol p's change of win rate: point estimate and anytime-valid interval, and its games."""
+    """Protocol p's change of win rate for a search that looks after every batch: the anytime-valid
+    interval (the running intersection, in seed order) with its own estimate (the confidence
+    sequence's centre, which lies inside it; the plain mean need not), and its games."""
     d = paired(candidate, base, p)
     if not d.size:
         return 0.0, -1.0, 1.0, 0
     seq = confidence_sequence(d, alpha)
-    return float(d.mean()), float(seq.low[-1]), float(seq.high[-1]), int(d.size)
+    return float(seq.centre[-1]), float(seq.low[-1]), float(seq.high[-1]), int(d.size)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A paired change of win rate read once at a size fixed in advance: the mean of the per-game
+    differences and its (1 - alpha) normal interval, centred on it."""
+
+    change: float
+    low: float
+    high: float
+    games: int
+
+
+def paired_change(candidate: np.ndarray, base: np.ndarray, p: int, alpha: float) -> Change:
+    """Protocol p's paired change on games looked at once (a search's fresh verification seeds):
+    mean +- z * sd / sqrt(games) of the per-game differences, clipped to [-1, 1]; the whole range
+    with fewer than two games."""
+    d = paired(candidate, base, p)
+    if d.size < 2:
+        return Change(float(d.mean()) if d.size else 0.0, -1.0, 1.0, int(d.size))
+    mean = float(d.mean())
+    half = z_for(1 - alpha) * float(d.std(ddof=1)) / np.sqrt(d.size)
+    return Change(mean, float(max(-1.0, mean - half)), float(min(1.0, mean + half)), int(d.size))
 
 
 def outside(rate: np.ndarray, band: tuple[float, float]) -> np.ndarray:

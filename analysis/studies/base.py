@@ -30,6 +30,7 @@ class Options:
     table: str | None = None
     verify: str = "fast"  # the level open_fn verifies at (named in `report --timing`)
     open_fn: OpenFn | None = None
+    flag_played: bool = False  # raise balance flags from a playtest's games (a person's), not by default
 
     def open(self, paths: list[str]) -> Runs:
         return (self.open_fn or open_runs)(paths)

@@ -38,6 +38,7 @@ def _change(row: dict[str, Any]) -> tuple[str, str]:
 
 
 def _moved(row: dict[str, Any]) -> bool:
+    """Significant: the change's own interval, the one shown beside it, leaves 0."""
     return row["change_low"] > 0 or row["change_high"] < 0
 
 
@@ -78,7 +79,7 @@ class Tune(Study):
 
     def candidates(self) -> pd.DataFrame:
         """One row per proposed candidate, the target's numbers first: its baseline, its rate after
-        and its paired change with the anytime-valid interval (fresh seeds)."""
+        and its paired change with that change's 95% interval (fresh seeds, looked at once)."""
         target = self.record.get("target")
         base = self.record["baseline"]
         rows = []
@@ -167,14 +168,17 @@ class Tune(Study):
                 console.print(f"  {x['card']} {x['box']}: {x['old']!r} -> {x['new']!r}", markup=False)
             for note in c.get("rule_notes", []):
                 console.print(f"  {note}", markup=False)
-            t = Table("protocol", "before", "after", "paired change", "anytime 95%")
+            t = Table("protocol", "before", "after", "paired change", "its 95% CI", "moved")
             for p in self._shown(c):
                 b, a = base["protocols"][p], c["protocols"][p]
-                t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), *_change(a))
+                t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), *_change(a), "yes" if _moved(a) else "")
             console.print(t)
             rest = len(base["protocols"]) - len(self._shown(c))
             if rest:
-                console.print(f"  the other {rest} protocols did not move significantly nor further outside the band")
+                console.print(
+                    f"  the other {rest} protocols did not move significantly (their 95% CI holds 0) nor further "
+                    "outside the band"
+                )
         for c in r.get("rejected", []):
             console.print(f"not proposed: {'; '.join(change_text(x) for x in c['changes'])}: {c['why']}", markup=False)
 
@@ -268,7 +272,7 @@ class Tune(Study):
             out[col] = out[col].map(lambda x: f"{100 * x:.1f}")
         return out.rename(
             columns={
-                "change": "paired change, points (anytime 95%)",
+                "change": "paired change, points (its 95% CI)",
                 "imbalance": "imbalance, points",
                 "baseline_imbalance": "official cards' imbalance, points",
             }

@@ -31,6 +31,14 @@ def _band(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _flag_played(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--flag-played",
+        action="store_true",
+        help="raise balance flags from a playtest's games too (a person's games, `protolab play`: not by default)",
+    )
+
+
 def _check(args: argparse.Namespace) -> None:
     if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
         raise UsageError(f"--threads: expected 1 to {MAX_THREADS}, got {args.threads}")
@@ -83,7 +91,15 @@ def _options(args: argparse.Namespace) -> Options:
         warn(runs, getattr(args, "format", "html") == "table")
         return runs
 
-    return Options(args.band, args.correction, args.alpha, getattr(args, "table", None), args.verify, opened)
+    return Options(
+        args.band,
+        args.correction,
+        args.alpha,
+        getattr(args, "table", None),
+        args.verify,
+        open_fn=opened,
+        flag_played=getattr(args, "flag_played", False),
+    )
 
 
 @contextlib.contextmanager
@@ -219,6 +235,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="with --format csv: write every table as DIR/NAME.csv")
     p.add_argument("--timing", action="store_true", help="print seconds per table to stderr")
     _band(p)
+    _flag_played(p)
     add_read_args(p)
     p.set_defaults(func=cmd_report)
 
@@ -244,5 +261,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "each is its game replayed once per turn, slow for search strategies)",
     )
     _band(p)
+    _flag_played(p)
     add_read_args(p)
     p.set_defaults(func=cmd_dashboard)

@@ -33,7 +33,7 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
-from protolab.commands.registry import summary
+from protolab.commands.registry import DEFAULT_STRATEGIES, summary
 from protolab.experiment.run.replay import (
     ReplayError,
     ReplayMismatch,
@@ -53,8 +53,6 @@ from strategies.spec import StrategyError, make_seat
 
 MAX_ROLLOUTS = 10_000  # per turn end: a 200-turn page would otherwise take hours
 DEFAULT_ROLLOUTS = 16
-# simulate's and replay's players unless told: the strongest affordable verdict (docs/strategies.md)
-DEFAULT_STRATEGIES = ("learned", "learned")
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -269,9 +267,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         nargs=2,
         default=DEFAULT_STRATEGIES,
         metavar="SPEC",
-        help="strategy of seat A and seat B (default: learned learned, the strongest affordable verdict; greedy "
-        "greedy is about ten times faster for speed studies; random is for exploring rules, not for balance: its "
-        "protocol ranking is close to the reverse of competent play)",
+        help=f"strategy of seat A and seat B (default: {' '.join(DEFAULT_STRATEGIES)}, the strongest affordable "
+        "verdict; greedy greedy is about ten times faster for speed studies; random is for exploring rules, not for "
+        "balance: its protocol ranking is close to the reverse of competent play)",
     )
     p.add_argument("--seed", type=int, default=1, help="first seed; game i uses seed+i (default 1)")
     p.add_argument("--turn-cap", type=int, default=200, help="turns before a game is a draw (default 200)")

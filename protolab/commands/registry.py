@@ -15,12 +15,16 @@ class Command(NamedTuple):
     help: str
 
 
+# simulate's and replay's players unless told (the strongest affordable verdict, docs/strategies.md):
+# declared here, where `protolab --help` reads it without loading the command's module
+DEFAULT_STRATEGIES = ("learned", "learned")
+
 # In the order `protolab --help` lists them; a module's commands stand together.
 COMMANDS = (
     Command(
         "simulate",
         "protolab.commands.games",
-        "play a batch of games (greedy vs greedy unless told) and print a summary",
+        f"play a batch of games ({' vs '.join(DEFAULT_STRATEGIES)} unless told) and print a summary",
     ),
     Command(
         "replay", "protolab.commands.games", "print the readable log of a game: one of a run (RUN --game N) or a seed's"

@@ -88,3 +88,14 @@ def test_module_entry_point(tmp_path):
         env=env,
     )
     assert r.returncode == 0 and "highest value" in r.stdout
+
+
+def test_the_help_names_the_players_simulate_plays_unless_told(capsys):
+    """`protolab --help` says simulate's default players, the ones its parser defaults to."""
+    from protolab.cli import build_parser
+
+    args = build_parser(["simulate"]).parse_args(["simulate"])
+    with pytest.raises(SystemExit) as done:
+        build_parser(["--help"]).parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and f"({' vs '.join(args.strategies)} unless told)" in " ".join(out.split())

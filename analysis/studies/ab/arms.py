@@ -176,8 +176,9 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
     ]
     hover = [
         f"{n}: {_pct(r.rate_base)} -> {_pct(r.rate_variant)}, {_pts(r.change)} points "
-        f"(95% CI {_pts(r.change_low)} to {_pts(r.change_high)}, {r.design}); "
-        f"unpaired CI {_pts(r.unpaired_low)} to {_pts(r.unpaired_high)}; adjusted p = {r.p_adjusted:.2g}; "
+        f"({r.design} 95% interval {_pts(r.change_low)} to {_pts(r.change_high)}); unpaired CI of the "
+        f"rates' difference {_pts(r.unpaired_low)} to {_pts(r.unpaired_high)}; adjusted p = {r.p_adjusted:.2g}; "
+        f"significant ({r.significant_by}): {'yes' if r.significant else 'no'}; "
         f"{r.games_base:,} vs {r.games_variant:,} games"
         for n, r in zip(y, t.itertuples(), strict=True)
     ]
@@ -186,7 +187,7 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
     if c.design.paired:
         fig.add_trace(
             go.Scatter(
-                x=t["change"] * 100,
+                x=(t["rate_variant"] - t["rate_base"]) * 100,  # the difference of rates it is an interval of
                 y=y,
                 mode="markers",
                 name="unpaired 95% CI (for comparison)",
@@ -198,8 +199,8 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
                     "color": "#bbb",
                     "thickness": 6,
                     "width": 0,
-                    "array": (t["unpaired_high"] - t["change"]) * 100,
-                    "arrayminus": (t["change"] - t["unpaired_low"]) * 100,
+                    "array": (t["unpaired_high"] - t["rate_variant"] + t["rate_base"]) * 100,
+                    "arrayminus": (t["rate_variant"] - t["rate_base"] - t["unpaired_low"]) * 100,
                 },
             )
         )
@@ -310,8 +311,13 @@ def _rows_table(c: Comparison, i: int) -> str:
         ("design", "design", "text"),
         ("variance saved", "saved", "text"),
         ("adj. p", "p_adjusted", "text"),
+        ("significant", "significant_text", "text"),
     ]
     t["p_adjusted"] = [("" if pd.isna(p) else f"{p:.2g}") for p in t["p_adjusted"]]
+    t["significant_text"] = [
+        f"yes ({by})" if s is True or s == 1 else ""
+        for s, by in zip(t["significant"], t["significant_by"], strict=True)
+    ]
     t["_p"] = t["name"].where(t["kind"] == "protocol", "")
     return table_html(t, cols, f"rows-{i}", ("_p", None))
 

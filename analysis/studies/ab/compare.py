@@ -35,6 +35,7 @@ from analysis.stats.proportions import (
     z_for,
 )
 from analysis.studies.ab.loops import loop_change
+from analysis.studies.ab.samepool import really_changed, same_pool, same_pool_line
 from analysis.studies.plain import queries
 from analysis.studies.plain.flags import CARD_METRIC
 from analysis.studies.plain.rule_note import note_lines, rule_notes
@@ -409,7 +410,12 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         loops = loop_change(pc, design.paired, alpha)
     finally:
         pc.close()
+    blocks = of_runs(base), of_runs(variant)
     names, notes = changed_cards(base, variant)
+    names, restated = really_changed(names, *blocks)
+    if restated:
+        notes.append(f"the card files name {', '.join(restated)} as they already play: not changed, not listed")
+    shared, identical = same_pool(*blocks), same_games(df, design)
     focus = focus_protocols(names, df.loc[df["kind"] == "protocol", "name"].tolist())
     df["family"] = np.where((df["kind"] == "protocol") & df["name"].isin(focus), "focus", "rest")
     df["p_adjusted"] = np.nan
@@ -418,6 +424,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         if rows.any():
             df.loc[rows, "p_adjusted"] = adjust(df.loc[rows, "p_value"].to_numpy(), method)
     df["significant"] = df["p_adjusted"] < alpha
+    df["significant_by"] = f"adjusted p < {alpha:g}"  # not the 95% CI shown, which is not corrected
     df["detectable"] = detectable_change(df, int(tested.sum()), alpha)
     order = {"game": 0, "protocol": 1, "card": 2}
     df = df.assign(_f=df["family"] != "focus", _o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(
@@ -436,8 +443,10 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         "changed_cards": names,
         "focus": focus,
         "notes": notes,
-        "provenance": of_runs(base) + of_runs(variant),
+        "provenance": blocks[0] + blocks[1],
         "loops": loops,
+        "same_pool": shared,
+        "same_games": identical,
     }
     if design.paired:
         ratios = df.loc[df["design"] == "paired", "variance_ratio"].dropna()
@@ -446,9 +455,18 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     if rule is not None:  # a side made with card files: the choices they change
         meta["rule_notes"] = rule
     summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
+    if shared is not None:  # said first: no figure below can be read as a card's doing
+        summary.insert(0, same_pool_line(shared, identical))
     if loops["significant"] or loops["loops_base"] or loops["loops_variant"]:
         summary.insert(0 if loops["significant"] else len(summary), loops["statement"])
     return Comparison(df, summary, meta, cards, design)
+
+
+def same_games(df: pd.DataFrame, design: Design) -> bool:
+    """Whether the sides played the same games to the same ends: paired, and every paired row's change
+    is 0 in every seed cluster (its paired standard error is 0)."""
+    rows = df.loc[df["design"] == "paired", ["se", "change"]]
+    return design.paired and not rows.empty and bool((rows.fillna(1).to_numpy() == 0).all())
 
 
 def detectable_change(df: pd.DataFrame, tests: int, alpha: float, power: float = DETECT_POWER) -> np.ndarray:
@@ -515,6 +533,7 @@ def _design_line(design: Design, df: pd.DataFrame) -> str:
 def _missed(df: pd.DataFrame) -> list[str]:
     """What the comparison could not have seen: 'nothing flagged' is not 'nothing changed'."""
     quiet = df[(df["kind"] == "protocol") & ~df["significant"].fillna(False).astype(bool)]["detectable"].dropna()
+    quiet = quiet[quiet > 0]  # a change of 0 in every seed cluster hides nothing
     if quiet.empty:
         return []
     lo, hi = quiet.min(), quiet.max()
@@ -681,7 +700,11 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
                 "significant",
             ],
             rows,
-            caption="var. saved: unpaired / paired variance of the change (paired rows)",
+            caption=(
+                "var. saved: unpaired / paired variance of the change (paired rows); significant: "
+                + " or ".join(sorted(set(t["significant_by"].dropna())))
+                + " (the 95% CI is not corrected)"
+            ),
         )
     )
     if not c.cards.empty:

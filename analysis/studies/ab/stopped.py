@@ -12,7 +12,7 @@ import numpy as np
 from analysis.runs.manifest import Manifest
 from analysis.studies.ab.compare import Comparison
 
-ANYTIME = "anytime-valid (sequential)"
+ANYTIME = "anytime-valid (sequential)"  # the design of a watched row: its change is the anytime estimate
 
 
 def stop_record(manifest: Manifest | dict[str, Any] | None) -> dict[str, Any] | None:
@@ -25,12 +25,21 @@ def _pts(x: float) -> str:
     return f"{x * 100:+.1f}"
 
 
+def anytime_estimate(e: dict[str, Any]) -> float:
+    """The estimate an effect's anytime interval is built around (the confidence sequence's centre,
+    inside the interval); a stop recorded before it was kept gives the interval's midpoint. The mean
+    of the paired differences (`change`) is not it: the interval is a running intersection in seed
+    order, which the final mean can lie outside."""
+    return float(e["estimate"]) if "estimate" in e else (float(e["low"]) + float(e["high"])) / 2
+
+
 def effect_text(e: dict[str, Any], alpha: float, arms: bool) -> str:
     who = f" ({e['arm']} - {e['against']})" if arms else ""
     how = {"sign": "", "precise": ", within the precision"}.get(e.get("settled") or "", ", open")
     return (
-        f"{e['protocol']}{who} {_pts(e['change'])} points, anytime {1 - alpha:.0%} interval "
-        f"{_pts(e['low'])} to {_pts(e['high'])}{how}"
+        f"{e['protocol']}{who} {_pts(anytime_estimate(e))} points, anytime {1 - alpha:.0%} interval "
+        f"{_pts(e['low'])} to {_pts(e['high'])}{how} (the sequence's estimate; the mean of the paired "
+        f"differences is {_pts(e['change'])})"
     )
 
 
@@ -49,16 +58,18 @@ def describe(stop: dict[str, Any]) -> str:
 
 
 def apply_stop(c: Comparison, stop: dict[str, Any], variant: str) -> Comparison:
-    """The comparison of `variant` with its watched protocols' intervals made anytime-valid, and the
+    """The comparison of `variant` with its watched protocols' changes made anytime-valid (the
+    interval and the estimate it is built around, so the figure lies inside its interval), and the
     stop said first in its summary."""
     t = c.table
     for e in stop["effects"]:
         if e["arm"] != variant:
             continue
         row = (t["kind"] == "protocol") & (t["name"] == e["protocol"])
-        t.loc[row, ["change_low", "change_high"]] = [e["low"], e["high"]]
+        t.loc[row, ["change", "change_low", "change_high"]] = [anytime_estimate(e), e["low"], e["high"]]
         t.loc[row, "design"] = ANYTIME
         t.loc[row, "significant"] = bool(e["low"] > 0 or e["high"] < 0)
+        t.loc[row, "significant_by"] = "the anytime interval leaves 0"
         t.loc[row, "p_adjusted"] = np.nan
     watched = tuple(
         f"- {e['protocol']} {verb} " for e in stop["effects"] if e["arm"] == variant for verb in ("rose", "fell")
@@ -66,5 +77,6 @@ def apply_stop(c: Comparison, stop: dict[str, Any], variant: str) -> Comparison:
     # the fixed-size interval of a watched protocol is not valid at a size chosen by looking: said once, anytime
     c.summary = [s for s in c.summary if not (s.startswith(watched) and "95% CI" in s)]
     c.summary.insert(0, f"- Sequential run, {describe(stop)}")
-    c.meta["stop"] = stop
+    # every effect names the estimate of its interval, a stop recorded before it was kept too
+    c.meta["stop"] = {**stop, "effects": [{**e, "estimate": anytime_estimate(e)} for e in stop["effects"]]}
     return c

@@ -467,4 +467,5 @@ idea), in percentage points with a 95% Newcombe interval.</p>
 {trios_html(r)}
 {metagame_html(r)}
 {examples}"""
-    return render_page("", "protolab balance dashboard", ", ".join(r.meta["run_ids"]), "", body, nav=nav)
+    played = f'<p class="warn played"><b>{html.escape(r.meta["played"])}</b></p>' if r.meta.get("played") else ""
+    return render_page("", "protolab balance dashboard", ", ".join(r.meta["run_ids"]), played, body, nav=nav)

@@ -20,6 +20,7 @@ from analysis.runs.runfolder import events_statement, write_atomic
 from analysis.studies.cardvalue.values import card_value, print_card_value
 from analysis.studies.plain import loops, picks, queries
 from analysis.studies.plain.flags import balance_flags
+from analysis.studies.plain.played import person_seats, played_statement, withheld
 from analysis.studies.plain.rule_note import csv_lines, note_lines, rule_notes
 
 # Tables no tally holds (their size grows with the trio pairs played, up to millions of rows in a
@@ -111,10 +112,16 @@ TABLE_NAMES = tuple(name for name, _ in _tables(0.05, "holm", 0.05))
 
 
 def build_report(
-    runs: Runs, band: float = 0.05, method: str = "holm", alpha: float = 0.05, only: list[str] | None = None
+    runs: Runs,
+    band: float = 0.05,
+    method: str = "holm",
+    alpha: float = 0.05,
+    only: list[str] | None = None,
+    flag_played: bool = False,
 ) -> Report:
     """Compute the report's tables (all, or those named in `only`), timing each; those of FROM_ROWS
-    when first used unless named in `only`."""
+    when first used unless named in `only`. A playtest's (a person's games) raises no balance flag
+    unless `flag_played`, and says so first (analysis/studies/plain/played.py)."""
     timings: dict[str, float] = {}
     tables = Tables(runs, timings)
     for name, fn in _tables(band, method, alpha):
@@ -137,6 +144,11 @@ def build_report(
         "alpha": alpha,
         "provenance": of_runs(runs),
     }
+    if person_seats(meta["provenance"]):
+        games = int(runs.sql("select count(*) as n from games")["n"].iloc[0])
+        meta["played"] = played_statement(meta["provenance"], games, flag_played)
+        if not flag_played and "balance_flags" in tables:
+            tables["balance_flags"] = withheld(tables["balance_flags"])
     notes = rule_notes(meta["provenance"])
     if notes is not None:  # made with card files: the choices they change (rule_note.py)
         meta["rule_notes"] = notes
@@ -274,6 +286,8 @@ def print_table(report: Report, name: str, console) -> None:
 
 
 def _print_provenance(report: Report, console) -> None:
+    if report.meta.get("played"):  # a person's games: said before any figure
+        console.print(f"[bold yellow]{report.meta['played']}[/bold yellow]", soft_wrap=True)
     for w in report.meta["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)  # a path or a shard name stays whole
     if report.meta.get("events"):

@@ -43,7 +43,9 @@ class Plain(Study):
         runs = options.open(list(paths))
         t_open = time.perf_counter() - t0
         only = [options.table] if options.table and options.table != "balance_flags" else None
-        rep = build_report(runs, options.band, options.correction, options.alpha, only=only)
+        rep = build_report(
+            runs, options.band, options.correction, options.alpha, only=only, flag_played=options.flag_played
+        )
         timings = {
             **rep.timings,
             f"open (verify {options.verify})": t_open,

@@ -29,6 +29,7 @@ from analysis.runs.provenance import as_html, csv_header, of_runs, print_lines, 
 from analysis.runs.runfolder import write_atomic
 from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.cluster_draws import BOOTSTRAP_SEED, RESAMPLES, cluster_draws
+from analysis.stats.proportions import z_for
 from analysis.studies.plain import queries
 from analysis.studies.plain.flags import balance_flags
 from analysis.studies.plain.report import records
@@ -89,25 +90,45 @@ def bootstrap_agreement(
     resamples: int = RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
     level: float = 0.95,
+    estimate: tuple[float, float] | None = None,
 ) -> dict[str, float]:
-    """Percentile bootstrap intervals of Kendall tau-b and Spearman rho between two tiers' values.
-    `stat_a(weights)` and `stat_b(weights)` give each tier's item values from cluster weights (how
-    many times each of the `clusters` seed clusters is drawn); both tiers get the same draw."""
+    """Kendall tau-b and Spearman rho between two tiers' values (`estimate`, else read from the
+    whole of both stats), each with its bootstrap interval:
+    the estimate +- z bootstrap standard errors, clipped to [-1, 1]. `stat_a(weights)` and
+    `stat_b(weights)` give each tier's item values from cluster weights (how many times each of the
+    `clusters` seed clusters is drawn); both tiers get the same draw. Not the percentile interval:
+    resampling adds noise, which lowers rank agreement, so the resampled values sit below the
+    estimate and their percentiles can leave it outside its own interval."""
+    if estimate is None:
+        x, y = _both(stat_a(np.ones(clusters)), stat_b(np.ones(clusters)))
+        estimate = kendall_tau(x, y), spearman_rho(x, y)
+    tau, rho = estimate
     taus, rhos = [], []
     for draws in cluster_draws(clusters, resamples, seed):
         for w in draws:
             x, y = _both(stat_a(w), stat_b(w))
             taus.append(kendall_tau(x, y))
             rhos.append(spearman_rho(x, y))
-    q = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
+    z = z_for(level)
 
-    def interval(v: list[float]) -> tuple[float, float]:
+    def interval(est: float, v: list[float]) -> tuple[float, float]:
         a = np.asarray(v, dtype=float)
         a = a[np.isfinite(a)]
-        return (math.nan, math.nan) if len(a) == 0 else tuple(float(t) for t in np.percentile(a, q))  # type: ignore
+        if len(a) < 2 or math.isnan(est):
+            return math.nan, math.nan
+        half = z * float(a.std(ddof=1))
+        return max(-1.0, est - half), min(1.0, est + half)
 
-    (tl, th), (rl, rh) = interval(taus), interval(rhos)
-    return {"tau_low": tl, "tau_high": th, "rho_low": rl, "rho_high": rh, "resamples": resamples}
+    (tl, th), (rl, rh) = interval(tau, taus), interval(rho, rhos)
+    return {
+        "kendall_tau": tau,
+        "tau_low": tl,
+        "tau_high": th,
+        "spearman_rho": rho,
+        "rho_low": rl,
+        "rho_high": rh,
+        "resamples": resamples,
+    }
 
 
 # -- per-cluster counts -----------------------------------------------------------------------------
@@ -329,7 +350,7 @@ def agreement_table(
     seed: int = BOOTSTRAP_SEED,
 ) -> pd.DataFrame:
     """Kendall tau-b and Spearman rho between every pair of tiers, for the protocol ranking and the
-    card-vs-siblings ranking, with percentile bootstrap intervals over seed clusters."""
+    card-vs-siblings ranking, with bootstrap intervals over seed clusters centred on them."""
     rows = []
     sources = {
         "protocol": (protocols, "protocol", "win_rate", protocol_rates),
@@ -342,7 +363,8 @@ def agreement_table(
         for i, a in enumerate(tiers):
             for b in tiers[i + 1 :]:
                 x, y = _both(_values(frame, key, value, a, c.items), _values(frame, key, value, b, c.items))
-                boot = bootstrap_agreement(stat(c, a), stat(c, b), c.clusters, resamples, seed)
+                point = kendall_tau(x, y), spearman_rho(x, y)
+                boot = bootstrap_agreement(stat(c, a), stat(c, b), c.clusters, resamples, seed, estimate=point)
                 rows.append(
                     {
                         "finding": FINDINGS[kind],
@@ -350,10 +372,8 @@ def agreement_table(
                         "tier_a": a,
                         "tier_b": b,
                         "items": len(x),
-                        "kendall_tau": kendall_tau(x, y),
-                        **{k: boot[k] for k in ("tau_low", "tau_high")},
-                        "spearman_rho": spearman_rho(x, y),
-                        **{k: boot[k] for k in ("rho_low", "rho_high")},
+                        **{k: boot[k] for k in ("kendall_tau", "tau_low", "tau_high")},
+                        **{k: boot[k] for k in ("spearman_rho", "rho_low", "rho_high")},
                         "clusters": c.clusters,
                         "resamples": resamples,
                     }
@@ -416,7 +436,7 @@ def tier_study(
             "unit": "seed cluster (the games sharing one seed), the same draw for every tier",
             "resamples": resamples,
             "seed": seed,
-            "interval": "95% percentile",
+            "interval": "95%: the estimate +- 1.96 bootstrap standard errors (rank agreement); percentile (gaps)",
         },
         "gaps": tier_gaps.meta(gaps, resamples, seed, tolerance, interval),
         "steps": {"statement": tier_steps.statement(resamples, seed), "last": tier_steps.last_step(steps)},
@@ -727,7 +747,8 @@ dashboard {html.escape(study.run)}#TIER</p>{as_html(study.meta["provenance"])}""
     )
     body = f"""{warnings_html(study.meta["warnings"])}{measured}
 <section><h2>Rank agreement between tiers</h2>{plain_table(a, "agreement")}
-<p class="muted">95% percentile bootstrap over {html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
+<p class="muted">95% bootstrap intervals (the estimate +- 1.96 standard errors of its resamples) over
+{html.escape(b["unit"])}, {b["resamples"]} resamples, seed {b["seed"]}.
 1 = the same order, 0 = unrelated, -1 = reversed.</p></section>{gaps_html(study)}{steps_html(study)}
 <section><h2>Balance flags under each tier</h2>{
         plain_table(flags, "tier-flags") if not flags.empty else "<p class='ok'>Nothing flagged under any tier.</p>"

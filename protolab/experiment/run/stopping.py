@@ -83,6 +83,7 @@ class Effect:
                 "against": self.against,
                 "protocol": self.protocol,
                 "change": 0.0,
+                "estimate": 0.0,
                 "low": -1.0,
                 "high": 1.0,
                 "clusters": 0,
@@ -96,6 +97,7 @@ class Effect:
             "against": self.against,
             "protocol": self.protocol,
             "change": float(d.mean()),
+            "estimate": float(seq.centre[-1]),  # what the interval is built around; the mean may lie outside it
             "low": lo,
             "high": hi,
             "clusters": int(d.size),

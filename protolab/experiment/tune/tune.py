@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from analysis.runs.runfolder import write_atomic
-from analysis.stats.balance import effect, front, imbalance, paired_noise, rates
+from analysis.stats.balance import effect, front, imbalance, paired_change, paired_noise, rates
 from analysis.studies.ab.loops import loop_rise_p
 from analysis.studies.plain.rule_note import pool_notes
 from analysis.studies.tune import TUNE_FILE
@@ -383,14 +383,15 @@ def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
 
 def _protocols(search: Search, out: np.ndarray, base: np.ndarray | None = None) -> dict[str, dict[str, float]]:
     """Every protocol's win rate and 95% interval on `out`; given the baseline on the same seeds, also
-    its paired change with the anytime-valid interval (`change`, `change_low`, `change_high`)."""
+    its paired change with its interval (`change`, `change_low`, `change_high`): the fresh seeds are
+    looked at once, so the interval is the fixed-size one, centred on the change it is shown with."""
     r = rates(out)
     rows = {}
     for i, name in enumerate(search.pool.protocols):
         row = {"win_rate": float(r.rate[i]), "low": float(r.low[i]), "high": float(r.high[i]), "games": int(r.games[i])}
         if base is not None:
-            mean, lo, hi, _ = effect(out, base, i, search.settings["alpha"])
-            row.update({"change": mean, "change_low": lo, "change_high": hi})
+            c = paired_change(out, base, i, search.settings["alpha"])
+            row.update({"change": c.change, "change_low": c.low, "change_high": c.high})
         rows[name] = row
     return rows
 
@@ -516,8 +517,8 @@ def verify(search: Search, kept: list[Candidate], run: Player) -> dict[str, Any]
             "protocols": _protocols(search, r, base),
         }
         if search.target is not None:
-            mean, lo, hi, n = effect(r, base, search.target, t["alpha"])
-            entry["target_change"] = {"change": mean, "low": lo, "high": hi, "games": n}
+            tc = paired_change(r, base, search.target, t["alpha"])
+            entry["target_change"] = {"change": tc.change, "low": tc.low, "high": tc.high, "games": tc.games}
         entry["loop_draws"] = {"candidate": int(loops[i + 1].sum()), "baseline": int(loops[0].sum())}
         why = (
             loop_rejection(loops[i + 1], loops[0], t["alpha"])

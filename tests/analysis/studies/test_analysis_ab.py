@@ -353,3 +353,70 @@ def test_run_ends_an_ab_run_with_the_ab_dashboard(ab_run, tmp_path):
     text = console.export_text()
     assert "fire1-worth-3 vs official" in text and "A/B dashboard:" in text and "Changed cards" in text
     _page_checks((copy / "dashboard.html").read_text())
+
+
+# -- a change that changes nothing ---------------------------------------------------------------------
+
+RESTATED_SPEC = """
+name = "restated"
+seed = 17
+games = 60
+shard_games = 60
+[seats]
+strategies = ["greedy", "greedy"]
+[draft]
+mode = "random"
+[[arms]]
+name = "official"
+[[arms]]
+name = "fire-copy"
+cards = ["fire.toml"]
+"""
+
+
+@pytest.fixture(scope="module")
+def restated(tmp_path_factory):
+    """An A/B run whose variant arm plays a copy of the official Fire file: six cards named, none changed."""
+    from pathlib import Path
+
+    from protolab.experiment.run.runner import RunOptions, run
+
+    d = tmp_path_factory.mktemp("restated")
+    root = Path(__file__).resolve().parents[3]
+    shutil.copy(root / "datasets/protocols/fire.toml", d / "fire.toml")
+    (d / "restated.toml").write_text(RESTATED_SPEC)
+    res = run(str(d / "restated.toml"), RunOptions(workers=2, out=str(d / "runs"), show_progress=False))
+    assert res.status == "complete"
+    return res.run_dir
+
+
+def test_a_change_that_changes_nothing_says_both_sides_play_one_pool(capsys, restated):
+    sides = [f"{restated}#official", f"{restated}#fire-copy"]
+    code, out, err = run_cli(capsys, "compare", *sides, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    meta = data["meta"]
+    assert meta["changed_cards"] == [] and meta["focus"] == []
+    assert meta["same_pool"] == meta["provenance"][0]["pool_hash"] == meta["provenance"][1]["pool_hash"]
+    assert meta["same_games"] is True and meta["design"] == "paired"
+    assert data["summary"][0].startswith(f"Same pool: both sides play pool {meta['same_pool']}")
+    assert "played the same games" in data["summary"][0]
+    assert not any(s.startswith("Underpowered") for s in data["summary"])  # nothing could hide in a change of 0
+    assert any("Fire 0" in n and "as they already play" in n for n in meta["notes"])
+    code, out, _ = run_cli(capsys, "compare", *sides)
+    assert code == 0 and "Same pool: both sides play pool" in " ".join(out.split())
+
+
+def test_only_the_cards_that_play_differently_are_changed(pool):
+    from pathlib import Path
+
+    from analysis.studies.ab.samepool import plays
+    from sim.pool import load_pool
+
+    root = Path(__file__).resolve().parents[3]
+    official = plays(load_pool(["Main 1", "Aux 1"]))
+    files = [root / "datasets/protocols/fire.toml", root / "datasets/experiments/variants/fire1_worth_3.toml"]
+    changed = plays(load_pool(["Main 1", "Aux 1"], cards=files))
+    assert sorted(n for n in official if official[n] != changed.get(n)) == ["fire 1"]
+    copy = plays(load_pool(["Main 1", "Aux 1"], cards=files[:1]))
+    assert copy == official

@@ -126,6 +126,8 @@ def test_a_stopped_game_is_unfinished_replayable_and_continues(tmp_path, capsys)
     assert main(["report", str(out), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["tables"]["overview"][0]["games"] == 1  # the unfinished game is out of win rates
+    assert report["meta"]["played"].startswith("A playtest: these 1 games were played by a person")
+    assert not any(r["flagged"] for r in report["tables"]["balance_flags"])
     again = Table(reopen(str(out)), {})
     assert again.state() == seen
     with pytest.raises(ValueError, match="not over"):

@@ -198,3 +198,16 @@ def test_stop_keys_checked_against_the_pool_and_shards(tmp_path, edit, key, caps
     assert "\n" not in str(e.value) and str(e.value).startswith(f"{spec}: key '{key}'"), str(e.value)
     assert main(["run", str(spec), "--out", str(tmp_path / "runs")]) == 2
     assert f"key '{key}'" in capsys.readouterr().err and not (tmp_path / "runs").exists()
+
+
+def test_a_watched_effect_records_the_estimate_its_interval_is_built_around():
+    """200 clusters lost, then 2,000 played alike: the running intersection has left the plain mean
+    (-9.1 points) behind; the recorded `estimate` lies inside `low`..`high`, `change` is the mean."""
+    import numpy as np
+
+    from protolab.experiment.run.stopping import Effect
+
+    d = np.concatenate([np.full(200, -1.0), np.zeros(2000)])
+    e = Effect("variant", "official", "Fire", [d[:1100], d[1100:]]).state(0.05, 2.0)
+    assert e["change"] == pytest.approx(-200 / 2200) and not e["low"] <= e["change"] <= e["high"]
+    assert e["low"] <= e["estimate"] <= e["high"] and e["settled"] == "sign"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures_analysis import intervals
 
 from analysis.stats.balance import front, imbalance, outcomes
 from protolab.cli import main
@@ -293,6 +294,36 @@ def test_a_search_folder_reads_as_its_study_in_report_and_dashboard(searched, ca
     assert main(["dashboard", str(folder), "--out", str(page)]) == 0
     text = page.read_text()
     assert 'id="candidates"' in text and 'id="rates"' in text and 'id="trials"' in text
+
+
+def test_every_figure_the_search_shows_lies_inside_its_own_interval(searched, capsys):
+    """The record, `report --format json` and every table of it: each figure with its interval."""
+    _, folder, record = searched
+    outputs = [record]
+    for table in (None, "candidates", "protocols", "trials"):
+        assert main(["report", str(folder), "--format", "json", *(["--table", table] if table else [])]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert all(intervals.count(outputs[i]) for i in (0, 1, 3)), "the record, the report and the protocols table"
+    assert [x for o in outputs for x in intervals.outside(o)] == []
+
+
+def test_a_change_whose_early_games_all_went_one_way_is_shown_inside_its_interval(tmp_path):
+    """Fire loses its first 200 fresh games to the baseline and plays the other 2,000 alike: the running
+    intersection of anytime intervals in seed order would end far from the mean (-9.1 points); the
+    verification's change is the mean with its own interval, which also decides "moved"."""
+    from analysis.studies.tune import _moved
+    from protolab.experiment.tune.tune import _protocols
+
+    search = prepare(load_spec(small(tmp_path)))
+    fire = search.pool.protocols.index("Fire")
+    base = np.full((2200, len(search.pool.protocols)), np.nan)
+    base[:, fire] = 0.0
+    cand = base.copy()
+    base[:200, fire] = 1.0
+    rows = _protocols(search, cand, base)
+    assert rows["Fire"]["change"] == pytest.approx(-200 / 2200)
+    assert intervals.count(rows["Fire"]) == 2 and intervals.outside(rows) == []
+    assert _moved(rows["Fire"]) and rows["Fire"]["change_high"] < 0
 
 
 def test_an_empty_change_space_says_the_constraints_took_it(tmp_path, capsys):
