@@ -1,8 +1,9 @@
-"""How figures look in terminal tables: percentages, intervals, counts, and the table itself."""
+"""How figures look in terminal tables: percentages, intervals, counts, paths, and the table itself."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from rich.table import Table
 
@@ -17,6 +18,17 @@ def ci(lo: float, hi: float) -> str:
 
 def num(x: float) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{int(x):,}"
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as printed: relative to the current folder when it lies under it, else as recorded."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            return str(p)
+    return str(p)
 
 
 def table(title: str, cols: list[str], rows: list[list[str]], caption: str | None = None):

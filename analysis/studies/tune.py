@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from rich.table import Table
 
+from analysis.pages.cells import shown_path
 from analysis.pages.shell import fig_html, layout, plain_table, render_page
 from analysis.runs.open import RunError
 from analysis.runs.provenance import as_html, csv_header, print_lines
@@ -75,6 +76,13 @@ class Tune(Study):
             )
         return cls(str(paths[0]), record, options.table)
 
+    def afterword(self, page_file: Any) -> list[str]:
+        """The lines `protolab tune` ends with: the page and the folder as given (relative when under here)."""
+        return [
+            f"{self.PAGE_LABEL}: {shown_path(str(page_file))} (self-contained, works offline; protolab dashboard "
+            f"{shown_path(self.run)} --serve)"
+        ]
+
     # -- tables ---------------------------------------------------------------------------------
 
     def candidates(self) -> pd.DataFrame:
@@ -106,7 +114,7 @@ class Tune(Study):
                     "games": c["games"],
                     "search_games": c["search_games"],
                     "stopped": c["search_stopped"],
-                    "variant": c["variant"],
+                    "variant": shown_path(c["variant"]),
                     "rule_notes": " | ".join(c.get("rule_notes", [])),
                 }
             )
@@ -162,7 +170,7 @@ class Tune(Study):
                 f"{'; '.join(change_text(x) for x in c['changes'])}\n"
                 f"  imbalance {100 * c['imbalance']:.1f} points (official cards {100 * base['imbalance']:.1f}) on "
                 f"{c['games']:,} fresh games (search: {c['search_games']:,} games, {c['search_stopped']}); "
-                f"variant: {c['variant']}"
+                f"variant: {shown_path(c['variant'])}"
             )
             for x in c.get("printed", []):
                 console.print(f"  {x['card']} {x['box']}: {x['old']!r} -> {x['new']!r}", markup=False)

@@ -13,7 +13,7 @@ from protolab.commands.registry import summary
 from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.spec import check_code
 from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
-from protolab.experiment.train.train import Trainer, main_train, resumed_spec, train_folder
+from protolab.experiment.train.train import Trainer, main_train, recorded_models, resumed_spec, train_folder
 from protolab.experiment.train.trainspec import load_train_spec, train_strategies
 
 DEFAULT_MODELS = "datasets/models"
@@ -44,9 +44,8 @@ def add_commands(subparsers) -> None:
     p.add_argument(
         "--models",
         metavar="DIR",
-        default=DEFAULT_MODELS,
-        help=f"where the model NAME.json and its card NAME.md are written (default {DEFAULT_MODELS}, "
-        "relative to this folder)",
+        help=f"where the model NAME.json and its card NAME.md are written (default: the folder the training "
+        f"was first given, else {DEFAULT_MODELS}, relative to this folder)",
     )
     p.add_argument(
         "--workers",
@@ -79,6 +78,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     spec = load_train_spec(args.spec) if args.spec else resumed_spec(Path(args.resume))
     check_code(spec.source, train_strategies(spec), args.allow_code)
     folder = Path(args.resume) if args.resume else train_folder(spec, args.out)
+    models = Path(args.models) if args.models else recorded_models(folder) or Path(DEFAULT_MODELS)
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
@@ -86,7 +86,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         trainer = Trainer(spec, folder, runner, console.print, progress=not args.no_progress)
         trainer.console = console
         try:
-            main_train(trainer, Path(args.models))
+            main_train(trainer, models)
         except KeyboardInterrupt:
             print(
                 f"protolab: stopped; the finished generations are kept in {folder}/ (protolab train --resume {folder})",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from pathlib import Path
 
+from analysis.pages.cells import shown_path
 from analysis.pages.shell import write_page
 from analysis.studies import open_study
 from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
@@ -83,7 +83,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             write_page(folder / "dashboard.html", study.page())
         else:
             study.conclude(report_console(120), folder)
-            console.print(f"Search folder: {Path(folder)}")
+            console.print(f"Search folder: {shown_path(folder)}")
         return 0
 
     def kept() -> str | None:
@@ -91,10 +91,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
             n = len(read_done(folder, spec))
         except SpecError:
             n = 0
+        where = shown_path(folder)
         return (
-            f"{n} trial{'s' * (n != 1)} kept in {folder}/ (protolab tune {args.spec} --out {folder} goes on from them)"
+            f"{n} trial{'s' * (n != 1)} kept in {where}/ (protolab tune {args.spec} --out {where} goes on from them)"
             if n
-            else f"no trial finished; nothing kept in {folder}/"
+            else f"no trial finished; nothing kept in {where}/"
         )
 
     return until_interrupted(work, kept)

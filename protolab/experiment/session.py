@@ -228,7 +228,12 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
             return n, f"local Ray on {LOCAL_IP} ({n} workers)"
         stop_ray()
     ray_root = reaper.private_root()
-    _local = LocalRay(ray_root, reaper.Watcher(ray_root), cpus)  # watching before any Ray process exists
+    try:
+        watcher = reaper.Watcher(ray_root)
+    except BaseException:  # a stop while the watcher starts: nobody else knows of the folder
+        shutil.rmtree(ray_root, ignore_errors=True)
+        raise
+    _local = LocalRay(ray_root, watcher, cpus)  # watching before any Ray process exists
     try:
         with _neutral_cwd():
             ray.init(
@@ -324,11 +329,13 @@ class BrokenRayWatch:
 
 
 def _sweep_now() -> None:
-    """End the local Ray's processes at once (StopDeadline); the reaper sweeps again and removes the
-    folder when this process is gone."""
+    """End the local Ray's processes at once (StopDeadline) and remove their folder; the reaper
+    sweeps again when this process is gone (and finds the folder gone, should it have been told
+    the driver was done already)."""
     local = _local
     if local is not None:
         reaper.sweep(local.root, exclude={local.watcher.proc.pid}, grace=0.0, deadline=1.0)
+        shutil.rmtree(local.root, ignore_errors=True)
 
 
 BEFORE_EXIT.append(_sweep_now)
@@ -350,9 +357,11 @@ def stop_ray(clean: bool = False) -> None:
     if ray is not None and ray.is_initialized():
         ray.shutdown()
     if local is not None:
-        reaper.sweep(local.root, exclude={local.watcher.proc.pid})
-        local.watcher.done()
-        shutil.rmtree(local.root, ignore_errors=True)
+        try:
+            reaper.sweep(local.root, exclude={local.watcher.proc.pid})
+            local.watcher.done()
+        finally:  # the folder goes however the sweep ends
+            shutil.rmtree(local.root, ignore_errors=True)
     _local = None
 
 

@@ -18,13 +18,12 @@ whatever the size of the run."""
 from __future__ import annotations
 
 import itertools
-import tempfile
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from protolab.experiment.pools import written
 from protolab.experiment.seeds import sample_order
 from protolab.experiment.spec import (
     Arm,
@@ -107,12 +106,7 @@ def load_arm_pool(arm: Arm, source: str = "", key: str = "") -> Pool:
     except CardDataError as e:
         sets_key = key.removesuffix(".cards") + ".sets" if key.endswith(".cards") else key
         raise SpecError(f"{source}: key '{sets_key}': {e}") from None
-    with tempfile.TemporaryDirectory(prefix="protolab-cards-") as d:
-        paths = []
-        for i, cf in enumerate(arm.cards):
-            p = Path(d) / f"{i:02d}-{Path(cf.path).name}"
-            p.write_text(cf.text, encoding="utf-8")
-            paths.append(p)
+    with written([(cf.path, cf.text) for cf in arm.cards], "protolab-cards-") as paths:
         try:
             return load_pool(sets=arm.sets, cards=paths)
         except CardDataError as e:

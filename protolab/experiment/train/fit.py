@@ -11,11 +11,13 @@ on the same machine and library versions."""
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from protolab.experiment import stopnote
 from strategies.model import Layer
 
 EXTRA_HINT = 'protolab train needs the optional extra: pip install -e ".[train]" (or pip install scikit-learn)'
@@ -104,6 +106,17 @@ def _classifier(hidden: tuple[int, ...], activation: str, settings: Any, seed: i
     )
 
 
+def _epoch(clf: Any, x: np.ndarray, y: np.ndarray) -> None:
+    """One epoch of partial_fit. scikit-learn catches a Ctrl-C inside it, warns "Training
+    interrupted by user." and returns as if the epoch had ended: the warning is silenced and the
+    stop, noted by protolab's handler (stopnote), raised again here, so the command stops."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Training interrupted by user")
+        clf.partial_fit(x, y, classes=np.array([0, 1]))
+    if stopnote.stop_requested():
+        raise KeyboardInterrupt
+
+
 def fit_mlp(
     x: np.ndarray, y: np.ndarray, held: np.ndarray, hidden: tuple[int, ...], activation: str, settings: Any, seed: int
 ) -> FitResult:
@@ -127,7 +140,7 @@ def fit_mlp(
     curve: list[dict[str, float]] = []
     with threadpool_limits(limits=1):
         for epoch in range(1, settings.epochs + 1):
-            clf.partial_fit(xt_s, yt, classes=np.array([0, 1]))
+            _epoch(clf, xt_s, yt)
             p = clf.predict_proba(xv_s)[:, 1]
             loss = log_loss(p, yv)
             acc = float(np.mean((p > 0.5) == (yv > 0.5))[()]) if len(yv) else float("nan")

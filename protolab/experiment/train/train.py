@@ -528,8 +528,17 @@ def check_players(spec: TrainSpec, pool: Pool) -> None:
             raise SpecError(f"{spec.source}: key '{key}': {e}") from None
 
 
+def recorded_models(folder: Path) -> Path | None:
+    """The models folder the training in `folder` was given (train.json `models`), None for a new
+    folder or one recorded before it was kept: where a resumed training writes its model."""
+    record = read_record(folder) if folder.is_dir() else None
+    models = record.get("models") if record else None
+    return Path(models) if isinstance(models, str) and models else None
+
+
 def main_train(trainer: Trainer, models: Path) -> dict[str, Any]:
-    """Train every generation not yet recorded, then write the chosen model and its card. A new
+    """Train every generation not yet recorded, then write the chosen model and its card into
+    `models`, recorded first (absolute) so that a resumed training writes it there too. A new
     training folder that fails before its first generation is recorded is removed again (nothing in
     it to resume from); an existing one is left as it was."""
     t0 = time.monotonic()
@@ -537,9 +546,12 @@ def main_train(trainer: Trainer, models: Path) -> dict[str, Any]:
     fresh = not trainer.folder.exists()
     try:
         record = start(trainer)
+        record["models"] = str(models.resolve())
+        trainer.save(record)
         return _train(trainer, record, models, t0)
     except Exception:
-        if fresh and not (trainer.folder / TRAIN_FILE).exists():
+        kept = read_record(trainer.folder) if (trainer.folder / TRAIN_FILE).exists() else None
+        if fresh and not (kept and kept["generations"]):
             shutil.rmtree(trainer.folder, ignore_errors=True)
         raise
 

@@ -38,3 +38,44 @@ def test_a_kept_local_ray_serves_clean_experiments_only_and_only_inside():
     assert own is not None and own.root != left.root and own.cpus == 1 and not left.root.exists()
     stop_ray(clean=True)  # outside: clean or not, its Ray ends with it
     assert local_ray() is None and not own.root.exists()
+
+
+def test_a_stop_while_the_reaper_starts_leaves_no_session_folder(monkeypatch):
+    """The session's private folder exists before its watcher does: a Ctrl-C in between removes it
+    (nobody else knows of it), where it was left behind empty."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from protolab.experiment import reaper
+
+    stop_ray()
+    short = Path(tempfile.mkdtemp(prefix="pl-", dir="/tmp"))  # a short temp dir: private_root uses it
+    monkeypatch.setattr(tempfile, "tempdir", str(short))
+
+    def stopped(root):
+        assert Path(root).parent == short and Path(root).is_dir()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reaper, "Watcher", stopped)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            start_ray(None, 1)
+        assert list(short.iterdir()) == [] and local_ray() is None
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def test_a_stop_cut_short_removes_the_session_folder_too(tmp_path, monkeypatch):
+    """StopDeadline's last act (session._sweep_now, before os._exit) ends the local Ray's processes and
+    removes its folder: a watcher already told the driver was done would not."""
+    from types import SimpleNamespace
+
+    from protolab.experiment import session
+
+    root = tmp_path / "protolab-ray-session-x"
+    (root / "session_latest").mkdir(parents=True)
+    fake = session.LocalRay(root, SimpleNamespace(proc=SimpleNamespace(pid=-1)), 1)
+    monkeypatch.setattr(session, "_local", fake)
+    session._sweep_now()
+    assert not root.exists()

@@ -350,3 +350,39 @@ def test_the_search_value_target_changes_the_value_and_is_recorded(tmp_path):
     assert first[0] == first[1]  # generation 0: the same games and rows; only the fit differs
     assert hashes(a)[0] != hashes(b)[0]
     assert "value log loss + 1 x the search's values' log loss" in (tmp_path / "mb" / "tiny.md").read_text()
+
+
+def test_ctrl_c_mid_fit_stops_quietly_and_the_resumed_training_writes_where_it_was_told(tmp_path, monkeypatch):
+    """A Ctrl-C while scikit-learn fits (which catches it, warns "Training interrupted by user." and
+    goes on) stops the command at once with the stop line only; `--resume` without `--models` writes
+    the model into the folder the interrupted command was given, not the default datasets/models."""
+    import signal
+    import time
+
+    text = SPEC.format(generations=1).replace("epochs = 4", "epochs = 100").replace("patience = 2", "patience = 100")
+    spec = write(tmp_path, text=text.replace("hidden = [6]", "hidden = [64, 64]"))  # a fit of seconds
+    models, run = tmp_path / "mine", tmp_path / "run"
+    argv = [sys.executable, "-m", "protolab", "train", str(spec), "--out", str(run), "--models", str(models)]
+    p = subprocess.Popen(
+        [*argv, "--workers", "1", "--no-progress"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert p.stdout is not None
+    for line in p.stdout:  # "... examples in N s; fitting": the fit has begun
+        if "fitting" in line:
+            break
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.monotonic() - t0 < 4, err  # before the stop deadline cuts it short
+    assert "Training interrupted by user" not in err and "warn" not in err.lower(), err
+    assert err.strip().splitlines()[-1].startswith("protolab: stopped; the finished generations are kept in")
+    assert json.loads((run / "train.json").read_text())["models"] == str(models)
+    monkeypatch.chdir(tmp_path)  # where the default datasets/models would be
+    code = main(["train", "--resume", str(run), "--workers", "1", "--no-progress"])
+    assert code == 0 and (models / "tiny.json").is_file() and (models / "tiny.md").is_file()
+    assert not (tmp_path / "datasets").exists()

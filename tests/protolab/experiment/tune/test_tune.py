@@ -326,6 +326,23 @@ def test_a_change_whose_early_games_all_went_one_way_is_shown_inside_its_interva
     assert _moved(rows["Fire"]) and rows["Fire"]["change_high"] < 0
 
 
+def test_the_search_prints_its_folder_and_variants_as_given_under_here(tmp_path, capsys, monkeypatch):
+    """An absolute --out under the current folder is printed relative to it, never as the absolute path."""
+    text = (
+        SPEC.format(trials=9, verify=2000)
+        .replace('cards = ["Fire 1", "Fire 3"]', 'cards = ["Fire *"]')
+        .replace('kinds = ["value", "may"]', 'kinds = ["value", "count", "whose"]')
+        .replace("games = 300", "games = 1000")
+    )
+    write(tmp_path, text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["tune", "tune.toml", "--workers", "1", "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert json.loads((tmp_path / "s" / "tune.json").read_text())["candidates"], "this search proposes one"
+    assert "variant: s/variants/candidate-1.toml" in out and "Search folder: s\n" in out
+    assert str(tmp_path) not in out.replace("\n", "")
+
+
 def test_an_empty_change_space_says_the_constraints_took_it(tmp_path, capsys):
     path = write(tmp_path, SPEC.format(trials=2, verify=100).replace('kinds = ["value", "may"]', 'kinds = ["value"]'))
     line = one_error(capsys, "tune", path, "--workers", "1", "--out", tmp_path / "out")
