@@ -199,6 +199,11 @@ class StrategySpec:
     def is_user(self) -> bool:
         return self.base not in PLAYERS
 
+    @property
+    def module(self) -> str:
+        """The module a user strategy (`pkg.mod:Class`) is imported from; "" for a built-in player."""
+        return self.base.partition(":")[0] if self.is_user else ""
+
 
 def parse(text: str) -> StrategySpec:
     """Parse a spec string; raises StrategyError naming the part that is wrong."""

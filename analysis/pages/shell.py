@@ -1,7 +1,7 @@
 """The one HTML page shell of every protolab page (the run dashboard, the A/B page, the tier page,
 the metagame page): its style, the sortable-table script, plotly.js inline so a page works offline,
 and the figure and table helpers the pages share. `write_page` writes a page whole or not at all;
-`make_server` serves one on 127.0.0.1 only."""
+`make_server` serves one on 127.0.0.1 only (analysis/pages/local_http.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import html
 import json
 import math
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pandas as pd
@@ -17,6 +16,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
+from analysis.pages.local_http import LocalHandler, LocalServer, ascii_number
 from analysis.runs.runfolder import Where, write_atomic
 
 FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
@@ -273,55 +273,41 @@ FILTER_JS = """
 """
 
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost")  # the Host names the server answers (no DNS rebinding)
 GamePage = Callable[[int], tuple[int, str]]  # game_index -> (HTTP status, page or one-line error)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(LocalHandler):
     page = b""
     game_page: GamePage | None = None
+    served = ("GET", "HEAD")
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if not self._host_is_local():
-            self.send_error(421, "expected Host 127.0.0.1 or localhost")  # DNS rebinding: another site's name
+        if not self.host_is_local():
+            self.line(421, "expected Host 127.0.0.1 or localhost")  # DNS rebinding: another site's name
             return
-        body, status = self.page, 200
+        path = self.path.split("?", 1)[0]
         game_page = type(self).game_page  # the class's function, not bound to the handler
-        if self.path.startswith("/game/") and game_page is not None:
-            n = self.path.removeprefix("/game/")
-            if not n.isdigit():
-                self.send_error(404)
+        if path.startswith("/game/") and game_page is not None:
+            n = ascii_number(path.removeprefix("/game/"))
+            if n is None:
+                self.line(404, "expected /game/N, N a game number")
                 return
-            status, text = game_page(int(n))
-            body = text.encode()
-        elif self.path not in ("/", "/index.html"):
-            self.send_error(404)
-            return
-        self.send_response(status)
-        self.send_header("Content-Type", f"text/{'html' if status == 200 else 'plain'}; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            status, text = game_page(n)
+            self.send(status, text.encode(), f"text/{'html' if status == 200 else 'plain'}")
+        elif path in ("/", "/index.html"):
+            self.send(200, self.page, "text/html")
+        else:
+            self.line(404, "not found: expected / or /game/N")
 
-    def _host_is_local(self) -> bool:
-        """The request names this server as 127.0.0.1 or localhost (with its port): a page of another
-        site whose name was rebound to 127.0.0.1 sends its own name, and is refused."""
-        address = self.server.server_address
-        assert isinstance(address, tuple)  # an IP server's (host, port)
-        port = address[1]
-        host = (self.headers.get("Host") or "").strip().lower()
-        return host in {f"{name}:{port}" for name in LOCAL_HOSTS} | set(LOCAL_HOSTS)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
+    do_HEAD = do_GET  # noqa: N815
 
 
-def make_server(page: str, port: int = 8000, game_page: GamePage | None = None) -> ThreadingHTTPServer:
+def make_server(page: str, port: int = 8000, game_page: GamePage | None = None) -> LocalServer:
     """An HTTP server for the page, bound to 127.0.0.1 only (port 0: any free port); with
     `game_page`, /game/N is the board page of game N, made on demand."""
     games = staticmethod(game_page) if game_page is not None else None
     handler = type("DashboardHandler", (_Handler,), {"page": page.encode(), "game_page": games})
-    return ThreadingHTTPServer(("127.0.0.1", port), handler)
+    return LocalServer(("127.0.0.1", port), handler)
 
 
 def write_page(path: Where, page: str) -> None:

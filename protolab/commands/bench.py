@@ -20,7 +20,7 @@ from protolab.commands.common import (
 )
 from protolab.commands.registry import summary
 from strategies.seats import make_seats
-from strategies.spec import StrategyError
+from strategies.spec import StrategyError, parse
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -58,7 +58,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _default_bench_games(strategy: str) -> int:
-    base = strategy.split("+")[0].split(":")[0]
+    """Games per timed run by the strategy's player: a second or so of each."""
+    try:
+        base = parse(strategy).base
+    except StrategyError:
+        return 2000  # refused with its reason when the seats are made
     return {"random": 20000, "search": 40, "ismcts": 4}.get(base, 2000)
 
 

@@ -8,6 +8,8 @@ import argparse
 import secrets
 from pathlib import Path
 
+from analysis.runs.played import read_played
+from analysis.runs.runfolder import RunDirError
 from protolab.commands.common import UsageError, add_pool_args, check_range, serve_until_stopped
 from protolab.commands.registry import summary
 from protolab.experiment.spec import SpecError
@@ -15,6 +17,7 @@ from protolab.play.playtest import Playtest, PlaytestError, create, reopen, spec
 from protolab.play.server import Table, make_server
 from sim.cards.loader import CardDataError
 from strategies.errors import StrategyError
+from strategies.spec import parse as parse_strategy
 
 MAX_PLAY_GAMES = 1000
 MAX_SEED = 2**63 - 1
@@ -57,10 +60,37 @@ def _open(args: argparse.Namespace) -> Playtest:
     seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     check_range("--seed", seed, 0, MAX_SEED)
     opponent = None if args.hot_seat else (args.opponent or "learned")
+    check_opponent(opponent)
     if args.hot_seat and args.opponent:
         raise UsageError("--hot-seat hands seat B to a second person; --opponent cannot be given with it")
     spec = spec_of(opponent, seed, games, _trios(args.protocols), args.cards or [], args.set)
     return create(args.out, spec)
+
+
+def kept_line(playtest: Playtest, game: int) -> str:
+    """What the played/ file of an unfinished game holds, read back (what a restart continues from)."""
+    where = playtest.run_dir
+    try:
+        rec = read_played(where, game)
+    except RunDirError as e:
+        return f"its played/ file cannot be read back ({e})"
+    kept = 0 if rec is None else len(rec.answers)
+    return (
+        f"its {kept} decisions are kept in {where}/played/ (out of win rates); "
+        f"`protolab play --out {where}` continues it"
+    )
+
+
+def check_opponent(opponent: str | None) -> None:
+    """`play` runs no user code: a `pkg.mod:Class` opponent is refused with what it can do instead."""
+    spec = parse_strategy(opponent) if opponent is not None and ":" in opponent else None
+    if spec is not None and spec.is_user:
+        raise UsageError(
+            f"--opponent {opponent}: {spec.module!r} is a user strategy (Python code), which `protolab play` "
+            "does not run; "
+            "expected a built-in strategy (e.g. greedy, search, learned), or measure it in an "
+            "experiment run with --allow-code"
+        )
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -69,8 +99,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         playtest = _open(args)
         table = Table(playtest, names)
-    except (PlaytestError, SpecError, CardDataError, StrategyError) as e:
+    except (PlaytestError, SpecError, CardDataError, StrategyError, RunDirError) as e:
         raise UsageError(str(e)) from None
+    except OSError as e:  # a full disk while the playtest folder is made or a game's result written
+        raise UsageError(f"cannot write the playtest: {e}") from None
     try:
         server = make_server(table, args.port)
     except OSError as e:
@@ -83,10 +115,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         pass
     live = table.live
     if live is not None and not live.over:
-        print(
-            f"game {live.rec.game_index} unfinished: its {len(live.rec.answers)} decisions are kept in "
-            f"{where}/played/ (out of win rates); `protolab play --out {where}` continues it"
-        )
+        print(f"game {live.rec.game_index} unfinished: {kept_line(playtest, live.rec.game_index)}")
     done = len(playtest.done())
     print(f"{done} of {playtest.games} game(s) finished in {where}: protolab report {where}")
     return 0

@@ -9,11 +9,12 @@ inside C by its strategy, exactly as `protolab replay` rebuilds the game later."
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any
 
-from analysis.runs.played import PlayedGame
+from analysis.runs.played import PlayedGame, path_of
 from protolab.experiment.run.replay import new_game
-from protolab.play.playtest import Playtest
+from protolab.play.playtest import Playtest, PlaytestError
 from protolab.play.prompts import asker, option_labels, prompt
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
 from sim.observation import observation_from_state
@@ -26,6 +27,11 @@ class Refused(ValueError):
     """A decision the game cannot take (illegal, stale, or the game is over): HTTP 409, nothing changes."""
 
 
+class NotSaved(OSError):
+    """A decision (or a game's end) the run folder could not keep (a full disk): HTTP 507. The
+    decision is not taken: the game stays at what its played/ file holds."""
+
+
 class LiveGame:
     """The game a playtest is at; every method holds the lock (two tabs, one game)."""
 
@@ -36,7 +42,10 @@ class LiveGame:
         t = playtest
         self.game = new_game(t.pool, rec.seed, t.strategies, t.protocols, None, t.spec.turn_cap, answers=rec.answers)
         if self.game._status == "bad":
-            raise ValueError(f"game {rec.game_index}: its recorded decisions do not fit the game (was it edited?)")
+            raise PlaytestError(
+                f"{path_of(playtest.run_dir, rec.game_index)}: its recorded decisions do not fit game "
+                f"{rec.game_index} (was it edited?)"
+            )
         self._log_cache: tuple[int, list[tuple]] | None = None
         self._finish_if_over()
 
@@ -62,16 +71,28 @@ class LiveGame:
             if status == "bad":  # cannot happen for an index in range; keep the game as it was
                 self.game._status = self.game.core.run(self.rec.answers, self.game.strategies)
                 raise Refused(f"option {option} is not legal here")
+            try:  # kept first: a decision the disk cannot hold is not taken
+                self.playtest.save(replace(self.rec, answers=answers))
+            except OSError as e:
+                self.game._status = self.game.core.run(self.rec.answers, self.game.strategies)
+                raise NotSaved(
+                    f"not saved, so not taken: {e}; the game stays at decision {n} (free some space, then decide again)"
+                ) from None
             self.game.answers = answers
             self.game._status = status
             self.rec.answers = answers
-            self.playtest.save(self.rec)
             self._finish_if_over()
 
     def _finish_if_over(self) -> None:
         """An ended game becomes its shard; also one whose shard a stop cut short (not in run.json)."""
         if self.over and self.rec.game_index not in self.playtest.done():
-            self.playtest.finish(self.rec, self.game.record())
+            try:
+                self.playtest.finish(self.rec, self.game.record())
+            except OSError as e:  # its decisions are kept: the next `play --out` writes the shard
+                raise NotSaved(
+                    f"the game is over and its decisions are kept, but its result could not be written: {e} "
+                    "(free some space and start protolab play --out on this folder again to write it)"
+                ) from None
 
     # -- what the person sees -----------------------------------------------------------------------
     def viewer(self) -> int:

@@ -10,6 +10,8 @@ their own protocols)."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -217,21 +219,38 @@ def model_hash(strategy: str) -> str:
 def create(out: str | None, spec: Spec) -> Playtest:
     """A new playtest folder: `out` itself (new or empty), else runs/play-<date>-<time>/."""
     plan = make_plan(spec, shard_games=1)
+    made: Path | None  # the folder this call makes (removed again if the disk is full)
     if out is None:
         run_dir, run_id = runfolder.create_run_dir("runs", SPEC_NAME, datetime.now().strftime("%Y%m%d-%H%M%S"))
+        made = Path(str(run_dir))
     else:
         run_dir = runfolder.open_location(out)
         if Path(out).exists() and any(Path(out).iterdir()):
             raise PlaytestError(
                 f"--out {out}: the folder holds files but no playtest (run.json); expected a new folder"
             )
-        run_dir.mkdir()
-        runfolder.make_table_dirs(run_dir)
+        made = None if Path(out).exists() else Path(out)
         run_id = Path(out).resolve().name
     manifest = new_manifest(plan, run_id)
-    runfolder.save_inputs(run_dir, {cf.path: cf.text for cf in card_files(spec)})
-    runfolder.write_manifest(run_dir, manifest)
+    try:
+        run_dir.mkdir()
+        runfolder.make_table_dirs(run_dir)
+        runfolder.save_inputs(run_dir, {cf.path: cf.text for cf in card_files(spec)})
+        runfolder.write_manifest(run_dir, manifest)
+    except OSError:
+        unmake(made or Path(str(run_dir)), keep_folder=made is None)
+        raise
     return Playtest(run_dir, run_id, plan, manifest)
+
+
+def unmake(folder: Path, keep_folder: bool) -> None:
+    """Undo a playtest folder a full disk cut short (no run.json yet), so the next `play --out` can
+    start it again: its contents, and the folder itself unless it existed (empty) before."""
+    for child in folder.iterdir() if folder.is_dir() else ():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
+    if not keep_folder:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def reopen(out: str) -> Playtest:

@@ -2,20 +2,20 @@
 (docs/play-api.md). The page holds no rules: it draws GET /api/state and sends the option the
 person clicks to POST /api/decide. Requests that do not name this server as 127.0.0.1 or
 localhost are refused (the dashboard's Host check: no DNS rebinding), and a POST must be JSON
-(a page of another site cannot send that without asking first)."""
+(a page of another site cannot send that without asking first). Malformed requests get a 4xx
+(analysis/pages/local_http.py); a decision the disk cannot keep gets 507 and is not taken."""
 
 from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
 from analysis.pages import board_page
-from analysis.pages.shell import LOCAL_HOSTS
+from analysis.pages.local_http import BadRequest, LocalHandler, LocalServer, ascii_number
 from protolab.experiment.run.replay import ReplayError, ReplayMismatch, board_data
-from protolab.play.game import LiveGame, Refused
+from protolab.play.game import LiveGame, NotSaved, Refused
 from protolab.play.playtest import Playtest
 
 MAX_BODY = 4096  # a decision is a few bytes
@@ -73,81 +73,57 @@ def page() -> bytes:
     return resources.files("protolab.play").joinpath("page.html").read_bytes()
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(LocalHandler):
     table: Table
-
-    def _host_is_local(self) -> bool:
-        address = self.server.server_address
-        assert isinstance(address, tuple)  # an IP server's (host, port)
-        port = address[1]
-        host = (self.headers.get("Host") or "").strip().lower()
-        return host in {f"{name}:{port}" for name in LOCAL_HOSTS} | set(LOCAL_HOSTS)
-
-    def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", f"{kind}; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
+    served = ("GET", "HEAD", "POST")
 
     def _json(self, data: dict[str, Any]) -> None:
-        self._send(200, json.dumps(data, ensure_ascii=False).encode(), "application/json")
-
-    def _line(self, status: int, text: str) -> None:
-        self._send(status, (text + "\n").encode(), "text/plain")
+        self.send(200, json.dumps(data, ensure_ascii=False).encode(), "application/json")
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if not self._host_is_local():
-            self.send_error(421, "expected Host 127.0.0.1 or localhost")
+        if not self.host_is_local():
+            self.line(421, "expected Host 127.0.0.1 or localhost")
             return
         path = self.path.split("?", 1)[0]
+        game = ascii_number(path.removeprefix("/replay/")) if path.startswith("/replay/") else None
         if path in ("/", "/index.html"):
-            self._send(200, page(), "text/html")
+            self.send(200, page(), "text/html")
         elif path == "/api/state":
             self._json(self.table.state())
         elif path == "/favicon.ico":  # the board page asks for one: nothing, not an error
-            self._send(204, b"", "image/x-icon")
-        elif path.startswith("/replay/") and path.removeprefix("/replay/").isdigit():
-            status, text = self.table.replay_page(int(path.removeprefix("/replay/")))
-            self._send(status, text.encode(), "text/html" if status == 200 else "text/plain")
+            self.send(204, b"", "image/x-icon")
+        elif game is not None:
+            status, text = self.table.replay_page(game)
+            self.send(status, text.encode(), "text/html" if status == 200 else "text/plain")
         else:
-            self.send_error(404)
+            self.line(404, "not found: expected /, /api/state or /replay/N")
+
+    do_HEAD = do_GET  # noqa: N815
 
     def do_POST(self) -> None:  # noqa: N802
-        if not self._host_is_local():
-            self.send_error(421, "expected Host 127.0.0.1 or localhost")
+        if not self.host_is_local():
+            self.refuse(BadRequest(421, "expected Host 127.0.0.1 or localhost"))
             return
         if self.path not in ("/api/decide", "/api/next"):
-            self.send_error(404)
+            self.refuse(BadRequest(404, "not found: expected POST /api/decide or /api/next"))
             return
         if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
-            self._line(415, "expected Content-Type: application/json")
-            return
-        n = int(self.headers.get("Content-Length") or 0)
-        if not 0 <= n <= MAX_BODY:
-            self._line(413, f"expected a body of at most {MAX_BODY} bytes")
+            self.refuse(BadRequest(415, "expected Content-Type: application/json"))
             return
         try:
-            body = json.loads(self.rfile.read(n) or b"{}")
-        except ValueError:
-            self._line(400, 'expected a JSON object, e.g. {"option": 0}')
-            return
-        if not isinstance(body, dict):
-            self._line(400, 'expected a JSON object, e.g. {"option": 0}')
+            body = self.read_json_object(MAX_BODY, '{"option": 0}')
+        except BadRequest as e:
+            self.refuse(e)
             return
         try:
             self._json(self.table.decide(body) if self.path == "/api/decide" else self.table.next())
         except Refused as e:
-            self._line(409, str(e))
+            self.line(409, str(e))
+        except NotSaved as e:
+            self.line(507, str(e))
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
 
-
-def make_server(table: Table, port: int) -> ThreadingHTTPServer:
+def make_server(table: Table, port: int) -> LocalServer:
     """The server for `table`, bound to 127.0.0.1 only (port 0: any free port)."""
     handler = type("PlayHandler", (Handler,), {"table": table})
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
-    return server
+    return LocalServer(("127.0.0.1", port), handler)

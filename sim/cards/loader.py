@@ -48,7 +48,21 @@ def _official_dir() -> Path:
 OFFICIAL_DIR = _official_dir()
 
 SELECTOR_KEYS = set(vocab.SELECTOR_KEYS)
-STEP_OPTION_KEYS = {"may", "if", "who", "to", "from", "face", "under", "side", "random", "ignore_middle", "into"}
+STEP_OPTION_KEYS = {
+    "may",
+    "if",
+    "who",
+    "to",
+    "from",
+    "face",
+    "under",
+    "side",
+    "random",
+    "ignore_middle",
+    "into",
+    "per",
+    "count",
+}
 KEYWORDS = sorted({v.word for v in vocab.VERBS})
 # amounts a condition (`if = "hand > 1"`) or a value selector (`value_gt = "hand"`) can name
 AMOUNTS = set(vocab.AMOUNTS)
@@ -200,6 +214,30 @@ def _value_ok(v: Any) -> bool:
     return v in ("that", "stated") or (isinstance(v, list) and bool(v) and all(is_whole(x) and 0 <= x <= 15 for x in v))
 
 
+class PerTable(Strict):
+    """A step's quantity, `per = { face = "down" }`: what the step's number is counted for (docs/cards.md,
+    Quantities). Field cards are chosen by the field verbs' selectors, covered ones included unless
+    `covered` says otherwise; a hand, trash or deck is the text's player's unless `whose` says."""
+
+    of: one_of(K["of"]) = "cards"
+    whose: one_of(K["whose"]) | None = None
+    covered: one_of(K["covered"], 'true, false or "any"') | None = None
+    face: one_of(K["face"]) | None = None
+    other: Annotated[bool | None, Field(description="true or false")] = None
+    line: words("any", "this", "other") | None = None
+
+    @model_validator(mode="after")
+    def _fits(self) -> PerTable:
+        card_keys = ("covered", "face", "other")
+        if self.of != "cards" and any(getattr(self, k) is not None for k in card_keys):
+            fail(f"'{self.of}' counts no field cards: covered, face and other select field cards", "of")
+        if self.of not in ("cards", "lines") and self.line is not None:
+            fail(f"'{self.of}' is not counted by line", "line")
+        if self.of == "lines" and self.whose is not None:
+            fail("lines belong to both sides: no whose", "whose")
+        return self
+
+
 # The values each selector and option of a step accepts (`from` and `mode` depend on the verb: StepTable).
 STEP_VALUES: dict[str, Any] = {
     "whose": one_of(K["whose"]),
@@ -228,6 +266,8 @@ STEP_VALUES: dict[str, Any] = {
     "random": bool,
     "ignore_middle": bool,
     "into": one_of(("opponent_trash",)),
+    "per": PerTable,
+    "count": PerTable,
 }
 assert set(STEP_VALUES) == SELECTOR_KEYS | STEP_OPTION_KEYS, "a selector or option without its values"
 
@@ -286,7 +326,22 @@ class StepBase(Strict):
             fail(f"'{word}' needs a mode: one of {sorted(row.modes)}", "mode")
         if "mode" in given and given["mode"] not in row.modes:
             fail(f"expected one of {sorted(row.modes)}, got {given['mode']!r}", "mode")
+        _quantity_rules(word, given)
         return self
+
+
+def _quantity_rules(word: str, given: dict[str, Any]) -> None:
+    """`per` multiplies the verb's number; `count` is what a comparison names as "count", and is
+    given exactly when one does."""
+    if "per" in given and not is_whole(given[word]):
+        fail(f"'per' counts the verb's number: write a number, e.g. {word} = 1, got {given[word]!r}", "per")
+    named = [k for k in ("value_gt", "value_lt") if given.get(k) == "count"]
+    cond = parse_condition(given["if"]) if isinstance(given.get("if"), str) else None
+    named += ["if"] if cond is not None and "count" in (cond[0], cond[2]) else []
+    if named and "count" not in given:
+        fail("compares 'count', but the step has no count = { ... } saying what to count", named[0])
+    if "count" in given and not named:
+        fail('no comparison of the step names it (if = "count >= 2", value_gt = "count")', "count")
 
 
 def _field(key: str, t: Any) -> tuple[Any, None]:
@@ -655,10 +710,28 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     filters: dict[Any, int] = {"same": 1, "other": 2}
     rec["proto_filter"] = filters.get(step.get("protocol"), 0)
     rec["into_opp"] = int(step.get("into") == "opponent_trash")
+    for key in ("per", "count"):
+        if key in step:
+            rec[key] = len(out)
+            out.append(_quantity_record(step[key]))
     if row.value == vocab.STEPS:
         for key, branch in zip(("alt_a", "alt_b"), count, strict=True):
             rec[key] = _compile_steps(branch, out)
             rec[key + "_len"] = len(branch)
+    return rec
+
+
+def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
+    """A quantity as a record of its own, read by the engine's quantity(): `of` and the same
+    selector fields (and codes) as a field verb's step, so the verbs' matcher counts it."""
+    rec = vocab.new_step_record()
+    of = per.get("of", "cards")
+    rec["of"] = K["of"][of]
+    rec["whose"] = K["whose"][per.get("whose", "any" if of in ("cards", "protocols", "compiled_protocols") else "you")]
+    rec["covered"] = K["covered"][per.get("covered", "any")]
+    rec["face"] = K["face"][per.get("face", "any")]
+    rec["other"] = int(per.get("other", False))
+    rec["line"] = K["line"][per.get("line", "any")]
     return rec
 
 

@@ -87,6 +87,13 @@ COUNTS: tuple[Count, ...] = (
     ),
     Count("deck", "CK_DECK", "cards in the player's deck", as_count=False, amount=True),
     Count("trash", "CK_TRASH", "cards in the player's trash", as_count=False, amount=True),
+    Count(
+        "count",
+        "CK_COUNTED",
+        "what the step's `count = { ... }` counts ([Quantities](#quantities))",
+        as_count=False,
+        amount=True,
+    ),
 )
 
 COUNT_WORDS = tuple(c.word for c in COUNTS if c.as_count and c.word != "n")
@@ -463,6 +470,9 @@ STEP_RECORD: tuple[StepField, ...] = (
     ),
     StepField("into_opp", "uint8_t", 0, True, "discard into the opponent's trash (ownership changes)"),
     StepField("mode", "uint8_t", 0, True, "index of the step's `mode` among its verb's modes"),
+    StepField("per", "int16_t", -1, True, "index of the step's quantity record (-1: none): n for each counted", PICKS),
+    StepField("count", "int16_t", -1, True, "index of the quantity record a comparison names as `count` (-1: none)"),
+    StepField("of", "uint8_t", 0, True, "a quantity record: what it counts (Counted); its selectors say which"),
 )
 
 STEP_FIELDS = tuple(f.name for f in STEP_RECORD)
@@ -639,6 +649,23 @@ ENUMS: tuple[EngineEnum, ...] = (
             ),
         ),
         "run the step once per noted line, in the decider's order",
+        card=True,
+    ),
+    # what a quantity counts (`per = { of = ... }`, docs/cards.md "Quantities")
+    EngineEnum(
+        "Counted",
+        "Q_",
+        "of",
+        (
+            M("CARDS", "cards", "field cards matching the quantity's selectors (covered ones too unless it says)"),
+            M("HAND", "hand", "cards in a hand (`whose`: **yours**, your opponent's or both)"),
+            M("TRASH", "trash", "cards in a trash"),
+            M("DECK", "deck", "cards in a deck"),
+            M("LINES", "lines", "lines (`line`: every line, this line or the other lines)"),
+            M("PROTOCOLS", "protocols", "protocols (`whose`: **both sides**, yours or your opponent's)"),
+            M("COMPILED", "compiled_protocols", "compiled protocols"),
+        ),
+        "what a quantity counts",
         card=True,
     ),
     # destinations and sources of shift and play
@@ -1267,6 +1294,12 @@ def selectors_markdown() -> str:
         "| `if` | meaning | example |",
         "|---|---|---|",
         *_words_rows(enum("if"), example=True),
+        "",
+        "What a quantity counts (`per = { of = ... }`, [Quantities](#quantities)):",
+        "",
+        "| `of` | meaning |",
+        "|---|---|",
+        *_words_rows(enum("of")),
         "",
         SELECTORS_END,
     ]

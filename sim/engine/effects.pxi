@@ -250,8 +250,8 @@ cdef bint condition_holds(State* g, Frame* fr, const Step* st) noexcept nogil:
     if st.cond == COND_THAT_STATED:
         return fr.that >= 0 and fr.stated >= 0 and g.face_up[fr.that] and cdef_of(g, fr.that).protocol == fr.stated
     if st.cond == COND_CMP:
-        a = amount(g, fr, st.cond_a, 0, fr.ctrl)
-        b = amount(g, fr, st.cond_b, st.cond_n, fr.ctrl)
+        a = amount_of(g, fr, st, st.cond_a, 0, fr.ctrl)
+        b = amount_of(g, fr, st, st.cond_b, st.cond_n, fr.ctrl)
         return compare(a, st.cond_op, b)
     return True
 

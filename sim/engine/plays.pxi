@@ -117,7 +117,7 @@ cdef int verb_play(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t lines[3]
     cdef int n, k, c, l, i, nl, done = 0, tl = this_line(g, fr), q, side
     if st.source == S_HAND or st.source == S_TRASH or st.count_kind == CK_THAT:
-        n = 1 if st.count_kind == CK_THAT else st.n
+        n = 1 if st.count_kind == CK_THAT else step_n(g, fr, st)
         for i in range(n):
             g.nopts = effect_play_options(g, fr, st, dec)
             k = ask(g, dec, D_PLAY)

@@ -138,7 +138,7 @@ cdef bint value_allowed(State* g, Frame* fr, const Step* st, int v) noexcept nog
     """The step's value selectors: a list of values, or a comparison with an amount."""
     if st.value_mask and not ((st.value_mask >> v) & 1):
         return False
-    return st.value_op == 0xFF or compare(v, st.value_op, amount(g, fr, st.value_expr, 0, fr.ctrl))
+    return st.value_op == 0xFF or compare(v, st.value_op, amount_of(g, fr, st, st.value_expr, 0, fr.ctrl))
 
 cdef bint card_fits(State* g, Frame* fr, const Step* st, int c) noexcept nogil:
     """Value and protocol filters for a card off the field (its printed value and protocol)."""
@@ -181,3 +181,45 @@ cdef inline int drop_line(int32_t* lines, int n, int l) noexcept nogil:
             lines[k] = lines[i]
             k += 1
     return k
+
+cdef int quantity(State* g, Frame* fr, const Step* q) noexcept nogil:
+    """What a quantity record counts (docs/cards.md, Quantities), worked out when the step
+    resolves: field cards by the field verbs' own selectors and matcher, the cards of a hand,
+    trash or deck, lines, or protocols. Sides are the text's player's (`whose`)."""
+    cdef int32_t scratch[MAXCARDS]
+    cdef int s, l, n = 0, tl
+    if q.of == Q_CARDS:
+        return collect(g, fr, q, -1, scratch)
+    if q.of == Q_LINES:
+        tl = this_line(g, fr)
+        for l in range(3):
+            if not ((q.line == L_THIS and l != tl) or (q.line == L_OTHER and l == tl)):
+                n += 1
+        return n
+    for s in range(2):
+        if (q.whose == W_YOU and s != fr.ctrl) or (q.whose == W_OPP and s == fr.ctrl):
+            continue
+        if q.of == Q_HAND:
+            n += g.nhand[s]
+        elif q.of == Q_TRASH:
+            n += g.ntrash[s]
+        elif q.of == Q_DECK:
+            n += g.ndeck[s]
+        elif q.of == Q_PROTOCOLS:
+            n += 3
+        else:
+            for l in range(3):
+                n += g.compiled[s][l] != 0
+    return n
+
+cdef inline int step_n(State* g, Frame* fr, const Step* st) noexcept nogil:
+    """A counted step's number: `n`, or `n` for each thing its quantity counts."""
+    if st.per < 0:
+        return st.n
+    return st.n * quantity(g, fr, &g.steps[st.per])
+
+cdef inline int amount_of(State* g, Frame* fr, const Step* st, int kind, int n, int who) noexcept nogil:
+    """An amount a step compares (`if`, `value_gt`/`value_lt`): its `count` quantity or amount()."""
+    if kind == CK_COUNTED:
+        return quantity(g, fr, &g.steps[st.count])
+    return amount(g, fr, kind, n, who)

@@ -14,6 +14,8 @@ cdef int act_none(State* g, Frame* fr, const Step* st, int c, int dec) noexcept 
     return 0
 
 cdef inline int step_amount(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    if st.per >= 0:
+        return step_n(g, fr, st)
     return amount(g, fr, st.count_kind, st.n, dec)
 
 cdef int verb_draw(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
@@ -45,11 +47,11 @@ cdef int draw_searched(State* g, Frame* fr, const Step* st, int p) noexcept nogi
     """Draw chosen cards out of a revealed deck (Clarity 2/3: one; Unity 4: all that match).
     A draw, so Ice 6 stops it and after-draw triggers see it; it never reshuffles."""
     cdef int32_t cand[MAXCARDS]
-    cdef int n, c, got = 0
+    cdef int n, c, got = 0, most = step_n(g, fr, st)
     if draw_blocked(g, p):
         return 0
     while not stopped(g):
-        if st.count_kind != CK_ALL and got >= st.n:
+        if st.count_kind != CK_ALL and got >= most:
             break
         n = deck_matches(g, fr, st, p, cand)
         if n == 0:
@@ -196,7 +198,7 @@ cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil
             if g.epoch[fr.src] != fr.epoch:
                 break
         return done
-    for k in range(st.n):
+    for k in range(step_n(g, fr, st)):
         if stopped(g):
             break
         n = collect(g, fr, st, -1, cand)
@@ -360,7 +362,7 @@ cdef bint possible_reveal_from_hand(State* g, Frame* fr, const Step* st, int dec
     return possible_hand(g, fr, st, dec)
 
 cdef int verb_give(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
-    cdef int i, c, done = 0, n = st.n
+    cdef int i, c, done = 0, n = step_n(g, fr, st)
     for i in range(n):
         if g.nhand[p] == 0:
             break
@@ -378,7 +380,7 @@ cdef bint possible_give(State* g, Frame* fr, const Step* st, int dec) noexcept n
     return possible_hand(g, fr, st, dec)
 
 cdef int verb_take(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
-    cdef int i, c, o = 1 - p, done = 0, n = st.n
+    cdef int i, c, o = 1 - p, done = 0, n = step_n(g, fr, st)
     for i in range(n):
         if g.nhand[o] == 0:
             break

@@ -10,6 +10,7 @@ from analysis.pages.shell import table_html
 from analysis.runs.open import Runs
 from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.proportions import add_rate
+from analysis.studies.plain.queries import tally
 
 LOOP = "loop_guard"  # the end reason of the loop bound (sim/cards/vocabulary.py, EndReason)
 COLUMNS = ["kind", "name", "protocol", "games", "loops", "loop_rate", "loop_rate_low", "loop_rate_high"]
@@ -24,9 +25,19 @@ def loop_draws(runs: Runs) -> pd.DataFrame:
     """One row per protocol that took part in a loop draw and per card whose text repeated: games with
     it in play (either seat, counted once), loop draws among them, their rate. Empty when no game
     ended by the loop bound."""
+    if not loop_count(runs):  # from the tallies: a run with no loop draw reads no game rows
+        return pd.DataFrame(
+            {c: pd.Series(dtype="object" if c in ("kind", "name", "protocol") else "float") for c in COLUMNS}
+        )
     card = "loop_card::varchar" if has_loop_card(runs) else "null"
     df = _query(runs, card)
     return add_rate(df, "loops", "games", "loop_rate")[COLUMNS]
+
+
+def loop_count(runs: Runs) -> int:
+    """Games the loop bound ended, from the game-length tally (analysis/runs/tallies.py)."""
+    h = tally(runs, "length")
+    return int(h.loc[h["end_reason"] == LOOP, "games"].sum())
 
 
 def _query(runs: Runs, card: str) -> pd.DataFrame:

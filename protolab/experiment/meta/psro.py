@@ -31,7 +31,7 @@ from analysis.studies import open_study
 from analysis.studies.metagame.meta import LOOP_FILE, matchup_table, population_step
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, run
-from protolab.experiment.spec import Draft, Spec, SpecError, check_code, load_spec, spec_strategies
+from protolab.experiment.spec import Draft, Meta, Spec, SpecError, check_code, load_spec, spec_strategies
 
 # -- the loop -------------------------------------------------------------------------------------
 
@@ -70,7 +70,7 @@ def start_trios(spec: Spec, names: list[str]) -> list[Trio]:
         return out
     assert spec.meta is not None  # a metagame loop's spec has its [meta]
     trios = list(itertools.combinations(names, 3))
-    pick = np.random.default_rng([spec.seed, 0x5E5D]).permutation(len(trios))[: spec.meta["start"]]
+    pick = np.random.default_rng([spec.seed, 0x5E5D]).permutation(len(trios))[: spec.meta.start]
     return [trios[int(i)] for i in sorted(pick)]
 
 
@@ -107,7 +107,7 @@ def _write(loop_dir: Path, manifest: dict[str, Any]) -> None:
     write_atomic(loop_dir / LOOP_FILE, json.dumps(manifest, indent=1, default=str).encode())
 
 
-def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio], meta: dict[str, Any]):
+def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio], meta: Meta):
     """Fit and solve on every game of the loop so far (analysis.studies.metagame.meta.population_step)."""
 
     runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
@@ -115,7 +115,7 @@ def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], populat
         table = matchup_table(runs)
     finally:
         runs.close()
-    return population_step(table, names, [label(t) for t in population], meta["prior_games"])
+    return population_step(table, names, [label(t) for t in population], meta.prior_games)
 
 
 def _make_loop_dir(spec: Spec, out: str | None) -> Path:
@@ -152,7 +152,7 @@ def _play_iteration(
     return result, None
 
 
-def _equilibrium(step, population: list[Trio], previous: dict[str, float], meta: dict[str, Any]):
+def _equilibrium(step, population: list[Trio], previous: dict[str, float], meta: Meta):
     """(mixture, support, total-variation change from `previous`, the open trios' gains, the best
     responses gaining more than epsilon)."""
     mixture = {t: float(x) for t, x in zip(step.population, step.mixture, strict=True)}
@@ -163,24 +163,62 @@ def _equilibrium(step, population: list[Trio], previous: dict[str, float], meta:
         else None
     )
     open_gains = step.gains.drop([label(t) for t in population]).sort_values(ascending=False)
-    best = [t for t, g in open_gains.items() if g > meta["epsilon"]][: int(meta["responses"])]
+    best = [t for t, g in open_gains.items() if g > meta.epsilon][: meta.responses]
     return mixture, support, tv, open_gains, best
 
 
-def _stop_reason(best: list[str], tv: float | None, k: int, meta: dict[str, Any]) -> str | None:
+def _stop_reason(best: list[str], tv: float | None, k: int, meta: Meta) -> str | None:
     if not best:
-        return f"converged: no trio gains more than epsilon = {meta['epsilon']:g} against the equilibrium"
-    if tv is not None and tv < meta["tolerance"]:
-        return f"the equilibrium moved {tv:.3f} < tolerance {meta['tolerance']:g} (total variation)"
-    if k + 1 == int(meta["iterations"]):
-        return f"reached meta.iterations = {meta['iterations']}"
+        return f"converged: no trio gains more than epsilon = {meta.epsilon:g} against the equilibrium"
+    if tv is not None and tv < meta.tolerance:
+        return f"the equilibrium moved {tv:.3f} < tolerance {meta.tolerance:g} (total variation)"
+    if k + 1 == meta.iterations:
+        return f"reached meta.iterations = {meta.iterations}"
     return None
+
+
+def _found(step: Any, support: dict[str, float], open_gains: Any, tv: float | None, best: list[str]) -> dict[str, Any]:
+    """What an iteration found, as its meta.json entry records it."""
+    return {
+        "support_size": len(support),
+        "support": sorted(support, key=lambda t: -support[t]),
+        "support_probabilities": support,
+        "exploitability": step.exploitability,
+        "best_gain": float(open_gains.iloc[0]) if len(open_gains) else 0.0,
+        "tv_change": tv,
+        "added": best,
+    }
+
+
+def _new_loop(spec: Spec, meta: Meta, names: list[str], out: str | None) -> tuple[Path, dict[str, Any]]:
+    """The loop folder and its manifest (meta.json), written before the first iteration."""
+    loop_dir = _make_loop_dir(spec, out)
+    manifest: dict[str, Any] = {
+        "kind": "psro",
+        "name": spec.name,
+        "spec": spec.to_dict(),
+        "meta": meta.to_dict(),
+        "protocols": names,
+        "iterations": [],
+        "stopped": None,
+    }
+    _write(loop_dir, manifest)
+    return loop_dir, manifest
+
+
+def _next_matchups(
+    added: list[Trio], support: dict[str, float], population: list[Trio], played: set[frozenset[str]]
+) -> list[tuple[Trio, Trio]]:
+    """The next iteration's matchups: the best responses against the equilibrium's support, else
+    against the whole population; none if every one was played or shares a protocol."""
+    support_trios = [tuple(t.split(", ")) for t in support]
+    return new_matchups(added, support_trios, played) or new_matchups(added, population, played)
 
 
 def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]:
     """Play the loop; returns (loop folder, its manifest, exit status)."""
 
-    meta = spec.meta or {}
+    meta = spec.meta or Meta()
     check_code(spec.source, spec_strategies(spec), opts.allow_code)  # before the loop folder is made
     names = candidates(spec)
     population = start_trios(spec, names)
@@ -190,21 +228,11 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
             f"{spec.source}: key 'draft.trios': expected start trios of which at least two share no protocol"
         )
     say = console.print if console is not None else (lambda *a, **k: None)
-    loop_dir = _make_loop_dir(spec, opts.out)
-    manifest: dict[str, Any] = {
-        "kind": "psro",
-        "name": spec.name,
-        "spec": spec.to_dict(),
-        "meta": meta,
-        "protocols": names,
-        "iterations": [],
-        "stopped": None,
-    }
-    _write(loop_dir, manifest)
+    loop_dir, manifest = _new_loop(spec, meta, names, opts.out)
     played: set[frozenset[str]] = set()
     previous: dict[str, float] = {}
     status = 0
-    for k in range(int(meta["iterations"])):
+    for k in range(meta.iterations):
         say(
             f"[bold]Metagame loop[/bold], iteration {k}: {len(matchups)} new matchups, population "
             f"{len(population)} trios"
@@ -223,23 +251,12 @@ def run_loop(spec: Spec, opts, console=None) -> tuple[Path, dict[str, Any], int]
         manifest["iterations"].append(entry)
         step = _analyse(loop_dir, manifest, names, population, meta)
         mixture, support, tv, open_gains, best = _equilibrium(step, population, previous, meta)
-        entry.update(
-            {
-                "support_size": len(support),
-                "support": sorted(support, key=lambda t: -support[t]),
-                "support_probabilities": support,
-                "exploitability": step.exploitability,
-                "best_gain": float(open_gains.iloc[0]) if len(open_gains) else 0.0,
-                "tv_change": tv,
-                "added": best,
-            }
-        )
+        entry.update(_found(step, support, open_gains, tv, best))
         previous = mixture
         stop = _stop_reason(best, tv, k, meta)
         added = [tuple(t.split(", ")) for t in best]
         if stop is None:
-            support_trios = [tuple(t.split(", ")) for t in support]
-            matchups = new_matchups(added, support_trios, played) or new_matchups(added, population, played)
+            matchups = _next_matchups(added, support, population, played)
             if not matchups:
                 stop = "the best responses share a protocol with every trio of the population: nothing new to play"
         if stop is not None:

@@ -287,7 +287,7 @@ def make_plan(spec: Spec, shard_games: int | None = None, allow_code: bool = Fal
         check_stop(spec, pools, size)
     # arm by arm; a run that stops when settled (spec.stop) batch by batch, every arm's shards of a
     # batch together, so that the shards played up to any look are a prefix of the indices
-    batch = spec.stop["batch"] if spec.stop else max(sizes)
+    batch = spec.stop.batch if spec.stop else max(sizes)
     spans = sorted((off // batch, a, off) for a in range(len(spec.arms)) for off in range(0, sizes[a], size))
     shards = [ShardPlan(i, a, first[a] + off, min(size, sizes[a] - off)) for i, (_, a, off) in enumerate(spans)]
     return Plan(spec, pools, matchups, sizes[0], sum(sizes), shards, size, tuple(first), tuple(blocks))
@@ -314,13 +314,13 @@ def check_stop(spec: Spec, pools: list[Pool], shard_games: int) -> None:
     """`[stop]` against the pools and the shard size: watched protocols every arm has, and batches
     made of whole shards (a look reads whole shards)."""
     assert spec.stop is not None
-    for i, name in enumerate(spec.stop["protocols"]):
+    for i, name in enumerate(spec.stop.protocols):
         for pool, arm in zip(pools, spec.arms, strict=True):
             _canon(pool, name, spec.source, f"stop.protocols[{i}]", arm.name)
-    if spec.stop["batch"] % shard_games:
+    if spec.stop.batch % shard_games:
         raise SpecError(
             f"{spec.source}: key 'stop.batch': expected a multiple of the shard size ({shard_games:,} "
-            f"games: shard_games, capped at {SHARD_CAP:,} with events), got {spec.stop['batch']:,}"
+            f"games: shard_games, capped at {SHARD_CAP:,} with events), got {spec.stop.batch:,}"
         )
 
 

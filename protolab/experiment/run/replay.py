@@ -26,7 +26,7 @@ from analysis.pages import board
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest
 from analysis.runs.open import split_arm
-from analysis.runs.played import PlayedGame, read_played
+from analysis.runs.played import PlayedGame, path_of, read_played
 from analysis.runs.storage import Location
 from protolab.experiment.run.plan import ShardPlan, make_plan
 from protolab.experiment.run.shardloop import dictionaries, make_task
@@ -237,7 +237,7 @@ def played_game(g: RunGame) -> PlayedGame | None:
 
 def play(g: RunGame, until_turn: int = -1) -> State:
     rec = played_game(g)
-    return new_game(
+    game = new_game(
         g.pool,
         g.seed,
         g.strategies,
@@ -249,6 +249,12 @@ def play(g: RunGame, until_turn: int = -1) -> State:
         g.draft_files,
         None if rec is None else rec.answers,
     )
+    if rec is not None and game._status == "bad":  # an answer out of range: a hand-edited file
+        raise ReplayError(
+            f"{path_of(g.run_dir, g.game_index)}: its recorded decisions do not fit game {g.game_index} "
+            "(was it edited?)"
+        )
+    return game
 
 
 def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:

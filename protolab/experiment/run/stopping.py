@@ -34,7 +34,7 @@ COLUMNS = ["game_in_matchup", "winner", *PROTOCOL_COLUMNS]
 def batches(plan: Plan) -> list[list[ShardPlan]]:
     """The plan's shards grouped by batch, in batch order (a prefix of the shard indices each)."""
     assert plan.spec.stop is not None
-    size = plan.spec.stop["batch"]
+    size = plan.spec.stop.batch
     out: dict[int, list[ShardPlan]] = {}
     for s in plan.shards:
         out.setdefault((s.first_game - plan.arm_first[s.arm]) // size, []).append(s)
@@ -112,7 +112,7 @@ class Watch:
         spec = plan.spec
         assert spec.stop is not None
         self.spec, self.settings = spec, spec.stop
-        self.protocols = [plan.pools[0].protocols[plan.pools[0].protocol(p)] for p in spec.stop["protocols"]]
+        self.protocols = [plan.pools[0].protocols[plan.pools[0].protocol(p)] for p in spec.stop.protocols]
         arms = [a.name for a in spec.arms]
         self.effects = [Effect(a, arms[0], p, []) for a in arms[1:] for p in self.protocols]
 
@@ -135,7 +135,7 @@ class Watch:
         return ids[order], vals[order]
 
     def look(self) -> list[dict[str, Any]]:
-        return [e.state(self.settings["alpha"], self.settings["precision"]) for e in self.effects]
+        return [e.state(self.settings.alpha, self.settings.precision) for e in self.effects]
 
 
 def play_until_settled(
@@ -157,7 +157,7 @@ def play_until_settled(
         if settled or k == len(groups):
             games = sum(s.games for g in groups[:k] for s in g)
             stop = {
-                "rule": rules["rule"],
+                "rule": rules.rule,
                 "reason": "settled" if settled else "cap",
                 "at": now(),
                 "looks": k,
@@ -165,8 +165,8 @@ def play_until_settled(
                 "games_per_arm": games // len(plan.spec.arms),
                 "games": games,
                 "shards": played,
-                "alpha": rules["alpha"],
-                "precision": rules["precision"],
+                "alpha": rules.alpha,
+                "precision": rules.precision,
                 "effects": effects,
             }
             ledger.manifest.stop = stop

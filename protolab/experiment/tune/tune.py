@@ -34,7 +34,7 @@ from analysis.studies.plain.rule_note import pool_notes
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import Spec, SpecError
-from protolab.experiment.tune.tuneplay import Job, arm_files, arm_job, search_seeds, verify_seeds
+from protolab.experiment.tune.tuneplay import Job, Player, arm_files, arm_job, search_seeds, verify_seeds
 from protolab.version import protolab_version
 from sim.cards.knobs import Knob, candidate_faults, card_knobs, turned, variant_toml
 from sim.cards.loader import CardDataError
@@ -158,7 +158,7 @@ def prepare(spec: Spec) -> Search:
 class Baseline:
     """The baseline's results on the search seeds, played batch by batch as the candidates need them."""
 
-    def __init__(self, search: Search, run: Callable[[list[Job]], list[np.ndarray]]):
+    def __init__(self, search: Search, run: Player):
         self.search, self.run = search, run
         self.batches: list[np.ndarray] = []
 
@@ -207,7 +207,7 @@ def judge(
     search: Search,
     cands: list[Candidate],
     baseline: Baseline,
-    run: Callable[[list[Job]], list[np.ndarray]],
+    run: Player,
     incumbent: float,
 ) -> None:
     """Add batches to every open candidate until each is settled, dropped or out of budget."""
@@ -307,7 +307,7 @@ def _budget_warning(search: Search, judged: list[Candidate], baseline: Baseline)
 
 def search_trials(
     search: Search,
-    run: Callable[[list[Job]], list[np.ndarray]],
+    run: Player,
     done: list[dict[str, Any]],
     save: Callable[[list[dict[str, Any]]], None],
     say: Callable[[str], None],
@@ -319,7 +319,7 @@ def search_trials(
     t = search.settings
     study = optuna.create_study(directions=["minimize", "minimize"], sampler=_sampler(t, search.spec.seed))
     baseline = Baseline(search, run)
-    baseline.take(run(baseline.need(1)))
+    baseline.take([np.asarray(r) for r in run(baseline.need(1))])
     base_score = _score(search, baseline.games(1), baseline.games(1))
     seen: dict[str, Candidate] = {}
     records = list(done)
@@ -481,7 +481,7 @@ def _rule_notes(search: Search, knobs: list[Knob], text: str) -> list[str]:
     return [n["note"] for n in notes]
 
 
-def verify(search: Search, kept: list[Candidate], run: Callable[[list[Job]], list[np.ndarray]]) -> dict[str, Any]:
+def verify(search: Search, kept: list[Candidate], run: Player) -> dict[str, Any]:
     """Re-play the front's candidates and the baseline on fresh seeds; only these numbers are reported.
 
     A candidate is proposed (ranked, named, given a variant file) only if its change is significant
@@ -661,9 +661,7 @@ def _provenance(search: Search, folder: Path, record: dict[str, Any]) -> dict[st
     }
 
 
-def main_tune(
-    spec: Spec, folder: Path, run: Callable[[list[Job]], list[np.ndarray]], say: Callable[[str], None]
-) -> dict[str, Any]:
+def main_tune(spec: Spec, folder: Path, run: Player, say: Callable[[str], None]) -> dict[str, Any]:
     """Search, verify and record; returns the record (what `--format json` prints)."""
     t0 = time.monotonic()
     assert spec.tune is not None  # a balance search's spec has its [tune]

@@ -101,7 +101,10 @@ def _swapped(
     return out, loops
 
 
-def player(runner: Local | OnRay) -> Callable[[Sequence[Job]], list[Outcomes]]:
+Player = Callable[[Sequence[Job]], list[Outcomes]]  # jobs in, each job's outcomes with its loop draws out
+
+
+def player(runner: Local | OnRay) -> Player:
     """The search's games on `runner`: each job's results (play_job) with their loop draws, in job order."""
 
     def run(jobs: Sequence[Job]) -> list[Outcomes]:

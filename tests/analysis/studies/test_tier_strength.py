@@ -1,4 +1,4 @@
-"""Measured strength of a tier study (`[strength]`, protolab/experiment/strengthspec.py and
+"""Measured strength of a tier study (`[strength]`, protolab/experiment/spec/strength.py and
 analysis/studies/tiers/strength.py): the key is parsed strictly and stored so that it reads back exactly; a real
 run plays each pair of adjacent tiers head to head in its own arm, seeded, laid out, verified and
 replayable like the tiers and never pooled into their findings; the tier report's table, labels and
@@ -24,7 +24,7 @@ from protolab.experiment.run.runner import RunOptions, prepare, run
 from protolab.experiment.run.shardloop import dictionaries, make_task
 from protolab.experiment.run.shards import play_shard_columns
 from protolab.experiment.seeds import game_seeds
-from protolab.experiment.spec import SpecError, load_spec, parse_spec
+from protolab.experiment.spec import SpecError, Strength, load_spec, parse_spec
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
 
@@ -51,7 +51,7 @@ def test_each_pair_of_adjacent_tiers_is_one_more_arm():
         ("duel:greedy-random", ("greedy", "random"), False, True, 6),
         ("duel:search-greedy", ("search", "greedy"), False, True, 6),
     ]
-    assert s.strength == {"games": 6}
+    assert s.strength == Strength(games=6)
     plan = make_plan(s)
     assert plan.arm_first == (0, 4, 8, 12, 18) and plan.total_games == 24
     assert [(p.arm, p.first_game, p.games) for p in plan.shards] == [

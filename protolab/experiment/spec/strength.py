@@ -9,12 +9,28 @@ Checked with the spec's own checker, so every error names the file and the key."
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from analysis.studies.tiers.duels import duel_name
 from sim.schema import Strict
+
+if TYPE_CHECKING:
+    from protolab.experiment.spec.arms import Arm
+    from protolab.experiment.spec.checker import Checker
+
+
+@dataclass(frozen=True)
+class Strength:
+    """`[strength]` as validated: the games each pair of adjacent tiers plays head to head."""
+
+    games: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """As stored in run.json and hashed."""
+        return {"games": self.games}
 
 
 class StrengthTable(Strict):
@@ -27,11 +43,11 @@ class StrengthTable(Strict):
 
 
 def parse_strength(
-    c, raw: Any, arms: tuple[Any, ...], draft_mode: str, swap: bool, max_games: int
-) -> tuple[dict[str, Any], tuple[Any, ...]]:
-    """Validate `[strength]` (called by spec.parse_spec with its checker, `arms` its tiers: spec.Arm,
-    not imported here, as spec.py imports this module); returns the stored table and the duel arms,
-    one per pair of adjacent tiers, each the upper tier's arm with its own name, strategies and games."""
+    c: Checker, raw: Any, arms: tuple[Arm, ...], draft_mode: str, swap: bool, max_games: int
+) -> tuple[Strength, tuple[Arm, ...]]:
+    """Validate `[strength]` (called by parse_spec with its checker, `arms` its tiers); returns the
+    table and the duel arms, one per pair of adjacent tiers, each the upper tier's arm with its own
+    name, strategies and games."""
     t = c.model(raw, "strength", StrengthTable)
     tiers = [a for a in arms if a.tier]
     if not tiers:
@@ -65,4 +81,4 @@ def parse_strength(
         )
         for lower, upper in zip(tiers, tiers[1:], strict=False)
     )
-    return {"games": games}, duels
+    return Strength(games), duels

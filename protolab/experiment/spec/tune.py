@@ -5,12 +5,15 @@ still before any game is played."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator
 
 from sim.cards.knobs import KINDS
 from sim.schema import Checked, before, choice, fail, integer, number, text, texts
+
+if TYPE_CHECKING:
+    from protolab.experiment.spec.checker import Checker
 
 TUNE_DEFAULTS: dict[str, Any] = {
     "protocol": "",
@@ -32,7 +35,7 @@ SAMPLERS = ("tpe", "nsga2")
 
 
 def _target(v: Any) -> str:
-    if v != "" and not (isinstance(v, str) and v.strip()):
+    if not isinstance(v, str) or (v != "" and not v.strip()):
         fail(f"expected the protocol to bring toward 50%, got {v!r}")
     return v.strip()
 
@@ -88,8 +91,8 @@ class TuneTable(Checked):
     sampler: choice(SAMPLERS) = TUNE_DEFAULTS["sampler"]
 
 
-def parse_tune(c, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
-    """Validate `[tune]` (called by spec.parse_spec with its checker)."""
+def parse_tune(c: Checker, raw: Any, draft_mode: str, arms: int) -> dict[str, Any]:
+    """Validate `[tune]` (called by parse_spec with its checker)."""
     t = c.model(raw, "tune", TuneTable)
     if draft_mode != "random":
         raise c.error(
