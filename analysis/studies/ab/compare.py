@@ -455,6 +455,8 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     if rule is not None:  # a side made with card files: the choices they change
         meta["rule_notes"] = rule
     summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
+    if identical:  # every change is 0 by construction: no "largest change" to weigh against chance
+        summary = [x for x in summary if not x.startswith(("Nothing moved significantly", "Of the rest, nothing"))]
     if shared is not None:  # said first: no figure below can be read as a card's doing
         summary.insert(0, same_pool_line(shared, identical))
     if loops["significant"] or loops["loops_base"] or loops["loops_variant"]:
