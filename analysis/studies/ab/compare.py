@@ -454,14 +454,21 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     rule = rule_notes(meta["provenance"])
     if rule is not None:  # a side made with card files: the choices they change
         meta["rule_notes"] = rule
-    summary = summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards)
+    summary = framed(summarize(df, base, variant, method, alpha, int(tested.sum()), design, cards), meta)
+    return Comparison(df, summary, meta, cards, design)
+
+
+def framed(summary: list[str], meta: dict) -> list[str]:
+    """The summary with what frames every figure in it: one pool on both sides said first (no figure
+    can then be a card's doing, and none is weighed against chance), loop draws first when they rose."""
+    shared, identical, loops = meta["same_pool"], meta["same_games"], meta["loops"]
     if identical:  # every change is 0 by construction: no "largest change" to weigh against chance
         summary = [x for x in summary if not x.startswith(("Nothing moved significantly", "Of the rest, nothing"))]
-    if shared is not None:  # said first: no figure below can be read as a card's doing
+    if shared is not None:
         summary.insert(0, same_pool_line(shared, identical))
     if loops["significant"] or loops["loops_base"] or loops["loops_variant"]:
         summary.insert(0 if loops["significant"] else len(summary), loops["statement"])
-    return Comparison(df, summary, meta, cards, design)
+    return summary
 
 
 def same_games(df: pd.DataFrame, design: Design) -> bool:
