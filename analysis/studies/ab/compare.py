@@ -462,8 +462,6 @@ def framed(summary: list[str], meta: dict) -> list[str]:
     """The summary with what frames every figure in it: one pool on both sides said first (no figure
     can then be a card's doing, and none is weighed against chance), loop draws first when they rose."""
     shared, identical, loops = meta["same_pool"], meta["same_games"], meta["loops"]
-    if identical:  # every change is 0 by construction: no "largest change" to weigh against chance
-        summary = [x for x in summary if not x.startswith(("Nothing moved significantly", "Of the rest, nothing"))]
     if shared is not None:
         summary.insert(0, same_pool_line(shared, identical))
     if loops["significant"] or loops["loops_base"] or loops["loops_variant"]:
