@@ -26,6 +26,7 @@ HASHES = {
     "tune_metal_lift.toml": "c36b5e277d2f6730",
     "verdict_guided.toml": "2a56b797198cb48e",
     "verdict_ladder.toml": "f6c45c2c0e79b414",
+    "verdict_top.toml": "b6f6e9c9808b9c3c",
     "verdict_learned.toml": "5729b02ad1ccfd71",
 }
 
