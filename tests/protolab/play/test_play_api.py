@@ -190,7 +190,8 @@ def test_no_response_names_a_card_the_person_cannot_see(tmp_path):
                 assert not [n for n in hidden if re.search(rf"\b{re.escape(n)}(?!\d)", text)], (s["decision"], text)
             checked += len(hidden)
             hidden_options += sum(o["hidden_card"] for o in s["options"])
-            status, s = client.post("/api/decide", {"option": rng.randrange(len(s["options"])), "decision": s["decision"]})
+            pick = {"option": rng.randrange(len(s["options"])), "decision": s["decision"]}
+            status, s = client.post("/api/decide", pick)
             assert status == 200
             answered = json.dumps({k: v for k, v in s.items() if k != "cards"})
             if not s["over"]:

@@ -36,7 +36,8 @@ DOM = """(() => {
     card: g.querySelector(':scope > .card') ? card(g.querySelector(':scope > .card')) : null,
     buttons: Array.from(g.querySelectorAll('button[data-option]')).map(b => [+b.dataset.option, b.textContent])}));
   const asking = document.querySelector('#asker .box.asking');
-  return {sides, groups, control: document.body.dataset.control, controlText: document.getElementById('control').textContent,
+  return {sides, groups, control: document.body.dataset.control,
+    controlText: document.getElementById('control').textContent,
     asking: asking ? [asking.closest('.card').dataset.card, asking.dataset.box] : null,
     unsaved: document.getElementById('unsaved').textContent, text: document.body.innerText,
     decision: +document.body.dataset.decision};
