@@ -166,7 +166,10 @@ def test_a_decision_the_disk_cannot_keep_says_the_game_is_not_saved(browser, ser
 
     monkeypatch.setattr(table.playtest, "save", full)
     assert browser.evaluate(CLICK % 0)
-    browser.evaluate("new Promise(r => setTimeout(r, 300))")
+    browser.evaluate(  # the refusal's answer, then the state the page loads after it (a loaded machine: up to 20 s)
+        "new Promise(r => { let k = 0; const t = setInterval(() => { if (document.getElementById('unsaved')"
+        ".textContent || ++k > 2000) { clearInterval(t); r(); } }, 10); })"
+    )
     dom = browser.evaluate(DOM)
     assert dom["unsaved"].startswith("This game is not being saved: not saved, so not taken")
     assert dom["decision"] == before["decision"] and table.state()["decision"] == before["decision"]
