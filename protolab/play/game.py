@@ -115,7 +115,7 @@ class LiveGame:
                 "run": self.playtest.run_id,
                 "game": self.rec.game_index,
                 "games": self.playtest.games,
-                "seed": self.rec.seed,
+                "seed": self.rec.seed if self.over else None,  # the seed and the engine tell every deck's order
                 "seats": {SEAT_NAMES[p]: self._who(p) for p in (0, 1)},
                 "seat": SEAT_NAMES[me],
                 "decision": len(self.rec.answers),

@@ -189,6 +189,7 @@ def test_no_response_names_a_card_the_person_cannot_see(tmp_path):
             for text in bodies(s):
                 assert not [n for n in hidden if re.search(rf"\b{re.escape(n)}(?!\d)", text)], (s["decision"], text)
             checked += len(hidden)
+            assert s["seed"] is None  # with the engine, the seed would tell every deck's order
             hidden_options += sum(o["hidden_card"] for o in s["options"])
             pick = {"option": rng.randrange(len(s["options"])), "decision": s["decision"]}
             status, s = client.post("/api/decide", pick)
@@ -198,6 +199,7 @@ def test_no_response_names_a_card_the_person_cannot_see(tmp_path):
                 opp = table.live.game.state()["B"]
                 now = set(opp["hand"]) | set(opp["deck"])
                 assert not [n for n in now if re.search(rf"\b{re.escape(n)}(?!\d)", answered)], s["decision"]
+        assert s["seed"] == table.live.rec.seed  # the game over, its seed is told
     finally:
         client.close()
     assert checked > 100 and hidden_options  # options that target B's face-down cards were offered
