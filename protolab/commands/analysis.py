@@ -14,8 +14,8 @@ from analysis.runs.open import RunError, Runs
 from analysis.runs.provenance import csv_header
 from analysis.studies import Options, Study, kind_of, open_study
 from analysis.studies.ab.compare import compare_runs, print_comparison
-from analysis.studies.plain.report import TABLE_NAMES, Report, records
-from analysis.studies.plain.rule_note import csv_lines
+from analysis.studies.balance.report import TABLE_NAMES, Report, records
+from analysis.studies.balance.rule_note import csv_lines
 from protolab.commands.common import UsageError, check_range, console, serve_until_stopped
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn

@@ -16,8 +16,8 @@ from rich.console import Console
 from analysis.pages import board, board_page
 from analysis.pages.cells import ci, num, pct, table
 from analysis.runs.open import open_table
-from analysis.studies.plain import queries
-from analysis.studies.plain.rule_note import note_lines, pool_notes
+from analysis.studies.balance import queries
+from analysis.studies.balance.rule_note import note_lines, pool_notes
 from protolab.commands.common import (
     MAX_GAME_SEED,
     MAX_TURN_CAP,
@@ -74,7 +74,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     summary["first_seed"] = args.seed
     summary["seconds"] = round(dt, 3)
     summary["games_per_second"] = round(args.games / dt, 1)
-    if args.cards:  # changes the players take by a rule are said (analysis/studies/plain/rule_note.py)
+    if args.cards:  # changes the players take by a rule are said (analysis/studies/balance/rule_note.py)
         official = load_pool(sets=args.set or DEFAULT_SETS, require_encoded=False)
         summary["rule_notes"] = pool_notes(official, pool, list(strategies))
     if args.format == "json":

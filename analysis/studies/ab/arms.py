@@ -19,51 +19,16 @@ import plotly.graph_objects as go
 
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
-from analysis.runs.open import RunError, Runs, arm_of, open_runs, peek_manifest, split_arm
+from analysis.runs.open import Runs, arm_of, open_runs, split_arm
 from analysis.runs.provenance import as_html, of_runs
 from analysis.studies.ab.compare import Comparison, compare_runs, print_comparison, shown_rows
 from analysis.studies.ab.ranking import ranking_html
 from analysis.studies.ab.stopped import apply_stop, describe, stop_record
-from analysis.studies.plain import queries
-from analysis.studies.plain.report import Report, print_report, records, to_json, write_csv
-from analysis.studies.plain.rule_note import notes_html
+from analysis.studies.balance import queries
+from analysis.studies.balance.report import Report, print_report, records, to_json, write_csv
+from analysis.studies.balance.rule_note import notes_html
 
 OpenFn = Callable[[str], Runs]
-
-
-# -- which paths are A/B runs ----------------------------------------------------------------------
-
-
-def run_arms(path: str | Path) -> list[str]:
-    """The arms of the run at `path` that have finished shards, in spec order, when `path` names a
-    whole run (no `#arm`) with more than one; else []. A folder whose run.json cannot be read gives
-    [] too: opening it then reports the problem."""
-    run, arm = split_arm(path)
-    if arm is not None:
-        return []
-    m = peek_manifest(run)
-    if m is None:
-        return []
-    arms = m.spec.arm_names
-    played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
-    return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []  # A/B arms are named
-
-
-def arm_paths(paths: list[str]) -> list[str] | None:
-    """`RUN#arm` for every arm when `paths` is one A/B run; None when no path is one. Several
-    paths with an A/B run among them are refused: the arms would be pooled with each other."""
-    arms = [(p, run_arms(p)) for p in paths]
-    ab = [(p, a) for p, a in arms if a]
-    if not ab:
-        return None
-    if len(paths) > 1:
-        p, a = ab[0]
-        raise RunError(
-            f"{p}: an A/B run (arms {', '.join(a)}) given with other runs would pool its arms; "
-            f"give one arm ({p}#{a[0]}) or the A/B run alone"
-        )
-    p, a = ab[0]
-    return [f"{p}#{arm}" for arm in a]
 
 
 # -- report, one section per arm -------------------------------------------------------------------

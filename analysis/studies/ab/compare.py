@@ -36,9 +36,9 @@ from analysis.stats.proportions import (
 )
 from analysis.studies.ab.loops import loop_change
 from analysis.studies.ab.samepool import really_changed, same_pool, same_pool_line
-from analysis.studies.plain import queries
-from analysis.studies.plain.flags import CARD_METRIC
-from analysis.studies.plain.rule_note import note_lines, rule_notes
+from analysis.studies.balance import queries
+from analysis.studies.balance.flags import CARD_METRIC
+from analysis.studies.balance.rule_note import note_lines, rule_notes
 from sim.inputs import parse_toml
 
 _SIDES = ("side_a", "side_b")
@@ -726,5 +726,5 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
         )
     for line in c.summary:
         console.print(line)
-    for line in note_lines(c.meta.get("rule_notes")):  # beside the verdict (analysis/studies/plain/rule_note.py)
+    for line in note_lines(c.meta.get("rule_notes")):  # beside the verdict (analysis/studies/balance/rule_note.py)
         console.print(line, markup=False, highlight=False, soft_wrap=True)

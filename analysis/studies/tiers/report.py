@@ -30,9 +30,9 @@ from analysis.runs.runfolder import write_atomic
 from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.cluster_draws import BOOTSTRAP_SEED, RESAMPLES, cluster_draws
 from analysis.stats.proportions import z_for
-from analysis.studies.plain import queries
-from analysis.studies.plain.flags import balance_flags
-from analysis.studies.plain.report import records
+from analysis.studies.balance import queries
+from analysis.studies.balance.flags import balance_flags
+from analysis.studies.balance.report import records
 from analysis.studies.tiers import gaps as tier_gaps
 from analysis.studies.tiers import steps as tier_steps
 from analysis.studies.tiers import strength

@@ -7,7 +7,7 @@ paired seeds) with a `baseline` arm (S against S) and, per card, an arm `avoid-C
 against S) and an arm `noup-CARD` (S+noup:CARD against S). The baseline plays every protocol's block of
 matchups; a card's arms play only its own protocol's block (`holds`, spec.Arm.holds), on the baseline's
 seeds and trios, so the games grow with the cards, not with protocols x cards. The run folder is a
-normal, resumable A/B run; analysis/studies/cardvalue/values.py turns it into the table."""
+normal, resumable A/B run; analysis/studies/balance/card_values.py turns it into the table."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from analysis.runs.manifest import Manifest
 from analysis.runs.provenance import csv_header, print_lines, provenance
 from analysis.runs.storage import Location
 from analysis.studies import Options
+from analysis.studies.balance.card_values import design_of, print_card_value, restriction_problems
+from analysis.studies.balance.report import records
 from analysis.studies.cardvalue.study import CardValue
-from analysis.studies.cardvalue.values import design_of, print_card_value, restriction_problems
-from analysis.studies.plain.report import records
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec

@@ -13,8 +13,8 @@ import pandas as pd
 
 from analysis.pages.shell import filter_attrs
 from analysis.runs.provenance import fields
-from analysis.studies.plain.report import Report, against
-from analysis.studies.plain.rule_note import notes_html
+from analysis.studies.balance.report import Report, against
+from analysis.studies.balance.rule_note import notes_html
 
 SHOWN = 12  # verdicts on the first screen; the rest are in the flag table below
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from analysis.runs.open import Runs
 from analysis.stats.proportions import CORRECTION_NAMES, add_rate, adjust, band_pvalue, newcombe_diff, two_proportion_p
-from analysis.studies.plain import queries
+from analysis.studies.balance import queries
 
 CARD_METRIC = "win rate when played face-up"
 CARD_FLAG_METRIC = "face-up win rate vs its protocol's other cards"

@@ -13,8 +13,8 @@ import pandas as pd
 
 from analysis.pages.shell import filter_attrs
 from analysis.runs.card_texts import CardText
-from analysis.studies.plain.dashboard_summary import card_anchor
-from analysis.studies.plain.report import against
+from analysis.studies.balance.dashboard_summary import card_anchor
+from analysis.studies.balance.report import against
 
 BOXES = ("top", "middle", "bottom")
 

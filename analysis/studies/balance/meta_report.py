@@ -1,4 +1,4 @@
-"""`protolab meta`: the metagame of a run (analysis/studies/metagame/meta.py) in the terminal, as JSON or CSV, and as
+"""`protolab meta`: the metagame of a run (analysis/studies/balance/meta.py) in the terminal, as JSON or CSV, and as
 the dashboard's metagame section."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pandas as pd
 
 from analysis.pages.cells import ci, num, pct, table
 from analysis.pages.shell import filter_attrs
-from analysis.studies.metagame.meta import MetaResult, compare_meta
-from analysis.studies.plain.picks import print_draft
-from analysis.studies.plain.report import records
+from analysis.studies.balance.meta import MetaResult, compare_meta
+from analysis.studies.balance.picks import print_draft
+from analysis.studies.balance.report import records
 
 TABLES = ("protocols", "trios", "fit", "iterations", "picks", "first_pick")
 
