@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from protolab.commands.cardfiles import check_files, print_reports
-from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
+from protolab.commands.common import UsageError, add_format, add_pool_args, console, pool_from, print_csv
 from protolab.commands.registry import summary
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
 from sim.pool import official_protocols
@@ -170,12 +170,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_cards_list)
     p = csub.add_parser("show", help='one card and every key it is encoded with: protolab cards show "Fire 1"')
     p.add_argument("name")
-    p.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="table",
-        help="json: the card as data, the keys a card file would write; csv: one row, its texts",
-    )
+    add_format(p, "the card; json: as data, the keys a card file would write; csv: one row, its texts")
     add_pool_args(p)
     p.set_defaults(func=cmd_cards_show)
     p = csub.add_parser(
@@ -195,12 +190,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         metavar="SET",
         help="with FILE: the sets of the pool they are loaded into (repeatable; default all four, as a spec's)",
     )
-    p.add_argument(
-        "--format",
-        choices=("table", "json"),
-        default="table",
-        help="json: with no FILE, the counts (boxes, agree, ...), each disagreement and every box; with FILEs, "
+    add_format(
+        p,
+        "with no FILE, the counts (boxes, agree, ...), each disagreement and every box; with FILEs, "
         "the boxes, those encoded, every refused box, warnings and notes",
+        csv=False,
     )
     p.add_argument(
         "--all",

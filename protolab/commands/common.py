@@ -1,5 +1,7 @@
-"""What every `protolab` subcommand shares: the user-error type, range checks, the `--format`,
-pool and timeout options, and the console. The floor of the command modules: it imports no command."""
+"""What every `protolab` subcommand shares: the user-error type, range checks, the option families
+(`--format`, `--workers`/`--address`/`--connect-timeout`, `--out` of a run folder, `--no-progress`, the
+pool and the timeouts; each declared once here, with one help text), and the console. The floor of the
+command modules: it imports no command."""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ from typing import Any
 from rich.console import Console
 
 from analysis.runs.models import describe_models, models_used
+from analysis.runs.storage import DEFAULT_TIMEOUT as STORAGE_TIMEOUT
 from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
 from protolab.experiment import stopnote
+from protolab.experiment.session import CONNECT_TIMEOUT
 from sim.pool import DEFAULT_SETS, Pool, load_pool
+from strategies.user import DEFAULT_TIMEOUT as DECISION_TIMEOUT
 from strategies.user import set_decision_timeout
 
 MAX_GAME_SEED = 2**64 - 1  # a game's seed is an unsigned 64-bit number (replay)
@@ -30,6 +35,9 @@ MAX_BATCH_GAMES = 1_000_000  # simulate, bench, ladder hold every game's row in 
 
 
 MAX_TURN_CAP = 10_000
+
+
+MAX_WORKERS = 100_000  # --workers with --address: tasks in flight
 
 
 def check_range(flag: str, value: float | None, lo: float, hi: float) -> None:
@@ -48,11 +56,48 @@ def check_batch(games: int, seed: int, turn_cap: int | None = None) -> None:
 FORMATS = ("table", "json", "csv")
 
 
-def add_format(p: argparse.ArgumentParser, csv_is: str, json_alias: bool = False) -> None:
-    """`--format table|json|csv`, the same on every command; `--json` stays as an alias where it existed."""
-    p.add_argument("--format", choices=FORMATS, default="table", help=f"table (default), json, or csv: {csv_is}")
+def add_format(p: argparse.ArgumentParser, says: str, csv: bool = True, json_alias: bool = False) -> None:
+    """`--format table|json|csv` (`table|json` where `csv` is False), the same on every command: `says`
+    what the output holds; `--json` stays as an alias where it existed."""
+    choices = FORMATS if csv else FORMATS[:2]
+    formats = "table (default), json, or csv" if csv else "table (default) or json"
+    p.add_argument("--format", choices=choices, default="table", help=f"{formats}: {says}")
     if json_alias:
         p.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
+
+
+def add_ray(p: argparse.ArgumentParser, local: str) -> None:
+    """`--workers`, `--address` and `--connect-timeout`, on every command that plays its games on Ray;
+    `local` says what the command plays on without them. check_ray checks what was given."""
+    p.add_argument("--workers", type=int, metavar="K", help=f"games played at once, one CPU each (default: {local})")
+    p.add_argument(
+        "--address", metavar="ADDR", help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of starting a local one"
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        default=CONNECT_TIMEOUT,
+        help=f"with --address: give up after S seconds if the cluster does not answer (default {CONNECT_TIMEOUT:g})",
+    )
+
+
+def check_ray(args: argparse.Namespace) -> None:
+    """--workers and --connect-timeout in range: a local Ray starts one worker process per CPU it is
+    given, so more than a few per core here only fills memory."""
+    check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
+    if not args.connect_timeout > 0:  # also refuses nan
+        raise UsageError(f"--connect-timeout: expected a number of seconds above 0, got {args.connect_timeout:g}")
+
+
+def add_run_out(p: argparse.ArgumentParser, default: str) -> None:
+    """`--out DIR`, on every command that writes a run folder: where it is created."""
+    p.add_argument("--out", metavar="DIR", help=f"folder to create the run folder in (default: {default})")
+
+
+def add_no_progress(p: argparse.ArgumentParser) -> None:
+    """`--no-progress`, on every command that shows progress bars while it plays."""
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def print_csv(rows: Sequence[dict]) -> None:
@@ -68,7 +113,7 @@ def add_decision_timeout(p: argparse.ArgumentParser) -> None:
         "--decision-timeout",
         type=float,
         metavar="SECONDS",
-        help="time limit for each decision of a Python user strategy (default 10; 0: none)",
+        help=f"time limit for each decision of a Python user strategy (default {DECISION_TIMEOUT:g}; 0: none)",
     )
     p.set_defaults(prepare=apply_timeouts)
 
@@ -90,7 +135,7 @@ def add_storage_timeout(p: argparse.ArgumentParser) -> None:
         "--storage-timeout",
         type=float,
         metavar="SECONDS",
-        help="time limit for each read or write of an object store (s3://...; default 30)",
+        help=f"time limit for each read or write of an object store (s3://...; default {STORAGE_TIMEOUT:g})",
     )
     p.set_defaults(prepare=apply_timeouts)
 

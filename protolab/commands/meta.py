@@ -11,7 +11,7 @@ from analysis.runs.verify import LEVELS as VERIFY_LEVELS
 from analysis.studies.balance import meta as M
 from analysis.studies.balance.meta_report import TABLES, moved_table, print_meta, table_of, to_json
 from analysis.studies.balance.picks import draft_section
-from protolab.commands.common import UsageError, add_storage_timeout, console
+from protolab.commands.common import UsageError, add_format, add_storage_timeout, console
 from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
 from protolab.commands.registry import summary
 
@@ -107,7 +107,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "(docs/analysis.md, Metagame). RUN may be a PSRO loop folder.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s), RUN#arm, or a metagame loop folder")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_format(p, "the metagame's tables; json: all of them with its health; csv: one table (--table)")
     p.add_argument(
         "--table",
         default="protocols",

@@ -223,6 +223,7 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
     opts = RunOptions(
         workers=args.workers,
         address=args.address,
+        connect_timeout=args.connect_timeout,
         out=args.out,
         resume=args.resume,
         show_progress=not args.no_progress,  # --strategy: named here, not in a file
