@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.pages.cells import pct, pts
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
 from analysis.runs.open import Runs, arm_of, open_runs, split_arm
@@ -115,14 +115,6 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05, open
 # -- the page --------------------------------------------------------------------------------------
 
 
-def _pts(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:+.1f}"
-
-
-def _pct(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
-
-
 def forest_rows(c: Comparison) -> pd.DataFrame:
     """The rows of the forest plot: the first player, then each protocol, by change."""
     t = c.table[c.table["kind"].isin(["game", "protocol"]) & c.table["change"].notna()]
@@ -140,9 +132,9 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
         for s, d in zip(t["significant"].fillna(False), t["change"], strict=True)
     ]
     hover = [
-        f"{n}: {_pct(r.rate_base)} -> {_pct(r.rate_variant)}, {_pts(r.change)} points "
-        f"({r.design} 95% interval {_pts(r.change_low)} to {_pts(r.change_high)}); unpaired CI of the "
-        f"rates' difference {_pts(r.unpaired_low)} to {_pts(r.unpaired_high)}; adjusted p = {r.p_adjusted:.2g}; "
+        f"{n}: {pct(r.rate_base, '')} -> {pct(r.rate_variant, '')}, {pts(r.change, '')} points "
+        f"({r.design} 95% interval {pts(r.change_low, '')} to {pts(r.change_high, '')}); unpaired CI of the "
+        f"rates' difference {pts(r.unpaired_low, '')} to {pts(r.unpaired_high, '')}; adjusted p = {r.p_adjusted:.2g}; "
         f"significant ({r.significant_by}): {'yes' if r.significant else 'no'}; "
         f"{r.games_base:,} vs {r.games_variant:,} games"
         for n, r in zip(y, t.itertuples(), strict=True)
@@ -210,7 +202,7 @@ def fig_card_use(c: Comparison, base: str, variant: str) -> go.Figure | None:
         x = [[card for card in u["card"] for _ in (0, 1)], [arm for _ in u["card"] for arm in (base, variant)]]
         v = [val for _, r in u.iterrows() for val in (r[f"{col}_base"], r[f"{col}_variant"])]
         fig.add_trace(
-            go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[_pct(a) for a in v], textposition="outside")
+            go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[pct(a, "") for a in v], textposition="outside")
         )
     return layout(
         fig,
@@ -337,7 +329,7 @@ def _overview_html(ab: ABResult) -> str:
     o = ab.overview
     rows = "".join(
         f"<tr><td>{html.escape(str(r.arm))}</td><td class='n'>{r.games:,}</td><td class='n'>{r.decided:,}"
-        f"</td><td class='n'>{r.draws:,}</td><td class='n'>{_pct(r.first_player_win_rate)}</td>"
+        f"</td><td class='n'>{r.draws:,}</td><td class='n'>{pct(r.first_player_win_rate, '')}</td>"
         f"<td class='n'>{r.mean_turns:.1f}</td></tr>"
         for r in o.itertuples()
     )

@@ -19,7 +19,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analysis.pages.cells import pct, table
+from analysis.pages.cells import pct, pts, table
 from analysis.runs.manifest import SpecArm
 from analysis.runs.open import Runs
 from analysis.runs.provenance import of_runs, print_lines
@@ -37,7 +37,7 @@ from analysis.stats.proportions import (
 from analysis.studies.ab.loops import loop_change
 from analysis.studies.ab.samepool import really_changed, same_pool, same_pool_line
 from analysis.studies.balance import queries
-from analysis.studies.balance.flags import CARD_METRIC
+from analysis.studies.balance.flags import CARD_METRIC, protocol_items
 from analysis.studies.balance.rule_note import note_lines, rule_notes
 from sim.inputs import parse_toml
 
@@ -76,12 +76,7 @@ class Comparison:
 
 
 def _items(runs: Runs) -> pd.DataFrame:
-    p = queries.protocol_win_rates(runs)
-    parts = [
-        pd.DataFrame(
-            {"kind": "protocol", "name": p["protocol"], "metric": "win rate", "games": p["games"], "wins": p["wins"]}
-        )
-    ]
+    parts = [protocol_items(queries.protocol_win_rates(runs))]
     c = queries.card_impact(runs)
     if not c.empty:
         parts.append(
@@ -492,15 +487,11 @@ def detectable_change(df: pd.DataFrame, tests: int, alpha: float, power: float =
 # -- words -----------------------------------------------------------------------------------------
 
 
-def _pts(x: float) -> str:
-    return f"{x * 100:+.1f}"
-
-
 def _use_phrase(u: pd.Series) -> str:
     """How the bots' use of a changed card moved, for sentences."""
     return (
         f"played face-up in {u['up_rate_base']:.1%} -> {u['up_rate_variant']:.1%} of its deck's seat-games "
-        f"({_pts(u['up_rate_change'])} points), face-down {u['down_rate_base']:.1%} -> "
+        f"({pts(u['up_rate_change'])} points), face-down {u['down_rate_base']:.1%} -> "
         f"{u['down_rate_variant']:.1%}, never {u['never_rate_base']:.1%} -> {u['never_rate_variant']:.1%}"
     )
 
@@ -513,7 +504,7 @@ def _line(r: pd.Series, cards: pd.DataFrame | None = None) -> str:
     paired = ", paired by seed" if r.get("design") == "paired" else ""
     text = (
         f"{what} {verb} from {r['rate_base']:.1%} to {r['rate_variant']:.1%} "
-        f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}{paired}; "
+        f"({pts(r['change'])} points, 95% CI {pts(r['change_low'])} to {pts(r['change_high'])}{paired}; "
         f"adjusted p = {r['p_adjusted']:.2g}; {int(r['games_base']):,} vs {int(r['games_variant']):,} games)."
     )
     if r["kind"] == "card" and cards is not None and not cards.empty and r["name"] in set(cards["card"]):
@@ -591,7 +582,7 @@ def summarize(
             out.append(
                 f"{'Of the rest, n' if not focus.empty else 'N'}othing moved significantly. "
                 f"The largest change was {r['name']} "
-                f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}, "
+                f"({pts(r['change'])} points, 95% CI {pts(r['change_low'])} to {pts(r['change_high'])}, "
                 f"adjusted p = {r['p_adjusted']:.2g}): within what chance explains at these game counts."
             )
     else:
@@ -624,7 +615,7 @@ def _ratio(x: float) -> str:
 
 
 def _change(d: float, lo: float, hi: float) -> str:
-    return "-" if np.isnan(d) else f"{_pts(d)} ({_pts(lo)}, {_pts(hi)})"
+    return "-" if np.isnan(d) else f"{pts(d)} ({pts(lo)}, {pts(hi)})"
 
 
 def cards_rows(cards: pd.DataFrame) -> list[list[str]]:
@@ -681,7 +672,7 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
                 f"{int(r['games_base']):,}",
                 pct(r["rate_variant"]),
                 f"{int(r['games_variant']):,}",
-                f"{_pts(r['change'])} ({_pts(r['change_low'])}, {_pts(r['change_high'])})",
+                f"{pts(r['change'])} ({pts(r['change_low'])}, {pts(r['change_high'])})",
                 r["design"],
                 _ratio(r.get("variance_ratio", np.nan)),
                 "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",

@@ -6,12 +6,12 @@ sortable card-impact table. The page shell is analysis/pages/shell.py's."""
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.pages.cells import pct
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
 from analysis.studies.balance import queries
@@ -26,10 +26,6 @@ LARGE = 18  # protocols above which the metagame section is summarised (816 trio
 LARGE_PAIR_L2 = 10.0  # the pair-term regularisation used then (fit_payoff_model's default)
 TOP_TRIOS = 25  # equilibrium trios listed then
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
-
-
-def _pct(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
 
 
 def fig_protocols(r: Report) -> go.Figure:
@@ -93,14 +89,14 @@ def fig_matchups(r: Report) -> go.Figure:
     rows, cols = list(m.index), list(m.columns)
     hover = [
         [
-            f"{a} vs {b}: {_pct(mv[i, j])} (95% CI {_pct(lov[i, j])}-{_pct(hiv[i, j])}), "
+            f"{a} vs {b}: {pct(mv[i, j], '')} (95% CI {pct(lov[i, j], '')}-{pct(hiv[i, j], '')}), "
             f"{'' if pd.isna(gv[i, j]) else f'{int(gv[i, j]):,}'} games"
             for j, b in enumerate(cols)
         ]
         for i, a in enumerate(rows)
     ]
     cells = [  # each cell shows its games under its rate (the hover adds the interval)
-        ["" if pd.isna(gv[i, j]) else f"{_pct(mv[i, j])}<br>{int(gv[i, j]):,} games" for j in range(len(cols))]
+        ["" if pd.isna(gv[i, j]) else f"{pct(mv[i, j], '')}<br>{int(gv[i, j]):,} games" for j in range(len(cols))]
         for i in range(len(rows))
     ]
     spread = float(np.nanmax(np.abs(m.to_numpy(dtype=float) - 0.5))) if m.size else 0.1

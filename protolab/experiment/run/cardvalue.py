@@ -32,11 +32,11 @@ from analysis.studies.cardvalue.study import CardValue
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
+from protolab.experiment.spec.strategy import NOT_NAME
 from sim.pool import DEFAULT_SETS, CardInfo, Pool
 
 DEFAULT_GAMES = 2000
 SOURCE = "protolab cardvalue"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 # -- the spec ---------------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ def expand_targets(pool: Pool, items: list[str]) -> list[CardInfo]:
 
 def arm_name(restriction: str, card: str, taken: set[str]) -> str:
     """A spec-safe, unique arm name such as `avoid-Fire_1` (the card itself is read from the strategy)."""
-    base = f"{restriction}-{_UNSAFE.sub('_', card).strip('_')}"[:60]
+    base = f"{restriction}-{NOT_NAME.sub('_', card).strip('_')}"[:60]
     name, k = base, 2
     while name in taken:
         name, k = f"{base[:57]}-{k}", k + 1
@@ -97,7 +97,7 @@ def _raw_spec(
                 }
             )
     return {
-        "name": f"cardvalue-{_UNSAFE.sub('_', label).strip('_')}"[:64],
+        "name": f"cardvalue-{NOT_NAME.sub('_', label).strip('_')}"[:64],
         "seed": seed,
         "games": 2,
         "description": f"card value under {strategy} of {label} ({SOURCE})",
