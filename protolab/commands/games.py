@@ -260,6 +260,16 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register simulate, replay and scenario on the `protolab` parser."""
+    _add_simulate(sub)
+    _add_replay(sub)
+    p = sub.add_parser("scenario", help=summary("scenario"))
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--log", action="store_true", help="print each scenario's game log")
+    p.set_defaults(func=cmd_scenario)
+
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help=summary("simulate"))
     p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
     p.add_argument(
@@ -278,6 +288,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_pool_args(p)
     p.set_defaults(func=cmd_simulate)
 
+
+def _add_replay(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help=summary("replay"))
     p.add_argument(
         "run",
@@ -325,8 +337,3 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_storage_timeout(p)
     add_pool_args(p)
     p.set_defaults(func=cmd_replay)
-
-    p = sub.add_parser("scenario", help=summary("scenario"))
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--log", action="store_true", help="print each scenario's game log")
-    p.set_defaults(func=cmd_scenario)

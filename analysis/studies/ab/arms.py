@@ -122,6 +122,27 @@ def forest_rows(c: Comparison) -> pd.DataFrame:
     return t.drop(columns="_g").reset_index(drop=True)
 
 
+def _unpaired_bars(t: pd.DataFrame, y: list[str]) -> go.Scatter:
+    """The unpaired 95% interval of each row's difference of rates, drawn faintly beside the paired one."""
+    return go.Scatter(
+        x=(t["rate_variant"] - t["rate_base"]) * 100,  # the difference of rates it is an interval of
+        y=y,
+        mode="markers",
+        name="unpaired 95% CI (for comparison)",
+        marker={"size": 1, "color": "rgba(0,0,0,0)"},
+        hoverinfo="skip",
+        error_x={
+            "type": "data",
+            "symmetric": False,
+            "color": "#bbb",
+            "thickness": 6,
+            "width": 0,
+            "array": (t["unpaired_high"] - t["rate_variant"] + t["rate_base"]) * 100,
+            "arrayminus": (t["rate_variant"] - t["rate_base"] - t["unpaired_low"]) * 100,
+        },
+    )
+
+
 def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
     """Per protocol (and the first player): the change in win rate, variant minus base, with its 95%
     interval (paired when the arms share seeds); the unpaired interval drawn faintly beside it."""
@@ -142,25 +163,7 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
     fig = go.Figure()
     fig.add_vline(x=0, line={"color": "#999", "dash": "dot"})
     if c.design.paired:
-        fig.add_trace(
-            go.Scatter(
-                x=(t["rate_variant"] - t["rate_base"]) * 100,  # the difference of rates it is an interval of
-                y=y,
-                mode="markers",
-                name="unpaired 95% CI (for comparison)",
-                marker={"size": 1, "color": "rgba(0,0,0,0)"},
-                hoverinfo="skip",
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "color": "#bbb",
-                    "thickness": 6,
-                    "width": 0,
-                    "array": (t["unpaired_high"] - t["rate_variant"] + t["rate_base"]) * 100,
-                    "arrayminus": (t["rate_variant"] - t["rate_base"] - t["unpaired_low"]) * 100,
-                },
-            )
-        )
+        fig.add_trace(_unpaired_bars(t, y))
     fig.add_trace(
         go.Scatter(
             x=t["change"] * 100,
