@@ -15,22 +15,24 @@ from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_second
 from sim.pool import official_protocols
 
 
+def card_row(c: Any) -> dict[str, Any]:
+    """A card as one row of `cards list` and `cards show --format csv`: its name, where it is from, its texts."""
+    return {
+        "name": c.name,
+        "protocol": c.protocol,
+        "set": c.set,
+        "value": c.value,
+        "top": c.top,
+        "middle": c.middle,
+        "bottom": c.bottom,
+        "encoded": c.encoded,
+    }
+
+
 def cmd_cards_list(args: argparse.Namespace) -> int:
     pool = pool_from(args, require_encoded=False)
     rows = [c for c in pool.cards if not args.set or c.set in args.set or c.source in (args.cards or [])]
-    data = [
-        {
-            "name": c.name,
-            "protocol": c.protocol,
-            "set": c.set,
-            "value": c.value,
-            "top": c.top,
-            "middle": c.middle,
-            "bottom": c.bottom,
-            "encoded": c.encoded,
-        }
-        for c in rows
-    ]
+    data = [card_row(c) for c in rows]
     if args.format == "json":
         print(json.dumps(data, indent=1))
         return 0
@@ -61,21 +63,7 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
         )
         return 0
     if args.format == "csv":
-        print_csv(
-            [
-                {
-                    "name": c.name,
-                    "protocol": c.protocol,
-                    "set": c.set,
-                    "value": c.value,
-                    "top": c.top,
-                    "middle": c.middle,
-                    "bottom": c.bottom,
-                    "encoded": c.encoded,
-                    "source": c.source,
-                }
-            ]
-        )
+        print_csv([{**card_row(c), "source": c.source}])
         return 0
     print(f"{c.name}  ({c.set}, value {c.value}, from {c.source})")
     for box in ("top", "middle", "bottom"):

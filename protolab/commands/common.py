@@ -20,6 +20,7 @@ from analysis.runs.storage import DEFAULT_TIMEOUT as STORAGE_TIMEOUT
 from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
 from protolab.experiment import stopnote
+from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.session import CONNECT_TIMEOUT
 from sim.pool import DEFAULT_SETS, Pool, load_pool
 from strategies.user import DEFAULT_TIMEOUT as DECISION_TIMEOUT
@@ -88,6 +89,15 @@ def check_ray(args: argparse.Namespace) -> None:
     check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
     if not args.connect_timeout > 0:  # also refuses nan
         raise UsageError(f"--connect-timeout: expected a number of seconds above 0, got {args.connect_timeout:g}")
+
+
+def ray_runner(args: argparse.Namespace, local_by_default: bool = False) -> Local | OnRay:
+    """Where the jobs of a command with add_ray play: this process for `--workers 1` without `--address`
+    (and with neither option when `local_by_default`), else Ray, local or the cluster at --address."""
+    here = args.workers == 1 or (local_by_default and args.workers is None)
+    if here and not args.address:
+        return Local()
+    return OnRay(args.address, args.workers, args.connect_timeout)
 
 
 def add_run_out(p: argparse.ArgumentParser, default: str) -> None:

@@ -20,10 +20,10 @@ from protolab.commands.common import (
     add_ray,
     check_range,
     check_ray,
+    ray_runner,
     report_console,
     until_interrupted,
 )
-from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tuneplay import arm_files, arm_job, player, search_seeds
@@ -86,7 +86,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         )
 
     def work() -> int:
-        runner = OnRay(args.address, args.workers, args.connect_timeout) if args.workers or args.address else Local()
+        runner = ray_runner(args, local_by_default=True)
         try:
             seeds = search_seeds(spec.seed, 0, args.pilot)
             jobs = [arm_job(spec, a, seeds) for a in spec.arms]

@@ -15,11 +15,11 @@ from protolab.commands.common import (
     add_no_progress,
     add_ray,
     check_ray,
+    ray_runner,
     report_console,
     until_interrupted,
 )
 from protolab.commands.registry import summary
-from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.spec import check_code
 from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
 from protolab.experiment.train.train import Trainer, main_train, recorded_models, resumed_spec, train_folder
@@ -80,11 +80,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
-        runner = (
-            Local()
-            if args.workers == 1 and not args.address
-            else OnRay(args.address, args.workers, args.connect_timeout)
-        )
+        runner = ray_runner(args)
         trainer = Trainer(spec, folder, runner, console.print, progress=not args.no_progress)
         trainer.console = console
         try:

@@ -16,10 +16,10 @@ from protolab.commands.common import (
     add_ray,
     check_range,
     check_ray,
+    ray_runner,
     report_console,
     until_interrupted,
 )
-from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.spec import SpecError, check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tune import main_tune, read_done, tune_folder
 from protolab.experiment.tune.tuneplay import player
@@ -70,11 +70,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
-        runner = (
-            Local()
-            if args.workers == 1 and not args.address
-            else OnRay(args.address, args.workers, args.connect_timeout)
-        )
+        runner = ray_runner(args)
         try:
             main_tune(spec, folder, player(runner), console.print)
         finally:

@@ -7,8 +7,9 @@ import os
 import pytest
 
 from protolab.cli import build_parser, main
-from protolab.commands.common import add_ray, check_ray
+from protolab.commands.common import add_ray, check_ray, ray_runner
 from protolab.commands.errors import UsageError
+from protolab.experiment.jobs import Local
 from protolab.experiment.session import CONNECT_TIMEOUT
 
 FAMILIES = ("--workers", "--address", "--connect-timeout", "--no-progress", "--decision-timeout", "--storage-timeout")
@@ -99,3 +100,12 @@ def test_a_command_refuses_zero_workers_before_it_plays(command, capsys):
     # the commands call check_ray before any Ray starts (tests above: what it refuses)
     assert main([*command, "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, local_by_default", [(["--workers", "1"], False), ([], True), (["--workers", "1"], True)]
+)
+def test_ray_runner_plays_in_this_process_when_asked(argv, local_by_default):
+    p = argparse.ArgumentParser()
+    add_ray(p, "here")
+    assert isinstance(ray_runner(p.parse_args(argv), local_by_default), Local)
