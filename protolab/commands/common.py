@@ -119,13 +119,7 @@ def print_csv(rows: Sequence[dict]) -> None:
 
 def add_decision_timeout(p: argparse.ArgumentParser) -> None:
     """`--decision-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
-    p.add_argument(
-        "--decision-timeout",
-        type=float,
-        metavar="SECONDS",
-        help=f"time limit for each decision of a Python user strategy (default {DECISION_TIMEOUT:g}; 0: none)",
-    )
-    p.set_defaults(prepare=apply_timeouts)
+    _add_timeout(p, "decision_timeout")
 
 
 def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> None:
@@ -141,25 +135,33 @@ def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> 
 
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
-    p.add_argument(
+    _add_timeout(p, "storage_timeout")
+
+
+# The timeout options, by argparse dest: the option, what sets it, its help (the default from the setter's module).
+TIMEOUTS: dict[str, tuple[str, Callable[[float], None], str]] = {
+    "decision_timeout": (
+        "--decision-timeout",
+        set_decision_timeout,
+        f"time limit for each decision of a Python user strategy (default {DECISION_TIMEOUT:g}; 0: none)",
+    ),
+    "storage_timeout": (
         "--storage-timeout",
-        type=float,
-        metavar="SECONDS",
-        help=f"time limit for each read or write of an object store (s3://...; default {STORAGE_TIMEOUT:g})",
-    )
+        set_storage_timeout,
+        f"time limit for each read or write of an object store (s3://...; default {STORAGE_TIMEOUT:g})",
+    ),
+}
+
+
+def _add_timeout(p: argparse.ArgumentParser, dest: str) -> None:
+    option, _, says = TIMEOUTS[dest]
+    p.add_argument(option, type=float, metavar="SECONDS", help=says)
     p.set_defaults(prepare=apply_timeouts)
-
-
-# The timeout options: (argparse dest, the option, what sets it).
-TIMEOUTS = (
-    ("decision_timeout", "--decision-timeout", set_decision_timeout),
-    ("storage_timeout", "--storage-timeout", set_storage_timeout),
-)
 
 
 def apply_timeouts(args: argparse.Namespace) -> None:
     """Every timeout option the command has and was given (a command may have both)."""
-    for dest, option, setter in TIMEOUTS:
+    for dest, (option, setter, _) in TIMEOUTS.items():
         value = getattr(args, dest, None)
         if value is not None:
             try:
