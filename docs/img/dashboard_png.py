@@ -1,9 +1,9 @@
 """Makes docs/img/dashboard-VIEW.png: the first screen of each view of the dashboard (verdict,
 protocols, cards with a card page open, matchups, games) of a small real run, screenshotted in
 headless Chromium (the tests' DevTools driver, tests/fixtures_analysis/chromium.py). Run from the
-repository root (about two minutes on two cores):
+repository root (about two minutes on two cores; a run folder given is drawn instead of a new run):
 
-    python docs/img/dashboard_png.py
+    python docs/img/dashboard_png.py [RUN_DIR]
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ SHOTS = {  # file name -> the address's fragment
     "matchups": "matchups",
     "games": "games",
 }
-WIDTH, HEIGHT = 1200, 760  # one screen, so that each image stays under 200 kB
+WIDTH, HEIGHT = 1120, 700  # one screen, so that each image stays under 200 kB
 
 
 def shot(b: Chromium, url: str, out: Path) -> Path:
     """The window's first screen at `url` (not the whole page: a view's first screen is its point)."""
-    b.open(url)
+    b.open(url)  # each address has a query of its own: a load, not a move within one document
     b.send("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1, mobile=False)
     b.evaluate("new Promise(r => setTimeout(r, 800))")
     data = b.send("Page.captureScreenshot", format="png")["data"]
@@ -54,15 +54,20 @@ def main() -> None:
     if binary is None:
         sys.exit("dashboard_png: Chromium is not installed (apt-get install -y chromium)")
     with tempfile.TemporaryDirectory() as d:
-        (Path(d) / "spec.toml").write_text(SPEC)
-        subprocess.run(["protolab", "run", "spec.toml", "--out", "runs", "--workers", "1"], check=True, cwd=d)
-        run = next((Path(d) / "runs").iterdir())
+        if len(sys.argv) > 1:
+            run = Path(sys.argv[1]).resolve()
+        else:
+            (Path(d) / "spec.toml").write_text(SPEC)
+            subprocess.run(["protolab", "run", "spec.toml", "--out", "runs", "--workers", "1"], check=True, cwd=d)
+            run = next((Path(d) / "runs").iterdir())
         page = Path(d) / "dashboard.html"
-        subprocess.run(["protolab", "dashboard", str(run), "--out", str(page), "--examples", "4"], check=True)
+        subprocess.run(  # from the run's folder: the page names the run as `protolab replay NAME` would
+            ["protolab", "dashboard", run.name, "--out", str(page), "--examples", "4"], check=True, cwd=run.parent
+        )
         b = Chromium(binary, width=WIDTH, height=HEIGHT)
         try:
             for name, fragment in SHOTS.items():
-                out = shot(b, f"{page.as_uri()}#{fragment}", ROOT / "docs" / "img" / f"dashboard-{name}.png")
+                out = shot(b, f"{page.as_uri()}?{name}#{fragment}", ROOT / "docs" / "img" / f"dashboard-{name}.png")
                 print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size / 1e3:.0f} kB)")
         finally:
             b.close()

@@ -110,11 +110,12 @@ def planted_run(path: Path, games: int, t1_wins: int, run_id: str, card: bool = 
     return write_run(path, rows, events if card else None, run_id=run_id, shard_games=max(games, 1))
 
 
-def person_run(path: Path, seats: list[str], games: int = 40) -> Path:
-    """T1 (seat 0) wins every game against T2: a protocol at 100% and one at 0%, flagged by any band."""
+def person_run(path: Path, seats: list[str], games: int = 40, winner: int = 0) -> Path:
+    """T1 (seat 0) wins every game against T2: a protocol at 100% and one at 0%, flagged by any band
+    (`winner`: -1, every game a draw)."""
     rows = []
     for g in range(games):
-        row = {"game_index": g, "seed": g, "first_player": g % 2, "winner": 0}
+        row = {"game_index": g, "seed": g, "first_player": g % 2, "winner": winner}
         row.update({f"seat0_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T1, strict=True)})
         row.update({f"seat1_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T2, strict=True)})
         rows.append(row)

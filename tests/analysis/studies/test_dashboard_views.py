@@ -164,12 +164,13 @@ def test_every_view_writes_each_figure_inside_its_interval(page):
 
 
 def test_a_one_game_playtest_dashboard_warns_nothing(tmp_path):
-    """One game: the matchup heatmap has nothing decided to centre on (no All-NaN slice warning)."""
-    run = person_run(tmp_path / "one", ["human", "greedy"], games=1)
+    """One game, left drawn: no matchup is decided, so the heatmap has no rate to centre on (it
+    warned "All-NaN slice encountered")."""
+    run = person_run(tmp_path / "one", ["human", "greedy"], games=1, winner=-1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         page = render(build_report(open_runs(run)))
-    assert "A playtest: these 1 games" in page or "A playtest: these 1 game" in page
+    assert "A playtest: these 1 games were played by a person" in page and 'id="chart-matchups"' in page
 
 
 # -- in a real headless Chromium ---------------------------------------------------------------------
@@ -286,3 +287,23 @@ def test_a_game_id_opens_its_board_page_from_the_games_view_and_a_card_page(real
     opened = browser.evaluate(OPENED_JS + f"('#{card} .card-games a.open-board')")
     assert "<title>game " in opened["page"] and browser.evaluate(SHOWN_JS)["shown"] == ["cards"]
     assert browser.errors() == [] and _offline(browser) == []
+
+
+@pytest.mark.parametrize(
+    ("written", "outside"),
+    [
+        ('<td data-v="0.01">+1.0 (+2.0 to +3.0)</td>', 1),  # a card table's difference cell
+        ('<td data-v="0.025">+2.5 (+2.0 to +3.0)</td>', 0),
+        ("<p>+29.1 points against the other cards of Fire (95% CI +2.8 to +49.3)</p>", 0),
+        ("<b>50.0%</b> first player wins (95% CI 51.0%-60.0%)", 1),
+        ('<span class="rate">45.0%</span> <span class="ci">95% CI 40.0%-50.0% · 200 games</span>', 0),
+        (
+            "<table><tr><th>protocol</th><th>win rate</th><th>95% CI low</th><th>95% CI high</th></tr>"
+            '<tr><td data-v="Fire">Fire</td><td data-v="0.7">70.0%</td><td data-v="0.6">60.0%</td>'
+            '<td data-v="0.65">65.0%</td></tr></table>',
+            1,
+        ),
+    ],
+)
+def test_the_page_walker_finds_a_figure_outside_its_interval_as_pages_write_it(written, outside):
+    assert len(intervals.outside_page(written)) == outside and sum(1 for _ in intervals.written(written)) >= 1
