@@ -277,7 +277,7 @@ def test_a_game_id_opens_its_board_page_from_the_games_view_and_a_card_page(real
     links = browser.evaluate("Array.from(document.querySelectorAll('#games a.open-board')).map(a => a.dataset.game)")
     assert len(set(links)) == 4
     first = browser.evaluate(OPENED_JS + "('#games a.open-board')")
-    assert first["url"].startswith("blob:") and f"<title>game {links[0]}" in first["page"]
+    assert first["url"].startswith("blob:") and f": game {links[0]}</title>" in first["page"]
     card = browser.evaluate(
         "(() => { const a = document.querySelector('.card-page .card-games a.open-board'); "
         "return a && a.closest('.card-page').id; })()"
@@ -285,7 +285,9 @@ def test_a_game_id_opens_its_board_page_from_the_games_view_and_a_card_page(real
     assert card is not None  # some card page shows a carried game of its card or protocol
     browser.evaluate(f"location.hash = '#{card}'")
     opened = browser.evaluate(OPENED_JS + f"('#{card} .card-games a.open-board')")
-    assert "<title>game " in opened["page"] and browser.evaluate(SHOWN_JS)["shown"] == ["cards"]
+    assert (
+        ": game " in opened["page"] and "board" in opened["page"] and browser.evaluate(SHOWN_JS)["shown"] == ["cards"]
+    )
     assert browser.errors() == [] and _offline(browser) == []
 
 
