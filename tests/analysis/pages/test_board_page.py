@@ -230,7 +230,7 @@ def test_player_views_hide_what_that_player_cannot_see(pool, browser, tmp_path):
 
 def test_a_200_turn_page_is_small_and_opens(pool, browser, tmp_path, capsys):
     """Size per step is checked; the time to open is not (a timed test fails when another process
-    shares the core): docs/experiments.md gives the measured figure."""
+    shares the core): docs/results.md gives the measured figure."""
     out = tmp_path / "long.html"
     assert (
         main(["replay", "--seed", "11636", "--strategies", "greedy", "greedy", "--html", str(out), "--rollouts", "8"])
