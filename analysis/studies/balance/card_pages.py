@@ -1,4 +1,4 @@
-"""A page per card inside the dashboard (an in-page view, `#card-Fire-1`, shown when its link is
+"""A page per card inside the dashboard's cards view (`#card-Fire-1`, shown when its link is
 followed): the card's text in the run's pool, the official text beside it when a card file of the
 run changed it, its card value when the run measured it, its play and win rates, its flag, and the
 example games the dashboard carries for it and its protocol."""
@@ -12,7 +12,7 @@ import pandas as pd
 from analysis.pages.cells import pct, pts
 from analysis.pages.shell import filter_attrs
 from analysis.runs.card_texts import CardText
-from analysis.studies.balance.dashboard_summary import card_anchor
+from analysis.studies.balance.dashboard_summary import card_anchor, protocol_anchor
 from analysis.studies.balance.report import against
 
 BOXES = ("top", "middle", "bottom")
@@ -120,7 +120,8 @@ def card_page(name: str, protocol: str, parts: dict[str, str]) -> str:
     return (
         f'<article class="card-page" id="{card_anchor(name)}"{filter_attrs(protocol, name)}>'
         '<a class="close" href="#_" title="close">\u00d7</a>'
-        f'<h3>{html.escape(name)} <span class="muted">{html.escape(protocol)} protocol · '
+        f'<h3>{html.escape(name)} <span class="muted"><a href="#{protocol_anchor(protocol)}">'
+        f"{html.escape(protocol)} protocol</a> · "
         f'<a href="#" data-pick-protocol="{html.escape(protocol)}">show only {html.escape(protocol)}</a> · '
         f'<a href="#cards">card table</a></span></h3>{parts.get("flag", "")}{parts["text"]}'
         f"<h3>Play and win rates</h3>{parts['impact']}{parts.get('value', '')}<h3>Example games</h3>{games}"

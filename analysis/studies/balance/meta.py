@@ -392,7 +392,7 @@ class MetaResult:
     meta: dict[str, Any]
     iterations: pd.DataFrame = field(default_factory=pd.DataFrame)
     model: PayoffModel | None = None
-    picks: pd.DataFrame = field(default_factory=pd.DataFrame)  # the draft's pick metrics (studies/plain/picks.py)
+    picks: pd.DataFrame = field(default_factory=pd.DataFrame)  # the draft's pick metrics (studies/balance/picks.py)
     first_pick: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
