@@ -103,6 +103,14 @@ AMOUNT_WORDS: dict[str, tuple[str, ...]] = {
     "value_of_that": ("that card's value", DISCARDED_VALUE),
 }
 
+# Quantities (docs/cards.md "Quantities"): "<n> cards for each <counted>" is the step's `per`,
+# "cards equal to the number of <counted>" (and "a value less than the number of <counted>") the
+# amount `count` with its `count` table. <counted> is read by the grammar's `counted` rule and
+# written by sim/cards/counting.py. An amount word that a quantity also says is read as the
+# amount word in a comparison (Peace 3: `value_gt = "hand"`), and as the quantity after "equal
+# to" (where the count word "hand" would print as "your hand", the whole hand).
+COUNTED_AMOUNTS: dict[str, dict[str, Any]] = {"hand": {"of": "hand"}}
+
 # Counts of cards in hand or deck ("Draw ..."); `{n}` is a number.
 HAND_COUNTS: dict[str, tuple[str, ...]] = {
     "1+": ("1 or more cards",),
@@ -121,6 +129,7 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
     ("the discarded card matched the stated protocol", "that_matches_stated"),
     ("your hand is empty", "hand == 0"),
     ("you have no cards in hand", "hand == 0"),
+    ("you have no cards in your hand", "hand == 0"),
     ("you have more than <n> card in your hand", "hand > {n}"),
     ("your opponent has a higher total value than you do in this line", "opponent_value_here > your_value_here"),
     ("your opponent has a higher value in this line than you do", "opponent_value_here > your_value_here"),

@@ -47,10 +47,62 @@ class _Build:
         return _num(c[0])
 
     def amount_n(self, c):
-        return {"_count": _num(c[0])}
+        return {"_count": _num(c[0]), **(c[1] if len(c) > 1 else {})}
 
     def amount_expr_count(self, c):
+        if len(c[0]) > 2:  # "equal to the number of <counted>": the amount `count`
+            return {"_count": "count", "count": c[0][2]}
         return {"_count": c[0][0], **({"_did": True} if c[0][1] else {})}
+
+    # -- quantities ("for each <counted>", "the number of <counted>"): a `per`/`count` table
+    def per(self, c):
+        return {"per": c[0]}
+
+    def amount_counted(self, c):
+        return ("count", False, c[0])
+
+    def counted_cards(self, c):
+        table = self.selection([p for p in c if isinstance(p, dict)])
+        return {k: v for k, v in table.items() if (k, v) not in (("covered", "any"), ("line", "any"))}
+
+    def counted_zone(self, c):
+        return {"of": c[1], **({} if c[0] == {"whose": "you"} else c[0])}
+
+    def counted_lines(self, c):
+        return {"of": "lines"}
+
+    def counted_other_lines(self, c):
+        return {"of": "lines", "line": "other"}
+
+    def counted_protocols(self, c):
+        return {"of": "protocols", **next((p for p in c if isinstance(p, dict)), {})}
+
+    def counted_compiled(self, c):
+        return {"of": "compiled_protocols", **next((p for p in c if isinstance(p, dict)), {})}
+
+    def lines(self, c):
+        return None
+
+    def protocols(self, c):
+        return None
+
+    def poss_any(self, c):
+        return {"whose": "any"}
+
+    def zone_hand(self, c):
+        return "hand"
+
+    def zone_trash(self, c):
+        return "trash"
+
+    def zone_deck(self, c):
+        return "deck"
+
+    def in_other_lines(self, c):
+        return {"line": "other"}
+
+    def in_the_field(self, c):
+        return {"line": "any"}
 
     def dcount(self, c):
         return {"_count": _num(c[0]) if c else 1}
@@ -92,6 +144,9 @@ class _Build:
 
     def q_n(self, c):
         return {"_count": _num(c[0])}
+
+    def q_up_to(self, c):
+        return {"_count": _num(c[0]), "up_to": True}
 
     def q_one(self, c):
         return {"_count": 1}
@@ -190,10 +245,10 @@ class _Build:
         return {"value": "that", "_did": True}
 
     def value_lt(self, c):
-        return {"value_lt": c[0][0]}
+        return _compared("value_lt", c[0])
 
     def value_gt(self, c):
-        return {"value_gt": c[0][0]}
+        return _compared("value_gt", c[0])
 
     def to_this_line(self, c):
         return {"to": "this_line"}
@@ -319,6 +374,15 @@ class _Build:
 
     def start(self, c):
         return list(c)
+
+
+def _compared(key: str, amount: tuple) -> dict[str, Any]:
+    """A value compared with an amount; a quantity that an amount word says is that word (Peace
+    3's "the number of cards in your hand" is `hand`), any other is the amount `count`."""
+    if len(amount) == 2:
+        return {key: amount[0]}
+    word = next((w for w, t in ph.COUNTED_AMOUNTS.items() if t == amount[2]), None)
+    return {key: word} if word else {key: "count", "count": amount[2]}
 
 
 def _table_rule(name: str, i: int, c: list) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 
 from sim.cards import phrasing as ph
 from sim.cards import vocabulary as vocab
+from sim.cards.counting import counted_words
 
 
 class WriteError(ValueError):
@@ -58,7 +59,10 @@ class _Slots:
         count = self.keys.get(self.verb)
         if isinstance(count, int) and not isinstance(count, bool):
             self.take(self.verb)
-            return f"{count} card{'s' if count != 1 else ''}"
+            return f"{count} card{'s' if count != 1 else ''}" + self._per()
+        if count == "count":
+            self.take(self.verb)
+            return "cards equal to " + self._amount_words("count")
         if count == "hand":
             self.take(self.verb)
             return "your hand" if self.who == "you" else "their hand"
@@ -68,7 +72,13 @@ class _Slots:
             return "cards equal to " + self._amount_words(self.take(self.verb))
         return None
 
+    def _per(self) -> str:
+        """ " for each ..." when the step's number is counted (`per`), else nothing."""
+        return " for each " + counted_words(self.take("per"), True, self.who) if "per" in self.keys else ""
+
     def _amount_words(self, word: str) -> str:
+        if word == "count":
+            return "the number of " + counted_words(self.take("count"), False, self.who)
         if word == "value_of_that" and self.keys.get("if") == "did":
             self.take("if")
             return ph.DISCARDED_VALUE
@@ -144,6 +154,7 @@ class _Slots:
         if proto:
             adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
         many = count == "all" or (isinstance(count, int) and count > 1)
+        count = f"up to {count}" if k.pop("up_to", False) else count
         poss = {"any": "", "you": "your", "opponent": "their" if self.who == "opponent" else "your opponent's"}[whose]
         if pick:
             head = poss or "the"
@@ -155,7 +166,7 @@ class _Slots:
         words = [head, *adjs, "cards" if many else "card"]
         words += self._places()
         f = None if self.own_filter else self.filter()
-        return " ".join(words + ([f] if f else []))
+        return " ".join(words + ([f] if f else [])) + self._per()
 
     def _places(self) -> list[str]:
         out = []

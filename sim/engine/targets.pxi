@@ -213,10 +213,13 @@ cdef int quantity(State* g, Frame* fr, const Step* q) noexcept nogil:
     return n
 
 cdef inline int step_n(State* g, Frame* fr, const Step* st) noexcept nogil:
-    """A counted step's number: `n`, or `n` for each thing its quantity counts."""
-    if st.per < 0:
-        return st.n
-    return st.n * quantity(g, fr, &g.steps[st.per])
+    """A counted step's number: `n`, `n` for each thing its quantity counts (`per`), or as many
+    as its `count` quantity counts (the amount `count`: "cards equal to the number of ...")."""
+    if st.per >= 0:
+        return st.n * quantity(g, fr, &g.steps[st.per])
+    if st.count_kind == CK_COUNTED:
+        return quantity(g, fr, &g.steps[st.count])
+    return st.n
 
 cdef inline int amount_of(State* g, Frame* fr, const Step* st, int kind, int n, int who) noexcept nogil:
     """An amount a step compares (`if`, `value_gt`/`value_lt`): its `count` quantity or amount()."""
