@@ -164,7 +164,7 @@ _STRUCTURE = r"""
 start: trigger body | body | passives
 passives: ((passive | restriction) ".")+
 body: sentence+
-sentence: opener? ("if" condition ",")? clauses "."
+sentence: opener? ("if" (condition | count_condition) ",")? clauses "."
 opener: "first" "," | "then" ","
 clauses: clause (sep clause)*
 sep: "," | ",then" | "and" | ",and"
@@ -229,6 +229,7 @@ def grammar() -> str:
         ),
         _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
         _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
+        _alternatives("count_condition", [_rule_body(c) for c, _ in ph.COUNT_CONDITIONS]),
         _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
         _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTIONS]),
         _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),

@@ -140,6 +140,14 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
     ("there are any cards in your trash", "trash > 0"),
 )
 
+# Conditions on a quantity (`if = "count >= 2"` with its `count = { ... }` table), read after "If";
+# `<counted>` is the counted set, as after "the number of".
+COUNT_CONDITIONS: tuple[tuple[str, str], ...] = (
+    ("there are <n> or more <counted>", "count >= {n}"),
+    ("there are fewer than <n> <counted>", "count < {n}"),
+    ("there are no <counted>", "count == 0"),
+)
+
 # Triggers (`when = ...`). "After" triggers are "After <actor> <action>:" with the actor giving `by`.
 WHEN_WORDS: dict[str, str] = {
     "start": "start",

@@ -340,7 +340,7 @@ class _Build:
         return None
 
     def sentence(self, c):
-        cond = next((x for x in c if isinstance(x, str)), None)
+        cond = next((x for x in c if isinstance(x, (str, tuple))), None)
         return (cond, next(x for x in c if isinstance(x, list)))
 
     def body(self, c):
@@ -401,6 +401,8 @@ def _table_rule(name: str, i: int, c: list) -> Any:
     if name == "condition":
         text = ph.CONDITIONS[i][1]
         return text.format(n=c[0]) if c else text
+    if name == "count_condition":  # (the condition, what it counts)
+        return (ph.COUNT_CONDITIONS[i][1].format(n=c[0] if len(c) > 1 else 0), c[-1])
     if name == "passive":
         return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
     if name == "restriction":
@@ -471,6 +473,7 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
     """The steps of a box's sentences, in order, with conditions, subjects and "it" settled."""
     steps: list[dict[str, Any]] = []
     for cond, clauses in sentences:
+        cond, counted = cond if isinstance(cond, tuple) else (cond, None)
         subject = None
         for n, (kind, subj, may, action) in enumerate(clauses):
             subject = subj or subject
@@ -491,6 +494,9 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
                 step["who"] = "opponent"
             if cond is not None:
                 step["if"] = cond if n == 0 else "same"
+            if counted is not None and n == 0:
+                if step.setdefault("count", counted) != counted:
+                    raise ReadError("ambiguous: a step counts one thing, here its condition and its number both count")
             if kind == "both":
                 other = {**step, "who": "opponent"}
                 step = {"either": [[step, other], [other, step]]}

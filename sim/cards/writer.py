@@ -279,7 +279,9 @@ def _clause(step: dict[str, Any]) -> tuple[str, bool]:
     return words, if_said
 
 
-def _condition(cond: str) -> str:
+def _condition(cond: str, counted: dict[str, Any] | None = None) -> str:
+    if counted is not None:
+        return _count_condition(cond, counted)
     for words, value in ph.CONDITIONS:
         m = re.fullmatch(re.escape(value).replace(r"\{n\}", r"(-?\d+)"), cond)
         if m:
@@ -287,15 +289,32 @@ def _condition(cond: str) -> str:
     raise WriteError(f"no phrasing prints the condition {cond!r}")
 
 
+def _count_condition(cond: str, counted: dict[str, Any]) -> str:
+    """A condition on the step's `count` quantity ("if there are 2 or more face-down cards")."""
+    for words, value in ph.COUNT_CONDITIONS:
+        m = re.fullmatch(re.escape(value).replace(r"\{n\}", r"(\d+)"), cond)
+        if m:
+            said = words.replace("<n>", m.group(1) if m.groups() else "")
+            return "if " + said.replace("<counted>", counted_words(counted, False))
+    raise WriteError(f"no phrasing prints the condition {cond!r} on a count")
+
+
+def _counted_condition(step: dict[str, Any]) -> dict[str, Any] | None:
+    """The `count` table the step's condition names (None: its condition counts nothing)."""
+    cond = step.get("if")
+    return step.get("count") if isinstance(cond, str) and "count" in re.findall(r"\w+", cond) else None
+
+
 def _sentences(steps: list[dict[str, Any]]) -> list[str]:
     groups: list[tuple[str, list[str]]] = []
     for step in steps:
-        words, if_said = _clause(step)
+        counted = _counted_condition(step)
+        words, if_said = _clause({k: v for k, v in step.items() if k != "count"} if counted else step)
         cond = step.get("if")
         if cond == "same" and groups:
             groups[-1][1].append(words)
         elif cond and not if_said:
-            groups.append((_condition(cond) + ", ", [words]))
+            groups.append((_condition(cond, counted) + ", ", [words]))
         else:
             groups.append(("", [words]))
     out = []

@@ -92,6 +92,34 @@ def test_every_quantity_sentence_reads_to_its_step_and_back(text, step):
     assert write_box(box, "Measure") == text
 
 
+@pytest.mark.parametrize(
+    "text, steps",
+    [
+        (
+            "If there are 2 or more face-down cards in this line, draw 1 card.",
+            [{"draw": 1, "if": "count >= 2", "count": {"face": "down", "line": "this"}}],
+        ),
+        (
+            "If there are fewer than 3 cards in your opponent's trash, delete 1 card.",
+            [{"delete": 1, "if": "count < 3", "count": {"of": "trash", "whose": "opponent"}}],
+        ),
+        (
+            "If there are no cards in your hand, draw 2 cards and flip 1 card.",
+            [{"draw": 2, "if": "count == 0", "count": {"of": "hand"}}, {"flip": 1, "if": "same"}],
+        ),
+    ],
+)
+def test_a_condition_on_a_count_reads_and_writes_back(text, steps):
+    box = read_box(text, "Measure")
+    assert box == {"do": steps}
+    assert write_box(box, "Measure") == text
+
+
+def test_a_step_that_would_count_twice_is_refused():
+    with pytest.raises(ReadError, match="ambiguous: a step counts one thing"):
+        read_box("If there are 2 or more compiled protocols, draw cards equal to the number of lines.", "Measure")
+
+
 def test_the_quantity_sentences_say_distinct_steps():
     steps = [repr(s) for _, s in SHAPES]
     assert len(set(steps)) == len(steps)
