@@ -36,6 +36,8 @@ def counted_words(table: dict[str, Any], each: bool, who: str = "you") -> str:
         words = [w for key, value, w in _ADJECTIVES if table.get(key) == value]
         if table.get("covered", "any") in _COVERED:
             words.append(_COVERED[table["covered"]])
+        if "protocol" in table:
+            words.append("PROTOCOL" if table["protocol"] == "same" else "non-PROTOCOL")
         words.append("cards" if plural else "card")
         words += {"this": ["in this line"], "other": ["in other lines"]}.get(table.get("line", "any"), [])
     if poss:

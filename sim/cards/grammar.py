@@ -130,6 +130,8 @@ cadj: "other"                                           -> adj_other
     | "covered"                                         -> adj_covered
     | "uncovered"                                       -> adj_uncovered
     | "covered" "or" "uncovered"                        -> adj_any_covered
+    | "non-this-protocol"                               -> adj_other_protocol
+    | "this-protocol"                                   -> adj_same_protocol
 cplace: "in" "this" "line"                              -> in_this_line
       | "in" "the"? "other" lines                       -> in_other_lines
       | "in" "the" "field"                              -> in_the_field
@@ -228,7 +230,7 @@ def grammar() -> str:
             }
         ),
         _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
-        _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
+        _alternatives("condition", [_rule_body(c) for c in CONDITION_PRINTED]),
         _alternatives("count_condition", [_rule_body(c) for c, _ in ph.COUNT_CONDITIONS]),
         _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
         _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTIONS]),
@@ -269,6 +271,10 @@ AMOUNT_EXPR_WORDS = [k for k in _flat(ph.AMOUNT_WORDS) if k not in ph.COUNTED_AM
 AMOUNT_EXPR_PRINTED = [w for k, ws in ph.AMOUNT_WORDS.items() if k not in ph.COUNTED_AMOUNTS for w in ws]
 FIELD_VERBS = sorted({v.word for v in vocab.VERBS if v.on_field and not v.keyword})
 VERB_KEYWORDS = frozenset(v.word for v in vocab.VERBS)
+# the conditions the grammar reads as they are; a count of cards the quantity grammar also says
+# ("there are 5 or more Unity cards in the field") reads through the count condition
+CONDITION_PRINTED = [c for c, v in ph.CONDITIONS if v.split()[0] not in ph.COUNTED_COUNTS]
+CONDITION_VALUES = [v for _, v in ph.CONDITIONS if v.split()[0] not in ph.COUNTED_COUNTS]
 AMOUNT_EXPR_DID = [w == ph.DISCARDED_VALUE for w in AMOUNT_EXPR_PRINTED]
 WHENS = list(ph.WHEN_WORDS)
 AFTERS = list(ph.AFTER_WORDS)

@@ -226,12 +226,13 @@ class PerTable(Strict):
     face: one_of(K["face"]) | None = None
     other: Annotated[bool | None, Field(description="true or false")] = None
     line: words("any", "this", "other") | None = None
+    protocol: words("same", "other") | None = None
 
     @model_validator(mode="after")
     def _fits(self) -> PerTable:
-        card_keys = ("covered", "face", "other")
+        card_keys = ("covered", "face", "other", "protocol")
         if self.of != "cards" and any(getattr(self, k) is not None for k in card_keys):
-            fail(f"'{self.of}' counts no field cards: covered, face and other select field cards", "of")
+            fail(f"'{self.of}' counts no field cards: covered, face, other and protocol select field cards", "of")
         if self.of not in ("cards", "lines") and self.line is not None:
             fail(f"'{self.of}' is not counted by line", "line")
         if self.of == "lines" and self.whose is not None:
@@ -739,6 +740,7 @@ def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
     rec["face"] = K["face"][per.get("face", "any")]
     rec["other"] = int(per.get("other", False))
     rec["line"] = K["line"][per.get("line", "any")]
+    rec["proto_filter"] = {"same": 1, "other": 2}.get(per.get("protocol", ""), 0)
     return rec
 
 

@@ -105,11 +105,13 @@ AMOUNT_WORDS: dict[str, tuple[str, ...]] = {
 
 # Quantities (docs/cards.md "Quantities"): "<n> cards for each <counted>" is the step's `per`,
 # "cards equal to the number of <counted>" (and "a value less than the number of <counted>") the
-# amount `count` with its `count` table. <counted> is read by the grammar's `counted` rule and
-# written by sim/cards/counting.py. An amount word that a quantity also says is read as the
-# amount word in a comparison (Peace 3: `value_gt = "hand"`), and as the quantity after "equal
-# to" (where the count word "hand" would print as "your hand", the whole hand).
-COUNTED_AMOUNTS: dict[str, dict[str, Any]] = {"hand": {"of": "hand"}}
+# amount `count` with its `count` table; a count of this protocol's cards counts face-up ones.
+# <counted> is read by the grammar's `counted` rule and written by sim/cards/counting.py. An
+# amount word that a quantity also says is read as the amount word in a comparison (Peace 3:
+# `value_gt = "hand"`); after "equal to" and in a condition only those of COUNTED_COUNTS are
+# (Unity 1 and 2 read as before), since the count word "hand" prints as "your hand", the whole hand.
+COUNTED_AMOUNTS: dict[str, dict[str, Any]] = {"hand": {"of": "hand"}, "protocol_cards_in_field": {"protocol": "same"}}
+COUNTED_COUNTS = ("protocol_cards_in_field",)
 
 # Counts of cards in hand or deck ("Draw ..."); `{n}` is a number.
 HAND_COUNTS: dict[str, tuple[str, ...]] = {

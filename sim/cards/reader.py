@@ -51,7 +51,8 @@ class _Build:
 
     def amount_expr_count(self, c):
         if len(c[0]) > 2:  # "equal to the number of <counted>": the amount `count`
-            return {"_count": "count", "count": c[0][2]}
+            word = _amount_word(c[0][2])
+            return {"_count": word} if word in ph.COUNTED_COUNTS else {"_count": "count", "count": c[0][2]}
         return {"_count": c[0][0], **({"_did": True} if c[0][1] else {})}
 
     # -- quantities ("for each <counted>", "the number of <counted>"): a `per`/`count` table
@@ -381,8 +382,13 @@ def _compared(key: str, amount: tuple) -> dict[str, Any]:
     3's "the number of cards in your hand" is `hand`), any other is the amount `count`."""
     if len(amount) == 2:
         return {key: amount[0]}
-    word = next((w for w, t in ph.COUNTED_AMOUNTS.items() if t == amount[2]), None)
+    word = _amount_word(amount[2])
     return {key: word} if word else {key: "count", "count": amount[2]}
+
+
+def _amount_word(counted: dict[str, Any]) -> str | None:
+    """The amount word that says what `counted` counts, if one does (ph.COUNTED_AMOUNTS)."""
+    return next((w for w, t in ph.COUNTED_AMOUNTS.items() if t == counted), None)
 
 
 def _table_rule(name: str, i: int, c: list) -> Any:
@@ -399,10 +405,11 @@ def _table_rule(name: str, i: int, c: list) -> Any:
             step[word] = True if count is None else count
         return {word: step.pop(word), **step}
     if name == "condition":
-        text = ph.CONDITIONS[i][1]
+        text = gr.CONDITION_VALUES[i]
         return text.format(n=c[0]) if c else text
-    if name == "count_condition":  # (the condition, what it counts)
-        return (ph.COUNT_CONDITIONS[i][1].format(n=c[0] if len(c) > 1 else 0), c[-1])
+    if name == "count_condition":  # (the condition, what it counts), or a condition on an amount word
+        cond, said = ph.COUNT_CONDITIONS[i][1].format(n=c[0] if len(c) > 1 else 0), _amount_word(c[-1])
+        return cond.replace("count", said) if said in ph.COUNTED_COUNTS else (cond, c[-1])
     if name == "passive":
         return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
     if name == "restriction":

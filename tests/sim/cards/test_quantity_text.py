@@ -30,6 +30,15 @@ SHAPES = [
     ),
     ("Return 1 card for each other face-up card.", {"return": 1, "per": {"other": True, "face": "up"}}),
     ("Delete 1 card for each card in your hand.", {"delete": 1, "per": {"of": "hand"}}),
+    ("Draw 1 card for each Measure card.", {"draw": 1, "per": {"protocol": "same"}}),
+    (
+        "Draw 1 card for each face-up non-Measure card in this line.",
+        {"draw": 1, "per": {"face": "up", "protocol": "other", "line": "this"}},
+    ),
+    (
+        "Draw cards equal to the number of Measure cards in this line.",
+        {"draw": "count", "count": {"protocol": "same", "line": "this"}},
+    ),
     ("Draw 1 card for each card in both players' hands.", {"draw": 1, "per": {"of": "hand", "whose": "any"}}),
     ("Draw 1 card for each card in your opponent's trash.", {"draw": 1, "per": {"of": "trash", "whose": "opponent"}}),
     (
@@ -155,6 +164,9 @@ def test_an_amount_word_a_quantity_also_says_keeps_its_reading():
     }
     assert read_box("Draw cards equal to the number of Unity cards in the field.", "Unity") == {
         "do": [{"draw": "protocol_cards_in_field"}]
+    }
+    assert read_box("If there are 5 or more Unity cards in the field, draw 1 card.", "Unity") == {
+        "do": [{"draw": 1, "if": "protocol_cards_in_field >= 5"}]
     }
 
 
