@@ -13,10 +13,11 @@ from fixtures_analysis.chromium import launched
 from fixtures_analysis.synth import synth_run, write_run
 
 from analysis.runs.open import open_runs
-from analysis.studies.ab.arms import ab_compare, arm_paths, render_ab
-from analysis.studies.plain.dashboard import TOP_TRIOS, render
-from analysis.studies.plain.dashboard_summary import SHOWN, ranked_flags
-from analysis.studies.plain.report import build_report
+from analysis.studies.ab.arms import ab_compare, render_ab
+from analysis.studies.balance.arms import arm_paths
+from analysis.studies.balance.dashboard import TOP_TRIOS, render
+from analysis.studies.balance.dashboard_summary import SHOWN, ranked_flags
+from analysis.studies.balance.report import build_report
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
 

@@ -1,10 +1,10 @@
-"""analysis/studies/plain/choice_changes.py compares a step's quantity (`per`, `count`) by what it
+"""analysis/studies/balance/choice_changes.py compares a step's quantity (`per`, `count`) by what it
 counts, not by where its record stands: the record's index differs by pool, as an either's
 alternatives' do."""
 
 from pathlib import Path
 
-from analysis.studies.plain.choice_changes import changed_choices
+from analysis.studies.balance.choice_changes import changed_choices
 from sim.pool import load_pool
 
 FIRE0 = '[[cards]]\nreplaces = "Fire 0"\nmiddle.do = [{{ flip = 1, per = {{ face = "{face}" }} }}]\n'

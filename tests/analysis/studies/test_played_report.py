@@ -1,4 +1,4 @@
-"""A playtest's report (a run whose seats include `human`, analysis/studies/plain/played.py): it says
+"""A playtest's report (a run whose seats include `human`, analysis/studies/balance/played.py): it says
 first that its figures measure one person's games, and raises no balance flag from them unless
 asked (`--flag-played`); a run of players only is reported as before."""
 

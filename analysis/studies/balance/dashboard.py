@@ -6,30 +6,26 @@ sortable card-impact table. The page shell is analysis/pages/shell.py's."""
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.pages.cells import pct
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
-from analysis.studies.metagame.meta import meta_analysis
-from analysis.studies.metagame.report import meta_html
-from analysis.studies.plain import queries
-from analysis.studies.plain.card_pages import card_pages_html
-from analysis.studies.plain.dashboard_summary import card_anchor, ranked_flags, summary_html
-from analysis.studies.plain.loops import loops_html
-from analysis.studies.plain.report import Report, against
+from analysis.studies.balance import queries
+from analysis.studies.balance.card_pages import card_pages_html
+from analysis.studies.balance.dashboard_summary import card_anchor, ranked_flags, summary_html
+from analysis.studies.balance.loops import loops_html
+from analysis.studies.balance.meta import meta_analysis
+from analysis.studies.balance.meta_report import meta_html
+from analysis.studies.balance.report import Report, against
 
 LARGE = 18  # protocols above which the metagame section is summarised (816 trios at 18)
 LARGE_PAIR_L2 = 10.0  # the pair-term regularisation used then (fit_payoff_model's default)
 TOP_TRIOS = 25  # equilibrium trios listed then
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
-
-
-def _pct(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
 
 
 def fig_protocols(r: Report) -> go.Figure:
@@ -93,14 +89,14 @@ def fig_matchups(r: Report) -> go.Figure:
     rows, cols = list(m.index), list(m.columns)
     hover = [
         [
-            f"{a} vs {b}: {_pct(mv[i, j])} (95% CI {_pct(lov[i, j])}-{_pct(hiv[i, j])}), "
+            f"{a} vs {b}: {pct(mv[i, j], '')} (95% CI {pct(lov[i, j], '')}-{pct(hiv[i, j], '')}), "
             f"{'' if pd.isna(gv[i, j]) else f'{int(gv[i, j]):,}'} games"
             for j, b in enumerate(cols)
         ]
         for i, a in enumerate(rows)
     ]
     cells = [  # each cell shows its games under its rate (the hover adds the interval)
-        ["" if pd.isna(gv[i, j]) else f"{_pct(mv[i, j])}<br>{int(gv[i, j]):,} games" for j in range(len(cols))]
+        ["" if pd.isna(gv[i, j]) else f"{pct(mv[i, j], '')}<br>{int(gv[i, j]):,} games" for j in range(len(cols))]
         for i in range(len(rows))
     ]
     spread = float(np.nanmax(np.abs(m.to_numpy(dtype=float) - 0.5))) if m.size else 0.1
@@ -258,7 +254,7 @@ def _card_links(pages: set[str]) -> dict[str, str]:
 
 
 def card_value_html(r: Report, protocol_of: dict[str, str]) -> str:
-    """The card-value section of a `protolab cardvalue` run (analysis/studies/cardvalue/values.py); empty otherwise."""
+    """The card-value section of a `protolab cardvalue` run (analysis/studies/balance/card_values.py), else empty."""
     c = r.tables.get("card_value")
     if c is None or c.empty:
         return ""
@@ -315,7 +311,7 @@ def trios_html(r: Report) -> str:
 
 
 def metagame_html(r: Report) -> str:
-    """The metagame section (analysis/studies/metagame/meta.py, no bootstrap) from the report's trio-vs-trio table.
+    """The metagame section (analysis/studies/balance/meta.py, no bootstrap) from the report's trio-vs-trio table.
     Above LARGE protocols it is summarised to stay quick and small: the payoff model's
     regularisation is fixed instead of cross-validated, and only the TOP most likely trios of the
     equilibrium are listed (every protocol's weight and Nash-averaged rating still are)."""
@@ -423,7 +419,7 @@ SECTIONS = (
 
 def render(r: Report, examples: str = "") -> str:
     """The whole page as one HTML string (plotly.js inline: it works with no network): the summary
-    first (analysis/studies/plain/dashboard_summary.py), then the flags, tables, charts and card pages,
+    first (analysis/studies/balance/dashboard_summary.py), then the flags, tables, charts and card pages,
     every table under the filter bar; `examples`: the example games section (analysis/pages/board_links.py),
     at the end."""
     figs = [
