@@ -1327,7 +1327,7 @@ def restrictions_markdown() -> str:
         if m.word is None:
             continue
         keys = ["`by`"] + (["`whose`"] if m.word in (*DENY_ON_CARDS, "rearrange") else [])
-        keys += ["`face`"] if m.word in DENY_ON_FIELD else []
+        keys += ["`face`", "`covered`", "`value`", "`protocol`"] if m.word in DENY_ON_FIELD else []
         keys += ['`scope = "this_line"`'] if m.word in DENY_IN_LINE else []
         rows.append(f"| {_spelled(m.word)} | {m.meaning} | {', '.join(keys)} |")
     lines = [RESTRICTIONS_BEGIN, "", "| `deny` | forbids | keys |", "|---|---|---|", *rows, "", RESTRICTIONS_END]

@@ -48,9 +48,9 @@ def test_every_verb_has_a_phrasing_or_a_reason():
 
 def test_every_trigger_and_passive_has_a_phrasing():
     assert set(phrasing.WHEN_WORDS) | set(phrasing.AFTER_WORDS) == set(K["when"])
-    said = {k for _, keys in (*phrasing.PASSIVES, *phrasing.RESTRICTIONS) for k in keys}
+    said = {k for _, keys in (*phrasing.PASSIVES, *phrasing.restriction_examples()) for k in keys}
     assert PASSIVE_KEYS <= said, PASSIVE_KEYS - said
-    denied = {keys["deny"] for _, keys in phrasing.RESTRICTIONS}
+    denied = {keys["deny"] for _, keys in phrasing.RESTRICTION_TEMPLATES}
     assert denied == set(K["deny"]), set(K["deny"]) ^ denied
     assert {*AMOUNT_PASSIVES, *FLAG_PASSIVES} <= said and len(DENY_PASSIVES) == sum(
         "deny_play" in keys for _, keys in phrasing.PASSIVES
