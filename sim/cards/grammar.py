@@ -74,6 +74,8 @@ dcount: NUMBER | "a"
 deck: "your" "deck"                                     -> deck_own
     | "your" "opponent's" "deck"                        -> deck_opp
     | "their" "deck"                                    -> deck_their
+owndeck: "your" "deck"                                  -> deck_own
+       | "their" "deck"                                 -> deck_their
 target: "this" "card" even_covered?                     -> this_card
       | "that" "card"                                   -> that_card
       | "it"                                            -> it

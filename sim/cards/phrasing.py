@@ -74,7 +74,7 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("deny_compile", "your opponent cannot compile on their next turn", {"deny_compile": "next_turn"}),
     Phrase("state", "~state a number", {"state": True, "mode": "number"}),
     Phrase("state", "~state a protocol", {"state": True, "mode": "protocol"}),
-    Phrase("shuffle", "~shuffle your deck", {"shuffle": True, "mode": "deck"}),
+    Phrase("shuffle", "~shuffle <owndeck>", {"shuffle": True, "mode": "deck"}),
     Phrase("shuffle", "~shuffle your trash into your deck", {"shuffle": True, "mode": "trash_into_deck"}),
     Phrase(
         "swap_stacks",

@@ -419,7 +419,10 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
         out["either"] = [[_settle(s, subject, prev) for s in branch] for branch in out["either"]]
     deck = out.pop("_deck", None)
     verb = _verb_of(out)
-    if deck is not None:  # "your deck" is the text's player's, "their deck" the subject's
+    if deck is not None and verb == "shuffle":  # a player shuffles their own deck (the subject's)
+        if deck != ("their" if subject == "opponent" else "own"):
+            raise ReadError("a player shuffles their own deck ('Your opponent shuffles their deck')")
+    elif deck is not None:  # "your deck" is the text's player's, "their deck" the subject's
         own = (deck == "their") if subject == "opponent" else (deck == "own")
         if not (own and verb == "draw"):
             out["from"] = "deck_top" if own else "opponent_deck"

@@ -90,6 +90,10 @@ class _Slots:
             return "their deck" if own else "your deck"
         return "your deck" if own else "your opponent's deck"
 
+    def owndeck(self) -> str:
+        """The deck a player shuffles: always their own."""
+        return "their deck" if self.who == "opponent" else "your deck"
+
     def filter(self) -> str | None:
         v = self.keys.get("value")
         if isinstance(v, list):

@@ -20,7 +20,6 @@ REFUSED = {
     ("trade.toml", 4, "middle"): "Gain control of 1 of your opponent's uncovered cards in this line.",
     ("vault.toml", 3, "middle"): "Draw 1 card from your trash.",
     ("archive.toml", 3, "middle"): "Put 1 card from your trash into your hand.",
-    ("herald.toml", 3, "middle"): "Your opponent shuffles their deck.",
     ("tally.toml", 0, "middle"): "Draw cards equal to the number of face-down cards in the field.",
     ("tally.toml", 1, "middle"): "Delete up to 2 face-down cards.",
     ("tally.toml", 2, "middle"): "Discard 1 card for each face-down card in this line.",
