@@ -244,3 +244,29 @@ def test_grammar_has_no_silent_choice_but_value_lists(caplog):
         Lark(grammar(), parser="lalr", lexer="contextual", debug=True)
     conflicts = [r.getMessage() for r in caplog.records if "conflict" in r.getMessage().lower()]
     assert conflicts and all("terminal OR" in m for m in conflicts), conflicts
+
+
+@pytest.mark.parametrize(
+    ("text", "box"),
+    [
+        ("Your opponent shuffles their deck.", {"do": [{"shuffle": True, "mode": "deck", "who": "opponent"}]}),
+        (
+            "After your opponent shuffles their deck: Draw 1 card.",
+            {"when": "after_shuffle", "by": "opponent", "do": [{"draw": 1}]},
+        ),
+        (
+            "End: If you have no cards in your hand, draw 2 cards.",
+            {"when": "end", "do": [{"draw": 2, "if": "hand == 0"}]},
+        ),
+    ],
+)
+def test_wordings_of_the_example_corpus_read(text, box):
+    """Wordings a designer printed (datasets/protocols/examples/): each reads, and the writer's
+    own wording of the opponent's shuffle reads back to the same box."""
+    assert read_box(text, "Herald") == box
+    assert read_box(write_box(box, "Herald"), "Herald") == box
+
+
+def test_a_player_shuffles_only_their_own_deck():
+    with pytest.raises(ReadError, match="their own deck"):
+        read_box("Your opponent shuffles your deck.", "Herald")
