@@ -68,7 +68,9 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("reveal_hand", "~reveal their hand", {"reveal_hand": True}),
     Phrase("reveal_hand", "~reveal your hand", {"reveal_hand": True}),
     Phrase("reveal_from_hand", "~reveal <target> from your hand"),
-    Phrase("give", "~give <amount> from your hand to your opponent"),
+    # a phrase key `_subject` says whose sentence it is ("Your opponent gives you ...")
+    Phrase("give", "~give you <amount> from their hand", {"_subject": "opponent"}),
+    Phrase("give", "~give <amount> from your hand to your opponent", {"_subject": "you"}),
     Phrase("take", "~take <dcount> random card from your opponent's hand"),
     Phrase("take_field", "~put <target> into your hand", {"from": "field"}),
     Phrase("deny_compile", "your opponent cannot compile on their next turn", {"deny_compile": "next_turn"}),

@@ -419,6 +419,8 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
         out["either"] = [[_settle(s, subject, prev) for s in branch] for branch in out["either"]]
     deck = out.pop("_deck", None)
     verb = _verb_of(out)
+    if out.pop("_subject", subject or "you") != (subject or "you"):
+        raise ReadError("this wording is the opponent's ('Your opponent gives you 1 card from their hand')")
     if deck is not None and verb == "shuffle":  # a player shuffles their own deck (the subject's)
         if deck != ("their" if subject == "opponent" else "own"):
             raise ReadError("a player shuffles their own deck ('Your opponent shuffles their deck')")

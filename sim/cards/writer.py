@@ -206,9 +206,10 @@ def _phrase_text(p: ph.Phrase, step: dict[str, Any], who: str) -> tuple[str, boo
     """`step` in the words of phrase `p` and whether those words already say its `if` ("it", "the
     discarded card"); None if `p` cannot say all of it."""
     keys = {k: v for k, v in step.items() if k not in ("who", "may")}
-    if any(keys.get(k) != v for k, v in p.keys.items()):
+    fixed = {k: v for k, v in p.keys.items() if k != "_subject"}
+    if any(keys.get(k) != v for k, v in fixed.items()) or p.keys.get("_subject", who) != who:
         return None
-    for k in p.keys:
+    for k in fixed:
         keys.pop(k)
     slots = _Slots(keys, vocab.engine_verb(_verb_key(step), step.get("from")).word, who, "<filter>?" in p.words)
     out = []

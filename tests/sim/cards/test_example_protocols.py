@@ -16,7 +16,6 @@ REFUSED = {
     ("census.toml", 1, "middle"): "Your opponent discards 1 card for each card in your hand.",
     ("census.toml", 3, "middle"): ("Delete 1 card for each of your opponent's protocols that is Compiled."),
     ("silence.toml", 4, "middle"): "Draw 1 card for each face-down card in this line.",
-    ("trade.toml", 2, "middle"): "Your opponent gives you 1 card from their hand.",
     ("trade.toml", 4, "middle"): "Gain control of 1 of your opponent's uncovered cards in this line.",
     ("vault.toml", 3, "middle"): "Draw 1 card from your trash.",
     ("archive.toml", 3, "middle"): "Put 1 card from your trash into your hand.",

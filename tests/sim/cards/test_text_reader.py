@@ -254,6 +254,7 @@ def test_grammar_has_no_silent_choice_but_value_lists(caplog):
             "After your opponent shuffles their deck: Draw 1 card.",
             {"when": "after_shuffle", "by": "opponent", "do": [{"draw": 1}]},
         ),
+        ("Your opponent gives you 1 card from their hand.", {"do": [{"give": 1, "who": "opponent"}]}),
         (
             "End: If you have no cards in your hand, draw 2 cards.",
             {"when": "end", "do": [{"draw": 2, "if": "hand == 0"}]},
@@ -270,3 +271,8 @@ def test_wordings_of_the_example_corpus_read(text, box):
 def test_a_player_shuffles_only_their_own_deck():
     with pytest.raises(ReadError, match="their own deck"):
         read_box("Your opponent shuffles your deck.", "Herald")
+
+
+def test_a_wording_of_the_opponent_needs_the_opponent_as_subject():
+    with pytest.raises(ReadError, match="the opponent's"):
+        read_box("Give you 1 card from their hand.", "Trade")
