@@ -69,6 +69,8 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("reveal_hand", "~reveal your hand", {"reveal_hand": True}),
     Phrase("reveal_from_hand", "~reveal <target> from your hand"),
     # a phrase key `_subject` says whose sentence it is ("Your opponent gives you ...")
+    Phrase("take_trash", "~put <target> from your trash into your hand", {"from": "trash"}),
+    Phrase("take_trash", "~draw <amount> from your trash", {"from": "trash"}),
     Phrase("give", "~give you <amount> from their hand", {"_subject": "opponent"}),
     Phrase("give", "~give <amount> from your hand to your opponent", {"_subject": "you"}),
     Phrase("take", "~take <dcount> random card from your opponent's hand"),

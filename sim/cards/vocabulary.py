@@ -335,6 +335,14 @@ VERBS: tuple[Verb, ...] = (
             "field": "put a chosen field card (selectors apply) into your hand; you own it from now on (Assimilation 0)"
         },
     ),
+    Verb(
+        "take_trash",
+        25,
+        "",
+        keyword="take",
+        asks="trash",
+        sources={"trash": "put N chosen cards of your trash into your hand, one at a time (not a draw)"},
+    ),
 )
 
 BOT_TARGETS = ("first", "remove", "flip", "random")
@@ -1113,6 +1121,7 @@ LOG_FORMS: tuple[LogForm, ...] = (
             N("RANDOM", 0, "{who} takes {tgt} from {opponent} (at random)"),
             N("DECK_TOP", 1, "{who} takes {tgt} from {opponent} (top of deck)"),
             N("FIELD", 2, "{who} takes {tgt} from {opponent} (from the field)"),
+            N("TRASH", 3, "{who} takes {tgt} from their trash into their hand"),
         ),
     ),
     LogForm("cancel", "{src}: text interrupted"),
