@@ -63,6 +63,9 @@ LATER_CARD_FIELDS = {
     "deny_face": [0, 0, 0],
     "deny_by": [0, 0, 0],
     "deny_line": [0, 0, 0],
+    "deny_values": [0, 0, 0],
+    "deny_protocol": [0, 0, 0],
+    "deny_covered": [0, 0, 0],
 }
 
 

@@ -74,6 +74,8 @@ dcount: NUMBER | "a"
 deck: "your" "deck"                                     -> deck_own
     | "your" "opponent's" "deck"                        -> deck_opp
     | "their" "deck"                                    -> deck_their
+owndeck: "your" "deck"                                  -> deck_own
+       | "their" "deck"                                 -> deck_their
 target: "this" "card" even_covered?                     -> this_card
       | "that" "card"                                   -> that_card
       | "it"                                            -> it
@@ -149,6 +151,21 @@ dest: "to" "this" "line"                                -> to_this_line
 ptarget: dcount adj* "card" filter?                     -> ptarget
        | "it"                                           -> it
 even_covered: ",even" "if" "this" "card" "is" "covered"
+rcards: poss? radj* "card" rmod*
+      | poss? radj* "this-protocol" "card" rmod*        -> rcards_same
+radj: "face-up"                                         -> adj_up
+    | "face-down"                                       -> adj_down
+    | "covered"                                         -> adj_covered
+    | "uncovered"                                       -> adj_uncovered
+    | "non-this-protocol"                               -> adj_other_protocol
+rmod: "with" ("a" "value" | "values") "of" NUMBER ("or" NUMBER)* -> value_list
+    | "of" "this" "protocol"                            -> adj_same_protocol
+    | rline
+rline: "in" "this" "line"                               -> in_this_line
+rside: "on" "your" "side"                               -> poss_you
+     | "on" "your" "opponent's" "side"                  -> poss_opp
+rby: "by" "you"                                         -> by_you
+   | "by" "your" "opponent"                             -> by_opponent
 pdest: face_down pplace? | pplace
 face_down: "face-down"
 pplace: "in" "another" "line"                           -> to_other_line
@@ -233,9 +250,9 @@ def grammar() -> str:
         _alternatives("condition", [_rule_body(c) for c in CONDITION_PRINTED]),
         _alternatives("count_condition", [_rule_body(c) for c, _ in ph.COUNT_CONDITIONS]),
         _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
-        _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTIONS]),
+        _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTION_TEMPLATES]),
         _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
-        _alternatives("after_phrase", [_rule_body(w) for w in ph.AFTER_WORDS.values()]),
+        _alternatives("after_phrase", [_rule_body(w) for _, w in AFTER_FORMS]),
         _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
         _alternatives("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
         _alternatives("amount_expr", [_rule_body(w) for w in AMOUNT_EXPR_PRINTED])
@@ -277,5 +294,11 @@ CONDITION_PRINTED = [c for c, v in ph.CONDITIONS if v.split()[0] not in ph.COUNT
 CONDITION_VALUES = [v for _, v in ph.CONDITIONS if v.split()[0] not in ph.COUNTED_COUNTS]
 AMOUNT_EXPR_DID = [w == ph.DISCARDED_VALUE for w in AMOUNT_EXPR_PRINTED]
 WHENS = list(ph.WHEN_WORDS)
-AFTERS = list(ph.AFTER_WORDS)
+# an action of the opponent's is printed with "their" ("After your opponent shuffles their deck:",
+# as the writer prints it); either word reads
+AFTER_FORMS = [
+    *ph.AFTER_WORDS.items(),
+    *((k, w.replace("your ", "their ")) for k, w in ph.AFTER_WORDS.items() if "your " in w),
+]
+AFTERS = [k for k, _ in AFTER_FORMS]
 DURINGS = list(ph.DURING_WORDS)

@@ -365,6 +365,8 @@ StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})  # either's b
 
 
 Amount = check(is_whole, "a whole number", got=False) | None
+DenyProtocol = STEP_VALUES["protocol"]
+DenyCovered = STEP_VALUES["covered"]
 Flag = Annotated[bool | None, Field(description="true or false")]
 
 
@@ -393,19 +395,24 @@ class Modifier(Strict):
     whose: words("you", "opponent", "any") | None = None
     scope: words("this_line", "this_stack", "all") | None = None
     if_: Annotated[words("other_protocol_faceup_in_stack") | None, Field(alias="if")] = None
+    # a restriction's card selectors beyond whose and face: the field verbs' own keys
+    value: check(_deny_values_ok, "a list of values 0-7", got=False) | None = None
+    protocol: DenyProtocol | None = None
+    covered: DenyCovered | None = None
 
     @model_validator(mode="after")
     def _restriction(self) -> Modifier:
         """A restriction's keys fit its action; `face`, `by` and `whose = "any"` are a restriction's."""
         if self.deny is None:
-            for key in ("face", "by"):
+            for key in ("face", "by", *DENY_SELECTORS):
                 if getattr(self, key) is not None:
                     fail(f"'{key}' belongs to a restriction (deny = ...)", key)
             if self.whose == "any":
                 fail('whose = "any" belongs to a restriction (deny = ...)', "whose")
             return self
-        if self.face is not None and self.deny not in vocab.DENY_ON_FIELD:
-            fail(f"a {self.deny} restriction selects no field cards: no 'face'", "face")
+        for key in ("face", *DENY_SELECTORS):
+            if getattr(self, key) is not None and self.deny not in vocab.DENY_ON_FIELD:
+                fail(f"a {self.deny} restriction selects no field cards: no '{key}'", key)
         if self.deny in ("shift_from", "shift_to") and self.scope != "this_line":
             fail(f'a {self.deny} restriction is about this line: scope = "this_line"', "scope")
         if self.whose is not None and self.deny not in (*vocab.DENY_ON_CARDS, "rearrange"):
@@ -415,6 +422,13 @@ class Modifier(Strict):
         if self.scope == "this_line" and self.deny not in vocab.DENY_IN_LINE:
             fail(f'a {self.deny} restriction has no line: no scope = "this_line"', "scope")
         return self
+
+
+def _deny_values_ok(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(is_whole(x) and 0 <= x <= 7 for x in v)
+
+
+DENY_SELECTORS = ("value", "protocol", "covered")
 
 
 def _one_modifier(mod: Any) -> Any:
@@ -813,7 +827,13 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
     return rec
 
 
-DENY_FIELDS = ("deny", "deny_whose", "deny_face", "deny_by", "deny_line")
+DENY_FIELDS = (
+    *("deny", "deny_whose", "deny_face", "deny_by", "deny_line"),
+    *("deny_values", "deny_protocol", "deny_covered"),
+)
+# CardDef.deny_protocol and deny_covered (0: any card, the default a record leaves out)
+DENY_PROTOCOL_CODES = {"same": 1, "other": 2}
+DENY_COVERED_CODES = {True: 1, False: 2}
 
 
 def _compile_restriction(rec: dict[str, Any], b: int, m: dict[str, Any]) -> None:
@@ -824,3 +844,7 @@ def _compile_restriction(rec: dict[str, Any], b: int, m: dict[str, Any]) -> None
     rec["deny_face"][b] = K["face"][m.get("face", "any")]
     rec["deny_by"][b] = K["whose"][m.get("by", "any")]
     rec["deny_line"][b] = int(m.get("scope") == "this_line")
+    rec["deny_values"][b] = sum(1 << v for v in set(m.get("value", ())))
+    rec["deny_protocol"][b] = DENY_PROTOCOL_CODES.get(m.get("protocol", "any"), 0)
+    covered = m.get("covered", "any")
+    rec["deny_covered"][b] = DENY_COVERED_CODES[covered] if isinstance(covered, bool) else 0

@@ -68,13 +68,17 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("reveal_hand", "~reveal their hand", {"reveal_hand": True}),
     Phrase("reveal_hand", "~reveal your hand", {"reveal_hand": True}),
     Phrase("reveal_from_hand", "~reveal <target> from your hand"),
-    Phrase("give", "~give <amount> from your hand to your opponent"),
+    # a phrase key `_subject` says whose sentence it is ("Your opponent gives you ...")
+    Phrase("take_trash", "~put <target> from your trash into your hand", {"from": "trash"}),
+    Phrase("take_trash", "~draw <amount> from your trash", {"from": "trash"}),
+    Phrase("give", "~give you <amount> from their hand", {"_subject": "opponent"}),
+    Phrase("give", "~give <amount> from your hand to your opponent", {"_subject": "you"}),
     Phrase("take", "~take <dcount> random card from your opponent's hand"),
     Phrase("take_field", "~put <target> into your hand", {"from": "field"}),
     Phrase("deny_compile", "your opponent cannot compile on their next turn", {"deny_compile": "next_turn"}),
     Phrase("state", "~state a number", {"state": True, "mode": "number"}),
     Phrase("state", "~state a protocol", {"state": True, "mode": "protocol"}),
-    Phrase("shuffle", "~shuffle your deck", {"shuffle": True, "mode": "deck"}),
+    Phrase("shuffle", "~shuffle <owndeck>", {"shuffle": True, "mode": "deck"}),
     Phrase("shuffle", "~shuffle your trash into your deck", {"shuffle": True, "mode": "trash_into_deck"}),
     Phrase(
         "swap_stacks",
@@ -218,14 +222,31 @@ def third_person(verb: str) -> str:
     return verb + ("es" if verb.endswith(("sh", "ch", "s", "x")) else "s")
 
 
-# Restrictions (a passive `{ deny = ... }`, docs/cards.md "Restrictions"): every sentence is one
-# combination of the parts below, generated once so that the reader and the writer share it.
-# A key left out is its default (`whose`/`face`/`by` "any", every line).
+# Restrictions (a passive `{ deny = ... }`, docs/cards.md "Restrictions"): a sentence is a
+# template (RESTRICTION_TEMPLATES, one grammar alternative each) whose slots compose the parts
+# below; the reader merges the slots' keys into the template's, the writer prints them in the
+# order of the parts. A key left out is its default (`whose`/`face`/`by`/`covered` "any", every
+# line, any value and protocol).
 DENY_WHOSE: dict[str, str] = {"any": "", "you": "your", "opponent": "your opponent's"}
+DENY_COVERED: dict[Any, str] = {"any": "", True: "covered", False: "uncovered"}
 DENY_FACE: dict[str, str] = {"any": "", "up": "face-up", "down": "face-down"}
+DENY_PROTOCOL: dict[str, str] = {"any": "", "same": "PROTOCOL", "other": "non-PROTOCOL"}
 DENY_BY: dict[str, str] = {"any": "", "you": "by you", "opponent": "by your opponent"}
 DENY_ACTORS: dict[str, str] = {"any": "players", "you": "you", "opponent": "your opponent"}
-# "<cards> cannot <words> <by>": the card is selected by whose, face and (in this line) scope
+# the side a play lands on (`whose` of a play restriction)
+DENY_SIDE: dict[str, str] = {"you": "on your side", "opponent": "on your opponent's side"}
+DENY_LINE = "in this line"
+# the selection keys of a card restriction (the field verbs' own selector keys) and their words,
+# in the order printed before "cards"; `value` and the line follow it
+DENY_CARD_PARTS: dict[str, dict[Any, str]] = {
+    "whose": DENY_WHOSE,
+    "covered": DENY_COVERED,
+    "face": DENY_FACE,
+    "protocol": DENY_PROTOCOL,
+}
+DENY_DEFAULTS: dict[str, Any] = {"whose": "any", "covered": "any", "face": "any", "protocol": "any", "by": "any"}
+# "<cards> cannot <words> <by>": the card is selected by whose, covered, face, protocol, value
+# and (in this line) scope
 DENY_CARD_WORDS: dict[str, str] = {
     "flip": "be flipped",
     "flip_up": "be flipped face-up",
@@ -240,59 +261,101 @@ DENY_SHIFT_WORDS: dict[tuple[str, str | None], str] = {
     ("shift_from", "this_line"): "shift from this line",
     ("shift_to", "this_line"): "shift to this line",
 }
-# "cards cannot <words> <in this line> <by>"
+# "cards cannot <words> <on a side> <in this line> <by>", or with a side and a player:
+# "<actor> cannot play cards <face> <on a side> <in this line>"
 DENY_PLAY_WORDS: dict[str, str] = {
     "play": "be played",
     "play_faceup": "be played face-up",
     "play_facedown": "be played face-down",
 }
+DENY_PLAY_ACTIVE: dict[str, str] = {"play": "", "play_faceup": "face-up", "play_facedown": "face-down"}
 # "<actor> cannot <words> <this line>"
 DENY_PLAYER_WORDS: dict[str, str] = {"draw": "draw cards", "refresh": "refresh", "discard": "discard cards"}
 
 
-def _deny_keys(deny: str, **keys: str | None) -> dict[str, Any]:
+def _deny_keys(deny: str, **keys: Any) -> dict[str, Any]:
     """A restriction's modifier with its defaults left out."""
-    defaults = {"whose": "any", "face": "any", "by": "any", "scope": None}
-    return {"deny": deny, **{k: v for k, v in keys.items() if v != defaults[k]}}
+    return {"deny": deny, **{k: v for k, v in keys.items() if v is not None and v != DENY_DEFAULTS.get(k)}}
 
 
-def _cards(whose: str, face: str, line: str | None = None) -> str:
-    return " ".join(w for w in (DENY_WHOSE[whose], DENY_FACE[face], "cards", line) if w)
-
-
-def _card_restrictions() -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for whose in DENY_WHOSE:
-        for face in DENY_FACE:
-            for deny, words in DENY_CARD_WORDS.items():
-                for scope, line in ((None, None), ("this_line", "in this line")):
-                    for by, by_words in DENY_BY.items():
-                        text = " ".join(w for w in (_cards(whose, face, line), "cannot", words, by_words) if w)
-                        out.append((text, _deny_keys(deny, whose=whose, face=face, by=by, scope=scope)))
-            for (deny, scope), words in DENY_SHIFT_WORDS.items():
-                out.append(
-                    (f"{_cards(whose, face)} cannot {words}", _deny_keys(deny, whose=whose, face=face, scope=scope))
-                )
-    return out
-
-
-def _other_restrictions() -> list[tuple[str, dict[str, Any]]]:
-    out = []
+def _restriction_templates() -> list[tuple[str, dict[str, Any]]]:
+    """Every sentence shape; `<rcards>`, `<rside>`, `<rline>` and `<rby>` are composed slots
+    (grammar.py), which add their keys to the template's."""
+    out = [(f"<rcards> cannot {words} <rby>?", {"deny": deny}) for deny, words in DENY_CARD_WORDS.items()]
+    for (deny, scope), words in DENY_SHIFT_WORDS.items():
+        out.append((f"<rcards> cannot {words}", _deny_keys(deny, scope=scope)))
     for deny, words in DENY_PLAY_WORDS.items():
-        for scope, line in ((None, ""), ("this_line", "in this line")):
-            for by, by_words in DENY_BY.items():
-                text = " ".join(w for w in ("cards cannot", words, line, by_words) if w)
-                out.append((text, _deny_keys(deny, by=by, scope=scope)))
+        out.append((f"<rcards> cannot {words} <rside>? <rline>? <rby>?", {"deny": deny}))
     for by, actor in DENY_ACTORS.items():
+        for deny, face in DENY_PLAY_ACTIVE.items():
+            if by != "any":  # "Players cannot play ..." is "Cards cannot be played ..."
+                words = " ".join(w for w in (actor, "cannot play cards", face, "<rside> <rline>?") if w)
+                out.append((words, _deny_keys(deny, by=by)))
         for deny, words in DENY_PLAYER_WORDS.items():
             out.append((f"{actor} cannot {words}", _deny_keys(deny, by=by)))
         out.append((f"{actor} cannot compile", _deny_keys("compile", by=by)))
         out.append((f"{actor} cannot compile this line", _deny_keys("compile", by=by, scope="this_line")))
     for whose in DENY_WHOSE:
-        for by, by_words in DENY_BY.items():
-            text = " ".join(w for w in (DENY_WHOSE[whose], "protocols cannot be rearranged", by_words) if w)
-            out.append((text, _deny_keys("rearrange", whose=whose, by=by)))
+        text = " ".join(w for w in (DENY_WHOSE[whose], "protocols cannot be rearranged <rby>?") if w)
+        out.append((text, _deny_keys("rearrange", whose=whose)))
     return out
 
 
-RESTRICTIONS: tuple[tuple[str, dict[str, Any]], ...] = (*_card_restrictions(), *_other_restrictions())
+RESTRICTION_TEMPLATES: tuple[tuple[str, dict[str, Any]], ...] = tuple(_restriction_templates())
+
+
+def deny_cards(mod: dict[str, Any]) -> str:
+    """The printed card selection of a restriction: "your covered face-down PROTOCOL cards with a
+    value of 0 or 1 in this line" (the reader's `rcards`, written back in its fixed order)."""
+    words = [DENY_CARD_PARTS[k][mod.get(k, DENY_DEFAULTS[k])] for k in DENY_CARD_PARTS]
+    words.append("cards")
+    values = mod.get("value")
+    if values:
+        words.append("with a value of " + " or ".join(str(v) for v in values))
+    if mod.get("scope") == "this_line":
+        words.append(DENY_LINE)
+    return " ".join(w for w in words if w)
+
+
+def restriction_examples() -> list[tuple[str, dict[str, Any]]]:
+    """Sentences covering every part of every template once with each of its words (not every
+    product of them), each with the keys it reads to: the round-trip tests read and write these."""
+    out = []
+    for deny, words in DENY_CARD_WORDS.items():
+        for key, part in DENY_CARD_PARTS.items():
+            for v in part:
+                for by, by_words in DENY_BY.items():
+                    mod = _deny_keys(deny, **{key: v, "by": by})
+                    out.append((" ".join(w for w in (deny_cards(mod), "cannot", words, by_words) if w), mod))
+        for extra in ({"value": [0]}, {"value": [0, 1]}, {"scope": "this_line"}):
+            mod = {**_deny_keys(deny, whose="you", face="down"), **extra}
+            out.append((f"{deny_cards(mod)} cannot {words}", mod))
+    for (deny, scope), words in DENY_SHIFT_WORDS.items():
+        for key, part in DENY_CARD_PARTS.items():
+            for v in part:
+                mod = _deny_keys(deny, scope=scope, **{key: v})
+                cards = deny_cards({k: x for k, x in mod.items() if k != "scope"})
+                out.append((f"{cards} cannot {words}", mod))
+    for deny, words in DENY_PLAY_WORDS.items():
+        for scope, line in ((None, ""), ("this_line", DENY_LINE)):
+            for side, side_words in (("any", ""), *DENY_SIDE.items()):
+                for by, by_words in DENY_BY.items():
+                    if side != "any" and by != "any":
+                        continue  # written with the player as the subject (below)
+                    text = " ".join(w for w in ("cards cannot", words, side_words, line, by_words) if w)
+                    out.append((text, _deny_keys(deny, whose=side, by=by, scope=scope)))
+    for words, keys in RESTRICTION_TEMPLATES:
+        if "<rside>" in words and not words.startswith("<rcards>"):
+            for side, side_words in DENY_SIDE.items():
+                for scope, line in ((None, ""), ("this_line", DENY_LINE)):
+                    text = " ".join(w for w in (words.split(" <")[0], side_words, line) if w)
+                    out.append((text, _deny_keys(keys["deny"], by=keys.get("by", "any"), whose=side, scope=scope)))
+        elif "<" not in words:
+            out.append((words, keys))
+        elif words.startswith("<rcards>"):
+            continue
+        else:
+            for by, by_words in DENY_BY.items():
+                mod = {**keys, **({"by": by} if by != "any" else {})}
+                out.append((" ".join(w for w in (words.split(" <")[0], by_words) if w), mod))
+    return list(dict(out).items())

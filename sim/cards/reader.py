@@ -140,6 +140,18 @@ class _Build:
                 out[k] = v
         return out
 
+    def rcards(self, c):
+        return self.selection(c)
+
+    def rcards_same(self, c):
+        return self.selection([*c, {"protocol": "same"}])
+
+    def radj(self, c):
+        return c[0]
+
+    def rmod(self, c):
+        return c[0]
+
     def selection_one(self, c):
         return {"_count": 1, **self.selection(c)}
 
@@ -413,7 +425,10 @@ def _table_rule(name: str, i: int, c: list) -> Any:
     if name == "passive":
         return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
     if name == "restriction":
-        return dict(ph.RESTRICTIONS[i][1])
+        words, keys = ph.RESTRICTION_TEMPLATES[i]
+        if keys["deny"] in DENY_PLAYS and words.startswith("<rcards>") and c and c[0]:
+            raise ReadError("a play restriction names no cards: 'cards cannot be played ...' (on a side, in this line)")
+        return _restriction(dict(keys), c)
     if name == "when_phrase":
         return gr.WHENS[i]
     if name == "after_phrase":
@@ -431,6 +446,23 @@ def _table_rule(name: str, i: int, c: list) -> Any:
     if name == "amount_expr":
         return (gr.AMOUNT_EXPR_WORDS[i], gr.AMOUNT_EXPR_DID[i])
     raise KeyError(name)
+
+
+DENY_PLAYS = tuple(ph.DENY_PLAY_WORDS)
+
+
+def _restriction(keys: dict[str, Any], parts: list) -> dict[str, Any]:
+    """A restriction template's keys plus its composed slots' (the cards, the side played onto,
+    the line, the player): the cards' `line = "this"` is the restriction's `scope`."""
+    for part in parts:
+        if isinstance(part, str):  # rby
+            part = {"by": part}
+        for k, v in part.items():
+            k, v = ("scope", "this_line") if k == "line" else (k, v)
+            if keys.get(k, v) != v:
+                raise ReadError(f"ambiguous: the restriction says both {_said(k, keys[k])} and {_said(k, v)}")
+            keys[k] = v
+    return keys
 
 
 def _verb_of(step: dict[str, Any]) -> str:
@@ -460,7 +492,12 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
         out["either"] = [[_settle(s, subject, prev) for s in branch] for branch in out["either"]]
     deck = out.pop("_deck", None)
     verb = _verb_of(out)
-    if deck is not None:  # "your deck" is the text's player's, "their deck" the subject's
+    if out.pop("_subject", subject or "you") != (subject or "you"):
+        raise ReadError("this wording is the opponent's ('Your opponent gives you 1 card from their hand')")
+    if deck is not None and verb == "shuffle":  # a player shuffles their own deck (the subject's)
+        if deck != ("their" if subject == "opponent" else "own"):
+            raise ReadError("a player shuffles their own deck ('Your opponent shuffles their deck')")
+    elif deck is not None:  # "your deck" is the text's player's, "their deck" the subject's
         own = (deck == "their") if subject == "opponent" else (deck == "own")
         if not (own and verb == "draw"):
             out["from"] = "deck_top" if own else "opponent_deck"

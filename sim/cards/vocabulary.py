@@ -335,6 +335,14 @@ VERBS: tuple[Verb, ...] = (
             "field": "put a chosen field card (selectors apply) into your hand; you own it from now on (Assimilation 0)"
         },
     ),
+    Verb(
+        "take_trash",
+        25,
+        "",
+        keyword="take",
+        asks="trash",
+        sources={"trash": "put N chosen cards of your trash into your hand, one at a time (not a draw)"},
+    ),
 )
 
 BOT_TARGETS = ("first", "remove", "flip", "random")
@@ -1114,6 +1122,7 @@ LOG_FORMS: tuple[LogForm, ...] = (
             N("RANDOM", 0, "{who} takes {tgt} from {opponent} (at random)"),
             N("DECK_TOP", 1, "{who} takes {tgt} from {opponent} (top of deck)"),
             N("FIELD", 2, "{who} takes {tgt} from {opponent} (from the field)"),
+            N("TRASH", 3, "{who} takes {tgt} from their trash into their hand"),
         ),
     ),
     LogForm("cancel", "{src}: text interrupted"),
@@ -1328,7 +1337,7 @@ def restrictions_markdown() -> str:
         if m.word is None:
             continue
         keys = ["`by`"] + (["`whose`"] if m.word in (*DENY_ON_CARDS, "rearrange") else [])
-        keys += ["`face`"] if m.word in DENY_ON_FIELD else []
+        keys += ["`face`", "`covered`", "`value`", "`protocol`"] if m.word in DENY_ON_FIELD else []
         keys += ['`scope = "this_line"`'] if m.word in DENY_IN_LINE else []
         rows.append(f"| {_spelled(m.word)} | {m.meaning} | {', '.join(keys)} |")
     lines = [RESTRICTIONS_BEGIN, "", "| `deny` | forbids | keys |", "|---|---|---|", *rows, "", RESTRICTIONS_END]

@@ -100,6 +100,10 @@ class _Slots:
             return "their deck" if own else "your deck"
         return "your deck" if own else "your opponent's deck"
 
+    def owndeck(self) -> str:
+        """The deck a player shuffles: always their own."""
+        return "their deck" if self.who == "opponent" else "your deck"
+
     def filter(self) -> str | None:
         v = self.keys.get("value")
         if isinstance(v, list):
@@ -213,9 +217,10 @@ def _phrase_text(p: ph.Phrase, step: dict[str, Any], who: str) -> tuple[str, boo
     """`step` in the words of phrase `p` and whether those words already say its `if` ("it", "the
     discarded card"); None if `p` cannot say all of it."""
     keys = {k: v for k, v in step.items() if k not in ("who", "may")}
-    if any(keys.get(k) != v for k, v in p.keys.items()):
+    fixed = {k: v for k, v in p.keys.items() if k != "_subject"}
+    if any(keys.get(k) != v for k, v in fixed.items()) or p.keys.get("_subject", who) != who:
         return None
-    for k in p.keys:
+    for k in fixed:
         keys.pop(k)
     slots = _Slots(keys, vocab.engine_verb(_verb_key(step), step.get("from")).word, who, "<filter>?" in p.words)
     out = []
@@ -345,13 +350,36 @@ def _trigger(box: dict[str, Any]) -> str:
 
 
 def _restriction(mod: dict[str, Any]) -> str:
-    """A `{ deny = ... }` modifier's sentence (its default keys left out first)."""
-    defaults = {"whose": "any", "face": "any", "by": "any", "scope": "all"}
-    keys = {k: v for k, v in mod.items() if defaults.get(k) != v}
-    for words, fixed in ph.RESTRICTIONS:
-        if fixed == keys:
+    """A `{ deny = ... }` modifier's sentence, composed from the parts of its template
+    (phrasing.RESTRICTION_TEMPLATES): defaults are left out, the parts in their fixed order."""
+    keys = {k: v for k, v in mod.items() if v != {**ph.DENY_DEFAULTS, "scope": "all"}.get(k)}
+    deny, by, scope = keys["deny"], keys.get("by", "any"), keys.get("scope")
+    line = ph.DENY_LINE if scope == "this_line" else ""
+    if deny in ph.DENY_CARD_WORDS:
+        words = [ph.deny_cards(keys), "cannot", ph.DENY_CARD_WORDS[deny], ph.DENY_BY[by]]
+    elif deny in ("shift", "shift_from", "shift_to") and (deny, scope) in ph.DENY_SHIFT_WORDS:
+        words = [ph.deny_cards({k: v for k, v in keys.items() if k != "scope"}), "cannot"]
+        words.append(ph.DENY_SHIFT_WORDS[deny, scope])
+    elif deny in ph.DENY_PLAY_WORDS and keys.keys() <= {"deny", "whose", "by", "scope"}:
+        side = ph.DENY_SIDE.get(keys.get("whose", "any"), "")
+        if side and by != "any":
+            words = [ph.DENY_ACTORS[by], "cannot play cards", ph.DENY_PLAY_ACTIVE[deny], side, line]
+        else:
+            words = ["cards cannot", ph.DENY_PLAY_WORDS[deny], side, line, ph.DENY_BY[by]]
+    else:
+        return _other_restriction(keys)
+    return " ".join(w for w in words if w)
+
+
+def _other_restriction(keys: dict[str, Any]) -> str:
+    """A restriction of a player (draw, refresh, discard, compile) or of protocols (rearrange)."""
+    for words, fixed in ph.RESTRICTION_TEMPLATES:
+        if "<" not in words and fixed == keys:
             return words
-    raise WriteError(f"no phrasing prints the restriction {mod}")
+        rest = {k: v for k, v in keys.items() if k != "by"}
+        if words.endswith("<rby>?") and fixed == rest:
+            return " ".join(w for w in (words.removesuffix(" <rby>?"), ph.DENY_BY[keys.get("by", "any")]) if w)
+    raise WriteError(f"no phrasing prints the restriction {keys}")
 
 
 def _passive(mod: dict[str, Any]) -> str:

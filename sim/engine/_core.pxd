@@ -41,12 +41,17 @@ cdef struct CardDef:
     int8_t per_opp_card
     uint8_t self_play        # SelfPlay bits
     # a restriction per box (PA_DENY in passive[box]): the Deny action, whose cards (Whose), their
-    # face (Face), who performs (Whose, relative to this card's side), 1: only in this card's line
+    # face (Face), who performs (Whose, relative to this card's side), 1: only in this card's line;
+    # the card's value (bit v: value v; 0: any), protocol (1: this card's, 2: another; face-up
+    # cards only), covered (1: covered only, 2: uncovered only; 0: either)
     uint8_t deny[3]
     uint8_t deny_whose[3]
     uint8_t deny_face[3]
     uint8_t deny_by[3]
     uint8_t deny_line[3]
+    uint8_t deny_values[3]
+    uint8_t deny_protocol[3]
+    uint8_t deny_covered[3]
     # derived when the pool is loaded (CorePool), for the per-line cache (zones.pxi)
     uint32_t trig_bits       # bit t: one of the boxes has trigger t
     uint32_t any_passive     # union of passive[0..2]

@@ -49,7 +49,7 @@ CARD_FIELDS = (
     "protocol", "value", "trig", "by_opp", "during", "here", "cover_same", "step_start",
     "step_len", "passive", "facedown_value", "line_value", "line_value_opp", "line_value_cond",
     "per_facedown", "per_hand", "per_opp_card", "self_play", "deny", "deny_whose", "deny_face",
-    "deny_by", "deny_line",
+    "deny_by", "deny_line", "deny_values", "deny_protocol", "deny_covered",
 )
 
 
@@ -91,6 +91,9 @@ cdef class CorePool:
                 d.deny_face[b] = cd["deny_face"][b]
                 d.deny_by[b] = cd["deny_by"][b]
                 d.deny_line[b] = cd["deny_line"][b]
+                d.deny_values[b] = cd["deny_values"][b]
+                d.deny_protocol[b] = cd["deny_protocol"][b]
+                d.deny_covered[b] = cd["deny_covered"][b]
                 d.trig_bits |= 1u << d.trig[b]
                 d.any_passive |= d.passive[b]
             d.facedown_value = cd["facedown_value"]

@@ -13,6 +13,7 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
     step's value and protocol filters. The per-line facts are looked up once per call: this runs
     for every action of every game."""
     cdef int n = 0, i, c, l, side, nsides, pr, o = 1 - p, up_ok, up, down, card_anywhere
+    cdef int side_lo = 1 if (st != NULL and st.side_opp) else 0   # "on your opponent's side"
     cdef uint32_t opp_all, mine_all
     cdef bint line_ok[3]
     cdef bint down_ok[3]
@@ -41,8 +42,8 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
         d = cdef_of(g, c)
         pr = d.protocol
         card_anywhere = (d.self_play & SP_ANYWHERE) != 0
-        nsides = 2 if (d.self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN)) else 1
-        for side in range(nsides):
+        nsides = 2 if (side_lo or (d.self_play & (SP_EITHER_SIDE | SP_EITHER_SIDE_DOWN))) else 1
+        for side in range(side_lo, nsides):
             for l in range(3):
                 if not line_ok[l]:
                     continue
@@ -51,9 +52,10 @@ cdef int card_play_options(State* g, int p, const int8_t* cards, int ncards, int
                 up = up_ok & free_up[side][l] & (card_anywhere | <int>((up_protocols[l] >> pr) & 1))
                 g.opts[n] = play_option(c, l, 1, side)
                 n += up
-                down = down_ok[l] & free_down[side][l] & ((side == 0) | ((d.self_play & SP_EITHER_SIDE_DOWN) != 0))
-                g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides
-                n += down
+                down = down_ok[l] & free_down[side][l] & ((side == 0) | side_lo
+                                                          | ((d.self_play & SP_EITHER_SIDE_DOWN) != 0))
+                g.opts[n] = play_option(c, l, 0, side)   # face-down it has no text to cross sides,
+                n += down                                # unless a text plays it there
     return n
 
 cdef inline void play_freedom(State* g, int p, int free_up[2][3], int free_down[2][3]) noexcept nogil:

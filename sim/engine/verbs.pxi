@@ -397,6 +397,29 @@ cdef int verb_take(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
 cdef bint possible_take(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return g.nhand[1 - dec] > 0
 
+cdef int verb_take_trash(State* g, Frame* fr, const Step* st, int p) noexcept nogil:
+    """Put N cards of p's trash, each chosen by p, into p's hand (not a draw: no after_draw, and
+    what stops draws does not stop it); the last becomes "that card"."""
+    cdef int32_t cand[MAXCARDS]
+    cdef int i, k, c, done = 0, n = step_n(g, fr, st)
+    for i in range(n):
+        if g.ntrash[p] == 0:
+            break
+        for k in range(g.ntrash[p]):
+            cand[k] = g.trash[p][k]
+        c = choose(g, p, D_TRASH, cand, g.ntrash[p])
+        if c < 0:
+            break
+        list_remove(g.trash[p], &g.ntrash[p], c)
+        put_hand(g, p, c)
+        fr.that = c
+        log_add(g, LG_TAKE, p, fr.src, c, LN_TAKE_TRASH, 0)
+        done = 1
+    return done
+
+cdef bint possible_take_trash(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
+    return g.ntrash[dec] > 0
+
 cdef bint possible_either(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     return branch_possible(g, fr, st.alt_a, st.alt_a_len) or branch_possible(g, fr, st.alt_b, st.alt_b_len)
 

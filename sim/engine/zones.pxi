@@ -363,7 +363,26 @@ cdef bint deny_fits(State* g, const CardDef* d, int box, int s, int rl, int acti
         return False
     if c >= 0 and d.deny_face[box] != F_ANY and (d.deny_face[box] == F_UP) != (g.face_up[c] != 0):
         return False
+    if c >= 0 and (d.deny_values[box] or d.deny_protocol[box] or d.deny_covered[box]) \
+            and not deny_selects(g, d, box, c):
+        return False
     return not d.deny_line[box] or l == rl
+
+cdef bint deny_selects(State* g, const CardDef* d, int box, int c) noexcept nogil:
+    """The value, protocol and covered selectors of a restriction on card c (the verbs' own
+    meanings: the current value, 6.7; a face-down card has no protocol)."""
+    cdef int v
+    if d.deny_values[box]:
+        v = card_value(g, c)
+        if v < 0 or v > 7 or not ((d.deny_values[box] >> v) & 1):
+            return False
+    if d.deny_protocol[box]:
+        if not g.face_up[c] or (cdef_of(g, c).protocol == d.protocol) != (d.deny_protocol[box] == 1):
+            return False
+    if d.deny_covered[box]:
+        if is_uncovered(g, c) != (d.deny_covered[box] == 2):
+            return False
+    return True
 
 cdef bint denied_active(State* g, int action, int by, int side, int c, int l) noexcept nogil:
     """The slow half of denied(): look through the stacks the line cache marks."""

@@ -21,17 +21,68 @@ def _protocol(tmp_path, passive: str):
     return path
 
 
-@pytest.mark.parametrize(("words", "keys"), ph.RESTRICTIONS, ids=[w for w, _ in ph.RESTRICTIONS])
+EXAMPLES = ph.restriction_examples()
+
+
+@pytest.mark.parametrize(("words", "keys"), EXAMPLES, ids=[w for w, _ in EXAMPLES])
 def test_every_sentence_reads_to_its_restriction_and_back(words, keys):
-    text = words[0].upper() + words[1:] + "."
+    text = (words[0].upper() + words[1:] + ".").replace("PROTOCOL", "Ward")
     box = read_box(text, "Ward")
     assert box == {"passive": [keys]}
     assert write_box(box, "Ward") == text
 
 
 def test_the_sentences_are_distinct_and_say_distinct_restrictions():
-    assert len({w for w, _ in ph.RESTRICTIONS}) == len(ph.RESTRICTIONS)
-    assert len({tuple(sorted(k.items())) for _, k in ph.RESTRICTIONS}) == len(ph.RESTRICTIONS)
+    assert len({w for w, _ in EXAMPLES}) == len(EXAMPLES)
+    assert len({tuple(sorted((k, str(v)) for k, v in m.items())) for _, m in EXAMPLES}) == len(EXAMPLES)
+
+
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        ("Cards with a value of 0 cannot be deleted.", {"deny": "delete", "value": [0]}),
+        ("Covered cards cannot be shifted.", {"deny": "shift", "covered": True}),
+        ("Cards of this protocol cannot be flipped.", {"deny": "flip", "protocol": "same"}),
+        ("Ward cards cannot be flipped.", {"deny": "flip", "protocol": "same"}),
+        (
+            "Your uncovered cards in this line cannot be returned.",
+            {"deny": "return", "whose": "you", "covered": False, "scope": "this_line"},
+        ),
+        (
+            "Covered face-down cards with a value of 1 or 2 cannot be deleted by your opponent.",
+            {"deny": "delete", "covered": True, "face": "down", "value": [1, 2], "by": "opponent"},
+        ),
+        (
+            "Your opponent cannot play cards face-down on your side.",
+            {"deny": "play_facedown", "by": "opponent", "whose": "you"},
+        ),
+        (
+            "Cards cannot be played on your opponent's side in this line.",
+            {"deny": "play", "whose": "opponent", "scope": "this_line"},
+        ),
+    ],
+)
+def test_composed_selectors_read(text, keys):
+    """The verbs' selectors (value, protocol, covered) and the side a play lands on, in any of
+    the wordings a designer prints ("of this protocol" or the protocol's name)."""
+    assert read_box(text, "Ward") == {"passive": [keys]}
+
+
+def test_a_play_restriction_names_no_cards():
+    from sim.cards.reader import ReadError
+
+    with pytest.raises(ReadError, match="names no cards"):
+        read_box("Face-down cards cannot be played.", "Ward")
+
+
+def test_the_selectors_compile_into_the_box_record(tmp_path):
+    from sim.cards.loader import compile_card
+
+    passive = '{ deny = "delete", value = [0, 3], protocol = "same", covered = true }'
+    rec = compile_card(load_file(_protocol(tmp_path, passive)).cards[0], 0, [])
+    assert rec["deny_values"][0] == 0b1001 and rec["deny_protocol"][0] == 1 and rec["deny_covered"][0] == 1
+    rec = compile_card(load_file(_protocol(tmp_path, '{ deny = "delete", covered = false }')).cards[0], 0, [])
+    assert rec["deny_values"][0] == 0 and rec["deny_protocol"][0] == 0 and rec["deny_covered"][0] == 2
 
 
 def test_the_writer_leaves_defaults_out():
@@ -62,6 +113,11 @@ def test_a_restriction_compiles_into_the_box_record(tmp_path):
         ('{ line_value = 1, by = "you" }', "belongs to a restriction"),
         ('{ line_value = 1, whose = "any" }', "belongs to a restriction"),
         ('{ deny = "delete" }, { deny = "return" }', "one restriction (deny = ...) per box"),
+        ('{ deny = "draw", value = [0] }', "selects no field cards: no 'value'"),
+        ('{ deny = "play", covered = true }', "selects no field cards: no 'covered'"),
+        ('{ deny = "delete", value = [8] }', "a list of values 0-7"),
+        ('{ deny = "delete", protocol = "this" }', "top.passive[0].protocol"),
+        ("{ line_value = 1, covered = true }", "belongs to a restriction"),
     ],
 )
 def test_a_bad_restriction_is_refused_in_one_line(tmp_path, passive, says):

@@ -48,9 +48,9 @@ def test_every_verb_has_a_phrasing_or_a_reason():
 
 def test_every_trigger_and_passive_has_a_phrasing():
     assert set(phrasing.WHEN_WORDS) | set(phrasing.AFTER_WORDS) == set(K["when"])
-    said = {k for _, keys in (*phrasing.PASSIVES, *phrasing.RESTRICTIONS) for k in keys}
+    said = {k for _, keys in (*phrasing.PASSIVES, *phrasing.restriction_examples()) for k in keys}
     assert PASSIVE_KEYS <= said, PASSIVE_KEYS - said
-    denied = {keys["deny"] for _, keys in phrasing.RESTRICTIONS}
+    denied = {keys["deny"] for _, keys in phrasing.RESTRICTION_TEMPLATES}
     assert denied == set(K["deny"]), set(K["deny"]) ^ denied
     assert {*AMOUNT_PASSIVES, *FLAG_PASSIVES} <= said and len(DENY_PASSIVES) == sum(
         "deny_play" in keys for _, keys in phrasing.PASSIVES
@@ -249,3 +249,36 @@ def test_grammar_has_no_silent_choice_but_value_lists_and_counted_sets(caplog):
     assert conflicts and all(m.split("terminal ")[1].split(":")[0] in ("OR", "IN", "THAT") for m in conflicts)
     rules = [m for m in lines if m.startswith("* <")]
     assert rules and all(r.startswith(("* <filter :", "* <counted :")) for r in rules), rules
+
+
+
+@pytest.mark.parametrize(
+    ("text", "box"),
+    [
+        ("Your opponent shuffles their deck.", {"do": [{"shuffle": True, "mode": "deck", "who": "opponent"}]}),
+        (
+            "After your opponent shuffles their deck: Draw 1 card.",
+            {"when": "after_shuffle", "by": "opponent", "do": [{"draw": 1}]},
+        ),
+        ("Your opponent gives you 1 card from their hand.", {"do": [{"give": 1, "who": "opponent"}]}),
+        (
+            "End: If you have no cards in your hand, draw 2 cards.",
+            {"when": "end", "do": [{"draw": 2, "if": "hand == 0"}]},
+        ),
+    ],
+)
+def test_wordings_of_the_example_corpus_read(text, box):
+    """Wordings a designer printed (datasets/protocols/examples/): each reads, and the writer's
+    own wording of the opponent's shuffle reads back to the same box."""
+    assert read_box(text, "Herald") == box
+    assert read_box(write_box(box, "Herald"), "Herald") == box
+
+
+def test_a_player_shuffles_only_their_own_deck():
+    with pytest.raises(ReadError, match="their own deck"):
+        read_box("Your opponent shuffles your deck.", "Herald")
+
+
+def test_a_wording_of_the_opponent_needs_the_opponent_as_subject():
+    with pytest.raises(ReadError, match="the opponent's"):
+        read_box("Give you 1 card from their hand.", "Trade")
