@@ -195,7 +195,7 @@ def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
 def baseline_only(manifest: Manifest) -> Manifest:
     """The manifest as `protolab report RUN` opens a card-value run (its baseline arm), so the command's
     provenance header is the report's."""
-    return dataclasses.replace(manifest, shards=[s for s in manifest.shards if s.get("arm") == "baseline"])
+    return dataclasses.replace(manifest, shards=[s for s in manifest.shards if s.arm == "baseline"])
 
 
 def main_cardvalue(args: argparse.Namespace, console) -> int:

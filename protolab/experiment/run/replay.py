@@ -24,7 +24,7 @@ from sim.engine._core import constants
 
 from analysis.pages import board
 from analysis.runs import runfolder
-from analysis.runs.manifest import Manifest
+from analysis.runs.manifest import Manifest, ShardEntry
 from analysis.runs.open import split_arm
 from analysis.runs.played import PlayedGame, path_of, read_played
 from analysis.runs.storage import Location
@@ -75,7 +75,7 @@ class RunGame:
     turn_cap: int
     pool: Pool
     plan: Any  # protolab.experiment.run.plan.Plan
-    shards: tuple[dict[str, Any], ...] = ()  # the manifest's shard entries
+    shards: tuple[ShardEntry, ...] = ()  # the manifest's shard entries
     draft: tuple[str, str] = ("random", "random")  # each seat's draft strategy (draft mode "draft")
     draft_files: tuple[tuple[str, str], ...] = ()  # (path, contents) of the tables it names
 
@@ -269,9 +269,9 @@ def stored_row(g: RunGame) -> dict[str, Any]:
     """The row of `games` with this game_index, read from the one shard file that holds it."""
 
     for entry in g.shards:
-        first, n = int(entry["first_game"]), int(entry["games"])
+        first, n = entry.first_game or 0, entry.games
         if first <= g.game_index < first + n:
-            path = g.run_dir / entry.get("games_file", f"games/{runfolder.shard_name(entry['index'])}.parquet")
+            path = g.run_dir / (entry.games_file or f"games/{runfolder.shard_name(entry.index)}.parquet")
             try:
                 rows = pq.read_table(path, filters=[("game_index", "=", g.game_index)]).to_pylist()
             except Exception as e:  # pyarrow raises several types for a missing or damaged file

@@ -9,6 +9,7 @@ missing or damaged."""
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sys
 import time
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from analysis.runs import runfolder
-from analysis.runs.manifest import Manifest
+from analysis.runs.manifest import Manifest, ShardEntry
 from analysis.runs.runfolder import RunDirError
 from analysis.runs.storage import Location
+from analysis.runs.verify import stray_files
 from analysis.studies import open_study
 from protolab.experiment.jobs import in_flight, remote
 from protolab.experiment.progress import Progress
@@ -161,12 +163,12 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
     return plan, run_dir, manifest
 
 
-def _refuse_unlisted(run_dir: Location, plan: Plan, kept: list[dict[str, Any]]) -> None:
+def _refuse_unlisted(run_dir: Location, plan: Plan, manifest: Manifest, kept: list[ShardEntry]) -> None:
     """Refuse to resume a folder holding Parquet files that are neither a verified shard's nor one this
     run will write: a glob over games/*.parquet would read them with the run's own rows. They are the
     user's to move; nothing is deleted, and the folder is left as it was."""
-    pending = runfolder.pending_files(run_dir, len(plan.shards), {e["index"] for e in kept}, plan.spec.events)
-    stray = runfolder.unlisted_files(run_dir, kept, pending)
+    unfinished = dataclasses.replace(manifest, shards=kept, complete=False)
+    stray = stray_files(run_dir, unfinished, len(plan.shards))
     if stray:
         more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
         raise RunDirError(
@@ -185,13 +187,13 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
         assert manifest is not None
         with runfolder.locked(run_dir):
             kept, recomputed = verify_recorded(run_dir, manifest.shards)
-            _refuse_unlisted(run_dir, plan, kept)
+            _refuse_unlisted(run_dir, plan, manifest, kept)
             record_verified(run_dir, manifest, kept, planned_shards(manifest, len(plan.shards)))
             for r in recomputed:
                 say(f"[yellow]{r}: recomputing[/yellow]")
             if manifest.complete:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
-                games = sum(e["games"] for e in kept)
+                games = sum(e.games for e in kept)
                 return RunResult(run_dir.public, "complete", games, 0.0, 0, 0, len(kept), recomputed, manifest)
 
     if run_dir is None:  # a folder the run cannot be written in fails now, before Ray starts

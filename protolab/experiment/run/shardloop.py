@@ -67,8 +67,8 @@ def dictionaries(plan: Plan) -> Dictionaries:
 
 def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: str, dicts: Dictionaries) -> ShardTask:
     """Everything a worker needs to play `shard`, on any machine."""
-    spec = plan.spec
-    arm_first, games = plan.arm_first[shard.arm], spec.arm_games(spec.arms[shard.arm])
+    spec, arm = plan.spec, plan.spec.arms[shard.arm]
+    arm_first, games = plan.arm_first[shard.arm], spec.arm_games(arm)
     lo = plan.matchup_of(shard.arm, shard.first_game - arm_first)[0]
     hi = plan.matchup_of(shard.arm, shard.first_game - arm_first + shard.games - 1)[0]
     return ShardTask(
@@ -76,7 +76,10 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
         index=shard.index,
         name=shard.name,
         arm_index=shard.arm,
-        arm=spec.arms[shard.arm],
+        arm_name=arm.name,
+        strategies=(arm.strategies[0], arm.strategies[1]),
+        sets=tuple(arm.sets),
+        cards=tuple((cf.path, cf.text) for cf in arm.cards),
         pool_hash=plan.pools[shard.arm].hash,
         first_game=shard.first_game,
         games=shard.games,

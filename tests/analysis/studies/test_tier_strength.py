@@ -15,6 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
+from analysis.runs.verify import shard_problem
 from analysis.studies.tiers.duels import duel_name
 from analysis.studies.tiers.report import tier_study
 from analysis.studies.tiers.strength import labels, order_warning
@@ -236,7 +238,7 @@ def test_a_duel_shard_replays_to_its_stored_rows_and_resumes(strength_run):
     stored = pq.read_table(runfolder.shard_paths(strength_run, shard.name)["games"]).to_pandas()
     assert list(stored["winner"]) == [int(w) if w in (0, 1) else -1 for w in cols["winner"]]
     assert list(stored["game_in_matchup"]) == list(facts["game"])
-    assert runfolder.verify_shard(strength_run, entry) is None
+    assert shard_problem(strength_run, ShardEntry.of(entry, "run.json")) is None
     assert main(["replay", f"{strength_run}#duel:random-again-greedy", "--game", "13"]) == 0
 
 

@@ -16,6 +16,8 @@ import pytest
 
 import sim
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
+from analysis.runs.verify import shard_problem
 from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 
@@ -71,7 +73,7 @@ def check_complete(run_dir: Path) -> dict:
     assert sorted(s["index"] for s in m["shards"]) == list(range(SHARDS))
     assert sum(s["games_rows"] for s in m["shards"]) == GAMES
     for s in m["shards"]:
-        assert runfolder.verify_shard(run_dir, s) is None
+        assert shard_problem(run_dir, ShardEntry.of(s, "run.json")) is None
         assert s["worker"]["peak_rss_mb"] < 1024
     assert not list(run_dir.rglob(".*.tmp")) and not (run_dir / runfolder.JOURNAL).exists()
     gi = pq.read_table(run_dir / "games", columns=["game_index"])["game_index"].to_pylist()
