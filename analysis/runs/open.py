@@ -235,7 +235,7 @@ def _check_file(f: Location, columns: Iterable[str]) -> int:
     missing = [c for c in columns if c not in names]
     if missing:
         raise RunError(f"{f}: not a {f.parent.name} file of docs/data.md (missing columns: {', '.join(missing)})")
-    return meta.num_rows
+    return int(meta.num_rows)
 
 
 def _check_files(files: Listed, kind: str, columns: Iterable[str], found: _Findings) -> None:

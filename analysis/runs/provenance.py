@@ -11,6 +11,8 @@ import html
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from analysis.runs.manifest import Manifest, SpecArm
 from analysis.runs.models import describe_models
 from analysis.runs.open import Runs
@@ -154,6 +156,6 @@ def as_html(blocks: list[dict[str, Any]]) -> str:
     return "".join(f'<p class="prov">{html.escape(line)}</p>' for line in lines(blocks))
 
 
-def print_lines(blocks: list[dict[str, Any]], console) -> None:
+def print_lines(blocks: list[dict[str, Any]], console: Console) -> None:
     for line in lines(blocks):
         console.print(line, markup=False, highlight=False, soft_wrap=True)

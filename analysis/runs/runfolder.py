@@ -32,7 +32,7 @@ from analysis.runs.manifest import TABLES, Manifest, ManifestError, ShardEntry
 from analysis.runs.storage import Location, StorageError, check_read_write, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
-Where = str | os.PathLike | Location  # a run folder or file: a local path or a storage.Location
+Where = str | os.PathLike[str] | Location  # a run folder or file: a local path or a storage.Location
 
 FORMAT = 1
 MANIFEST = "run.json"
@@ -94,7 +94,7 @@ def parquet_bytes(table: pa.Table, kind: str) -> bytes:
         use_dictionary=[c for c in table.column_names if c not in NO_DICTIONARY[kind]],
         write_statistics=STATISTICS[kind] or True,
     )
-    return sink.getvalue().to_pybytes()
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def sha256(data: bytes) -> str:

@@ -99,7 +99,7 @@ def record_verified(run_dir: Location, manifest: Manifest, kept: list[ShardEntry
     runfolder.clear_journal(run_dir)
 
 
-def received_bytes(result: dict) -> int:
+def received_bytes(result: dict[str, Any]) -> int:
     """The size of what a shard task sent the driver, serialised: a receipt (a few hundred bytes)
     when the worker wrote its files, the files themselves in the fallback."""
     return len(pickle.dumps(result, protocol=5))
@@ -129,7 +129,7 @@ class Ledger:
     def kept_message(self) -> str:
         return f"{len(self.done)} finished shards are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})"
 
-    def commit(self, finished: list[tuple[ShardPlan, dict]], say: Callable[..., Any]) -> None:
+    def commit(self, finished: list[tuple[ShardPlan, dict[str, Any]]], say: Callable[..., Any]) -> None:
         """Record shards that finished together: fallback files written, then one journal write."""
         if not finished:
             return

@@ -13,10 +13,13 @@ import dataclasses
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
 
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest, ShardEntry
@@ -177,7 +180,7 @@ def _refuse_unlisted(run_dir: Location, plan: Plan, manifest: Manifest, kept: li
         )
 
 
-def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResult:
+def run(spec_arg: str | Spec | None, opts: RunOptions, console: Console | None = None) -> RunResult:
     """`protolab run`: validate, then play every missing shard; see the module docstring."""
     plan, run_dir, manifest = prepare(spec_arg, opts)
     say = console.print if console is not None else (lambda *a, **k: None)
@@ -208,7 +211,7 @@ def _start_and_play(
     run_dir: Location | None,
     manifest: Manifest | None,
     opts: RunOptions,
-    console,
+    console: Console | None,
     recomputed: list[str],
     t_start: float,
     signals: StopSignals,
@@ -261,7 +264,14 @@ def max_pending(workers: int, opts: RunOptions) -> int:
 
 
 def drive(
-    plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say, group: int = 0
+    plan: Plan,
+    ledger: Ledger,
+    remote: Any,
+    pending: int,
+    busy: int,
+    progress: Progress,
+    say: Callable[..., Any],
+    group: int = 0,
 ) -> None:
     """Play every shard the ledger has not recorded with the Ray remote function `remote`, `group`
     shards to a task (0: shardloop.shards_per_task), recording each batch that finishes together
@@ -295,7 +305,7 @@ def drive(
     watch.forget()
 
 
-def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:
+def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console: Console | None) -> RunResult:
     """Play the missing shards on the Ray this process is connected to; the session's RunResult."""
     say = console.print if console is not None else (lambda *a, **k: None)
     run_dir, session = ledger.run_dir, ledger.session
@@ -343,7 +353,7 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
     )
 
 
-def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int:
+def main_run(spec_arg: str | Spec | None, opts: RunOptions, console: Console | None = None) -> int:
     """Run and report; the exit status of `protolab run`."""
     try:
         result = run(spec_arg, opts, console)
@@ -363,8 +373,12 @@ def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int
     return 0
 
 
-def analyse(result: RunResult, console) -> None:
+def analyse(result: RunResult, console: Console) -> None:
     """End a finished run with its study's report (DuckDB over the new files) and its page written
     into the run folder, so one command goes from spec to answers (analysis/studies)."""
 
-    open_study([str(result.run_dir)]).conclude(console, result.run_dir)
+    if result.manifest is None:
+        open_study([str(result.run_dir)]).conclude(console, result.run_dir)
+        return
+    with runfolder.handed(result.run_dir, result.manifest):  # the run.json just written, not parsed again
+        open_study([str(result.run_dir)]).conclude(console, result.run_dir)

@@ -126,7 +126,7 @@ def pool_for(task: ShardTask) -> Pool:
     return pool
 
 
-_SEATS: dict[tuple, Seats] = {}
+_SEATS: dict[tuple[Any, ...], Seats] = {}
 
 
 def seats_for(pool: Pool, strategies: Sequence[str], task: ShardTask | None = None) -> Seats:
@@ -164,7 +164,7 @@ def play(
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
 
 
-def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict]:
+def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict[str, Any]]:
     """Play the shard's games; returns game columns (shard order), event columns and facts
     (matchup, game in matchup, strategies per game)."""
     pool = pool_for(task)
@@ -219,7 +219,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
     return out, _shard_events(results, n), facts
 
 
-def _shard_events(results: list[tuple[np.ndarray, tuple[str, str], dict]], n: int) -> dict[str, np.ndarray]:
+def _shard_events(results: list[tuple[np.ndarray, tuple[str, str], dict[str, Any]]], n: int) -> dict[str, np.ndarray]:
     """The events of the shard's batches (each with its games' shard positions) in shard order:
     by game, then event order (a counting sort), each numbered within its game (`seq`)."""
     if len(results) == 1:
@@ -253,7 +253,8 @@ def _seq(game: np.ndarray, n: int) -> np.ndarray:
     counts = np.bincount(game, minlength=n)
     starts = np.zeros(n, np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
-    return (np.arange(len(game), dtype=np.int64) - starts[game]).astype(np.int32)
+    out: np.ndarray = (np.arange(len(game), dtype=np.int64) - starts[game]).astype(np.int32)
+    return out
 
 
 # -- Arrow ------------------------------------------------------------------------------------------
@@ -302,7 +303,7 @@ def loop_cards(codes: np.ndarray, pool: Pool) -> pa.Array:
     return _dict(np.where(looped, codes, 0).astype(np.int32), [c.name for c in pool.cards], mask=~looped)
 
 
-def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray], facts: dict) -> pa.Table:
+def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray], facts: dict[str, Any]) -> pa.Table:
     d = task.dicts
     n = task.games
     proto_map = np.array([d.protocols.index(p) for p in pool.protocols], np.int8)
@@ -560,7 +561,7 @@ def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
     return tables
 
 
-def worker_facts(t0: float) -> dict:
+def worker_facts(t0: float) -> dict[str, Any]:
     """Where and how the shard ran (kept in run.json, not in the rows): the node by address, Ray's
     node id and host name (two nodes on one host are told apart by id), the process and its cost."""
     try:
@@ -575,7 +576,7 @@ def worker_facts(t0: float) -> dict:
     }
 
 
-def execute(task: ShardTask) -> dict:
+def execute(task: ShardTask) -> dict[str, Any]:
     """The Ray task: play the shard and produce its Parquet files (games, tallies; events, cards, compiles).
 
     If this worker reaches the run location (the same machine, a shared disk, or the object store
