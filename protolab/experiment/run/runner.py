@@ -147,12 +147,18 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
         raise SpecError(f"--games: the run has {spec.games} games per matchup; a resumed run cannot change it")
     # the layout the run was started with (runs made before shards were capped record none: uncapped)
     plan = make_plan(spec, shard_games=manifest.shard_games or spec.shard_games, allow_code=opts.allow_code)
+    _check_layout(run_dir, manifest, plan)
+    return plan, run_dir, manifest
+
+
+def _check_layout(run_dir: Location, manifest: Manifest, plan: Plan) -> None:
+    """The resumed run's plan has the layout, pools and engine its run.json records."""
     if manifest.shard_count is not None and len(plan.shards) != manifest.shard_count:
         raise RunDirError(
             f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
             f"of {plan.shard_games:,} games, the manifest says {manifest.shard_count}; was it edited?"
         )
-    for arm, pool in zip(spec.arms, plan.pools, strict=True):
+    for arm, pool in zip(plan.spec.arms, plan.pools, strict=True):
         want = (manifest.pool_hashes or {}).get(arm.name, manifest.pool_hash)
         if pool.hash != want:
             raise RunDirError(
@@ -163,7 +169,6 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
         raise RunDirError(
             f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; start a new run"
         )
-    return plan, run_dir, manifest
 
 
 def _refuse_unlisted(run_dir: Location, plan: Plan, manifest: Manifest, kept: list[ShardEntry]) -> None:
