@@ -174,7 +174,7 @@ class ShardEntry(BaseModel):
     this one does not know are kept as they are (extra="allow"); the keys' order as read is kept,
     so a run.json read and written again is the same bytes."""
 
-    model_config = ConfigDict(extra="allow", strict=True, validate_assignment=True)
+    model_config = ConfigDict(extra="allow", strict=True)
 
     index: int = Field(ge=0, description="a whole number at least 0")
     arm: str | None = _TEXT_OR_NONE
