@@ -161,3 +161,23 @@ def test_the_reader_test_sees_a_reader(tmp_path):
     ]
     for text in removed:
         assert _READS_RUN_JSON.search(text) or _PARSES.search(text), text
+
+
+def test_the_end_of_a_run_hands_its_manifest_to_the_report(old_run):
+    """`protolab run` ends with its study's report over the run.json it holds in memory (runfolder.
+    handed): the file is not parsed again. Here the file on disk is garbage and the report still runs."""
+    import io
+
+    from rich.console import Console
+
+    from protolab.experiment.run.runner import RunResult, analyse
+
+    m = runfolder.read_manifest(old_run)
+    (old_run / "run.json").write_text("not json")
+    with runfolder.handed(old_run, m):
+        assert runfolder.read_manifest(old_run).to_json() == m.to_json()
+    with pytest.raises(runfolder.RunDirError, match="run.json: cannot be read"):
+        runfolder.read_manifest(old_run)  # outside the block, the file is read
+    out = io.StringIO()
+    analyse(RunResult(old_run, "complete", 16, 0.0, manifest=m), Console(file=out, width=200))
+    assert m.run_id in out.getvalue()
