@@ -2,7 +2,7 @@
 shard entry included), read in one place (runfolder.read_manifest), and a run folder written before
 the declaration still reads, writes back byte for byte, opens, verifies and resumes.
 
-tests/fixtures_runfolder/main-6c62cce is a complete run folder written by the code of main at
+tests/fixtures_analysis/main-6c62cce is a complete run folder written by the code of main at
 6c62cce (before ShardEntry existed): 4 shards of 4 games, every table."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from analysis.runs.manifest import ManifestError, ShardEntry
 from analysis.runs.open import open_runs
 
 ROOT = Path(__file__).resolve().parents[3]
-WRITTEN_BY_MAIN = ROOT / "tests" / "fixtures_runfolder" / "main-6c62cce"
+WRITTEN_BY_MAIN = ROOT / "tests" / "fixtures_analysis" / "main-6c62cce"
 PACKAGES = ("sim", "strategies", "analysis", "protolab")
 THE_READER = {"analysis/runs/runfolder.py"}  # reads run.json and the journal
 THE_DECLARATION = {"analysis/runs/manifest.py"}
