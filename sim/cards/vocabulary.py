@@ -415,7 +415,7 @@ class StepField:
     choice a player makes while the step resolves that this field shapes, a DecisionKind word
     (`may`, `either`, `each_line`, `line`) or PICKS; "" for a field no player's choice reads (a
     count drawn from the top, a condition, a trigger). A variant that changes such a field changes
-    a choice the bots' fixed rule may take (analysis/studies/plain/choice_changes.py, docs/analysis.md)."""
+    a choice the bots' fixed rule may take (analysis/studies/balance/choice_changes.py, docs/analysis.md)."""
 
     name: str
     ctype: str

@@ -20,7 +20,7 @@ from analysis.runs.manifest import ShardEntry
 from analysis.runs.open import open_runs
 from analysis.runs.schema import COMPILES_SCHEMA
 from analysis.runs.verify import shard_problem
-from analysis.studies.plain import queries as Q
+from analysis.studies.balance import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
