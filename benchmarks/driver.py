@@ -78,7 +78,9 @@ def stand_in(receipt: dict):
     def play_shard(tasks) -> list[dict]:
         return [
             {
-                "entry": {**receipt["entry"], "index": t.index, "first_game": t.first_game, "games": t.games},
+                "entry": receipt["entry"].model_copy(
+                    update={"index": t.index, "first_game": t.first_game, "games": t.games}
+                ),
                 "data": None,
                 "worker": receipt["worker"],
             }
@@ -127,7 +129,7 @@ def measure(args: argparse.Namespace) -> None:
             if args.mode != "ledger":
                 stop_ray()
         n = ledger.session["shards_computed"]
-        worker = sum(e["worker"]["seconds"] for e in ledger.done.values()) / n
+        worker = sum((e.worker or {}).get("seconds", 0.0) for e in ledger.done.values()) / n
         print(
             f"mode {args.mode}: {n:,} shards of {args.games} games in {wall:.2f} s: "
             f"{n / wall:,.0f} shards/s committed; "

@@ -2,18 +2,25 @@
 run written by an older protolab may lack. A run.json is checked against it once, as it is read
 (runfolder.read_manifest) and before it is written, so a hand-edited one is refused in one line
 naming the file and the key, and no code writes a key nobody declared. The shard entries are
-checked by runfolder. The stored spec (key `spec`, written by protolab.experiment.spec) is read here
-as a RunSpec: the parts analysis reads (arms, tiers, seed, draft, events), typed and checked once;
-the spec parser reads the stored object itself again on --resume."""
+declared here too (ShardEntry), checked as they are read. The stored spec (key `spec`, written
+by protolab.experiment.spec) is read here as a RunSpec: the parts analysis reads (arms, tiers,
+seed, draft, events), typed and checked once; the spec parser reads the stored object itself
+again on --resume."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+from sim.schema import problem
 
 _REQUIRED = object()
+TABLES = ("games", "events", "cards", "compiles", "tallies")  # the shard tables, one folder each
 
 
 class ManifestError(ValueError):
@@ -145,6 +152,101 @@ class RunSpec:
         return [a.name for a in self.arms]
 
 
+@dataclass(frozen=True)
+class ShardFile:
+    """One table's file of a shard as its entry records it: the path in the run folder, and (where
+    recorded: older runs lack some) its size, SHA-256 and row count."""
+
+    kind: str
+    path: str
+    size: int | None
+    sha256: str | None
+    rows: int | None
+
+
+_COUNT = Field(default=None, ge=0, description="a whole number at least 0")
+_TEXT_OR_NONE = Field(default=None, description="a string")
+
+
+class ShardEntry(BaseModel):
+    """One element of run.json `shards` (and one line of the journal): which games the shard holds
+    and, per table, its file, size, checksum and rows. Keys a protolab before this one wrote and
+    this one does not know are kept as they are (extra="allow"); the keys' order as read is kept,
+    so a run.json read and written again is the same bytes."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    index: int = Field(ge=0, description="a whole number at least 0")
+    arm: str | None = _TEXT_OR_NONE
+    first_game: int | None = _COUNT
+    games: int = Field(ge=0, description="a whole number at least 0")
+    matchups: list[int] | None = Field(default=None, description="[first, last] matchup numbers")
+    games_rows: int | None = _COUNT
+    games_file: str | None = _TEXT_OR_NONE
+    games_bytes: int | None = _COUNT
+    games_sha256: str | None = _TEXT_OR_NONE
+    events_rows: int | None = _COUNT
+    events_file: str | None = _TEXT_OR_NONE
+    events_bytes: int | None = _COUNT
+    events_sha256: str | None = _TEXT_OR_NONE
+    cards_rows: int | None = _COUNT
+    cards_file: str | None = _TEXT_OR_NONE
+    cards_bytes: int | None = _COUNT
+    cards_sha256: str | None = _TEXT_OR_NONE
+    compiles_rows: int | None = _COUNT
+    compiles_file: str | None = _TEXT_OR_NONE
+    compiles_bytes: int | None = _COUNT
+    compiles_sha256: str | None = _TEXT_OR_NONE
+    tallies_rows: int | None = _COUNT
+    tallies_file: str | None = _TEXT_OR_NONE
+    tallies_bytes: int | None = _COUNT
+    tallies_sha256: str | None = _TEXT_OR_NONE
+    worker: dict[str, Any] | None = Field(default=None, description="an object")  # where and how it ran
+    written_by: str | None = _TEXT_OR_NONE  # "worker", or "driver" (the fallback)
+    _order: tuple[str, ...] = PrivateAttr(default=())
+
+    @classmethod
+    def of(cls, raw: Any, where: str, key: str = "") -> ShardEntry:
+        """The entry in `raw` (parsed JSON), checked; ManifestError naming `where` (the file, or the
+        journal's line) and the key (`key`: "shards[3]", or "" for a journal line)."""
+        if not isinstance(raw, dict):
+            named = f"key '{key}': " if key else ""
+            raise ManifestError(f"{where}: {named}expected a shard entry (an object), got {raw!r:.60}; was it edited?")
+        try:
+            entry = cls.model_validate(raw)
+        except ValidationError as e:
+            p = problem(e, cls)
+            dotted = f"{key}.{p.key}" if key and p.key else key or p.key
+            raise ManifestError(f"{where}: key '{dotted}': {p.message}; was it edited?") from None
+        entry._order = tuple(raw)
+        return entry
+
+    def files(self) -> Iterator[ShardFile]:
+        """The table files the entry lists, in TABLES order (a run from before a table existed lists none of it)."""
+        for kind in TABLES:
+            f = self.file(kind)
+            if f is not None:
+                yield f
+
+    def file(self, kind: str) -> ShardFile | None:
+        """The entry's file of table `kind`, or None when it lists none."""
+        path = cast(str | None, getattr(self, f"{kind}_file"))
+        if path is None:
+            return None
+        size, digest, rows = (getattr(self, f"{kind}_{x}") for x in ("bytes", "sha256", "rows"))
+        return ShardFile(kind, path, size, digest, rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form: the keys given, in the order read (then any set since, in declaration order)."""
+        given = {k: v for k, v in self.__dict__.items() if k in self.__pydantic_fields_set__}
+        given.update(self.__pydantic_extra__ or {})
+        read: tuple[str, ...] = (self.__pydantic_private__ or {}).get("_order", ())  # self._order, 20x faster
+        if len(read) == len(given):  # as read (or made), nothing set since
+            return {k: given[k] for k in read}
+        order = [k for k in read if k in given] + [k for k in given if k not in read]
+        return {k: given[k] for k in order}
+
+
 def _key(types: tuple[type, ...], what: str, default: Any = _REQUIRED) -> Any:
     meta = {"types": types, "what": what}
     if default is _REQUIRED:
@@ -170,7 +272,7 @@ class Manifest:
     spec: RunSpec = _key((dict, RunSpec), "an object")
     spec_hash: str = _key(*_TEXT)
     games: int = _key(*_NUMBER)
-    shards: list[dict[str, Any]] = _key(*_LIST)
+    shards: list[ShardEntry] = _key(*_LIST)
     pool_hash: str | None = _key(*_TEXT, None)
     pool_hashes: dict[str, str] | None = _key(*_OBJECT, None)
     engine_version: str | None = _key(*_TEXT, None)
@@ -213,17 +315,29 @@ class Manifest:
                     f"{where}: key {name!r}: expected {f.metadata['what']}, got {value!r:.60}; was it edited?"
                 )
         spec = raw["spec"] if isinstance(raw["spec"], RunSpec) else RunSpec.of(raw["spec"], where)
-        return cls(**{**raw, "spec": spec})
+        shards = [
+            s if isinstance(s, ShardEntry) else ShardEntry.of(s, where, f"shards[{i}]")
+            for i, s in enumerate(raw["shards"])
+        ]
+        return cls(**{**raw, "spec": spec, "shards": shards})
+
+    @property
+    def arms_played(self) -> set[str | None]:
+        """The arms (or tiers) that have a recorded shard."""
+        return {s.arm for s in self.shards}
 
     def to_json(self) -> dict[str, Any]:
         """The keys run.json holds, in declaration order; optional keys left unset are left out."""
-        out = {
+        return {**self._keys(), "spec": self.spec.stored, "shards": [s.to_json() for s in self.shards]}
+
+    def _keys(self) -> dict[str, Any]:
+        return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
             if getattr(self, f.name) is not None or f.name == "finished"
         }
-        return {**out, "spec": self.spec.stored}
 
     def checked(self, where: str) -> Manifest:
-        """This manifest checked again (after code changed it), as it would be read back."""
-        return Manifest.of(self.to_json(), where)
+        """This manifest checked again (after code changed it), as it would be read back: its keys;
+        its typed shard entries were checked as they were made."""
+        return Manifest.of(self._keys(), where)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from strategies.errors import StrategyError
 from strategies.model import DEFAULT_MODEL, ModelError, load_model, resolve
-from strategies.spec import StrategyError, parse
+from strategies.spec import parse
 
 LEARNED = "learned"
 

@@ -19,7 +19,6 @@ their rows (a table the tallies do not hold)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import tempfile
@@ -35,11 +34,11 @@ import pyarrow.parquet as pq
 
 from analysis.runs import runfolder
 from analysis.runs import verify as checks
-from analysis.runs.manifest import Manifest, ManifestError
+from analysis.runs.manifest import Manifest, ShardFile
+from analysis.runs.runfolder import RunDirError
 from analysis.runs.schema import CARDS_COLUMNS, COMPILES_COLUMNS, EVENTS_COLUMNS, GAMES_COLUMNS
 from analysis.runs.storage import Location, StorageError, location, parquet_view
 from analysis.runs.tallies import TALLIES_COLUMNS
-from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
 # The per-shard summaries of `events` (docs/data.md): their columns, and what each one speeds up.
 SUMMARY_COLUMNS = {"cards": CARDS_COLUMNS, "compiles": COMPILES_COLUMNS}
@@ -160,43 +159,18 @@ def peek_manifest(path: str | Path | Location) -> Manifest | None:
     it then reports any problem."""
     try:
         run, _ = split_arm(path)
-        return Manifest.of(json.loads((location(run) / "run.json").read_text(MAX_MANIFEST_BYTES)), str(run))
-    except (InputFileError, OSError, ValueError, RunError):  # ManifestError is a ValueError
+        return runfolder.read_manifest(run, journal=False)
+    except (RunDirError, RunError, OSError):
         return None
 
 
-def _manifest(run: Location) -> dict[str, Any]:
-    """run.json, with the shards recorded since it was last written (the journal, an unfinished run)."""
+def _manifest(run: Location) -> Manifest:
+    """run.json, with the shards recorded since it was last written (the journal, an unfinished run):
+    runfolder.read_manifest, the one reader, its errors as RunError."""
     try:
-        return _read_manifest(run)
-    except StorageError as e:
+        return runfolder.read_manifest(run)
+    except (RunDirError, StorageError) as e:
         raise RunError(str(e)) from None
-
-
-def _read_manifest(run: Location) -> dict[str, Any]:
-    if not run.exists():
-        raise RunError(f"{run}: no such folder")
-    if not run.is_dir():
-        raise RunError(f"{run}: not a run folder (a run is a folder with run.json and games/*.parquet)")
-    mf = run / "run.json"
-    if not mf.exists():
-        raise RunError(f"{run}: not a run folder (no run.json; a run is what `protolab run` writes)")
-    try:
-        m = json.loads(mf.read_text(MAX_MANIFEST_BYTES))
-    except InputFileError as e:
-        raise RunError(str(e)) from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise RunError(f"{mf}: not a readable run manifest ({e})") from None
-    if not isinstance(m, dict):
-        raise RunError(f"{mf}: not a run manifest (expected a JSON object)")
-    try:
-        journal = {e["index"]: e for e in runfolder.read_journal(run) if isinstance(e, dict) and "index" in e}
-    except (OSError, UnicodeDecodeError) as e:
-        raise RunError(f"{run / runfolder.JOURNAL}: cannot be read ({e})") from None
-    if journal and isinstance(m.get("shards"), list):  # newer than run.json: they win
-        older = [s for s in m["shards"] if not (isinstance(s, dict) and s.get("index") in journal)]
-        m["shards"] = older + list(journal.values())
-    return m
 
 
 @dataclass
@@ -212,22 +186,18 @@ class _Findings:
         self.warnings += [f"{p} (read anyway: --trust)" for p in problems]
 
 
-Listed = list[tuple[Location, dict[str, Any]]]  # (file, its shard entry) of one table
-
-
-def _entries(m: Manifest) -> list[dict[str, Any]]:
-    return [s for s in m.shards if isinstance(s, dict)]
+Listed = list[tuple[Location, ShardFile]]  # (file, its listing in a shard entry) of one table
 
 
 def _listed(run: Location, m: Manifest, kind: str) -> Listed:
-    return [(run / s[f"{kind}_file"], s) for s in _entries(m) if isinstance(s.get(f"{kind}_file"), str)]
+    return [(run / f.path, f) for s in m.shards if (f := s.file(kind)) is not None]
 
 
 def _shard_files(run: Location, m: Manifest, kind: str, found: _Findings) -> Listed:
     """The files of `games` or `events` that the manifest lists (files it does not list are never read)."""
-    files, entries = _listed(run, m, kind), _entries(m)
+    files, entries = _listed(run, m, kind), m.shards
     if files and len(files) < len(entries):
-        without = next(s.get("index") for s in entries if not isinstance(s.get(f"{kind}_file"), str))
+        without = next(s.index for s in entries if s.file(kind) is None)
         found.add(
             [
                 f"{run / 'run.json'}: shard {without} lists no {kind}_file ({len(files)} of {len(entries)} "
@@ -249,7 +219,7 @@ def _summary_files(run: Location, m: Manifest, kind: str) -> tuple[Listed, str |
     missing = [f for f, _ in files if not f.is_file()]
     if missing:
         return [], f"{missing[0]}: listed in {run / 'run.json'} but missing"
-    if len(files) != len(_entries(m)):
+    if len(files) != len(m.shards):
         return [], f"{run}: not every shard has a {kind} file"
     return files, None
 
@@ -265,13 +235,13 @@ def _check_file(f: Location, columns: Iterable[str]) -> int:
     missing = [c for c in columns if c not in names]
     if missing:
         raise RunError(f"{f}: not a {f.parent.name} file of docs/data.md (missing columns: {', '.join(missing)})")
-    return meta.num_rows
+    return int(meta.num_rows)
 
 
 def _check_files(files: Listed, kind: str, columns: Iterable[str], found: _Findings) -> None:
     """Footer, columns, size and row count of each file against its shard entry."""
-    for f, entry in files:
-        found.add(checks.size_rows_problems(f, entry, kind, _check_file(f, columns)))
+    for f, listed in files:
+        found.add(checks.size_rows_problems(f, listed, _check_file(f, columns)))
 
 
 def _files_sql(files: list[Path]) -> str:
@@ -303,27 +273,19 @@ def _only_arm(run: Location, m: Manifest, arm: str) -> Manifest:
     names = m.spec.arm_names
     if arm not in names:
         raise RunError(f"{run}: no arm {arm!r} in this run; its arms: {', '.join(map(str, names)) or 'none'}")
-    shards = [s for s in m.shards if isinstance(s, dict) and s.get("arm") == arm]
+    shards = [s for s in m.shards if s.arm == arm]
     if not shards:
         raise RunError(f"{run}: arm {arm!r} has no finished shards yet")
     return dataclasses.replace(m, shards=shards)
 
 
-def _typed(run: Location, m: dict[str, Any]) -> Manifest:
-    """The run.json of an opened run through its declaration (analysis/runs/manifest.py), once."""
-    try:
-        return Manifest.of(m, str(run / runfolder.MANIFEST))
-    except ManifestError as e:
-        raise RunError(str(e)) from None
-
-
-Opened = tuple[Location, str | None, dict[str, Any]]  # (run folder, arm or None, manifest)
+Opened = tuple[Location, str | None, Manifest]  # (run folder, arm or None, its run.json)
 
 
 def _overlaps(a: Opened, b: Opened) -> bool:
     """Same run (run_id: a copy of a folder is the same run) and the same games: the whole run and
     one of its arms overlap, two different arms do not."""
-    same_run = str(a[2].get("run_id", a[0].resolve())) == str(b[2].get("run_id", b[0].resolve()))
+    same_run = a[2].run_id == b[2].run_id
     return same_run and (a[1] is None or b[1] is None or a[1] == b[1])
 
 
@@ -340,7 +302,7 @@ def _distinct(opened: list[Opened], found: _Findings) -> list[Opened]:
         if not clash:
             kept.append(o)
             continue
-        what = f"{_name(o)}: the same run as {_name(clash[0])} (run_id {o[2].get('run_id')!r})"
+        what = f"{_name(o)}: the same run as {_name(clash[0])} (run_id {o[2].run_id!r})"
         if not found.trust:
             raise RunError(f"{what}; its games would be counted twice: give each run once")
         if o[1] is None and all(k[1] is not None for k in clash):  # the whole run replaces its arms
@@ -361,10 +323,9 @@ class _RunFiles:
 
 def _verified(opened: Opened, found: _Findings) -> _RunFiles:
     """One run's games, events and summary files, checked against its manifest (all but checksums)."""
-    run, arm, raw = opened
+    run, arm, m = opened
     for check in (checks.listing_problems, checks.coverage_problems, checks.stray_problems):
-        found.add(check(run, raw))
-    m = _typed(run, raw)
+        found.add(check(run, m))
     if arm is not None:
         m = _only_arm(run, m, arm)
     g = _shard_files(run, m, "games", found)
@@ -456,11 +417,11 @@ def open_runs(
     hashed = [*used.items()]
     if verify == "full" or (events and not all(used[k] for k in SUMMARY_COLUMNS)):  # events read, or asked for
         hashed.append(("events", events))
-    rows = [(f, entry, "games") for f, entry in games]
+    rows = list(games)
     if verify == "full" or not used["tallies"]:  # with tallies, games rows are read only on demand
         hashed.append(("games", games))
         rows = []
-    found.add(checks.checksum_problems([(f, entry, kind) for kind, fs in hashed for f, entry in fs], threads))
+    found.add(checks.checksum_problems([pair for _, fs in hashed for pair in fs], threads))
     paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"], used["tallies"])]
     runs = Runs(
         duckdb.connect(),

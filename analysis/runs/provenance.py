@@ -11,6 +11,8 @@ import html
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from analysis.runs.manifest import Manifest, SpecArm
 from analysis.runs.models import describe_models
 from analysis.runs.open import Runs
@@ -21,7 +23,7 @@ def opened_arm(manifest: Manifest) -> str | None:
     """The arm a manifest was opened as (`RUN#arm`: every listed shard is of that arm), or None for a
     whole run or a run with a single arm."""
     names = manifest.spec.arm_names
-    played = {s.get("arm") for s in manifest.shards if isinstance(s, dict)}
+    played = manifest.arms_played
     if len(names) > 1 and len(played) == 1:
         name = next(iter(played))
         return name if name in names else None
@@ -52,7 +54,6 @@ def provenance(manifest: Manifest | None, path: str | Path | Location | None = N
     spec, arm = manifest.spec, opened_arm(manifest)
     shown = [a for a in spec.arms if arm is None or a.name == arm]
     tiers = tier_names(manifest)
-    shards = [s for s in manifest.shards if isinstance(s, dict)]
     first = shown[0] if shown else SpecArm(None)
     return {
         "run_id": manifest.run_id,
@@ -67,7 +68,7 @@ def provenance(manifest: Manifest | None, path: str | Path | Location | None = N
         if arm is not None
         else manifest.pool_hash,
         "seed": spec.seed,
-        "games": sum(int(s.get("games") or 0) for s in shards) if shards else manifest.games,
+        "games": sum(s.games for s in manifest.shards) if manifest.shards else manifest.games,
         "draft": spec.draft.mode if spec.draft is not None else None,
         "spec_hash": manifest.spec_hash,
         "protolab_version": manifest.protolab_version,
@@ -155,6 +156,6 @@ def as_html(blocks: list[dict[str, Any]]) -> str:
     return "".join(f'<p class="prov">{html.escape(line)}</p>' for line in lines(blocks))
 
 
-def print_lines(blocks: list[dict[str, Any]], console) -> None:
+def print_lines(blocks: list[dict[str, Any]], console: Console) -> None:
     for line in lines(blocks):
         console.print(line, markup=False, highlight=False, soft_wrap=True)

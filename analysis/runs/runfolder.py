@@ -11,6 +11,8 @@ and then and at the end; `--resume` reads both, so nothing recorded is ever comp
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -26,11 +28,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.runs.manifest import Manifest, ManifestError
+from analysis.runs.manifest import TABLES, Manifest, ManifestError, ShardEntry
 from analysis.runs.storage import Location, StorageError, check_read_write, location
 from sim.inputs import MAX_MANIFEST_BYTES, InputFileError
 
-Where = str | os.PathLike | Location  # a run folder or file: a local path or a storage.Location
+Where = str | os.PathLike[str] | Location  # a run folder or file: a local path or a storage.Location
 
 FORMAT = 1
 MANIFEST = "run.json"
@@ -41,7 +43,6 @@ LOCK_BEAT = 30.0  # seconds between refreshes of a held lock object
 TOKEN = ".protolab-run"
 LOCK = ".lock"
 INPUTS = "inputs"
-TABLES = ("games", "events", "cards", "compiles", "tallies")  # the shard tables, one folder each
 # Per-shard summaries of the events, written beside them: a run recorded before one existed has
 # none, and the analysis then computes from `events` instead.
 SUMMARIES = ("cards", "compiles")
@@ -93,7 +94,7 @@ def parquet_bytes(table: pa.Table, kind: str) -> bytes:
         use_dictionary=[c for c in table.column_names if c not in NO_DICTIONARY[kind]],
         write_statistics=STATISTICS[kind] or True,
     )
-    return sink.getvalue().to_pybytes()
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def sha256(data: bytes) -> str:
@@ -129,25 +130,6 @@ def remove_temp_files(run_dir: Where) -> int:
     return n
 
 
-def verify_shard(run_dir: Where, entry: dict[str, Any]) -> str | None:
-    """None if the shard's files exist and match their checksums, else why not. A file is checked
-    when the entry lists it (shards recorded before the `cards` or `compiles` table existed do not
-    list it)."""
-    run_dir = open_location(run_dir)
-    for kind in TABLES:
-        rel = entry.get(f"{kind}_file")
-        if rel is None:
-            continue
-        p = run_dir / rel
-        if not p.is_file():
-            return f"{rel} is missing"
-        if p.stat().st_size != entry.get(f"{kind}_bytes", p.stat().st_size):
-            return f"{rel} has the wrong size (truncated?)"
-        if file_sha256(p) != entry[f"{kind}_sha256"]:
-            return f"{rel} does not match its checksum"
-    return None
-
-
 # -- files the manifest does not list ---------------------------------------------------------------
 
 
@@ -163,16 +145,10 @@ def table_files(run_dir: Where) -> list[Path | Location]:
     return [p.public for kind in TABLES for p in (run_dir / kind).rglob("*.parquet")]
 
 
-def listed_files(run_dir: Where, shards: list[dict[str, Any]]) -> set[Location]:
+def listed_files(run_dir: Where, shards: list[ShardEntry]) -> set[Location]:
     """The files the shard entries list (every table)."""
     run_dir = open_location(run_dir)
-    return {
-        run_dir / s[f"{kind}_file"]
-        for s in shards
-        if isinstance(s, dict)
-        for kind in TABLES
-        if isinstance(s.get(f"{kind}_file"), str)
-    }
+    return {run_dir / f.path for s in shards for f in s.files()}
 
 
 def shard_kinds(events: Any) -> tuple[str, ...]:
@@ -197,7 +173,7 @@ def pending_files(run_dir: Where, shard_count: int, recorded: Container[object],
 
 
 def unlisted_files(
-    run_dir: Where, shards: list[dict[str, Any]], pending: Set[Path | Location] = frozenset()
+    run_dir: Where, shards: list[ShardEntry], pending: Set[Path | Location] = frozenset()
 ) -> list[Path | Location]:
     """Parquet files in the table folders that no shard entry lists and no pending shard will write:
     a glob over `games/*.parquet` would read them, so a run holding one is not what run.json says."""
@@ -352,72 +328,82 @@ def write_manifest(run_dir: Where, manifest: Manifest) -> None:
     write_atomic(open_location(run_dir) / MANIFEST, (body + "\n").encode())
 
 
-def read_manifest(run_dir: Where) -> Manifest:
-    """run.json, checked, plus the shards recorded only in the journal (a driver killed between writes)."""
+_HANDED: contextvars.ContextVar[tuple[tuple[str, Manifest], ...]] = contextvars.ContextVar(
+    "protolab_handed", default=()
+)
+
+
+@contextlib.contextmanager
+def handed(run_dir: Where, manifest: Manifest) -> Iterator[None]:
+    """While the block runs, read_manifest(run_dir) is `manifest` (a copy), not parsed again: the
+    end of `protolab run` hands the run.json it just wrote, journal folded in, to the report."""
+    token = _HANDED.set(((open_location(run_dir).uri, manifest), *_HANDED.get()))
+    try:
+        yield
+    finally:
+        _HANDED.reset(token)
+
+
+def read_manifest(run_dir: Where, journal: bool = True) -> Manifest:
+    """run.json, checked, plus (`journal`) the shards recorded only in the journal (a driver killed
+    between writes): the one reader of run.json, every command's. RunDirError naming the file, the
+    key and what was expected."""
     run_dir = open_location(run_dir)
+    known = dict(_HANDED.get()).get(run_dir.uri)
+    if known is not None:
+        return dataclasses.replace(known, shards=list(known.shards), sessions=list(known.sessions))
     p = run_dir / MANIFEST
     try:
-        if not p.is_file():
-            if not run_dir.is_dir():
-                raise RunDirError(f"{run_dir}: no such run folder")
-            raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST})")
-        raw = json.loads(p.read_text(MAX_MANIFEST_BYTES))
-    except (InputFileError, json.JSONDecodeError, StorageError) as e:
+        raw = json.loads(_manifest_text(run_dir))
+    except (InputFileError, json.JSONDecodeError, StorageError, OSError, UnicodeDecodeError) as e:
         raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
-    if isinstance(raw, dict) and raw.get("format") != FORMAT:
+    if not isinstance(raw, dict):
+        raise RunDirError(f"{p}: not a run manifest (expected a JSON object, got {type(raw).__name__})")
+    if raw.get("format") != FORMAT:
         raise RunDirError(f"{p}: format {raw.get('format')!r}; this protolab reads format {FORMAT}")
     try:
         manifest = Manifest.of(raw, str(p))
     except ManifestError as e:
         raise RunDirError(str(e)) from None
-    for i, entry in enumerate(manifest.shards):
-        _check_entry(entry, f"{p}: key 'shards[{i}]'")
-    by_index = {s["index"]: s for s in manifest.shards}
-    for entry in read_journal(run_dir):  # newer than the run.json they follow: they win
-        by_index[entry["index"]] = entry
-    manifest.shards = sorted(by_index.values(), key=lambda s: s["index"])
+    later = read_journal(run_dir) if journal else []
+    if later:  # newer than the run.json they follow: they win (a shard listed twice there stays so)
+        newer = {s.index: s for s in later}
+        kept = [s for s in manifest.shards if s.index not in newer]
+        manifest.shards = sorted([*kept, *newer.values()], key=lambda s: s.index)
     return manifest
 
 
-def _check_entry(entry: Any, where: str) -> None:
-    """A shard entry as the driver records it (index, games, and per table its file, size and
-    checksum); a hand-edited one is refused with `where` (file and key)."""
-    problem = None
-    if not isinstance(entry, dict):
-        problem = f"expected a shard entry (an object), got {entry!r:.60}"
-    elif any(
-        isinstance(entry.get(k), bool) or not isinstance(entry.get(k), int) or entry[k] < 0 for k in ("index", "games")
-    ):
-        problem = "expected whole numbers 'index' and 'games'"
-    else:
-        for kind in TABLES:
-            f, size, digest = (entry.get(f"{kind}_{x}") for x in ("file", "bytes", "sha256"))
-            if f is not None and (
-                not isinstance(f, str) or not isinstance(digest, str) or not isinstance(size, int | None)
-            ):
-                problem = f"expected '{kind}_file' and '{kind}_sha256' strings and '{kind}_bytes' a whole number"
-    if problem:
-        raise RunDirError(f"{where}: {problem}; was it edited?")
+def _manifest_text(run_dir: Location) -> str:
+    """The text of run.json; RunDirError when the folder is missing or not a run folder."""
+    p = run_dir / MANIFEST
+    if not p.is_file():
+        if not run_dir.exists():
+            raise RunDirError(f"{run_dir}: no such run folder")
+        if not run_dir.is_dir():
+            raise RunDirError(f"{run_dir}: not a run folder (a run is a folder with {MANIFEST} and games/*.parquet)")
+        raise RunDirError(f"{run_dir}: not a run folder (no {MANIFEST}; a run is what `protolab run` writes)")
+    return p.read_text(MAX_MANIFEST_BYTES)
 
 
-def append_journal(run_dir: Where, entries: dict[str, Any] | list[dict[str, Any]]) -> None:
+def append_journal(run_dir: Where, entries: ShardEntry | list[ShardEntry]) -> None:
     """Record finished shards at once, in one write however many: their lines appended to
     shards.jsonl (one flush), or on a store that cannot append one object journal/shard-NNNNN.json
     named by the batch's first shard. A kill mid-write leaves whole lines and at most one cut line
     (ignored with what follows it), or no object: never a wrong entry."""
-    batch = [entries] if isinstance(entries, dict) else entries
+    batch = [entries] if isinstance(entries, ShardEntry) else entries
     if not batch:
         return
     run_dir = open_location(run_dir)
-    text = "".join(json.dumps(entry, sort_keys=True) + "\n" for entry in batch)
+    text = "".join(json.dumps(entry.to_json(), sort_keys=True) + "\n" for entry in batch)
     if run_dir.can_append:
         (run_dir / JOURNAL).append_line(text)
     else:
-        first = min(entry["index"] for entry in batch)
+        first = min(entry.index for entry in batch)
         (run_dir / JOURNAL_DIR / f"{shard_name(first)}.json").write_atomic(text.encode())
 
 
-def read_journal(run_dir: Where) -> list[dict[str, Any]]:
+def read_journal(run_dir: Where) -> list[ShardEntry]:
+    """The shard entries of the journal, each checked (RunDirError naming the file and line)."""
     run_dir = open_location(run_dir)
     p = run_dir / JOURNAL
     lines: list[tuple[str, str]] = []
@@ -428,18 +414,20 @@ def read_journal(run_dir: Where) -> list[dict[str, Any]]:
         for f in (run_dir / JOURNAL_DIR).files(recursive=False):
             text = f.read_text(MAX_MANIFEST_BYTES)
             lines += [(f"{f}: line {n}", line) for n, line in enumerate(text.splitlines(), 1)]
-    except (InputFileError, StorageError) as e:
-        raise RunDirError(str(e)) from None
+    except (InputFileError, StorageError, OSError, UnicodeDecodeError) as e:
+        raise RunDirError(f"{p}: cannot be read ({str(e).removeprefix(f'{p}: ')})") from None
     out = []
     for where, line in lines:
         try:
-            entry = json.loads(line)
+            raw = json.loads(line)
         except json.JSONDecodeError:
             if where.startswith(str(p)):
                 break  # a line cut by a kill: ignore it and what follows
             continue
-        _check_entry(entry, where)
-        out.append(entry)
+        try:
+            out.append(ShardEntry.of(raw, where))
+        except ManifestError as e:
+            raise RunDirError(str(e)) from None
     return out
 
 

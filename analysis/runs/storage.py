@@ -29,12 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
 from sim.inputs import MAX_INPUT_BYTES, InputFileError, read_input_text
+
+if TYPE_CHECKING:
+    import duckdb
 
 T = TypeVar("T")
 TIMEOUT_ENV = "PROTOLAB_STORAGE_TIMEOUT"
@@ -212,13 +215,13 @@ class Location:
             raise StorageError(f"{self}: cannot be reached ({why_refused(e)})") from None
 
     def exists(self) -> bool:
-        return self.info().type != pafs.FileType.NotFound
+        return bool(self.info().type != pafs.FileType.NotFound)
 
     def is_file(self) -> bool:
-        return self.info().type == pafs.FileType.File
+        return bool(self.info().type == pafs.FileType.File)
 
     def is_dir(self) -> bool:
-        return self.info().type == pafs.FileType.Directory
+        return bool(self.info().type == pafs.FileType.Directory)
 
     def stat(self) -> SimpleNamespace:
         info = self.info()
@@ -253,7 +256,7 @@ class Location:
     def read_bytes(self) -> bytes:
         def whole() -> bytes:
             with self.fs.open_input_file(self.path) as f:
-                return f.read()
+                return bytes(f.read())
 
         return self.call(whole)
 
@@ -412,7 +415,7 @@ def s3_credentials() -> bool:
     return any(os.path.isfile(os.path.expanduser(f)) for f in files)
 
 
-def location(where: str | os.PathLike | Location) -> Location:
+def location(where: str | os.PathLike[str] | Location) -> Location:
     """The Location of a local path (relative paths stay relative in messages) or a URI."""
     if isinstance(where, Location):
         return where
@@ -465,7 +468,7 @@ def _with_timeouts(fs: pafs.FileSystem) -> pafs.FileSystem:
     return rebuild({**options, "connect_timeout": limit, "request_timeout": limit})
 
 
-def parquet_view(con, name: str, files: list[Location]) -> None:
+def parquet_view(con: duckdb.DuckDBPyConnection, name: str, files: list[Location]) -> None:
     """A DuckDB view `name` over these Parquet files: DuckDB's own reader for local files, and for
     any other store an Arrow dataset over pyarrow's filesystem registered with DuckDB (no DuckDB
     extension is downloaded; projections and filters are pushed down into the Arrow scan)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from analysis.runs import runfolder
+from analysis.runs.manifest import TABLES, Manifest, ShardEntry, ShardFile
 from analysis.runs.storage import Location
 
 # fast: SHA-256 of every file a report's figures come from (games, and cards / compiles / events when
@@ -28,77 +29,60 @@ from analysis.runs.storage import Location
 LEVELS = ("fast", "full")
 
 
-def shard_entries(m: dict[str, Any]) -> list[dict[str, Any]]:
-    return [s for s in m.get("shards") or [] if isinstance(s, dict)]
-
-
-def is_complete(m: dict[str, Any]) -> bool:
-    """A manifest without `complete` is held to the same standard as a finished run."""
-    return m.get("complete") is not False
-
-
 def _ints(value: Any, *more: Any) -> TypeGuard[int]:
     """Each value an integer that is no bool (a guard for the first, as mypy reads it)."""
     values = (value, *more)
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
-def listing_problems(run: Location, m: dict[str, Any]) -> list[str]:
-    """Shard entries that are malformed, listed twice or hold overlapping game_index ranges."""
+def listing_problems(run: Location, m: Manifest) -> list[str]:
+    """Shard entries listed twice, lacking first_game, or holding overlapping game_index ranges
+    (each entry's keys and types were checked as run.json was read: manifest.ShardEntry)."""
     mf = run / runfolder.MANIFEST
-    if not isinstance(m.get("shards", []), list):
-        return [f"{mf}: key 'shards': expected a list of shard entries"]
-    entries = shard_entries(m)
-    if len(entries) != len(m.get("shards") or []):
-        return [f"{mf}: key 'shards': every entry must be an object"]
     problems: list[str] = []
-    seen: dict[Any, int] = {}
-    for s in entries:
-        if not _ints(s.get("index"), s.get("first_game"), s.get("games")):
-            problems.append(f"{mf}: shard entry {s.get('index')!r}: expected integer index, first_game and games")
-        elif s["index"] in seen:
-            problems.append(f"{mf}: shard {s['index']} is listed twice (its games would be counted twice)")
+    seen: set[int] = set()
+    for s in m.shards:
+        if s.first_game is None:
+            problems.append(f"{mf}: shard entry {s.index!r}: expected integer index, first_game and games")
+        elif s.index in seen:
+            problems.append(f"{mf}: shard {s.index} is listed twice (its games would be counted twice)")
         else:
-            seen[s["index"]] = 1
-        rows = s.get("games_rows")
-        if _ints(rows, s.get("games")) and rows != s["games"]:
-            problems.append(f"{mf}: shard {s.get('index')}: games_rows {rows} but games {s['games']}")
-    for kind in runfolder.TABLES:
-        files = [f for s in entries if (f := s.get(f"{kind}_file")) is not None]
+            seen.add(s.index)
+        if s.games_rows is not None and s.games_rows != s.games:
+            problems.append(f"{mf}: shard {s.index}: games_rows {s.games_rows} but games {s.games}")
+    for kind in TABLES:
+        files = [f.path for s in m.shards if (f := s.file(kind)) is not None]
         twice = sorted({f for f in files if files.count(f) > 1})
         if twice:
             problems.append(f"{mf}: {twice[0]} is listed by two shards (its rows would be counted twice)")
-    return problems or _overlap_problems(mf, entries)
+    return problems or _overlap_problems(mf, m.shards)
 
 
-def _overlap_problems(mf: Location, entries: list[dict[str, Any]]) -> list[str]:
+def _overlap_problems(mf: Location, entries: list[ShardEntry]) -> list[str]:
     """Two shards whose game_index ranges overlap would give duplicate games."""
-    spans = sorted((s["first_game"], s["first_game"] + s["games"], s["index"]) for s in entries)
+    spans = sorted((s.first_game or 0, (s.first_game or 0) + s.games, s.index) for s in entries)
     for (_, hi_a, a), (lo_b, _, b) in zip(spans, spans[1:], strict=False):
         if lo_b < hi_a:
             return [f"{mf}: shards {a} and {b} both hold game_index {lo_b}..{hi_a - 1} (duplicate games)"]
-    if spans and spans[0][0] < 0:
-        return [f"{mf}: shard {spans[0][2]}: negative first_game {spans[0][0]}"]
     return []
 
 
-def coverage_problems(run: Location, m: dict[str, Any]) -> list[str]:
+def coverage_problems(run: Location, m: Manifest) -> list[str]:
     """A finished run must list every planned shard (`shard_count`) and every planned game (`games`),
     or, if it stopped once settled (run.json `stop`), the first `stop.shards` shards and their
     `stop.games`; an unfinished one may list fewer (analysis.runs.open warns), never more."""
     mf = run / runfolder.MANIFEST
-    entries = shard_entries(m)
-    indices = {s.get("index") for s in entries}
-    planned, total = m.get("shard_count"), m.get("games")
-    if _ints(planned):
-        beyond = sorted(i for i in indices if _ints(i) and not 0 <= i < planned)
+    indices = {s.index for s in m.shards}
+    planned: Any = m.shard_count
+    total: Any = m.games
+    if planned is not None:
+        beyond = sorted(i for i in indices if not i < planned)
         if beyond:
             return [f"{mf}: lists shard {beyond[0]}, but the run has shards 0..{planned - 1} (shard_count {planned})"]
-    if not is_complete(m):
+    if not m.complete:
         return []
-    stop = m.get("stop")
-    if isinstance(stop, dict):  # an A/B run that stopped once settled: the shards up to its last look
-        planned, total = stop.get("shards"), stop.get("games")
+    if isinstance(m.stop, dict):  # an A/B run that stopped once settled: the shards up to its last look
+        planned, total = m.stop.get("shards"), m.stop.get("games")
     if _ints(planned):
         missing = sorted(set(range(planned)) - indices)
         if missing:
@@ -107,22 +91,26 @@ def coverage_problems(run: Location, m: dict[str, Any]) -> list[str]:
                 f"(no entry for shard {missing[0]}{' and others' if len(missing) > 1 else ''}); "
                 f"`protolab run --resume {run}` plays what is missing"
             ]
-    held = sum(s["games"] for s in entries if _ints(s.get("games")))
+    held = sum(s.games for s in m.shards)
     if _ints(total) and held != total:
         return [f"{mf}: the run is complete with {total} games but its shards hold {held}"]
     return []
 
 
-def stray_problems(run: Location, m: dict[str, Any]) -> list[str]:
+def stray_files(run: Location, m: Manifest, planned: int | None) -> list[Path | Location]:
+    """Parquet files in the table folders that neither a shard entry of `m` lists nor a planned,
+    unrecorded shard (of `planned`, when the run is not complete) will write: a glob over
+    games/*.parquet would read them with the run's own rows."""
+    pending: set[Path | Location] = set()
+    if not m.complete and planned is not None:
+        pending = runfolder.pending_files(run, planned, {s.index for s in m.shards}, m.spec.events)
+    return runfolder.unlisted_files(run, m.shards, pending)
+
+
+def stray_problems(run: Location, m: Manifest) -> list[str]:
     """Parquet files in the table folders that run.json does not list. In an unfinished run the files
     of planned, unrecorded shards are expected (the next --resume overwrites them)."""
-    entries = shard_entries(m)
-    planned = m.get("shard_count")
-    pending: set[Path | Location] = set()
-    if not is_complete(m) and _ints(planned):
-        events = m["spec"].get("events", True) if isinstance(m.get("spec"), dict) else True
-        pending = runfolder.pending_files(run, planned, {s.get("index") for s in entries}, events)
-    stray = runfolder.unlisted_files(run, entries, pending)
+    stray = stray_files(run, m, m.shard_count)
     if not stray:
         return []
     more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
@@ -133,25 +121,24 @@ def stray_problems(run: Location, m: dict[str, Any]) -> list[str]:
     ]
 
 
-def size_rows_problems(f: Location, entry: dict[str, Any], kind: str, rows: int) -> list[str]:
+def size_rows_problems(f: Location, listed: ShardFile, rows: int) -> list[str]:
     """The file against its entry: byte size and footer row count, where the entry records them."""
     problems = []
-    want_bytes, want_rows = entry.get(f"{kind}_bytes"), entry.get(f"{kind}_rows")
-    if _ints(want_bytes) and (size := f.stat().st_size) != want_bytes:
-        problems.append(f"{f}: {size} bytes, but run.json records {want_bytes} (rewritten or truncated)")
-    if _ints(want_rows) and rows != want_rows:
-        problems.append(f"{f}: {rows} rows, but run.json records {want_rows}")
+    if listed.size is not None and (size := f.stat().st_size) != listed.size:
+        problems.append(f"{f}: {size} bytes, but run.json records {listed.size} (rewritten or truncated)")
+    if listed.rows is not None and rows != listed.rows:
+        problems.append(f"{f}: {rows} rows, but run.json records {listed.rows}")
     return problems
 
 
-def checksum_problems(files: Iterable[tuple[Location, dict[str, Any], str]], threads: int | None = None) -> list[str]:
-    """SHA-256 of each (file, shard entry, kind) against the entry's `<kind>_sha256`, read in
-    parallel (hashlib releases the GIL)."""
+def checksum_problems(files: Iterable[tuple[Location, ShardFile]], threads: int | None = None) -> list[str]:
+    """SHA-256 of each (file, its listing) against the listed SHA-256, read in parallel (hashlib
+    releases the GIL)."""
     todo = list(files)
     missing = [
-        f"{f}: run.json records no {kind}_sha256 for it, so it cannot be verified"
-        for f, e, kind in todo
-        if not isinstance(e.get(f"{kind}_sha256"), str)
+        f"{f}: run.json records no {listed.kind}_sha256 for it, so it cannot be verified"
+        for f, listed in todo
+        if listed.sha256 is None
     ]
     if missing:
         return missing[:1]
@@ -159,6 +146,22 @@ def checksum_problems(files: Iterable[tuple[Location, dict[str, Any], str]], thr
         digests = list(pool.map(lambda t: runfolder.file_sha256(t[0]), todo))
     return [
         f"{f}: does not match its SHA-256 in run.json (changed after the run wrote it)"
-        for (f, e, kind), digest in zip(todo, digests, strict=True)
-        if digest != e[f"{kind}_sha256"]
+        for (f, listed), digest in zip(todo, digests, strict=True)
+        if digest != listed.sha256
     ]
+
+
+def shard_problem(run_dir: runfolder.Where, entry: ShardEntry) -> str | None:
+    """None if a recorded shard's files exist and match their checksums (what --resume keeps), else
+    why not. A file is checked when the entry lists it (shards recorded before the `cards` or
+    `compiles` table existed do not list it)."""
+    run = runfolder.open_location(run_dir)
+    for f in entry.files():
+        p = run / f.path
+        if not p.is_file():
+            return f"{f.path} is missing"
+        if f.size is not None and p.stat().st_size != f.size:
+            return f"{f.path} has the wrong size (truncated?)"
+        if runfolder.file_sha256(p) != f.sha256:
+            return f"{f.path} does not match its checksum"
+    return None

@@ -27,7 +27,7 @@ from protolab.experiment.run.ledger import new_manifest, now
 from protolab.experiment.run.plan import Plan, card_files, make_plan
 from protolab.experiment.run.replay import open_run
 from protolab.experiment.run.shardloop import dictionaries, make_task
-from protolab.experiment.run.shards import cards_table, compiles_table, events_table, games_table
+from protolab.experiment.run.shards import cards_table, compiles_table, events_table, games_table, shard_entry
 from protolab.experiment.seeds import game_seeds
 from protolab.experiment.spec import Spec, parse_spec
 from sim.batch import RECORDED_COLUMNS, play_columns, records
@@ -122,7 +122,7 @@ class Playtest:
         return int(game_seeds(self.spec.seed, np.array([0]), np.array([game]), False)[0])
 
     def done(self) -> set[int]:
-        return {int(e["first_game"]) for e in self.manifest.shards}
+        return {int(e.first_game or 0) for e in self.manifest.shards}
 
     def next_game(self) -> int | None:
         """The first game without a row (an unfinished one continues), or None when all are played."""
@@ -184,23 +184,15 @@ class Playtest:
             "compiles": compiles_table(task, pool, kept, ev),
             "events": events_table(task, pool, ev),
         }
-        entry: dict[str, Any] = {"index": shard.index, "arm": task.arm.name, "first_game": index, "games": 1}
-        entry["matchups"] = [0, 0]
         paths = runfolder.shard_paths(self.run_dir, shard.name)
-        for kind, table in tables.items():
-            blob = runfolder.parquet_bytes(table, kind)
+        data = {kind: runfolder.parquet_bytes(table, kind) for kind, table in tables.items()}
+        for kind, blob in data.items():
             paths[kind].write_atomic(blob)
-            entry.update(
-                {
-                    f"{kind}_rows": table.num_rows,
-                    f"{kind}_file": f"{kind}/{shard.name}.parquet",
-                    f"{kind}_bytes": len(blob),
-                    f"{kind}_sha256": runfolder.sha256(blob),
-                }
-            )
+        rows = {kind: table.num_rows for kind, table in tables.items()}
+        entry = shard_entry(shard.index, task.arm_name, index, 1, [0, 0], shard.name, data, rows)
         self.save(rec)
-        self.manifest.shards = [e for e in self.manifest.shards if e["index"] != shard.index] + [entry]
-        self.manifest.shards.sort(key=lambda e: e["index"])
+        self.manifest.shards = [e for e in self.manifest.shards if e.index != shard.index] + [entry]
+        self.manifest.shards.sort(key=lambda e: e.index)
         if len(self.manifest.shards) == self.games:
             self.manifest.complete, self.manifest.finished = True, now()
         runfolder.write_manifest(self.run_dir, self.manifest)

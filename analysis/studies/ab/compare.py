@@ -256,7 +256,7 @@ def _arm_entry(runs: Runs) -> tuple[Path | Location, SpecArm] | None:
     if m is None:
         return None
     arms = m.spec.arms
-    played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
+    played = m.arms_played
     if len(arms) == 1:
         return runs.paths[0], arms[0]
     named = [a for a in arms if a.name in played]

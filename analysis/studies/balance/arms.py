@@ -19,7 +19,7 @@ def run_arms(path: str | Path) -> list[str]:
     if m is None:
         return []
     arms = m.spec.arm_names
-    played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
+    played = m.arms_played
     return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []  # A/B arms are named
 
 

@@ -258,7 +258,7 @@ def is_tier_run(path: str | Path) -> bool:
 def tier_paths(path: str | Path) -> list[str]:
     """`RUN#tier` for each tier that has finished shards, in spec order."""
     m = peek_manifest(path)
-    played = {s.get("arm") for s in m.shards if isinstance(s, dict)} if m is not None else set()
+    played = m.arms_played if m is not None else set()
     return [f"{path}#{t}" for t in tier_names(m) if t in played]
 
 

@@ -44,7 +44,7 @@ def strength_table(path: str | Path, opener: Callable[[str], Runs]) -> pd.DataFr
     """One row per pair of adjacent tiers whose duel has finished shards, weakest pair first; no rows
     for a tier study without [strength]."""
     m = peek_manifest(path)
-    played = {s.get("arm") for s in m.shards if isinstance(s, dict)} if m is not None else set()
+    played = m.arms_played if m is not None else set()
     rows = []
     for d in duels(m):
         if d.arm not in played:

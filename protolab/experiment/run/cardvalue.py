@@ -20,6 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+from rich.console import Console
+
 from analysis.pages.shell import write_page
 from analysis.runs import runfolder
 from analysis.runs.manifest import Manifest
@@ -167,7 +170,7 @@ def check_resumable(run_dir: str) -> None:
         )
 
 
-def analyse(run_dir: Path | Location):
+def analyse(run_dir: Path | Location) -> tuple[pd.DataFrame, Path]:
     """Open the finished run as its study (its baseline arm's report, card values from every arm) and
     write its page into the run folder, as `protolab run` does; returns (card-value table, page path)."""
 
@@ -177,7 +180,7 @@ def analyse(run_dir: Path | Location):
     return study.report.tables["card_value"], out
 
 
-def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
+def emit(table: pd.DataFrame, fmt: str, meta: dict[str, Any], console: Console) -> None:
     """The table on stdout: a rich table, JSON ({meta, cards}) or CSV."""
 
     if fmt == "json":
@@ -195,10 +198,10 @@ def emit(table, fmt: str, meta: dict[str, Any], console) -> None:
 def baseline_only(manifest: Manifest) -> Manifest:
     """The manifest as `protolab report RUN` opens a card-value run (its baseline arm), so the command's
     provenance header is the report's."""
-    return dataclasses.replace(manifest, shards=[s for s in manifest.shards if s.get("arm") == "baseline"])
+    return dataclasses.replace(manifest, shards=[s for s in manifest.shards if s.arm == "baseline"])
 
 
-def main_cardvalue(args: argparse.Namespace, console) -> int:
+def main_cardvalue(args: argparse.Namespace, console: Console) -> int:
     """Validate, run on Ray, analyse, print; the exit status (1 when a restriction did not hold)."""
 
     given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]

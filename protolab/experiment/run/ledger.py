@@ -17,9 +17,10 @@ from typing import Any
 from rich.markup import escape
 
 from analysis.runs import runfolder
-from analysis.runs.manifest import Manifest, RunSpec
+from analysis.runs.manifest import Manifest, RunSpec, ShardEntry
 from analysis.runs.models import models_used
 from analysis.runs.storage import Location
+from analysis.runs.verify import shard_problem
 from protolab.experiment.run.memory import MemoryLedger, own_peak_rss_mb
 from protolab.experiment.run.nodes import Loss, logs_dir
 from protolab.experiment.run.plan import Plan, ShardPlan, card_files
@@ -74,19 +75,20 @@ def _models(plan: Plan) -> list[dict[str, Any]]:
     return out
 
 
-def verify_recorded(run_dir: Location, shards: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def verify_recorded(run_dir: Location, shards: list[ShardEntry]) -> tuple[list[ShardEntry], list[str]]:
     """The recorded shards whose files are whole (checksums), and why each other one is played again."""
-    kept, recomputed = [], []
+    kept: list[ShardEntry] = []
+    recomputed: list[str] = []
     for entry in shards:
-        why = runfolder.verify_shard(run_dir, entry)
+        why = shard_problem(run_dir, entry)
         if why is None:
             kept.append(entry)
         else:
-            recomputed.append(f"shard {entry['index']}: {why}")
+            recomputed.append(f"shard {entry.index}: {why}")
     return kept, recomputed
 
 
-def record_verified(run_dir: Location, manifest: Manifest, kept: list[dict[str, Any]], shard_count: int) -> None:
+def record_verified(run_dir: Location, manifest: Manifest, kept: list[ShardEntry], shard_count: int) -> None:
     """run.json with the verified shards only, the journal folded into it and cleared."""
     manifest.shards = kept
     runfolder.remove_temp_files(run_dir)
@@ -97,7 +99,7 @@ def record_verified(run_dir: Location, manifest: Manifest, kept: list[dict[str, 
     runfolder.clear_journal(run_dir)
 
 
-def received_bytes(result: dict) -> int:
+def received_bytes(result: dict[str, Any]) -> int:
     """The size of what a shard task sent the driver, serialised: a receipt (a few hundred bytes)
     when the worker wrote its files, the files themselves in the fallback."""
     return len(pickle.dumps(result, protocol=5))
@@ -108,8 +110,8 @@ class Ledger:
 
     def __init__(self, run_dir: Location, manifest: Manifest, plan: Plan, session: dict[str, Any]):
         self.run_dir, self.manifest, self.plan = run_dir, manifest, plan
-        self.done: dict[int, dict[str, Any]] = {e["index"]: e for e in manifest.shards}
-        self.games_done = sum(e["games"] for e in self.done.values())
+        self.done: dict[int, ShardEntry] = {e.index: e for e in manifest.shards}
+        self.games_done = sum(e.games for e in self.done.values())
         self.planned = len(plan.shards)  # fewer when the run stopped once settled (stopping.py)
         self.session = {
             "started": now(),
@@ -127,13 +129,13 @@ class Ledger:
     def kept_message(self) -> str:
         return f"{len(self.done)} finished shards are kept in {self.run_dir}/ (protolab run --resume {self.run_dir})"
 
-    def commit(self, finished: list[tuple[ShardPlan, dict]], say: Callable[..., Any]) -> None:
+    def commit(self, finished: list[tuple[ShardPlan, dict[str, Any]]], say: Callable[..., Any]) -> None:
         """Record shards that finished together: fallback files written, then one journal write."""
         if not finished:
             return
         entries = []
         for shard, res in finished:
-            entry = res["entry"]
+            entry: ShardEntry = res["entry"]
             self.session["driver_received_bytes"] += received_bytes(res)
             if res["data"] is not None:  # the fallback: the worker could not reach the run
                 say(
@@ -144,8 +146,8 @@ class Ledger:
                 paths = runfolder.shard_paths(self.run_dir, shard.name)
                 for kind, blob in res["data"].items():
                     runfolder.write_atomic(paths[kind], blob)
-            entry["worker"] = res["worker"]
-            entry["written_by"] = "driver" if res["data"] is not None else "worker"
+            entry.worker = res["worker"]
+            entry.written_by = "driver" if res["data"] is not None else "worker"
             self.memory.worker_reported(res["worker"])
             entries.append(entry)
         # Held before journalled: a Ctrl-C between the two still finds these shards in the run.json that
@@ -160,7 +162,7 @@ class Ledger:
     def node_of(self, shard: int) -> str | None:
         """The Ray node id a recorded shard ran on; None while it is not recorded."""
         entry = self.done.get(shard)
-        return entry["worker"].get("node_id") if entry is not None and "worker" in entry else None
+        return entry.worker.get("node_id") if entry is not None and entry.worker is not None else None
 
     def nodes_lost(self, losses: list[Loss], say: Callable[..., Any]) -> None:
         """Nodes that left mid-run (or worker processes that died): one line each, and this

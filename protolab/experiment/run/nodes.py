@@ -12,6 +12,7 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 NAMESPACE = b"protolab"
 POLL = 2.0  # seconds between two reads of the node table (one GCS call)
@@ -34,7 +35,7 @@ def here() -> dict[str, str]:
     if not ray.is_initialized():
         return {"node": socket.gethostname(), "node_id": "", "host": socket.gethostname()}
     return {
-        "node": ray.util.get_node_ip_address(),
+        "node": ray.util.get_node_ip_address(),  # type: ignore[no-untyped-call]
         "node_id": ray.get_runtime_context().get_node_id(),
         "host": socket.gethostname(),
     }
@@ -76,7 +77,7 @@ class Loss:
         what = f"{node} left the cluster" if self.left else f"a worker process on {node} died"
         return f"{what} {self.seconds:.0f} s into the run; {which} (Ray's account of it: {logs})"
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -99,7 +100,7 @@ class NodeWatch:
         import ray
 
         self.session, self.t0, self.last = session, time.monotonic(), 0.0
-        self.alive = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
+        self.alive = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}  # type: ignore[no-untyped-call]
         self.groups: dict[int, list[int]] = {}
         self.told: set[str] = set()
 
@@ -149,7 +150,7 @@ class NodeWatch:
         """The nodes alive at the start that Ray's node table no longer has alive."""
         import ray
 
-        now_alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
+        now_alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}  # type: ignore[no-untyped-call]
         return set(self.alive) - now_alive
 
     def _started(self) -> dict[str, set[int]]:

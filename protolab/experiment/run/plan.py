@@ -37,7 +37,8 @@ from protolab.experiment.spec import (
 )
 from sim.cards.loader import CardDataError
 from sim.pool import Pool, check_sets, load_pool
-from strategies.spec import StrategyError, make_seat, parse_draft
+from strategies.errors import StrategyError
+from strategies.spec import make_seat, parse_draft
 
 WORKER_BOUND_MB = 500  # a worker's peak resident memory stays under this (measured, see above)
 SHARD_CAP = 10_000  # games per shard with events (the events table dominates a worker's memory)

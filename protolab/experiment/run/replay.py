@@ -24,7 +24,7 @@ from sim.engine._core import constants
 
 from analysis.pages import board
 from analysis.runs import runfolder
-from analysis.runs.manifest import Manifest
+from analysis.runs.manifest import Manifest, ShardEntry
 from analysis.runs.open import split_arm
 from analysis.runs.played import PlayedGame, path_of, read_played
 from analysis.runs.storage import Location
@@ -75,7 +75,7 @@ class RunGame:
     turn_cap: int
     pool: Pool
     plan: Any  # protolab.experiment.run.plan.Plan
-    shards: tuple[dict[str, Any], ...] = ()  # the manifest's shard entries
+    shards: tuple[ShardEntry, ...] = ()  # the manifest's shard entries
     draft: tuple[str, str] = ("random", "random")  # each seat's draft strategy (draft mode "draft")
     draft_files: tuple[tuple[str, str], ...] = ()  # (path, contents) of the tables it names
 
@@ -137,7 +137,7 @@ def _global_index(run_arg: str, run_dir: Path | Location, arm: str | None, game:
     per_arm = plan.arm_size(names.index(arm))
     if not 0 <= game < per_arm:
         raise ReplayError(f"{run_arg}: --game {game} is out of range; arm {arm!r} has games 0..{per_arm - 1}")
-    return plan.arm_first[names.index(arm)] + game
+    return int(plan.arm_first[names.index(arm)] + game)
 
 
 def locate(run_arg: str, game: int, opened: OpenRun | None = None, allow_code: bool = False) -> RunGame:
@@ -259,7 +259,8 @@ def play(g: RunGame, until_turn: int = -1) -> State:
 
 def _core_after_turn(g: RunGame, turn: int) -> dict[str, Any]:
     """The raw engine state when `turn` ends (or at the game's end, if sooner)."""
-    return play(g, until_turn=turn).core.state()
+    state: dict[str, Any] = play(g, until_turn=turn).core.state()
+    return state
 
 
 # -- checking it against the stored row --------------------------------------------------------------
@@ -269,16 +270,17 @@ def stored_row(g: RunGame) -> dict[str, Any]:
     """The row of `games` with this game_index, read from the one shard file that holds it."""
 
     for entry in g.shards:
-        first, n = int(entry["first_game"]), int(entry["games"])
+        first, n = entry.first_game or 0, entry.games
         if first <= g.game_index < first + n:
-            path = g.run_dir / entry.get("games_file", f"games/{runfolder.shard_name(entry['index'])}.parquet")
+            path = g.run_dir / (entry.games_file or f"games/{runfolder.shard_name(entry.index)}.parquet")
             try:
                 rows = pq.read_table(path, filters=[("game_index", "=", g.game_index)]).to_pylist()
             except Exception as e:  # pyarrow raises several types for a missing or damaged file
                 raise ReplayError(f"{path}: cannot be read ({' '.join(str(e).split())})") from None
             if len(rows) != 1:
                 raise ReplayError(f"{path}: expected one row with game_index {g.game_index}, found {len(rows)}")
-            return rows[0]
+            row: dict[str, Any] = rows[0]
+            return row
     raise ReplayError(
         f"{g.run_dir}: game {g.game_index} is in a shard that has not been played yet; finish the run "
         f"with `protolab run --resume {g.run_dir}`"
@@ -312,7 +314,8 @@ def replayed_row(g: RunGame, game: State) -> dict[str, Any]:
     cols["seed"] = np.array([g.seed], np.uint64)
     strat = np.array([[dicts.strategies.index(s) for s in g.strategies]], np.int8)
     facts = {"matchup": np.array([g.matchup]), "game": np.array([g.game_in_matchup]), "strategies": strat}
-    return games_table(task, g.pool, cols, facts).to_pylist()[0]
+    first: dict[str, Any] = games_table(task, g.pool, cols, facts).to_pylist()[0]
+    return first
 
 
 def differences(replayed: dict[str, Any], stored: dict[str, Any]) -> list[str]:

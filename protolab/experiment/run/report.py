@@ -3,12 +3,20 @@ figures are the analysis report's (analysis/studies/balance/report.py), printed 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
 from analysis.studies.ab.stopped import describe, stop_record
 
+if TYPE_CHECKING:
+    from protolab.experiment.run.runner import RunResult
 
-def print_run(result, console) -> None:
+
+def print_run(result: RunResult, console: Console) -> None:
     """One line: the run, its shape and its speed; then where the files are and how to query them."""
     m = result.manifest
+    assert m is not None  # a run that played or resumed has its run.json
     shape = (
         "random drafts"
         if m.spec.draft is not None and m.spec.draft.mode == "random"

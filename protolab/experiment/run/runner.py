@@ -9,18 +9,23 @@ missing or damaged."""
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from analysis.runs import runfolder
-from analysis.runs.manifest import Manifest
+from analysis.runs.manifest import Manifest, ShardEntry
 from analysis.runs.runfolder import RunDirError
 from analysis.runs.storage import Location
+from analysis.runs.verify import stray_files
 from analysis.studies import open_study
 from protolab.experiment.jobs import in_flight, remote
 from protolab.experiment.progress import Progress
@@ -161,12 +166,18 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
         raise SpecError(f"--games: the run has {spec.games} games per matchup; a resumed run cannot change it")
     # the layout the run was started with (runs made before shards were capped record none: uncapped)
     plan = make_plan(spec, shard_games=manifest.shard_games or spec.shard_games, allow_code=opts.allow_code)
+    _check_layout(run_dir, manifest, plan)
+    return plan, run_dir, manifest
+
+
+def _check_layout(run_dir: Location, manifest: Manifest, plan: Plan) -> None:
+    """The resumed run's plan has the layout, pools and engine its run.json records."""
     if manifest.shard_count is not None and len(plan.shards) != manifest.shard_count:
         raise RunDirError(
             f"{run_dir / runfolder.MANIFEST}: key 'shard_count': expected {len(plan.shards)} shards "
             f"of {plan.shard_games:,} games, the manifest says {manifest.shard_count}; was it edited?"
         )
-    for arm, pool in zip(spec.arms, plan.pools, strict=True):
+    for arm, pool in zip(plan.spec.arms, plan.pools, strict=True):
         want = (manifest.pool_hashes or {}).get(arm.name, manifest.pool_hash)
         if pool.hash != want:
             raise RunDirError(
@@ -177,15 +188,14 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
         raise RunDirError(
             f"{run_dir}: made by engine {manifest.engine_version}, this is {ENGINE_VERSION}; start a new run"
         )
-    return plan, run_dir, manifest
 
 
-def _refuse_unlisted(run_dir: Location, plan: Plan, kept: list[dict[str, Any]]) -> None:
+def _refuse_unlisted(run_dir: Location, plan: Plan, manifest: Manifest, kept: list[ShardEntry]) -> None:
     """Refuse to resume a folder holding Parquet files that are neither a verified shard's nor one this
     run will write: a glob over games/*.parquet would read them with the run's own rows. They are the
     user's to move; nothing is deleted, and the folder is left as it was."""
-    pending = runfolder.pending_files(run_dir, len(plan.shards), {e["index"] for e in kept}, plan.spec.events)
-    stray = runfolder.unlisted_files(run_dir, kept, pending)
+    unfinished = dataclasses.replace(manifest, shards=kept, complete=False)
+    stray = stray_files(run_dir, unfinished, len(plan.shards))
     if stray:
         more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
         raise RunDirError(
@@ -194,7 +204,7 @@ def _refuse_unlisted(run_dir: Location, plan: Plan, kept: list[dict[str, Any]]) 
         )
 
 
-def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResult:
+def run(spec_arg: str | Spec | None, opts: RunOptions, console: Console | None = None) -> RunResult:
     """`protolab run`: validate, then play every missing shard; see the module docstring."""
     plan, run_dir, manifest = prepare(spec_arg, opts)
     say = console.print if console is not None else (lambda *a, **k: None)
@@ -204,13 +214,13 @@ def run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> RunResul
         assert manifest is not None
         with runfolder.locked(run_dir):
             kept, recomputed = verify_recorded(run_dir, manifest.shards)
-            _refuse_unlisted(run_dir, plan, kept)
+            _refuse_unlisted(run_dir, plan, manifest, kept)
             record_verified(run_dir, manifest, kept, planned_shards(manifest, len(plan.shards)))
             for r in recomputed:
                 say(f"[yellow]{r}: recomputing[/yellow]")
             if manifest.complete:
                 say(f"{run_dir}: complete, {len(kept)} shards verified; nothing to do")
-                games = sum(e["games"] for e in kept)
+                games = sum(e.games for e in kept)
                 return RunResult(run_dir.public, "complete", games, 0.0, 0, 0, len(kept), recomputed, manifest)
 
     if run_dir is None:  # a folder the run cannot be written in fails now, before Ray starts
@@ -225,7 +235,7 @@ def _start_and_play(
     run_dir: Location | None,
     manifest: Manifest | None,
     opts: RunOptions,
-    console,
+    console: Console | None,
     recomputed: list[str],
     t_start: float,
     signals: StopSignals,
@@ -278,7 +288,14 @@ def max_pending(workers: int, opts: RunOptions) -> int:
 
 
 def drive(
-    plan: Plan, ledger: Ledger, remote: Any, pending: int, busy: int, progress: Progress, say, group: int = 0
+    plan: Plan,
+    ledger: Ledger,
+    remote: Any,
+    pending: int,
+    busy: int,
+    progress: Progress,
+    say: Callable[..., Any],
+    group: int = 0,
 ) -> None:
     """Play every shard the ledger has not recorded with the Ray remote function `remote`, `group`
     shards to a task (0: shardloop.shards_per_task), recording each batch that finishes together
@@ -312,7 +329,7 @@ def drive(
     watch.forget()
 
 
-def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -> RunResult:
+def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console: Console | None) -> RunResult:
     """Play the missing shards on the Ray this process is connected to; the session's RunResult."""
     say = console.print if console is not None else (lambda *a, **k: None)
     run_dir, session = ledger.run_dir, ledger.session
@@ -360,7 +377,7 @@ def _play(plan: Plan, ledger: Ledger, workers: int, opts: RunOptions, console) -
     )
 
 
-def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int:
+def main_run(spec_arg: str | Spec | None, opts: RunOptions, console: Console | None = None) -> int:
     """Run and report; the exit status of `protolab run`."""
     try:
         result = run(spec_arg, opts, console)
@@ -380,8 +397,12 @@ def main_run(spec_arg: str | Spec | None, opts: RunOptions, console=None) -> int
     return 0
 
 
-def analyse(result: RunResult, console) -> None:
+def analyse(result: RunResult, console: Console) -> None:
     """End a finished run with its study's report (DuckDB over the new files) and its page written
     into the run folder, so one command goes from spec to answers (analysis/studies)."""
 
-    open_study([str(result.run_dir)]).conclude(console, result.run_dir)
+    if result.manifest is None:
+        open_study([str(result.run_dir)]).conclude(console, result.run_dir)
+        return
+    with runfolder.handed(result.run_dir, result.manifest):  # the run.json just written, not parsed again
+        open_study([str(result.run_dir)]).conclude(console, result.run_dir)

@@ -46,7 +46,7 @@ def shards_per_task(shard_games: int, shards: int, workers: int) -> int:
     return max(1, min(MAX_SHARDS_PER_TASK, TASK_GAMES // max(1, shard_games), shards // (4 * max(1, workers))))
 
 
-def play_shard(tasks: tuple[ShardTask, ...]) -> list[dict]:
+def play_shard(tasks: tuple[ShardTask, ...]) -> list[dict[str, Any]]:
     """The Ray task: a group of shards, played one after another, and their receipts (its process
     title is `ray::play_shard` while it runs)."""
     out = []
@@ -67,8 +67,8 @@ def dictionaries(plan: Plan) -> Dictionaries:
 
 def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: str, dicts: Dictionaries) -> ShardTask:
     """Everything a worker needs to play `shard`, on any machine."""
-    spec = plan.spec
-    arm_first, games = plan.arm_first[shard.arm], spec.arm_games(spec.arms[shard.arm])
+    spec, arm = plan.spec, plan.spec.arms[shard.arm]
+    arm_first, games = plan.arm_first[shard.arm], spec.arm_games(arm)
     lo = plan.matchup_of(shard.arm, shard.first_game - arm_first)[0]
     hi = plan.matchup_of(shard.arm, shard.first_game - arm_first + shard.games - 1)[0]
     return ShardTask(
@@ -76,7 +76,10 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
         index=shard.index,
         name=shard.name,
         arm_index=shard.arm,
-        arm=spec.arms[shard.arm],
+        arm_name=arm.name,
+        strategies=(arm.strategies[0], arm.strategies[1]),
+        sets=tuple(arm.sets),
+        cards=tuple((cf.path, cf.text) for cf in arm.cards),
         pool_hash=plan.pools[shard.arm].hash,
         first_game=shard.first_game,
         games=shard.games,
@@ -99,7 +102,7 @@ def make_task(plan: Plan, shard: ShardPlan, run_id: str, run_dir: Any, token: st
     )
 
 
-Finished = list[tuple[ShardPlan, dict]]  # shards that finished together, with their results
+Finished = list[tuple[ShardPlan, dict[str, Any]]]  # shards that finished together, with their results
 
 
 def finished_shards(
@@ -123,7 +126,7 @@ def finished_shards(
     todo = iter(tasks)
     chunks = iter(lambda: list(itertools.islice(todo, group)), [])  # the next `group` shards, as submitted
 
-    def calls() -> Iterator[tuple[list[ShardPlan], tuple]]:
+    def calls() -> Iterator[tuple[list[ShardPlan], tuple[Any, ...]]]:
         for chunk in chunks:
             submitted([shard.index for shard, _ in chunk])
             yield [shard for shard, _ in chunk], tuple(task for _, task in chunk)

@@ -16,11 +16,13 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 from sim.engine._core import constants
 
+from analysis.runs.manifest import ShardEntry
 from analysis.runs.runfolder import parquet_bytes, sees_run_dir, sha256, shard_paths
 from analysis.runs.schema import (
     CARD_COUNTS,
@@ -34,14 +36,16 @@ from analysis.runs.schema import (
     conform,
 )
 from analysis.runs.tallies import shard_tallies
+from protolab.experiment.pools import pool_of
 from protolab.experiment.run import nodes
-from protolab.experiment.run.plan import Matchup, load_arm_pool
 from protolab.experiment.seeds import game_seeds, mix64
-from protolab.experiment.spec import Arm
 from sim.batch import MAX_COMPILES, RECORDED_COLUMNS, play_columns
 from sim.pool import ENGINE_VERSION, Pool
 from sim.record import END_REASONS
 from strategies.seats import Seats, make_seats
+
+if TYPE_CHECKING:  # a type only: a worker never calls into the planner
+    from protolab.experiment.run.plan import Matchup
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,10 @@ class ShardTask:
     index: int
     name: str
     arm_index: int
-    arm: Arm
+    arm_name: str | None
+    strategies: tuple[str, str]  # the arm's seat 0 and seat 1 strategy specs
+    sets: tuple[str, ...]  # the arm's pool: official sets plus card files (path as written, contents)
+    cards: tuple[tuple[str, str], ...]
     pool_hash: str
     first_game: int  # global game index of the shard's first game
     games: int
@@ -105,20 +112,21 @@ _POOLS: dict[str, Pool] = {}
 
 
 def pool_for(task: ShardTask) -> Pool:
-    """The arm's pool, built once per worker process and checked against the driver's hash."""
+    """The arm's pool, built once per worker process from the sets and card texts the task carries
+    (pools.pool_of, as every feature's workers build theirs), checked against the driver's hash."""
     pool = _POOLS.get(task.pool_hash)
     if pool is None:
-        pool = load_arm_pool(task.arm, "run.json", f"arms[{task.arm_index}]")
+        pool = pool_of(task.sets, task.cards)
         if pool.hash != task.pool_hash:
             raise RuntimeError(
-                f"arm {task.arm.name!r}: this worker built pool {pool.hash}, the driver "
+                f"arm {task.arm_name!r}: this worker built pool {pool.hash}, the driver "
                 f"{task.pool_hash}; are both on the same protolab version?"
             )
         _POOLS[task.pool_hash] = pool
     return pool
 
 
-_SEATS: dict[tuple, Seats] = {}
+_SEATS: dict[tuple[Any, ...], Seats] = {}
 
 
 def seats_for(pool: Pool, strategies: Sequence[str], task: ShardTask | None = None) -> Seats:
@@ -156,7 +164,7 @@ def play(
 _EVENT_FIELDS = ("turn", "player", "kind", "card", "line", "extra")
 
 
-def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict]:
+def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None, dict[str, Any]]:
     """Play the shard's games; returns game columns (shard order), event columns and facts
     (matchup, game in matchup, strategies per game)."""
     pool = pool_for(task)
@@ -165,7 +173,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
     matchup = task.arm_matchup_first + local // task.games_per_matchup
     game = local % task.games_per_matchup
     seeds = game_seeds(task.master_seed, matchup, game, task.swap)
-    s0, s1 = task.arm.strategies
+    s0, s1 = task.strategies
     swapped = (game % 2 == 1) if task.swap else np.zeros(n, bool)
 
     def trios_of(idx: np.ndarray) -> list[Matchup] | None:
@@ -211,7 +219,7 @@ def play_shard_columns(task: ShardTask) -> tuple[dict[str, np.ndarray], dict[str
     return out, _shard_events(results, n), facts
 
 
-def _shard_events(results: list[tuple[np.ndarray, tuple[str, str], dict]], n: int) -> dict[str, np.ndarray]:
+def _shard_events(results: list[tuple[np.ndarray, tuple[str, str], dict[str, Any]]], n: int) -> dict[str, np.ndarray]:
     """The events of the shard's batches (each with its games' shard positions) in shard order:
     by game, then event order (a counting sort), each numbered within its game (`seq`)."""
     if len(results) == 1:
@@ -245,7 +253,8 @@ def _seq(game: np.ndarray, n: int) -> np.ndarray:
     counts = np.bincount(game, minlength=n)
     starts = np.zeros(n, np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
-    return (np.arange(len(game), dtype=np.int64) - starts[game]).astype(np.int32)
+    out: np.ndarray = (np.arange(len(game), dtype=np.int64) - starts[game]).astype(np.int32)
+    return out
 
 
 # -- Arrow ------------------------------------------------------------------------------------------
@@ -294,7 +303,7 @@ def loop_cards(codes: np.ndarray, pool: Pool) -> pa.Array:
     return _dict(np.where(looped, codes, 0).astype(np.int32), [c.name for c in pool.cards], mask=~looped)
 
 
-def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray], facts: dict) -> pa.Table:
+def games_table(task: ShardTask | Batch, pool: Pool, cols: dict[str, np.ndarray], facts: dict[str, Any]) -> pa.Table:
     d = task.dicts
     n = task.games
     proto_map = np.array([d.protocols.index(p) for p in pool.protocols], np.int8)
@@ -552,7 +561,7 @@ def play_shard_tables(task: ShardTask) -> dict[str, pa.Table]:
     return tables
 
 
-def worker_facts(t0: float) -> dict:
+def worker_facts(t0: float) -> dict[str, Any]:
     """Where and how the shard ran (kept in run.json, not in the rows): the node by address, Ray's
     node id and host name (two nodes on one host are told apart by id), the process and its cost."""
     try:
@@ -567,7 +576,7 @@ def worker_facts(t0: float) -> dict:
     }
 
 
-def execute(task: ShardTask) -> dict:
+def execute(task: ShardTask) -> dict[str, Any]:
     """The Ray task: play the shard and produce its Parquet files (games, tallies; events, cards, compiles).
 
     If this worker reaches the run location (the same machine, a shared disk, or the object store
@@ -578,28 +587,22 @@ def execute(task: ShardTask) -> dict:
     t0 = time.perf_counter()
     tables = play_shard_tables(task)
     t_play = time.perf_counter()
-    entry: dict = {
-        "index": task.index,
-        "arm": task.arm.name,
-        "first_game": task.first_game,
-        "games": task.games,
-        "matchups": _matchup_range(task),
-    }
     data: dict[str, bytes] = {}
+    rows: dict[str, int] = {}
     for kind in list(tables):
         table = tables.pop(kind)  # encoded one at a time, each freed once encoded
         data[kind] = parquet_bytes(table, kind)
-        entry[f"{kind}_rows"] = table.num_rows
+        rows[kind] = table.num_rows
         del table
     t_encode = time.perf_counter()
     direct = bool(task.run_dir) and sees_run_dir(task.run_dir, task.token)
     paths = shard_paths(task.run_dir or ".", task.name) if direct else {}
     for kind, blob in data.items():
-        entry[f"{kind}_file"] = f"{kind}/{task.name}.parquet"
-        entry[f"{kind}_bytes"] = len(blob)
-        entry[f"{kind}_sha256"] = sha256(blob)
         if direct:
             paths[kind].write_atomic(blob)
+    entry = shard_entry(
+        task.index, task.arm_name, task.first_game, task.games, _matchup_range(task), task.name, data, rows
+    )
     facts = worker_facts(t0)
     facts["phases"] = {
         "play": round(t_play - t0, 3),
@@ -607,6 +610,27 @@ def execute(task: ShardTask) -> dict:
         "write": round(time.perf_counter() - t_encode, 3),
     }
     return {"entry": entry, "data": None if direct else data, "worker": facts}
+
+
+def shard_entry(
+    index: int,
+    arm: str | None,
+    first_game: int,
+    games: int,
+    matchups: list[int],
+    name: str,
+    data: dict[str, bytes],
+    rows: dict[str, int],
+) -> ShardEntry:
+    """The run.json entry of a shard whose tables encode to `data` (kind -> file bytes) with `rows`
+    rows each: its games, then per table rows, and file, size and SHA-256 (the stored order)."""
+    raw: dict[str, Any] = {"index": index, "arm": arm, "first_game": first_game, "games": games, "matchups": matchups}
+    raw.update({f"{kind}_rows": n for kind, n in rows.items()})
+    for kind, blob in data.items():
+        raw.update(
+            {f"{kind}_file": f"{kind}/{name}.parquet", f"{kind}_bytes": len(blob), f"{kind}_sha256": sha256(blob)}
+        )
+    return ShardEntry.of(raw, f"shard {index}")
 
 
 def _matchup_range(task: ShardTask) -> list[int]:

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from analysis.runs import runfolder
-from analysis.runs.manifest import Manifest
+from analysis.runs.manifest import Manifest, ShardEntry
 from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.sequential import confidence_sequence
 from protolab.experiment.run.ledger import Ledger, now
@@ -116,12 +116,12 @@ class Watch:
         arms = [a.name for a in spec.arms]
         self.effects = [Effect(a, arms[0], p, []) for a in arms[1:] for p in self.protocols]
 
-    def add(self, run_dir: Any, entries: list[dict[str, Any]]) -> None:
+    def add(self, run_dir: Any, entries: list[ShardEntry]) -> None:
         """One batch: every arm's recorded shards of it (their games files)."""
-        tables: dict[str, list[Any]] = {}
+        tables: dict[str | None, list[Any]] = {}
         for e in entries:
-            data = (runfolder.open_location(run_dir) / e["games_file"]).read_bytes()
-            tables.setdefault(e["arm"], []).append(pq.read_table(io.BytesIO(data), columns=COLUMNS))
+            data = (runfolder.open_location(run_dir) / str(e.games_file)).read_bytes()
+            tables.setdefault(e.arm, []).append(pq.read_table(io.BytesIO(data), columns=COLUMNS))
         for eff in self.effects:
             ids_b, base = self._scores(tables[eff.against], eff.protocol)
             ids_v, var = self._scores(tables[eff.arm], eff.protocol)

@@ -17,6 +17,7 @@ from fixtures_analysis.known import known_run
 from fixtures_analysis.runcopies import manifest
 
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
 from analysis.runs.open import RunError, open_runs
 from protolab.cli import main
 
@@ -279,8 +280,9 @@ def test_files_of_unrecorded_planned_shards_are_pending_not_stray(ab_copy):
     gone = m["shards"].pop()
     pending = runfolder.pending_files(ab_copy, AB_SHARDS, {s["index"] for s in m["shards"]}, events=True)
     assert {ab_copy / gone[f"{k}_file"] for k in runfolder.TABLES} == pending
-    assert runfolder.unlisted_files(ab_copy, m["shards"], pending) == []
-    unlisted = runfolder.unlisted_files(ab_copy, m["shards"])
+    entries = [ShardEntry.of(s, "run.json") for s in m["shards"]]
+    assert runfolder.unlisted_files(ab_copy, entries, pending) == []
+    unlisted = runfolder.unlisted_files(ab_copy, entries)
     assert sorted(unlisted) == sorted(pending)
     # a games-only run would not write events: an events file there is a stray
     assert not any(p.parent.name == "events" for p in runfolder.pending_files(ab_copy, 6, set(), events=False))

@@ -87,7 +87,7 @@ def test_manifest_block_names_everything():
         },
         pool_hash="p0",
         protolab_version="9.9",
-        shards=[{"games": 30}, {"games": 12}],
+        shards=[{"index": 0, "games": 30}, {"index": 1, "games": 12}],
     )
     p = provenance(m)
     assert (p["seed"], p["games"], p["pool_hash"], p["design"]) == (7, 42, "p0", "single")

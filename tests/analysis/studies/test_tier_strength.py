@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis.runs import runfolder
+from analysis.runs.verify import shard_problem
 from analysis.studies.tiers.duels import duel_name
 from analysis.studies.tiers.report import tier_study
 from analysis.studies.tiers.strength import labels, order_warning
@@ -230,13 +231,13 @@ def test_a_duel_shard_replays_to_its_stored_rows_and_resumes(strength_run):
         "duel:greedy-random",
         "duel:random-again-greedy",
     ]
-    entry = next(e for e in manifest.shards if e["arm"] == "duel:random-again-greedy")
-    shard = next(s for s in plan.shards if s.index == entry["index"])
+    entry = next(e for e in manifest.shards if e.arm == "duel:random-again-greedy")
+    shard = next(s for s in plan.shards if s.index == entry.index)
     cols, _, facts = play_shard_columns(make_task(plan, shard, manifest.run_id, run_dir, "", dictionaries(plan)))
     stored = pq.read_table(runfolder.shard_paths(strength_run, shard.name)["games"]).to_pandas()
     assert list(stored["winner"]) == [int(w) if w in (0, 1) else -1 for w in cols["winner"]]
     assert list(stored["game_in_matchup"]) == list(facts["game"])
-    assert runfolder.verify_shard(strength_run, entry) is None
+    assert shard_problem(strength_run, entry) is None
     assert main(["replay", f"{strength_run}#duel:random-again-greedy", "--game", "13"]) == 0
 
 

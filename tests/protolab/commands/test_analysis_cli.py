@@ -137,7 +137,7 @@ def one_error(capsys, *argv):
 
 @pytest.mark.parametrize("command", ["report", "dashboard"])
 def test_not_a_run_folder(capsys, tmp_path, command):
-    assert "no such folder" in one_error(capsys, command, tmp_path / "missing")
+    assert "no such run folder" in one_error(capsys, command, tmp_path / "missing")
     empty = tmp_path / "empty"
     empty.mkdir()
     msg = one_error(capsys, command, empty)

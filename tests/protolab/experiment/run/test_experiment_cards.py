@@ -14,8 +14,10 @@ import pytest
 from fixtures_analysis.runcopies import copy_without_table, manifest
 
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
 from analysis.runs.open import open_runs
 from analysis.runs.schema import CARD_COUNTS, CARDS_SCHEMA
+from analysis.runs.verify import shard_problem
 from analysis.studies.balance import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
@@ -61,7 +63,7 @@ def test_every_shard_records_its_cards_file(cards_run):
         assert s["cards_file"] == f"cards/{name}"
         p = cards_run / s["cards_file"]
         assert s["cards_bytes"] == p.stat().st_size and s["cards_sha256"] == runfolder.file_sha256(p)
-        assert runfolder.verify_shard(cards_run, s) is None
+        assert shard_problem(cards_run, ShardEntry.of(s, "run.json")) is None
         t = pq.read_table(p)
         assert t.num_rows == s["cards_rows"] > 0
         assert t.schema.names == CARDS_SCHEMA.names
@@ -141,7 +143,7 @@ def test_resume_recomputes_a_shard_whose_cards_file_is_missing_or_damaged(cards_
     m = manifest(run_dir)
     assert m["complete"] and len(m["shards"]) == SHARDS and not (run_dir / runfolder.JOURNAL).exists()
     for s in m["shards"]:
-        assert runfolder.verify_shard(run_dir, s) is None
+        assert shard_problem(run_dir, ShardEntry.of(s, "run.json")) is None
         for kind in runfolder.TABLES:  # the recomputed shards are the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
             assert s[f"{kind}_rows"] == before[s["index"]][f"{kind}_rows"]

@@ -16,8 +16,10 @@ from fixtures_analysis.runcopies import copy_without_table, manifest
 from fixtures_analysis.synth import compiles_of_shard
 
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
 from analysis.runs.open import open_runs
 from analysis.runs.schema import COMPILES_SCHEMA
+from analysis.runs.verify import shard_problem
 from analysis.studies.balance import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
@@ -41,7 +43,7 @@ def test_every_shard_records_its_compiles_file(compiles_run):
         assert s["compiles_file"] == "compiles/" + Path(s["games_file"]).name
         p = compiles_run / s["compiles_file"]
         assert s["compiles_bytes"] == p.stat().st_size and s["compiles_sha256"] == runfolder.file_sha256(p)
-        assert runfolder.verify_shard(compiles_run, s) is None
+        assert shard_problem(compiles_run, ShardEntry.of(s, "run.json")) is None
         t = pq.read_table(p)
         assert t.num_rows == s["compiles_rows"] > 0 and t.schema.names == COMPILES_SCHEMA.names
         for f in COMPILES_SCHEMA:
@@ -103,7 +105,7 @@ def test_resume_replays_a_shard_whose_compiles_file_was_deleted(compiles_run, tm
     m = manifest(run_dir)
     assert m["complete"] and len(m["shards"]) == SHARDS
     for s in m["shards"]:
-        assert runfolder.verify_shard(run_dir, s) is None
+        assert shard_problem(run_dir, ShardEntry.of(s, "run.json")) is None
         for kind in runfolder.TABLES:  # the replayed shard is the same bytes again
             assert s[f"{kind}_sha256"] == before[s["index"]][f"{kind}_sha256"]
 

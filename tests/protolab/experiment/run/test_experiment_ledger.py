@@ -46,7 +46,7 @@ def append_then_die(run_dir, entries):
     assert entries
     if len(writes) < 2:
         return real(run_dir, entries)
-    lines = [json.dumps(e, sort_keys=True) + "\\n" for e in entries]
+    lines = [json.dumps(e.to_json(), sort_keys=True) + "\\n" for e in entries]
     whole = len(lines) // 2
     with open(os.path.join(str(run_dir), runfolder.JOURNAL), "a") as f:
         f.write("".join(lines[:whole]) + lines[whole][: len(lines[whole]) // 2])

@@ -16,6 +16,8 @@ import pytest
 
 import sim
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
+from analysis.runs.verify import shard_problem
 from protolab.cli import main
 from protolab.experiment.run.runner import RunOptions, run
 
@@ -51,6 +53,11 @@ cards = ["fire1_worth_3.toml"]
 SHARDS, GAMES = 12, 12_000
 
 
+def kept_files(run_dir: Path, entry) -> list[Path]:
+    """The games, events and cards files a recorded shard lists."""
+    return [run_dir / f.path for f in entry.files() if f.kind in ("games", "events", "cards")]
+
+
 def rows(run_dir: Path, keep_run_id: bool = False):
     """Every row of a run, sorted (games by game_index, events by game_index and seq)."""
     g = pq.read_table(run_dir / "games").sort_by("game_index")
@@ -71,7 +78,7 @@ def check_complete(run_dir: Path) -> dict:
     assert sorted(s["index"] for s in m["shards"]) == list(range(SHARDS))
     assert sum(s["games_rows"] for s in m["shards"]) == GAMES
     for s in m["shards"]:
-        assert runfolder.verify_shard(run_dir, s) is None
+        assert shard_problem(run_dir, ShardEntry.of(s, "run.json")) is None
         assert s["worker"]["peak_rss_mb"] < 1024
     assert not list(run_dir.rglob(".*.tmp")) and not (run_dir / runfolder.JOURNAL).exists()
     gi = pq.read_table(run_dir / "games", columns=["game_index"])["game_index"].to_pylist()
@@ -251,7 +258,7 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     p.communicate(timeout=60)
     finished = runfolder.read_manifest(run_dir).shards
     assert 2 <= len(finished) < SHARDS
-    before = {s["index"]: [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")] for s in finished}
+    before = {s.index: [f.stat() for f in kept_files(run_dir, s)] for s in finished}
     r = cli("--resume", run_dir, cwd=spec_path.parent)
     out, err = r.communicate(timeout=300)
     assert r.returncode == 0, err
@@ -259,8 +266,8 @@ def test_driver_killed_then_resume_recomputes_nothing_finished(ref, spec_path, t
     m = check_complete(run_dir)
     assert m["sessions"][-1]["resumed"] and m["sessions"][-1]["shards_computed"] == SHARDS - len(finished)
     for s in finished:
-        after = [(run_dir / s[f"{k}_file"]).stat() for k in ("games", "events", "cards")]
-        assert [(a.st_ino, a.st_mtime_ns) for a in after] == [(b.st_ino, b.st_mtime_ns) for b in before[s["index"]]]
+        after = [f.stat() for f in kept_files(run_dir, s)]
+        assert [(a.st_ino, a.st_mtime_ns) for a in after] == [(b.st_ino, b.st_mtime_ns) for b in before[s.index]]
     g, e = rows(run_dir)
     assert g.equals(ref[1][0]) and e.equals(ref[1][1])
 

@@ -34,7 +34,7 @@ def play_inline(spec_path, games=None, fresh_seats=False):
         g.append(pq.read_table(io.BytesIO(res["data"]["games"])))
         if "events" in res["data"]:
             e.append(pq.read_table(io.BytesIO(res["data"]["events"])))
-        assert res["entry"]["games_rows"] == s.games
+        assert res["entry"].games_rows == s.games
     return plan, pa.concat_tables(g), (pa.concat_tables(e) if e else None)
 
 

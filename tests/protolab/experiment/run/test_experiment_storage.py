@@ -17,6 +17,7 @@ import yaml
 from fixtures_store import CREDS, make_bucket, start_moto
 
 from analysis.runs import runfolder
+from analysis.runs.manifest import ShardEntry
 from protolab.experiment.run.runner import RunOptions, run
 from protolab.experiment.run.shards import sampled_games
 from protolab.experiment.seeds import mix64
@@ -49,17 +50,9 @@ def test_object_store_files_journal_and_lock(s3):
     assert runfolder.file_sha256(run_dir / "games/shard-00000.parquet") == runfolder.sha256(b"x" * 10)
     # the journal: one object per shard on a store that cannot append, read back like shards.jsonl
     for i in (0, 1):
-        runfolder.append_journal(
-            run_dir,
-            {
-                "index": i,
-                "games": 5,
-                "games_file": f"games/shard-{i:05d}.parquet",
-                "games_bytes": 10,
-                "games_sha256": "ab",
-            },
-        )
-    assert [e["index"] for e in runfolder.read_journal(run_dir)] == [0, 1]
+        raw = {"index": i, "games": 5, "games_file": f"games/shard-{i:05d}.parquet", "games_bytes": 10}
+        runfolder.append_journal(run_dir, ShardEntry.of({**raw, "games_sha256": "ab"}, "test"))
+    assert [e.index for e in runfolder.read_journal(run_dir)] == [0, 1]
     runfolder.clear_journal(run_dir)
     assert runfolder.read_journal(run_dir) == []
     # the lock object: a live holder is refused, a dead one on this machine is taken over
