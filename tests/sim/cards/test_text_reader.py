@@ -251,7 +251,6 @@ def test_grammar_has_no_silent_choice_but_value_lists_and_counted_sets(caplog):
     assert rules and all(r.startswith(("* <filter :", "* <counted :")) for r in rules), rules
 
 
-
 @pytest.mark.parametrize(
     ("text", "box"),
     [
