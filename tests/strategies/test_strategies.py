@@ -24,6 +24,7 @@ BUILTINS = [
     "search:sims=6,depth=1",
     "ismcts:iters=40",
     "learned",
+    "qlearned",
     "learned:sims=2,depth=1,inner=4,branch=8",
     "ismcts:iters=40,rollout=random",
     "ismcts:iters=40,leaf=model",
