@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from protolab.experiment.spec import SpecError
+from protolab.experiment.spec import SpecError, examples_dir
 from sim.pool import load_pool
 from strategies.ladder import run_ladder
 from strategies.model import Layer
@@ -244,16 +244,23 @@ def teacher_agreement(layers: list[Layer], rows: dict[str, np.ndarray], held: np
     return round(float(taken[order][first].mean()), 4)
 
 
+def spec_name(spec: QTrainSpec) -> str:
+    """A shipped spec by its name (a card names no path outside the repository), another as given."""
+    path = Path(spec.source)
+    return path.stem if path.parent.resolve() == examples_dir().resolve() else spec.source
+
+
 def card(spec: QTrainSpec, model: QModel, record: dict[str, Any]) -> str:
     """The model card: data, targets, fit and ladder."""
     ladder = "\n".join(
-        f"| {p['a']} vs {p['b']} | {p['games']} | {p['win_rate_a']:.1%} ({p['ci_low']:.1%}-{p['ci_high']:.1%}) |"
+        f"| this model vs {p['b']} | {p['games']} | {p['win_rate_a']:.1%} ({p['ci_low']:.1%}-{p['ci_high']:.1%}) |"
         for p in record["ladder"]
     )
     d, f = record["data"], record["fit"]
     return (
         f"# Model `{spec.model}` ({model.hash}): the action-value network of `qlearned`\n\n"
-        f"Made by `protolab train {spec.source}` (seed {spec.seed}), {record['seconds']} s on one core.\n\n"
+        f"Made by `protolab train {spec_name(spec)}` (seed {spec.seed}), {record['seconds']} s of wall time in "
+        "one process.\n\n"
         f"**Data**: {d['games']} games of `{spec.teacher}` on both seats (uniform action with probability "
         f"{spec.explore}), {d['rows']} rows (one per action weighed at {d['decisions']} decisions).\n\n"
         f"**Targets**: the teacher's value of each action it weighed (its model's win probability at the "
