@@ -11,7 +11,6 @@ the model's ladder against each opponent, and the model and its card are written
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -311,5 +310,4 @@ def run_qtrain(spec: QTrainSpec, models: Path, say) -> dict[str, Any]:
     model.meta = {k: record[k] for k in ("data", "fit", "torch")} | {"spec": spec.name, "seed": spec.seed}
     model.save(path)
     (models / f"{spec.model}.md").write_text(card(spec, model, record))
-    (models / f"{spec.model}.train.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
     return record

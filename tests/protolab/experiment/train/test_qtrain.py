@@ -3,7 +3,6 @@ card written, the same seed giving the same model, the model playing, and bad ke
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -47,9 +46,10 @@ def test_the_model_and_its_card_are_written(trained, pool):
     tmp, _ = trained
     model = QModel.load(tmp / "m1" / "tinyq.json")
     card = (tmp / "m1" / "tinyq.md").read_text()
-    record = json.loads((tmp / "m1" / "tinyq.train.json").read_text())
     assert model.hash in card and "24 games of `learned`" in card and "Monte Carlo" in card
-    assert record["model_hash"] == model.hash and record["ladder"][0]["games"] == 8
+    assert "| this model vs greedy | 8 |" in card
+    assert model.meta["spec"] == "tiny_q" and model.meta["data"]["games"] == 24 and model.meta["seed"] == 7
+    assert sorted(p.name for p in (tmp / "m1").iterdir()) == ["tinyq.json", "tinyq.md"]
     assert [lay.weights.shape for lay in model.layers] == [(8, model.layers[0].weights.shape[1]), (1, 8)]
     cols = play_games(pool, range(1, 5), (f"qlearned:model={tmp / 'm1' / 'tinyq.json'}", "greedy"))
     assert len(cols["winner"]) == 4
