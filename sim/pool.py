@@ -217,7 +217,28 @@ def load_pool(
     single cards. Files are applied in the order given. A box whose text the reader refused, or
     that has text and no steps, would play as blank, so a pool with any is refused, every such box
     named (sim/cards/refusals.py), unless `require_encoded` is False (the `cards` commands, which
-    show such boxes as not encoded)."""
+    show such boxes as not encoded).
+
+    Args:
+        sets: the official sets to draw protocols from ("Main 1", "Aux 1", "Main 2", "Aux 2"); all
+            four by default.
+        cards: protocol or variant files (TOML, docs/cards.md), applied in order after the sets.
+        require_encoded: refuse a pool holding a box that would play as blank.
+
+    Returns:
+        The compiled pool: protocols, cards, their compiled records and the pool's hash.
+
+    Raises:
+        CardDataError: a bad set name, a bad card file (one line naming the file and the key), too
+            few or too many protocols, or a box that would play as blank.
+
+    Example:
+        >>> pool = load_pool(["Main 1"])
+        >>> len(pool.protocols), len(pool.cards)
+        (12, 72)
+        >>> pool.protocols[:3]
+        ['Darkness', 'Death', 'Fire']
+    """
     sets = list(sets)
     official = official_protocols()
     check_sets(sets, official)

@@ -41,8 +41,30 @@ class Decision:
 
 
 class State:
-    """The position of one game. `protocols` fixes both trios (names, left to right); otherwise a draft is played.
-    `auto` names seats whose decisions the engine's random strategy takes."""
+    """The position of one game, played decision by decision.
+
+    Args:
+        pool: the card pool (`sim.pool.load_pool`); the four official sets when None.
+        seed: the game's seed: the same seed, pool and answers give the same game.
+        protocols: both trios, seat 0's then seat 1's, each three protocol names left to right;
+            None plays the seeded draft.
+        first_player: 0 or 1; None lets the seeded coin choose.
+        turn_cap: a game reaching this many turns ends as a draw.
+        auto: seats whose decisions the engine's random strategy takes.
+
+    Raises:
+        KeyError: a protocol the pool does not hold.
+        ValueError: `protocols` is not two trios of six distinct protocols.
+
+    Example:
+        >>> trios = [["Fire", "Water", "Death"], ["Gravity", "Light", "Life"]]
+        >>> game = State(load_pool(["Main 1"]), seed=7, protocols=trios)
+        >>> game.pending().kind
+        'action'
+        >>> game.play_out()
+        >>> game.is_over, game.record()["seed"]
+        (True, 7)
+    """
 
     def __init__(
         self,

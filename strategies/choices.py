@@ -4,7 +4,7 @@ strategies/spec.py), and what the shared fixed rule answers to each kind of deci
 (`heuristic` in strategies/_bots.pyx; docs/strategies.md, "Choices inside effects").
 
 A balance figure on a variant that changes such a choice is measured on that rule when the players
-take it by the rule: the reports say so beside their verdict (analysis/studies/plain/rule_note.py)."""
+take it by the rule: the reports say so beside their verdict (analysis/studies/balance/rule_note.py)."""
 
 from __future__ import annotations
 

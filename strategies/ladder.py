@@ -25,17 +25,22 @@ def play_pair(
     ba = play_games(pool, seeds, (b, a), draft, turn_cap=turn_cap)
     wins_a = int((ab["winner"] == 0).sum() + (ba["winner"] == 1).sum())
     wins_b = int((ab["winner"] == 1).sum() + (ba["winner"] == 0).sum())
-    n = 2 * half
-    draws = n - wins_a - wins_b
-    lo, hi = wilson(wins_a + draws / 2, n)
+    return pair_row(a, b, wins_a, wins_b, 2 * half)
+
+
+def pair_row(a: str, b: str, wins_a: int, wins_b: int, games: int) -> dict[str, Any]:
+    """One ladder pair as the ladder records it: wins each, draws (counted half to each side), and a's
+    win rate with its Wilson interval."""
+    draws = games - wins_a - wins_b
+    lo, hi = wilson(wins_a + draws / 2, games)
     return {
         "a": a,
         "b": b,
-        "games": n,
+        "games": games,
         "wins_a": wins_a,
         "wins_b": wins_b,
         "draws": draws,
-        "win_rate_a": (wins_a + draws / 2) / n,
+        "win_rate_a": (wins_a + draws / 2) / games,
         "ci_low": lo,
         "ci_high": hi,
     }

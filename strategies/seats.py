@@ -54,8 +54,28 @@ def play_games(
     protocols: Sequence[Sequence[Sequence[str]]] | None = None,
     **options,
 ) -> dict[str, np.ndarray]:
-    """One game per seed between these strategy specs (sim.batch.play_columns for the columns and
-    `options`); a `fixed` draft plays its trios unless `protocols` names matchups."""
+    """One game per seed between these strategy specs, at C speed with the GIL released.
+
+    Args:
+        pool: the card pool (`sim.pool.load_pool`).
+        seeds: one game per seed.
+        strategies: seat 0's and seat 1's strategy specs (docs/strategies.md: "greedy",
+            "search:sims=50,depth=2", "greedy+avoid:Fire 1", a user's "pkg.mod:Class", ...).
+        draft: the draft strategy of both seats, or one per seat ("random", "fixed:A,B,C/D,E,F",
+            "table:FILE", "fitted:FILE"); a `fixed` draft plays its trios unless `protocols` names matchups.
+        draft_read: gives the text of a draft table a draft names (a run's copy); None reads the file.
+        protocols: matchups ((a, b, c), (d, e, f)) used round-robin by game index instead of drafts.
+        **options: `turn_cap`, `first_player`, `check_invariants`, `events` (sim.batch.play_columns).
+
+    Returns:
+        Numpy columns, one row per game (the columns of sim.batch.play_columns).
+
+    Example:
+        >>> from sim.pool import load_pool
+        >>> cols = play_games(load_pool(["Main 1"]), range(4), ("greedy", "greedy"))
+        >>> len(cols["winner"]), sorted(set(cols["end_reason"].tolist())) != []
+        (4, True)
+    """
     seats = make_seats(pool, strategies, draft, draft_read)
     if seats.trios is not None and not protocols:
         protocols = [seats.trios]

@@ -129,12 +129,15 @@ def steps(
     logs = turn_logs(game)
     if said is None:
         said = board_why.explained(game)[0]
-    why = board_why.by_turn(said, _MarkingNamer(game.pool, game.core.state()))
+    nm = _MarkingNamer(game.pool, game.core.state())
+    why, inner = board_why.by_turn(said, nm), board_why.inner_by_turn(said, nm)
     out = []
     for k, raw in enumerate(ends or turn_ends(game)):
         step = {**position(raw), "log": logs.get(k + 1, [])}
         if k + 1 in why:
             step["why"] = why[k + 1]
+        if k + 1 in inner:
+            step["inner"] = inner[k + 1]
         out.append(step)
     return out
 

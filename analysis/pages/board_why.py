@@ -15,7 +15,7 @@ from typing import Any
 from sim.engine._core import constants
 from strategies._explain import watch
 
-from sim.describe import Namer
+from sim.describe import DK, Namer
 from sim.state import State
 from strategies.coach import ADVISER, coached_decisions, model_adviser, scripted_seats
 
@@ -53,8 +53,9 @@ def explained(
         return said, said, {}
     said, advisers = coached_decisions(game, coached, adviser)
     actions = [d for d in said if d["kind"] == ACTION]
+    inner = [d for d in said if d["kind"] != ACTION and "coach" in d]
     why = [d for d in actions if "shadow" not in d]
-    return why, [d for d in actions if "coach" in d or "shadow" in d], advisers
+    return why + inner, [d for d in actions if "coach" in d or "shadow" in d], advisers
 
 
 def ranked(decision: dict[str, Any]) -> list[tuple]:
@@ -93,11 +94,33 @@ def entry(decision: dict[str, Any], nm: Namer) -> dict[str, Any]:
 
 
 def by_turn(said: list[dict[str, Any]], nm: Namer) -> dict[int, list[dict[str, Any]]]:
-    """The page entries of every explained decision with more than one alternative, per turn."""
+    """The page entries of every explained action decision with more than one alternative, per turn."""
     out: dict[int, list[dict[str, Any]]] = {}
     for d in said:
-        if len(d["alternatives"]) > 1:
+        if d["kind"] == ACTION and len(d["alternatives"]) > 1:
             out.setdefault(d["turn"], []).append(entry(d, nm))
+    return out
+
+
+def inner_by_turn(said: list[dict[str, Any]], nm: Namer) -> dict[int, list[list[Any]]]:
+    """A coached seat's decisions other than its action (inside effects, compiles, the draft),
+    per turn (the draft's under turn 1), as [seat, decision kind, played (card marks), the
+    coach's answer, how it answered ('planned': for the action played, which it chose too;
+    'rule': its own rule), 1 where the two differ]: the page marks where the person and the
+    coach part inside a turn, not only at its action."""
+    out: dict[int, list[list[Any]]] = {}
+    for d in said:
+        if d["kind"] == ACTION or "coach" not in d:
+            continue
+        row = [
+            d["player"],
+            DK[d["kind"]],
+            nm.option(d["kind"], d["played"]),
+            nm.option(d["kind"], d["chosen"]),
+            d["measure"],
+            int(d["played"] != d["chosen"]),
+        ]
+        out.setdefault(max(1, d["turn"]), []).append(row)
     return out
 
 

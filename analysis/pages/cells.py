@@ -8,8 +8,19 @@ from pathlib import Path
 from rich.table import Table
 
 
-def pct(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+def missing(x: object) -> bool:
+    """No figure: None or NaN (a rate of nothing, a table's empty cell)."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def pct(x: float | None, blank: str = "-") -> str:
+    """A rate as a percentage, one decimal (0.123 -> 12.3%); `blank` where there is none."""
+    return blank if x is None or missing(x) else f"{x:.1%}"
+
+
+def pts(x: float | None, blank: str = "-") -> str:
+    """A change of rate in signed percentage points, one decimal (0.012 -> +1.2); `blank` where there is none."""
+    return blank if x is None or missing(x) else f"{x * 100:+.1f}"
 
 
 def ci(lo: float, hi: float) -> str:
@@ -17,7 +28,7 @@ def ci(lo: float, hi: float) -> str:
 
 
 def num(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{int(x):,}"
+    return "-" if missing(x) else f"{int(x):,}"
 
 
 def shown_path(path: str | Path) -> str:

@@ -49,16 +49,20 @@ def table_html(
     table_id: str,
     keys: tuple[str, str | None] | None = None,
     links: dict[str, str] | None = None,
+    ids: str | None = None,
 ) -> str:
     """A sortable table: cols are (header, column, format) with format pct|int|text|diff|p.
     `keys`: (column of protocols, column of flag names or None) that the filters read per row;
-    `links`: a text cell's value -> the href its text links to (a card's page)."""
+    `links`: a text cell's value -> the href its text links to (a card's page); `ids`: the column
+    holding each row's id (a link's target, `#protocol-Fire`)."""
     head = "".join(f'<th data-col="{i}">{html.escape(h)}</th>' for i, (h, _, _) in enumerate(cols))
     body = []
     # plain dicts, not iterrows' Series: a trio table has thousands of rows and a Series per row
     # costs more than the whole row's formatting
     for row in df.to_dict("records"):
         attrs = filter_attrs(str(row[keys[0]]), None if keys[1] is None else str(row[keys[1]])) if keys else ""
+        if ids is not None:
+            attrs = f' id="{html.escape(str(row[ids]))}"' + attrs
         cells = []
         for _, c, fmt in cols:
             v = row[c]
@@ -134,10 +138,13 @@ FLAG_SELECT = (
 )
 
 
-def render_page(kind: str, heading: str, title: str, header: str, body: str, css: str = "", nav: str = "") -> str:
+def render_page(
+    kind: str, heading: str, title: str, header: str, body: str, css: str = "", nav: str = "", script: str = ""
+) -> str:
     """A whole page: `<title>protolab{kind}: title</title>`, a header `heading: title` followed by
     `header` (HTML: a summary line, provenance), then `body` (HTML sections) in <main>. Escapes `title`.
-    `nav` (filter_bar): the filter bar, kept at the top of the window with the heading."""
+    `nav` (filter_bar): the filter bar, kept at the top of the window with the heading; `script`:
+    the page's own script, run after the body (analysis/pages/views.py's)."""
     t = html.escape(title)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>protolab{kind}: {t}</title>
@@ -148,7 +155,7 @@ def render_page(kind: str, heading: str, title: str, header: str, body: str, css
 <header{' class="tool"' if nav else ""}><h1>{heading}: {t}</h1>{header}{nav}</header>
 <main>{body}
 </main>
-<script>{SORT_JS}{FILTER_JS if nav else ""}</script>
+<script>{SORT_JS}{FILTER_JS if nav else ""}{script}</script>
 </body></html>
 """
 

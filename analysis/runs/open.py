@@ -409,9 +409,31 @@ def open_runs(
     verify: str = "fast",
     trust: bool = False,
 ) -> Runs:
-    """Open one or more run folders (`RUN_DIR#arm` for one arm of an A/B run), each verified against
-    its run.json first (analysis.runs.verify; `verify` "fast" or "full"). Raises RunError (naming
-    the file) for bad input; with `trust`, what verification finds is a warning in `Runs.warnings`."""
+    """Open one or more run folders as one set of DuckDB views, each verified against its run.json.
+
+    Args:
+        paths: a run folder, or several (local or in an object store); `RUN_DIR#arm` opens one
+            arm of an A/B run.
+        threads: DuckDB's and the checksums' threads; None: one per core.
+        memory_limit: DuckDB's memory limit ("4GB"); None: DuckDB's default.
+        verify: "fast" (checksum the files the figures come from) or "full" (every file, events
+            included): analysis.runs.verify.
+        trust: report what verification finds as warnings in `Runs.warnings` instead of raising.
+
+    Returns:
+        The opened runs: views `games`, `events`, `cards`, `compiles` and `tallies` (those the runs have).
+
+    Raises:
+        RunError: bad input, naming the file: not a run, a file changed since the run wrote it, a
+            stray or missing shard, a run given twice.
+
+    Example:
+        >>> try:
+        ...     open_runs("no/such/run")
+        ... except RunError as e:
+        ...     print(e)
+        no/such/run: no such folder
+    """
     if isinstance(paths, str | Path):
         paths = [paths]
     if verify not in checks.LEVELS:

@@ -2,7 +2,7 @@
 files from the run folder's inputs/ copies (each checked against the checksum run.json records),
 with the official pool of those sets beside it when card files changed it. Read by the dashboard's
 card texts (analysis/runs/card_texts.py) and the notes on choices a variant changes
-(analysis/studies/plain/rule_note.py)."""
+(analysis/studies/balance/rule_note.py)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from rich.table import Table
 
-from analysis.pages.cells import shown_path
+from analysis.pages.cells import pct, shown_path
 from analysis.pages.shell import fig_html, layout, plain_table, render_page
 from analysis.runs.open import RunError
 from analysis.runs.provenance import as_html, csv_header, print_lines
@@ -23,10 +23,6 @@ from analysis.studies.base import Options, Study, write_tables
 
 TUNE_FILE = "tune.json"
 TABLES = ("candidates", "protocols", "trials")
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 def _points(x: float) -> str:
@@ -179,7 +175,7 @@ class Tune(Study):
             t = Table("protocol", "before", "after", "paired change", "its 95% CI", "moved")
             for p in self._shown(c):
                 b, a = base["protocols"][p], c["protocols"][p]
-                t.add_row(p, _pct(b["win_rate"]), _pct(a["win_rate"]), *_change(a), "yes" if _moved(a) else "")
+                t.add_row(p, pct(b["win_rate"]), pct(a["win_rate"]), *_change(a), "yes" if _moved(a) else "")
             console.print(t)
             rest = len(base["protocols"]) - len(self._shown(c))
             if rest:
@@ -269,7 +265,7 @@ class Tune(Study):
         out = df.copy()
         for col in ("baseline", "after"):
             if col in out:
-                out[col] = out[col].map(_pct)
+                out[col] = out[col].map(pct)
         if "change" in out:
             out["change"] = [
                 f"{_points(m)} ({_points(lo)} to {_points(hi)})"

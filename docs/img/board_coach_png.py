@@ -24,7 +24,7 @@ sys.path.append(str(ROOT / "tests"))  # after the packages: tests/analysis must 
 from fixtures_analysis.chromium import Chromium, find_chromium  # noqa: E402
 
 SEED = 21
-STEP = 5  # turn 6: the recorded move is not among the learned player's candidates; the coach's plan
+STEP = 27  # turn 28: the recorded discard inside an effect is not the one the coach planned
 
 
 def recorded_game() -> State:

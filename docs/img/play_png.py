@@ -25,7 +25,7 @@ from fixtures_analysis.chromium import Chromium, find_chromium  # noqa: E402
 VARIANT = ROOT / "datasets/experiments/variants/fire3_discard_2.toml"
 COMMAND = ["protolab", "play", "--opponent", "greedy", "--seed", "4", "--cards", str(VARIANT), "--name", "Ana"]
 COMMAND += ["--protocols", "Fire,Water,Death", "Hate,Light,Life", "--port", "0"]
-DECISIONS = 14  # a few turns in: cards on both sides
+DECISIONS = 10  # a few turns in: cards on both sides, some covered
 
 
 def post(url: str, body: dict) -> dict:
@@ -46,7 +46,9 @@ def main() -> None:
             rng = random.Random(2)
             with urllib.request.urlopen(url + "api/state") as r:
                 s = json.loads(r.read())
-            for _ in range(DECISIONS):
+            for k in range(100):  # DECISIONS in, then on to the person's next action: options grouped by card
+                if k >= DECISIONS and s["kind"] == "action":
+                    break
                 s = post(url + "api/decide", {"option": rng.randrange(len(s["options"]))})
             b = Chromium(binary, width=1280, height=760)
             try:

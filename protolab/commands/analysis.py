@@ -14,9 +14,9 @@ from analysis.runs.open import RunError, Runs
 from analysis.runs.provenance import csv_header
 from analysis.studies import Options, Study, kind_of, open_study
 from analysis.studies.ab.compare import compare_runs, print_comparison
-from analysis.studies.plain.report import TABLE_NAMES, Report, records
-from analysis.studies.plain.rule_note import csv_lines
-from protolab.commands.common import UsageError, check_range, console, serve_until_stopped
+from analysis.studies.balance.report import TABLE_NAMES, Report, records
+from analysis.studies.balance.rule_note import csv_lines
+from protolab.commands.common import UsageError, add_format, check_range, console, serve_until_stopped
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
 from protolab.commands.registry import summary
@@ -225,12 +225,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("report", help=summary("report"))
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `protolab run`")
-    p.add_argument(
-        "--format",
-        choices=("table", "json", "csv"),
-        default="table",
-        help="table: key tables in the terminal; json: every table; csv: one table (--table) or all (--out)",
-    )
+    add_format(p, "the key tables in the terminal; json: every table; csv: one table (--table) or all (--out)")
     p.add_argument("--table", metavar="NAME", help=f"only this table ({', '.join(TABLE_NAMES)})")
     p.add_argument("--out", metavar="DIR", help="with --format csv: write every table as DIR/NAME.csv")
     p.add_argument("--timing", action="store_true", help="print seconds per table to stderr")
@@ -242,7 +237,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help=summary("compare"))
     p.add_argument("base", metavar="BASE_RUN")
     p.add_argument("variant", metavar="VARIANT_RUN")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_format(p, "the change of each protocol; json: with the summary and the cards that changed")
     p.add_argument("--limit", type=int, default=25, help="rows shown in the terminal table (default 25)")
     add_read_args(p)
     p.set_defaults(func=cmd_compare)

@@ -9,28 +9,30 @@ from typing import Any
 from rich.table import Table
 
 from protolab.commands.cardfiles import check_files, print_reports
-from protolab.commands.common import FORMATS, UsageError, add_format, add_pool_args, console, pool_from, print_csv
+from protolab.commands.common import UsageError, add_format, add_pool_args, console, pool_from, print_csv
 from protolab.commands.registry import summary
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
 from sim.pool import official_protocols
 
 
+def card_row(c: Any) -> dict[str, Any]:
+    """A card as one row of `cards list` and `cards show --format csv`: its name, where it is from, its texts."""
+    return {
+        "name": c.name,
+        "protocol": c.protocol,
+        "set": c.set,
+        "value": c.value,
+        "top": c.top,
+        "middle": c.middle,
+        "bottom": c.bottom,
+        "encoded": c.encoded,
+    }
+
+
 def cmd_cards_list(args: argparse.Namespace) -> int:
     pool = pool_from(args, require_encoded=False)
     rows = [c for c in pool.cards if not args.set or c.set in args.set or c.source in (args.cards or [])]
-    data = [
-        {
-            "name": c.name,
-            "protocol": c.protocol,
-            "set": c.set,
-            "value": c.value,
-            "top": c.top,
-            "middle": c.middle,
-            "bottom": c.bottom,
-            "encoded": c.encoded,
-        }
-        for c in rows
-    ]
+    data = [card_row(c) for c in rows]
     if args.format == "json":
         print(json.dumps(data, indent=1))
         return 0
@@ -61,21 +63,7 @@ def cmd_cards_show(args: argparse.Namespace) -> int:
         )
         return 0
     if args.format == "csv":
-        print_csv(
-            [
-                {
-                    "name": c.name,
-                    "protocol": c.protocol,
-                    "set": c.set,
-                    "value": c.value,
-                    "top": c.top,
-                    "middle": c.middle,
-                    "bottom": c.bottom,
-                    "encoded": c.encoded,
-                    "source": c.source,
-                }
-            ]
-        )
+        print_csv([{**card_row(c), "source": c.source}])
         return 0
     print(f"{c.name}  ({c.set}, value {c.value}, from {c.source})")
     for box in ("top", "middle", "bottom"):
@@ -170,12 +158,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_cards_list)
     p = csub.add_parser("show", help='one card and every key it is encoded with: protolab cards show "Fire 1"')
     p.add_argument("name")
-    p.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="table",
-        help="json: the card as data, the keys a card file would write; csv: one row, its texts",
-    )
+    add_format(p, "the card; json: as data, the keys a card file would write; csv: one row, its texts")
     add_pool_args(p)
     p.set_defaults(func=cmd_cards_show)
     p = csub.add_parser(
@@ -195,12 +178,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         metavar="SET",
         help="with FILE: the sets of the pool they are loaded into (repeatable; default all four, as a spec's)",
     )
-    p.add_argument(
-        "--format",
-        choices=("table", "json"),
-        default="table",
-        help="json: with no FILE, the counts (boxes, agree, ...), each disagreement and every box; with FILEs, "
+    add_format(
+        p,
+        "with no FILE, the counts (boxes, agree, ...), each disagreement and every box; with FILEs, "
         "the boxes, those encoded, every refused box, warnings and notes",
+        csv=False,
     )
     p.add_argument(
         "--all",

@@ -5,13 +5,24 @@ from __future__ import annotations
 
 import argparse
 
-from protolab.commands.common import add_allow_code, add_storage_timeout, report_console, until_interrupted
+from protolab.commands.common import (
+    add_allow_code,
+    add_format,
+    add_no_progress,
+    add_ray,
+    add_run_out,
+    add_storage_timeout,
+    check_ray,
+    report_console,
+    until_interrupted,
+)
 from protolab.commands.registry import summary
 from protolab.experiment.run.cardvalue import DEFAULT_GAMES, main_cardvalue
 
 
 def cmd_cardvalue(args: argparse.Namespace) -> int:
     """Bad input (a spec, run folder, card file) ends in protolab.cli.main as one line, exit 2."""
+    check_ray(args)
     console = report_console(160, stderr=args.format != "table")  # json/csv: stdout holds only the table
     return until_interrupted(lambda: main_cardvalue(args, console))
 
@@ -43,17 +54,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, metavar="S", help="master seed (default 1)")
     p.add_argument("--set", action="append", metavar="SET", help="card set of the pool (repeatable; default all four)")
     p.add_argument("--cards", action="append", metavar="FILE", help="protocol or variant file to add (repeatable)")
-    p.add_argument(
-        "--format",
-        choices=("table", "json", "csv"),
-        default="table",
-        help="table: rich table; json or csv on stdout (progress goes to stderr)",
-    )
-    p.add_argument("--workers", type=int, metavar="K", help="shards played at once (default: every core or CPU)")
-    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
-    p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default runs)")
+    add_format(p, "the card values (json and csv on stdout, progress on stderr)")
+    add_ray(p, "every core here, or every CPU of the cluster")
+    add_run_out(p, "runs")
     p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted card-value run")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     add_allow_code(p, "the spec of a --resume run names (--strategy needs no flag: named here, not in a file)")
     add_storage_timeout(p)
     p.set_defaults(func=cmd_cardvalue)

@@ -1,5 +1,7 @@
-"""What every `protolab` subcommand shares: the user-error type, range checks, the `--format`,
-pool and timeout options, and the console. The floor of the command modules: it imports no command."""
+"""What every `protolab` subcommand shares: the user-error type, range checks, the option families
+(`--format`, `--workers`/`--address`/`--connect-timeout`, `--out` of a run folder, `--no-progress`, the
+pool and the timeouts; each declared once here, with one help text), and the console. The floor of the
+command modules: it imports no command."""
 
 from __future__ import annotations
 
@@ -14,10 +16,14 @@ from typing import Any
 from rich.console import Console
 
 from analysis.runs.models import describe_models, models_used
+from analysis.runs.storage import DEFAULT_TIMEOUT as STORAGE_TIMEOUT
 from analysis.runs.storage import set_storage_timeout
 from protolab.commands.errors import UsageError
 from protolab.experiment import stopnote
+from protolab.experiment.jobs import Local, OnRay
+from protolab.experiment.session import CONNECT_TIMEOUT
 from sim.pool import DEFAULT_SETS, Pool, load_pool
+from strategies.user import DEFAULT_TIMEOUT as DECISION_TIMEOUT
 from strategies.user import set_decision_timeout
 
 MAX_GAME_SEED = 2**64 - 1  # a game's seed is an unsigned 64-bit number (replay)
@@ -30,6 +36,9 @@ MAX_BATCH_GAMES = 1_000_000  # simulate, bench, ladder hold every game's row in 
 
 
 MAX_TURN_CAP = 10_000
+
+
+MAX_WORKERS = 100_000  # --workers with --address: tasks in flight
 
 
 def check_range(flag: str, value: float | None, lo: float, hi: float) -> None:
@@ -48,11 +57,57 @@ def check_batch(games: int, seed: int, turn_cap: int | None = None) -> None:
 FORMATS = ("table", "json", "csv")
 
 
-def add_format(p: argparse.ArgumentParser, csv_is: str, json_alias: bool = False) -> None:
-    """`--format table|json|csv`, the same on every command; `--json` stays as an alias where it existed."""
-    p.add_argument("--format", choices=FORMATS, default="table", help=f"table (default), json, or csv: {csv_is}")
+def add_format(p: argparse.ArgumentParser, says: str, csv: bool = True, json_alias: bool = False) -> None:
+    """`--format table|json|csv` (`table|json` where `csv` is False), the same on every command: `says`
+    what the output holds; `--json` stays as an alias where it existed."""
+    choices = FORMATS if csv else FORMATS[:2]
+    formats = "table (default), json, or csv" if csv else "table (default) or json"
+    p.add_argument("--format", choices=choices, default="table", help=f"{formats}: {says}")
     if json_alias:
         p.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
+
+
+def add_ray(p: argparse.ArgumentParser, local: str) -> None:
+    """`--workers`, `--address` and `--connect-timeout`, on every command that plays its games on Ray;
+    `local` says what the command plays on without them. check_ray checks what was given."""
+    p.add_argument("--workers", type=int, metavar="K", help=f"games played at once, one CPU each (default: {local})")
+    p.add_argument(
+        "--address", metavar="ADDR", help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of starting a local one"
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        default=CONNECT_TIMEOUT,
+        help=f"with --address: give up after S seconds if the cluster does not answer (default {CONNECT_TIMEOUT:g})",
+    )
+
+
+def check_ray(args: argparse.Namespace) -> None:
+    """--workers and --connect-timeout in range: a local Ray starts one worker process per CPU it is
+    given, so more than a few per core here only fills memory."""
+    check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
+    if not args.connect_timeout > 0:  # also refuses nan
+        raise UsageError(f"--connect-timeout: expected a number of seconds above 0, got {args.connect_timeout:g}")
+
+
+def ray_runner(args: argparse.Namespace, local_by_default: bool = False) -> Local | OnRay:
+    """Where the jobs of a command with add_ray play: this process for `--workers 1` without `--address`
+    (and with neither option when `local_by_default`), else Ray, local or the cluster at --address."""
+    here = args.workers == 1 or (local_by_default and args.workers is None)
+    if here and not args.address:
+        return Local()
+    return OnRay(args.address, args.workers, args.connect_timeout)
+
+
+def add_run_out(p: argparse.ArgumentParser, default: str) -> None:
+    """`--out DIR`, on every command that writes a run folder: where it is created."""
+    p.add_argument("--out", metavar="DIR", help=f"folder to create the run folder in (default: {default})")
+
+
+def add_no_progress(p: argparse.ArgumentParser) -> None:
+    """`--no-progress`, on every command that shows progress bars while it plays."""
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def print_csv(rows: Sequence[dict]) -> None:
@@ -64,13 +119,7 @@ def print_csv(rows: Sequence[dict]) -> None:
 
 def add_decision_timeout(p: argparse.ArgumentParser) -> None:
     """`--decision-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
-    p.add_argument(
-        "--decision-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="time limit for each decision of a Python user strategy (default 10; 0: none)",
-    )
-    p.set_defaults(prepare=apply_timeouts)
+    _add_timeout(p, "decision_timeout")
 
 
 def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> None:
@@ -86,25 +135,33 @@ def add_allow_code(p: argparse.ArgumentParser, what: str = "the spec names") -> 
 
 def add_storage_timeout(p: argparse.ArgumentParser) -> None:
     """`--storage-timeout`, applied by protolab.cli.main before the command runs (`prepare`)."""
-    p.add_argument(
+    _add_timeout(p, "storage_timeout")
+
+
+# The timeout options, by argparse dest: the option, what sets it, its help (the default from the setter's module).
+TIMEOUTS: dict[str, tuple[str, Callable[[float], None], str]] = {
+    "decision_timeout": (
+        "--decision-timeout",
+        set_decision_timeout,
+        f"time limit for each decision of a Python user strategy (default {DECISION_TIMEOUT:g}; 0: none)",
+    ),
+    "storage_timeout": (
         "--storage-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="time limit for each read or write of an object store (s3://...; default 30)",
-    )
+        set_storage_timeout,
+        f"time limit for each read or write of an object store (s3://...; default {STORAGE_TIMEOUT:g})",
+    ),
+}
+
+
+def _add_timeout(p: argparse.ArgumentParser, dest: str) -> None:
+    option, _, says = TIMEOUTS[dest]
+    p.add_argument(option, type=float, metavar="SECONDS", help=says)
     p.set_defaults(prepare=apply_timeouts)
-
-
-# The timeout options: (argparse dest, the option, what sets it).
-TIMEOUTS = (
-    ("decision_timeout", "--decision-timeout", set_decision_timeout),
-    ("storage_timeout", "--storage-timeout", set_storage_timeout),
-)
 
 
 def apply_timeouts(args: argparse.Namespace) -> None:
     """Every timeout option the command has and was given (a command may have both)."""
-    for dest, option, setter in TIMEOUTS:
+    for dest, (option, setter, _) in TIMEOUTS.items():
         value = getattr(args, dest, None)
         if value is not None:
             try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from analysis.pages import board_links, board_page
 from analysis.pages.shell import GamePage
 from analysis.runs.open import Runs, split_arm
-from analysis.studies.plain.report import Report
+from analysis.studies.balance.report import Report
 from protolab.experiment.run.replay import OpenRun, ReplayError, ReplayMismatch, board_data, open_run
 
 MAX_EMBEDDED = 12  # board pages carried in an offline dashboard by default (about 40-150 kB each)

@@ -16,8 +16,8 @@ from rich.console import Console
 from analysis.pages import board, board_page
 from analysis.pages.cells import ci, num, pct, table
 from analysis.runs.open import open_table
-from analysis.studies.plain import queries
-from analysis.studies.plain.rule_note import note_lines, pool_notes
+from analysis.studies.balance import queries
+from analysis.studies.balance.rule_note import note_lines, pool_notes
 from protolab.commands.common import (
     MAX_GAME_SEED,
     MAX_TURN_CAP,
@@ -74,7 +74,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     summary["first_seed"] = args.seed
     summary["seconds"] = round(dt, 3)
     summary["games_per_second"] = round(args.games / dt, 1)
-    if args.cards:  # changes the players take by a rule are said (analysis/studies/plain/rule_note.py)
+    if args.cards:  # changes the players take by a rule are said (analysis/studies/balance/rule_note.py)
         official = load_pool(sets=args.set or DEFAULT_SETS, require_encoded=False)
         summary["rule_notes"] = pool_notes(official, pool, list(strategies))
     if args.format == "json":
@@ -260,6 +260,16 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register simulate, replay and scenario on the `protolab` parser."""
+    _add_simulate(sub)
+    _add_replay(sub)
+    p = sub.add_parser("scenario", help=summary("scenario"))
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--log", action="store_true", help="print each scenario's game log")
+    p.set_defaults(func=cmd_scenario)
+
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help=summary("simulate"))
     p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
     p.add_argument(
@@ -278,6 +288,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_pool_args(p)
     p.set_defaults(func=cmd_simulate)
 
+
+def _add_replay(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help=summary("replay"))
     p.add_argument(
         "run",
@@ -325,8 +337,3 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_storage_timeout(p)
     add_pool_args(p)
     p.set_defaults(func=cmd_replay)
-
-    p = sub.add_parser("scenario", help=summary("scenario"))
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--log", action="store_true", help="print each scenario's game log")
-    p.set_defaults(func=cmd_scenario)

@@ -1,5 +1,5 @@
 """`protolab meta RUN... [--format table|json|csv] [--bootstrap N] [--compare BASE_RUN]`: the metagame
-of one or more runs or a PSRO loop folder (analysis/studies/metagame/meta.py, docs/analysis.md "Metagame")."""
+of one or more runs or a PSRO loop folder (analysis/studies/balance/meta.py, docs/analysis.md "Metagame")."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sys
 
 from analysis.runs.open import RunError
 from analysis.runs.verify import LEVELS as VERIFY_LEVELS
-from analysis.studies.metagame import meta as M
-from analysis.studies.metagame.report import TABLES, moved_table, print_meta, table_of, to_json
-from analysis.studies.plain.picks import draft_section
-from protolab.commands.common import UsageError, add_storage_timeout, console
+from analysis.studies.balance import meta as M
+from analysis.studies.balance.meta_report import TABLES, moved_table, print_meta, table_of, to_json
+from analysis.studies.balance.picks import draft_section
+from protolab.commands.common import UsageError, add_format, add_storage_timeout, console
 from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
 from protolab.commands.registry import summary
 
@@ -107,7 +107,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "(docs/analysis.md, Metagame). RUN may be a PSRO loop folder.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s), RUN#arm, or a metagame loop folder")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_format(p, "the metagame's tables; json: all of them with its health; csv: one table (--table)")
     p.add_argument(
         "--table",
         default="protocols",

@@ -13,8 +13,17 @@ import pandas as pd
 from rich.table import Table
 
 from analysis.stats.power import protocol_power
-from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
-from protolab.experiment.jobs import Local, OnRay
+from protolab.commands.common import (
+    UsageError,
+    add_allow_code,
+    add_format,
+    add_ray,
+    check_range,
+    check_ray,
+    ray_runner,
+    report_console,
+    until_interrupted,
+)
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tuneplay import arm_files, arm_job, player, search_seeds
@@ -42,11 +51,8 @@ def add_commands(subparsers) -> None:
     p.add_argument("--pilot", type=int, default=4000, metavar="N", help="pilot games per arm (default 4000)")
     p.add_argument("--power", type=float, default=0.8, help="chance of seeing the effect (default 0.8)")
     p.add_argument("--alpha", type=float, default=0.05, help="two-sided error rate (default 0.05)")
-    p.add_argument(
-        "--workers", type=int, metavar="K", help="play the pilot on Ray with K workers (default: in this process)"
-    )
-    p.add_argument("--address", metavar="ADDR", help="play the pilot on this Ray cluster")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_ray(p, "the pilot in this process, without Ray")
+    add_format(p, "the games each protocol needs")
     add_allow_code(p)
     p.set_defaults(func=cmd_power)
 
@@ -65,7 +71,7 @@ def cmd_power(args: argparse.Namespace) -> int:
     check_range("--pilot", args.pilot, 100, 10_000_000)
     check_range("--power", args.power, 0.5, 0.999)
     check_range("--alpha", args.alpha, 1e-6, 0.5)
-    check_range("--workers", args.workers, 1, 100_000)
+    check_ray(args)
     spec = load_spec(args.spec)
     check_code(spec.source, spec_strategies(spec), args.allow_code)
     if spec.draft.mode != "random":
@@ -80,7 +86,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         )
 
     def work() -> int:
-        runner = OnRay(args.address, args.workers) if args.workers or args.address else Local()
+        runner = ray_runner(args, local_by_default=True)
         try:
             seeds = search_seeds(spec.seed, 0, args.pilot)
             jobs = [arm_job(spec, a, seeds) for a in spec.arms]

@@ -9,7 +9,7 @@ import sys
 from analysis.runs.open import RunError, Runs, open_runs
 from analysis.runs.verify import LEVELS as VERIFY_LEVELS
 from analysis.stats.proportions import CORRECTIONS
-from analysis.studies.ab.arms import arm_paths
+from analysis.studies.balance.arms import arm_paths
 from protolab.commands.common import UsageError, add_storage_timeout
 
 
@@ -29,7 +29,7 @@ def warn(runs: Runs, shown_with_figures: bool) -> None:
 
 
 def arms_of(paths: list[str]) -> list[str] | None:
-    """`RUN#arm` for each arm when `paths` is one A/B run, else None (analysis.studies.ab.arms.arm_paths)."""
+    """`RUN#arm` for each arm when `paths` is one A/B run, else None (analysis.studies.balance.arms.arm_paths)."""
 
     try:
         return arm_paths(paths)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from protolab.commands.common import (
     add_allow_code,
     add_decision_timeout,
+    add_no_progress,
+    add_ray,
+    add_run_out,
     add_storage_timeout,
-    check_range,
+    check_ray,
     report_console,
     until_interrupted,
 )
@@ -17,8 +19,6 @@ from protolab.commands.registry import summary
 from protolab.experiment.meta.psro import main_psro
 from protolab.experiment.run.runner import RunOptions, main_run
 from protolab.experiment.spec import Spec, load_spec
-
-MAX_WORKERS = 100_000  # --workers with --address: tasks in flight
 
 
 def add_commands(subparsers) -> None:
@@ -36,27 +36,12 @@ def add_commands(subparsers) -> None:
         help="experiment file, or the name of a shipped example (demo, protocol_balance, fire1_ab)",
     )
     p.add_argument("--games", type=int, metavar="N", help="games per matchup, instead of the spec's `games`")
-    p.add_argument(
-        "--workers",
-        type=int,
-        metavar="K",
-        help="shards played at once (default: every core here, or every CPU of the cluster)",
-    )
-    p.add_argument(
-        "--address", metavar="ADDR", help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of starting a local one"
-    )
-    p.add_argument(
-        "--connect-timeout",
-        type=float,
-        metavar="S",
-        default=None,
-        help="with --address: give up after S seconds if the cluster does not answer (default 20)",
-    )
-    p.add_argument("--out", metavar="DIR", help="folder to create the run folder in (default: the spec's output)")
+    add_ray(p, "every core here, or every CPU of the cluster")
+    add_run_out(p, "the spec's output")
     p.add_argument(
         "--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or damaged shards"
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     add_allow_code(p)
 
     add_decision_timeout(p)
@@ -65,8 +50,7 @@ def add_commands(subparsers) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    # a local Ray starts one worker process per CPU it is given: more than a few per core only fills memory
-    check_range("--workers", args.workers, 1, MAX_WORKERS if args.address else 4 * (os.cpu_count() or 1))
+    check_ray(args)
     opts = RunOptions(
         workers=args.workers,
         address=args.address,
@@ -75,9 +59,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         games=args.games,
         show_progress=not args.no_progress,
         allow_code=args.allow_code,
+        connect_timeout=args.connect_timeout,
     )
-    if args.connect_timeout is not None:
-        opts.connect_timeout = args.connect_timeout
     console = report_console(120)  # logs and pipes: room for the A/B table
 
     def work() -> int:

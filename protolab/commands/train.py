@@ -9,9 +9,18 @@ from pathlib import Path
 
 from analysis.pages.shell import write_page
 from analysis.studies import open_study
-from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
+from protolab.commands.common import (
+    UsageError,
+    add_allow_code,
+    add_format,
+    add_no_progress,
+    add_ray,
+    check_ray,
+    ray_runner,
+    report_console,
+    until_interrupted,
+)
 from protolab.commands.registry import summary
-from protolab.experiment.jobs import Local, OnRay
 from protolab.experiment.spec import check_code
 from protolab.experiment.spec.files import read_spec_file
 from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
@@ -50,20 +59,9 @@ def add_commands(subparsers) -> None:
         help=f"where the model NAME.json and its card NAME.md are written (default: the folder the training "
         f"was first given, else {DEFAULT_MODELS}, relative to this folder)",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        metavar="K",
-        help="Ray workers (default: every core); 1 plays in this process without Ray",
-    )
-    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument(
-        "--format",
-        choices=("table", "json"),
-        default="table",
-        help="the finished training as tables (default) or one JSON object",
-    )
+    add_ray(p, "every core; 1: in this process, without Ray")
+    add_no_progress(p)
+    add_format(p, "the finished training as tables or one JSON object", csv=False)
     add_allow_code(p)
     p.set_defaults(func=cmd_train)
 
@@ -94,7 +92,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         libraries()
     except FitUnavailable:
         raise UsageError(EXTRA_HINT) from None
-    check_range("--workers", args.workers, 1, 100_000)
+    check_ray(args)
     if not args.spec and not args.resume:
         raise UsageError("expected SPEC (a training spec or a shipped one's name) or --resume DIR")
     if args.resume and args.out and Path(args.resume) != Path(args.out):
@@ -106,7 +104,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
-        runner = Local() if args.workers == 1 and not args.address else OnRay(args.address, args.workers)
+        runner = ray_runner(args)
         trainer = Trainer(spec, folder, runner, console.print, progress=not args.no_progress)
         trainer.console = console
         try:

@@ -9,8 +9,17 @@ import dataclasses
 from analysis.pages.cells import shown_path
 from analysis.pages.shell import write_page
 from analysis.studies import open_study
-from protolab.commands.common import UsageError, add_allow_code, check_range, report_console, until_interrupted
-from protolab.experiment.jobs import Local, OnRay
+from protolab.commands.common import (
+    UsageError,
+    add_allow_code,
+    add_format,
+    add_ray,
+    check_range,
+    check_ray,
+    ray_runner,
+    report_console,
+    until_interrupted,
+)
 from protolab.experiment.spec import SpecError, check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tune import main_tune, read_done, tune_folder
 from protolab.experiment.tune.tuneplay import player
@@ -33,19 +42,8 @@ def add_commands(subparsers) -> None:
         "a folder holding this spec's search resumes it",
     )
     p.add_argument("--trials", type=int, metavar="N", help="candidates to judge, instead of tune.trials")
-    p.add_argument(
-        "--workers",
-        type=int,
-        metavar="K",
-        help="Ray workers (default: every core); 1 plays in this process without Ray",
-    )
-    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster instead of starting a local one")
-    p.add_argument(
-        "--format",
-        choices=("table", "json"),
-        default="table",
-        help="the verified result as tables (default) or one JSON object",
-    )
+    add_ray(p, "every core; 1: in this process, without Ray")
+    add_format(p, "the verified result as tables or one JSON object", csv=False)
     add_allow_code(p)
     p.set_defaults(func=cmd_tune)
 
@@ -57,7 +55,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         raise UsageError(
             'protolab tune needs the optional package Optuna: pip install "protolab[tune]" (or pip install optuna)'
         ) from None
-    check_range("--workers", args.workers, 1, 100_000)
+    check_ray(args)
     check_range("--trials", args.trials, 1, 2000)
     spec = load_spec(args.spec)
     check_code(spec.source, spec_strategies(spec), args.allow_code)
@@ -72,7 +70,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
-        runner = Local() if args.workers == 1 and not args.address else OnRay(args.address, args.workers)
+        runner = ray_runner(args)
         try:
             main_tune(spec, folder, player(runner), console.print)
         finally:

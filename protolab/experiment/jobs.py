@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from protolab.experiment.progress import Progress
-from protolab.experiment.session import local_ray_failure, raise_if_stopped, start_ray, stop_ray
+from protolab.experiment.session import CONNECT_TIMEOUT, local_ray_failure, raise_if_stopped, start_ray, stop_ray
 
 MAX_RETRIES = 5  # per call, for workers or nodes that die (not for errors in code)
 WAIT = 0.5  # seconds one ray.wait blocks, so that a stop or a broken Ray is seen
@@ -150,8 +150,8 @@ class OnRay:
     """Jobs played as Ray tasks (one CPU each, `in_flight(workers)` at a time) on a local Ray this
     starts or the cluster at `address`; results in job order, progress as they finish."""
 
-    def __init__(self, address: str | None, workers: int | None):
-        self.workers, self.where = start_ray(address, workers)
+    def __init__(self, address: str | None, workers: int | None, connect_timeout: float = CONNECT_TIMEOUT):
+        self.workers, self.where = start_ray(address, workers, connect_timeout)
         self.remotes: dict[Callable, Any] = {}
         self.clean = True  # no map was left with calls in flight (a stop, a failure)
 

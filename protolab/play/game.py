@@ -14,8 +14,9 @@ from typing import Any
 
 from analysis.runs.played import PlayedGame, path_of
 from protolab.experiment.run.replay import new_game
+from protolab.play.options import grouped
 from protolab.play.playtest import Playtest, PlaytestError
-from protolab.play.prompts import asker, option_labels, prompt
+from protolab.play.prompts import asker, asking_box, option_labels, prompt
 from sim.describe import DK, SEAT_NAMES, LogLine, Namer, log_line
 from sim.observation import observation_from_state
 from sim.record import ending
@@ -47,6 +48,7 @@ class LiveGame:
                 f"{rec.game_index} (was it edited?)"
             )
         self._log_cache: tuple[int, list[tuple]] | None = None
+        self.not_saved: str | None = None  # the last write's failure, until a write succeeds
         self._finish_if_over()
 
     # -- deciding ---------------------------------------------------------------------------------
@@ -75,9 +77,11 @@ class LiveGame:
                 self.playtest.save(replace(self.rec, answers=answers))
             except OSError as e:
                 self.game._status = self.game.core.run(self.rec.answers, self.game.strategies)
-                raise NotSaved(
+                self.not_saved = (
                     f"not saved, so not taken: {e}; the game stays at decision {n} (free some space, then decide again)"
-                ) from None
+                )
+                raise NotSaved(self.not_saved) from None
+            self.not_saved = None
             self.game.answers = answers
             self.game._status = status
             self.rec.answers = answers
@@ -89,10 +93,11 @@ class LiveGame:
             try:
                 self.playtest.finish(self.rec, self.game.record())
             except OSError as e:  # its decisions are kept: the next `play --out` writes the shard
-                raise NotSaved(
+                self.not_saved = (
                     f"the game is over and its decisions are kept, but its result could not be written: {e} "
                     "(free some space and start protolab play --out on this folder again to write it)"
-                ) from None
+                )
+                raise NotSaved(self.not_saved) from None
 
     # -- what the person sees -----------------------------------------------------------------------
     def viewer(self) -> int:
@@ -110,7 +115,7 @@ class LiveGame:
                 "run": self.playtest.run_id,
                 "game": self.rec.game_index,
                 "games": self.playtest.games,
-                "seed": self.rec.seed,
+                "seed": self.rec.seed if self.over else None,  # the seed and the engine tell every deck's order
                 "seats": {SEAT_NAMES[p]: self._who(p) for p in (0, 1)},
                 "seat": SEAT_NAMES[me],
                 "decision": len(self.rec.answers),
@@ -119,6 +124,7 @@ class LiveGame:
                 "cards": self._texts(s),
                 "log": self._log(me),
                 "options": [],
+                "not_saved": self.not_saved,
             }
             if self.over:
                 r = self.game.record()
@@ -139,8 +145,9 @@ class LiveGame:
             out["kind"] = word
             out["prompt"] = prompt(pool, nm, word, asking)
             out["asked_by"] = asker(pool, nm, asking) or None
+            out["asking"] = asking_box(pool, nm, asking)
             labels = option_labels(pool, nm, kind, word, values, asking)
-            out["options"] = [{"option": i, "label": label} for i, label in enumerate(labels)]
+            out["options"] = grouped(nm, kind, values, labels)
             return out
 
     def _who(self, p: int) -> str:

@@ -51,6 +51,16 @@ def asker(pool: Pool, nm: Namer, asking: tuple[int, int]) -> str:
     return f"{info.name}, {BOX_NAMES[box]}: {text}" if text else f"{info.name}, {BOX_NAMES[box]}"
 
 
+def asking_box(pool: Pool, nm: Namer, asking: tuple[int, int]) -> dict[str, str] | None:
+    """The card and box whose text asks, for the page to draw that card with the box marked;
+    None for a turn's own decisions or a card the viewer may not see."""
+    card, box = asking
+    if card < 0:
+        return None
+    name = pool.cards[nm.state["cdef"][card]].name
+    return {"card": name, "box": BOX_NAMES[box]} if nm.card(card) == name else None
+
+
 def prompt(pool: Pool, nm: Namer, word: str, asking: tuple[int, int]) -> str:
     """The decision's question, after the text that asks it."""
     question = PROMPTS.get(word, word)

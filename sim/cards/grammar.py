@@ -67,7 +67,7 @@ def template_tokens(words: str) -> list[str]:
 
 _SLOTS = r"""
 n: NUMBER
-amount: NUMBER "card"                                   -> amount_n
+amount: NUMBER "card" per?                              -> amount_n
       | "card" "equal" "to" amount_expr                 -> amount_expr_count
       | hand_count
 dcount: NUMBER | "a"
@@ -77,10 +77,11 @@ deck: "your" "deck"                                     -> deck_own
 target: "this" "card" even_covered?                     -> this_card
       | "that" "card"                                   -> that_card
       | "it"                                            -> it
-      | quant ("of" poss)? adj* "card" mod*             -> selection
+      | quant ("of" poss)? adj* "card" mod* per?        -> selection
       | poss adj* "card" mod*                           -> selection_one
       | "the" adj* "card" mod*                          -> selection_one
 quant: NUMBER                                           -> q_n
+     | "up" "to" NUMBER                                 -> q_up_to
      | "a"                                              -> q_one
      | "all"                                            -> q_all
      | "each"                                           -> q_each
@@ -113,6 +114,34 @@ filter: "with" ("a" "value" | "values") "of" NUMBER ("or" NUMBER)* -> value_list
       | "that" "shares" "a" "value" "with" "the" "discarded" "card"  -> value_that
       | "with" "a" "value" "less" "than" amount_expr    -> value_lt
       | "that" "has" "a" "value" "greater" "than" amount_expr -> value_gt
+per: "for" "each" counted
+counted: ("of"? poss)? cadj* "card" cplace?             -> counted_cards
+       | "card" "in" zone_owner zone                    -> counted_zone
+       | lines                                          -> counted_lines
+       | "other" lines                                  -> counted_other_lines
+       | ("of"? poss)? protocols                        -> counted_protocols
+       | ("of"? poss)? "compiled" protocols             -> counted_compiled
+       | ("of"? poss)? protocols "that" ("is" | "are") "compiled" -> counted_compiled
+lines: "line" | "lines"
+protocols: "protocol" | "protocols"
+cadj: "other"                                           -> adj_other
+    | "face-up"                                         -> adj_up
+    | "face-down"                                       -> adj_down
+    | "covered"                                         -> adj_covered
+    | "uncovered"                                       -> adj_uncovered
+    | "covered" "or" "uncovered"                        -> adj_any_covered
+    | "non-this-protocol"                               -> adj_other_protocol
+    | "this-protocol"                                   -> adj_same_protocol
+cplace: "in" "this" "line"                              -> in_this_line
+      | "in" "the"? "other" lines                       -> in_other_lines
+      | "in" "the" "field"                              -> in_the_field
+zone_owner: "your"                                      -> poss_you
+          | "your" "opponent's"                         -> poss_opp
+          | "their"                                     -> poss_opp
+          | "both" "players'"                           -> poss_any
+zone: ("hand" | "hands")                                -> zone_hand
+    | ("trash" | "trashes")                             -> zone_trash
+    | ("deck" | "decks")                                -> zone_deck
 dest: "to" "this" "line"                                -> to_this_line
     | "to" "another" "line"                             -> to_other_line
     | "either" "to" "or" "from" "this" "line"           -> to_or_from_this_line
@@ -137,7 +166,7 @@ _STRUCTURE = r"""
 start: trigger body | body | passives
 passives: ((passive | restriction) ".")+
 body: sentence+
-sentence: opener? ("if" condition ",")? clauses "."
+sentence: opener? ("if" (condition | count_condition) ",")? clauses "."
 opener: "first" "," | "then" ","
 clauses: clause (sep clause)*
 sep: "," | ",then" | "and" | ",and"
@@ -201,14 +230,16 @@ def grammar() -> str:
             }
         ),
         _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
-        _alternatives("condition", [_rule_body(c) for c, _ in ph.CONDITIONS]),
+        _alternatives("condition", [_rule_body(c) for c in CONDITION_PRINTED]),
+        _alternatives("count_condition", [_rule_body(c) for c, _ in ph.COUNT_CONDITIONS]),
         _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
         _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTIONS]),
         _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
         _alternatives("after_phrase", [_rule_body(w) for w in ph.AFTER_WORDS.values()]),
         _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
         _alternatives("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
-        _alternatives("amount_expr", [_rule_body(w) for ws in ph.AMOUNT_WORDS.values() for w in ws]),
+        _alternatives("amount_expr", [_rule_body(w) for w in AMOUNT_EXPR_PRINTED])
+        + '    | "the" "number" "of" counted -> amount_counted\n',
     ]
     return "\n".join(parts)
 
@@ -234,10 +265,17 @@ def _flat(table: dict[str, tuple[str, ...]]) -> list[str]:
 
 
 HAND_COUNT_WORDS = _flat(ph.HAND_COUNTS)
-AMOUNT_EXPR_WORDS = _flat(ph.AMOUNT_WORDS)
+# the amount words the grammar reads as they are; the others (ph.COUNTED_AMOUNTS) read through
+# "the number of <counted>", which says them too (one reading per sentence, no conflict)
+AMOUNT_EXPR_WORDS = [k for k in _flat(ph.AMOUNT_WORDS) if k not in ph.COUNTED_AMOUNTS]
+AMOUNT_EXPR_PRINTED = [w for k, ws in ph.AMOUNT_WORDS.items() if k not in ph.COUNTED_AMOUNTS for w in ws]
 FIELD_VERBS = sorted({v.word for v in vocab.VERBS if v.on_field and not v.keyword})
 VERB_KEYWORDS = frozenset(v.word for v in vocab.VERBS)
-AMOUNT_EXPR_DID = [w == ph.DISCARDED_VALUE for ws in ph.AMOUNT_WORDS.values() for w in ws]
+# the conditions the grammar reads as they are; a count of cards the quantity grammar also says
+# ("there are 5 or more Unity cards in the field") reads through the count condition
+CONDITION_PRINTED = [c for c, v in ph.CONDITIONS if v.split()[0] not in ph.COUNTED_COUNTS]
+CONDITION_VALUES = [v for _, v in ph.CONDITIONS if v.split()[0] not in ph.COUNTED_COUNTS]
+AMOUNT_EXPR_DID = [w == ph.DISCARDED_VALUE for w in AMOUNT_EXPR_PRINTED]
 WHENS = list(ph.WHEN_WORDS)
 AFTERS = list(ph.AFTER_WORDS)
 DURINGS = list(ph.DURING_WORDS)

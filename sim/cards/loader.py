@@ -62,6 +62,7 @@ STEP_OPTION_KEYS = {
     "into",
     "per",
     "count",
+    "up_to",
 }
 KEYWORDS = sorted({v.word for v in vocab.VERBS})
 # amounts a condition (`if = "hand > 1"`) or a value selector (`value_gt = "hand"`) can name
@@ -225,16 +226,19 @@ class PerTable(Strict):
     face: one_of(K["face"]) | None = None
     other: Annotated[bool | None, Field(description="true or false")] = None
     line: words("any", "this", "other") | None = None
+    protocol: words("same", "other") | None = None
 
     @model_validator(mode="after")
     def _fits(self) -> PerTable:
-        card_keys = ("covered", "face", "other")
+        card_keys = ("covered", "face", "other", "protocol")
         if self.of != "cards" and any(getattr(self, k) is not None for k in card_keys):
-            fail(f"'{self.of}' counts no field cards: covered, face and other select field cards", "of")
+            fail(f"'{self.of}' counts no field cards: covered, face, other and protocol select field cards", "of")
         if self.of not in ("cards", "lines") and self.line is not None:
             fail(f"'{self.of}' is not counted by line", "line")
         if self.of == "lines" and self.whose is not None:
             fail("lines belong to both sides: no whose", "whose")
+        if self.of == "lines" and self.line == "this":
+            fail('this line is 1 line: write the number, or line = "other"', "line")
         return self
 
 
@@ -268,6 +272,7 @@ STEP_VALUES: dict[str, Any] = {
     "into": one_of(("opponent_trash",)),
     "per": PerTable,
     "count": PerTable,
+    "up_to": bool,
 }
 assert set(STEP_VALUES) == SELECTOR_KEYS | STEP_OPTION_KEYS, "a selector or option without its values"
 
@@ -335,13 +340,15 @@ def _quantity_rules(word: str, given: dict[str, Any]) -> None:
     given exactly when one does."""
     if "per" in given and not is_whole(given[word]):
         fail(f"'per' counts the verb's number: write a number, e.g. {word} = 1, got {given[word]!r}", "per")
-    named = [k for k in ("value_gt", "value_lt") if given.get(k) == "count"]
+    if given.get("up_to") and not (is_whole(given[word]) and vocab.by_word(word).on_field):
+        fail(f"'up_to' is a choice of 0 up to a number of field cards: write {word} = N on a field verb", "up_to")
+    named = [k for k in ("value_gt", "value_lt", word) if given.get(k) == "count"]
     cond = parse_condition(given["if"]) if isinstance(given.get("if"), str) else None
     named += ["if"] if cond is not None and "count" in (cond[0], cond[2]) else []
     if named and "count" not in given:
-        fail("compares 'count', but the step has no count = { ... } saying what to count", named[0])
+        fail("names 'count', but the step has no count = { ... } saying what to count", named[0])
     if "count" in given and not named:
-        fail('no comparison of the step names it (if = "count >= 2", value_gt = "count")', "count")
+        fail('nothing in the step names it (if = "count >= 2", value_gt = "count", draw = "count")', "count")
 
 
 def _field(key: str, t: Any) -> tuple[Any, None]:
@@ -710,6 +717,7 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     filters: dict[Any, int] = {"same": 1, "other": 2}
     rec["proto_filter"] = filters.get(step.get("protocol"), 0)
     rec["into_opp"] = int(step.get("into") == "opponent_trash")
+    rec["up_to"] = int(step.get("up_to", False))
     for key in ("per", "count"):
         if key in step:
             rec[key] = len(out)
@@ -732,6 +740,7 @@ def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
     rec["face"] = K["face"][per.get("face", "any")]
     rec["other"] = int(per.get("other", False))
     rec["line"] = K["line"][per.get("line", "any")]
+    rec["proto_filter"] = {"same": 1, "other": 2}.get(per.get("protocol", ""), 0)
     return rec
 
 

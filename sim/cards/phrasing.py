@@ -103,6 +103,16 @@ AMOUNT_WORDS: dict[str, tuple[str, ...]] = {
     "value_of_that": ("that card's value", DISCARDED_VALUE),
 }
 
+# Quantities (docs/cards.md "Quantities"): "<n> cards for each <counted>" is the step's `per`,
+# "cards equal to the number of <counted>" (and "a value less than the number of <counted>") the
+# amount `count` with its `count` table; a count of this protocol's cards counts face-up ones.
+# <counted> is read by the grammar's `counted` rule and written by sim/cards/counting.py. An
+# amount word that a quantity also says is read as the amount word in a comparison (Peace 3:
+# `value_gt = "hand"`); after "equal to" and in a condition only those of COUNTED_COUNTS are
+# (Unity 1 and 2 read as before), since the count word "hand" prints as "your hand", the whole hand.
+COUNTED_AMOUNTS: dict[str, dict[str, Any]] = {"hand": {"of": "hand"}, "protocol_cards_in_field": {"protocol": "same"}}
+COUNTED_COUNTS = ("protocol_cards_in_field",)
+
 # Counts of cards in hand or deck ("Draw ..."); `{n}` is a number.
 HAND_COUNTS: dict[str, tuple[str, ...]] = {
     "1+": ("1 or more cards",),
@@ -121,6 +131,7 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
     ("the discarded card matched the stated protocol", "that_matches_stated"),
     ("your hand is empty", "hand == 0"),
     ("you have no cards in hand", "hand == 0"),
+    ("you have no cards in your hand", "hand == 0"),
     ("you have more than <n> card in your hand", "hand > {n}"),
     ("your opponent has a higher total value than you do in this line", "opponent_value_here > your_value_here"),
     ("your opponent has a higher value in this line than you do", "opponent_value_here > your_value_here"),
@@ -129,6 +140,14 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
     ("there is another PROTOCOL card in the field", "other_protocol_cards_in_field >= 1"),
     ("there are <n> or more PROTOCOL cards in the field", "protocol_cards_in_field >= {n}"),
     ("there are any cards in your trash", "trash > 0"),
+)
+
+# Conditions on a quantity (`if = "count >= 2"` with its `count = { ... }` table), read after "If";
+# `<counted>` is the counted set, as after "the number of".
+COUNT_CONDITIONS: tuple[tuple[str, str], ...] = (
+    ("there are <n> or more <counted>", "count >= {n}"),
+    ("there are fewer than <n> <counted>", "count < {n}"),
+    ("there are no <counted>", "count == 0"),
 )
 
 # Triggers (`when = ...`). "After" triggers are "After <actor> <action>:" with the actor giving `by`.

@@ -47,10 +47,63 @@ class _Build:
         return _num(c[0])
 
     def amount_n(self, c):
-        return {"_count": _num(c[0])}
+        return {"_count": _num(c[0]), **(c[1] if len(c) > 1 else {})}
 
     def amount_expr_count(self, c):
+        if len(c[0]) > 2:  # "equal to the number of <counted>": the amount `count`
+            word = _amount_word(c[0][2])
+            return {"_count": word} if word in ph.COUNTED_COUNTS else {"_count": "count", "count": c[0][2]}
         return {"_count": c[0][0], **({"_did": True} if c[0][1] else {})}
+
+    # -- quantities ("for each <counted>", "the number of <counted>"): a `per`/`count` table
+    def per(self, c):
+        return {"per": c[0]}
+
+    def amount_counted(self, c):
+        return ("count", False, c[0])
+
+    def counted_cards(self, c):
+        table = self.selection([p for p in c if isinstance(p, dict)])
+        return {k: v for k, v in table.items() if (k, v) not in (("covered", "any"), ("line", "any"))}
+
+    def counted_zone(self, c):
+        return {"of": c[1], **({} if c[0] == {"whose": "you"} else c[0])}
+
+    def counted_lines(self, c):
+        return {"of": "lines"}
+
+    def counted_other_lines(self, c):
+        return {"of": "lines", "line": "other"}
+
+    def counted_protocols(self, c):
+        return {"of": "protocols", **next((p for p in c if isinstance(p, dict)), {})}
+
+    def counted_compiled(self, c):
+        return {"of": "compiled_protocols", **next((p for p in c if isinstance(p, dict)), {})}
+
+    def lines(self, c):
+        return None
+
+    def protocols(self, c):
+        return None
+
+    def poss_any(self, c):
+        return {"whose": "any"}
+
+    def zone_hand(self, c):
+        return "hand"
+
+    def zone_trash(self, c):
+        return "trash"
+
+    def zone_deck(self, c):
+        return "deck"
+
+    def in_other_lines(self, c):
+        return {"line": "other"}
+
+    def in_the_field(self, c):
+        return {"line": "any"}
 
     def dcount(self, c):
         return {"_count": _num(c[0]) if c else 1}
@@ -92,6 +145,9 @@ class _Build:
 
     def q_n(self, c):
         return {"_count": _num(c[0])}
+
+    def q_up_to(self, c):
+        return {"_count": _num(c[0]), "up_to": True}
 
     def q_one(self, c):
         return {"_count": 1}
@@ -190,10 +246,10 @@ class _Build:
         return {"value": "that", "_did": True}
 
     def value_lt(self, c):
-        return {"value_lt": c[0][0]}
+        return _compared("value_lt", c[0])
 
     def value_gt(self, c):
-        return {"value_gt": c[0][0]}
+        return _compared("value_gt", c[0])
 
     def to_this_line(self, c):
         return {"to": "this_line"}
@@ -285,7 +341,7 @@ class _Build:
         return None
 
     def sentence(self, c):
-        cond = next((x for x in c if isinstance(x, str)), None)
+        cond = next((x for x in c if isinstance(x, (str, tuple))), None)
         return (cond, next(x for x in c if isinstance(x, list)))
 
     def body(self, c):
@@ -321,6 +377,20 @@ class _Build:
         return list(c)
 
 
+def _compared(key: str, amount: tuple) -> dict[str, Any]:
+    """A value compared with an amount; a quantity that an amount word says is that word (Peace
+    3's "the number of cards in your hand" is `hand`), any other is the amount `count`."""
+    if len(amount) == 2:
+        return {key: amount[0]}
+    word = _amount_word(amount[2])
+    return {key: word} if word else {key: "count", "count": amount[2]}
+
+
+def _amount_word(counted: dict[str, Any]) -> str | None:
+    """The amount word that says what `counted` counts, if one does (ph.COUNTED_AMOUNTS)."""
+    return next((w for w, t in ph.COUNTED_AMOUNTS.items() if t == counted), None)
+
+
 def _table_rule(name: str, i: int, c: list) -> Any:
     """The value of entry i of a generated table rule (`phrase_3`, `condition_0`, ...)."""
     if name == "phrase":
@@ -335,8 +405,11 @@ def _table_rule(name: str, i: int, c: list) -> Any:
             step[word] = True if count is None else count
         return {word: step.pop(word), **step}
     if name == "condition":
-        text = ph.CONDITIONS[i][1]
+        text = gr.CONDITION_VALUES[i]
         return text.format(n=c[0]) if c else text
+    if name == "count_condition":  # (the condition, what it counts), or a condition on an amount word
+        cond, said = ph.COUNT_CONDITIONS[i][1].format(n=c[0] if len(c) > 1 else 0), _amount_word(c[-1])
+        return cond.replace("count", said) if said in ph.COUNTED_COUNTS else (cond, c[-1])
     if name == "passive":
         return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
     if name == "restriction":
@@ -407,6 +480,7 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
     """The steps of a box's sentences, in order, with conditions, subjects and "it" settled."""
     steps: list[dict[str, Any]] = []
     for cond, clauses in sentences:
+        cond, counted = cond if isinstance(cond, tuple) else (cond, None)
         subject = None
         for n, (kind, subj, may, action) in enumerate(clauses):
             subject = subj or subject
@@ -427,6 +501,9 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
                 step["who"] = "opponent"
             if cond is not None:
                 step["if"] = cond if n == 0 else "same"
+            if counted is not None and n == 0:
+                if step.setdefault("count", counted) != counted:
+                    raise ReadError("ambiguous: a step counts one thing, here its condition and its number both count")
             if kind == "both":
                 other = {**step, "who": "opponent"}
                 step = {"either": [[step, other], [other, step]]}

@@ -90,8 +90,8 @@ COUNTS: tuple[Count, ...] = (
     Count(
         "count",
         "CK_COUNTED",
-        "what the step's `count = { ... }` counts ([Quantities](#quantities))",
-        as_count=False,
+        "as many as the step's `count = { ... }` counts ([Quantities](#quantities)): "
+        '"cards equal to the number of ..."',
         amount=True,
     ),
 )
@@ -415,7 +415,7 @@ class StepField:
     choice a player makes while the step resolves that this field shapes, a DecisionKind word
     (`may`, `either`, `each_line`, `line`) or PICKS; "" for a field no player's choice reads (a
     count drawn from the top, a condition, a trigger). A variant that changes such a field changes
-    a choice the bots' fixed rule may take (analysis/studies/plain/choice_changes.py, docs/analysis.md)."""
+    a choice the bots' fixed rule may take (analysis/studies/balance/choice_changes.py, docs/analysis.md)."""
 
     name: str
     ctype: str
@@ -473,6 +473,7 @@ STEP_RECORD: tuple[StepField, ...] = (
     StepField("per", "int16_t", -1, True, "index of the step's quantity record (-1: none): n for each counted", PICKS),
     StepField("count", "int16_t", -1, True, "index of the quantity record a comparison names as `count` (-1: none)"),
     StepField("of", "uint8_t", 0, True, "a quantity record: what it counts (Counted); its selectors say which"),
+    StepField("up_to", "uint8_t", 0, True, "up to the count: the decider may stop before each pick", chosen="may"),
 )
 
 STEP_FIELDS = tuple(f.name for f in STEP_RECORD)
@@ -661,7 +662,7 @@ ENUMS: tuple[EngineEnum, ...] = (
             M("HAND", "hand", "cards in a hand (`whose`: **yours**, your opponent's or both)"),
             M("TRASH", "trash", "cards in a trash"),
             M("DECK", "deck", "cards in a deck"),
-            M("LINES", "lines", "lines (`line`: every line, this line or the other lines)"),
+            M("LINES", "lines", "lines (`line`: every line or the other lines)"),
             M("PROTOCOLS", "protocols", "protocols (`whose`: **both sides**, yours or your opponent's)"),
             M("COMPILED", "compiled_protocols", "compiled protocols"),
         ),

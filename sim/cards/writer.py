@@ -11,6 +11,7 @@ from typing import Any
 
 from sim.cards import phrasing as ph
 from sim.cards import vocabulary as vocab
+from sim.cards.counting import counted_words
 
 
 class WriteError(ValueError):
@@ -58,7 +59,10 @@ class _Slots:
         count = self.keys.get(self.verb)
         if isinstance(count, int) and not isinstance(count, bool):
             self.take(self.verb)
-            return f"{count} card{'s' if count != 1 else ''}"
+            return f"{count} card{'s' if count != 1 else ''}" + self._per()
+        if count == "count":
+            self.take(self.verb)
+            return "cards equal to " + self._amount_words("count")
         if count == "hand":
             self.take(self.verb)
             return "your hand" if self.who == "you" else "their hand"
@@ -68,7 +72,13 @@ class _Slots:
             return "cards equal to " + self._amount_words(self.take(self.verb))
         return None
 
+    def _per(self) -> str:
+        """ " for each ..." when the step's number is counted (`per`), else nothing."""
+        return " for each " + counted_words(self.take("per"), True, self.who) if "per" in self.keys else ""
+
     def _amount_words(self, word: str) -> str:
+        if word == "count":
+            return "the number of " + counted_words(self.take("count"), False, self.who)
         if word == "value_of_that" and self.keys.get("if") == "did":
             self.take("if")
             return ph.DISCARDED_VALUE
@@ -144,6 +154,7 @@ class _Slots:
         if proto:
             adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
         many = count == "all" or (isinstance(count, int) and count > 1)
+        count = f"up to {count}" if k.pop("up_to", False) else count
         poss = {"any": "", "you": "your", "opponent": "their" if self.who == "opponent" else "your opponent's"}[whose]
         if pick:
             head = poss or "the"
@@ -155,7 +166,7 @@ class _Slots:
         words = [head, *adjs, "cards" if many else "card"]
         words += self._places()
         f = None if self.own_filter else self.filter()
-        return " ".join(words + ([f] if f else []))
+        return " ".join(words + ([f] if f else [])) + self._per()
 
     def _places(self) -> list[str]:
         out = []
@@ -268,7 +279,9 @@ def _clause(step: dict[str, Any]) -> tuple[str, bool]:
     return words, if_said
 
 
-def _condition(cond: str) -> str:
+def _condition(cond: str, counted: dict[str, Any] | None = None) -> str:
+    if counted is not None:
+        return _count_condition(cond, counted)
     for words, value in ph.CONDITIONS:
         m = re.fullmatch(re.escape(value).replace(r"\{n\}", r"(-?\d+)"), cond)
         if m:
@@ -276,15 +289,32 @@ def _condition(cond: str) -> str:
     raise WriteError(f"no phrasing prints the condition {cond!r}")
 
 
+def _count_condition(cond: str, counted: dict[str, Any]) -> str:
+    """A condition on the step's `count` quantity ("if there are 2 or more face-down cards")."""
+    for words, value in ph.COUNT_CONDITIONS:
+        m = re.fullmatch(re.escape(value).replace(r"\{n\}", r"(\d+)"), cond)
+        if m:
+            said = words.replace("<n>", m.group(1) if m.groups() else "")
+            return "if " + said.replace("<counted>", counted_words(counted, False))
+    raise WriteError(f"no phrasing prints the condition {cond!r} on a count")
+
+
+def _counted_condition(step: dict[str, Any]) -> dict[str, Any] | None:
+    """The `count` table the step's condition names (None: its condition counts nothing)."""
+    cond = step.get("if")
+    return step.get("count") if isinstance(cond, str) and "count" in re.findall(r"\w+", cond) else None
+
+
 def _sentences(steps: list[dict[str, Any]]) -> list[str]:
     groups: list[tuple[str, list[str]]] = []
     for step in steps:
-        words, if_said = _clause(step)
+        counted = _counted_condition(step)
+        words, if_said = _clause({k: v for k, v in step.items() if k != "count"} if counted else step)
         cond = step.get("if")
         if cond == "same" and groups:
             groups[-1][1].append(words)
         elif cond and not if_said:
-            groups.append((_condition(cond) + ", ", [words]))
+            groups.append((_condition(cond, counted) + ", ", [words]))
         else:
             groups.append(("", [words]))
     out = []

@@ -187,9 +187,17 @@ cdef int quantity(State* g, Frame* fr, const Step* q) noexcept nogil:
     resolves: field cards by the field verbs' own selectors and matcher, the cards of a hand,
     trash or deck, lines, or protocols. Sides are the text's player's (`whose`)."""
     cdef int32_t scratch[MAXCARDS]
-    cdef int s, l, n = 0, tl
+    cdef int s, l, n = 0, tl, i, pr
     if q.of == Q_CARDS:
-        return collect(g, fr, q, -1, scratch)
+        n = collect(g, fr, q, -1, scratch)
+        if q.proto_filter == 0:
+            return n
+        pr = g.cdefs[fr.defn].protocol     # of this text's protocol or not: face-up cards only
+        l = 0
+        for i in range(n):
+            if g.face_up[scratch[i]] and (cdef_of(g, scratch[i]).protocol == pr) == (q.proto_filter == 1):
+                l += 1
+        return l
     if q.of == Q_LINES:
         tl = this_line(g, fr)
         for l in range(3):
@@ -213,10 +221,13 @@ cdef int quantity(State* g, Frame* fr, const Step* q) noexcept nogil:
     return n
 
 cdef inline int step_n(State* g, Frame* fr, const Step* st) noexcept nogil:
-    """A counted step's number: `n`, or `n` for each thing its quantity counts."""
-    if st.per < 0:
-        return st.n
-    return st.n * quantity(g, fr, &g.steps[st.per])
+    """A counted step's number: `n`, `n` for each thing its quantity counts (`per`), or as many
+    as its `count` quantity counts (the amount `count`: "cards equal to the number of ...")."""
+    if st.per >= 0:
+        return st.n * quantity(g, fr, &g.steps[st.per])
+    if st.count_kind == CK_COUNTED:
+        return quantity(g, fr, &g.steps[st.count])
+    return st.n
 
 cdef inline int amount_of(State* g, Frame* fr, const Step* st, int kind, int n, int who) noexcept nogil:
     """An amount a step compares (`if`, `value_gt`/`value_lt`): its `count` quantity or amount()."""

@@ -14,7 +14,7 @@ cdef int act_none(State* g, Frame* fr, const Step* st, int c, int dec) noexcept 
     return 0
 
 cdef inline int step_amount(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
-    if st.per >= 0:
+    if st.per >= 0 or st.count_kind == CK_COUNTED:
         return step_n(g, fr, st)
     return amount(g, fr, st.count_kind, st.n, dec)
 
@@ -204,6 +204,8 @@ cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil
         n = collect(g, fr, st, -1, cand)
         if n == 0:
             break
+        if st.up_to and ask_may(g, dec) != 1:
+            break                      # "up to n": the decider stops here
         c = choose(g, dec, D_TARGET, cand, n)
         if c < 0:
             break

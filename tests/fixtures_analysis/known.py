@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fixtures_analysis.synth import write_run
@@ -107,3 +108,19 @@ def planted_run(path: Path, games: int, t1_wins: int, run_id: str, card: bool = 
         if card:
             events.append(_ev(i, 1, 0, "play_face_up", "Fire 1", line=0))
     return write_run(path, rows, events if card else None, run_id=run_id, shard_games=max(games, 1))
+
+
+def person_run(path: Path, seats: list[str], games: int = 40, winner: int = 0) -> Path:
+    """T1 (seat 0) wins every game against T2: a protocol at 100% and one at 0%, flagged by any band
+    (`winner`: -1, every game a draw)."""
+    rows = []
+    for g in range(games):
+        row = {"game_index": g, "seed": g, "first_player": g % 2, "winner": winner}
+        row.update({f"seat0_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T1, strict=True)})
+        row.update({f"seat1_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T2, strict=True)})
+        rows.append(row)
+    write_run(path, rows, run_id=path.name, shard_games=games)
+    m = json.loads((path / "run.json").read_text())
+    m["spec"] = {"name": "play", "seed": 5, "arms": [{"name": None, "sets": ["Main 1"], "strategies": seats}]}
+    (path / "run.json").write_text(json.dumps(m))
+    return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.studies.metagame import meta as M
+from analysis.studies.balance import meta as M
 
 
 def synthetic_matchups(games: int = 40, seed: int = 2) -> tuple[pd.DataFrame, M.Universe, dict]:

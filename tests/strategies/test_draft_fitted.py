@@ -1,4 +1,4 @@
-"""The fitted draft (strategies/_draft.pyx, strategies/draft.py), pick metrics (analysis/studies/plain/picks.py)
+"""The fitted draft (strategies/_draft.pyx, strategies/draft.py), pick metrics (analysis/studies/balance/picks.py)
 and their error handling."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from analysis.runs.open import Runs
-from analysis.studies.plain.picks import first_pick, has_picks, pick_metrics
+from analysis.studies.balance.picks import first_pick, has_picks, pick_metrics
 from protolab.cli import main
 from protolab.experiment.run.plan import make_plan
 from protolab.experiment.spec import SpecError, load_spec

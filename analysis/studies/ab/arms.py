@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,53 +16,19 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.pages.cells import pct, pts
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
-from analysis.runs.open import RunError, Runs, arm_of, open_runs, peek_manifest, split_arm
+from analysis.runs.open import Runs, arm_of, open_runs, split_arm
 from analysis.runs.provenance import as_html, of_runs
 from analysis.studies.ab.compare import Comparison, compare_runs, print_comparison, shown_rows
 from analysis.studies.ab.ranking import ranking_html
 from analysis.studies.ab.stopped import apply_stop, describe, stop_record
-from analysis.studies.plain import queries
-from analysis.studies.plain.report import Report, print_report, records, to_json, write_csv
-from analysis.studies.plain.rule_note import notes_html
+from analysis.studies.balance import queries
+from analysis.studies.balance.report import Report, print_report, records, to_json, write_csv
+from analysis.studies.balance.rule_note import notes_html
 
 OpenFn = Callable[[str], Runs]
-
-
-# -- which paths are A/B runs ----------------------------------------------------------------------
-
-
-def run_arms(path: str | Path) -> list[str]:
-    """The arms of the run at `path` that have finished shards, in spec order, when `path` names a
-    whole run (no `#arm`) with more than one; else []. A folder whose run.json cannot be read gives
-    [] too: opening it then reports the problem."""
-    run, arm = split_arm(path)
-    if arm is not None:
-        return []
-    m = peek_manifest(run)
-    if m is None:
-        return []
-    arms = m.spec.arm_names
-    played = {s.get("arm") for s in m.shards if isinstance(s, dict)}
-    return [a for a in arms if a is not None and a in played] if len(arms) > 1 else []  # A/B arms are named
-
-
-def arm_paths(paths: list[str]) -> list[str] | None:
-    """`RUN#arm` for every arm when `paths` is one A/B run; None when no path is one. Several
-    paths with an A/B run among them are refused: the arms would be pooled with each other."""
-    arms = [(p, run_arms(p)) for p in paths]
-    ab = [(p, a) for p, a in arms if a]
-    if not ab:
-        return None
-    if len(paths) > 1:
-        p, a = ab[0]
-        raise RunError(
-            f"{p}: an A/B run (arms {', '.join(a)}) given with other runs would pool its arms; "
-            f"give one arm ({p}#{a[0]}) or the A/B run alone"
-        )
-    p, a = ab[0]
-    return [f"{p}#{arm}" for arm in a]
 
 
 # -- report, one section per arm -------------------------------------------------------------------
@@ -150,19 +115,32 @@ def ab_compare(paths: list[str], method: str = "holm", alpha: float = 0.05, open
 # -- the page --------------------------------------------------------------------------------------
 
 
-def _pts(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:+.1f}"
-
-
-def _pct(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
-
-
 def forest_rows(c: Comparison) -> pd.DataFrame:
     """The rows of the forest plot: the first player, then each protocol, by change."""
     t = c.table[c.table["kind"].isin(["game", "protocol"]) & c.table["change"].notna()]
     t = t.assign(_g=(t["kind"] == "game").astype(int)).sort_values(["_g", "change"])
     return t.drop(columns="_g").reset_index(drop=True)
+
+
+def _unpaired_bars(t: pd.DataFrame, y: list[str]) -> go.Scatter:
+    """The unpaired 95% interval of each row's difference of rates, drawn faintly beside the paired one."""
+    return go.Scatter(
+        x=(t["rate_variant"] - t["rate_base"]) * 100,  # the difference of rates it is an interval of
+        y=y,
+        mode="markers",
+        name="unpaired 95% CI (for comparison)",
+        marker={"size": 1, "color": "rgba(0,0,0,0)"},
+        hoverinfo="skip",
+        error_x={
+            "type": "data",
+            "symmetric": False,
+            "color": "#bbb",
+            "thickness": 6,
+            "width": 0,
+            "array": (t["unpaired_high"] - t["rate_variant"] + t["rate_base"]) * 100,
+            "arrayminus": (t["rate_variant"] - t["rate_base"] - t["unpaired_low"]) * 100,
+        },
+    )
 
 
 def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
@@ -175,9 +153,9 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
         for s, d in zip(t["significant"].fillna(False), t["change"], strict=True)
     ]
     hover = [
-        f"{n}: {_pct(r.rate_base)} -> {_pct(r.rate_variant)}, {_pts(r.change)} points "
-        f"({r.design} 95% interval {_pts(r.change_low)} to {_pts(r.change_high)}); unpaired CI of the "
-        f"rates' difference {_pts(r.unpaired_low)} to {_pts(r.unpaired_high)}; adjusted p = {r.p_adjusted:.2g}; "
+        f"{n}: {pct(r.rate_base, '')} -> {pct(r.rate_variant, '')}, {pts(r.change, '')} points "
+        f"({r.design} 95% interval {pts(r.change_low, '')} to {pts(r.change_high, '')}); unpaired CI of the "
+        f"rates' difference {pts(r.unpaired_low, '')} to {pts(r.unpaired_high, '')}; adjusted p = {r.p_adjusted:.2g}; "
         f"significant ({r.significant_by}): {'yes' if r.significant else 'no'}; "
         f"{r.games_base:,} vs {r.games_variant:,} games"
         for n, r in zip(y, t.itertuples(), strict=True)
@@ -185,25 +163,7 @@ def fig_forest(c: Comparison, base: str, variant: str) -> go.Figure:
     fig = go.Figure()
     fig.add_vline(x=0, line={"color": "#999", "dash": "dot"})
     if c.design.paired:
-        fig.add_trace(
-            go.Scatter(
-                x=(t["rate_variant"] - t["rate_base"]) * 100,  # the difference of rates it is an interval of
-                y=y,
-                mode="markers",
-                name="unpaired 95% CI (for comparison)",
-                marker={"size": 1, "color": "rgba(0,0,0,0)"},
-                hoverinfo="skip",
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "color": "#bbb",
-                    "thickness": 6,
-                    "width": 0,
-                    "array": (t["unpaired_high"] - t["rate_variant"] + t["rate_base"]) * 100,
-                    "arrayminus": (t["rate_variant"] - t["rate_base"] - t["unpaired_low"]) * 100,
-                },
-            )
-        )
+        fig.add_trace(_unpaired_bars(t, y))
     fig.add_trace(
         go.Scatter(
             x=t["change"] * 100,
@@ -245,7 +205,7 @@ def fig_card_use(c: Comparison, base: str, variant: str) -> go.Figure | None:
         x = [[card for card in u["card"] for _ in (0, 1)], [arm for _ in u["card"] for arm in (base, variant)]]
         v = [val for _, r in u.iterrows() for val in (r[f"{col}_base"], r[f"{col}_variant"])]
         fig.add_trace(
-            go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[_pct(a) for a in v], textposition="outside")
+            go.Bar(x=x, y=v, name=name, marker={"color": colour}, text=[pct(a, "") for a in v], textposition="outside")
         )
     return layout(
         fig,
@@ -372,7 +332,7 @@ def _overview_html(ab: ABResult) -> str:
     o = ab.overview
     rows = "".join(
         f"<tr><td>{html.escape(str(r.arm))}</td><td class='n'>{r.games:,}</td><td class='n'>{r.decided:,}"
-        f"</td><td class='n'>{r.draws:,}</td><td class='n'>{_pct(r.first_player_win_rate)}</td>"
+        f"</td><td class='n'>{r.draws:,}</td><td class='n'>{pct(r.first_player_win_rate, '')}</td>"
         f"<td class='n'>{r.mean_turns:.1f}</td></tr>"
         for r in o.itertuples()
     )

@@ -19,7 +19,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analysis.pages.cells import pct, table
+from analysis.pages.cells import pct, pts, table
 from analysis.runs.manifest import SpecArm
 from analysis.runs.open import Runs
 from analysis.runs.provenance import of_runs, print_lines
@@ -36,9 +36,9 @@ from analysis.stats.proportions import (
 )
 from analysis.studies.ab.loops import loop_change
 from analysis.studies.ab.samepool import really_changed, same_pool, same_pool_line
-from analysis.studies.plain import queries
-from analysis.studies.plain.flags import CARD_METRIC
-from analysis.studies.plain.rule_note import note_lines, rule_notes
+from analysis.studies.balance import queries
+from analysis.studies.balance.flags import CARD_METRIC, protocol_items
+from analysis.studies.balance.rule_note import note_lines, rule_notes
 from sim.inputs import parse_toml
 
 _SIDES = ("side_a", "side_b")
@@ -76,12 +76,7 @@ class Comparison:
 
 
 def _items(runs: Runs) -> pd.DataFrame:
-    p = queries.protocol_win_rates(runs)
-    parts = [
-        pd.DataFrame(
-            {"kind": "protocol", "name": p["protocol"], "metric": "win rate", "games": p["games"], "wins": p["wins"]}
-        )
-    ]
+    parts = [protocol_items(queries.protocol_win_rates(runs))]
     c = queries.card_impact(runs)
     if not c.empty:
         parts.append(
@@ -382,13 +377,9 @@ def shown_rows(c: Comparison) -> pd.DataFrame:
     return t[keep]
 
 
-def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float = 0.05) -> Comparison:
-    """Per protocol, per card and for the first player: base and variant rates, the change with a
-    95% interval, a test, and the p-value corrected across all rows. Protocol and first-player rows
-    are paired (seed by seed) when the sides share their games, else unpaired (Newcombe interval,
-    pooled z-test); card rows are always unpaired (the face-up win rate counts different
-    seat-games on each side: the variant changes which games a card is played in)."""
-    a, b = _items(base), _items(variant)
+def _unpaired_rows(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """The rows of both sides side by side, each with its rates, its unpaired change (Newcombe interval)
+    and pooled z-test p-value; a row one side lacks has no games there."""
     df = a.merge(b, on=["kind", "name", "metric"], how="outer", suffixes=("_base", "_variant"))
     for c in ("games_base", "wins_base", "games_variant", "wins_variant"):
         df[c] = df[c].fillna(0).astype(np.int64)
@@ -397,8 +388,42 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
         df["rate_variant"] = df["wins_variant"] / df["games_variant"].where(df["games_variant"] > 0)
     d, lo, hi = newcombe_diff(df["wins_base"], df["games_base"], df["wins_variant"], df["games_variant"])
     df["change"], df["change_low"], df["change_high"] = d, lo, hi
-    tested = (df["games_base"] > 0) & (df["games_variant"] > 0)
     df["p_value"] = two_proportion_p(df["wins_base"], df["games_base"], df["wins_variant"], df["games_variant"])
+    return df
+
+
+def _tested_by_family(df: pd.DataFrame, tested: pd.Series, method: str, alpha: float) -> pd.DataFrame:
+    """The p-values corrected within each family (the changed protocols are one, the rest another), what is
+    significant, and the change each row could have detected."""
+    df["p_adjusted"] = np.nan
+    for family in ("focus", "rest"):
+        rows = tested & (df["family"] == family)
+        if rows.any():
+            df.loc[rows, "p_adjusted"] = adjust(df.loc[rows, "p_value"].to_numpy(), method)
+    df["significant"] = df["p_adjusted"] < alpha
+    df["significant_by"] = f"adjusted p < {alpha:g}"  # not the 95% CI shown, which is not corrected
+    df["detectable"] = detectable_change(df, int(tested.sum()), alpha)
+    return df
+
+
+def _ordered(df: pd.DataFrame) -> pd.DataFrame:
+    """The focus family first, then what is significant, the game before protocols before cards, the
+    largest change first."""
+    order = {"game": 0, "protocol": 1, "card": 2}
+    df = df.assign(_f=df["family"] != "focus", _o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(
+        ["_f", "significant", "_o", "_a"], ascending=[True, False, True, True]
+    )
+    return df.drop(columns=["_f", "_o", "_a"]).reset_index(drop=True)
+
+
+def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float = 0.05) -> Comparison:
+    """Per protocol, per card and for the first player: base and variant rates, the change with a
+    95% interval, a test, and the p-value corrected across all rows. Protocol and first-player rows
+    are paired (seed by seed) when the sides share their games, else unpaired (Newcombe interval,
+    pooled z-test); card rows are always unpaired (the face-up win rate counts different
+    seat-games on each side: the variant changes which games a card is played in)."""
+    df = _unpaired_rows(_items(base), _items(variant))
+    tested = (df["games_base"] > 0) & (df["games_variant"] > 0)
     pc = pair_connection(base, variant)
     try:
         design = detect_design(pc, base, variant)
@@ -418,19 +443,7 @@ def compare_runs(base: Runs, variant: Runs, method: str = "holm", alpha: float =
     shared, identical = same_pool(*blocks), same_games(df, design)
     focus = focus_protocols(names, df.loc[df["kind"] == "protocol", "name"].tolist())
     df["family"] = np.where((df["kind"] == "protocol") & df["name"].isin(focus), "focus", "rest")
-    df["p_adjusted"] = np.nan
-    for family in ("focus", "rest"):  # the changed protocols are one family, the rest another
-        rows = tested & (df["family"] == family)
-        if rows.any():
-            df.loc[rows, "p_adjusted"] = adjust(df.loc[rows, "p_value"].to_numpy(), method)
-    df["significant"] = df["p_adjusted"] < alpha
-    df["significant_by"] = f"adjusted p < {alpha:g}"  # not the 95% CI shown, which is not corrected
-    df["detectable"] = detectable_change(df, int(tested.sum()), alpha)
-    order = {"game": 0, "protocol": 1, "card": 2}
-    df = df.assign(_f=df["family"] != "focus", _o=df["kind"].map(order), _a=-df["change"].abs()).sort_values(
-        ["_f", "significant", "_o", "_a"], ascending=[True, False, True, True]
-    )
-    df = df.drop(columns=["_f", "_o", "_a"]).reset_index(drop=True)
+    df = _ordered(_tested_by_family(df, tested, method, alpha))
     cards = card_use(base, variant, names)
     meta = {
         "base": side_label(base),
@@ -492,15 +505,11 @@ def detectable_change(df: pd.DataFrame, tests: int, alpha: float, power: float =
 # -- words -----------------------------------------------------------------------------------------
 
 
-def _pts(x: float) -> str:
-    return f"{x * 100:+.1f}"
-
-
 def _use_phrase(u: pd.Series) -> str:
     """How the bots' use of a changed card moved, for sentences."""
     return (
         f"played face-up in {u['up_rate_base']:.1%} -> {u['up_rate_variant']:.1%} of its deck's seat-games "
-        f"({_pts(u['up_rate_change'])} points), face-down {u['down_rate_base']:.1%} -> "
+        f"({pts(u['up_rate_change'])} points), face-down {u['down_rate_base']:.1%} -> "
         f"{u['down_rate_variant']:.1%}, never {u['never_rate_base']:.1%} -> {u['never_rate_variant']:.1%}"
     )
 
@@ -513,7 +522,7 @@ def _line(r: pd.Series, cards: pd.DataFrame | None = None) -> str:
     paired = ", paired by seed" if r.get("design") == "paired" else ""
     text = (
         f"{what} {verb} from {r['rate_base']:.1%} to {r['rate_variant']:.1%} "
-        f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}{paired}; "
+        f"({pts(r['change'])} points, 95% CI {pts(r['change_low'])} to {pts(r['change_high'])}{paired}; "
         f"adjusted p = {r['p_adjusted']:.2g}; {int(r['games_base']):,} vs {int(r['games_variant']):,} games)."
     )
     if r["kind"] == "card" and cards is not None and not cards.empty and r["name"] in set(cards["card"]):
@@ -552,6 +561,27 @@ def _missed(df: pd.DataFrame) -> list[str]:
     ]
 
 
+def _moved_lines(df: pd.DataFrame, sig: pd.DataFrame, after_focus: bool, cards: pd.DataFrame | None) -> list[str]:
+    """What moved significantly (`sig`, of the rows `df` not in the focus family), else the largest change."""
+    if sig.empty:
+        rest = df[df["p_adjusted"].notna()]
+        if rest.empty:
+            return ["Nothing could be compared (no rate has games in both runs)."]
+        r = rest.loc[rest["change"].abs().idxmax()]
+        return [
+            f"{'Of the rest, n' if after_focus else 'N'}othing moved significantly. "
+            f"The largest change was {r['name']} "
+            f"({pts(r['change'])} points, 95% CI {pts(r['change_low'])} to {pts(r['change_high'])}, "
+            f"adjusted p = {r['p_adjusted']:.2g}): within what chance explains at these game counts."
+        ]
+    n_p = int((sig["kind"] == "protocol").sum())
+    n_c = int((sig["kind"] == "card").sum())
+    other = " other" if after_focus else ""
+    return [f"{n_p}{other} protocol(s) and {n_c} card(s) moved significantly:"] + [
+        "- " + _line(r, cards) for _, r in sig.iterrows()
+    ]
+
+
 def summarize(
     df: pd.DataFrame,
     base: Runs,
@@ -582,24 +612,7 @@ def summarize(
         out += ["- " + _line(r) for _, r in focus.iterrows()]
         df = df[df["family"] != "focus"]
     sig = df[df["significant"].fillna(False).astype(bool)]
-    if sig.empty:
-        rest = df[df["p_adjusted"].notna()]
-        if rest.empty:
-            out.append("Nothing could be compared (no rate has games in both runs).")
-        else:
-            r = rest.loc[rest["change"].abs().idxmax()]
-            out.append(
-                f"{'Of the rest, n' if not focus.empty else 'N'}othing moved significantly. "
-                f"The largest change was {r['name']} "
-                f"({_pts(r['change'])} points, 95% CI {_pts(r['change_low'])} to {_pts(r['change_high'])}, "
-                f"adjusted p = {r['p_adjusted']:.2g}): within what chance explains at these game counts."
-            )
-    else:
-        n_p = int((sig["kind"] == "protocol").sum())
-        n_c = int((sig["kind"] == "card").sum())
-        rest = " other" if not focus.empty else ""
-        out.append(f"{n_p}{rest} protocol(s) and {n_c} card(s) moved significantly:")
-        out += ["- " + _line(r, cards) for _, r in sig.iterrows()]
+    out += _moved_lines(df, sig, not focus.empty, cards)
     out += _missed(df)
     if cards is not None and not cards.empty:
         shown = set(sig.loc[sig["kind"] == "card", "name"])
@@ -624,7 +637,7 @@ def _ratio(x: float) -> str:
 
 
 def _change(d: float, lo: float, hi: float) -> str:
-    return "-" if np.isnan(d) else f"{_pts(d)} ({_pts(lo)}, {_pts(hi)})"
+    return "-" if np.isnan(d) else f"{pts(d)} ({pts(lo)}, {pts(hi)})"
 
 
 def cards_rows(cards: pd.DataFrame) -> list[list[str]]:
@@ -664,6 +677,23 @@ CARDS_COLUMNS = [
 ]
 
 
+def _change_row(r: pd.Series) -> list[str]:
+    """One row of the terminal table of changes."""
+    return [
+        r["name"],
+        r["kind"],
+        pct(r["rate_base"]),
+        f"{int(r['games_base']):,}",
+        pct(r["rate_variant"]),
+        f"{int(r['games_variant']):,}",
+        f"{pts(r['change'])} ({pts(r['change_low'])}, {pts(r['change_high'])})",
+        r["design"],
+        _ratio(r.get("variance_ratio", np.nan)),
+        "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",
+        ("yes" if r["significant"] else "") + (" (focus)" if r.get("family") == "focus" else ""),
+    ]
+
+
 def print_comparison(c: Comparison, console, limit: int = 25) -> None:
     print_lines(c.meta.get("provenance") or [], console)
     for w in c.meta.get("warnings", []):
@@ -671,23 +701,7 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
     for n in c.meta.get("notes", []):
         console.print(f"note: {n}")
     t = shown_rows(c)
-    rows = []
-    for _, r in t.head(limit).iterrows():
-        rows.append(
-            [
-                r["name"],
-                r["kind"],
-                pct(r["rate_base"]),
-                f"{int(r['games_base']):,}",
-                pct(r["rate_variant"]),
-                f"{int(r['games_variant']):,}",
-                f"{_pts(r['change'])} ({_pts(r['change_low'])}, {_pts(r['change_high'])})",
-                r["design"],
-                _ratio(r.get("variance_ratio", np.nan)),
-                "-" if np.isnan(r["p_adjusted"]) else f"{r['p_adjusted']:.2g}",
-                ("yes" if r["significant"] else "") + (" (focus)" if r.get("family") == "focus" else ""),
-            ]
-        )
+    rows = [_change_row(r) for _, r in t.head(limit).iterrows()]
     console.print(
         table(
             f"Changes in win rate (points, 95% CI); {limit if len(t) > limit else len(t)} of {len(t)} "
@@ -726,5 +740,5 @@ def print_comparison(c: Comparison, console, limit: int = 25) -> None:
         )
     for line in c.summary:
         console.print(line)
-    for line in note_lines(c.meta.get("rule_notes")):  # beside the verdict (analysis/studies/plain/rule_note.py)
+    for line in note_lines(c.meta.get("rule_notes")):  # beside the verdict (analysis/studies/balance/rule_note.py)
         console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -10,7 +10,7 @@ from typing import Any
 from scipy.stats import binomtest, fisher_exact
 
 from analysis.runs.open import Runs
-from analysis.studies.plain.loops import LOOP
+from analysis.studies.balance.loops import LOOP
 
 SIDES = ("side_a", "side_b")  # the pair connection's views: base, variant (compare.pair_connection)
 

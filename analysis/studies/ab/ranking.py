@@ -12,7 +12,7 @@ import pandas as pd
 from analysis.pages.shell import table_html
 from analysis.stats.proportions import Z95
 from analysis.studies.ab.compare import Comparison
-from analysis.studies.plain.rule_note import notes_html
+from analysis.studies.balance.rule_note import notes_html
 
 
 def ranking(comparisons: list[tuple[str, Comparison]]) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.pages.cells import pts
 from analysis.runs.manifest import Manifest
 from analysis.studies.ab.compare import Comparison
 
@@ -19,10 +20,6 @@ def stop_record(manifest: Manifest | dict[str, Any] | None) -> dict[str, Any] | 
     """The run's `stop` entry, from its typed manifest (or a raw run.json); None if it has none."""
     stop = manifest.get("stop") if isinstance(manifest, dict) else getattr(manifest, "stop", None)
     return stop if isinstance(stop, dict) and isinstance(stop.get("effects"), list) else None
-
-
-def _pts(x: float) -> str:
-    return f"{x * 100:+.1f}"
 
 
 def anytime_estimate(e: dict[str, Any]) -> float:
@@ -37,9 +34,9 @@ def effect_text(e: dict[str, Any], alpha: float, arms: bool) -> str:
     who = f" ({e['arm']} - {e['against']})" if arms else ""
     how = {"sign": "", "precise": ", within the precision"}.get(e.get("settled") or "", ", open")
     return (
-        f"{e['protocol']}{who} {_pts(anytime_estimate(e))} points, anytime {1 - alpha:.0%} interval "
-        f"{_pts(e['low'])} to {_pts(e['high'])}{how} (the sequence's estimate; the mean of the paired "
-        f"differences is {_pts(e['change'])})"
+        f"{e['protocol']}{who} {pts(anytime_estimate(e))} points, anytime {1 - alpha:.0%} interval "
+        f"{pts(e['low'])} to {pts(e['high'])}{how} (the sequence's estimate; the mean of the paired "
+        f"differences is {pts(e['change'])})"
     )
 
 

@@ -13,7 +13,6 @@ from analysis.runs.provenance import csv_header
 from analysis.studies.ab.arms import (
     ABResult,
     ab_compare,
-    arm_paths,
     arms_csv,
     arms_json,
     label_arm,
@@ -23,9 +22,10 @@ from analysis.studies.ab.arms import (
     write_arms_csv,
 )
 from analysis.studies.ab.stopped import describe, stop_record
+from analysis.studies.balance.arms import arm_paths
+from analysis.studies.balance.report import TABLE_NAMES, Report, build_report
+from analysis.studies.balance.rule_note import csv_lines
 from analysis.studies.base import Options, Study
-from analysis.studies.plain.report import TABLE_NAMES, Report, build_report
-from analysis.studies.plain.rule_note import csv_lines
 
 
 class AB(Study):

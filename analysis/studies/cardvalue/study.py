@@ -1,17 +1,17 @@
-"""The card-value study (`protolab cardvalue`, analysis/studies/cardvalue/values.py): read as its baseline arm's
-plain report, whose card-value table comes from every arm."""
+"""The card-value study (`protolab cardvalue`, analysis/studies/balance/card_values.py): read as its baseline arm's
+balance report, whose card-value table comes from every arm."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from analysis.studies.ab.arms import arm_paths
+from analysis.studies.balance.arms import arm_paths
+from analysis.studies.balance.card_values import is_card_value_run
+from analysis.studies.balance.pooled import Pooled
 from analysis.studies.base import Options
-from analysis.studies.cardvalue.values import is_card_value_run
-from analysis.studies.plain.study import Plain
 
 
-class CardValue(Plain):
+class CardValue(Pooled):
     kind = "cardvalue"
 
     @classmethod

@@ -1,2 +1,2 @@
-"""The metagame study: which trios a player who can be countered should choose (meta.py), the game
-solvers it uses (solvers.py), and its terminal, JSON, CSV and page forms (report.py)."""
+"""The metagame study: a metagame loop folder (meta.json) read as the metagame of its runs (the payoff
+model and solvers in analysis/studies/balance/meta.py and solvers.py, their tables in meta_report.py)."""

@@ -1,5 +1,5 @@
 """The metagame study: a metagame loop folder (meta.json, protolab/experiment/meta/psro.py) read as the
-metagame of every game its iterations played (analysis/studies/metagame/meta.py), with the loop's iterations. No
+metagame of every game its iterations played (analysis/studies/balance/meta.py), with the loop's iterations. No
 bootstrap, as the loop itself solves it; `protolab meta LOOP_DIR` has the bootstrap intervals.
 
 This module is the worked example of docs/architecture.md, "Adding a study kind": a class with
@@ -17,10 +17,10 @@ import pandas as pd
 from analysis.pages.shell import plain_table, render_page, warnings_html
 from analysis.runs.open import RunError
 from analysis.runs.provenance import as_html, csv_header, of_runs
+from analysis.studies.balance import meta
+from analysis.studies.balance.meta_report import TABLES, meta_html, print_meta, table_of, to_json
+from analysis.studies.balance.report import records
 from analysis.studies.base import Options, Study, write_tables
-from analysis.studies.metagame import meta
-from analysis.studies.metagame.report import TABLES, meta_html, print_meta, table_of, to_json
-from analysis.studies.plain.report import records
 
 
 class Metagame(Study):

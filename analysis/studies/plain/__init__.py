@@ -1,3 +1,2 @@
-"""The plain study: run folders pooled into the balance report (report.py over queries.py, flags.py
-and picks.py), its notes on rule-taken choices (rule_note.py), and its dashboard (dashboard.py with
-its summary and card pages). Every other kind reads its runs or arms through this report."""
+"""The plain study (study.py): run folders pooled into the balance report (analysis/studies/balance/), and
+the fitting of a draft table from their games (draft_table.py, `python -m analysis.studies.plain.draft_table`)."""

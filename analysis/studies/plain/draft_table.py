@@ -22,7 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from analysis.runs.open import RunError, Runs, open_runs
-from analysis.studies.plain.queries import trio_table
+from analysis.studies.balance.queries import trio_table
 
 DEFAULT_SHRINK = 250.0
 

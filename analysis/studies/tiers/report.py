@@ -30,9 +30,9 @@ from analysis.runs.runfolder import write_atomic
 from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.cluster_draws import BOOTSTRAP_SEED, RESAMPLES, cluster_draws
 from analysis.stats.proportions import z_for
-from analysis.studies.plain import queries
-from analysis.studies.plain.flags import balance_flags
-from analysis.studies.plain.report import records
+from analysis.studies.balance import queries
+from analysis.studies.balance.flags import balance_flags
+from analysis.studies.balance.report import records
 from analysis.studies.tiers import gaps as tier_gaps
 from analysis.studies.tiers import steps as tier_steps
 from analysis.studies.tiers import strength
@@ -381,6 +381,31 @@ def agreement_table(
     return pd.DataFrame(rows)
 
 
+def _tier_comparisons(
+    per: dict[str, Runs], protocols: pd.DataFrame, cards: pd.DataFrame, resamples: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tiers against each other on the same seed clusters: rank agreement, each tier's protocol gaps
+    to the strongest tier, and the steps between adjacent tiers."""
+    tiers = list(per)
+    per_cluster = {"protocol": cells({t: protocol_clusters(r) for t, r in per.items()})}
+    if all(r.has_events for r in per.values()):
+        per_cluster["card"] = cells({t: card_clusters(r) for t, r in per.items()})
+    agreement = agreement_table(per_cluster, protocols, cards, tiers, resamples, seed)
+    pc = per_cluster["protocol"]
+    gaps = tier_gaps.gap_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
+    steps = tier_steps.step_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
+    return agreement, gaps, steps
+
+
+def _bootstrap_meta(resamples: int, seed: int) -> dict[str, Any]:
+    return {
+        "unit": "seed cluster (the games sharing one seed), the same draw for every tier",
+        "resamples": resamples,
+        "seed": seed,
+        "interval": "95%: the estimate +- 1.96 bootstrap standard errors (rank agreement); percentile (gaps)",
+    }
+
+
 def tier_study(
     path: str | Path,
     band: float = 0.05,
@@ -401,15 +426,8 @@ def tier_study(
     tiers = list(per)
     try:
         flags = {t: balance_flags(r, band, method, alpha) for t, r in per.items()}
-        protocols = _protocol_table(per)
-        cards = _card_table(flags)
-        per_cluster = {"protocol": cells({t: protocol_clusters(r) for t, r in per.items()})}
-        if all(r.has_events for r in per.values()):
-            per_cluster["card"] = cells({t: card_clusters(r) for t, r in per.items()})
-        agreement = agreement_table(per_cluster, protocols, cards, tiers, resamples, seed)
-        pc = per_cluster["protocol"]
-        gaps = tier_gaps.gap_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
-        steps = tier_steps.step_table(pc.items, pc.n, pc.w, tiers, resamples, seed)
+        protocols, cards = _protocol_table(per), _card_table(flags)
+        agreement, gaps, steps = _tier_comparisons(per, protocols, cards, resamples, seed)
         blocks = [b for r in per.values() for b in of_runs(r)]
         warnings = list(dict.fromkeys(w for r in per.values() for w in r.warnings))
         run_id = next(iter(per.values())).run_ids[0] if per else str(path)
@@ -432,12 +450,7 @@ def tier_study(
         "alpha": alpha,
         "flags_statement": statement,
         "strength": strong,
-        "bootstrap": {
-            "unit": "seed cluster (the games sharing one seed), the same draw for every tier",
-            "resamples": resamples,
-            "seed": seed,
-            "interval": "95%: the estimate +- 1.96 bootstrap standard errors (rank agreement); percentile (gaps)",
-        },
+        "bootstrap": _bootstrap_meta(resamples, seed),
         "gaps": tier_gaps.meta(gaps, resamples, seed, tolerance, interval),
         "steps": {"statement": tier_steps.statement(resamples, seed), "last": tier_steps.last_step(steps)},
     }
@@ -578,6 +591,14 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
     )
     print_gaps(study, console)
     print_steps(study, console)
+    _print_flags(study, console, heads)
+    w = wide_protocols(study)
+    rows = [[idx, *[pct(v) for v in r]] for idx, r in w.iterrows()]
+    console.print(table("Protocol win rate under each tier (decided games)", ["protocol", *heads], rows))
+    _print_cards(study, console, heads, top)
+
+
+def _print_flags(study: TierStudy, console, heads: list[str]) -> None:
     f = study.tables["flags"]
     rows = [
         [r["name"], r["kind"], *[(r[f"{t}_flag"] or "-") for t in study.tiers], r["verdict"]] for _, r in f.iterrows()
@@ -590,9 +611,9 @@ def print_tiers(study: TierStudy, console, top: int = 15) -> None:
             caption=study.meta["flags_statement"] + ("" if rows else ": nothing flagged under any tier"),
         )
     )
-    w = wide_protocols(study)
-    rows = [[idx, *[pct(v) for v in r]] for idx, r in w.iterrows()]
-    console.print(table("Protocol win rate under each tier (decided games)", ["protocol", *heads], rows))
+
+
+def _print_cards(study: TierStudy, console, heads: list[str], top: int) -> None:
     wc = wide_cards(study)
     if not wc.empty:
         shown = wc.head(top)

@@ -9,11 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.pages.cells import pct
 from analysis.studies.train import training
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 def _md_table(df: pd.DataFrame) -> str:
@@ -28,8 +25,8 @@ def _ladder_table(record: dict[str, Any]) -> str:
             "generation": df["generation"],
             "opponent": df["opponent"],
             "games": df["games"],
-            "win rate": df["win_rate"].map(_pct),
-            "95% interval": [f"{_pct(a)}-{_pct(b)}" for a, b in zip(df["ci_low"], df["ci_high"], strict=True)],
+            "win rate": df["win_rate"].map(pct),
+            "95% interval": [f"{pct(a)}-{pct(b)}" for a, b in zip(df["ci_low"], df["ci_high"], strict=True)],
             "model": df["model_hash"],
         }
     )

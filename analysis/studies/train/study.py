@@ -12,14 +12,11 @@ from typing import Any
 import plotly.graph_objects as go
 from rich.table import Table
 
+from analysis.pages.cells import pct
 from analysis.pages.shell import fig_html, layout, plain_table, render_page
 from analysis.runs.provenance import as_html, csv_header, print_lines
 from analysis.studies.base import Options, Study, write_tables
 from analysis.studies.train import training
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
 
 
 class Train(Study):
@@ -77,8 +74,8 @@ class Train(Study):
                 str(p["generation"]),
                 p["opponent"],
                 f"{p['games']:,}",
-                _pct(p["win_rate"]),
-                f"{_pct(p['ci_low'])}-{_pct(p['ci_high'])}",
+                pct(p["win_rate"]),
+                f"{pct(p['ci_low'])}-{pct(p['ci_high'])}",
             )
         console.print(lad)
 

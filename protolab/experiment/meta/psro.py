@@ -3,7 +3,7 @@ plays one ordinary run per iteration through the runner, and after each one asks
 current equilibrium leaves open.
 
     iteration 0: every pair of the start trios (disjoint) is played
-    after each iteration: fit the payoff model on every game so far (analysis/studies/metagame/meta.py), solve the
+    after each iteration: fit the payoff model on every game so far (analysis/studies/balance/meta.py), solve the
     game restricted to the population of trios played so far, score every trio against that
     equilibrium; the best responses that gain more than `epsilon` join the population, and their
     matchups against the equilibrium's support (and each other) are the next iteration's run
@@ -28,7 +28,7 @@ import numpy as np
 from analysis.runs.open import open_runs
 from analysis.runs.runfolder import write_atomic
 from analysis.studies import open_study
-from analysis.studies.metagame.meta import LOOP_FILE, matchup_table, population_step
+from analysis.studies.balance.meta import LOOP_FILE, matchup_table, population_step
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, run
 from protolab.experiment.spec import Draft, Meta, Spec, SpecError, check_code, load_spec, spec_strategies
@@ -108,7 +108,7 @@ def _write(loop_dir: Path, manifest: dict[str, Any]) -> None:
 
 
 def _analyse(loop_dir: Path, manifest: dict[str, Any], names: list[str], population: list[Trio], meta: Meta):
-    """Fit and solve on every game of the loop so far (analysis.studies.metagame.meta.population_step)."""
+    """Fit and solve on every game of the loop so far (analysis.studies.balance.meta.population_step)."""
 
     runs = open_runs([str(loop_dir / it["run"]) for it in manifest["iterations"]])
     try:

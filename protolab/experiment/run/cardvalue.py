@@ -7,7 +7,7 @@ paired seeds) with a `baseline` arm (S against S) and, per card, an arm `avoid-C
 against S) and an arm `noup-CARD` (S+noup:CARD against S). The baseline plays every protocol's block of
 matchups; a card's arms play only its own protocol's block (`holds`, spec.Arm.holds), on the baseline's
 seeds and trios, so the games grow with the cards, not with protocols x cards. The run folder is a
-normal, resumable A/B run; analysis/studies/cardvalue/values.py turns it into the table."""
+normal, resumable A/B run; analysis/studies/balance/card_values.py turns it into the table."""
 
 from __future__ import annotations
 
@@ -26,17 +26,17 @@ from analysis.runs.manifest import Manifest
 from analysis.runs.provenance import csv_header, print_lines, provenance
 from analysis.runs.storage import Location
 from analysis.studies import Options
+from analysis.studies.balance.card_values import design_of, print_card_value, restriction_problems
+from analysis.studies.balance.report import records
 from analysis.studies.cardvalue.study import CardValue
-from analysis.studies.cardvalue.values import design_of, print_card_value, restriction_problems
-from analysis.studies.plain.report import records
 from protolab.experiment.run.plan import load_arm_pool
 from protolab.experiment.run.runner import RunFailed, RunOptions, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
+from protolab.experiment.spec.strategy import NOT_NAME
 from sim.pool import DEFAULT_SETS, CardInfo, Pool
 
 DEFAULT_GAMES = 2000
 SOURCE = "protolab cardvalue"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 # -- the spec ---------------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ def expand_targets(pool: Pool, items: list[str]) -> list[CardInfo]:
 
 def arm_name(restriction: str, card: str, taken: set[str]) -> str:
     """A spec-safe, unique arm name such as `avoid-Fire_1` (the card itself is read from the strategy)."""
-    base = f"{restriction}-{_UNSAFE.sub('_', card).strip('_')}"[:60]
+    base = f"{restriction}-{NOT_NAME.sub('_', card).strip('_')}"[:60]
     name, k = base, 2
     while name in taken:
         name, k = f"{base[:57]}-{k}", k + 1
@@ -97,7 +97,7 @@ def _raw_spec(
                 }
             )
     return {
-        "name": f"cardvalue-{_UNSAFE.sub('_', label).strip('_')}"[:64],
+        "name": f"cardvalue-{NOT_NAME.sub('_', label).strip('_')}"[:64],
         "seed": seed,
         "games": 2,
         "description": f"card value under {strategy} of {label} ({SOURCE})",
@@ -223,6 +223,7 @@ def main_cardvalue(args: argparse.Namespace, console) -> int:
     opts = RunOptions(
         workers=args.workers,
         address=args.address,
+        connect_timeout=args.connect_timeout,
         out=args.out,
         resume=args.resume,
         show_progress=not args.no_progress,  # --strategy: named here, not in a file

@@ -148,12 +148,14 @@ class Ledger:
             entry["written_by"] = "driver" if res["data"] is not None else "worker"
             self.memory.worker_reported(res["worker"])
             entries.append(entry)
-        runfolder.append_journal(self.run_dir, entries)
+        # Held before journalled: a Ctrl-C between the two still finds these shards in the run.json that
+        # close() writes, where the other order let the journal hold shards that run.json lacked.
         for (shard, _), entry in zip(finished, entries, strict=True):
             self.done[shard.index] = entry
             self.games_done += shard.games
             self.session["shards_computed"] += 1
             self.session["games_computed"] += shard.games
+        runfolder.append_journal(self.run_dir, entries)
 
     def node_of(self, shard: int) -> str | None:
         """The Ray node id a recorded shard ran on; None while it is not recorded."""

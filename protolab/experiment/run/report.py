@@ -1,5 +1,5 @@
 """What `protolab run` says of the run itself (games, shape, time) and where its files are; the
-figures are the analysis report's (analysis/studies/plain/report.py), printed after this, never a second copy."""
+figures are the analysis report's (analysis/studies/balance/report.py), printed after this, never a second copy."""
 
 from __future__ import annotations
 

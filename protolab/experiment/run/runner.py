@@ -68,6 +68,25 @@ __all__ = [
 
 @dataclass
 class RunOptions:
+    """How `run` plays a spec: the `protolab run` command's options.
+
+    Attributes:
+        workers: shards played at once (a local Ray with this many CPUs; on a cluster, tasks in
+            flight); None: every core, or every CPU of the cluster.
+        address: a running Ray cluster to join instead of starting a local Ray.
+        out: where the run folder is made, instead of the spec's `output`.
+        resume: a run folder to finish (only its missing shards are played).
+        games: games per matchup instead of the spec's `games` (part of the spec hash).
+        show_progress: draw the progress bar.
+        connect_timeout: seconds to wait for `address` to answer.
+        allow_code: run the Python modules the spec names as user strategies.
+
+    Example:
+        >>> opts = RunOptions(games=2000, show_progress=False)
+        >>> opts.workers is None, opts.games
+        (True, 2000)
+    """
+
     workers: int | None = None
     address: str | None = None
     out: str | None = None

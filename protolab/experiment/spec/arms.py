@@ -5,7 +5,6 @@ pool (docs/experiments.md). Checked with the spec's own checker, so every error 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +15,9 @@ from pydantic import Field, model_validator
 from protolab.experiment.spec.checker import Checker
 from protolab.experiment.spec.files import CardFile, read_card_file
 from protolab.experiment.spec.limits import DEFAULT_ARM, MAX_ARMS
-from protolab.experiment.spec.strategy import Strategy, StrategyPair, check_strategy, run_name, seat_pair
+from protolab.experiment.spec.strategy import NOT_NAME, Strategy, StrategyPair, check_strategy, run_name, seat_pair
 from sim.schema import Strict, fail, texts
 from sim.schema import text as nonblank
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,7 @@ def _stored_tiers(c: Checker, raw: Any, arms: tuple[Arm, ...]) -> tuple[Arm, ...
 def tier_name(strategy: str) -> str:
     """A tier's default name: its strategy spec made safe for a run name (`ismcts:iters=300` ->
     `ismcts-iters-300`)."""
-    return _UNSAFE.sub("-", strategy).strip("-._")[:64] or "tier"
+    return NOT_NAME.sub("-", strategy).strip("-._")[:64] or "tier"
 
 
 def _parse_tier(c: Checker, raw: Any, key: str) -> tuple[str, tuple[str, str]]:

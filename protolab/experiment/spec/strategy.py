@@ -15,7 +15,9 @@ from sim.schema import text as nonblank
 from strategies.errors import StrategyError
 from strategies.spec import check_user_class, parse
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME_CHARS = "A-Za-z0-9_.-"  # what a run, arm or tier name is made of
+NAME_RE = re.compile(rf"^[A-Za-z0-9][{NAME_CHARS}]{{0,63}}$")
+NOT_NAME = re.compile(rf"[^{NAME_CHARS}]+")  # what a name made from free text replaces
 
 
 def check_strategy(text: Any) -> str:

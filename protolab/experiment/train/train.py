@@ -45,16 +45,21 @@ from protolab.experiment.train.trainplay import (
     play_examples,
     play_ladder,
 )
-from protolab.experiment.train.trainspec import TrainSpec, expert_problem, spec_from_record, train_strategies
+from protolab.experiment.train.trainspec import (
+    TRAIN_FORMAT,
+    TrainSpec,
+    expert_problem,
+    spec_from_record,
+    train_strategies,
+)
 from protolab.version import protolab_version
 from sim.pool import ENGINE_VERSION, Pool
-from sim.stats import wilson
 from strategies.declared import MODEL_OUTPUTS
 from strategies.errors import StrategyError
+from strategies.ladder import pair_row
 from strategies.model import Model
 from strategies.spec import make_seat
 
-TRAIN_FORMAT = 1
 LEARNED = f"learned:model={MODEL_SLOT}"
 Say = Callable[[str], None]
 
@@ -315,22 +320,8 @@ def held_out(seeds: np.ndarray, share: float) -> np.ndarray:
 
 def combine(opponent: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
     """The shards of one ladder pair as one pair (strategies.ladder.play_pair's shape)."""
-    wins_a = sum(p["wins_a"] for p in parts)
-    wins_b = sum(p["wins_b"] for p in parts)
-    n = sum(p["games"] for p in parts)
-    draws = n - wins_a - wins_b
-    lo, hi = wilson(wins_a + draws / 2, n)
-    return {
-        "a": "learned",
-        "b": opponent,
-        "games": n,
-        "wins_a": wins_a,
-        "wins_b": wins_b,
-        "draws": draws,
-        "win_rate_a": (wins_a + draws / 2) / n,
-        "ci_low": lo,
-        "ci_high": hi,
-    }
+    total = {k: sum(p[k] for p in parts) for k in ("wins_a", "wins_b", "games")}
+    return pair_row("learned", opponent, total["wins_a"], total["wins_b"], total["games"])
 
 
 def fit_entry(r: FitResult, used: list[int]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from strategies.learned import POLICY_PLAYER
 from strategies.model import MAX_LAYERS, MAX_UNITS
 from strategies.spec import parse
 
-TRAIN_FORMAT = 1
+TRAIN_FORMAT = 1  # the format of train.json and of the training spec it stores
 ACTIVATIONS = ("relu", "tanh")
 CHOICES = ("last", "best")
 

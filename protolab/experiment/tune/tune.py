@@ -30,7 +30,7 @@ import numpy as np
 from analysis.runs.runfolder import write_atomic
 from analysis.stats.balance import effect, front, imbalance, paired_change, paired_noise, rates
 from analysis.studies.ab.loops import loop_rise_p
-from analysis.studies.plain.rule_note import pool_notes
+from analysis.studies.balance.rule_note import pool_notes
 from analysis.studies.tune import TUNE_FILE
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import Spec, SpecError
@@ -474,7 +474,7 @@ def _same_play(chosen: list[Candidate], results: list[np.ndarray], i: int) -> st
 
 
 def _rule_notes(search: Search, knobs: list[Knob], text: str) -> list[str]:
-    """The fixed-rule notes of a candidate (analysis/studies/plain/rule_note.py): a change touching a
+    """The fixed-rule notes of a candidate (analysis/studies/balance/rule_note.py): a change touching a
     choice the judging players take by a rule is measured on that rule, not on a player weighing it."""
     pool = pool_of(tuple(search.spec.arms[0].sets), arm_files(search.spec.arms[0]) + (("candidate.toml", text),))
     notes = pool_notes(search.pool, pool, list(dict.fromkeys(search.spec.arms[0].strategies)))

@@ -19,8 +19,8 @@ from fixtures_analysis.chromium import launched
 from analysis.pages import board_links
 from analysis.pages.shell import make_server
 from analysis.runs.open import open_runs
-from analysis.studies.plain.dashboard import render
-from analysis.studies.plain.report import build_report
+from analysis.studies.balance.dashboard import render
+from analysis.studies.balance.report import build_report
 from protolab.cli import main
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.experiment.run import replay

@@ -20,8 +20,10 @@ from analysis.pages import board, board_page, board_why
 from analysis.runs import runfolder
 from protolab.cli import main
 from protolab.experiment.run import replay
-from sim.describe import SEAT_NAMES, Namer
+from sim.describe import DK, SEAT_NAMES, Namer
 from sim.state import State
+from strategies.coach import coached_decisions
+from strategies.spec import make_seat
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 MIRROR_TRIOS = (("Corruption", "Mirror", "Fire"), ("Water", "Death", "Light"))
@@ -230,7 +232,7 @@ def test_player_views_hide_what_that_player_cannot_see(pool, browser, tmp_path):
 
 def test_a_200_turn_page_is_small_and_opens(pool, browser, tmp_path, capsys):
     """Size per step is checked; the time to open is not (a timed test fails when another process
-    shares the core): docs/experiments.md gives the measured figure."""
+    shares the core): docs/results.md gives the measured figure."""
     out = tmp_path / "long.html"
     assert (
         main(["replay", "--seed", "11636", "--strategies", "greedy", "greedy", "--html", str(out), "--rollouts", "8"])
@@ -398,15 +400,69 @@ def test_a_recorded_seat_is_coached_on_its_page(pool, browser, tmp_path):
     open_page(browser, data, tmp_path / "coached.html")
     k = data["steps"].index(coached[0])
     browser.evaluate(f"board.show({k})")
+    # it opens in the first coached seat's view (a person's replay shows what they saw)
+    assert browser.evaluate("document.getElementById('view').value") == "0"
+    browser.evaluate("document.getElementById('omniscient').click()")  # every card, a click away
+    assert browser.evaluate("document.getElementById('view').value") == "all"
     heads = browser.evaluate("Array.from(document.querySelectorAll('#why p.note')).map(p => p.dataset.coach || '')")
     assert "learned" in heads
     assert browser.evaluate("document.querySelectorAll('#why li[data-advised=\"1\"]').length") >= 1
+    browser.evaluate("document.getElementById('omniscient').click()")
+    assert browser.evaluate("document.getElementById('view').value") == "0"
     assert browser.errors() == []
 
 
-def recorded_game(pool, seed: int, turns: int):
-    """A game both of whose seats were played from outside (random answers), to turn `turns`."""
+def test_a_coached_replay_opens_in_the_persons_view_and_hides_the_rest(pool, browser, tmp_path):
+    """Seat A recorded (a person), seat B greedy: the page opens in A's view, B's hand and face-down
+    cards are backs there, and one click shows them."""
+    game = recorded_game(pool, seed=8, turns=10, seats=(0,))
+    data = board.game_data(game, "person", meta={"strategy_0": "human", "strategy_1": "greedy"})
+    assert data["meta"]["coach_0"] == "learned" and "coach_1" not in data["meta"]
+    open_page(browser, data, tmp_path / "person.html")
+    k = next(k for k, st in enumerate(data["steps"]) if st["sides"][1]["hand"])
+    browser.evaluate(f"board.show({k})")
+    names = "Array.from(document.querySelectorAll('#board .side[data-seat=\"B\"] .hand .card'))"
+    names += ".map(c => c.dataset.card)"
+    assert set(browser.evaluate(names)) == {""}  # B's hand: backs in A's view
+    browser.evaluate("document.getElementById('omniscient').click()")
+    assert browser.evaluate(names) == [data["cards"][c]["name"] for c in data["steps"][k]["sides"][1]["hand"]]
+    assert browser.errors() == []
+
+
+def test_where_the_person_and_the_coach_part_inside_a_turn_is_marked(pool, browser, tmp_path):
+    """A recorded seat's answers inside effects (a may, a discard, ...) beside the coach's: every
+    row where the two differ is marked, and only those; the rows are the coach's own decisions."""
+    game = recorded_game(pool, seed=21, turns=40, seats=(0,))
+    data = board.game_data(game, "inner", meta={"strategy_0": "human", "strategy_1": "greedy"})
+    said, _ = coached_decisions(game, [0])
+    inner = [d for d in said if "coach" in d and DK[d["kind"]] != "action"]
+    rows = [r for st in data["steps"] for r in st.get("inner", [])]
+    assert len(rows) == len(inner) and [r[5] for r in rows] == [int(d["played"] != d["chosen"]) for d in inner]
+    assert any(r[5] for r in rows) and not all(r[5] for r in rows)
+    open_page(browser, data, tmp_path / "inner.html")
+    seen_diff = seen_same = 0
+    for k, st in enumerate(data["steps"]):
+        if not st.get("inner"):
+            continue
+        browser.evaluate(f"board.show({k})")
+        marks = browser.evaluate("Array.from(document.querySelectorAll('#inner li')).map(li => li.className)")
+        assert marks == ["differs" if r[5] else "same" for r in st["inner"]], k
+        seen_diff += marks.count("differs")
+        seen_same += marks.count("same")
+    assert seen_diff and seen_same
+    mark = "getComputedStyle(document.querySelector('#inner li.differs'), '::before').content"
+    k = next(k for k, st in enumerate(data["steps"]) if any(r[5] for r in st.get("inner", [])))
+    browser.evaluate(f"board.show({k})")
+    assert "\u2260" in browser.evaluate(mark)
+    assert browser.errors() == []
+
+
+def recorded_game(pool, seed: int, turns: int, seats: tuple[int, ...] = (0, 1)):
+    """A game whose `seats` were played from outside (random answers; the others greedy), to turn `turns`."""
     game = State(pool, seed=seed)
+    if seats != (0, 1):
+        game.strategies = tuple(s if p in seats else make_seat("greedy", pool) for p, s in enumerate(game.strategies))
+        game._status = game.core.run(game.answers, game.strategies)  # State has no setter for seats
     rng = random.Random(seed)
     while (d := game.pending()) is not None and game.core.state()["turn"] <= turns:
         game.answer(rng.randrange(len(d.options)))

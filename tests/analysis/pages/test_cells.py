@@ -1,10 +1,15 @@
-"""Wide terminal tables stay readable: a 30 x 30 matchup matrix in 120 columns."""
+"""How figures look in terminal tables (analysis/pages/cells.py): one formatter per kind of figure, with a
+blank where there is none (never `nan%` or `+nan`); wide tables stay readable: a 30 x 30 matchup matrix
+in 120 columns."""
 
 import io
+import math
 
+import numpy as np
+import pytest
 from rich.console import Console
 
-from analysis.pages.cells import matrix_tables, pct
+from analysis.pages.cells import matrix_tables, missing, num, pct, pts
 
 
 def test_a_wide_matrix_splits_into_readable_blocks():
@@ -26,3 +31,18 @@ def test_a_wide_matrix_splits_into_readable_blocks():
 def test_a_narrow_matrix_stays_one_table():
     rows = [["Fire", "", "55.0%"], ["Water", "45.0%", ""]]
     assert len(matrix_tables("Matchups", ["vs", "Fire", "Water"], rows, 120)) == 1
+
+
+@pytest.mark.parametrize("x", [None, math.nan, np.float64("nan")])
+def test_no_figure_is_a_blank_of_the_caller_s_choice(x):
+    assert missing(x)
+    assert pct(x) == pts(x) == num(x) == "-"
+    assert pct(x, "") == pts(x, "") == ""
+
+
+def test_a_rate_is_a_percentage_and_a_change_signed_points():
+    assert pct(0.1234) == "12.3%" == f"{100 * 0.1234:.1f}%"
+    assert pct(np.float64(0.5)) == "50.0%"
+    assert pts(0.012) == "+1.2" and pts(-0.0449) == "-4.5" and pts(0.0) == "+0.0"
+    assert num(12345.0) == "12,345"
+    assert not missing(0.0) and not missing(0)

@@ -15,8 +15,8 @@ from fixtures_analysis.runcopies import copy_without_table, manifest
 
 from analysis.runs import tallies
 from analysis.runs.open import RunError, open_runs
-from analysis.studies.plain import queries as Q
-from analysis.studies.plain.report import FROM_ROWS, TABLE_NAMES, build_report
+from analysis.studies.balance import queries as Q
+from analysis.studies.balance.report import FROM_ROWS, TABLE_NAMES, build_report
 
 
 def _report(path) -> dict[str, pd.DataFrame]:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from analysis.stats import proportions as stats
-from analysis.studies.plain.flags import flag_table
+from analysis.studies.balance.flags import flag_table
 from sim.stats import wilson
 
 

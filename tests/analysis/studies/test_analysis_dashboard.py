@@ -13,10 +13,11 @@ from fixtures_analysis.chromium import launched
 from fixtures_analysis.synth import synth_run, write_run
 
 from analysis.runs.open import open_runs
-from analysis.studies.ab.arms import ab_compare, arm_paths, render_ab
-from analysis.studies.plain.dashboard import TOP_TRIOS, render
-from analysis.studies.plain.dashboard_summary import SHOWN, ranked_flags
-from analysis.studies.plain.report import build_report
+from analysis.studies.ab.arms import ab_compare, render_ab
+from analysis.studies.balance.arms import arm_paths
+from analysis.studies.balance.dashboard import TOP_TRIOS, render
+from analysis.studies.balance.dashboard_summary import SHOWN, ranked_flags
+from analysis.studies.balance.report import build_report
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
 
@@ -60,7 +61,7 @@ def test_dashboard_renders_in_chromium(page, browser):
     for c in charts:
         assert c["traces"] > 0 and all(n > 0 for n in c["points"]), c
         assert c["drawn"] > 0 and c["marks"] > 0, c
-    assert browser.evaluate("document.querySelectorAll('#cards tbody tr').length") == 90
+    assert browser.evaluate("document.querySelectorAll('#card-table tbody tr').length") == 90
     assert browser.errors() == []
     outside = [u for u in browser.requests() if not u.startswith(("file:", "data:", "about:", "blob:"))]
     assert outside == []
@@ -71,13 +72,13 @@ def test_dashboard_renders_in_chromium(page, browser):
 def test_card_table_sorts_on_click(page, browser):
     browser.open(page.resolve().as_uri())
     col = browser.evaluate(
-        "Array.from(document.querySelectorAll('#cards th')).findIndex(h => h.textContent.startsWith('n face-up'))"
+        "Array.from(document.querySelectorAll('#card-table th')).findIndex(h => h.textContent.startsWith('n face-up'))"
     )
-    values = f"Array.from(document.querySelectorAll('#cards tbody tr')).map(r => +r.cells[{col}].dataset.v)"
-    browser.evaluate(f"document.querySelectorAll('#cards th')[{col}].click()")
+    values = f"Array.from(document.querySelectorAll('#card-table tbody tr')).map(r => +r.cells[{col}].dataset.v)"
+    browser.evaluate(f"document.querySelectorAll('#card-table th')[{col}].click()")
     asc = browser.evaluate(values)
     assert asc == sorted(asc)
-    browser.evaluate(f"document.querySelectorAll('#cards th')[{col}].click()")
+    browser.evaluate(f"document.querySelectorAll('#card-table th')[{col}].click()")
     desc = browser.evaluate(values)
     assert desc == sorted(desc, reverse=True) and desc != asc
     assert browser.errors() == []
@@ -94,10 +95,11 @@ def _select(browser, name: str, value: str) -> None:
 
 
 def _shown(browser, table: str) -> list[str]:
-    """The data-p of the rows of `table` the filters leave visible."""
+    """The data-p of the rows of `table` the filters leave visible (in its view, which may not be
+    the one shown: tests/analysis/studies/test_dashboard_views.py)."""
     return browser.evaluate(
         f"Array.from(document.querySelectorAll('#{table} tbody tr'))"
-        ".filter(r => !r.hidden && r.offsetParent !== null).map(r => r.dataset.p)"
+        ".filter(r => !r.hidden && !r.closest('tbody').hidden).map(r => r.dataset.p)"
     )
 
 
@@ -108,7 +110,7 @@ def test_the_summary_is_the_first_thing_on_the_page(page, browser):
     out.write_text(render(report), encoding="utf-8")
     browser.open(out.resolve().as_uri())
     first = browser.evaluate(
-        "(() => { const s = document.querySelector('main').firstElementChild; "
+        "(() => { const s = document.querySelector('main > .view:not([hidden])').firstElementChild; "
         "return {id: s.id, top: s.getBoundingClientRect().top, "
         "verdicts: Array.from(s.querySelectorAll('.verdict b')).map(b => b.textContent), "
         "text: s.textContent}; })()"

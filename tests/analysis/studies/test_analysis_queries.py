@@ -9,7 +9,7 @@ import pytest
 from fixtures_analysis.known import known_run
 
 from analysis.runs.open import open_runs
-from analysis.studies.plain import queries as Q
+from analysis.studies.balance import queries as Q
 from sim.stats import wilson
 
 

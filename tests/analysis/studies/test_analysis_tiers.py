@@ -11,7 +11,7 @@ import pytest
 from fixtures_analysis.known import T1, T2
 from fixtures_analysis.tiers import tier_run
 
-from analysis.studies.plain.flags import card_items, flag_table
+from analysis.studies.balance.flags import card_items, flag_table
 from analysis.studies.tiers.report import (
     average_ranks,
     bootstrap_agreement,

@@ -12,9 +12,9 @@ from fixtures_analysis.round_robin import round_robin_rows
 from fixtures_analysis.synth import write_run
 
 from analysis.runs.open import open_runs
-from analysis.studies.plain import queries as Q
-from analysis.studies.plain.dashboard import render
-from analysis.studies.plain.report import build_report, print_report
+from analysis.studies.balance import queries as Q
+from analysis.studies.balance.dashboard import render
+from analysis.studies.balance.report import build_report, print_report
 from protolab.cli import main
 from sim.stats import wilson
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from analysis.runs.manifest import Manifest
-from analysis.studies.cardvalue import values as cv
+from analysis.studies.balance import card_values as cv
 from protolab.cli import main
 from protolab.experiment.run.plan import holding_matchups
 from protolab.experiment.spec import SpecError, parse_spec

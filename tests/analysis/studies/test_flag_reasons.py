@@ -1,4 +1,4 @@
-"""Every flag row says why it is or is not flagged (analysis/studies/plain/flags.py, `why`): a
+"""Every flag row says why it is or is not flagged (analysis/studies/balance/flags.py, `why`): a
 protocol by its interval against the band, and, when the interval alone would flag it, by its
 corrected p-value; a card by its difference from its protocol's other cards."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.studies.plain.flags import flag_table
+from analysis.studies.balance.flags import flag_table
 
 
 def test_each_row_says_why_it_is_or_is_not_flagged():

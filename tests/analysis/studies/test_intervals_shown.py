@@ -21,7 +21,7 @@ from analysis.stats.cluster_draws import cluster_draws
 from analysis.studies.ab.arms import ABResult, comparison_json, render_ab
 from analysis.studies.ab.compare import compare_runs
 from analysis.studies.ab.stopped import apply_stop, describe
-from analysis.studies.plain import queries
+from analysis.studies.balance import queries
 from analysis.studies.tiers.report import bootstrap_agreement, kendall_tau
 from protolab.cli import main
 

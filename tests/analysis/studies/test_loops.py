@@ -10,9 +10,9 @@ from fixtures_analysis.synth import write_run
 
 from analysis.runs.open import open_runs
 from analysis.studies.ab.compare import compare_runs
-from analysis.studies.plain.dashboard import render
-from analysis.studies.plain.loops import loop_draws
-from analysis.studies.plain.report import build_report
+from analysis.studies.balance.dashboard import render
+from analysis.studies.balance.loops import loop_draws
+from analysis.studies.balance.report import build_report
 from protolab.experiment.tune.tune import loop_rejection
 from protolab.play.game import LiveGame
 from protolab.play.playtest import create, spec_of

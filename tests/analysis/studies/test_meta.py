@@ -1,4 +1,4 @@
-"""The metagame (analysis/studies/metagame/meta.py and solvers.py, protolab/experiment/meta/psro.py):
+"""The metagame (analysis/studies/balance/meta.py and solvers.py, protolab/experiment/meta/psro.py):
 known answers for the solvers, the payoff model on data whose true effects are known, `protolab meta` on a synthetic
 run, and the PSRO loop on a tiny spec (one small Ray run per iteration)."""
 
@@ -16,8 +16,8 @@ from fixtures_analysis.matchups import synthetic_matchups
 from fixtures_analysis.round_robin import round_robin_rows
 from fixtures_analysis.synth import write_run
 
-from analysis.studies.metagame import meta as M
-from analysis.studies.metagame import solvers as G
+from analysis.studies.balance import meta as M
+from analysis.studies.balance import solvers as G
 from protolab.cli import main
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)
@@ -195,8 +195,8 @@ def test_protolab_meta_of_a_folder_that_is_not_a_run(tmp_path, capsys):
 
 def test_the_dashboard_has_a_metagame_section(rr_run):
     from analysis.runs.open import open_runs
-    from analysis.studies.plain.dashboard import metagame_html
-    from analysis.studies.plain.report import build_report
+    from analysis.studies.balance.dashboard import metagame_html
+    from analysis.studies.balance.report import build_report
 
     runs = open_runs(rr_run)
     html = metagame_html(build_report(runs, only=["trio_matchups"]))

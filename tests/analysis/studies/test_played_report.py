@@ -1,32 +1,15 @@
-"""A playtest's report (a run whose seats include `human`, analysis/studies/plain/played.py): it says
+"""A playtest's report (a run whose seats include `human`, analysis/studies/balance/played.py): it says
 first that its figures measure one person's games, and raises no balance flag from them unless
 asked (`--flag-played`); a run of players only is reported as before."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from fixtures_analysis.known import T1, T2
-from fixtures_analysis.synth import write_run
+from fixtures_analysis.known import person_run
 
 from protolab.cli import main
-
-
-def person_run(path: Path, seats: list[str], games: int = 40) -> Path:
-    """T1 (seat 0) wins every game against T2: a protocol at 100% and one at 0%, flagged by any band."""
-    rows = []
-    for g in range(games):
-        row = {"game_index": g, "seed": g, "first_player": g % 2, "winner": 0}
-        row.update({f"seat0_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T1, strict=True)})
-        row.update({f"seat1_protocol_{p}": x for p, x in zip(("left", "middle", "right"), T2, strict=True)})
-        rows.append(row)
-    write_run(path, rows, run_id=path.name, shard_games=games)
-    m = json.loads((path / "run.json").read_text())
-    m["spec"] = {"name": "play", "seed": 5, "arms": [{"name": None, "sets": ["Main 1"], "strategies": seats}]}
-    (path / "run.json").write_text(json.dumps(m))
-    return path
 
 
 def flags_of(capsys, *argv) -> tuple[dict, list[dict]]:

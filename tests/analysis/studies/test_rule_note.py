@@ -1,7 +1,7 @@
 """Issue 23, item 3: a verdict on a variant whose change touches a choice its judging player takes by
-the fixed rule says so beside it. The choices a card change touches (analysis/studies/plain/choice_changes.py,
+the fixed rule says so beside it. The choices a card change touches (analysis/studies/balance/choice_changes.py,
 from the vocabulary's marks), how each player takes them (strategies/spec.py, `Player.choices`),
-the note's words (analysis/studies/plain/rule_note.py), and the note in `protolab compare` (terminal, JSON, CSV),
+the note's words (analysis/studies/balance/rule_note.py), and the note in `protolab compare` (terminal, JSON, CSV),
 `protolab report` of a variant arm and the A/B page, on one tiny real A/B run."""
 
 import json
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.studies.plain.choice_changes import changed_choices
-from analysis.studies.plain.rule_note import block_notes, note_text
+from analysis.studies.balance.choice_changes import changed_choices
+from analysis.studies.balance.rule_note import block_notes, note_text
 from protolab.cli import main
 from sim.cards.vocabulary import BOT_TARGETS, CHOICE_FIELDS, PICKS, VERBS, enum
 from sim.pool import load_pool

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pandas as pd
 from fixtures_analysis.matchups import synthetic_matchups
 
-from analysis.studies.metagame import meta as M
+from analysis.studies.balance import meta as M
 from analysis.studies.tiers.report import wide_cards
 
 

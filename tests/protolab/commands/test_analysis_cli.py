@@ -107,8 +107,8 @@ def test_dashboard_writes_a_self_contained_page(capsys, known, tmp_path):
 def test_dashboard_server_binds_loopback_only(known):
     from analysis.pages.shell import make_server
     from analysis.runs.open import open_runs
-    from analysis.studies.plain.dashboard import render
-    from analysis.studies.plain.report import build_report
+    from analysis.studies.balance.dashboard import render
+    from analysis.studies.balance.report import build_report
 
     server = make_server(render(build_report(open_runs(known))), port=0)
     assert server.server_address[0] == "127.0.0.1"

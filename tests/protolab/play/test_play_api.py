@@ -164,3 +164,42 @@ def test_hot_seat_each_person_decides_in_their_own_view(tmp_path):
     assert seats == {"A", "B"}
     assert replay_run(str(out), 0)[-1].startswith("Checked: the replay matches the stored row")
     assert json.loads((out / "run.json").read_text())["spec"]["seats"]["strategies"] == ["human", "human"]
+
+
+def test_no_response_names_a_card_the_person_cannot_see(tmp_path):
+    """Every answer the server gives in the person's view (the page, each state, each decision's
+    answer, a refused option, the replay of the unfinished game) holds no name of a card in the
+    opponent's hand or deck or face-down on their side; `cards`, the public list of the six
+    protocols' cards, is left out of the search."""
+    table = Table(create(str(tmp_path / "pt"), spec_of("greedy", 9, 1, TRIOS, [], None)), {})
+    client, rng, checked, hidden_options = Client(table), random.Random(9), 0, 0
+
+    def bodies(s: dict) -> list[str]:
+        out = [client.get("/")[1].decode(), client.get("/replay/0")[1]]
+        status, text = client.post("/api/decide", {"option": len(s["options"])})
+        assert status == 409
+        return [*out, text, json.dumps({k: v for k, v in s.items() if k != "cards"})]
+
+    try:
+        status, s = client.get()
+        while not s["over"]:
+            opp = table.live.game.state()["B"]
+            hidden = set(opp["hand"]) | set(opp["deck"])
+            hidden |= {c.removeprefix("down:") for st in opp["stacks"] for c in st if c.startswith("down:")}
+            for text in bodies(s):
+                assert not [n for n in hidden if re.search(rf"\b{re.escape(n)}(?!\d)", text)], (s["decision"], text)
+            checked += len(hidden)
+            assert s["seed"] is None  # with the engine, the seed would tell every deck's order
+            hidden_options += sum(o["hidden_card"] for o in s["options"])
+            pick = {"option": rng.randrange(len(s["options"])), "decision": s["decision"]}
+            status, s = client.post("/api/decide", pick)
+            assert status == 200
+            answered = json.dumps({k: v for k, v in s.items() if k != "cards"})
+            if not s["over"]:
+                opp = table.live.game.state()["B"]
+                now = set(opp["hand"]) | set(opp["deck"])
+                assert not [n for n in now if re.search(rf"\b{re.escape(n)}(?!\d)", answered)], s["decision"]
+        assert s["seed"] == table.live.rec.seed  # the game over, its seed is told
+    finally:
+        client.close()
+    assert checked > 100 and hidden_options  # options that target B's face-down cards were offered

@@ -84,6 +84,7 @@ def test_a_person_plays_a_whole_game_by_clicking(browser, tmp_path, capsys):
         assert link == url + "replay/0"
         browser.open(link)
         assert browser.evaluate("document.querySelectorAll('#board .side').length") == 2
+        assert browser.evaluate("document.getElementById('view').value") == "0"  # opens in the person's view
         # the coach's view: the person's seat weighed by the learned player, the graph from its model
         page = json.loads(browser.evaluate("document.getElementById('game-data').textContent"))
         assert page["win_source"] == "model" and page["meta"]["coach_0"] == "learned"

@@ -12,11 +12,6 @@ EXAMPLES = OFFICIAL_DIR / "examples"
 
 # (file, card, box) -> printed wording the reader refuses today.
 REFUSED = {
-    ("census.toml", 0, "middle"): "Draw 1 card for each of your face-down cards.",
-    ("census.toml", 1, "middle"): "Your opponent discards 1 card for each card in your hand.",
-    ("census.toml", 3, "middle"): ("Delete 1 card for each of your opponent's protocols that is Compiled."),
-    ("census.toml", 4, "bottom"): "End: If you have no cards in your hand, draw 2 cards.",
-    ("silence.toml", 4, "middle"): "Draw 1 card for each face-down card in this line.",
     ("trade.toml", 2, "middle"): "Your opponent gives you 1 card from their hand.",
     ("trade.toml", 4, "middle"): "Gain control of 1 of your opponent's uncovered cards in this line.",
     ("vault.toml", 3, "middle"): "Draw 1 card from your trash.",

@@ -16,7 +16,7 @@ from fixtures_analysis.runcopies import copy_without_table, manifest
 from analysis.runs import runfolder
 from analysis.runs.open import open_runs
 from analysis.runs.schema import CARD_COUNTS, CARDS_SCHEMA
-from analysis.studies.plain import queries as Q
+from analysis.studies.balance import queries as Q
 from protolab.experiment.run.runner import RunOptions, run
 
 pytestmark = pytest.mark.usefixtures("kept_ray")  # runs share one local Ray (tests/conftest.py)

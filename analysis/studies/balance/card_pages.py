@@ -1,4 +1,4 @@
-"""A page per card inside the dashboard (an in-page view, `#card-Fire-1`, shown when its link is
+"""A page per card inside the dashboard's cards view (`#card-Fire-1`, shown when its link is
 followed): the card's text in the run's pool, the official text beside it when a card file of the
 run changed it, its card value when the run measured it, its play and win rates, its flag, and the
 example games the dashboard carries for it and its protocol."""
@@ -6,25 +6,16 @@ example games the dashboard carries for it and its protocol."""
 from __future__ import annotations
 
 import html
-import math
-from typing import Any
 
 import pandas as pd
 
+from analysis.pages.cells import pct, pts
 from analysis.pages.shell import filter_attrs
 from analysis.runs.card_texts import CardText
-from analysis.studies.plain.dashboard_summary import card_anchor
-from analysis.studies.plain.report import against
+from analysis.studies.balance.dashboard_summary import card_anchor, protocol_anchor
+from analysis.studies.balance.report import against
 
 BOXES = ("top", "middle", "bottom")
-
-
-def _pct(x: Any) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
-
-
-def _pts(x: Any) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:+.1f}"
 
 
 def _face(title: str, value: int, text: tuple[str, str, str], changed: bool) -> str:
@@ -60,16 +51,16 @@ def impact_html(c: pd.Series | None) -> str:
         return '<p class="muted">No play data: the run kept no card counts (events or cards tables).</p>'
     items = [
         ("deck games", f"{int(c['deck_games']):,}"),
-        ("played face-up", _pct(c["up_rate"])),
-        ("played face-down", _pct(c["down_rate"])),
-        ("drawn", _pct(c["drawn_rate"])),
+        ("played face-up", pct(c["up_rate"])),
+        ("played face-down", pct(c["down_rate"])),
+        ("drawn", pct(c["drawn_rate"])),
         (
             "WR face-up",
-            f"{_pct(c['up_wr'])} (95% CI {_pct(c['up_wr_low'])}-{_pct(c['up_wr_high'])}, {int(c['up']):,} games)",
+            f"{pct(c['up_wr'])} (95% CI {pct(c['up_wr_low'])}-{pct(c['up_wr_high'])}, {int(c['up']):,} games)",
         ),
-        ("WR face-down", f"{_pct(c['down_wr'])} ({int(c['down']):,} games)"),
-        ("WR never played", f"{_pct(c['never_wr'])} ({int(c['never']):,} games)"),
-        ("face-up minus never, points", f"{_pts(c['iwd'])} (95% CI {_pts(c['iwd_low'])} to {_pts(c['iwd_high'])})"),
+        ("WR face-down", f"{pct(c['down_wr'])} ({int(c['down']):,} games)"),
+        ("WR never played", f"{pct(c['never_wr'])} ({int(c['never']):,} games)"),
+        ("face-up minus never, points", f"{pts(c['iwd'])} (95% CI {pts(c['iwd_low'])} to {pts(c['iwd_high'])})"),
     ]
     return '<dl class="stats">' + "".join(_stat(k, v) for k, v in items) + "</dl>"
 
@@ -82,7 +73,7 @@ def value_html(rows: pd.DataFrame) -> str:
     items = [
         (
             f"value vs {what.get(r['restriction'], r['restriction'])}, points",
-            f"{_pts(r['value'])} (95% CI {_pts(r['value_low'])} to {_pts(r['value_high'])}; adj. p "
+            f"{pts(r['value'])} (95% CI {pts(r['value_low'])} to {pts(r['value_high'])}; adj. p "
             f"{r['p_adjusted']:.2g}; {int(r['games']):,} games)",
         )
         for _, r in rows.iterrows()
@@ -103,7 +94,7 @@ def flag_html(f: pd.DataFrame) -> str:
     why = f'<p class="flag-why muted">{html.escape(str(x["why"]))}</p>' if isinstance(x.get("why"), str) else ""
     return (
         f'<p class="flagline {x["direction"] if x["flagged"] else ""}">{html.escape(state)}: face-up win rate '
-        f"{_pct(x['win_rate'])} (95% CI {_pct(x['win_rate_low'])}-{_pct(x['win_rate_high'])}, "
+        f"{pct(x['win_rate'])} (95% CI {pct(x['win_rate_low'])}-{pct(x['win_rate_high'])}, "
         f"{int(x['games']):,} games), adjusted p {x['p_adjusted']:.2g}</p>{why}"
     )
 
@@ -129,7 +120,8 @@ def card_page(name: str, protocol: str, parts: dict[str, str]) -> str:
     return (
         f'<article class="card-page" id="{card_anchor(name)}"{filter_attrs(protocol, name)}>'
         '<a class="close" href="#_" title="close">\u00d7</a>'
-        f'<h3>{html.escape(name)} <span class="muted">{html.escape(protocol)} protocol · '
+        f'<h3>{html.escape(name)} <span class="muted"><a href="#{protocol_anchor(protocol)}">'
+        f"{html.escape(protocol)} protocol</a> · "
         f'<a href="#" data-pick-protocol="{html.escape(protocol)}">show only {html.escape(protocol)}</a> · '
         f'<a href="#cards">card table</a></span></h3>{parts.get("flag", "")}{parts["text"]}'
         f"<h3>Play and win rates</h3>{parts['impact']}{parts.get('value', '')}<h3>Example games</h3>{games}"

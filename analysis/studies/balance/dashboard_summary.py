@@ -1,31 +1,37 @@
 """The one screen a dashboard opens on: the verdicts (every flagged protocol and card, with its
 interval, games and adjusted p, strongest evidence first), the run's key numbers, and what produced
 them (strategies per seat, sets, variant files, pool hash, seed, games: analysis/runs/provenance.py).
-The full flag table and the charts follow below it."""
+The full flag table follows below it, in the same view; a verdict links to its protocol's row in
+the protocols view or to its card's page in the cards view."""
 
 from __future__ import annotations
 
 import html
-import math
 from typing import Any
 
 import pandas as pd
 
+from analysis.pages.cells import pct
 from analysis.pages.shell import filter_attrs
 from analysis.runs.provenance import fields
-from analysis.studies.plain.report import Report, against
-from analysis.studies.plain.rule_note import notes_html
+from analysis.studies.balance.report import Report, against
+from analysis.studies.balance.rule_note import notes_html
 
 SHOWN = 12  # verdicts on the first screen; the rest are in the flag table below
 
 
+def _anchor(kind: str, name: str) -> str:
+    return kind + "-" + "-".join("".join(ch if ch.isalnum() else " " for ch in name).split())
+
+
 def card_anchor(card: str) -> str:
     """The in-page id of a card's page: `card-Fire-1` (letters, digits and dashes only)."""
-    return "card-" + "-".join("".join(ch if ch.isalnum() else " " for ch in card).split())
+    return _anchor("card", card)
 
 
-def _pct(x: Any) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+def protocol_anchor(protocol: str) -> str:
+    """The in-page id of a protocol's row in the protocols view: `protocol-Fire`."""
+    return _anchor("protocol", protocol)
 
 
 def ranked_flags(flags: pd.DataFrame) -> pd.DataFrame:
@@ -40,16 +46,14 @@ def _verdict(x: pd.Series, cards: set[str]) -> str:
     if x["kind"] == "card" and name in cards:
         title = f'<a href="#{card_anchor(name)}">{html.escape(name)}</a>'
     else:
-        title = (
-            f'<a href="#" data-pick-protocol="{html.escape(name)}" title="show only its rows">{html.escape(name)}</a>'
-        )
+        title = f'<a href="#{protocol_anchor(name)}" title="its row in Protocols">{html.escape(name)}</a>'
     protocol = str(x["protocol"]) if x["kind"] == "card" and isinstance(x.get("protocol"), str) else name
     arrow = "\u25b2" if x["direction"] == "above" else "\u25bc"
-    ci = f"95% CI {_pct(x['win_rate_low'])}-{_pct(x['win_rate_high'])} · {int(x['games']):,} games"
+    ci = f"95% CI {pct(x['win_rate_low'], '')}-{pct(x['win_rate_high'], '')} · {int(x['games']):,} games"
     return (
         f'<div class="verdict {x["direction"]}"{filter_attrs(protocol, name)} '
         f'title="{html.escape(str(x["metric"]))}"><b>{title}</b> <span class="tag">{x["kind"]} {arrow}</span><br>'
-        f'<span class="rate">{_pct(x["win_rate"])}</span> <span class="ci">{ci}</span><br>'
+        f'<span class="rate">{pct(x["win_rate"], "")}</span> <span class="ci">{ci}</span><br>'
         f'<span class="why">{x["direction"]} {html.escape(against(x))}; adj. p '
         f"{x['p_adjusted']:.2g}</span></div>"
     )
@@ -88,9 +92,9 @@ def facts_html(o: pd.Series) -> str:
         (f"{int(o['games']):,}", "games"),
         (f"{int(o['draws']):,}", "draws"),
         (
-            _pct(o["first_player_win_rate"]),
-            f"first player wins (95% CI {_pct(o['first_player_win_rate_low'])}-"
-            f"{_pct(o['first_player_win_rate_high'])})",
+            pct(o["first_player_win_rate"], ""),
+            f"first player wins (95% CI {pct(o['first_player_win_rate_low'], '')}-"
+            f"{pct(o['first_player_win_rate_high'], '')})",
         ),
         (f"{o['mean_turns']:.1f}", f"turns on average (median {o['median_turns']:.0f})"),
     ]

@@ -20,7 +20,8 @@ from sim.pool import Pool
 
 _VERB = {v.code: v for v in VERBS}
 _ALT = ("alt_a", "alt_b")  # where an either's alternatives start: an index, differing by pool
-_COMPARED = tuple(f for f in STEP_FIELDS if f not in _ALT)
+_QUANTITY = ("per", "count")  # a quantity's record (an index, differing by pool): its content is compared
+_COMPARED = tuple(f for f in STEP_FIELDS if f not in _ALT and f not in _QUANTITY)
 _DID = enum("if").words()["did"]
 _BOXES = ("top", "middle", "bottom")
 
@@ -51,8 +52,14 @@ def _tree(steps: list[dict[str, int]], start: int, length: int) -> list[Step]:
     out = []
     for rec in steps[start : start + length]:
         alts = tuple(tuple(_tree(steps, rec[a], rec[a + "_len"])) for a in _ALT)
-        out.append({**{k: rec[k] for k in _COMPARED}, "alts": alts})
+        quantities = {q: _quantity(steps, rec[q]) for q in _QUANTITY}
+        out.append({**{k: rec[k] for k in _COMPARED}, **quantities, "alts": alts})
     return out
+
+
+def _quantity(steps: list[dict[str, int]], index: int) -> dict[str, int] | None:
+    """What a step's quantity record counts (None: the step has none), whatever its index."""
+    return None if index < 0 else {k: steps[index][k] for k in _COMPARED}
 
 
 def _boxes(pool: Pool, card_id: int) -> list[list[Step]]:

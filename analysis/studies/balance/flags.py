@@ -17,10 +17,18 @@ import pandas as pd
 
 from analysis.runs.open import Runs
 from analysis.stats.proportions import CORRECTION_NAMES, add_rate, adjust, band_pvalue, newcombe_diff, two_proportion_p
-from analysis.studies.plain import queries
+from analysis.studies.balance import queries
 
 CARD_METRIC = "win rate when played face-up"
 CARD_FLAG_METRIC = "face-up win rate vs its protocol's other cards"
+
+
+def protocol_items(protocols: pd.DataFrame) -> pd.DataFrame:
+    """One row per protocol (protocol win-rate rows: protocol, games, wins), as the flags and `compare` test it."""
+    p = protocols
+    return pd.DataFrame(
+        {"kind": "protocol", "name": p["protocol"], "metric": "win rate", "games": p["games"], "wins": p["wins"]}
+    )
 
 
 def card_items(cards: pd.DataFrame, min_games: int = 1) -> pd.DataFrame:
@@ -140,12 +148,7 @@ def balance_flags(
     """Protocols (win rate as part of a trio, against the band) and cards (face-up win rate against
     their protocol's other cards, if the run has events), each with its Wilson interval, raw and
     adjusted p-values and a flag."""
-    p = queries.protocol_win_rates(runs)
-    items = [
-        pd.DataFrame(
-            {"kind": "protocol", "name": p["protocol"], "metric": "win rate", "games": p["games"], "wins": p["wins"]}
-        )
-    ]
+    items = [protocol_items(queries.protocol_win_rates(runs))]
     c = queries.card_impact(runs)
     if not c.empty:
         items.append(card_items(c, min_games))

@@ -17,11 +17,11 @@ from analysis.pages.cells import ci, matrix_tables, num, pct, table
 from analysis.runs.open import Runs
 from analysis.runs.provenance import csv_header, of_runs, print_lines
 from analysis.runs.runfolder import events_statement, write_atomic
-from analysis.studies.cardvalue.values import card_value, print_card_value
-from analysis.studies.plain import loops, picks, queries
-from analysis.studies.plain.flags import balance_flags
-from analysis.studies.plain.played import person_seats, played_statement, withheld
-from analysis.studies.plain.rule_note import csv_lines, note_lines, rule_notes
+from analysis.studies.balance import loops, picks, queries
+from analysis.studies.balance.card_values import card_value, print_card_value
+from analysis.studies.balance.flags import balance_flags
+from analysis.studies.balance.played import person_seats, played_statement, withheld
+from analysis.studies.balance.rule_note import csv_lines, note_lines, rule_notes
 
 # Tables no tally holds (their size grows with the trio pairs played, up to millions of rows in a
 # random-draft run): computed from the rows of `games` the first time they are used (a JSON or CSV
@@ -121,7 +121,7 @@ def build_report(
 ) -> Report:
     """Compute the report's tables (all, or those named in `only`), timing each; those of FROM_ROWS
     when first used unless named in `only`. A playtest's (a person's games) raises no balance flag
-    unless `flag_played`, and says so first (analysis/studies/plain/played.py)."""
+    unless `flag_played`, and says so first (analysis/studies/balance/played.py)."""
     timings: dict[str, float] = {}
     tables = Tables(runs, timings)
     for name, fn in _tables(band, method, alpha):

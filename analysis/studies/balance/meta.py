@@ -33,8 +33,8 @@ from scipy.optimize import minimize
 
 from analysis.runs.open import Runs, open_runs
 from analysis.stats.proportions import add_rate
-from analysis.studies.metagame import solvers as G
-from analysis.studies.plain.queries import trio_table
+from analysis.studies.balance import solvers as G
+from analysis.studies.balance.queries import trio_table
 
 SEP = ", "
 PRIOR_GAMES = 10.0  # observed pair rates are shrunk toward the model by this many games
@@ -392,7 +392,7 @@ class MetaResult:
     meta: dict[str, Any]
     iterations: pd.DataFrame = field(default_factory=pd.DataFrame)
     model: PayoffModel | None = None
-    picks: pd.DataFrame = field(default_factory=pd.DataFrame)  # the draft's pick metrics (studies/plain/picks.py)
+    picks: pd.DataFrame = field(default_factory=pd.DataFrame)  # the draft's pick metrics (studies/balance/picks.py)
     first_pick: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 

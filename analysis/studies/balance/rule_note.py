@@ -3,7 +3,7 @@ rule (issue 23): a variant that makes Fire 3's optional discard cost 2 cards, ju
 measured on greedy's rule (always yes), not on a player weighing it.
 
 For each run (or arm) made with card files: the cards its pool defines differently from the
-official pool and the choices each change touches (analysis/studies/plain/choice_changes.py), and how each of its
+official pool and the choices each change touches (analysis/studies/balance/choice_changes.py), and how each of its
 strategies takes those choices (`how_chooses`, declared beside each player in strategies/spec.py).
 A note is written when a player takes them by the fixed rule or at random; the model players
 (learned, guided ismcts) plan every choice asked of them with their model since issue 35, so a run
@@ -17,7 +17,7 @@ import html
 from typing import Any
 
 from analysis.runs.run_pool import run_pool
-from analysis.studies.plain.choice_changes import CardChange, Touched, changed_choices
+from analysis.studies.balance.choice_changes import CardChange, Touched, changed_choices
 from sim.cards.vocabulary import enum
 from sim.pool import Pool
 from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN, rule_answer

@@ -6,30 +6,29 @@ sortable card-impact table. The page shell is analysis/pages/shell.py's."""
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.pages.cells import pct
 from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
+from analysis.pages.views import CSS as VIEW_CSS
+from analysis.pages.views import JS as VIEW_JS
+from analysis.pages.views import View, tabs, views_html
 from analysis.runs.card_texts import card_texts
-from analysis.studies.metagame.meta import meta_analysis
-from analysis.studies.metagame.report import meta_html
-from analysis.studies.plain import queries
-from analysis.studies.plain.card_pages import card_pages_html
-from analysis.studies.plain.dashboard_summary import card_anchor, ranked_flags, summary_html
-from analysis.studies.plain.loops import loops_html
-from analysis.studies.plain.report import Report, against
+from analysis.studies.balance import queries
+from analysis.studies.balance.card_pages import card_pages_html
+from analysis.studies.balance.dashboard_summary import card_anchor, protocol_anchor, ranked_flags, summary_html
+from analysis.studies.balance.loops import loops_html
+from analysis.studies.balance.meta import meta_analysis
+from analysis.studies.balance.meta_report import meta_html
+from analysis.studies.balance.report import Report, against
 
 LARGE = 18  # protocols above which the metagame section is summarised (816 trios at 18)
 LARGE_PAIR_L2 = 10.0  # the pair-term regularisation used then (fit_payoff_model's default)
 TOP_TRIOS = 25  # equilibrium trios listed then
 COLORS = {"first": "#1f77b4", "second": "#ff7f0e", "draw": "#7f7f7f", "all": "#2ca02c"}
-
-
-def _pct(x: float) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
 
 
 def fig_protocols(r: Report) -> go.Figure:
@@ -93,18 +92,19 @@ def fig_matchups(r: Report) -> go.Figure:
     rows, cols = list(m.index), list(m.columns)
     hover = [
         [
-            f"{a} vs {b}: {_pct(mv[i, j])} (95% CI {_pct(lov[i, j])}-{_pct(hiv[i, j])}), "
+            f"{a} vs {b}: {pct(mv[i, j], '')} (95% CI {pct(lov[i, j], '')}-{pct(hiv[i, j], '')}), "
             f"{'' if pd.isna(gv[i, j]) else f'{int(gv[i, j]):,}'} games"
             for j, b in enumerate(cols)
         ]
         for i, a in enumerate(rows)
     ]
     cells = [  # each cell shows its games under its rate (the hover adds the interval)
-        ["" if pd.isna(gv[i, j]) else f"{_pct(mv[i, j])}<br>{int(gv[i, j]):,} games" for j in range(len(cols))]
+        ["" if pd.isna(gv[i, j]) else f"{pct(mv[i, j], '')}<br>{int(gv[i, j]):,} games" for j in range(len(cols))]
         for i in range(len(rows))
     ]
-    spread = float(np.nanmax(np.abs(m.to_numpy(dtype=float) - 0.5))) if m.size else 0.1
-    spread = max(spread, 0.02)
+    rates = m.to_numpy(dtype=float)
+    rates = rates[~np.isnan(rates)]  # a one-game run can have no decided matchup: no nanmax of nothing
+    spread = max(float(np.max(np.abs(rates - 0.5))) if rates.size else 0.1, 0.02)
     fig = go.Figure(
         go.Heatmap(
             z=m.to_numpy(dtype=float),
@@ -250,7 +250,7 @@ def cards_table(r: Report, pages: set[str]) -> str:
         ("n never", "never", "int"),
         ("face-up minus never, points (95% CI)", "iwd", "diff"),
     ]
-    return table_html(c, cols, "cards", keys=("protocol", "card"), links=_card_links(pages))
+    return table_html(c, cols, "card-table", keys=("protocol", "card"), links=_card_links(pages))
 
 
 def _card_links(pages: set[str]) -> dict[str, str]:
@@ -258,7 +258,7 @@ def _card_links(pages: set[str]) -> dict[str, str]:
 
 
 def card_value_html(r: Report, protocol_of: dict[str, str]) -> str:
-    """The card-value section of a `protolab cardvalue` run (analysis/studies/cardvalue/values.py); empty otherwise."""
+    """The card-value section of a `protolab cardvalue` run (analysis/studies/balance/card_values.py), else empty."""
     c = r.tables.get("card_value")
     if c is None or c.empty:
         return ""
@@ -315,7 +315,7 @@ def trios_html(r: Report) -> str:
 
 
 def metagame_html(r: Report) -> str:
-    """The metagame section (analysis/studies/metagame/meta.py, no bootstrap) from the report's trio-vs-trio table.
+    """The metagame section (analysis/studies/balance/meta.py, no bootstrap) from the report's trio-vs-trio table.
     Above LARGE protocols it is summarised to stay quick and small: the payoff model's
     regularisation is fixed instead of cross-validated, and only the TOP most likely trios of the
     equilibrium are listed (every protocol's weight and Nash-averaged rating still are)."""
@@ -347,8 +347,9 @@ def metagame_html(r: Report) -> str:
     return section.replace("</h2>", "</h2>" + note, 1)
 
 
-def flags_html(r: Report, pages: set[str]) -> str:
-    """Every flagged row as a sortable table (strongest evidence first), under its correction statement."""
+def flags_html(r: Report, links: dict[str, str]) -> str:
+    """Every flagged row as a sortable table (strongest evidence first), under its correction statement;
+    `links`: a name -> its card page or its protocol's row."""
     f = r.tables["balance_flags"]
     flagged = ranked_flags(f)
     statement = html.escape(f.attrs.get("statement", r.meta.get("flags_statement", "")))
@@ -375,7 +376,7 @@ def flags_html(r: Report, pages: set[str]) -> str:
         ("why", "why", "text"),
     ]
     return (
-        f'<div class="scroll">{table_html(shown, cols, "flag-table", ("_p", "name"), _card_links(pages))}</div>'
+        f'<div class="scroll">{table_html(shown, cols, "flag-table", ("_p", "name"), links)}</div>'
         f'<p class="muted">{statement}.</p>'
     )
 
@@ -391,7 +392,7 @@ def protocols_html(r: Report, sets: dict[str, str]) -> str:
         flag=[flagged.get(x, "") for x in p["protocol"]],
         why=[str(why.get(x, "not tested")) for x in p["protocol"]],
     )
-    shown = shown.sort_values("win_rate", ascending=False)
+    shown = shown.sort_values("win_rate", ascending=False).assign(_id=lambda d: d["protocol"].map(protocol_anchor))
     cols = [
         ("protocol", "protocol", "text"),
         ("set", "set", "text"),
@@ -402,39 +403,88 @@ def protocols_html(r: Report, sets: dict[str, str]) -> str:
         ("flag", "flag", "text"),
         ("why", "why", "text"),
     ]
+    table = table_html(shown, cols, "protocol-table", ("protocol", None), ids="_id")
     return (
-        f'<section id="protocols"><h2>Protocols: win rate as part of a trio (click a header to sort)</h2>'
-        f'<div class="scroll">{table_html(shown, cols, "protocol-table", ("protocol", None))}</div></section>'
+        "<section><h2>Protocols: win rate as part of a trio (click a header to sort)</h2>"
+        f'<div class="scroll">{table}</div></section>'
     )
 
 
-SECTIONS = (
-    ("summary", "Summary"),
-    ("flags", "Flags"),
+VIEWS = (
+    ("verdict", "Verdict"),
     ("protocols", "Protocols"),
-    ("charts", "Charts"),
     ("cards", "Cards"),
-    ("card-pages", "Card pages"),
-    ("trios", "Trios"),
-    ("metagame", "Metagame"),
-    ("example-games", "Games"),
+    ("matchups", "Matchups"),
+    ("games", "Games"),
 )
+CHARTS = {  # the view each chart is drawn in
+    "protocols": "protocols",
+    "compiles-by-protocol": "protocols",
+    "matchups": "matchups",
+    "compile-curves": "games",
+    "game-length": "games",
+    "strategies": "games",
+}
+
+
+def charts_by_view(r: Report) -> dict[str, str]:
+    """Each view's charts as HTML sections, in CHARTS' order."""
+    figs = {
+        "protocols": fig_protocols(r),
+        "matchups": fig_matchups(r),
+        "compile-curves": fig_compile_curves(r),
+        "game-length": fig_game_length(r),
+        "compiles-by-protocol": fig_compiles_by_protocol(r),
+        "strategies": fig_strategies(r),
+    }
+    out: dict[str, str] = {}
+    for name, view in CHARTS.items():
+        f = figs[name]
+        if f is not None:
+            out[view] = out.get(view, "") + f"<section>{fig_html(f, 'chart-' + name)}</section>"
+    return out
+
+
+CARDS_NOTE = """<p class="muted">Per card, over the seat-games whose deck holds it, decided games only (win rate
+when drawn is left out: nearly every card of a held protocol is drawn, so it is the protocol's win rate again).
+Face-up minus never: win rate when played face-up minus win rate when never played (the 17lands IWD
+idea), in percentage points with a 95% Newcombe interval.</p>"""
+
+
+def views(r: Report, examples: str, texts: dict, notes: list[str], protocol_of: dict[str, str]) -> list[View]:
+    """The page's views (VIEWS), each a few sections: every table and chart of the report in one."""
+    sets = {t.protocol: t.set for t in texts.values()}
+    pages = set(protocol_of)
+    links = {**_card_links(pages), **{p: "#" + protocol_anchor(p) for p in r.tables["protocols"]["protocol"]}}
+    charts = charts_by_view(r)
+    flags = r.tables["balance_flags"]
+    impact = r.tables.get("card_impact")
+    verdict = f"""{summary_html(r, warnings_html(r.meta["warnings"]), pages)}
+<section id="flags"><h2>Balance flags</h2>{flags_html(r, links)}</section>
+{loops_html(r.tables.get("loop_draws"))}"""
+    cards = f"""<section id="card-impact"><h2>Card impact (click a header to sort, a card for its page)</h2>
+{CARDS_NOTE}<div class="scroll">{cards_table(r, pages)}</div></section>
+{card_value_html(r, protocol_of)}
+{card_pages_html(texts, impact, r.tables.get("card_value"), flags, notes)}"""
+    games = examples or (
+        '<section id="example-games"><h2>Example games</h2><p class="muted">None on this page: '
+        "<code>protolab dashboard RUN</code> of one run links its example games to their board pages.</p></section>"
+    )
+    return [
+        ("verdict", "Verdict", verdict),
+        ("protocols", "Protocols", protocols_html(r, sets) + charts.get("protocols", "")),
+        ("cards", "Cards", cards),
+        ("matchups", "Matchups", charts.get("matchups", "") + trios_html(r) + metagame_html(r)),
+        ("games", "Games", games + charts.get("games", "")),
+    ]
 
 
 def render(r: Report, examples: str = "") -> str:
-    """The whole page as one HTML string (plotly.js inline: it works with no network): the summary
-    first (analysis/studies/plain/dashboard_summary.py), then the flags, tables, charts and card pages,
-    every table under the filter bar; `examples`: the example games section (analysis/pages/board_links.py),
-    at the end."""
-    figs = [
-        ("protocols", fig_protocols(r)),
-        ("matchups", fig_matchups(r)),
-        ("compile-curves", fig_compile_curves(r)),
-        ("game-length", fig_game_length(r)),
-        ("compiles-by-protocol", fig_compiles_by_protocol(r)),
-        ("strategies", fig_strategies(r)),
-    ]
-    charts = "".join(f"<section>{fig_html(f, 'chart-' + name)}</section>" for name, f in figs if f is not None)
+    """The whole page as one HTML string (plotly.js inline: it works with no network) of a few
+    linked views (analysis/pages/views.py): the verdict first (analysis/studies/balance/dashboard_summary.py
+    and the flags), then protocols, cards (the card pages among them), matchups and games, every
+    table under the filter bar; `examples`: the example games section (analysis/pages/board_links.py),
+    in the games view."""
     blocks = r.meta.get("provenance") or []
     texts, notes = card_texts(blocks[0]) if blocks else ({}, [])
     if len({b.get("pool_hash") for b in blocks}) > 1:
@@ -444,28 +494,15 @@ def render(r: Report, examples: str = "") -> str:
     protocol_of = {n: t.protocol for n, t in texts.items()}
     if impact is not None and not impact.empty:
         protocol_of.update({str(c): str(p) for c, p in zip(impact["card"], impact["protocol"], strict=True)})
-    pages = set(protocol_of)
+    shown = views(r, examples, texts, notes, protocol_of)
     flags = r.tables["balance_flags"]
     nav = filter_bar(
         {p: sets.get(p, "") for p in r.tables["protocols"]["protocol"]},
         {str(x["name"]): str(x["direction"]) for _, x in flags[flags["flagged"]].iterrows()},
-        [s for s in SECTIONS if s[0] != "example-games" or examples],
+        tabs(shown),
     )
-    body = f"""{summary_html(r, warnings_html(r.meta["warnings"]), pages)}
-<section id="flags"><h2>Balance flags</h2>{flags_html(r, pages)}</section>
-{loops_html(r.tables.get("loop_draws"))}
-{protocols_html(r, sets)}
-<div id="charts">{charts}</div>
-<section id="cards"><h2>Card impact (click a header to sort, a card for its page)</h2>
-<p class="muted">Per card, over the seat-games whose deck holds it, decided games only (win rate when drawn is
-left out: nearly every card of a held protocol is drawn, so it is the protocol's win rate again).
-Face-up minus never: win rate when played face-up minus win rate when never played (the 17lands IWD
-idea), in percentage points with a 95% Newcombe interval.</p>
-<div class="scroll">{cards_table(r, pages)}</div></section>
-{card_value_html(r, protocol_of)}
-{card_pages_html(texts, impact, r.tables.get("card_value"), flags, notes)}
-{trios_html(r)}
-{metagame_html(r)}
-{examples}"""
     played = f'<p class="warn played"><b>{html.escape(r.meta["played"])}</b></p>' if r.meta.get("played") else ""
-    return render_page("", "protolab balance dashboard", ", ".join(r.meta["run_ids"]), played, body, nav=nav)
+    title = ", ".join(r.meta["run_ids"])
+    return render_page(
+        "", "protolab balance dashboard", title, played, views_html(shown), css=VIEW_CSS, nav=nav, script=VIEW_JS
+    )

@@ -10,7 +10,7 @@ from analysis.pages.shell import table_html
 from analysis.runs.open import Runs
 from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.proportions import add_rate
-from analysis.studies.plain.queries import tally
+from analysis.studies.balance.queries import tally
 
 LOOP = "loop_guard"  # the end reason of the loop bound (sim/cards/vocabulary.py, EndReason)
 COLUMNS = ["kind", "name", "protocol", "games", "loops", "loop_rate", "loop_rate_low", "loop_rate_high"]

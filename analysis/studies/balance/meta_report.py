@@ -1,4 +1,4 @@
-"""`protolab meta`: the metagame of a run (analysis/studies/metagame/meta.py) in the terminal, as JSON or CSV, and as
+"""`protolab meta`: the metagame of a run (analysis/studies/balance/meta.py) in the terminal, as JSON or CSV, and as
 the dashboard's metagame section."""
 
 from __future__ import annotations
@@ -9,17 +9,13 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.pages.cells import ci, num, pct, table
+from analysis.pages.cells import ci, num, pct, pts, table
 from analysis.pages.shell import filter_attrs
-from analysis.studies.metagame.meta import MetaResult, compare_meta
-from analysis.studies.plain.picks import print_draft
-from analysis.studies.plain.report import records
+from analysis.studies.balance.meta import MetaResult, compare_meta
+from analysis.studies.balance.picks import print_draft
+from analysis.studies.balance.report import records
 
 TABLES = ("protocols", "trios", "fit", "iterations", "picks", "first_pick")
-
-
-def _pts(x: float) -> str:
-    return "-" if x is None or pd.isna(x) else f"{x * 100:+.1f}"
 
 
 def to_json(res: MetaResult, moved: pd.DataFrame | None = None) -> str:
@@ -110,7 +106,7 @@ def _protocols_table(res: MetaResult):
             pct(r.nash_weight),
             ci(r.nash_weight_low, r.nash_weight_high) if "nash_weight_low" in p else "-",
             pct(r.used_share) if "used_share" in p else "-",
-            _pts(r.best_trio_rating),
+            pts(r.best_trio_rating),
             pct(r.alpharank_weight),
             f"{r.effect:+.2f}",
             pct(r.uniform_win_rate),
@@ -144,7 +140,7 @@ def _trios_table(res: MetaResult, top: int):
             pct(r.nash_probability),
             ci(r.nash_probability_low, r.nash_probability_high) if "nash_probability_low" in t else "-",
             pct(r.in_support_share) if "in_support_share" in t else "-",
-            _pts(r.nash_rating),
+            pts(r.nash_rating),
             pct(r.alpharank),
             pct(r.uniform_win_rate),
             num(r.games),
@@ -192,7 +188,7 @@ def _iterations_table(it: pd.DataFrame, stopped: str):
 
 def _moved_table(moved: pd.DataFrame):
     rows = [
-        [r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), _pts(r.nash_weight_change)]
+        [r.protocol, pct(r.nash_weight_base), pct(r.nash_weight_variant), pts(r.nash_weight_change)]
         for r in moved.itertuples()
     ]
     return table(
@@ -217,7 +213,7 @@ def meta_html(res: MetaResult | None, note: str = "", top: int | None = None) ->
     prow = "".join(
         f"<tr{filter_attrs(r.protocol)}><td>{html.escape(r.protocol)}</td>"
         f"<td class='n'>{pct(r.nash_weight)}</td>"
-        f"<td class='n'>{_pts(r.best_trio_rating)}</td><td class='n'>{pct(r.alpharank_weight)}</td>"
+        f"<td class='n'>{pts(r.best_trio_rating)}</td><td class='n'>{pct(r.alpharank_weight)}</td>"
         f"<td class='n'>{pct(r.uniform_win_rate)}</td><td>{html.escape(r.best_trio)}</td></tr>"
         for r in p.itertuples()
     )

@@ -15,7 +15,7 @@ from analysis.pages.cells import ci, num, pct, table
 from analysis.runs.open import Runs
 from analysis.runs.schema import PICKS_FIELD
 from analysis.stats.proportions import add_rate
-from analysis.studies.plain.queries import tally
+from analysis.studies.balance.queries import tally
 
 POSITIONS = (1, 2, 3, 4, 5, 6)
 
