@@ -82,6 +82,12 @@ extensions = [
         extra_compile_args=FLAGS,
     ),
     Extension(
+        "strategies._qlearned",
+        ["strategies/_qlearned.pyx"],
+        include_dirs=[numpy.get_include(), "."],
+        extra_compile_args=FLAGS,
+    ),
+    Extension(
         "strategies._draft",
         ["strategies/_draft.pyx"],
         include_dirs=[numpy.get_include(), "."],

@@ -83,6 +83,39 @@ FEATURE_SCALES: tuple[tuple[str, str | None], ...] = (
 FEATURES: tuple[str, ...] = tuple(name for name, _ in FEATURE_SCALES)
 FEATURE_DIGEST = hashlib.sha256(f"{FEATURE_VERSION}:{','.join(FEATURES)}".encode()).hexdigest()[:16]
 
+# -- the action-value player's action features (strategies/_qlearned.pyx writes them in this order) --
+# One candidate action from the card data: the played card (its face, value and, face-up, its text's
+# verb families), the line it lands in, before and after, for both sides, and the card it would cover.
+# Read only from what the deciding seat sees (its own hand; the field's public faces and values).
+ACTION_VERSION = 1
+ACTION_TERMS: tuple[tuple[str, str | None], ...] = (
+    ("refresh", None),
+    ("face_up", None),
+    ("opp_side", None),
+    ("card_value", "HAND_VALUE"),
+    ("added_value", "HAND_VALUE"),
+    *((f"card_verbs_{v}", "VERBS") for v in VERB_FAMILIES),
+    ("card_may_steps", "MAY"),
+    ("protocol_match", None),
+    *((f"line{line}", None) for line in range(3)),
+    ("line_value_before", "LINE_VALUE"),
+    ("line_value_after", "LINE_VALUE"),
+    ("other_value", "LINE_VALUE"),
+    ("lead_after", "LINE_LEAD"),
+    ("stack_before", "STACK"),
+    ("line_compiled", None),
+    ("ready_before", None),
+    ("ready_after", None),
+    ("covers_card", None),
+    ("covers_face_up", None),
+    ("covered_value", "HAND_VALUE"),
+    *((f"covered_verbs_{v}", "VERBS") for v in VERB_FAMILIES),
+)
+ACTION_FEATURES: tuple[str, ...] = tuple(f"action_{name}" for name, _ in ACTION_TERMS)
+ACTION_DIGEST = hashlib.sha256(
+    f"{FEATURE_VERSION}:{ACTION_VERSION}:{','.join(FEATURES)};{','.join(ACTION_FEATURES)}".encode()
+).hexdigest()[:16]
+
 # -- the model's network (strategies/model.py reads files into it; _learned.pxd holds it in C) ----
 MAX_LAYERS = 4
 MAX_UNITS = 64
@@ -94,6 +127,11 @@ MODEL_OUTPUTS = ("value", "policy")
 def max_inputs() -> int:
     """A layer's input buffer: the wider of the features and a hidden layer, rounded up to 16 floats."""
     return -(-max(len(FEATURES), MAX_UNITS) // 16) * 16
+
+
+def q_max_inputs() -> int:
+    """The action-value network's input buffer: a position's features and an action's, rounded up to 16."""
+    return -(-max(len(FEATURES) + len(ACTION_FEATURES), MAX_UNITS) // 16) * 16
 
 
 # -- the players' parameters -----------------------------------------------------------------------
@@ -124,6 +162,9 @@ SEARCH: tuple[Param, ...] = (
     Param("sims", 50, 1, 100000, doc="simulations per decision"),
     Param("depth", 2, 0, 20, doc="turns simulated after the decision"),
 )
+QLEARNED: tuple[Param, ...] = (
+    Param("explore", 0.0, 0.0, 1.0, whole=False, doc="probability of a uniform action (examples)"),
+)
 ISMCTS: tuple[Param, ...] = (
     Param("iters", 3000, 1, 30000, doc="iterations per decision (a tree of iters + 1 nodes)"),
     Param("c", 0.7, 0, 100, whole=False, doc="exploration constant with leaf=rollout"),
@@ -149,6 +190,8 @@ def c_integers() -> dict[str, int]:
         "MAXU": MAX_UNITS,
         "MAXOUT": len(MODEL_OUTPUTS),
         "MAXIN": max_inputs(),
+        "NACT": len(ACTION_FEATURES),
+        "QMAXIN": q_max_inputs(),
         "MAXPLAN": int(learned["inner"].hi),
         "MAXTOP": int(learned["top"].hi),
     }

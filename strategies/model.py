@@ -244,6 +244,8 @@ def parse(raw: Any, source: str) -> Model:
     """A Model from a file's parsed JSON, checked key by key (ModelError names the first problem)."""
     if not isinstance(raw, dict):
         raise _fail(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
+    if "kind" in raw:  # strategies/qmodel.py's action-value models carry a kind; a value model has none
+        raise _fail(source, "kind", "no kind: a value model (an action-value model is played by qlearned)", raw["kind"])
     for k in raw:
         if k not in KEYS and k not in OPTIONAL_KEYS:
             raise _fail(source, k, f"no such key (a model file has {', '.join(KEYS)}, and may have outputs)", k)

@@ -8,6 +8,7 @@ ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the d
                             leaf=model[,model=NAME]: new nodes scored by a model, not played out, c=0.2;
                             choices=model (leaf=model's default): every choice it is asked planned by the model)
 learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
+qlearned:model=qlearned,explore=0   the action-value network's player: one pass per legal action
 greedy+nodown               restricted play: never play face-down
 greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
 random+noproto:Fire         ... never play Fire cards; +norefresh  never refresh holding control
@@ -47,12 +48,14 @@ from strategies._ismcts import (
 )
 from strategies._ismcts import configure as configure_ismcts
 from strategies._learned import Learned
+from strategies._qlearned import QLearned
 from strategies.choices import MODEL, RANDOM, RULE, UNKNOWN
-from strategies.declared import ISMCTS, LEARNED, SEARCH, by_key
+from strategies.declared import ISMCTS, LEARNED, QLEARNED, SEARCH, by_key
 from strategies.draft import DraftTableError, fitted_draft
 from strategies.errors import StrategyError
 from strategies.human import HUMAN, Unattended
 from strategies.model import DEFAULT_MODEL, load_model
+from strategies.qmodel import load_qmodel
 from strategies.user import PythonSeat, Strategy, where_raised
 
 # the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary.py, Restrict)
@@ -170,6 +173,26 @@ def _learned(seat: SeatConfig, params: Params) -> None:
     learned_player(params).install(seat)
 
 
+QLEARNED_KNOBS = by_key(QLEARNED)
+DEFAULT_QMODEL = "qlearned"
+
+
+def qlearned_player(params: Params) -> QLearned:
+    """The action-value player's context (strategies/_qlearned.pyx): its model and exploration."""
+    model = load_qmodel(str(params.get("model", DEFAULT_QMODEL)))
+    knob = QLEARNED_KNOBS["explore"]
+    explore = _number(params, "explore", knob.default)
+    if not knob.lo <= explore <= knob.hi:
+        raise StrategyError(f"strategy 'qlearned': explore must be a number {knob.lo}..{knob.hi}, got {explore:g}")
+    layers = [(lay.weights, lay.bias, lay.activation) for lay in model.layers]
+    return QLearned(layers, model.hash, float(explore))
+
+
+def _qlearned(seat: SeatConfig, params: Params) -> None:
+    """The action-value player (strategies/_qlearned.pyx) with its model; the rule inside effects."""
+    qlearned_player(params).install(seat)
+
+
 def _human(seat: SeatConfig, params: Params) -> None:
     """A person (strategies/human.py): `protolab play` asks them; anywhere else the seat fails."""
     seat.set_python(Unattended())
@@ -183,6 +206,7 @@ PLAYERS: dict[str, Player] = {
     "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search"), RULE),
     "ismcts": Player(("iters", "c", "rollout", "leaf", "choices", "model"), _ismcts, _ismcts_choices),
     "learned": Player(("model", *LEARNED_DEFAULTS), _learned, MODEL),
+    "qlearned": Player(("model", "explore"), _qlearned, RULE),
     HUMAN: Player((), _human, UNKNOWN),
 }
 RESTRICTIONS = ("nodown", "noup", "norefresh", "avoid", "noproto")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from protolab.commands.common import (
 )
 from protolab.commands.registry import summary
 from protolab.experiment.spec import check_code
+from protolab.experiment.spec.files import read_spec_file
 from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
+from protolab.experiment.train.qtrain import parse_qtrain, run_qtrain
 from protolab.experiment.train.train import Trainer, main_train, recorded_models, resumed_spec, train_folder
 from protolab.experiment.train.trainspec import load_train_spec, train_strategies
 
@@ -63,7 +66,28 @@ def add_commands(subparsers) -> None:
     p.set_defaults(func=cmd_train)
 
 
+def cmd_qtrain(args: argparse.Namespace, raw: dict, source: str) -> int:
+    """An action-value spec (a [qtrain] table): one process, no Ray (protolab/experiment/train/qtrain.py)."""
+    spec = parse_qtrain(raw, source)
+    models = Path(args.models) if args.models else Path(DEFAULT_MODELS)
+    console = report_console(120, stderr=args.format == "json")
+
+    def work() -> int:
+        record = run_qtrain(spec, models, console.print)
+        if args.format == "json":
+            print(json.dumps(record, default=str))
+        else:
+            console.print(f"model {record['model_hash']}: {models / spec.model}.json and its card {spec.model}.md")
+        return 0
+
+    return until_interrupted(work)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.spec and not args.resume:
+        raw, source, _ = read_spec_file(args.spec)
+        if "qtrain" in raw:
+            return cmd_qtrain(args, raw, source)
     try:
         libraries()
     except FitUnavailable:

@@ -127,8 +127,9 @@ def parse_spec(
     which must read back as it is. `card_texts` (path -> contents) replaces reading the card files
     from disk: `--resume` parses run.json's spec (`within` "spec") with the run's inputs/."""
     c = Checker(source, within)
-    if "train" in raw:
-        raise c.error("train", "a training spec (docs/training.md): run it with protolab train, not as an experiment")
+    for key in ("train", "qtrain"):
+        if key in raw:
+            raise c.error(key, "a training spec (docs/training.md): run it with protolab train, not as an experiment")
     if card_texts is not None and "format" not in raw:
         raise c.error("format", f"missing; expected the spec as protolab stores it (format = {SPEC_FORMAT})")
     f = c.model(raw, "", StoredRunFile if "format" in raw else RunFile)

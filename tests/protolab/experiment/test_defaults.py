@@ -17,7 +17,10 @@ def test_shipped_example_specs_play_competent_seats():
     specs = sorted(examples_dir().glob("*.toml"))
     assert specs
     for path in specs:
-        if "train" in tomllib.loads(path.read_text()):  # a training spec: its expert and ladder
+        raw = tomllib.loads(path.read_text())
+        if "qtrain" in raw:  # an action-value training spec: its teacher and ladder
+            seats = [raw["qtrain"]["teacher"], *raw["qtrain"]["opponents"]]
+        elif "train" in raw:  # a training spec: its expert and ladder
             t = load_train_spec(path)
             seats = [t.data.expert, *t.ladder.opponents]
         else:

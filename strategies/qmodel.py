@@ -1,0 +1,162 @@
+"""An action-value model file (the `qlearned` player, strategies/_qlearned.pyx): an MLP over a
+position's features (strategies/_features.pyx) followed by one action's features
+(strategies/declared.py, ACTION_FEATURES), giving one logit: "the deciding seat wins after this action".
+
+    {"format": "protolab-model", "kind": "action-value", "version": 1,
+     "features": [...position names...], "action_features": [...action names...], "action_digest": "...",
+     "layers": [{"weights": [[...in...] x out], "bias": [...out...], "activation": "relu|tanh|linear"}, ...],
+     "meta": {...}}
+
+The same file family as a value model (strategies/model.py), told apart by `kind`; parsing is as
+strict (every key known and present, every shape right, every weight finite, both feature lists this
+engine's own), failing with one line naming the file, the key and what was expected. Written with
+sorted keys and float32 weights; the hash names the function (features and layers), not the meta."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.inputs import InputFileError, read_input_text
+from strategies.declared import ACTION_DIGEST, ACTION_FEATURES, FEATURES, MAX_LAYERS
+from strategies.model import FORMAT, MAX_MODEL_BYTES, Layer, ModelError, _fail, _layer, resolve
+
+KIND = "action-value"
+VERSION = 1
+KEYS = ("format", "kind", "version", "features", "action_features", "action_digest", "layers", "meta")
+NIN = len(FEATURES) + len(ACTION_FEATURES)
+
+
+@dataclass
+class QModel:
+    layers: list[Layer]
+    meta: dict[str, Any] = field(default_factory=dict)
+    source: str = "<memory>"
+
+    def function(self) -> dict[str, Any]:
+        """What decides play (and what the hash names)."""
+        return {
+            "format": FORMAT,
+            "kind": KIND,
+            "version": VERSION,
+            "features": list(FEATURES),
+            "action_features": list(ACTION_FEATURES),
+            "action_digest": ACTION_DIGEST,
+            "layers": [
+                {
+                    "weights": [[float(x) for x in row] for row in lay.weights],
+                    "bias": [float(x) for x in lay.bias],
+                    "activation": lay.activation,
+                }
+                for lay in self.layers
+            ],
+        }
+
+    def to_bytes(self) -> bytes:
+        return (json.dumps({**self.function(), "meta": self.meta}, sort_keys=True, allow_nan=False) + "\n").encode()
+
+    @property
+    def hash(self) -> str:
+        body = json.dumps(self.function(), sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(body).hexdigest()[:12]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_bytes(self.to_bytes())
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """The reference computation (numpy, float32 layer by layer) for rows of joined inputs."""
+        h = np.asarray(x, np.float32)
+        for lay in self.layers:
+            h = h @ lay.weights.T + lay.bias
+            h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
+        return h[..., 0].astype(np.float64)
+
+    @classmethod
+    def from_arrays(cls, layers: list[tuple[np.ndarray, np.ndarray, str]], meta: dict | None = None) -> QModel:
+        raw = {
+            **{k: v for k, v in cls([]).function().items() if k != "layers"},
+            "layers": [
+                {
+                    "weights": np.asarray(w, np.float32).tolist(),
+                    "bias": np.asarray(b, np.float32).tolist(),
+                    "activation": a,
+                }
+                for w, b, a in layers
+            ],
+            "meta": meta or {},
+        }
+        return parse(raw, "<memory>")
+
+    @classmethod
+    def load(cls, path: str | Path) -> QModel:
+        source = str(path)
+        try:
+            text = read_input_text(path, MAX_MODEL_BYTES)
+        except InputFileError as e:
+            if not Path(path).exists():
+                raise ModelError(f"model {source}: no such file; expected an action-value model file (JSON)") from None
+            raise ModelError(f"model {source}: {str(e).removeprefix(f'{source}: ')}") from None
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ModelError(
+                f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                "expected an action-value model file"
+            ) from None
+        return parse(raw, source)
+
+
+def _names(raw: Any, expected: tuple[str, ...], source: str, key: str) -> None:
+    if raw == list(expected):
+        return
+    if not isinstance(raw, list):
+        raise _fail(source, key, f"the engine's {len(expected)} names", raw)
+    for i, (a, b) in enumerate(zip(raw, expected, strict=False)):
+        if a != b:
+            raise _fail(source, f"{key}[{i}]", f"{b!r} (this engine's features: retrain the model)", a)
+    raise _fail(source, key, f"{len(expected)} names (this engine's features: retrain the model)", f"{len(raw)} names")
+
+
+def parse(raw: Any, source: str) -> QModel:
+    """A QModel from a file's parsed JSON, checked key by key (ModelError names the first problem)."""
+    if not isinstance(raw, dict):
+        raise _fail(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
+    if "kind" not in raw:
+        raise ModelError(f"model {source}: key 'kind': missing; expected {KIND!r} (a value model is played by learned)")
+    for k in raw:
+        if k not in KEYS:
+            raise _fail(source, k, f"no such key (an action-value model file has {', '.join(KEYS)})", k)
+    for k in KEYS:
+        if k not in raw:
+            raise ModelError(f"model {source}: key '{k}': missing; an action-value model file has {', '.join(KEYS)}")
+    if raw["format"] != FORMAT:
+        raise _fail(source, "format", repr(FORMAT), raw["format"])
+    if raw["kind"] != KIND:
+        raise _fail(source, "kind", repr(KIND), raw["kind"])
+    if raw["version"] != VERSION:
+        raise _fail(source, "version", str(VERSION), raw["version"])
+    _names(raw["features"], FEATURES, source, "features")
+    _names(raw["action_features"], ACTION_FEATURES, source, "action_features")
+    if raw["action_digest"] != ACTION_DIGEST:
+        raise _fail(source, "action_digest", f"{ACTION_DIGEST} (this engine's features)", raw["action_digest"])
+    layers = raw["layers"]
+    if not isinstance(layers, list) or not 1 <= len(layers) <= MAX_LAYERS:
+        raise _fail(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
+    if not isinstance(raw["meta"], dict):
+        raise _fail(source, "meta", "a table", raw["meta"])
+    out, fan_in = [], NIN
+    for i, lay in enumerate(layers):
+        layer = _layer(lay, i, fan_in, 1 if i == len(layers) - 1 else 0, source)
+        out.append(layer)
+        fan_in = layer.weights.shape[0]
+    return QModel(out, dict(raw["meta"]), source)
+
+
+def load_qmodel(name: str) -> QModel:
+    """`qlearned:model=NAME`: a shipped model by name, or a model file by path."""
+    return QModel.load(resolve(name))
