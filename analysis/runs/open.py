@@ -393,7 +393,7 @@ def open_runs(
         ...     open_runs("no/such/run")
         ... except RunError as e:
         ...     print(e)
-        no/such/run: no such folder
+        no/such/run: no such run folder
     """
     if isinstance(paths, str | Path):
         paths = [paths]

@@ -376,7 +376,7 @@ def read_manifest(run_dir: Where, journal: bool = True) -> Manifest:
 def _manifest_text(run_dir: Location) -> str:
     """The text of run.json; RunDirError when the folder is missing or not a run folder."""
     p = run_dir / MANIFEST
-    if not p.is_file():
+    if not p.exists():  # one that is there but no file (a pipe, a folder) is refused by its read
         if not run_dir.exists():
             raise RunDirError(f"{run_dir}: no such run folder")
         if not run_dir.is_dir():

@@ -180,8 +180,7 @@ def _serve(page: str, port: int, game_page: GamePage | None = None) -> None:
         server = make_server(page, port, game_page)
     except OSError as e:
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {e}") from None
-    print(f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
-    serve_until_stopped(server)
+    serve_until_stopped(server, f"serving on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)")
 
 
 def _examples(args: argparse.Namespace) -> Callable[[Report], tuple[str, GamePage | None]]:

@@ -238,10 +238,12 @@ def until_interrupted(work: Callable[[], int], kept: Callable[[], str | None] | 
         stopnote.forget_stop()
 
 
-def serve_until_stopped(server: Any) -> None:
-    """Serve until Ctrl-C, the way a server (dashboard --serve, play) is ended: a normal end, exit
-    status 0, the server closed."""
+def serve_until_stopped(server: Any, ready: str) -> None:
+    """Say `ready` (the address line), then serve until Ctrl-C, the way a server (dashboard --serve,
+    play) is ended: a normal end, exit status 0, the server closed. The line is printed inside the
+    guard, so a Ctrl-C the moment a client reads it is a normal end too."""
     try:
+        print(ready, flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         stopnote.forget_stop()

@@ -109,8 +109,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {e}") from None
     where = playtest.run_dir
     print(f"playtest {playtest.run_id} in {where}: {playtest.games} game(s), A = {' vs '.join(playtest.strategies)}")
-    print(f"play on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
-    serve_until_stopped(server)
+    serve_until_stopped(server, f"play on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)")
     with table.lock:  # a decision being written (its game's shard, run.json) is finished first
         pass
     live = table.live
