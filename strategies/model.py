@@ -80,14 +80,7 @@ class Model:
             "version": VERSION,
             "features": list(FEATURES),
             "feature_digest": FEATURE_DIGEST,
-            "layers": [
-                {
-                    "weights": [[float(x) for x in row] for row in lay.weights],
-                    "bias": [float(x) for x in lay.bias],
-                    "activation": lay.activation,
-                }
-                for lay in self.layers
-            ],
+            "layers": stored_layers(self.layers),
         }
 
     def to_bytes(self) -> bytes:
@@ -172,6 +165,18 @@ class Model:
                 "expected a model file (docs/strategies.md, 'The learned player')"
             ) from None
         return parse(raw, source)
+
+
+def stored_layers(layers: list[Layer]) -> list[dict[str, Any]]:
+    """The layers as a model file stores them (and its hash names them), for every kind of model."""
+    return [
+        {
+            "weights": [[float(x) for x in row] for row in lay.weights],
+            "bias": [float(x) for x in lay.bias],
+            "activation": lay.activation,
+        }
+        for lay in layers
+    ]
 
 
 def _fail(source: str, key: str, expected: str, got: Any) -> ModelError:

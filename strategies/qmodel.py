@@ -24,7 +24,7 @@ import numpy as np
 
 from sim.inputs import InputFileError, read_input_text
 from strategies.declared import ACTION_DIGEST, ACTION_FEATURES, FEATURES, MAX_LAYERS
-from strategies.model import FORMAT, MAX_MODEL_BYTES, Layer, ModelError, _fail, _layer, resolve
+from strategies.model import FORMAT, MAX_MODEL_BYTES, Layer, ModelError, _fail, _layer, resolve, stored_layers
 
 KIND = "action-value"
 VERSION = 1
@@ -47,14 +47,7 @@ class QModel:
             "features": list(FEATURES),
             "action_features": list(ACTION_FEATURES),
             "action_digest": ACTION_DIGEST,
-            "layers": [
-                {
-                    "weights": [[float(x) for x in row] for row in lay.weights],
-                    "bias": [float(x) for x in lay.bias],
-                    "activation": lay.activation,
-                }
-                for lay in self.layers
-            ],
+            "layers": stored_layers(self.layers),
         }
 
     def to_bytes(self) -> bytes:
