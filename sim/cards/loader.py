@@ -28,7 +28,7 @@ from sim.schema import Problem, Strict, before, check, fail, is_whole, one_of, p
 
 if _core.VOCAB_DIGEST != vocab.engine_digest():
     raise ImportError(
-        "the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
+        "the compiled engine was built from another card vocabulary (sim/cards/vocabulary/ "
         "changed since): rebuild it, e.g. python setup.py build_ext --inplace"
     )
 

@@ -1,5 +1,5 @@
 """How the card language is printed: the words of each verb, trigger, condition, amount and
-passive, keyed by the vocabulary's names (sim/cards/vocabulary.py, the loader's passive keys).
+passive, keyed by the vocabulary's names (sim/cards/vocabulary/, the loader's passive keys).
 
 The reader (sim/cards/reader.py) builds its grammar from these tables and the writer
 (sim/cards/writer.py) prints from them, so a new verb is its vocabulary row plus its phrasing

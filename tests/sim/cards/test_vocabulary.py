@@ -1,4 +1,4 @@
-"""The card vocabulary is declared once (sim/cards/vocabulary.py): the engine, the loader, the pool
+"""The card vocabulary is declared once (sim/cards/vocabulary/): the engine, the loader, the pool
 hash and docs/cards.md all follow that one table."""
 
 from pathlib import Path
