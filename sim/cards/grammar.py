@@ -90,16 +90,10 @@ quant: NUMBER                                           -> q_n
 poss: "your"                                            -> poss_you
     | "your" "opponent's"                               -> poss_opp
     | "their"                                           -> poss_opp
-adj: "other"                                            -> adj_other
-   | "face-up"                                          -> adj_up
-   | "face-down"                                        -> adj_down
-   | "covered"                                          -> adj_covered
-   | "uncovered"                                        -> adj_uncovered
-   | "covered" "or" "uncovered"                         -> adj_any_covered
-   | "non-this-protocol"                                -> adj_other_protocol
-   | "this-protocol"                                    -> adj_same_protocol
-   | "highest" "value"                                  -> adj_highest
-   | "lowest" "value"                                   -> adj_lowest
+// a selected card's adjectives: a counted card's (cadj) and an extreme value
+?adj: cadj
+    | "highest" "value"                                 -> adj_highest
+    | "lowest" "value"                                  -> adj_lowest
 mod: place | filter
 place: "in" "this" "line"                               -> in_this_line
      | "in" "this" "stack"                              -> in_this_stack
