@@ -36,6 +36,12 @@ def layout(fig: go.Figure, title: str, height: int = 420, **kw: Any) -> go.Figur
     return fig
 
 
+def interval_bars(value: Any, low: Any, high: Any, **style: Any) -> dict[str, Any]:
+    """A trace's error bars (error_x or error_y) from each value to its interval's two ends: an
+    interval need not be symmetric about its value."""
+    return {"type": "data", "symmetric": False, **style, "array": high - value, "arrayminus": value - low}
+
+
 def filter_attrs(protocols: str, names: str | None = None) -> str:
     """The attributes the page's filters read on a row (FILTER_JS): the protocols it concerns
     ("|"-separated) and the names whose flags it shows (default: the protocols)."""

@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.pages.cells import pct, table
-from analysis.pages.shell import fig_html, layout, plain_table, render_page, warnings_html
+from analysis.pages.shell import fig_html, interval_bars, layout, plain_table, render_page, warnings_html
 from analysis.runs.open import Runs, arm_of, open_runs, peek_manifest, split_arm
 from analysis.runs.provenance import as_html, csv_header, of_runs, print_lines, tier_names
 from analysis.runs.runfolder import write_atomic
@@ -705,12 +705,7 @@ def fig_protocols(study: TierStudy) -> go.Figure:
                 mode="markers",
                 name=head,
                 marker={"size": 9},
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": d["win_rate_high"] - d["win_rate"],
-                    "arrayminus": d["win_rate"] - d["win_rate_low"],
-                },
+                error_x=interval_bars(d["win_rate"], d["win_rate_low"], d["win_rate_high"]),
             )
         )
     fig.add_vline(x=0.5, line={"color": "#999", "dash": "dot"})
