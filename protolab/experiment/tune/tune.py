@@ -339,7 +339,10 @@ def search_trials(
     while number < t["trials"]:
         asked = [study.ask() for _ in range(min(t["generation"], t["trials"] - number))]
         cands = [Candidate(_knobs_of(tr, search)) for tr in asked]
-        fresh = [c for i, c in enumerate(cands) if not _recalled(search, c, number + i, done, seen, base_score)]
+        fresh = []  # the candidates to judge: the others are given their known outcome
+        for i, c in enumerate(cands):
+            if not _recalled(search, c, number + i, done, seen, base_score):
+                fresh.append(c)
         if fresh:
             judge(search, fresh, baseline, run, incumbent)
             incumbent = min([incumbent] + [c.score for c in fresh if c.reason in ("settled", "budget")])
