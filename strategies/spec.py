@@ -58,7 +58,7 @@ from strategies.model import DEFAULT_MODEL, load_model
 from strategies.qmodel import load_qmodel
 from strategies.user import PythonSeat, Strategy, where_raised
 
-# the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary.py, Restrict)
+# the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary/engine_enums.py, Restrict)
 R_NO_FACEDOWN = int(Restrict.NO_FACEDOWN)
 R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
 R_NO_FACEUP = int(Restrict.NO_FACEUP)
