@@ -508,9 +508,7 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
             raise ReadError('a chosen line is written "in 1 line"')
     if out.get(verb) == "all" and "covered" not in out and vocab.by_word(verb).on_field:
         out["covered"] = "any"  # all cards of a line: covered and uncovered (6.4)
-    if out.get("covered") is False:
-        del out["covered"]
-    return out
+    return out  # a printed "uncovered" stays `covered = false` (the default), so it is written back
 
 
 def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:

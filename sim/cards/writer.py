@@ -32,10 +32,8 @@ def _verb_key(step: dict[str, Any]) -> str:
 
 
 def _plain(step: dict[str, Any]) -> dict[str, Any]:
-    """The step as printed: a deck play says it is face-down, `covered = false` goes unsaid."""
+    """The step as printed: a deck play says it is face-down."""
     out = dict(step)
-    if out.get("covered") is False:
-        del out["covered"]
     if "play" in out and out.get("from") in _DECK_SOURCES:
         out["face"] = "down"
     if "play" in out and out.get("play") == "each" and out.get("from") in _DECK_SOURCES and "each" in out:
@@ -147,12 +145,13 @@ class _Slots:
             adjs.append(f"{pick} value")
         if "face" in k:
             adjs.append("face-" + k.pop("face"))
+        said = "covered" in k  # `covered = false` is the default, printed when the step says it
         covered = k.pop("covered", False)
         if covered is True:
             adjs.append("covered")
         elif covered == "any" and count != "all":
             adjs.append("covered or uncovered")
-        elif covered is False and (count == "all" or pick):
+        elif covered is False and (said or count == "all" or pick):
             adjs.append("uncovered")
         proto = k.pop("protocol", None)
         if proto:

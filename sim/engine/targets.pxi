@@ -28,6 +28,8 @@ cdef bint matches(State* g, Frame* fr, const Step* st, int c, int top, int l) no
         return False
     if st.verb == V_SHIFT and st.to == T_THIS_LINE and l == tl:
         return False
+    if st.verb == V_GAIN_CONTROL and g.side[c] == decider(fr, st):
+        return False                   # already on the decider's side: nothing to gain (6.2)
     if st.verb == V_FLIP and unflippable(g, c):
         return False                   # flipping it would change nothing (6.2)
     if st.verb == V_COPY_MIDDLE:       # only face-up text that is there to copy (10.2, 10.3)

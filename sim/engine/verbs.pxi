@@ -138,14 +138,19 @@ cdef int act_shift(State* g, Frame* fr, const Step* st, int c, int dec) noexcept
         return 0
     return shift_card(g, c, l, dec)
 
+cdef int act_gain_control(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return control_card(g, c, dec)
+
 cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t scratch[MAXCARDS]
     cdef int v = st.verb
     if st.count_kind == CK_THIS:
         return (on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+                and (v != V_GAIN_CONTROL or g.side[fr.src] != dec)
                 and not (g.has_deny and field_denied(g, v, dec, fr.src, g.line[fr.src])))
     if st.count_kind == CK_THAT:
         return (fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+                and (v != V_GAIN_CONTROL or g.side[fr.that] != dec)
                 and not (g.has_deny and field_denied(g, v, dec, fr.that, g.line[fr.that])))
     return collect(g, fr, st, -1, scratch) > 0
 
@@ -276,9 +281,14 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             turn_over(g, c)
             bump(g, c)
             log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
-        elif st.verb == V_SHIFT:
+        elif st.verb == V_SHIFT or st.verb == V_GAIN_CONTROL:
             if c >= 0:
                 stack_remove(g, c)
+    if st.verb == V_GAIN_CONTROL:       # each joins the decider's side of its line, in collected order
+        for i in range(n):
+            c = cand[i]
+            stack_put(g, c, dec, g.line[c], -1)
+            log_add(g, LG_GAIN_CONTROL, dec, fr.src, c, g.line[c], 0)
     if st.verb == V_SHIFT:
         for i in range(n):
             c = cand[i]
