@@ -81,6 +81,7 @@ target: "this" "card" even_covered?                     -> this_card
       | "it"                                            -> it
       | quant ("of" poss)? adj* "card" mod* per?        -> selection
       | poss adj* "card" mod*                           -> selection_one
+      | "any" "number" "of" poss? adj* "card" mod*      -> selection_any_number
       | "the" adj* "card" mod*                          -> selection_one
 quant: NUMBER                                           -> q_n
      | "up" "to" NUMBER                                 -> q_up_to

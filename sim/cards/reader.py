@@ -155,6 +155,9 @@ class _Build:
     def selection_one(self, c):
         return {"_count": 1, **self.selection(c)}
 
+    def selection_any_number(self, c):
+        return {"_count": "0+", **self.selection(c)}
+
     def q_n(self, c):
         return {"_count": _num(c[0])}
 

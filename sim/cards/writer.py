@@ -130,7 +130,7 @@ class _Slots:
                 self.take("if")
                 return "it"
             return "that card"
-        if not (isinstance(count, int) or count in ("all", "each")) or isinstance(count, bool):
+        if not (isinstance(count, int) or count in ("all", "each", "0+")) or isinstance(count, bool):
             return None
         return self._selection(self.take(self.verb))
 
@@ -156,14 +156,16 @@ class _Slots:
         proto = k.pop("protocol", None)
         if proto:
             adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
-        many = count == "all" or (isinstance(count, int) and count > 1)
-        count = f"up to {count}" if k.pop("up_to", False) else count
+        many = count in ("all", "0+") or (isinstance(count, int) and count > 1)
+        count = f"up to {count}" if k.pop("up_to", False) else "any number" if count == "0+" else count
         poss = {"any": "", "you": "your", "opponent": "their" if self.who == "opponent" else "your opponent's"}[whose]
         if pick:
             head = poss or "the"
         elif poss:
             head = f"{count} of {poss}"
             many = True
+        elif count == "any number":
+            head = "any number of"
         else:
             head = "a" if count == 1 and "value" in k and isinstance(k["value"], list) else str(count)
         words = [head, *adjs, "cards" if many else "card"]

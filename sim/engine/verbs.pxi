@@ -154,11 +154,21 @@ cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept 
                 and not (g.has_deny and field_denied(g, v, dec, fr.that, g.line[fr.that])))
     return collect(g, fr, st, -1, scratch) > 0
 
+cdef inline int drop_acted(int32_t* cand, int n, uint64_t acted) noexcept nogil:
+    """Keep the candidates this step has not acted on yet ("any number of" picks different cards)."""
+    cdef int i, k = 0
+    for i in range(n):
+        if not ((acted >> cand[i]) & 1):
+            cand[k] = cand[i]
+            k += 1
+    return k
+
 cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t cand[MAXCARDS]
     cdef int32_t lines[3]
-    cdef int n, i, c, k, done = 0, nl, l, tl
+    cdef int n, i, c, k, done = 0, nl, l, tl, most
     cdef int ck = st.count_kind
+    cdef uint64_t acted = 0
     if ck == CK_THIS or ck == CK_THAT:
         c = fr.src if ck == CK_THIS else fr.that
         if c < 0 or not on_field(g, c):
@@ -203,17 +213,22 @@ cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil
             if g.epoch[fr.src] != fr.epoch:
                 break
         return done
-    for k in range(step_n(g, fr, st)):
+    # "any number of" is "up to" every match, one different card at a time
+    most = MAXCARDS if ck == CK_ANY_NUMBER else step_n(g, fr, st)
+    for k in range(most):
         if stopped(g):
             break
         n = collect(g, fr, st, -1, cand)
+        if ck == CK_ANY_NUMBER:
+            n = drop_acted(cand, n, acted)
         if n == 0:
             break
-        if st.up_to and ask_may(g, dec) != 1:
+        if (st.up_to or ck == CK_ANY_NUMBER) and ask_may(g, dec) != 1:
             break                      # "up to n": the decider stops here
         c = choose(g, dec, D_TARGET, cand, n)
         if c < 0:
             break
+        acted |= (<uint64_t>1) << c
         done |= act_on(g, fr, st, c, dec)
     return done
 

@@ -12,6 +12,7 @@ from sim.cards.reader import ReadError, read_box
 from sim.cards.writer import write_box
 
 MEASURE = Path(__file__).parents[2] / "fixtures_quantities" / "measure.toml"
+QUORUM = MEASURE.with_name("quorum.toml")
 
 # every sentence shape, with the step it reads to; the writer prints each back exactly
 SHAPES = [
@@ -88,6 +89,15 @@ SHAPES = [
         {"delete": 2, "up_to": True, "whose": "opponent", "face": "down"},
     ),
     ("Flip up to 2 cards for each compiled protocol.", {"flip": 2, "up_to": True, "per": {"of": "compiled_protocols"}}),
+    # "any number of": up to every match, each pick a different card (count "0+")
+    ("Flip any number of your face-down cards.", {"flip": "0+", "whose": "you", "face": "down"}),
+    (
+        "Delete any number of your opponent's covered cards in this line.",
+        {"delete": "0+", "whose": "opponent", "covered": True, "line": "this"},
+    ),
+    ("Return any number of face-up cards.", {"return": "0+", "face": "up"}),
+    ("Shift any number of other cards to this line.", {"shift": "0+", "other": True, "to": "this_line"}),
+    ("Gain control of any number of cards in this line.", {"gain_control": "0+", "line": "this"}),
     # the trailing place: before "for each" it is the target's, after it the count's
     ("Delete 1 card in this line for each face-down card.", {"delete": 1, "line": "this", "per": {"face": "down"}}),
     ("Delete 1 card for each face-down card in this line.", {"delete": 1, "per": {"face": "down", "line": "this"}}),
@@ -187,10 +197,12 @@ def test_a_quantity_the_reader_cannot_read_is_refused_quoting_the_words(text, me
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def test_the_text_only_fixture_loads_every_box_from_its_text():
-    cards = load_file(MEASURE).cards
+@pytest.mark.parametrize("path", [MEASURE, QUORUM], ids=lambda p: p.stem)
+def test_the_text_only_fixture_loads_every_box_from_its_text(path):
+    spec = load_file(path)
+    cards = spec.cards
     assert all(c.boxes["middle"].read and not c.boxes["middle"].refused for c in cards)
-    assert [c.boxes["middle"].do for c in cards] == [read_box(c.text("middle"), "Measure")["do"] for c in cards]
+    assert [c.boxes["middle"].do for c in cards] == [read_box(c.text("middle"), c.protocol)["do"] for c in cards]
 
 
 @pytest.mark.parametrize(
@@ -200,6 +212,8 @@ def test_the_text_only_fixture_loads_every_box_from_its_text():
         ('{ flip = "each", up_to = true }', "'up_to' is a choice of 0 up to a number of field cards"),
         ('{ draw = "count" }', "no count = { ... } saying what to count"),
         ('{ draw = 1, per = { of = "lines", line = "this" } }', "this line is 1 line"),
+        ('{ reveal = "0+" }', "count '0+' does not apply to 'reveal'"),
+        ('{ flip = "0+", up_to = true }', "'up_to' is a choice of 0 up to a number of field cards"),
     ],
 )
 def test_a_bad_quantity_is_refused_in_one_line(tmp_path, step, says):
