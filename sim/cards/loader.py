@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from importlib.resources import files
 from pathlib import Path
@@ -226,7 +227,7 @@ class PerTable(Strict):
     face: one_of(K["face"]) | None = None
     other: Annotated[bool | None, Field(description="true or false")] = None
     line: words("any", "this", "other") | None = None
-    protocol: words("same", "other") | None = None
+    protocol: PROTOCOL_SELECTOR | None = None
 
     @model_validator(mode="after")
     def _fits(self) -> PerTable:
@@ -242,6 +243,15 @@ class PerTable(Strict):
         return self
 
 
+def _protocol_ok(v: Any) -> bool:
+    return isinstance(v, str) and bool(v.strip()) and v == v.strip()
+
+
+# `protocol`: this text's protocol ("same"), another ("other"), or one named ("Fire": face-up cards
+# of that protocol; a protocol of the pool, or an official one that is not in the game: none)
+PROTOCOL_SELECTOR = check(_protocol_ok, '"same", "other" or a protocol name')
+
+
 # The values each selector and option of a step accepts (`from` and `mode` depend on the verb: StepTable).
 STEP_VALUES: dict[str, Any] = {
     "whose": one_of(K["whose"]),
@@ -255,7 +265,7 @@ STEP_VALUES: dict[str, Any] = {
     "min_cards": whole(0, 36, got=False),
     "pick": one_of(K["pick"]),
     "each": one_of(K["each"]),
-    "protocol": one_of(("same", "other")),
+    "protocol": PROTOCOL_SELECTOR,
     "may": bool,
     "if": check(
         _count_text,
@@ -365,7 +375,7 @@ StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})  # either's b
 
 
 Amount = check(is_whole, "a whole number", got=False) | None
-DenyProtocol = STEP_VALUES["protocol"]
+DenyProtocol = one_of(("same", "other"))
 DenyCovered = STEP_VALUES["covered"]
 Flag = Annotated[bool | None, Field(description="true or false")]
 
@@ -671,7 +681,32 @@ def official_files() -> list[Path]:
 # -- compiling to engine records ------------------------------------------------------------------
 
 
-def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, int]:
+ProtocolIds = Mapping[str, int]
+
+
+def _protocol_filter(rec: dict[str, int], protocol: str | None, ids: ProtocolIds | None) -> None:
+    """A record's protocol selector: 1 this text's protocol, 2 another, 3 the named one
+    (`protocol_id`: its id in the pool, -1 for an official protocol that is not in it)."""
+    if protocol in (None, "same", "other"):
+        rec["proto_filter"] = {"same": 1, "other": 2}.get(protocol or "", 0)
+        return
+    assert protocol is not None
+    rec["proto_filter"] = 3
+    ids = ids if ids is not None else {}
+    if protocol.lower() in ids:
+        rec["protocol_id"] = ids[protocol.lower()]
+    elif protocol.lower() in official_protocol_names():
+        rec["protocol_id"] = -1
+    else:
+        raise CardDataError(f"protocol {protocol!r}: no such protocol in this pool or among the official ones")
+
+
+def official_protocol_names() -> frozenset[str]:
+    """The official protocols' names, lower-case (their files are named so)."""
+    return frozenset(p.stem for p in official_files())
+
+
+def _step_record(step: dict[str, Any], out: list[dict[str, int]], ids: ProtocolIds | None = None) -> dict[str, int]:
     """The engine record for one step; an `either` compiles its alternatives onto `out`."""
     verb = next(k for k in step if k in KEYWORDS)
     count = step[verb]
@@ -728,22 +763,21 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     rec["side_opp"] = int(step.get("side") == "opponent")
     rec["random"] = int(step.get("random", False))
     rec["no_middle"] = int(step.get("ignore_middle", False))
-    filters: dict[Any, int] = {"same": 1, "other": 2}
-    rec["proto_filter"] = filters.get(step.get("protocol"), 0)
+    _protocol_filter(rec, step.get("protocol"), ids)
     rec["into_opp"] = int(step.get("into") == "opponent_trash")
     rec["up_to"] = int(step.get("up_to", False))
     for key in ("per", "count"):
         if key in step:
             rec[key] = len(out)
-            out.append(_quantity_record(step[key]))
+            out.append(_quantity_record(step[key], ids))
     if row.value == vocab.STEPS:
         for key, branch in zip(("alt_a", "alt_b"), count, strict=True):
-            rec[key] = _compile_steps(branch, out)
+            rec[key] = _compile_steps(branch, out, ids)
             rec[key + "_len"] = len(branch)
     return rec
 
 
-def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
+def _quantity_record(per: dict[str, Any], ids: ProtocolIds | None = None) -> dict[str, int]:
     """A quantity as a record of its own, read by the engine's quantity(): `of` and the same
     selector fields (and codes) as a field verb's step, so the verbs' matcher counts it."""
     rec = vocab.new_step_record()
@@ -754,20 +788,25 @@ def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
     rec["face"] = K["face"][per.get("face", "any")]
     rec["other"] = int(per.get("other", False))
     rec["line"] = K["line"][per.get("line", "any")]
-    rec["proto_filter"] = {"same": 1, "other": 2}.get(per.get("protocol", ""), 0)
+    _protocol_filter(rec, per.get("protocol"), ids)
     return rec
 
 
-def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]]) -> int:
+def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]], ids: ProtocolIds | None = None) -> int:
     """Compile steps into contiguous records (alternatives of an `either` go after them)."""
     start = len(out)
     out.extend({} for _ in steps)
     for i, step in enumerate(steps):
-        out[start + i] = _step_record(step, out)
+        out[start + i] = _step_record(step, out, ids)
     return start
 
 
-def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) -> dict[str, Any]:
+def compile_card(
+    card: CardSpec, protocol_id: int, steps: list[dict[str, int]], protocol_ids: ProtocolIds | None = None
+) -> dict[str, Any]:
+    """The engine record of one card (its steps appended to `steps`). `protocol_ids`: the pool's
+    protocols by lower-case name, for a selector that names one (without it, a named official
+    protocol counts no card)."""
     rec: dict[str, Any] = {
         "protocol": protocol_id,
         "value": card.value,
@@ -801,7 +840,10 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             rec["here"][b] = int(box.where == "this_line")
             rec["cover_same"][b] = int(box.covered_by == "same_protocol")
         if box.do:
-            rec["step_start"][b] = _compile_steps(box.do, steps)
+            try:
+                rec["step_start"][b] = _compile_steps(box.do, steps, protocol_ids)
+            except CardDataError as e:
+                raise _err(card.source, card.name, f"{box_name}.do", str(e)) from None
             rec["step_len"][b] = len(box.do)
         for m in box.passive:
             for key, field_name in AMOUNT_PASSIVES.items():

@@ -155,7 +155,7 @@ class _Slots:
             adjs.append("uncovered")
         proto = k.pop("protocol", None)
         if proto:
-            adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
+            adjs.append({"same": "PROTOCOL", "other": "non-PROTOCOL"}.get(proto, proto))
         many = count in ("all", "0+") or (isinstance(count, int) and count > 1)
         count = f"up to {count}" if k.pop("up_to", False) else "any number" if count == "0+" else count
         poss = {"any": "", "you": "your", "opponent": "their" if self.who == "opponent" else "your opponent's"}[whose]
