@@ -84,11 +84,12 @@ class Pool:
         steps: list[dict[str, int]] = []
         cards: list[dict] = []
         proto_cards: list[list[int]] = []
+        ids = {p.name.lower(): i for i, p in enumerate(protocols)}
         for pid, proto in enumerate(protocols):
             six = []
             for spec in sorted(proto.cards, key=lambda c: (c.value, c.name)):
                 six.append(len(cards))
-                cards.append(compile_card(spec, pid, steps))
+                cards.append(compile_card(spec, pid, steps, ids))
                 self.specs.append(spec)
             proto_cards.append(six)
         self.cards = [

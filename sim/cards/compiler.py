@@ -3,6 +3,7 @@ its steps' records (Step), laid out as the step record declares them (sim/cards/
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sim.cards import vocabulary as vocab
@@ -12,13 +13,20 @@ from sim.cards.loader import (
     DENY_PASSIVES,
     FLAG_PASSIVES,
     KEYWORDS,
+    CardDataError,
     CardSpec,
     K,
+    card_error,
+    official_files,
     parse_condition,
 )
 
-# A selection's `protocol` (a field verb's, a quantity's, a restriction's): 0 is any card.
+# A selection's `protocol` (a field verb's, a quantity's, a restriction's): 0 is any card, 3 the
+# protocol a field verb's or a quantity's selector names (`protocol_id`).
 PROTOCOL_FILTERS: dict[Any, int] = {"same": 1, "other": 2}
+NAMED_PROTOCOL = 3
+# the pool's protocols by lower-case name, for a selector that names one
+ProtocolIds = Mapping[str, int]
 # The record's flags that one option of a step sets: field -> (option key, the value that sets it).
 OPTION_FLAGS = {
     "under_this": ("under", "this"),
@@ -43,7 +51,7 @@ def _count_fields(count: Any) -> dict[str, int]:
     return {"n": 1}
 
 
-def _selection_fields(sel: dict[str, Any], whose: str, covered: Any) -> dict[str, int]:
+def _selection_fields(sel: dict[str, Any], whose: str, covered: Any, ids: ProtocolIds | None) -> dict[str, int]:
     """The selectors a field verb's step and a quantity share (`whose` and `covered` defaults differ)."""
     return {
         "whose": K["whose"][sel.get("whose", whose)],
@@ -51,8 +59,26 @@ def _selection_fields(sel: dict[str, Any], whose: str, covered: Any) -> dict[str
         "face": K["face"][sel.get("face", "any")],
         "other": int(sel.get("other", False)),
         "line": K["line"][sel.get("line", "any")],
-        "proto_filter": PROTOCOL_FILTERS.get(sel.get("protocol"), 0),
+        **_protocol_fields(sel.get("protocol"), ids),
     }
+
+
+def _protocol_fields(protocol: str | None, ids: ProtocolIds | None) -> dict[str, int]:
+    """A selection's protocol: this text's, another, or one named (`protocol_id`: its id in the pool,
+    -1 for an official protocol that is not in it, so it counts no card)."""
+    if protocol is None or protocol in PROTOCOL_FILTERS:
+        return {"proto_filter": PROTOCOL_FILTERS.get(protocol, 0)}
+    name = protocol.lower()
+    if ids is not None and name in ids:
+        return {"proto_filter": NAMED_PROTOCOL, "protocol_id": ids[name]}
+    if name in official_protocol_names():
+        return {"proto_filter": NAMED_PROTOCOL, "protocol_id": -1}
+    raise CardDataError(f"protocol {protocol!r}: no such protocol in this pool or among the official ones")
+
+
+def official_protocol_names() -> frozenset[str]:
+    """The official protocols' names, lower-case (their files are named so)."""
+    return frozenset(p.stem for p in official_files())
 
 
 def _value_fields(step: dict[str, Any]) -> dict[str, int]:
@@ -102,7 +128,7 @@ def _option_fields(step: dict[str, Any], verb: str) -> dict[str, int]:
     }
 
 
-def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, int]:
+def _step_record(step: dict[str, Any], out: list[dict[str, int]], ids: ProtocolIds | None) -> dict[str, int]:
     """The engine record for one step; its quantities and an `either`'s alternatives are compiled
     onto `out`."""
     verb = next(k for k in step if k in KEYWORDS)
@@ -112,37 +138,38 @@ def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, i
     if row.modes:
         rec["mode"] = list(row.modes).index(step["mode"])
     rec.update(_count_fields(step[verb]))
-    rec.update(_selection_fields(step, "any", False))
+    rec.update(_selection_fields(step, "any", False, ids))
     rec.update(_value_fields(step))
     rec.update(_option_fields(step, verb))
     rec.update(_condition_fields(step.get("if")))
     for key in ("per", "count"):
         if key in step:
             rec[key] = len(out)
-            out.append(_quantity_record(step[key]))
+            out.append(_quantity_record(step[key], ids))
     if row.value == vocab.STEPS:
         for key, branch in zip(("alt_a", "alt_b"), step[verb], strict=True):
-            rec[key] = _compile_steps(branch, out)
+            rec[key] = _compile_steps(branch, out, ids)
             rec[key + "_len"] = len(branch)
     return rec
 
 
-def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
+def _quantity_record(per: dict[str, Any], ids: ProtocolIds | None) -> dict[str, int]:
     """A quantity as a record of its own, read by the engine's quantity(): `of` and the same
     selector fields (and codes) as a field verb's step, so the verbs' matcher counts it."""
     rec = vocab.new_step_record()
     of = per.get("of", "cards")
     rec["of"] = K["of"][of]
-    rec.update(_selection_fields(per, "any" if of in ("cards", "protocols", "compiled_protocols") else "you", "any"))
+    whose = "any" if of in ("cards", "protocols", "compiled_protocols") else "you"
+    rec.update(_selection_fields(per, whose, "any", ids))
     return rec
 
 
-def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]]) -> int:
+def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]], ids: ProtocolIds | None) -> int:
     """Compile steps into contiguous records (alternatives of an `either` go after them)."""
     start = len(out)
     out.extend({} for _ in steps)
     for i, step in enumerate(steps):
-        out[start + i] = _step_record(step, out)
+        out[start + i] = _step_record(step, out, ids)
     return start
 
 
@@ -168,8 +195,12 @@ BY_CODES = {"you": 0, "opponent": 1, "any": 2}
 DURING_CODES = {None: 0, "your_turn": 1, "opponent_turn": 2}
 
 
-def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) -> dict[str, Any]:
-    """The card's record; its boxes' steps are compiled onto `steps`."""
+def compile_card(
+    card: CardSpec, protocol_id: int, steps: list[dict[str, int]], protocol_ids: ProtocolIds | None = None
+) -> dict[str, Any]:
+    """The card's record; its boxes' steps are compiled onto `steps`. `protocol_ids`: the pool's
+    protocols by lower-case name, for a selector that names one (without it, a named official
+    protocol counts no card)."""
     rec: dict[str, Any] = {
         "protocol": protocol_id,
         "value": card.value,
@@ -188,7 +219,10 @@ def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) 
             rec["here"][b] = int(box.where == "this_line")
             rec["cover_same"][b] = int(box.covered_by == "same_protocol")
         if box.do:
-            rec["step_start"][b] = _compile_steps(box.do, steps)
+            try:
+                rec["step_start"][b] = _compile_steps(box.do, steps, protocol_ids)
+            except CardDataError as e:
+                raise card_error(card.source, card.name, f"{box_name}.do", str(e)) from None
             rec["step_len"][b] = len(box.do)
         for m in box.passive:
             _compile_modifier(rec, b, m)

@@ -45,6 +45,6 @@ def _field_card_words(table: dict[str, Any], plural: bool) -> list[str]:
     if table.get("covered", "any") in _COVERED:
         words.append(_COVERED[table["covered"]])
     if "protocol" in table:
-        words.append("PROTOCOL" if table["protocol"] == "same" else "non-PROTOCOL")
+        words.append({"same": "PROTOCOL", "other": "non-PROTOCOL"}.get(table["protocol"], table["protocol"]))
     words.append("cards" if plural else "card")
     return words + {"this": ["in this line"], "other": ["in other lines"]}.get(table.get("line", "any"), [])

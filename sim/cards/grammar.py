@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from lark import Lark
 
 PROTOCOL_WORD = "this-protocol"
+# another protocol named in the text ("Fire card"): the reader puts this word in its place
+NAMED_PROTOCOL_WORD = "named-protocol"
 _WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*|[.,:]")
 UNREAD_CHARS = re.compile(r"[^a-z0-9'\-.,:\s]")  # any other character is refused, never skipped
 # Word pairs read as one word (", then" -> ",then"; "from each" -> "from+each"), so that one word
@@ -81,6 +83,7 @@ target: "this" "card" even_covered?                     -> this_card
       | "it"                                            -> it
       | quant ("of" poss)? adj* "card" mod* per?        -> selection
       | poss adj* "card" mod*                           -> selection_one
+      | "any" "number" "of" poss? adj* "card" mod*      -> selection_any_number
       | "the" adj* "card" mod*                          -> selection_one
 quant: NUMBER                                           -> q_n
      | "up" "to" NUMBER                                 -> q_up_to
@@ -112,6 +115,7 @@ filter: "with" ("a" "value" | "values") "of" NUMBER ("or" NUMBER)* -> value_list
       | "that" "has" "a" "value" "greater" "than" amount_expr -> value_gt
 per: "for" "each" counted
 counted: ("of"? poss)? cadj* "card" cplace?             -> counted_cards
+       | ("of"? poss)? cadj* "card" "of" "this" "protocol" cplace? -> counted_cards_same
        | "card" "in" zone_owner zone                    -> counted_zone
        | lines                                          -> counted_lines
        | "other" lines                                  -> counted_other_lines
@@ -128,9 +132,11 @@ cadj: "other"                                           -> adj_other
     | "covered" "or" "uncovered"                        -> adj_any_covered
     | "non-this-protocol"                               -> adj_other_protocol
     | "this-protocol"                                   -> adj_same_protocol
+    | "named-protocol"                                  -> adj_named_protocol
 cplace: "in" "this" "line"                              -> in_this_line
       | "in" "the"? "other" lines                       -> in_other_lines
       | "in" "the" "field"                              -> in_the_field
+      | "in" "play"                                     -> in_the_field
 zone_owner: "your"                                      -> poss_you
           | "your" "opponent's"                         -> poss_opp
           | "their"                                     -> poss_opp

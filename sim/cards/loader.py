@@ -179,7 +179,7 @@ class VariantSpec:
     source: str
 
 
-def _err(path: Path | str, card: str | None, key: str | None, msg: str) -> CardDataError:
+def card_error(path: Path | str, card: str | None, key: str | None, msg: str) -> CardDataError:
     where = str(path)
     if card:
         where += f": {card}"
@@ -200,7 +200,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     found = find_control_char(raw)
     if found:
         key, ch = found
-        raise _err(path, None, key, f"contains the control character {describe_char(ch)}; expected printable text")
+        raise card_error(
+            path, None, key, f"contains the control character {describe_char(ch)}; expected printable text"
+        )
     return raw
 
 
@@ -226,7 +228,7 @@ class PerTable(Strict):
     face: one_of(K["face"]) | None = None
     other: Annotated[bool | None, Field(description="true or false")] = None
     line: words("any", "this", "other") | None = None
-    protocol: words("same", "other") | None = None
+    protocol: PROTOCOL_SELECTOR | None = None
 
     @model_validator(mode="after")
     def _fits(self) -> PerTable:
@@ -242,6 +244,15 @@ class PerTable(Strict):
         return self
 
 
+def _protocol_ok(v: Any) -> bool:
+    return isinstance(v, str) and bool(v.strip()) and v == v.strip()
+
+
+# `protocol`: this text's protocol ("same"), another ("other"), or one named ("Fire": face-up cards
+# of that protocol; a protocol of the pool, or an official one that is not in the game: none)
+PROTOCOL_SELECTOR = check(_protocol_ok, '"same", "other" or a protocol name')
+
+
 # The values each selector and option of a step accepts (`from` and `mode` depend on the verb: StepTable).
 STEP_VALUES: dict[str, Any] = {
     "whose": one_of(K["whose"]),
@@ -255,7 +266,7 @@ STEP_VALUES: dict[str, Any] = {
     "min_cards": whole(0, 36, got=False),
     "pick": one_of(K["pick"]),
     "each": one_of(K["each"]),
-    "protocol": one_of(("same", "other")),
+    "protocol": PROTOCOL_SELECTOR,
     "may": bool,
     "if": check(
         _count_text,
@@ -365,7 +376,7 @@ StepTable.model_rebuild(_types_namespace={"StepTable": StepTable})  # either's b
 
 
 Amount = check(is_whole, "a whole number", got=False) | None
-DenyProtocol = STEP_VALUES["protocol"]
+DenyProtocol = one_of(("same", "other"))
 DenyCovered = STEP_VALUES["covered"]
 Flag = Annotated[bool | None, Field(description="true or false")]
 
@@ -491,14 +502,14 @@ def parse_box(path: Path | str, card: str, box: str, raw: Any, protocol: str = "
     """One box; given the card's `protocol`, a box with `text` and no `do` or `passive` is read from
     its text (sim/cards/reader.py)."""
     if not isinstance(raw, dict):
-        raise _err(path, card, box, "expected a table with text/when/do/passive")
+        raise card_error(path, card, box, "expected a table with text/when/do/passive")
     if protocol and isinstance(raw.get("text"), str) and raw["text"] and not {"do", "passive"} & set(raw):
         return _read_box(path, card, box, raw, protocol)
     try:
         BOX_TABLES[box].model_validate(raw)
     except ValidationError as e:
         key, msg = _problem(e, BOX_TABLES[box])
-        raise _err(path, card, f"{box}.{key}", msg) from None
+        raise card_error(path, card, f"{box}.{key}", msg) from None
     return Box(**{k: raw[k] for k in BOX_KEYS if k in raw})
 
 
@@ -534,7 +545,7 @@ class CardTable(Strict):
 
 def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> CardSpec:
     if not isinstance(raw, dict):
-        raise _err(path, f"{protocol} card #{i + 1}", None, "expected a [[cards]] table")
+        raise card_error(path, f"{protocol} card #{i + 1}", None, "expected a [[cards]] table")
     try:
         CardTable.model_validate(raw)
     except ValidationError as e:
@@ -547,7 +558,7 @@ def parse_card(path: Path, protocol: str, set_name: str, raw: Any, i: int) -> Ca
             if is_whole(value) and 0 <= value <= 15 and p.key != "value"
             else f"{protocol} card #{i + 1}"
         )
-        raise _err(path, card, p.key, p.message) from None
+        raise card_error(path, card, p.key, p.message) from None
     value = raw["value"]
     name = raw.get("name", f"{protocol} {value}")
     boxes = {b: parse_box(path, name, b, raw[b], protocol) for b in BOXES if b in raw}
@@ -599,7 +610,7 @@ def _file_problem(
     """A problem of a protocol or variant file's top level, or of one of its [[cards]] ("card #2")."""
     p = problem(e, model, lambda _: unknown)
     if p.kind == "missing" and model is ProtocolFile:
-        return _err(
+        return card_error(
             path,
             None,
             p.key,
@@ -607,11 +618,11 @@ def _file_problem(
             "(a variant file needs variant and [[cards]] with replaces)",
         )
     if p.key == "cards" and model is ProtocolFile and isinstance(raw.get("protocol"), str):
-        return _err(path, raw["protocol"], p.key, p.message)
+        return card_error(path, raw["protocol"], p.key, p.message)
     if p.key.startswith("cards["):
         n, _, key = p.key.removeprefix("cards[").partition("]")
-        return _err(path, f"card #{int(n) + 1}", key.lstrip(".") or None, p.message)
-    return _err(path, None, p.key, p.message)
+        return card_error(path, f"card #{int(n) + 1}", key.lstrip(".") or None, p.message)
+    return card_error(path, None, p.key, p.message)
 
 
 def load_file(path: str | Path) -> ProtocolSpec | VariantSpec:
@@ -635,12 +646,12 @@ def _distinct(path: Path, cards: list[CardSpec]) -> None:
     names = [c.name for c in cards]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise _err(path, sorted(dup)[0], "name", "two cards have this name; give them distinct values or names")
+        raise card_error(path, sorted(dup)[0], "name", "two cards have this name; give them distinct values or names")
     values = [c.value for c in cards]
     twice = sorted({v for v in values if values.count(v) > 1})
     if twice:
         named = [c.name for c in cards if c.value == twice[0]]
-        raise _err(
+        raise card_error(
             path,
             named[1],
             "value",
@@ -661,7 +672,7 @@ def _load_variant(path: Path, raw: dict[str, Any]) -> VariantSpec:
         target = c["replaces"].strip()
         earlier = next((n for n in out if n.lower() == target.lower()), None)
         if earlier is not None:
-            raise _err(
+            raise card_error(
                 path,
                 f"card #{i + 1}",
                 "replaces",

@@ -48,6 +48,7 @@ PHRASES: tuple[Phrase, ...] = (
     Phrase("delete", "~delete <target>"),
     Phrase("return", "~return <target>"),
     Phrase("shift", "~shift <target> <dest>?"),
+    Phrase("gain_control", "~gain control of <target>"),
     Phrase("reveal", "~reveal <target>"),
     Phrase("reveal_zone", "~reveal the top card of your deck", {"reveal": 1, "from": "deck_top"}),
     Phrase("reveal_zone", "~reveal your deck", {"reveal": 1, "from": "deck"}),

@@ -41,7 +41,10 @@ def _num(tok: Any) -> int:
 
 class _Build:
     """Lark transformer callbacks (bound lazily to lark.Transformer, see `_transformer`). Slots give
-    dicts of step keys; keys starting with `_` are settled after the parse."""
+    dicts of step keys; keys starting with `_` are settled after the parse. `named`: the other
+    protocols the text names, in text order (see `_named_protocols`)."""
+
+    named: list[str]
 
     # -- slots
     def n(self, c):
@@ -66,6 +69,9 @@ class _Build:
     def counted_cards(self, c):
         table = self.selection([p for p in c if isinstance(p, dict)])
         return {k: v for k, v in table.items() if (k, v) not in (("covered", "any"), ("line", "any"))}
+
+    def counted_cards_same(self, c):
+        return self.counted_cards([*c, {"protocol": "same"}])
 
     def counted_zone(self, c):
         return {"of": c[1], **({} if c[0] == {"whose": "you"} else c[0])}
@@ -156,6 +162,9 @@ class _Build:
     def selection_one(self, c):
         return {"_count": 1, **self.selection(c)}
 
+    def selection_any_number(self, c):
+        return {"_count": "0+", **self.selection(c)}
+
     def q_n(self, c):
         return {"_count": _num(c[0])}
 
@@ -200,6 +209,9 @@ class _Build:
 
     def adj_same_protocol(self, c):
         return {"protocol": "same"}
+
+    def adj_named_protocol(self, c):
+        return {"protocol": self.named.pop(0)}
 
     def adj_highest(self, c):
         return {"pick": "highest"}
@@ -483,7 +495,7 @@ def _verb_of(step: dict[str, Any]) -> str:
     return next(k for k in step if k in gr.VERB_KEYWORDS)
 
 
-def _transformer():
+def _transformer(named: list[str]):
     from lark import Transformer  # third-party; see grammar._parser
 
     class Build(_Build, Transformer):
@@ -493,7 +505,28 @@ def _transformer():
                 return _TABLE_RULES[name](int(i), children)
             raise KeyError(f"no reading for grammar rule {data}")
 
-    return Build()
+    build = Build()
+    build.named = named
+    return build
+
+
+def _named_protocols(text: str, spans: list[tuple[str, int, int]]) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """Another protocol named before "card" ("for each Fire card"): a word the grammar does not know,
+    written as a name ("Fire", not "fire" or "FIRE"), becomes NAMED_PROTOCOL_WORD, and its name is
+    kept for the reading. Whether such a protocol exists is the loader's to say (sim/cards/loader.py)."""
+    out, names = [], []
+    for i, (w, s, e) in enumerate(spans):
+        name = text[s:e]
+        named = (
+            w not in gr.known_words()
+            and name[:1].isupper()
+            and name[1:] == name[1:].lower()
+            and i + 1 < len(spans)
+            and spans[i + 1][0] == "card"
+        )
+        out.append((gr.NAMED_PROTOCOL_WORD, s, e) if named else (w, s, e))
+        names += [name] if named else []
+    return out, names
 
 
 # -- after the parse: what the grammar leaves to context -------------------------------------------
@@ -532,11 +565,10 @@ def _settle_deck(out: dict[str, Any], deck: str, verb: str, subject: str | None)
 
 
 def _settle_covered(out: dict[str, Any], verb: str) -> None:
-    """All cards of a line are covered and uncovered (6.4); uncovered only is the default, left out."""
+    """All cards of a line are covered and uncovered (6.4)."""
     if out.get(verb) == "all" and "covered" not in out and vocab.by_word(verb).on_field:
         out["covered"] = "any"
-    if out.get("covered") is False:
-        del out["covered"]
+    # a printed "uncovered" stays `covered = false` (the default), so the writer prints it back
 
 
 def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
@@ -613,7 +645,7 @@ def read_box(text: str, protocol: str) -> dict[str, Any]:
     odd = sorted(set(gr.UNREAD_CHARS.findall(text.lower().replace("\u2019", "'"))))
     if odd:
         raise ReadError("unknown character" + ("s " if len(odd) > 1 else " ") + " ".join(repr(c) for c in odd))
-    spans = gr.token_spans(text, protocol)
+    spans, named = _named_protocols(text, gr.token_spans(text, protocol))
     words = [w for w, _, _ in spans]
     if not words:
         raise ReadError("the text is empty")
@@ -622,7 +654,7 @@ def read_box(text: str, protocol: str) -> dict[str, Any]:
         words.append(".")
     tree = _parse(words, _Source(text, spans))
     try:
-        parts = _transformer().transform(tree)
+        parts = _transformer(named).transform(tree)
     except Exception as e:  # lark wraps callback errors in VisitError
         inner = getattr(e, "orig_exc", e)
         if isinstance(inner, ReadError):

@@ -32,10 +32,8 @@ def _verb_key(step: dict[str, Any]) -> str:
 
 
 def _plain(step: dict[str, Any]) -> dict[str, Any]:
-    """The step as printed: a deck play says it is face-down, `covered = false` goes unsaid."""
+    """The step as printed: a deck play says it is face-down."""
     out = dict(step)
-    if out.get("covered") is False:
-        del out["covered"]
     if "play" in out and out.get("from") in _DECK_SOURCES:
         out["face"] = "down"
     if "play" in out and out.get("play") == "each" and out.get("from") in _DECK_SOURCES and "each" in out:
@@ -132,7 +130,7 @@ class _Slots:
                 self.take("if")
                 return "it"
             return "that card"
-        if not (isinstance(count, int) or count in ("all", "each")) or isinstance(count, bool):
+        if not (isinstance(count, int) or count in ("all", "each", "0+")) or isinstance(count, bool):
             return None
         return self._selection(self.take(self.verb))
 
@@ -141,8 +139,8 @@ class _Slots:
         whose = k.pop("whose", "any")
         pick = k.pop("pick", None)
         adjs = self._adjectives(count, pick)
-        many = count == "all" or (isinstance(count, int) and count > 1)
-        count = f"up to {count}" if k.pop("up_to", False) else count
+        many = count in ("all", "0+") or (isinstance(count, int) and count > 1)
+        count = f"up to {count}" if k.pop("up_to", False) else "any number" if count == "0+" else count
         head, many = self._head(whose, pick, count, many)
         words = [head, *adjs, "cards" if many else "card"]
         words += self._places()
@@ -157,11 +155,12 @@ class _Slots:
             adjs.append(f"{pick} value")
         if "face" in k:
             adjs.append("face-" + k.pop("face"))
-        covered = _covered_word(k.pop("covered", False), count, pick)
+        said = "covered" in k  # `covered = false` is the default, printed when the step says it
+        covered = _covered_word(k.pop("covered", False), count, pick, said)
         adjs += [covered] if covered else []
         proto = k.pop("protocol", None)
         if proto:
-            adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
+            adjs.append({"same": "PROTOCOL", "other": "non-PROTOCOL"}.get(proto, proto))
         return adjs
 
     def _head(self, whose: str, pick: str | None, count: Any, many: bool) -> tuple[str, bool]:
@@ -171,6 +170,8 @@ class _Slots:
             return poss or "the", many
         if poss:
             return f"{count} of {poss}", True
+        if count == "any number":
+            return "any number of", many
         k = self.keys
         return "a" if count == 1 and "value" in k and isinstance(k["value"], list) else str(count), many
 
@@ -215,13 +216,14 @@ class _Slots:
         return " ".join(out) or None
 
 
-def _covered_word(covered: Any, count: Any, pick: str | None) -> str:
-    """How a selection says `covered`: only where it differs from what its count implies ("" if not)."""
+def _covered_word(covered: Any, count: Any, pick: str | None, said: bool) -> str:
+    """How a selection says `covered`: where the step says it, or where it differs from what its count
+    implies ("" if not)."""
     if covered is True:
         return "covered"
     if covered == "any" and count != "all":
         return "covered or uncovered"
-    if covered is False and (count == "all" or pick):
+    if covered is False and (said or count == "all" or pick):
         return "uncovered"
     return ""
 

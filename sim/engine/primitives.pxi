@@ -211,6 +211,27 @@ cdef int shift_card(State* g, int c, int dest, int actor) noexcept nogil:
         resolve_middle(g, c)       # a covered card shifted to become uncovered (2.3)
     return 1
 
+cdef int control_card(State* g, int c, int p) noexcept nogil:
+    """Gain control (9.2): card c leaves its stack for p's side of the same line, keeping its face
+    and its owner (9.1, 9.4), and lands on top. As for a shift (6.6, 2.3): the card it would cover
+    resolves its cover text first (5.3), the card beneath it on the old side is uncovered, and a
+    covered card that arrives uncovered resolves its middle text; the moved card's own text is not
+    interrupted (7.2)."""
+    cdef int s = g.side[c], l = g.line[c]
+    cdef bint was_top
+    if not on_field(g, c) or s == p:
+        return 0
+    was_top = stack_remove(g, c)
+    g.zone[c] = Z_TRANSIT
+    before_cover(g, p, l, c)
+    stack_put(g, c, p, l, -1)
+    log_add(g, LG_GAIN_CONTROL, p, g.cur_src, c, l, 0)
+    if was_top:
+        uncovered(g, s, l)
+    elif g.face_up[c] and is_uncovered(g, c):
+        resolve_middle(g, c)
+    return 1
+
 cdef int apply_perm(State* g, int p, int perm) noexcept nogil:
     cdef int16_t pr[3]
     cdef int8_t cp[3]

@@ -28,6 +28,10 @@ cdef bint matches(State* g, Frame* fr, const Step* st, int c, int top, int l) no
         return False
     if st.verb == V_SHIFT and st.to == T_THIS_LINE and l == tl:
         return False
+    if st.proto_filter and not protocol_fits(g, fr, st, c):
+        return False
+    if st.verb == V_GAIN_CONTROL and g.side[c] == decider(fr, st):
+        return False                   # already on the decider's side: nothing to gain (6.2)
     if st.verb == V_FLIP and unflippable(g, c):
         return False                   # flipping it would change nothing (6.2)
     if st.verb == V_COPY_MIDDLE:       # only face-up text that is there to copy (10.2, 10.3)
@@ -38,6 +42,17 @@ cdef bint matches(State* g, Frame* fr, const Step* st, int c, int top, int l) no
     if g.has_deny and denied_target(g, fr, st, c, l):
         return False
     return True
+
+cdef inline bint protocol_fits(State* g, Frame* fr, const Step* st, int c) noexcept nogil:
+    """The protocol selector on a field card: this text's protocol (1), another (2) or the named
+    one (3); face-up cards only, as a face-down card has no protocol."""
+    cdef int pr
+    if not g.face_up[c]:
+        return False
+    pr = cdef_of(g, c).protocol
+    if st.proto_filter == 3:
+        return pr == st.protocol_id
+    return (pr == g.cdefs[fr.defn].protocol) == (st.proto_filter == 1)
 
 cdef bint denied_target(State* g, Frame* fr, const Step* st, int c, int l) noexcept nogil:
     """A restriction forbids the step's decider to act on card c, or (shift) leaves it no line to
@@ -148,6 +163,8 @@ cdef bint card_fits(State* g, Frame* fr, const Step* st, int c) noexcept nogil:
         return False
     if st.proto_filter == 2 and cdef_of(g, c).protocol == g.cdefs[fr.defn].protocol:
         return False
+    if st.proto_filter == 3 and cdef_of(g, c).protocol != st.protocol_id:
+        return False
     return True
 
 cdef int each_lines(State* g, Frame* fr, const Step* st, int32_t* lines) noexcept nogil:
@@ -187,17 +204,9 @@ cdef int quantity(State* g, Frame* fr, const Step* q) noexcept nogil:
     resolves: field cards by the field verbs' own selectors and matcher, the cards of a hand,
     trash or deck, lines, or protocols. Sides are the text's player's (`whose`)."""
     cdef int32_t scratch[MAXCARDS]
-    cdef int s, l, n = 0, tl, i, pr
+    cdef int s, l, n = 0, tl
     if q.of == Q_CARDS:
-        n = collect(g, fr, q, -1, scratch)
-        if q.proto_filter == 0:
-            return n
-        pr = g.cdefs[fr.defn].protocol     # of this text's protocol or not: face-up cards only
-        l = 0
-        for i in range(n):
-            if g.face_up[scratch[i]] and (cdef_of(g, scratch[i]).protocol == pr) == (q.proto_filter == 1):
-                l += 1
-        return l
+        return collect(g, fr, q, -1, scratch)     # the protocol selector too (matches)
     if q.of == Q_LINES:
         tl = this_line(g, fr)
         for l in range(3):

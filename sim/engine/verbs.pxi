@@ -138,22 +138,37 @@ cdef int act_shift(State* g, Frame* fr, const Step* st, int c, int dec) noexcept
         return 0
     return shift_card(g, c, l, dec)
 
+cdef int act_gain_control(State* g, Frame* fr, const Step* st, int c, int dec) noexcept nogil:
+    return control_card(g, c, dec)
+
 cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t scratch[MAXCARDS]
     cdef int v = st.verb
     if st.count_kind == CK_THIS:
         return (on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
+                and (v != V_GAIN_CONTROL or g.side[fr.src] != dec)
                 and not (g.has_deny and field_denied(g, v, dec, fr.src, g.line[fr.src])))
     if st.count_kind == CK_THAT:
         return (fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
+                and (v != V_GAIN_CONTROL or g.side[fr.that] != dec)
                 and not (g.has_deny and field_denied(g, v, dec, fr.that, g.line[fr.that])))
     return collect(g, fr, st, -1, scratch) > 0
+
+cdef inline int drop_acted(int32_t* cand, int n, uint64_t acted) noexcept nogil:
+    """Keep the candidates this step has not acted on yet ("any number of" picks different cards)."""
+    cdef int i, k = 0
+    for i in range(n):
+        if not ((acted >> cand[i]) & 1):
+            cand[k] = cand[i]
+            k += 1
+    return k
 
 cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t cand[MAXCARDS]
     cdef int32_t lines[3]
-    cdef int n, i, c, k, done = 0, nl, l, tl
+    cdef int n, i, c, k, done = 0, nl, l, tl, most
     cdef int ck = st.count_kind
+    cdef uint64_t acted = 0
     if ck == CK_THIS or ck == CK_THAT:
         c = fr.src if ck == CK_THIS else fr.that
         if c < 0 or not on_field(g, c):
@@ -198,17 +213,22 @@ cdef int verb_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil
             if g.epoch[fr.src] != fr.epoch:
                 break
         return done
-    for k in range(step_n(g, fr, st)):
+    # "any number of" is "up to" every match, one different card at a time
+    most = MAXCARDS if ck == CK_ANY_NUMBER else step_n(g, fr, st)
+    for k in range(most):
         if stopped(g):
             break
         n = collect(g, fr, st, -1, cand)
+        if ck == CK_ANY_NUMBER:
+            n = drop_acted(cand, n, acted)
         if n == 0:
             break
-        if st.up_to and ask_may(g, dec) != 1:
+        if (st.up_to or ck == CK_ANY_NUMBER) and ask_may(g, dec) != 1:
             break                      # "up to n": the decider stops here
         c = choose(g, dec, D_TARGET, cand, n)
         if c < 0:
             break
+        acted |= (<uint64_t>1) << c
         done |= act_on(g, fr, st, c, dec)
     return done
 
@@ -276,9 +296,14 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             turn_over(g, c)
             bump(g, c)
             log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
-        elif st.verb == V_SHIFT:
+        elif st.verb == V_SHIFT or st.verb == V_GAIN_CONTROL:
             if c >= 0:
                 stack_remove(g, c)
+    if st.verb == V_GAIN_CONTROL:       # each joins the decider's side of its line, in collected order
+        for i in range(n):
+            c = cand[i]
+            stack_put(g, c, dec, g.line[c], -1)
+            log_add(g, LG_GAIN_CONTROL, dec, fr.src, c, g.line[c], 0)
     if st.verb == V_SHIFT:
         for i in range(n):
             c = cand[i]

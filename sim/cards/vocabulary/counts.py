@@ -38,7 +38,12 @@ COUNTS: tuple[Count, ...] = (
         "every card in the player's hand, at once (Chaos 4, Fear 1, Peace 1); compared: the number of cards in it",
         amount=True,
     ),
-    Count("0+", "CK_ANY_NUMBER", "any number, including none (War 1)"),
+    Count(
+        "0+",
+        "CK_ANY_NUMBER",
+        "any number, including none (War 1); a field verb: matching cards one at a time, each a "
+        "different card, the decider stopping when they like (up to every match)",
+    ),
     Count("discarded", "CK_DISCARDED", "the number of cards discarded earlier in this text", amount=True),
     Count("discarded-1", "CK_DISCARDED_MINUS1", "the same minus 1, never below 0"),
     Count("stated", "CK_STATED", "the number stated earlier in this text", amount=True),

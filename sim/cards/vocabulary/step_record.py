@@ -67,7 +67,7 @@ STEP_RECORD: tuple[StepField, ...] = (
         "uint8_t",
         0,
         True,
-        "1: cards of this text's protocol, 2: cards of other protocols",
+        "1: cards of this text's protocol, 2: cards of other protocols, 3: of protocol_id",
         chosen=PICKS,
     ),
     StepField("into_opp", "uint8_t", 0, True, "discard into the opponent's trash (ownership changes)"),
@@ -76,6 +76,7 @@ STEP_RECORD: tuple[StepField, ...] = (
     StepField("count", "int16_t", -1, True, "index of the quantity record a comparison names as `count` (-1: none)"),
     StepField("of", "uint8_t", 0, True, "a quantity record: what it counts (Counted); its selectors say which"),
     StepField("up_to", "uint8_t", 0, True, "up to the count: the decider may stop before each pick", chosen="may"),
+    StepField("protocol_id", "int16_t", -1, True, "the protocol a named protocol selector names (-1: none)", PICKS),
 )
 
 STEP_FIELDS = tuple(f.name for f in STEP_RECORD)

@@ -51,7 +51,7 @@ class Verb:
         return "V_" + self.name.upper()
 
 
-ALL_COUNT = (*FIELD_COUNTS, "all")
+ALL_COUNT = (*FIELD_COUNTS, "all", "0+")
 
 VERBS: tuple[Verb, ...] = (
     Verb(
@@ -247,6 +247,17 @@ VERBS: tuple[Verb, ...] = (
         keyword="take",
         asks="trash",
         sources={"trash": "put N chosen cards of your trash into your hand, one at a time (not a draw)"},
+    ),
+    Verb(
+        "gain_control",
+        26,
+        "move chosen field cards to your side of the same line, on top of its stack, keeping their face; "
+        "the owner does not change (9.1, 9.4), the side does (9.2); uncovers and covers as a shift does",
+        counts=ALL_COUNT,
+        on_field=True,
+        bot_target="remove",
+        log="gain_control",
+        log_text="{src}: {who} gains control of {tgt} in {line_a}",
     ),
 )
 

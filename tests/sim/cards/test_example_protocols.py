@@ -11,9 +11,7 @@ from sim.cards.loader import OFFICIAL_DIR
 EXAMPLES = OFFICIAL_DIR / "examples"
 
 # (file, card, box) -> printed wording the reader refuses today.
-REFUSED = {
-    ("trade.toml", 4, "middle"): "Gain control of 1 of your opponent's uncovered cards in this line.",
-}
+REFUSED: dict[tuple[str, int, str], str] = {}
 
 
 def test_the_corpus_read_figure(capsys):

@@ -12,6 +12,7 @@ from sim.cards.reader import ReadError, read_box
 from sim.cards.writer import write_box
 
 MEASURE = Path(__file__).parents[2] / "fixtures_quantities" / "measure.toml"
+QUORUM = MEASURE.with_name("quorum.toml")
 
 # every sentence shape, with the step it reads to; the writer prints each back exactly
 SHAPES = [
@@ -88,6 +89,31 @@ SHAPES = [
         {"delete": 2, "up_to": True, "whose": "opponent", "face": "down"},
     ),
     ("Flip up to 2 cards for each compiled protocol.", {"flip": 2, "up_to": True, "per": {"of": "compiled_protocols"}}),
+    # "any number of": up to every match, each pick a different card (count "0+")
+    ("Flip any number of your face-down cards.", {"flip": "0+", "whose": "you", "face": "down"}),
+    (
+        "Delete any number of your opponent's covered cards in this line.",
+        {"delete": "0+", "whose": "opponent", "covered": True, "line": "this"},
+    ),
+    ("Return any number of face-up cards.", {"return": "0+", "face": "up"}),
+    ("Shift any number of other cards to this line.", {"shift": "0+", "other": True, "to": "this_line"}),
+    ("Gain control of any number of cards in this line.", {"gain_control": "0+", "line": "this"}),
+    # another protocol, named ("Fire card"): face-up cards of that protocol
+    ("Draw 1 card for each Fire card.", {"draw": 1, "per": {"protocol": "Fire"}}),
+    (
+        "Draw 1 card for each of your opponent's face-up Fire cards in this line.",
+        {"draw": 1, "per": {"whose": "opponent", "face": "up", "protocol": "Fire", "line": "this"}},
+    ),
+    (
+        "Draw cards equal to the number of Water cards in other lines.",
+        {"draw": "count", "count": {"protocol": "Water", "line": "other"}},
+    ),
+    (
+        "If there are 2 or more Fire cards in this line, draw 1 card.",
+        {"draw": 1, "if": "count >= 2", "count": {"protocol": "Fire", "line": "this"}},
+    ),
+    ("Return 1 of your opponent's Fire cards.", {"return": 1, "whose": "opponent", "protocol": "Fire"}),
+    ("Delete 1 non-Measure card.", {"delete": 1, "protocol": "other"}),
     # the trailing place: before "for each" it is the target's, after it the count's
     ("Delete 1 card in this line for each face-down card.", {"delete": 1, "line": "this", "per": {"face": "down"}}),
     ("Delete 1 card for each face-down card in this line.", {"delete": 1, "per": {"face": "down", "line": "this"}}),
@@ -143,6 +169,12 @@ def test_the_quantity_sentences_say_distinct_steps():
             {"delete": 1, "per": {"of": "compiled_protocols", "whose": "opponent"}},
         ),
         ("Draw 1 card for each face-down card in the field.", {"draw": 1, "per": {"face": "down"}}),
+        ("Draw 1 card for each Fire card in play.", {"draw": 1, "per": {"protocol": "Fire"}}),
+        ("Draw 1 card for each card of this protocol.", {"draw": 1, "per": {"protocol": "same"}}),
+        (
+            "Draw cards equal to the number of face-up cards of this protocol in this line.",
+            {"draw": "count", "count": {"face": "up", "protocol": "same", "line": "this"}},
+        ),
         (
             "Draw 1 card for each face-down cards in the other lines.",
             {"draw": 1, "per": {"face": "down", "line": "other"}},
@@ -174,9 +206,11 @@ def test_an_amount_word_a_quantity_also_says_keeps_its_reading():
     "text, message",
     [
         ("Draw 1 card for each face-dwn card.", "unknown word 'face-dwn'"),
-        ("Draw 1 card for each PURPLE card.", "unknown word 'PURPLE'"),
+        # a capitalised word before "card" names a protocol (the loader checks it); written otherwise
+        # it is an unknown word
+        ("Draw 1 card for each purple card.", "unknown word 'purple'"),
         ("Draw 1 card for each card in your pocket.", "unknown word 'pocket'"),
-        ("Draw 1 card for each Speed card.", "unknown word 'Speed'"),
+        ("Draw 1 card for each speed card.", "unknown word 'speed'"),
         ("Draw 1 card for each.", "the sentence 'Draw 1 card for each' stops before it is complete"),
         ("Flip up to cards.", "could not read 'cards'"),
     ],
@@ -187,10 +221,12 @@ def test_a_quantity_the_reader_cannot_read_is_refused_quoting_the_words(text, me
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def test_the_text_only_fixture_loads_every_box_from_its_text():
-    cards = load_file(MEASURE).cards
+@pytest.mark.parametrize("path", [MEASURE, QUORUM], ids=lambda p: p.stem)
+def test_the_text_only_fixture_loads_every_box_from_its_text(path):
+    spec = load_file(path)
+    cards = spec.cards
     assert all(c.boxes["middle"].read and not c.boxes["middle"].refused for c in cards)
-    assert [c.boxes["middle"].do for c in cards] == [read_box(c.text("middle"), "Measure")["do"] for c in cards]
+    assert [c.boxes["middle"].do for c in cards] == [read_box(c.text("middle"), c.protocol)["do"] for c in cards]
 
 
 @pytest.mark.parametrize(
@@ -200,6 +236,8 @@ def test_the_text_only_fixture_loads_every_box_from_its_text():
         ('{ flip = "each", up_to = true }', "'up_to' is a choice of 0 up to a number of field cards"),
         ('{ draw = "count" }', "no count = { ... } saying what to count"),
         ('{ draw = 1, per = { of = "lines", line = "this" } }', "this line is 1 line"),
+        ('{ reveal = "0+" }', "count '0+' does not apply to 'reveal'"),
+        ('{ flip = "0+", up_to = true }', "'up_to' is a choice of 0 up to a number of field cards"),
     ],
 )
 def test_a_bad_quantity_is_refused_in_one_line(tmp_path, step, says):
@@ -209,3 +247,31 @@ def test_a_bad_quantity_is_refused_in_one_line(tmp_path, step, says):
     with pytest.raises(CardDataError) as e:
         load_file(f)
     assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_named_protocol_compiles_to_its_id_in_the_pool():
+    """`protocol = "Fire"` is the pool's id of Fire (proto_filter 3); an official protocol that is
+    not in the pool counts no card (-1); a name that is no protocol is refused when the pool loads."""
+    from sim.pool import load_pool  # noqa: PLC0415
+
+    pool = load_pool(("Main 1",), cards=[QUORUM])
+    named = [s for s in pool.step_records if s.get("proto_filter") == 3]
+    assert named and all(s["protocol_id"] == pool.protocol_id["fire"] for s in named)
+
+
+def test_a_named_protocol_outside_the_pool(tmp_path):
+    from sim.cards.compiler import compile_card  # noqa: PLC0415
+
+    f = tmp_path / "named.toml"
+    rest = "".join(f"\n[[cards]]\nvalue = {v}\n" for v in range(1, 6))
+    for name, says in (("Fire", None), ("Firre", "protocol 'Firre': no such protocol")):
+        text = f"Draw 1 card for each {name} card."
+        f.write_text(f'protocol = "Named"\nset = "Test"\n[[cards]]\nvalue = 0\nmiddle.text = "{text}"\n{rest}')
+        card = load_file(f).cards[0]
+        if says is None:
+            steps: list[dict[str, int]] = []
+            compile_card(card, 0, steps, {"named": 0})
+            assert [s["protocol_id"] for s in steps if s.get("proto_filter") == 3] == [-1]
+        else:
+            with pytest.raises(CardDataError, match=says):
+                compile_card(card, 0, [], {"named": 0})

@@ -125,11 +125,15 @@ def test_reads_triggers_conditions_selectors_and_passives(text, box):
 
 
 def test_its_own_protocol_name_is_this_protocol():
+    """A card's own protocol is "this protocol"; another name before "card" is that protocol."""
     assert read_box("Draw cards equal to the number of Echo cards in the field.", "Echo") == {
         "do": [{"draw": "protocol_cards_in_field"}]
     }
-    with pytest.raises(ReadError, match="unknown word 'Fire'"):
-        read_box("Draw cards equal to the number of Fire cards in the field.", "Echo")
+    assert read_box("Draw cards equal to the number of Fire cards in the field.", "Echo") == {
+        "do": [{"draw": "count", "count": {"protocol": "Fire"}}]
+    }
+    with pytest.raises(ReadError, match="unknown word 'FIRE'"):
+        read_box("Draw cards equal to the number of FIRE cards in the field.", "Echo")
 
 
 @pytest.mark.parametrize(
