@@ -1,5 +1,7 @@
 """Hash of the full record and event columns of fixed batches (greedy, styles, search): a change
-that keeps every choice keeps these hashes."""
+that keeps every choice keeps these hashes. `--set players` hashes the model players' batches
+(learned, qlearned, the search with rollouts and with the model at its leaves) instead: what a
+change to their C code must keep."""
 
 from __future__ import annotations
 
@@ -19,6 +21,13 @@ BATCHES = (
     (("disrupt", "greedy"), 3000),
     (("search:sims=8,depth=1", "greedy"), 200),
 )
+PLAYERS = (
+    (("learned", "greedy"), 300),
+    (("qlearned", "greedy"), 1000),
+    (("ismcts:iters=200", "greedy"), 100),
+    (("ismcts:iters=100,leaf=model", "greedy"), 100),
+)
+SETS = {"engine": BATCHES, "players": PLAYERS}
 
 
 def columns_hash(cols: dict) -> str:
@@ -44,9 +53,10 @@ def columns_hash(cols: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--divide", type=int, default=1, help="play each batch's games / DIVIDE (a quick look)")
+    ap.add_argument("--set", choices=sorted(SETS), default="engine", help="which batches (default: engine)")
     a = ap.parse_args()
     pool = load_pool()
-    for strategies, full in BATCHES:
+    for strategies, full in SETS[a.set]:
         games = max(1, full // a.divide)
         cols = play_games(pool, np.arange(1, games + 1), strategies=strategies, events=True)
         print(f"{'-'.join(strategies):32s} {games:6d} {columns_hash(cols)}")

@@ -1,6 +1,6 @@
 """Readable names for options and log entries. The same texts are used by the step API, the
 scenario runner (which answers decisions by these names) and `protolab replay`. How each log kind
-reads is declared with the vocabulary (sim/cards/vocabulary.py, LOG_FORMS and the verbs' log
+reads is declared with the vocabulary (sim/cards/vocabulary/log_forms.py, LOG_FORMS and the verbs' log
 texts); the fields its texts name are worked out here (FIELDS)."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _card(nm: Namer, opt: int) -> str:
     return nm.card(opt)
 
 
-# decision kind (sim/cards/vocabulary.py, DecisionKind) -> how its options read
+# decision kind (sim/cards/vocabulary/engine_enums.py, DecisionKind) -> how its options read
 OPTION_READERS: dict[str, Callable[[Namer, int], str]] = {
     "draft": _protocol,
     "action": _play,
@@ -134,7 +134,7 @@ def _where(e: LogLine) -> str:
     return LINES[e.a] + ("" if side == e.player else f" on {SEAT_NAMES[side]}'s side")
 
 
-# The names a log text may use (sim/cards/vocabulary.py: LogForm.text, LogNote.text, Verb.log_text)
+# The names a log text may use (sim/cards/vocabulary/: LogForm.text, LogNote.text, Verb.log_text)
 FIELDS: dict[str, Callable[[LogLine], Any]] = {
     "who": lambda e: _seat(e.player),
     "src": lambda e: e.nm.card(e.card) if e.card >= 0 else _seat(e.player),

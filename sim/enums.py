@@ -1,5 +1,5 @@
 """The engine's enums for the Python side, derived from the one table of the card language
-(sim/cards/vocabulary.py): the selectors, triggers, passives, zones, phases, end reasons, decision
+(sim/cards/vocabulary/): the selectors, triggers, passives, zones, phases, end reasons, decision
 kinds, restrictions and event kinds of `ENUMS`, the log kinds and the log's note numbers. The
 build generates the same names and codes into the engine's C enums (sim/engine/vocab_gen.py), so
 Python code reads `Zone.FIELD` or `words("decision")` instead of repeating a number; nothing here

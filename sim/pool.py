@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.cards.compiler import compile_card
 from sim.cards.loader import (
     BOXES,
     CardDataError,
     CardSpec,
     ProtocolSpec,
     VariantSpec,
-    compile_card,
     load_file,
     official_files,
     parse_card,

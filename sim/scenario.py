@@ -579,7 +579,13 @@ def check(game: State, expect: dict[str, Any]) -> list[str]:
     for k in ("control", "winner", "active", "phase", "turn"):
         if k in expect and s[k] != expect[k]:
             out.append(f"{k}: expected {expect[k]!r}, got {s[k]!r}")
+    return out + _decision_misses(game, expect) + _log_misses(game, expect)
+
+
+def _decision_misses(game: State, expect: dict[str, Any]) -> list[str]:
+    """The expected pending decision (whose, or "none") and its options, where they differ."""
     d = game.pending()
+    out = []
     if "pending" in expect:
         got = "none" if d is None else d.seat
         if got != expect["pending"]:
@@ -590,12 +596,18 @@ def check(game: State, expect: dict[str, Any]) -> list[str]:
         got_opts = [] if d is None else d.options
         if not _same(got_opts, expect["options"]):
             out.append(f"options: expected {sorted(expect['options'])}, got {sorted(got_opts)}")
-    if "log" in expect or "no_log" in expect:
-        lines = game.log()
-        for frag in expect.get("log", []):
-            if not any(frag.lower() in ln.lower() for ln in lines):
-                out.append(f"log: no line contains {frag!r}")
-        for frag in expect.get("no_log", []):
-            if any(frag.lower() in ln.lower() for ln in lines):
-                out.append(f"log: a line contains {frag!r}, which should not happen")
     return out
+
+
+def _log_misses(game: State, expect: dict[str, Any]) -> list[str]:
+    """The log fragments expected in some line (`log`) or in none (`no_log`) that are not so."""
+    if "log" not in expect and "no_log" not in expect:
+        return []
+    lines = game.log()
+    missing = [f"log: no line contains {frag!r}" for frag in expect.get("log", []) if not _logged(frag, lines)]
+    unwanted = [frag for frag in expect.get("no_log", []) if _logged(frag, lines)]
+    return missing + [f"log: a line contains {frag!r}, which should not happen" for frag in unwanted]
+
+
+def _logged(frag: str, lines: list[str]) -> bool:
+    return any(frag.lower() in ln.lower() for ln in lines)

@@ -5,7 +5,7 @@ and the loop avoidance's memory. The determinization itself, the random streams 
 encoding are the engine's (sim/engine/_core.pxd, rng.pxd, options.pxd)."""
 
 from libc.stdint cimport int32_t, uint8_t, uint64_t
-from sim.engine._core cimport State, RecentActions
+from sim.engine._core cimport State, RecentActions, bot_below, seat_stream
 
 cdef void prepare_copy(State* g, State* base, int p, int stream) noexcept nogil
 cdef int heuristic(State* g, int p, int kind) noexcept nogil
@@ -18,3 +18,16 @@ cdef const uint8_t* allowed_actions(const RecentActions* r, uint64_t seen, const
                                     uint8_t* flags) noexcept nogil
 cdef void note_turn_of(State* g, int p, uint64_t field) noexcept nogil
 cdef void remember_action(RecentActions* r, uint64_t seen, int32_t action) noexcept nogil
+
+
+cdef inline bint takes_lead(State* g, int p, double score, double* best, int* ties) noexcept nogil:
+    """One step of an argmax with fair ties: whether score takes the lead, above best (a new best) or
+    equal to it and drawn from p's stream (each of k tied candidates kept with chance 1/k)."""
+    if score > best[0]:
+        best[0] = score
+        ties[0] = 1
+        return True
+    if score == best[0]:
+        ties[0] += 1
+        return bot_below(g, seat_stream(p), ties[0]) == 0
+    return False

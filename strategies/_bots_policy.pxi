@@ -23,7 +23,7 @@ cdef int heuristic(State* g, int p, int kind) noexcept nogil:
     if kind == D_EITHER or kind == D_ORDER or kind == D_EACH_LINE:
         return g.opts[0]
     if kind == D_TARGET or kind == D_EACH_CARD:
-        style = bot_target(g.cur_verb)         # per verb in sim/cards/vocabulary.py
+        style = bot_target(g.cur_verb)         # per verb in sim/cards/vocabulary/verbs.py
         if style == BT_RANDOM:
             return random_option(g, p)
         for i in range(n):

@@ -24,7 +24,6 @@ from libc.string cimport memcpy
 from sim.engine._core cimport (
     State, SeatConfig, decide_fn_t, game_run, line_values, copy_for_lookahead, bot_below, seat_stream,
     D_ACTION, ST_EXTERNAL, SP_ANYWHERE,
-    V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_PLAY,
 )
 from strategies._bots cimport prepare_copy, default_decide
 from strategies._explain cimport Explanation, explain_fn_t, explainer_of, M_VISITS
@@ -41,42 +40,7 @@ include "_features_policy.pxi"     # the policy target's rows: the search's visi
 VECTOR_LENGTH = NFEAT       # the C vector's length (a test checks it is len(FEATURES) and what features() writes)
 assert len(FEATURES) == NFEAT, (len(FEATURES), NFEAT)
 
-# verb -> family index (VERB_FAMILIES order); -1: no verb
-cdef int8_t FAMILY_OF[32]
-
-
-def _fill_families():
-    cdef int v
-    for v in range(32):
-        FAMILY_OF[v] = 7
-    FAMILY_OF[<int>V_NONE] = -1
-    FAMILY_OF[<int>V_DRAW] = 0
-    FAMILY_OF[<int>V_DISCARD] = 1
-    FAMILY_OF[<int>V_FLIP] = 2
-    FAMILY_OF[<int>V_DELETE] = 3
-    FAMILY_OF[<int>V_RETURN] = 4
-    FAMILY_OF[<int>V_SHIFT] = 5
-    FAMILY_OF[<int>V_PLAY] = 6
-
-
-_fill_families()
-
-
-cdef inline float clip(float x, float lo, float hi) noexcept nogil:
-    return lo if x < lo else (hi if x > hi else x)
-
-
-cdef inline int card_verbs(State* g, int d, float* fam) noexcept nogil:
-    """Add card definition d's steps (all three boxes) to fam per verb family; the number of its
-    optional ("may") steps."""
-    cdef int b, s, f, may = 0
-    for b in range(3):
-        for s in range(g.cdefs[d].step_start[b], g.cdefs[d].step_start[b] + g.cdefs[d].step_len[b]):
-            f = FAMILY_OF[g.steps[s].verb & 31]
-            if f >= 0:
-                fam[f] += 1
-            may += g.steps[s].may != 0
-    return may
+include "_families.pxi"      # FAMILY_OF, clip, card_verbs: a card's verbs by family
 
 
 cdef void features(State* g, int p, float* out) noexcept nogil:

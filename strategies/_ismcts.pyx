@@ -40,7 +40,7 @@ from sim.engine.options cimport (
     OPT_REFRESH, OPT_SKIP, play_card_of, play_face_up, play_line_of, play_opp_side, play_placement,
     rearrange_perm, rearrange_side,
 )
-from strategies._bots cimport prepare_copy, heuristic
+from strategies._bots cimport prepare_copy, heuristic, takes_lead
 from strategies._explain cimport Explanation, register_explainer, M_VISITS
 from strategies._declared cimport MAXPLAN
 from strategies._learned cimport (
@@ -181,19 +181,13 @@ cdef int play_score(State* g, int q, int32_t opt) noexcept nogil:
 cdef int rules_action(State* g, int q) noexcept nogil:
     """Rollout action: one time in eight a uniform option, otherwise the best `play_score`,
     random among ties."""
-    cdef int i, sc, bs = -100000, ties = 0, best = 0
+    cdef int i, ties = 0, best = 0
+    cdef double bs = -100000
     if bot_below(g, seat_stream(q), 8) == 0:
         return random_option(g, q)
     for i in range(g.nopts):
-        sc = play_score(g, q, g.opts[i])
-        if sc > bs:
-            bs = sc
+        if takes_lead(g, q, play_score(g, q, g.opts[i]), &bs, &ties):
             best = i
-            ties = 1
-        elif sc == bs:
-            ties += 1
-            if bot_below(g, seat_stream(q), ties) == 0:
-                best = i
     return g.opts[best]
 
 

@@ -42,18 +42,14 @@ import numpy as np
 
 cdef enum:
     MAXALT = 8           # alternatives remembered per decision point
-    ACT_RELU = 0
-    ACT_TANH = 1
-    ACT_LINEAR = 2
 
 cdef double RESULT_LOGIT = 1e6  # a finished line's policy logit per point of result (model_value)
-
-ACTIVATION_CODES = {"relu": ACT_RELU, "tanh": ACT_TANH, "linear": ACT_LINEAR}
 
 
 # Mlp, MAXL, MAXU, MAXIN: strategies/_learned.pxd (the guided ismcts reads the same network)
 
 include "_dense.pxi"          # one dense layer in C: dense_layer (a build for AVX2 and one for any x86-64)
+include "_layers.pxi"         # ACT_*, activate, copy_layers: a network's layers
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
@@ -89,15 +85,7 @@ cdef double model_value(const Mlp* m, State* g, int p, double* logit) noexcept n
     for l in range(m.nl):
         nout = m.nout[l]
         dense_layer(y, m.w[l], m.b[l], x, m.nin[l], nout)
-        if m.act[l] == ACT_RELU:
-            for i in range(nout):
-                x[i] = y[i] if y[i] > 0 else 0
-        elif m.act[l] == ACT_TANH:
-            for i in range(nout):
-                x[i] = tanh(y[i])
-        else:
-            for i in range(nout):
-                x[i] = y[i]
+        activate(m.act[l], y, x, nout)
     if logit != NULL:
         logit[0] = x[1] if m.nout[m.nl - 1] > 1 else 0
     return 1.0 / (1.0 + exp(-<double>x[0]))
@@ -105,21 +93,7 @@ cdef double model_value(const Mlp* m, State* g, int p, double* logit) noexcept n
 
 cdef int fill_mlp(Mlp* m, layers) except -1:
     """Copy a model's layers ((weights [out][in], bias, activation) each) into m."""
-    cdef int l, i, j
-    if not 1 <= len(layers) <= MAXL:
-        raise ValueError(f"a model of 1..{MAXL} layers, got {len(layers)}")
-    m.nl = len(layers)
-    for l, (w, b, act) in enumerate(layers):
-        w = np.ascontiguousarray(w, np.float32)
-        if w.shape[0] > MAXU or w.shape[1] > MAXIN:
-            raise ValueError(f"layer {l}: at most {MAXU} units of {MAXIN} inputs, got {w.shape}")
-        m.nout[l] = w.shape[0]
-        m.nin[l] = w.shape[1]
-        m.act[l] = ACTIVATION_CODES[act]
-        for i in range(w.shape[0]):
-            m.b[l][i] = b[i]
-            for j in range(w.shape[1]):
-                m.w[l][j * w.shape[0] + i] = w[i, j]     # by input (win_probability)
+    copy_layers(&m.nl, m.nin, m.nout, m.act, &m.w[0][0], MAXU * MAXIN, &m.b[0][0], layers, MAXIN)
     if m.nin[0] != NFEAT:
         raise ValueError(f"the first layer takes {NFEAT} features, got {m.nin[0]}")
     if not 1 <= m.nout[m.nl - 1] <= MAXOUT:

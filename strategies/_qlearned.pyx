@@ -19,13 +19,12 @@ from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from sim.engine._core cimport (
     State, SeatConfig, MAXOPT, decide_fn_t, line_values, bot_below, seat_stream, D_ACTION, ST_EXTERNAL,
-    V_NONE, V_DRAW, V_DISCARD, V_FLIP, V_DELETE, V_RETURN, V_SHIFT, V_PLAY,
 )
 from sim.engine.options cimport (
     OPT_REFRESH, play_card_of, play_line_of, play_face_up, play_opp_side,
 )
 from strategies._bots cimport (
-    default_choice, field_hash, seen_hash, allowed_actions, note_turn_of, remember_action,
+    default_choice, field_hash, seen_hash, allowed_actions, note_turn_of, remember_action, takes_lead,
 )
 from strategies._declared cimport (
     NFEAT, NACT, QMAXIN, MAXIN, MAXL, MAXU, NFAMILY, FS_LINE_VALUE, FS_LINE_VALUE_LO, FS_LINE_VALUE_HI, FS_LINE_LEAD,
@@ -40,36 +39,16 @@ from strategies.declared import ACTION_FEATURES
 
 include "_dense.pxi"          # one dense layer in C: dense_layer (a build for AVX2 and one for any x86-64)
 
-cdef enum:
-    ACT_RELU = 0
-    ACT_TANH = 1
-    ACT_LINEAR = 2
-    NQIN = NFEAT + NACT  # the network's input: the position's features, then the action's
+include "_layers.pxi"         # ACT_*, activate, copy_layers: a network's layers
 
-ACTIVATION_CODES = {"relu": ACT_RELU, "tanh": ACT_TANH, "linear": ACT_LINEAR}
+cdef enum:
+    NQIN = NFEAT + NACT  # the network's input: the position's features, then the action's
 if QMAXIN > DENSE_MAXIN:
     raise ImportError(f"the action-value network's {QMAXIN} inputs exceed the dense layer's {DENSE_MAXIN}")
 ACTION_LENGTH = NACT
 assert len(ACTION_FEATURES) == NACT, (len(ACTION_FEATURES), NACT)
 
-cdef int8_t FAMILY_OF[32]
-
-
-def _fill_families():
-    cdef int v
-    for v in range(32):
-        FAMILY_OF[v] = 7
-    FAMILY_OF[<int>V_NONE] = -1
-    FAMILY_OF[<int>V_DRAW] = 0
-    FAMILY_OF[<int>V_DISCARD] = 1
-    FAMILY_OF[<int>V_FLIP] = 2
-    FAMILY_OF[<int>V_DELETE] = 3
-    FAMILY_OF[<int>V_RETURN] = 4
-    FAMILY_OF[<int>V_SHIFT] = 5
-    FAMILY_OF[<int>V_PLAY] = 6
-
-
-_fill_families()
+include "_families.pxi"      # FAMILY_OF, clip, card_verbs: a card's verbs by family
 
 
 cdef struct QNet:
@@ -79,22 +58,6 @@ cdef struct QNet:
     int32_t act[MAXL]
     float w[MAXL][MAXU * QMAXIN]    # by input: w[l][j * nout + i]
     float b[MAXL][MAXU]
-
-
-cdef inline float clip(float x, float lo, float hi) noexcept nogil:
-    return lo if x < lo else (hi if x > hi else x)
-
-
-cdef inline int card_verbs(State* g, int d, float* fam) noexcept nogil:
-    """Card definition d's steps per verb family added to fam; its optional steps."""
-    cdef int b, s, f, may = 0
-    for b in range(3):
-        for s in range(g.cdefs[d].step_start[b], g.cdefs[d].step_start[b] + g.cdefs[d].step_len[b]):
-            f = FAMILY_OF[g.steps[s].verb & 31]
-            if f >= 0:
-                fam[f] += 1
-            may += g.steps[s].may != 0
-    return may
 
 
 cdef inline float ready(int compiled, int v, int ov) noexcept nogil:
@@ -169,35 +132,13 @@ cdef double action_logit(const QNet* m, const float* h0, const float* a) noexcep
             dense_layer(y, &m.w[0][NFEAT * nout], h0, a, NACT, nout)
         else:
             dense_layer(y, m.w[l], m.b[l], x, m.nin[l], nout)
-        if m.act[l] == ACT_RELU:
-            for i in range(nout):
-                x[i] = y[i] if y[i] > 0 else 0
-        elif m.act[l] == ACT_TANH:
-            for i in range(nout):
-                x[i] = tanh(y[i])
-        else:
-            for i in range(nout):
-                x[i] = y[i]
+        activate(m.act[l], y, x, nout)
     return x[0]
 
 
 cdef int fill_qnet(QNet* m, layers) except -1:
     """Copy a model's layers ((weights [out][in], bias, activation) each) into m."""
-    cdef int l, i, j
-    if not 1 <= len(layers) <= MAXL:
-        raise ValueError(f"a model of 1..{MAXL} layers, got {len(layers)}")
-    m.nl = len(layers)
-    for l, (w, b, act) in enumerate(layers):
-        w = np.ascontiguousarray(w, np.float32)
-        if w.shape[0] > MAXU or w.shape[1] > QMAXIN:
-            raise ValueError(f"layer {l}: at most {MAXU} units of {QMAXIN} inputs, got {w.shape}")
-        m.nout[l] = w.shape[0]
-        m.nin[l] = w.shape[1]
-        m.act[l] = ACTIVATION_CODES[act]
-        for i in range(w.shape[0]):
-            m.b[l][i] = b[i]
-            for j in range(w.shape[1]):
-                m.w[l][j * w.shape[0] + i] = w[i, j]
+    copy_layers(&m.nl, m.nin, m.nout, m.act, &m.w[0][0], MAXU * QMAXIN, &m.b[0][0], layers, QMAXIN)
     if m.nin[0] != NQIN:
         raise ValueError(f"the first layer takes {NQIN} inputs, got {m.nin[0]}")
     if m.nout[m.nl - 1] != 1:
@@ -228,14 +169,8 @@ cdef int q_best(const QSettings* s, State* g, int p, const int32_t* cand, int n,
         q = action_logit(&s.net, h0, a)
         if scores != NULL:
             scores[i] = q
-        if q > bs:
-            bs = q
+        if takes_lead(g, p, q, &bs, &ties):
             best = i
-            ties = 1
-        elif q == bs:
-            ties += 1
-            if bot_below(g, seat_stream(p), ties) == 0:
-                best = i
     return best
 
 

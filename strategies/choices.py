@@ -14,7 +14,7 @@ RANDOM = "random"  # uniform over the options of every decision
 UNKNOWN = "unknown"  # a user's Python strategy: protolab cannot tell
 HOWS = (RULE, MODEL, RANDOM, UNKNOWN)
 
-# What the fixed rule answers, by decision kind (the DecisionKind words of sim/cards/vocabulary.py;
+# What the fixed rule answers, by decision kind (the DecisionKind words of sim/cards/vocabulary/engine_enums.py;
 # the kinds `heuristic` does not name are answered at random). A field card (`target`, `each_card`)
 # is picked by its verb's `bot_target` (one of the vocabulary's BOT_TARGETS): TARGET_RULE.
 RULE_ANSWERS: dict[str, str] = {

@@ -43,20 +43,13 @@ def coached_decisions(
     strategies = list(game.strategies)
     coaches, watchers = [], []
     for p, seat in enumerate(game.strategies):
-        if p in seats:
-            c = coach(make_seat(adviser, game.pool))
-        else:
-            w = watch(seat)
-            if w is not None:
-                watchers.append(w)
-            if isinstance(seat, SeatConfig):
-                c = coach(make_seat(adviser, game.pool), seat)
-            else:  # another recorded seat: coached too, for its values
-                c = coach(make_seat(adviser, game.pool)) if seat == ST_SCRIPT else None
-        if c is None:
-            continue
-        coaches.append((p, c))
-        strategies[p] = c.coached
+        w = watch(seat) if p not in seats else None
+        if w is not None:
+            watchers.append(w)
+        c = _coach_of(game, p in seats, seat, adviser)
+        if c is not None:
+            coaches.append((p, c))
+            strategies[p] = c.coached
     try:
         status = game.core.run(game.answers, tuple(strategies))
         if status == "bad":
@@ -70,6 +63,16 @@ def coached_decisions(
             w.release()
         game.core.run(game.answers, game.strategies)
     return sorted(said, key=lambda d: d["turn"]), {p: adviser for p in seats}
+
+
+def _coach_of(game: State, coached: bool, seat: Any, adviser: str) -> Any:
+    """The adviser coaching a seat: a coached seat as it answers, another engine seat beside its own
+    play, another recorded seat by its answers; None for a seat it cannot follow (a Python one)."""
+    if coached:
+        return coach(make_seat(adviser, game.pool))
+    if isinstance(seat, SeatConfig):
+        return coach(make_seat(adviser, game.pool), seat)
+    return coach(make_seat(adviser, game.pool)) if seat == ST_SCRIPT else None  # recorded: for its values
 
 
 def coach_game(game: State, seat: int, adviser: str = ADVISER) -> dict[str, Any]:

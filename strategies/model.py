@@ -141,30 +141,34 @@ class Model:
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
-        source = str(path)
-        try:
-            text = read_input_text(path, MAX_MODEL_BYTES)  # its size checked before reading it
-        except InputFileError as e:
-            if not Path(path).exists():
-                raise ModelError(
-                    f"model {source}: no such file; expected a model file (JSON) or the name of a "
-                    f"shipped model ({', '.join(shipped_models()) or 'none'})"
-                ) from None
-            why = str(e).removeprefix(f"{source}: ")
-            if "larger than" in why:
-                why += (
-                    f" (the largest network the player takes, {MAX_LAYERS} layers of {MAX_UNITS} units, is a file "
-                    "of about 0.4 MB)"
-                )
-            raise ModelError(f"model {source}: {why}") from None
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ModelError(
-                f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                "expected a model file (docs/strategies.md, 'The learned player')"
-            ) from None
-        return parse(raw, source)
+        raw = read_model_json(
+            path,
+            missing="expected a model file (JSON) or the name of a shipped model "
+            f"({', '.join(shipped_models()) or 'none'})",
+            invalid="expected a model file (docs/strategies.md, 'The learned player')",
+            large=f" (the largest network the player takes, {MAX_LAYERS} layers of {MAX_UNITS} units, is a file "
+            "of about 0.4 MB)",
+        )
+        return parse(raw, str(path))
+
+
+def read_model_json(path: str | Path, missing: str, invalid: str, large: str = "") -> Any:
+    """A model file's parsed JSON, its size checked before reading it; ModelError names the file and says
+    `missing` (no such file), `invalid` (not JSON) or, for a file too large, adds `large`."""
+    source = str(path)
+    try:
+        text = read_input_text(path, MAX_MODEL_BYTES)
+    except InputFileError as e:
+        if not Path(path).exists():
+            raise ModelError(f"model {source}: no such file; {missing}") from None
+        why = str(e).removeprefix(f"{source}: ")
+        raise ModelError(f"model {source}: {why}{large if 'larger than' in why else ''}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ModelError(
+            f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); {invalid}"
+        ) from None
 
 
 def stored_layers(layers: list[Layer]) -> list[dict[str, Any]]:
@@ -179,7 +183,7 @@ def stored_layers(layers: list[Layer]) -> list[dict[str, Any]]:
     ]
 
 
-def _fail(source: str, key: str, expected: str, got: Any) -> ModelError:
+def model_error(source: str, key: str, expected: str, got: Any) -> ModelError:
     shown = repr(got)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return ModelError(f"model {source}: key '{key}': expected {expected}, got {shown}")
@@ -187,11 +191,13 @@ def _fail(source: str, key: str, expected: str, got: Any) -> ModelError:
 
 def _matrix(raw: Any, rows: int, cols: int, source: str, key: str) -> np.ndarray:
     if not isinstance(raw, list) or len(raw) != rows:
-        raise _fail(source, key, f"a list of {rows} rows", raw if not isinstance(raw, list) else f"{len(raw)} rows")
+        raise model_error(
+            source, key, f"a list of {rows} rows", raw if not isinstance(raw, list) else f"{len(raw)} rows"
+        )
     for i, row in enumerate(raw):
         if not isinstance(row, list) or len(row) != cols:
             got = row if not isinstance(row, list) else f"{len(row)} numbers"
-            raise _fail(source, f"{key}[{i}]", f"a row of {cols} numbers", got)
+            raise model_error(source, f"{key}[{i}]", f"a row of {cols} numbers", got)
         _numbers(row, source, f"{key}[{i}]")
     return np.array(raw, dtype=np.float32).reshape(rows, cols)
 
@@ -199,29 +205,29 @@ def _matrix(raw: Any, rows: int, cols: int, source: str, key: str) -> np.ndarray
 def _numbers(row: list, source: str, key: str) -> None:
     for j, x in enumerate(row):
         if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-            raise _fail(source, f"{key}[{j}]", "a finite number", x)
+            raise model_error(source, f"{key}[{j}]", "a finite number", x)
         if abs(x) > 3.0e38:
-            raise _fail(source, f"{key}[{j}]", "a number within float32's range", x)
+            raise model_error(source, f"{key}[{j}]", "a number within float32's range", x)
 
 
-def _layer(raw: Any, i: int, fan_in: int, last: int, source: str) -> Layer:
+def parse_layer(raw: Any, i: int, fan_in: int, last: int, source: str) -> Layer:
     """Layer i; `last`: the number of outputs if it is the last layer (its rows), else 0."""
     key = f"layers[{i}]"
     if not isinstance(raw, dict):
-        raise _fail(source, key, "a table with weights, bias, activation", raw)
+        raise model_error(source, key, "a table with weights, bias, activation", raw)
     for k in raw:
         if k not in LAYER_KEYS:
-            raise _fail(source, f"{key}.{k}", f"no such key (a layer has {', '.join(LAYER_KEYS)})", k)
+            raise model_error(source, f"{key}.{k}", f"no such key (a layer has {', '.join(LAYER_KEYS)})", k)
     for k in LAYER_KEYS:
         if k not in raw:
             raise ModelError(f"model {source}: key '{key}.{k}': missing; a layer has {', '.join(LAYER_KEYS)}")
     act = raw["activation"]
     if act not in ACTIVATIONS:
-        raise _fail(source, f"{key}.activation", f"one of {', '.join(ACTIVATIONS)}", act)
+        raise model_error(source, f"{key}.activation", f"one of {', '.join(ACTIVATIONS)}", act)
     w = raw["weights"]
     out = len(w) if isinstance(w, list) else -1
     if last == 1 and out != 1:
-        raise _fail(
+        raise model_error(
             source,
             f"{key}.weights",
             f"1 row (the last layer gives one logit; a model whose 'outputs' are {list(MODEL_OUTPUTS)} has "
@@ -229,13 +235,13 @@ def _layer(raw: Any, i: int, fan_in: int, last: int, source: str) -> Layer:
             f"{out} rows",
         )
     if last > 1 and out != last:
-        raise _fail(source, f"{key}.weights", f"{last} rows (one per output: 'outputs' says so)", f"{out} rows")
+        raise model_error(source, f"{key}.weights", f"{last} rows (one per output: 'outputs' says so)", f"{out} rows")
     if not 1 <= out <= MAX_UNITS:
-        raise _fail(source, f"{key}.weights", f"1..{MAX_UNITS} rows (units)", w if out < 0 else f"{out} rows")
+        raise model_error(source, f"{key}.weights", f"1..{MAX_UNITS} rows (units)", w if out < 0 else f"{out} rows")
     weights = _matrix(w, out, fan_in, source, f"{key}.weights")
     bias = raw["bias"]
     if not isinstance(bias, list) or len(bias) != out:
-        raise _fail(
+        raise model_error(
             source,
             f"{key}.bias",
             f"a list of {out} numbers",
@@ -248,46 +254,53 @@ def _layer(raw: Any, i: int, fan_in: int, last: int, source: str) -> Layer:
 def parse(raw: Any, source: str) -> Model:
     """A Model from a file's parsed JSON, checked key by key (ModelError names the first problem)."""
     if not isinstance(raw, dict):
-        raise _fail(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
+        raise model_error(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
     if "kind" in raw:  # strategies/qmodel.py's action-value models carry a kind; a value model has none
-        raise _fail(source, "kind", "no kind: a value model (an action-value model is played by qlearned)", raw["kind"])
+        raise model_error(
+            source, "kind", "no kind: a value model (an action-value model is played by qlearned)", raw["kind"]
+        )
     for k in raw:
         if k not in KEYS and k not in OPTIONAL_KEYS:
-            raise _fail(source, k, f"no such key (a model file has {', '.join(KEYS)}, and may have outputs)", k)
+            raise model_error(source, k, f"no such key (a model file has {', '.join(KEYS)}, and may have outputs)", k)
     for k in KEYS:
         if k not in raw:
             raise ModelError(f"model {source}: key '{k}': missing; a model file has {', '.join(KEYS)}")
     if raw["format"] != FORMAT:
-        raise _fail(source, "format", repr(FORMAT), raw["format"])
+        raise model_error(source, "format", repr(FORMAT), raw["format"])
     if raw["version"] != VERSION:
-        raise _fail(source, "version", str(VERSION), raw["version"])
+        raise model_error(source, "version", str(VERSION), raw["version"])
     if raw["features"] != list(FEATURES):
-        raise _feature_mismatch(raw["features"], source)
+        raise names_mismatch(raw["features"], FEATURES, source, "features", "feature names")
     if raw["feature_digest"] != FEATURE_DIGEST:
-        raise _fail(source, "feature_digest", f"{FEATURE_DIGEST} (this engine's features)", raw["feature_digest"])
+        raise model_error(source, "feature_digest", f"{FEATURE_DIGEST} (this engine's features)", raw["feature_digest"])
     layers = raw["layers"]
     if not isinstance(layers, list) or not 1 <= len(layers) <= MAX_LAYERS:
-        raise _fail(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
+        raise model_error(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
     if not isinstance(raw["meta"], dict):
-        raise _fail(source, "meta", "a table", raw["meta"])
+        raise model_error(source, "meta", "a table", raw["meta"])
     outputs = tuple(raw.get("outputs", VALUE_ONLY))
     if "outputs" in raw and raw["outputs"] != list(MODEL_OUTPUTS):
-        raise _fail(source, "outputs", f"{list(MODEL_OUTPUTS)} (or no outputs key: the value alone)", raw["outputs"])
+        raise model_error(
+            source, "outputs", f"{list(MODEL_OUTPUTS)} (or no outputs key: the value alone)", raw["outputs"]
+        )
     out, fan_in = [], NFEAT
     for i, lay in enumerate(layers):
-        layer = _layer(lay, i, fan_in, len(outputs) if i == len(layers) - 1 else 0, source)
+        layer = parse_layer(lay, i, fan_in, len(outputs) if i == len(layers) - 1 else 0, source)
         out.append(layer)
         fan_in = layer.weights.shape[0]
     return Model(out, dict(raw["meta"]), source, outputs)
 
 
-def _feature_mismatch(got: Any, source: str) -> ModelError:
+def names_mismatch(got: Any, expected: tuple[str, ...], source: str, key: str, noun: str = "names") -> ModelError:
+    """What is wrong with a model's list of input names under key (got is not the engine's list)."""
     if not isinstance(got, list):
-        return _fail(source, "features", f"the engine's {NFEAT} feature names", got)
-    for i, (a, b) in enumerate(zip(got, FEATURES, strict=False)):
+        return model_error(source, key, f"the engine's {len(expected)} {noun}", got)
+    for i, (a, b) in enumerate(zip(got, expected, strict=False)):
         if a != b:
-            return _fail(source, f"features[{i}]", f"{b!r} (this engine's features: retrain the model)", a)
-    return _fail(source, "features", f"{NFEAT} names (this engine's features: retrain the model)", f"{len(got)} names")
+            return model_error(source, f"{key}[{i}]", f"{b!r} (this engine's features: retrain the model)", a)
+    return model_error(
+        source, key, f"{len(expected)} names (this engine's features: retrain the model)", f"{len(got)} names"
+    )
 
 
 def shipped_models() -> list[str]:

@@ -22,9 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from sim.inputs import InputFileError, read_input_text
 from strategies.declared import ACTION_DIGEST, ACTION_FEATURES, FEATURES, MAX_LAYERS
-from strategies.model import FORMAT, MAX_MODEL_BYTES, Layer, ModelError, _fail, _layer, resolve, stored_layers
+from strategies.model import (
+    FORMAT,
+    Layer,
+    ModelError,
+    model_error,
+    names_mismatch,
+    parse_layer,
+    read_model_json,
+    resolve,
+    stored_layers,
+)
 
 KIND = "action-value"
 VERSION = 1
@@ -87,64 +96,43 @@ class QModel:
 
     @classmethod
     def load(cls, path: str | Path) -> QModel:
-        source = str(path)
-        try:
-            text = read_input_text(path, MAX_MODEL_BYTES)
-        except InputFileError as e:
-            if not Path(path).exists():
-                raise ModelError(f"model {source}: no such file; expected an action-value model file (JSON)") from None
-            raise ModelError(f"model {source}: {str(e).removeprefix(f'{source}: ')}") from None
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ModelError(
-                f"model {source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                "expected an action-value model file"
-            ) from None
-        return parse(raw, source)
-
-
-def _names(raw: Any, expected: tuple[str, ...], source: str, key: str) -> None:
-    if raw == list(expected):
-        return
-    if not isinstance(raw, list):
-        raise _fail(source, key, f"the engine's {len(expected)} names", raw)
-    for i, (a, b) in enumerate(zip(raw, expected, strict=False)):
-        if a != b:
-            raise _fail(source, f"{key}[{i}]", f"{b!r} (this engine's features: retrain the model)", a)
-    raise _fail(source, key, f"{len(expected)} names (this engine's features: retrain the model)", f"{len(raw)} names")
+        raw = read_model_json(
+            path, missing="expected an action-value model file (JSON)", invalid="expected an action-value model file"
+        )
+        return parse(raw, str(path))
 
 
 def parse(raw: Any, source: str) -> QModel:
     """A QModel from a file's parsed JSON, checked key by key (ModelError names the first problem)."""
     if not isinstance(raw, dict):
-        raise _fail(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
+        raise model_error(source, "(top)", "a JSON object with " + ", ".join(KEYS), raw)
     if "kind" not in raw:
         raise ModelError(f"model {source}: key 'kind': missing; expected {KIND!r} (a value model is played by learned)")
     for k in raw:
         if k not in KEYS:
-            raise _fail(source, k, f"no such key (an action-value model file has {', '.join(KEYS)})", k)
+            raise model_error(source, k, f"no such key (an action-value model file has {', '.join(KEYS)})", k)
     for k in KEYS:
         if k not in raw:
             raise ModelError(f"model {source}: key '{k}': missing; an action-value model file has {', '.join(KEYS)}")
     if raw["format"] != FORMAT:
-        raise _fail(source, "format", repr(FORMAT), raw["format"])
+        raise model_error(source, "format", repr(FORMAT), raw["format"])
     if raw["kind"] != KIND:
-        raise _fail(source, "kind", repr(KIND), raw["kind"])
+        raise model_error(source, "kind", repr(KIND), raw["kind"])
     if raw["version"] != VERSION:
-        raise _fail(source, "version", str(VERSION), raw["version"])
-    _names(raw["features"], FEATURES, source, "features")
-    _names(raw["action_features"], ACTION_FEATURES, source, "action_features")
+        raise model_error(source, "version", str(VERSION), raw["version"])
+    for key, names in (("features", FEATURES), ("action_features", ACTION_FEATURES)):
+        if raw[key] != list(names):
+            raise names_mismatch(raw[key], names, source, key)
     if raw["action_digest"] != ACTION_DIGEST:
-        raise _fail(source, "action_digest", f"{ACTION_DIGEST} (this engine's features)", raw["action_digest"])
+        raise model_error(source, "action_digest", f"{ACTION_DIGEST} (this engine's features)", raw["action_digest"])
     layers = raw["layers"]
     if not isinstance(layers, list) or not 1 <= len(layers) <= MAX_LAYERS:
-        raise _fail(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
+        raise model_error(source, "layers", f"a list of 1..{MAX_LAYERS} layers", layers)
     if not isinstance(raw["meta"], dict):
-        raise _fail(source, "meta", "a table", raw["meta"])
+        raise model_error(source, "meta", "a table", raw["meta"])
     out, fan_in = [], NIN
     for i, lay in enumerate(layers):
-        layer = _layer(lay, i, fan_in, 1 if i == len(layers) - 1 else 0, source)
+        layer = parse_layer(lay, i, fan_in, 1 if i == len(layers) - 1 else 0, source)
         out.append(layer)
         fan_in = layer.weights.shape[0]
     return QModel(out, dict(raw["meta"]), source)

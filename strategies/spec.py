@@ -58,7 +58,7 @@ from strategies.model import DEFAULT_MODEL, load_model
 from strategies.qmodel import load_qmodel
 from strategies.user import PythonSeat, Strategy, where_raised
 
-# the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary.py, Restrict)
+# the engine's restriction flags (declared with the vocabulary: sim/cards/vocabulary/engine_enums.py, Restrict)
 R_NO_FACEDOWN = int(Restrict.NO_FACEDOWN)
 R_NO_REFRESH_WITH_CONTROL = int(Restrict.NO_REFRESH_WITH_CONTROL)
 R_NO_FACEUP = int(Restrict.NO_FACEUP)
@@ -249,46 +249,54 @@ def parse(text: str) -> StrategySpec:
             )
         spec.base = name
         for kv in filter(None, (a.strip() for a in args.split(","))):
-            k, eq, v = kv.partition("=")
-            allowed = PLAYERS[name].params
-            if not eq or k not in allowed:
-                raise StrategyError(
-                    f"strategy {head!r}: unknown parameter {k!r}; expected {', '.join(allowed) or 'none'}"
-                )
-            if k in WORDS:
-                words = WORDS[k]
-                if v not in words:
-                    raise StrategyError(f"strategy {head!r}: {k} must be one of {', '.join(words)}, got {v!r}")
-                spec.params[k] = v
-                continue
-            if k == "model":
-                if not v.strip():
-                    raise StrategyError(f"strategy {head!r}: model needs a shipped model's name or a model file")
-                spec.params[k] = v.strip()
-                continue
-            try:
-                spec.params[k] = float(v)
-            except ValueError:
-                raise StrategyError(f"strategy {head!r}: parameter {k} needs a number, got {v!r}") from None
-        for k in ("sims", "depth"):
-            knob = SEARCH_KNOBS[k]
-            if k in spec.params and not knob.lo <= _number(spec.params, k) <= knob.hi:
-                raise StrategyError(f"strategy {head!r}: {k} must be {knob.lo}..{knob.hi}")
-        if "iters" in spec.params and not (
-            1 <= _number(spec.params, "iters") <= MAX_ITERS and _number(spec.params, "iters") % 1 == 0
-        ):
-            raise StrategyError(f"strategy {head!r}: iters must be a whole number 1..{MAX_ITERS}")
-        c = ISMCTS_KNOBS["c"]
-        if "c" in spec.params and not c.lo <= _number(spec.params, "c") <= c.hi:
-            raise StrategyError(f"strategy {head!r}: c must be {c.lo}..{c.hi}")
-    for r in restr:
-        name, _, arg = r.partition(":")
-        if name not in RESTRICTIONS:
-            raise StrategyError(f"unknown restriction {name!r} in {text!r}; expected one of {', '.join(RESTRICTIONS)}")
-        if name in ("avoid", "noup", "noproto") and not arg.strip():
-            raise StrategyError(f"restriction {name!r} needs a card or protocol, e.g. {name}:Fire 1")
-        spec.restrictions.append((name, arg.strip() or None))
+            k, v = _param(head, PLAYERS[name].params, kv)
+            spec.params[k] = v
+        _check_ranges(head, spec.params)
+    spec.restrictions = [_restriction(text, r) for r in restr]
     return spec
+
+
+def _param(head: str, allowed: tuple[str, ...], kv: str) -> tuple[str, float | str]:
+    """One `key=value` of a built-in player's parameters: a word of its list (WORDS), a model's
+    name or file, or else a number."""
+    k, eq, v = kv.partition("=")
+    if not eq or k not in allowed:
+        raise StrategyError(f"strategy {head!r}: unknown parameter {k!r}; expected {', '.join(allowed) or 'none'}")
+    if k in WORDS:
+        if v not in WORDS[k]:
+            raise StrategyError(f"strategy {head!r}: {k} must be one of {', '.join(WORDS[k])}, got {v!r}")
+        return k, v
+    if k == "model":
+        if not v.strip():
+            raise StrategyError(f"strategy {head!r}: model needs a shipped model's name or a model file")
+        return k, v.strip()
+    try:
+        return k, float(v)
+    except ValueError:
+        raise StrategyError(f"strategy {head!r}: parameter {k} needs a number, got {v!r}") from None
+
+
+def _check_ranges(head: str, params: dict[str, float | str]) -> None:
+    """The search's sims and depth and ismcts's iters and c within their declared ranges."""
+    for k in ("sims", "depth"):
+        knob = SEARCH_KNOBS[k]
+        if k in params and not knob.lo <= _number(params, k) <= knob.hi:
+            raise StrategyError(f"strategy {head!r}: {k} must be {knob.lo}..{knob.hi}")
+    if "iters" in params and not (1 <= _number(params, "iters") <= MAX_ITERS and _number(params, "iters") % 1 == 0):
+        raise StrategyError(f"strategy {head!r}: iters must be a whole number 1..{MAX_ITERS}")
+    c = ISMCTS_KNOBS["c"]
+    if "c" in params and not c.lo <= _number(params, "c") <= c.hi:
+        raise StrategyError(f"strategy {head!r}: c must be {c.lo}..{c.hi}")
+
+
+def _restriction(text: str, r: str) -> tuple[str, str | None]:
+    """One `+name[:card]` of a spec: a known restriction, with its card or protocol where it needs one."""
+    name, _, arg = r.partition(":")
+    if name not in RESTRICTIONS:
+        raise StrategyError(f"unknown restriction {name!r} in {text!r}; expected one of {', '.join(RESTRICTIONS)}")
+    if name in ("avoid", "noup", "noproto") and not arg.strip():
+        raise StrategyError(f"restriction {name!r} needs a card or protocol, e.g. {name}:Fire 1")
+    return name, arg.strip() or None
 
 
 def how_chooses(text: str) -> str:
@@ -357,27 +365,30 @@ def _defines(tree: ast.Module, name: str) -> bool | None:
     """Whether module source binds `name` at top level (a class, function, assignment or import);
     None when it cannot tell without running it (a star import or a module-level __getattr__)."""
     for node in tree.body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
-            name,
-            "__getattr__",
-        ):
-            return True if node.name == name else None
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    return None
-                if (alias.asname or alias.name.split(".")[0]) == name:
-                    return True
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
-            else []
-        )
-        if any(n.id == name for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
-            return True
+        found = _binds(node, name)
+        if found is not False:
+            return found
     return False
+
+
+def _binds(node: ast.stmt, name: str) -> bool | None:
+    """Whether one top-level statement binds `name`; None when it cannot tell (as _defines)."""
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (name, "__getattr__"):
+        return True if node.name == name else None
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        for alias in node.names:
+            if alias.name == "*":
+                return None
+            if (alias.asname or alias.name.split(".")[0]) == name:
+                return True
+        return False
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    else:
+        return False
+    return any(n.id == name for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
 
 
 def check_user_class(path: str) -> None:
@@ -456,19 +467,24 @@ def parse_draft(text: str, pool, read=None) -> tuple[str, object]:
     if kind == "random" and not arg:
         return "random", None
     if kind == "fixed":
-        sides = [s.split(",") for s in arg.split("/")]
-        if len(sides) != 2 or any(len(s) != 3 for s in sides):
-            raise StrategyError(f"draft {text!r}: expected fixed:A,B,C/D,E,F (two trios)")
-        try:
-            ids = [[pool.protocol(x) for x in s] for s in sides]
-        except KeyError as e:
-            raise StrategyError(f"draft {text!r}: {e.args[0]}") from None
-        if len({i for s in ids for i in s}) != 6:
-            raise StrategyError(f"draft {text!r}: six distinct protocols needed")
-        return "fixed", [[pool.protocols[i] for i in s] for s in ids]
+        return "fixed", _fixed_trios(text, arg, pool)
     if kind == "table":
         return "table", read_draft_table(arg, pool)
     raise StrategyError(f"unknown draft {text!r}; expected random, fixed:A,B,C/D,E,F, table:FILE or fitted:FILE")
+
+
+def _fixed_trios(text: str, arg: str, pool) -> list[list[str]]:
+    """`fixed:A,B,C/D,E,F`: the two trios, six distinct protocols of the pool, as the pool names them."""
+    sides = [s.split(",") for s in arg.split("/")]
+    if len(sides) != 2 or any(len(s) != 3 for s in sides):
+        raise StrategyError(f"draft {text!r}: expected fixed:A,B,C/D,E,F (two trios)")
+    try:
+        ids = [[pool.protocol(x) for x in s] for s in sides]
+    except KeyError as e:
+        raise StrategyError(f"draft {text!r}: {e.args[0]}") from None
+    if len({i for s in ids for i in s}) != 6:
+        raise StrategyError(f"draft {text!r}: six distinct protocols needed")
+    return [[pool.protocols[i] for i in s] for s in ids]
 
 
 def install_draft(seat: SeatConfig, kind: str, payload) -> None:

@@ -36,6 +36,12 @@ def layout(fig: go.Figure, title: str, height: int = 420, **kw: Any) -> go.Figur
     return fig
 
 
+def interval_bars(value: Any, low: Any, high: Any, **style: Any) -> dict[str, Any]:
+    """A trace's error bars (error_x or error_y) from each value to its interval's two ends: an
+    interval need not be symmetric about its value."""
+    return {"type": "data", "symmetric": False, **style, "array": high - value, "arrayminus": value - low}
+
+
 def filter_attrs(protocols: str, names: str | None = None) -> str:
     """The attributes the page's filters read on a row (FILTER_JS): the protocols it concerns
     ("|"-separated) and the names whose flags it shows (default: the protocols)."""
@@ -63,33 +69,40 @@ def table_html(
         attrs = filter_attrs(str(row[keys[0]]), None if keys[1] is None else str(row[keys[1]])) if keys else ""
         if ids is not None:
             attrs = f' id="{html.escape(str(row[ids]))}"' + attrs
-        cells = []
-        for _, c, fmt in cols:
-            v = row[c]
-            if fmt == "text":
-                shown = html.escape(str(v))
-                if links and str(v) in links:
-                    shown = f'<a href="{html.escape(links[str(v)])}">{shown}</a>'
-                cells.append(f'<td data-v="{html.escape(str(v))}">{shown}</td>')
-                continue
-            missing = v is None or (isinstance(v, float) and math.isnan(v))
-            sv = "" if missing else f"{float(v):.6g}"
-            shown = (
-                ""
-                if missing
-                else f"{v:.1%}"
-                if fmt == "pct"
-                else f"{int(v):,}"
-                if fmt == "int"
-                else f"{v:.2g}"
-                if fmt == "p"
-                else f"{v * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})"
-            )
-            cells.append(f'<td class="n" data-v="{sv}">{shown}</td>')
+        cells = (_text_cell(row[c], links) if fmt == "text" else _number_cell(row, c, fmt) for _, c, fmt in cols)
         body.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
     return (
         f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
+
+
+def _text_cell(v: Any, links: dict[str, str] | None) -> str:
+    """A text cell, linked when `links` names a page for its value."""
+    shown = html.escape(str(v))
+    if links and str(v) in links:
+        shown = f'<a href="{html.escape(links[str(v)])}">{shown}</a>'
+    return f'<td data-v="{html.escape(str(v))}">{shown}</td>'
+
+
+def _diff(row: dict[str, Any], c: str) -> str:
+    """A difference in points with its interval (columns `c_low` and `c_high`)."""
+    return f"{row[c] * 100:+.1f} ({row[c + '_low'] * 100:+.1f} to {row[c + '_high'] * 100:+.1f})"
+
+
+# How each number format of table_html shows a cell of column c; any other format is a difference.
+_SHOWN: dict[str, Callable[[dict[str, Any], str], str]] = {
+    "pct": lambda row, c: f"{row[c]:.1%}",
+    "int": lambda row, c: f"{int(row[c]):,}",
+    "p": lambda row, c: f"{row[c]:.2g}",
+}
+
+
+def _number_cell(row: dict[str, Any], c: str, fmt: str) -> str:
+    """A number cell: sorted by its value (data-v), empty when the value is missing."""
+    v = row[c]
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return '<td class="n" data-v=""></td>'
+    return f'<td class="n" data-v="{float(v):.6g}">{_SHOWN.get(fmt, _diff)(row, c)}</td>'
 
 
 def plain_table(df: pd.DataFrame, table_id: str) -> str:

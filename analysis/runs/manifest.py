@@ -254,6 +254,22 @@ def _key(types: tuple[type, ...], what: str, default: Any = _REQUIRED) -> Any:
     return field(default_factory=lambda: copy.copy(default), metadata=meta)
 
 
+def _check_key(raw: dict[str, Any], f: dataclasses.Field[Any], where: str) -> None:
+    """A run.json key against its declaration (_key): present unless optional, of its types (an
+    optional key may be null); ManifestError naming `where` and the key."""
+    optional = f.default_factory is not dataclasses.MISSING
+    if f.name not in raw:
+        if not optional:
+            raise ManifestError(f"{where}: key {f.name!r}: missing; was it edited?")
+        return
+    value, types = raw[f.name], f.metadata["types"]
+    wrong = (isinstance(value, bool) and bool not in types) or not isinstance(value, types)
+    if wrong and not (value is None and optional):
+        raise ManifestError(
+            f"{where}: key {f.name!r}: expected {f.metadata['what']}, got {value!r:.60}; was it edited?"
+        )
+
+
 _TEXT, _NUMBER, _OBJECT, _LIST = (
     ((str,), "a string"),
     ((int,), "a whole number"),
@@ -303,17 +319,8 @@ class Manifest:
                 raise ManifestError(
                     f"{where}: key {name!r}: not a run.json key (expected one of {', '.join(fields)}); was it edited?"
                 )
-        for name, f in fields.items():
-            if name not in raw:
-                if f.default_factory is dataclasses.MISSING:
-                    raise ManifestError(f"{where}: key {name!r}: missing; was it edited?")
-                continue
-            value, types = raw[name], f.metadata["types"]
-            wrong = (isinstance(value, bool) and bool not in types) or not isinstance(value, types)
-            if wrong and not (value is None and f.default_factory is not dataclasses.MISSING):
-                raise ManifestError(
-                    f"{where}: key {name!r}: expected {f.metadata['what']}, got {value!r:.60}; was it edited?"
-                )
+        for f in fields.values():
+            _check_key(raw, f, where)
         spec = raw["spec"] if isinstance(raw["spec"], RunSpec) else RunSpec.of(raw["spec"], where)
         shards = [
             s if isinstance(s, ShardEntry) else ShardEntry.of(s, where, f"shards[{i}]")

@@ -395,48 +395,64 @@ def open_runs(
         ...     print(e)
         no/such/run: no such run folder
     """
-    if isinstance(paths, str | Path):
-        paths = [paths]
     if verify not in checks.LEVELS:
         raise RunError(f"verify {verify!r}: expected one of {', '.join(checks.LEVELS)}")
     found = _Findings(trust, [])
-    opened = [(location(run), arm, _manifest(location(run))) for run, arm in map(split_arm, paths)]
-    if not opened:
-        raise RunError("no run folder given")
-    opened = _distinct(opened, found)
+    opened = _opened([paths] if isinstance(paths, str | Path) else paths, found)
     files = [_verified(o, found) for o in opened]
     if any(r.events for r in files) and not all(r.events for r in files):
         raise RunError("some runs have events and some do not: open them separately")
-    games = [f for r in files for f in r.games]
-    events = [f for r in files for f in r.events]
-    # One source per table: a summary's files only if every run has them for every shard.
-    used = {
-        k: [f for r in files for f in r.summaries[k][0]] if all(r.summaries[k][0] for r in files) else []
-        for k in _ALL_SUMMARIES
-    }
-    hashed = [*used.items()]
-    if verify == "full" or (events and not all(used[k] for k in SUMMARY_COLUMNS)):  # events read, or asked for
-        hashed.append(("events", events))
-    rows = list(games)
-    if verify == "full" or not used["tallies"]:  # with tallies, games rows are read only on demand
-        hashed.append(("games", games))
-        rows = []
-    found.add(checks.checksum_problems([pair for _, fs in hashed for pair in fs], threads))
-    paths_of = [[f for f, _ in fs] for fs in (games, events, used["cards"], used["compiles"], used["tallies"])]
+    tables = _tables(files)
+    now, later = _to_hash(tables, verify)
+    found.add(checks.checksum_problems(now, threads))
     runs = Runs(
         duckdb.connect(),
         [run.public for run, _, _ in opened],
         [r.manifest for r in files],
-        paths_of[0],
-        paths_of[1],
-        found.warnings,
-        paths_of[2],
-        paths_of[3],
-        paths_of[4],
+        games_files=_paths(tables["games"]),
+        events_files=_paths(tables["events"]),
+        warnings=found.warnings,
+        cards_files=_paths(tables["cards"]),
+        compiles_files=_paths(tables["compiles"]),
+        tallies_files=_paths(tables["tallies"]),
     )
-    if rows:
-        runs._unhashed = lambda: found.add(checks.checksum_problems(rows, threads))
+    if later:
+        runs._unhashed = lambda: found.add(checks.checksum_problems(later, threads))
     return _connect(runs, threads, memory_limit)
+
+
+def _opened(paths: Sequence[str | Path | Location], found: _Findings) -> list[Opened]:
+    """Each path's run folder, arm and run.json, every run once (_distinct)."""
+    opened = [(location(run), arm, _manifest(location(run))) for run, arm in map(split_arm, paths)]
+    if not opened:
+        raise RunError("no run folder given")
+    return _distinct(opened, found)
+
+
+def _tables(files: list[_RunFiles]) -> dict[str, Listed]:
+    """The files of each view over all the runs. One source per table: a summary's files only if
+    every run has them for every shard (else none, and the report reads games or events)."""
+    tables = {"games": [f for r in files for f in r.games], "events": [f for r in files for f in r.events]}
+    for kind in _ALL_SUMMARIES:
+        every = all(r.summaries[kind][0] for r in files)
+        tables[kind] = [f for r in files for f in r.summaries[kind][0]] if every else []
+    return tables
+
+
+def _to_hash(tables: dict[str, Listed], verify: str) -> tuple[Listed, Listed]:
+    """The files to checksum at opening, and the games files whose checksums wait for the first
+    query that reads game rows (with every shard's tallies, unless verify is "full")."""
+    now = [pair for kind in _ALL_SUMMARIES for pair in tables[kind]]
+    events_read = bool(tables["events"]) and not all(tables[k] for k in SUMMARY_COLUMNS)
+    if verify == "full" or events_read:
+        now += tables["events"]
+    if verify == "full" or not tables["tallies"]:
+        return now + tables["games"], []
+    return now, list(tables["games"])
+
+
+def _paths(files: Listed) -> list[Location]:
+    return [f for f, _ in files]
 
 
 def _connect(out: Runs, threads: int | None, memory_limit: str | None) -> Runs:

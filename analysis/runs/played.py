@@ -10,7 +10,7 @@ closed page, a stopped server or Ctrl-C loses nothing; an unfinished game has no
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -46,32 +46,44 @@ def write_played(run_dir: Any, game: PlayedGame) -> None:
     write_atomic(path_of(run_dir, game.game_index), game.to_json())
 
 
+# The JSON type of each key of a played file (PlayedGame's fields); those without a default are required.
+_KEY_TYPES: dict[str, type] = {
+    "game_index": int,
+    "seed": int,
+    "human_seats": list,
+    "answers": list,
+    "finished": bool,
+    "names": dict,
+    "opponent": str,
+    "model_hash": str,
+}
+_REQUIRED = [f.name for f in fields(PlayedGame) if f.default is MISSING and f.default_factory is MISSING]
+
+
 def _checked(raw: Any, where: str) -> PlayedGame:
-    types = {
-        "game_index": int,
-        "seed": int,
-        "human_seats": list,
-        "answers": list,
-        "finished": bool,
-        "names": dict,
-        "opponent": str,
-        "model_hash": str,
-    }
     if not isinstance(raw, dict):
         raise RunDirError(f"{where}: expected a JSON object; was it edited?")
     for key in raw:
-        if key not in types:
-            raise RunDirError(f"{where}: unknown key {key!r}; expected {', '.join(types)}")
-    for key, kind in types.items():
-        if key in ("game_index", "seed", "human_seats") and key not in raw:
-            raise RunDirError(f"{where}: key {key!r} is missing")
-        if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
-            raise RunDirError(f"{where}: key {key!r}: expected {kind.__name__}, got {raw[key]!r:.40}")
+        if key not in _KEY_TYPES:
+            raise RunDirError(f"{where}: unknown key {key!r}; expected {', '.join(_KEY_TYPES)}")
+    for key, kind in _KEY_TYPES.items():
+        _check_type(raw, key, kind, where)
     if not all(isinstance(a, int) and not isinstance(a, bool) and a >= 0 for a in raw.get("answers", [])):
         raise RunDirError(f"{where}: key 'answers': expected option indices (whole numbers >= 0)")
     if not raw["human_seats"] or not set(raw["human_seats"]) <= {0, 1}:
         raise RunDirError(f"{where}: key 'human_seats': expected [0], [1] or [0, 1]")
     return PlayedGame(**raw)
+
+
+def _check_type(raw: dict[str, Any], key: str, kind: type, where: str) -> None:
+    """One key: present if required, and of its JSON type (a bool is not a whole number)."""
+    if key not in raw:
+        if key in _REQUIRED:
+            raise RunDirError(f"{where}: key {key!r} is missing")
+        return
+    value = raw[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise RunDirError(f"{where}: key {key!r}: expected {kind.__name__}, got {value!r:.40}")
 
 
 def read_played(run_dir: Any, game_index: int) -> PlayedGame | None:

@@ -18,6 +18,8 @@ from analysis.runs.models import describe_models
 from analysis.runs.open import Runs
 from analysis.runs.storage import Location
 
+_NOT_RECORDED = "not recorded"
+
 
 def opened_arm(manifest: Manifest) -> str | None:
     """The arm a manifest was opened as (`RUN#arm`: every listed shard is of that arm), or None for a
@@ -39,45 +41,64 @@ def provenance(manifest: Manifest | None, path: str | Path | Location | None = N
     """The provenance block of one opened run (its manifest, restricted to an arm when opened as
     `RUN#arm`; None for games held in memory): JSON-ready. What a run.json lacks (hand-made or old
     runs) is None."""
+    where = str(path) if path is not None else None
     if manifest is None:
-        return {
-            "run_id": None,
-            "path": str(path) if path is not None else None,
-            "arm": None,
-            "design": "single",
-            **dict.fromkeys(("tiers", "strategies", "sets")),
-            "card_files": [],
-            **dict.fromkeys(
-                ("pool_hash", "seed", "games", "draft", "spec_hash", "protolab_version", "engine_version", "models")
-            ),
-        }
+        return _in_memory(where)
     spec, arm = manifest.spec, opened_arm(manifest)
     shown = [a for a in spec.arms if arm is None or a.name == arm]
-    tiers = tier_names(manifest)
     first = shown[0] if shown else SpecArm(None)
     return {
         "run_id": manifest.run_id,
-        "path": str(path) if path is not None else None,
+        "path": where,
         "arm": arm,
-        "design": "tiers" if tiers else ("arms" if len(spec.arms) > 1 else "single"),
-        "tiers": tiers or None,
+        **_design(manifest),
         "strategies": {str(a.name): list(a.strategies) for a in shown} or None,
         "sets": list(first.sets) or None,
         "card_files": [{"path": c.path, "sha256": c.sha256} for c in first.cards],
-        "pool_hash": (manifest.pool_hashes or {}).get(arm, manifest.pool_hash)
-        if arm is not None
-        else manifest.pool_hash,
+        "pool_hash": _pool_hash(manifest, arm),
         "seed": spec.seed,
         "games": sum(s.games for s in manifest.shards) if manifest.shards else manifest.games,
         "draft": spec.draft.mode if spec.draft is not None else None,
         "spec_hash": manifest.spec_hash,
         "protolab_version": manifest.protolab_version,
         "engine_version": manifest.engine_version,
-        "models": [
-            m for m in manifest.models or [] if isinstance(m, dict) and (arm is None or m.get("arm") in (None, arm))
-        ]
-        or None,
+        "models": _models(manifest, arm),
     }
+
+
+def _in_memory(where: str | None) -> dict[str, Any]:
+    """The block of games held in memory: no run.json, so nothing but the label is known."""
+    return {
+        "run_id": None,
+        "path": where,
+        "arm": None,
+        "design": "single",
+        **dict.fromkeys(("tiers", "strategies", "sets")),
+        "card_files": [],
+        **dict.fromkeys(
+            ("pool_hash", "seed", "games", "draft", "spec_hash", "protolab_version", "engine_version", "models")
+        ),
+    }
+
+
+def _design(manifest: Manifest) -> dict[str, Any]:
+    """A tier study, an A/B run (several arms) or a single arm, and the tiers of a tier study."""
+    tiers = tier_names(manifest)
+    design = "tiers" if tiers else ("arms" if len(manifest.spec.arms) > 1 else "single")
+    return {"design": design, "tiers": tiers or None}
+
+
+def _pool_hash(manifest: Manifest, arm: str | None) -> str | None:
+    """The pool of the arm opened (an arm's own pool when the run records one), else the run's."""
+    if arm is None:
+        return manifest.pool_hash
+    return (manifest.pool_hashes or {}).get(arm, manifest.pool_hash)
+
+
+def _models(manifest: Manifest, arm: str | None) -> list[dict[str, Any]] | None:
+    """The learned models the run's bots loaded: those of the arm opened, and those of every arm."""
+    shown = [m for m in manifest.models or [] if isinstance(m, dict) and (arm is None or m.get("arm") in (None, arm))]
+    return shown or None
 
 
 def of_runs(runs: Runs) -> list[dict[str, Any]]:
@@ -88,56 +109,70 @@ def of_runs(runs: Runs) -> list[dict[str, Any]]:
 def _seats(strategies: list[str]) -> str:
     if len(strategies) == 2 and strategies[0] == strategies[1]:
         return f"{strategies[0]} on both seats"
-    return ", ".join(f"seat {i} {s}" for i, s in enumerate(strategies)) or "not recorded"
+    return ", ".join(f"seat {i} {s}" for i, s in enumerate(strategies)) or _NOT_RECORDED
 
 
-def describe(p: dict[str, Any]) -> str:
-    """One line: the run (and arm or tier), its bots per seat, pool, seed, games and version."""
+def _label(p: dict[str, Any]) -> str:
+    """The run, and `#arm` when it was opened as one arm or tier."""
     name = str(p.get("run_id") or p.get("path") or "run")
-    kind = "tier" if p.get("design") == "tiers" else "arm"
-    label = f"{name}#{p['arm']}" if p.get("arm") else name
-    strategies = p.get("strategies") or {}
+    return f"{name}#{p['arm']}" if p.get("arm") else name
+
+
+def _kind(p: dict[str, Any]) -> str:
+    return "tier" if p.get("design") == "tiers" else "arm"
+
+
+def _variant_files(p: dict[str, Any]) -> str:
+    return ", ".join(str(c["path"]) for c in p.get("card_files") or [])
+
+
+def _facts(p: dict[str, Any]) -> dict[str, str]:
+    """The facts `describe` and `fields` both state, 'not recorded' where run.json lacks them."""
+    return {
+        "sets": ", ".join(p.get("sets") or []) or _NOT_RECORDED,
+        "pool": str(p.get("pool_hash") or _NOT_RECORDED),
+        "master seed": str(p["seed"]) if p.get("seed") is not None else _NOT_RECORDED,
+        "games": f"{p['games']:,}" if isinstance(p.get("games"), int) else _NOT_RECORDED,
+        "protolab": str(p.get("protolab_version") or _NOT_RECORDED),
+    }
+
+
+def _bots(p: dict[str, Any]) -> str:
+    """Who played each seat, per arm or tier when the block shows several."""
+    strategies, kind = p.get("strategies") or {}, _kind(p)
     if not strategies:
         bots = "strategies not recorded in run.json"
     elif len(strategies) == 1:
         bots = "strategies: " + _seats(next(iter(strategies.values())))
     else:
         bots = "strategies per " + kind + ": " + "; ".join(f"{a} {_seats(s)}" for a, s in strategies.items())
-    if p.get("arm"):
-        bots = f"{kind} {p['arm']}, {bots}"
-    cards = ", ".join(str(c["path"]) for c in p.get("card_files") or []) or "none"
-    sets = ", ".join(p.get("sets") or []) or "not recorded"
-    pool = str(p.get("pool_hash") or "not recorded")
-    games = f"{p['games']:,}" if isinstance(p.get("games"), int) else "not recorded"
-    seed = p.get("seed") if p.get("seed") is not None else "not recorded"
-    version = p.get("protolab_version") or "not recorded"
-    models = describe_models(p.get("models"))
+    return f"{kind} {p['arm']}, {bots}" if p.get("arm") else bots
+
+
+def describe(p: dict[str, Any]) -> str:
+    """One line: the run (and arm or tier), its bots per seat, pool, seed, games and version."""
+    facts, models = _facts(p), describe_models(p.get("models"))
     return (
-        f"{label}: {bots}; sets {sets}; variant files {cards}; pool {pool}; master seed {seed}; "
-        f"{games} games; protolab {version}" + (f"; {models}" if models else "")
+        f"{_label(p)}: {_bots(p)}; sets {facts['sets']}; variant files {_variant_files(p) or 'none'}; "
+        f"pool {facts['pool']}; master seed {facts['master seed']}; {facts['games']} games; "
+        f"protolab {facts['protolab']}" + (f"; {models}" if models else "")
     )
 
 
 def fields(p: dict[str, Any]) -> list[tuple[str, str]]:
     """The block as (label, value) pairs for a page's compact form (the same facts as `describe`)."""
-    strategies = p.get("strategies") or {}
-    kind = "tier" if p.get("design") == "tiers" else "arm"
-    bots = (
-        "; ".join(f"{kind} {a}: {_seats(s)}" if len(strategies) > 1 else _seats(s) for a, s in strategies.items())
-        or "not recorded"
-    )
-    cards = ", ".join(str(c["path"]) for c in p.get("card_files") or []) or "none (official cards)"
-    games = f"{p['games']:,}" if isinstance(p.get("games"), int) else "not recorded"
-    name = str(p.get("run_id") or p.get("path") or "run") + (f"#{p['arm']}" if p.get("arm") else "")
+    strategies, kind = p.get("strategies") or {}, _kind(p)
+    bots = "; ".join(f"{kind} {a}: {_seats(s)}" if len(strategies) > 1 else _seats(s) for a, s in strategies.items())
+    facts = _facts(p)
     return [
-        ("run", name),
-        ("strategies", bots),
-        ("sets", ", ".join(p.get("sets") or []) or "not recorded"),
-        ("variant files", cards),
-        ("pool", str(p.get("pool_hash") or "not recorded")),
-        ("master seed", str(p["seed"]) if p.get("seed") is not None else "not recorded"),
-        ("games", games),
-        ("protolab", str(p.get("protolab_version") or "not recorded")),
+        ("run", _label(p)),
+        ("strategies", bots or _NOT_RECORDED),
+        ("sets", facts["sets"]),
+        ("variant files", _variant_files(p) or "none (official cards)"),
+        ("pool", facts["pool"]),
+        ("master seed", facts["master seed"]),
+        ("games", facts["games"]),
+        ("protolab", facts["protolab"]),
     ] + ([("models", describe_models(p.get("models")))] if p.get("models") else [])
 
 

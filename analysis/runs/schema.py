@@ -13,7 +13,7 @@ DICT = pa.dictionary(pa.int32(), pa.string())
 
 SEATS = (0, 1)
 POSITIONS = LINES  # a seat's protocols, left to right (its lines)
-# The vocabulary's names (sim/cards/vocabulary.py, ENUMS), in code order: the values of the `kind`
+# The vocabulary's names (sim/cards/vocabulary/engine_enums.py, ENUMS), in code order: the values of the `kind`
 # and `end_reason` dictionaries.
 EVENT_KINDS = tuple(str(w) for w in names("event_kind").values())  # words, no flags
 END_REASONS = tuple(name for code, name in names("end_reason").items() if code)

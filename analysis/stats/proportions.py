@@ -5,6 +5,7 @@ multiple-comparison corrections (Holm, Benjamini-Hochberg), differences of two p
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from statistics import NormalDist
 
 import numpy as np
@@ -54,31 +55,27 @@ def band_pvalue(wins: np.ndarray, n: np.ndarray, band: float, centre: float = 0.
     return pv
 
 
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm step-down adjusted p-values (controls the family-wise error rate)."""
+def _step_adjusted(p: np.ndarray, rule: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """p-values adjusted by a step rule: `rule` maps the sorted p-values (smallest first) to their
+    adjusted values; these come back in the given order, capped at 1."""
     p = np.asarray(p, dtype=float)
     m = len(p)
     if m == 0:
         return p
     order = np.argsort(p, kind="stable")
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out = np.empty(m)
-    out[order] = np.minimum(1.0, adj)
+    out[order] = np.minimum(1.0, rule(p[order]))
     return out
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm step-down adjusted p-values (controls the family-wise error rate)."""
+    return _step_adjusted(p, lambda s: np.maximum.accumulate((len(s) - np.arange(len(s))) * s))
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (q-values; controls the false discovery rate)."""
-    p = np.asarray(p, dtype=float)
-    m = len(p)
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    ranked = p[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(ranked[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(1.0, adj)
-    return out
+    return _step_adjusted(p, lambda s: np.minimum.accumulate((s * len(s) / np.arange(1, len(s) + 1))[::-1])[::-1])
 
 
 CORRECTIONS = {"holm": holm, "bh": benjamini_hochberg}

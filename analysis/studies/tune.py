@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from rich.table import Table
 
 from analysis.pages.cells import pct, shown_path
-from analysis.pages.shell import fig_html, layout, plain_table, render_page
+from analysis.pages.shell import fig_html, interval_bars, layout, plain_table, render_page
 from analysis.runs.open import RunError
 from analysis.runs.provenance import as_html, csv_header, print_lines
 from analysis.studies.base import Options, Study, write_tables
@@ -212,12 +212,7 @@ class Tune(Study):
                 y=df["protocol"],
                 mode="markers",
                 name="baseline",
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": df["baseline_high"] - df["baseline"],
-                    "arrayminus": df["baseline"] - df["baseline_low"],
-                },
+                error_x=interval_bars(df["baseline"], df["baseline_low"], df["baseline_high"]),
             )
         )
         for c in self.record["candidates"]:

@@ -95,28 +95,36 @@ def print_reports(reports: list[FileReport], fmt: str) -> int:
     """Print the reports (table or json); exit status 1 when any box is refused, else 0."""
     boxes, refused = _summary(reports)
     if fmt == "json":
-        data = {
-            "boxes": boxes,
-            "encoded": boxes - refused,
-            "refused": [r.as_data() for rep in reports for r in rep.refused],
-            "warnings": [w for rep in reports for w in rep.warnings],
-            "notes": [n for rep in reports for n in rep.notes],
-            "loops": [n for rep in reports for n in rep.loops],
-        }
-        print(json.dumps(data, indent=1))
+        print(json.dumps(_as_data(reports, boxes, refused), indent=1))
         return 1 if refused else 0
     for rep in reports:
-        print(f"{rep.file}: {'OK' if not rep.refused else 'REFUSED'}, {rep.heading}")
-        for r in rep.refused:
-            print(f"  refused: {r.line()}")
-        for w in rep.warnings:
-            print(
-                f"  warning: {w['card']}: {w['box']}: the text reads to other steps than its "
-                f"do/passive: reads as {json.dumps(w['read'])}, written as {json.dumps(w['encoding'])}"
-            )
-        for n in rep.loops:
-            print(f"  loop: {n}")
-        for n in rep.notes:
-            print(f"  note: {n}")
+        print("\n".join(_report_lines(rep)))
     print(f"{boxes - refused} of {boxes} boxes encoded; {refused} refused")
     return 1 if refused else 0
+
+
+def _as_data(reports: list[FileReport], boxes: int, refused: int) -> dict[str, Any]:
+    """The reports as one JSON object: the counts, then every file's findings of each kind."""
+    return {
+        "boxes": boxes,
+        "encoded": boxes - refused,
+        "refused": [r.as_data() for rep in reports for r in rep.refused],
+        "warnings": [w for rep in reports for w in rep.warnings],
+        "notes": [n for rep in reports for n in rep.notes],
+        "loops": [n for rep in reports for n in rep.loops],
+    }
+
+
+def _report_lines(rep: FileReport) -> list[str]:
+    """One file's report as the table prints it: its heading line, then its findings indented."""
+    return (
+        [f"{rep.file}: {'OK' if not rep.refused else 'REFUSED'}, {rep.heading}"]
+        + [f"  refused: {r.line()}" for r in rep.refused]
+        + [
+            f"  warning: {w['card']}: {w['box']}: the text reads to other steps than its "
+            f"do/passive: reads as {json.dumps(w['read'])}, written as {json.dumps(w['encoding'])}"
+            for w in rep.warnings
+        ]
+        + [f"  loop: {n}" for n in rep.loops]
+        + [f"  note: {n}" for n in rep.notes]
+    )

@@ -191,26 +191,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     check_range("--seed", args.seed, 0, MAX_GAME_SEED)
     check_range("--turn-cap", args.turn_cap, 1, MAX_TURN_CAP)
     pool = pool_from(args)
-    protocols = None
-    if args.protocols:
-        protocols = [[x.strip() for x in side.split(",")] for side in args.protocols]
-        if len(protocols) != 2 or any(len(s) != 3 for s in protocols):
-            raise UsageError('--protocols takes two trios, e.g. --protocols "Fire,Water,Death" "Hate,Light,Life"')
-
-    try:
-        game = State(
-            pool,
-            seed=args.seed,
-            protocols=protocols,
-            first_player=args.first_player,
-            turn_cap=args.turn_cap,
-            auto=(0, 1),
-        )
-        seats = tuple(make_seat(s, pool) for s in args.strategies)
-    except (KeyError, ValueError) as e:  # StrategyError, and two trios sharing a protocol
-        raise UsageError(e.args[0]) from None
-    game.strategies = seats
-    game.core.run([], seats)
+    game = _played(args, pool, _given_trios(args.protocols))
     if args.html is not None:
         meta = {
             "line": f"seed {args.seed}; pool {pool.hash}; {players}",
@@ -225,6 +206,35 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(line)
     print(result_line(rec))
     return 0
+
+
+def _given_trios(given: list[str] | None) -> list[list[str]] | None:
+    """--protocols A,B,C D,E,F as the two trios; None when not given (the seed draws them)."""
+    if not given:
+        return None
+    protocols = [[x.strip() for x in side.split(",")] for side in given]
+    if len(protocols) != 2 or any(len(s) != 3 for s in protocols):
+        raise UsageError('--protocols takes two trios, e.g. --protocols "Fire,Water,Death" "Hate,Light,Life"')
+    return protocols
+
+
+def _played(args: argparse.Namespace, pool: Pool, protocols: list[list[str]] | None) -> State:
+    """The game of --seed, played to its end by the seats' strategies."""
+    try:
+        game = State(
+            pool,
+            seed=args.seed,
+            protocols=protocols,
+            first_player=args.first_player,
+            turn_cap=args.turn_cap,
+            auto=(0, 1),
+        )
+        seats = tuple(make_seat(s, pool) for s in args.strategies)
+    except (KeyError, ValueError) as e:  # StrategyError, and two trios sharing a protocol
+        raise UsageError(e.args[0]) from None
+    game.strategies = seats
+    game.core.run([], seats)
+    return game
 
 
 def _write_board(data: dict[str, Any], path: str) -> int:

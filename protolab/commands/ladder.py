@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
+
+from rich.console import Console
 
 from protolab.commands.common import (
     UsageError,
@@ -16,6 +19,7 @@ from protolab.commands.common import (
     print_csv,
 )
 from protolab.commands.registry import summary
+from sim.pool import Pool
 from strategies.ladder import run_ladder
 from strategies.spec import StrategyError, make_seat, parse_draft
 
@@ -47,6 +51,25 @@ def add_commands(sub) -> None:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
+    pool = _checked_pool(args)
+    out = console()
+    models, note = model_note(args.strategies, pool)
+    if args.format in ("json", "csv"):
+        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft)
+        if args.format == "json":
+            print(json.dumps({**res, **({"pool_hash": pool.hash, "models": models} if models else {})}, indent=1))
+        else:
+            print_csv(res["pairs"])
+        return 0
+    res = _ladder_with_progress(args, pool, out)
+    _print_tables(res, args.games, out)
+    if note:
+        out.print(note, markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+def _checked_pool(args: argparse.Namespace) -> Pool:
+    """The pool, once the strategies, games and draft are known to be playable in it."""
     if len(args.strategies) < 2:
         raise UsageError("a ladder needs at least two strategies")
     if args.games < 2 or args.games % 2:
@@ -61,17 +84,12 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         parse_draft(args.draft, pool)
     except StrategyError as e:
         raise UsageError(str(e)) from None
-    out = console()
-    models, note = model_note(args.strategies, pool)
-    if args.format in ("json", "csv"):
-        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft)
-        if args.format == "json":
-            print(json.dumps({**res, **({"pool_hash": pool.hash, "models": models} if models else {})}, indent=1))
-        else:
-            print_csv(res["pairs"])
-        return 0
+    return pool
+
+
+def _ladder_with_progress(args: argparse.Namespace, pool: Pool, out: Console) -> dict[str, Any]:
+    """The ladder, with a progress bar of its pairs on the terminal."""
     from rich.progress import Progress
-    from rich.table import Table
 
     npairs = len(args.strategies) * (len(args.strategies) - 1) // 2
     with Progress(console=out, transient=True) as prog:
@@ -81,8 +99,14 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             prog.update(task, description=label, advance=0)
             prog.advance(task)
 
-        res = run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft, progress=progress)
-    t = Table(title=f"Head to head ({args.games} games per pair, seats swapped on paired seeds)")
+        return run_ladder(pool, args.strategies, args.games, args.seed, args.turn_cap, args.draft, progress=progress)
+
+
+def _print_tables(res: dict[str, Any], games: int, out: Console) -> None:
+    """The head-to-head pairs and the ratings as rich tables."""
+    from rich.table import Table
+
+    t = Table(title=f"Head to head ({games} games per pair, seats swapped on paired seeds)")
     for c in ("a", "b", "games", "a wins", "b wins", "draws", "a win rate", "95% CI"):
         t.add_column(c, justify="left" if c in ("a", "b") else "right", no_wrap=True)
     for p in res["pairs"]:
@@ -103,6 +127,3 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     for row in res["ratings"]:
         r.add_row(row["strategy"], f"{row['elo']:+.0f}", f"{row['ci_low']:+.0f} .. {row['ci_high']:+.0f}")
     out.print(r)
-    if note:
-        out.print(note, markup=False, highlight=False, soft_wrap=True)
-    return 0

@@ -192,12 +192,18 @@ def _join_cluster(address: str, workers: int | None, timeout: float) -> tuple[in
     return (workers or max(1, cpus)), f"Ray cluster at {address} ({cpus} CPUs)"
 
 
-def _absolute_pythonpath() -> None:
+def _workers_pythonpath() -> None:
     """The driver's PYTHONPATH with relative entries made absolute: a local Ray's workers inherit it
-    but start in another folder, where `PYTHONPATH=.` would not find a user strategy `mypkg.bots:MyBot`."""
+    but start in another folder, where `PYTHONPATH=.` would not find a user strategy `mypkg.bots:MyBot`.
+    From a source checkout, the checkout goes first, so that the workers import this very code."""
     parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if parts:
         os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in parts)
+    root = str(Path(__file__).resolve().parents[2])
+    if "site-packages" not in root and "dist-packages" not in root:
+        parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if root not in parts:
+            os.environ["PYTHONPATH"] = os.pathsep.join([root, *parts])
 
 
 def start_ray(address: str | None, workers: int | None, connect_timeout: float = CONNECT_TIMEOUT) -> tuple[int, str]:
@@ -205,7 +211,6 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
 
     A local Ray lives in a private folder watched by a reaper process, so that none of its
     processes outlives this one, however this one ends; `stop_ray` ends it."""
-    global _local
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if not address:
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a one-node, local-only Ray
@@ -214,19 +219,22 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
     _quiet_ray_logs()
     if address:
         return _join_cluster(address, workers, connect_timeout)
-    _absolute_pythonpath()
-    root = str(Path(__file__).resolve().parents[2])
-    if "site-packages" not in root and "dist-packages" not in root:
-        # a source checkout: let the workers import this very code
-        parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        if root not in parts:
-            os.environ["PYTHONPATH"] = os.pathsep.join([root, *parts])
+    _workers_pythonpath()
     n = workers or os.cpu_count() or 1
-    cpus = max(n, _keep or 0)
     if _local is not None:  # kept (keep_local_ray): reused inside while whole and large enough
         if _keep is not None and ray.is_initialized() and local_ray_failure() is None and _local.cpus >= n:
             return n, f"local Ray on {LOCAL_IP} ({n} workers)"
         stop_ray()
+    _start_local_ray(max(n, _keep or 0))
+    return n, f"local Ray on {LOCAL_IP} ({n} workers)"
+
+
+def _start_local_ray(cpus: int) -> None:
+    """A local Ray of `cpus` CPUs on 127.0.0.1, in a private folder a reaper watches from before its
+    first process exists; a failed or stopped start ends whatever of it has started."""
+    global _local
+    import ray
+
     ray_root = reaper.private_root()
     try:
         watcher = reaper.Watcher(ray_root)
@@ -248,7 +256,6 @@ def start_ray(address: str | None, workers: int | None, connect_timeout: float =
     except BaseException:
         stop_ray()
         raise
-    return n, f"local Ray on {LOCAL_IP} ({n} workers)"
 
 
 def local_ray_failure() -> str | None:

@@ -12,7 +12,7 @@ from sim.cards.writer import WriteError, write_box
 from sim.describe import BOX_NAMES, Namer
 from sim.pool import Pool
 
-# what each kind of decision asks (sim/cards/vocabulary.py, DecisionKind)
+# what each kind of decision asks (sim/cards/vocabulary/engine_enums.py, DecisionKind)
 PROMPTS = {
     "draft": "Draft a protocol",
     "action": "Your action: play a card (face-up or face-down into a line) or refresh",

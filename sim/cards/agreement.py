@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.cards import reader, writer
-from sim.cards.loader import BOXES, Box, CardDataError, CardSpec, K, compile_card, parse_box
+from sim.cards.compiler import compile_card
+from sim.cards.loader import BOXES, Box, CardDataError, CardSpec, K, parse_box
 
 _DECKS = (K["from"]["deck_top"], K["from"]["opponent_deck"])
 

@@ -33,13 +33,18 @@ def counted_words(table: dict[str, Any], each: bool, who: str = "you") -> str:
         words = ["compiled"] if of == "compiled_protocols" else []
         words.append("protocols" if plural else "protocol")
     else:
-        words = [w for key, value, w in _ADJECTIVES if table.get(key) == value]
-        if table.get("covered", "any") in _COVERED:
-            words.append(_COVERED[table["covered"]])
-        if "protocol" in table:
-            words.append("PROTOCOL" if table["protocol"] == "same" else "non-PROTOCOL")
-        words.append("cards" if plural else "card")
-        words += {"this": ["in this line"], "other": ["in other lines"]}.get(table.get("line", "any"), [])
+        words = _field_card_words(table, plural)
     if poss:
         words.insert(0, ("of " if each else "") + poss)
     return " ".join(words)
+
+
+def _field_card_words(table: dict[str, Any], plural: bool) -> list[str]:
+    """Counted field cards: "other face-down covered PROTOCOL cards in this line"."""
+    words = [w for key, value, w in _ADJECTIVES if table.get(key) == value]
+    if table.get("covered", "any") in _COVERED:
+        words.append(_COVERED[table["covered"]])
+    if "protocol" in table:
+        words.append("PROTOCOL" if table["protocol"] == "same" else "non-PROTOCOL")
+    words.append("cards" if plural else "card")
+    return words + {"this": ["in this line"], "other": ["in other lines"]}.get(table.get("line", "any"), [])

@@ -90,16 +90,10 @@ quant: NUMBER                                           -> q_n
 poss: "your"                                            -> poss_you
     | "your" "opponent's"                               -> poss_opp
     | "their"                                           -> poss_opp
-adj: "other"                                            -> adj_other
-   | "face-up"                                          -> adj_up
-   | "face-down"                                        -> adj_down
-   | "covered"                                          -> adj_covered
-   | "uncovered"                                        -> adj_uncovered
-   | "covered" "or" "uncovered"                         -> adj_any_covered
-   | "non-this-protocol"                                -> adj_other_protocol
-   | "this-protocol"                                    -> adj_same_protocol
-   | "highest" "value"                                  -> adj_highest
-   | "lowest" "value"                                   -> adj_lowest
+// a selected card's adjectives: a counted card's (cadj) and an extreme value
+?adj: cadj
+    | "highest" "value"                                 -> adj_highest
+    | "lowest" "value"                                  -> adj_lowest
 mod: place | filter
 place: "in" "this" "line"                               -> in_this_line
      | "in" "this" "stack"                              -> in_this_stack
@@ -236,29 +230,34 @@ def grammar() -> str:
         _STRUCTURE,
         _SLOTS,
         _alternatives("field_verb", [f'"{w}"' for w in FIELD_VERBS]),
-        *sorted(
-            {f"number_{t}: NUMBER\n" for p in ph.PHRASES for t in template_tokens(p.words) if t.isdigit()}
-            | {
-                f"number_{t}: NUMBER\n"
-                for ws in ph.HAND_COUNTS.values()
-                for w in ws
-                for t in template_tokens(w)
-                if t.isdigit()
-            }
-        ),
-        _alternatives("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
-        _alternatives("condition", [_rule_body(c) for c in CONDITION_PRINTED]),
-        _alternatives("count_condition", [_rule_body(c) for c, _ in ph.COUNT_CONDITIONS]),
-        _alternatives("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
-        _alternatives("restriction", [_rule_body(p) for p, _ in ph.RESTRICTION_TEMPLATES]),
-        _alternatives("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
-        _alternatives("after_phrase", [_rule_body(w) for _, w in AFTER_FORMS]),
-        _alternatives("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
-        _alternatives("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
+        *_number_rules(),
+        *(_alternatives(name, bodies) for name, bodies in _phrasing_rules()),
         _alternatives("amount_expr", [_rule_body(w) for w in AMOUNT_EXPR_PRINTED])
         + '    | "the" "number" "of" counted -> amount_counted\n',
     ]
     return "\n".join(parts)
+
+
+def _number_rules() -> list[str]:
+    """A rule for each fixed number a phrase or a hand count says (`number_2`), in name order."""
+    said = [p.words for p in ph.PHRASES] + [w for ws in ph.HAND_COUNTS.values() for w in ws]
+    return sorted({f"number_{t}: NUMBER\n" for words in said for t in template_tokens(words) if t.isdigit()})
+
+
+def _phrasing_rules() -> list[tuple[str, list[str]]]:
+    """The rules with one alternative per entry of a phrasing table, in the grammar's order; the
+    reader reads alternative i of rule `name` by the same table (reader._TABLE_RULES)."""
+    return [
+        ("phrase", [_rule_body(p.words) for p in ph.PHRASES]),
+        ("condition", [_rule_body(c) for c in CONDITION_PRINTED]),
+        ("count_condition", [_rule_body(c) for c, _ in ph.COUNT_CONDITIONS]),
+        ("passive", [_rule_body(p) for p, _ in ph.PASSIVES]),
+        ("restriction", [_rule_body(p) for p, _ in ph.RESTRICTION_TEMPLATES]),
+        ("when_phrase", [_rule_body(w) for w in ph.WHEN_WORDS.values()]),
+        ("after_phrase", [_rule_body(w) for _, w in AFTER_FORMS]),
+        ("during", [_rule_body(w) for w in ph.DURING_WORDS.values()]),
+        ("hand_count", [_rule_body(w) for ws in ph.HAND_COUNTS.values() for w in ws]),
+    ]
 
 
 @cache

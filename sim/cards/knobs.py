@@ -112,23 +112,34 @@ def card_knobs(
     (sim/cards/wording.py), or which makes a card whose only effect harms its owner out of one that
     was not (`harms_only`), is left out: a search should propose only changes a designer can print."""
     kinds, steps = set(kinds), tuple(steps)
-    unknown = kinds - set(KINDS)
-    if unknown:
-        raise CardDataError(f"unknown kind of knob {sorted(unknown)[0]!r}; expected one of {', '.join(KINDS)}")
-    if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in steps):
-        raise CardDataError(f"knob steps must be whole numbers 1 or more, got {list(steps)!r}")
+    _check_turns(kinds, steps)
     data = card.as_data()
     out = []
     if "value" in kinds:
         out += [Knob(card.name, "value", ("value",), card.value, n) for n in _turns(card.value, steps, *values)]
     for box in BOXES:
-        raw = data.get(box, {})
-        for path, step in _steps(raw.get("do", []), (box, "do")):
-            out += _step_knobs(card.name, path, step, kinds, steps)
-        if "amount" in kinds:
-            for i, mod in enumerate(raw.get("passive", [])):
-                out += _passive_knobs(card.name, (box, "passive", i), mod, steps)
+        out += _box_knobs(card.name, box, data.get(box, {}), kinds, steps)
     return [k for k in out if _prints(card, k)] if printable else out
+
+
+def _check_turns(kinds: set[str], steps: tuple[int, ...]) -> None:
+    """The kinds of knob asked for exist, and each step is a whole number 1 or more."""
+    unknown = kinds - set(KINDS)
+    if unknown:
+        raise CardDataError(f"unknown kind of knob {sorted(unknown)[0]!r}; expected one of {', '.join(KINDS)}")
+    if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in steps):
+        raise CardDataError(f"knob steps must be whole numbers 1 or more, got {list(steps)!r}")
+
+
+def _box_knobs(name: str, box: str, raw: dict[str, Any], kinds: set[str], steps: tuple[int, ...]) -> list[Knob]:
+    """The turns of one box's steps, then of its modifiers' amounts."""
+    out = []
+    for path, step in _steps(raw.get("do", []), (box, "do")):
+        out += _step_knobs(name, path, step, kinds, steps)
+    if "amount" in kinds:
+        for i, mod in enumerate(raw.get("passive", [])):
+            out += _passive_knobs(name, (box, "passive", i), mod, steps)
+    return out
 
 
 def _prints(card: CardSpec, knob: Knob) -> bool:
@@ -190,8 +201,14 @@ def candidate_faults(specs: Iterable[CardSpec], knobs: Iterable[Knob]) -> list[s
     faults: list[str] = []
     for name in dict.fromkeys(k.card for k in knobs):
         faults += card_faults(by_name[name], [k for k in knobs if k.card == name])
+    return faults + _value_faults(specs, knobs, by_name)
+
+
+def _value_faults(specs: list[CardSpec], knobs: list[Knob], by_name: dict[str, CardSpec]) -> list[str]:
+    """Two cards of one protocol given the same value, where its cards' values were distinct."""
     value = {c.name: c.value for c in specs}
     value.update({k.card: k.new for k in knobs if k.kind == "value" and isinstance(k.new, int)})
+    faults = []
     for proto in dict.fromkeys(by_name[k.card].protocol for k in knobs if k.kind == "value"):
         cards = [c for c in specs if c.protocol == proto]
         if len({c.value for c in cards}) == len(cards) and len({value[c.name] for c in cards}) < len(cards):

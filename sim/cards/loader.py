@@ -1,5 +1,5 @@
-"""Read protocol and variant files (TOML, see docs/cards.md), validate them, and compile them to
-the engine's step records. Every error names the file, the card and the key."""
+"""Read protocol and variant files (TOML, see docs/cards.md) and validate them; sim/cards/compiler.py
+compiles the cards to the engine's records. Every error names the file, the card and the key."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from sim.schema import Problem, Strict, before, check, fail, is_whole, one_of, p
 
 if _core.VOCAB_DIGEST != vocab.engine_digest():
     raise ImportError(
-        "the compiled engine was built from another card vocabulary (sim/cards/vocabulary.py "
+        "the compiled engine was built from another card vocabulary (sim/cards/vocabulary/ "
         "changed since): rebuild it, e.g. python setup.py build_ext --inplace"
     )
 
@@ -404,12 +404,21 @@ class Modifier(Strict):
     def _restriction(self) -> Modifier:
         """A restriction's keys fit its action; `face`, `by` and `whose = "any"` are a restriction's."""
         if self.deny is None:
-            for key in ("face", "by", *DENY_SELECTORS):
-                if getattr(self, key) is not None:
-                    fail(f"'{key}' belongs to a restriction (deny = ...)", key)
-            if self.whose == "any":
-                fail('whose = "any" belongs to a restriction (deny = ...)', "whose")
-            return self
+            self._no_restriction_keys()
+        else:
+            self._restriction_keys_fit()
+        return self
+
+    def _no_restriction_keys(self) -> None:
+        """A modifier that is no restriction has none of a restriction's own keys."""
+        for key in ("face", "by", *DENY_SELECTORS):
+            if getattr(self, key) is not None:
+                fail(f"'{key}' belongs to a restriction (deny = ...)", key)
+        if self.whose == "any":
+            fail('whose = "any" belongs to a restriction (deny = ...)', "whose")
+
+    def _restriction_keys_fit(self) -> None:
+        """Each key a restriction gives applies to its action (deny = ...)."""
         for key in ("face", *DENY_SELECTORS):
             if getattr(self, key) is not None and self.deny not in vocab.DENY_ON_FIELD:
                 fail(f"a {self.deny} restriction selects no field cards: no '{key}'", key)
@@ -421,7 +430,6 @@ class Modifier(Strict):
             fail('a restriction\'s scope is "this_line" or "all"', "scope")
         if self.scope == "this_line" and self.deny not in vocab.DENY_IN_LINE:
             fail(f'a {self.deny} restriction has no line: no scope = "this_line"', "scope")
-        return self
 
 
 def _deny_values_ok(v: Any) -> bool:
@@ -666,185 +674,3 @@ def _load_variant(path: Path, raw: dict[str, Any]) -> VariantSpec:
 
 def official_files() -> list[Path]:
     return sorted(OFFICIAL_DIR.glob("*.toml"))
-
-
-# -- compiling to engine records ------------------------------------------------------------------
-
-
-def _step_record(step: dict[str, Any], out: list[dict[str, int]]) -> dict[str, int]:
-    """The engine record for one step; an `either` compiles its alternatives onto `out`."""
-    verb = next(k for k in step if k in KEYWORDS)
-    count = step[verb]
-    row = vocab.engine_verb(verb, step.get("from"))
-    rec = vocab.new_step_record()
-    rec["verb"] = row.code
-    if row.modes:
-        rec["mode"] = list(row.modes).index(step["mode"])
-    if isinstance(count, int) and not isinstance(count, bool):
-        rec["count_kind"], rec["n"] = K["count"]["n"], count
-    elif isinstance(count, str) and count in K["count"]:
-        rec["count_kind"], rec["n"] = K["count"][count], 1
-    else:
-        rec["n"] = 1
-    rec["whose"] = K["whose"][step.get("whose", "any")]
-    rec["covered"] = K["covered"][step.get("covered", False)]
-    rec["face"] = K["face"][step.get("face", "any")]
-    rec["other"] = int(step.get("other", False))
-    rec["line"] = K["line"][step.get("line", "any")]
-    value = step.get("value", [])
-    if isinstance(value, list):
-        rec["value_mask"] = sum(1 << v for v in value)
-    else:
-        rec["value_op"], rec["value_expr"] = (
-            K["ops"]["=="],
-            K["count"]["value_of_that" if value == "that" else "stated"],
-        )
-    for key, op in (("value_gt", ">"), ("value_lt", "<")):
-        if key in step:
-            rec["value_op"], rec["value_expr"] = K["ops"][op], K["count"][step[key]]
-    rec["min_cards"] = step.get("min_cards", 0)
-    rec["pick"] = K["pick"].get(step.get("pick"), 0)
-    rec["each"] = K["each"].get(step.get("each"), 0)
-    rec["to"] = K["to"][step.get("to", "any")]
-    rec["source"] = K["from"][step.get("from", "hand")]
-    rec["face_down"] = int(
-        verb == "play" and (step.get("face") == "down" or step.get("from") in ("deck_top", "opponent_deck"))
-    )
-    rec["under_this"] = int(step.get("under") == "this")
-    rec["who_opp"] = int(step.get("who") == "opponent")
-    rec["may"] = int(step.get("may", False))
-    cond = step.get("if")
-    if cond in K["if"]:
-        rec["cond"] = K["if"][cond]
-    elif cond is not None:
-        parsed = parse_condition(cond)
-        assert parsed is not None, cond  # checked when the file was read (_check_step)
-        a, op, b = parsed
-        rec["cond"], rec["cond_a"], rec["cond_op"] = K["cond_cmp"], K["count"][a], K["ops"][op]
-        if isinstance(b, int):
-            rec["cond_b"], rec["cond_n"] = K["count"]["n"], b
-        else:
-            rec["cond_b"] = K["count"][b]
-    rec["side_opp"] = int(step.get("side") == "opponent")
-    rec["random"] = int(step.get("random", False))
-    rec["no_middle"] = int(step.get("ignore_middle", False))
-    filters: dict[Any, int] = {"same": 1, "other": 2}
-    rec["proto_filter"] = filters.get(step.get("protocol"), 0)
-    rec["into_opp"] = int(step.get("into") == "opponent_trash")
-    rec["up_to"] = int(step.get("up_to", False))
-    for key in ("per", "count"):
-        if key in step:
-            rec[key] = len(out)
-            out.append(_quantity_record(step[key]))
-    if row.value == vocab.STEPS:
-        for key, branch in zip(("alt_a", "alt_b"), count, strict=True):
-            rec[key] = _compile_steps(branch, out)
-            rec[key + "_len"] = len(branch)
-    return rec
-
-
-def _quantity_record(per: dict[str, Any]) -> dict[str, int]:
-    """A quantity as a record of its own, read by the engine's quantity(): `of` and the same
-    selector fields (and codes) as a field verb's step, so the verbs' matcher counts it."""
-    rec = vocab.new_step_record()
-    of = per.get("of", "cards")
-    rec["of"] = K["of"][of]
-    rec["whose"] = K["whose"][per.get("whose", "any" if of in ("cards", "protocols", "compiled_protocols") else "you")]
-    rec["covered"] = K["covered"][per.get("covered", "any")]
-    rec["face"] = K["face"][per.get("face", "any")]
-    rec["other"] = int(per.get("other", False))
-    rec["line"] = K["line"][per.get("line", "any")]
-    rec["proto_filter"] = {"same": 1, "other": 2}.get(per.get("protocol", ""), 0)
-    return rec
-
-
-def _compile_steps(steps: list[dict[str, Any]], out: list[dict[str, int]]) -> int:
-    """Compile steps into contiguous records (alternatives of an `either` go after them)."""
-    start = len(out)
-    out.extend({} for _ in steps)
-    for i, step in enumerate(steps):
-        out[start + i] = _step_record(step, out)
-    return start
-
-
-def compile_card(card: CardSpec, protocol_id: int, steps: list[dict[str, int]]) -> dict[str, Any]:
-    rec: dict[str, Any] = {
-        "protocol": protocol_id,
-        "value": card.value,
-        "trig": [0, 0, 0],
-        "by_opp": [0, 0, 0],
-        "during": [0, 0, 0],
-        "here": [0, 0, 0],
-        "cover_same": [0, 0, 0],
-        "step_start": [0, 0, 0],
-        "step_len": [0, 0, 0],
-        "passive": [0, 0, 0],
-        "facedown_value": 2,
-        "line_value": 0,
-        "line_value_opp": 0,
-        "line_value_cond": 0,
-        "per_facedown": 0,
-        "per_hand": 0,
-        "per_opp_card": 0,
-        "self_play": 0,
-        **{key: [0, 0, 0] for key in DENY_FIELDS},
-    }
-    P = K["passive"]
-    for b, box_name in enumerate(BOXES):
-        box = card.boxes.get(box_name)
-        if box is None:
-            continue
-        if box.when:
-            rec["trig"][b] = K["when"][box.when]
-            rec["by_opp"][b] = {"you": 0, "opponent": 1, "any": 2}[box.by]
-            rec["during"][b] = {None: 0, "your_turn": 1, "opponent_turn": 2}[box.during]
-            rec["here"][b] = int(box.where == "this_line")
-            rec["cover_same"][b] = int(box.covered_by == "same_protocol")
-        if box.do:
-            rec["step_start"][b] = _compile_steps(box.do, steps)
-            rec["step_len"][b] = len(box.do)
-        for m in box.passive:
-            for key, field_name in AMOUNT_PASSIVES.items():
-                if key in m:
-                    rec["passive"][b] |= P[key]
-                    rec[field_name] = m[key]
-            if "line_value" in m:
-                rec["line_value_opp"] = int(m.get("whose", "you") == "opponent")
-                rec["line_value_cond"] = int(m.get("if") == "other_protocol_faceup_in_stack")
-            if "deny" in m:
-                _compile_restriction(rec, b, m)
-            if "deny_play" in m:
-                rec["passive"][b] |= P[DENY_PASSIVES[m["deny_play"]]]
-            for flag in FLAG_PASSIVES:
-                if m.get(flag):
-                    rec["passive"][b] |= P[flag]
-            if m.get("play_anywhere"):
-                rec["self_play"] |= K["self_play"]["anywhere"]
-            if m.get("play_either_side"):
-                rec["self_play"] |= K["self_play"][
-                    "either_side" if m["play_either_side"] is True else "either_side_down"
-                ]
-    return rec
-
-
-DENY_FIELDS = (
-    *("deny", "deny_whose", "deny_face", "deny_by", "deny_line"),
-    *("deny_values", "deny_protocol", "deny_covered"),
-)
-# CardDef.deny_protocol and deny_covered (0: any card, the default a record leaves out)
-DENY_PROTOCOL_CODES = {"same": 1, "other": 2}
-DENY_COVERED_CODES = {True: 1, False: 2}
-
-
-def _compile_restriction(rec: dict[str, Any], b: int, m: dict[str, Any]) -> None:
-    """A `{ deny = ... }` modifier into the box's restriction fields (BoxTable allows one a box)."""
-    rec["passive"][b] |= K["passive"]["deny"]
-    rec["deny"][b] = K["deny"][m["deny"]]
-    rec["deny_whose"][b] = K["whose"][m.get("whose", "any")]
-    rec["deny_face"][b] = K["face"][m.get("face", "any")]
-    rec["deny_by"][b] = K["whose"][m.get("by", "any")]
-    rec["deny_line"][b] = int(m.get("scope") == "this_line")
-    rec["deny_values"][b] = sum(1 << v for v in set(m.get("value", ())))
-    rec["deny_protocol"][b] = DENY_PROTOCOL_CODES.get(m.get("protocol", "any"), 0)
-    covered = m.get("covered", "any")
-    rec["deny_covered"][b] = DENY_COVERED_CODES[covered] if isinstance(covered, bool) else 0

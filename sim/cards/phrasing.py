@@ -1,5 +1,5 @@
 """How the card language is printed: the words of each verb, trigger, condition, amount and
-passive, keyed by the vocabulary's names (sim/cards/vocabulary.py, the loader's passive keys).
+passive, keyed by the vocabulary's names (sim/cards/vocabulary/, the loader's passive keys).
 
 The reader (sim/cards/reader.py) builds its grammar from these tables and the writer
 (sim/cards/writer.py) prints from them, so a new verb is its vocabulary row plus its phrasing
@@ -17,6 +17,7 @@ that can say a step is the one the writer prints.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -317,45 +318,65 @@ def deny_cards(mod: dict[str, Any]) -> str:
     return " ".join(w for w in words if w)
 
 
-def restriction_examples() -> list[tuple[str, dict[str, Any]]]:
+# A sentence and the modifier keys it reads to.
+Example = tuple[str, dict[str, Any]]
+
+
+def restriction_examples() -> list[Example]:
     """Sentences covering every part of every template once with each of its words (not every
     product of them), each with the keys it reads to: the round-trip tests read and write these."""
-    out = []
+    out = [*_card_examples(), *_shift_examples(), *_play_examples(), *_template_examples()]
+    return list(dict(out).items())
+
+
+def _card_examples() -> Iterator[Example]:
+    """ "<cards> cannot be deleted <by>": each card part's word with each actor, and the values and line."""
     for deny, words in DENY_CARD_WORDS.items():
         for key, part in DENY_CARD_PARTS.items():
             for v in part:
                 for by, by_words in DENY_BY.items():
                     mod = _deny_keys(deny, **{key: v, "by": by})
-                    out.append((" ".join(w for w in (deny_cards(mod), "cannot", words, by_words) if w), mod))
+                    yield " ".join(w for w in (deny_cards(mod), "cannot", words, by_words) if w), mod
         for extra in ({"value": [0]}, {"value": [0, 1]}, {"scope": "this_line"}):
             mod = {**_deny_keys(deny, whose="you", face="down"), **extra}
-            out.append((f"{deny_cards(mod)} cannot {words}", mod))
+            yield f"{deny_cards(mod)} cannot {words}", mod
+
+
+def _shift_examples() -> Iterator[Example]:
+    """ "<cards> cannot be shifted out of this line": each card part's word."""
     for (deny, scope), words in DENY_SHIFT_WORDS.items():
         for key, part in DENY_CARD_PARTS.items():
             for v in part:
                 mod = _deny_keys(deny, scope=scope, **{key: v})
                 cards = deny_cards({k: x for k, x in mod.items() if k != "scope"})
-                out.append((f"{cards} cannot {words}", mod))
+                yield f"{cards} cannot {words}", mod
+
+
+def _play_examples() -> Iterator[Example]:
+    """ "Cards cannot be played face-down <side> <line> <by>": each side, line and actor (a side with
+    an actor is written with the player as the subject: _template_examples)."""
     for deny, words in DENY_PLAY_WORDS.items():
         for scope, line in ((None, ""), ("this_line", DENY_LINE)):
             for side, side_words in (("any", ""), *DENY_SIDE.items()):
                 for by, by_words in DENY_BY.items():
                     if side != "any" and by != "any":
-                        continue  # written with the player as the subject (below)
+                        continue
                     text = " ".join(w for w in ("cards cannot", words, side_words, line, by_words) if w)
-                    out.append((text, _deny_keys(deny, whose=side, by=by, scope=scope)))
+                    yield text, _deny_keys(deny, whose=side, by=by, scope=scope)
+
+
+def _template_examples() -> Iterator[Example]:
+    """The templates with a player as the subject: each side and line of a play, each actor of the
+    others (the <rcards> templates are the examples above)."""
     for words, keys in RESTRICTION_TEMPLATES:
         if "<rside>" in words and not words.startswith("<rcards>"):
             for side, side_words in DENY_SIDE.items():
                 for scope, line in ((None, ""), ("this_line", DENY_LINE)):
                     text = " ".join(w for w in (words.split(" <")[0], side_words, line) if w)
-                    out.append((text, _deny_keys(keys["deny"], by=keys.get("by", "any"), whose=side, scope=scope)))
+                    yield text, _deny_keys(keys["deny"], by=keys.get("by", "any"), whose=side, scope=scope)
         elif "<" not in words:
-            out.append((words, keys))
-        elif words.startswith("<rcards>"):
-            continue
-        else:
+            yield words, keys
+        elif not words.startswith("<rcards>"):
             for by, by_words in DENY_BY.items():
                 mod = {**keys, **({"by": by} if by != "any" else {})}
-                out.append((" ".join(w for w in (words.split(" <")[0], by_words) if w), mod))
-    return list(dict(out).items())
+                yield " ".join(w for w in (words.split(" <")[0], by_words) if w), mod

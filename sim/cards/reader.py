@@ -12,6 +12,7 @@ card") or point back at nothing ("it" in the first step) is refused as ambiguous
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from sim.cards import grammar as gr
@@ -403,49 +404,62 @@ def _amount_word(counted: dict[str, Any]) -> str | None:
     return next((w for w, t in ph.COUNTED_AMOUNTS.items() if t == counted), None)
 
 
-def _table_rule(name: str, i: int, c: list) -> Any:
-    """The value of entry i of a generated table rule (`phrase_3`, `condition_0`, ...)."""
-    if name == "phrase":
-        p = ph.PHRASES[i]
-        step: dict[str, Any] = copy.deepcopy(p.keys)
-        for part in c:
-            if isinstance(part, dict):
-                step.update(part)
-        word = _KEYWORD[p.verb]
-        count = step.pop("_count", None)
-        if word not in step:
-            step[word] = True if count is None else count
-        return {word: step.pop(word), **step}
-    if name == "condition":
-        text = gr.CONDITION_VALUES[i]
-        return text.format(n=c[0]) if c else text
-    if name == "count_condition":  # (the condition, what it counts), or a condition on an amount word
-        cond, said = ph.COUNT_CONDITIONS[i][1].format(n=c[0] if len(c) > 1 else 0), _amount_word(c[-1])
-        return cond.replace("count", said) if said in ph.COUNTED_COUNTS else (cond, c[-1])
-    if name == "passive":
-        return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
-    if name == "restriction":
-        words, keys = ph.RESTRICTION_TEMPLATES[i]
-        if keys["deny"] in DENY_PLAYS and words.startswith("<rcards>") and c and c[0]:
-            raise ReadError("a play restriction names no cards: 'cards cannot be played ...' (on a side, in this line)")
-        return _restriction(dict(keys), c)
-    if name == "when_phrase":
-        return gr.WHENS[i]
-    if name == "after_phrase":
-        return gr.AFTERS[i]
-    if name == "during":
-        return ("during", gr.DURINGS[i])
-    if name == "field_verb":
-        return gr.FIELD_VERBS[i]
-    if name == "number":
-        if _num(c[0]) != i:
-            raise ReadError(f"expected the number {i}, got {c[0]}")
-        return None
-    if name == "hand_count":
-        return {"_count": gr.HAND_COUNT_WORDS[i]}
-    if name == "amount_expr":
-        return (gr.AMOUNT_EXPR_WORDS[i], gr.AMOUNT_EXPR_DID[i])
-    raise KeyError(name)
+def _read_phrase(i: int, c: list) -> dict[str, Any]:
+    """A verb phrase: its keys, its slots' keys, and the verb's count (true when it says none)."""
+    p = ph.PHRASES[i]
+    step: dict[str, Any] = copy.deepcopy(p.keys)
+    for part in c:
+        if isinstance(part, dict):
+            step.update(part)
+    word = _KEYWORD[p.verb]
+    count = step.pop("_count", None)
+    if word not in step:
+        step[word] = True if count is None else count
+    return {word: step.pop(word), **step}
+
+
+def _read_condition(i: int, c: list) -> str:
+    text = gr.CONDITION_VALUES[i]
+    return text.format(n=c[0]) if c else text
+
+
+def _read_count_condition(i: int, c: list) -> Any:
+    """(the condition, what it counts), or a condition on an amount word."""
+    cond, said = ph.COUNT_CONDITIONS[i][1].format(n=c[0] if len(c) > 1 else 0), _amount_word(c[-1])
+    return cond.replace("count", said) if said in ph.COUNTED_COUNTS else (cond, c[-1])
+
+
+def _read_passive(i: int, c: list) -> dict[str, Any]:
+    return {k: (c[0] if v == "n" else -c[0] if v == "-n" else v) for k, v in ph.PASSIVES[i][1].items()}
+
+
+def _read_restriction(i: int, c: list) -> dict[str, Any]:
+    words, keys = ph.RESTRICTION_TEMPLATES[i]
+    if keys["deny"] in DENY_PLAYS and words.startswith("<rcards>") and c and c[0]:
+        raise ReadError("a play restriction names no cards: 'cards cannot be played ...' (on a side, in this line)")
+    return _restriction(dict(keys), c)
+
+
+def _read_number(i: int, c: list) -> None:
+    if _num(c[0]) != i:
+        raise ReadError(f"expected the number {i}, got {c[0]}")
+
+
+# The value of entry i of a generated table rule (`phrase_3`, `condition_0`, ...), by the rule's name.
+_TABLE_RULES: dict[str, Callable[[int, list], Any]] = {
+    "phrase": _read_phrase,
+    "condition": _read_condition,
+    "count_condition": _read_count_condition,
+    "passive": _read_passive,
+    "restriction": _read_restriction,
+    "when_phrase": lambda i, c: gr.WHENS[i],
+    "after_phrase": lambda i, c: gr.AFTERS[i],
+    "during": lambda i, c: ("during", gr.DURINGS[i]),
+    "field_verb": lambda i, c: gr.FIELD_VERBS[i],
+    "number": _read_number,
+    "hand_count": lambda i, c: {"_count": gr.HAND_COUNT_WORDS[i]},
+    "amount_expr": lambda i, c: (gr.AMOUNT_EXPR_WORDS[i], gr.AMOUNT_EXPR_DID[i]),
+}
 
 
 DENY_PLAYS = tuple(ph.DENY_PLAY_WORDS)
@@ -476,7 +490,7 @@ def _transformer():
         def __default__(self, data, children, meta):
             name, _, i = str(data).rpartition("_")
             if name and i.isdigit():
-                return _table_rule(name, int(i), children)
+                return _TABLE_RULES[name](int(i), children)
             raise KeyError(f"no reading for grammar rule {data}")
 
     return Build()
@@ -494,23 +508,35 @@ def _settle(step: dict[str, Any], subject: str | None, prev: dict[str, Any] | No
     verb = _verb_of(out)
     if out.pop("_subject", subject or "you") != (subject or "you"):
         raise ReadError("this wording is the opponent's ('Your opponent gives you 1 card from their hand')")
-    if deck is not None and verb == "shuffle":  # a player shuffles their own deck (the subject's)
-        if deck != ("their" if subject == "opponent" else "own"):
-            raise ReadError("a player shuffles their own deck ('Your opponent shuffles their deck')")
-    elif deck is not None:  # "your deck" is the text's player's, "their deck" the subject's
-        own = (deck == "their") if subject == "opponent" else (deck == "own")
-        if not (own and verb == "draw"):
-            out["from"] = "deck_top" if own else "opponent_deck"
+    if deck is not None:
+        _settle_deck(out, deck, verb, subject)
     if out.pop("_that_line", False):
         out["line"] = "protocol" if prev is not None and "compile_protocol" in prev else "that"
     for k in ("_one",):
         if out.pop(k, 1) != 1:
             raise ReadError('a chosen line is written "in 1 line"')
+    _settle_covered(out, verb)
+    return out
+
+
+def _settle_deck(out: dict[str, Any], deck: str, verb: str, subject: str | None) -> None:
+    """Whose deck: a player shuffles their own (the subject's); otherwise "your deck" is the text's
+    player's and "their deck" the subject's."""
+    if verb == "shuffle":
+        if deck != ("their" if subject == "opponent" else "own"):
+            raise ReadError("a player shuffles their own deck ('Your opponent shuffles their deck')")
+        return
+    own = (deck == "their") if subject == "opponent" else (deck == "own")
+    if not (own and verb == "draw"):
+        out["from"] = "deck_top" if own else "opponent_deck"
+
+
+def _settle_covered(out: dict[str, Any], verb: str) -> None:
+    """All cards of a line are covered and uncovered (6.4); uncovered only is the default, left out."""
     if out.get(verb) == "all" and "covered" not in out and vocab.by_word(verb).on_field:
-        out["covered"] = "any"  # all cards of a line: covered and uncovered (6.4)
+        out["covered"] = "any"
     if out.get("covered") is False:
         del out["covered"]
-    return out
 
 
 def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
@@ -522,30 +548,40 @@ def _steps_of(sentences: list, protocol: str) -> list[dict[str, Any]]:
         for n, (kind, subj, may, action) in enumerate(clauses):
             subject = subj or subject
             step = _settle(action, subject, steps[-1] if steps else None)
-            it = _pop_flag(step, "_it")
-            did = _pop_flag(step, "_did")
-            if it and cond in _THIS_CARD_CONDITIONS:
-                _set_count(step, "this")
-            elif (it or _points_back(step)) and not steps:
-                raise ReadError(
-                    f"ambiguous: '{'it' if it else 'that'}' in the first sentence has nothing before it to point to"
-                )
-            elif it or did:
-                step.setdefault("if", "did")
+            _settle_it(step, cond, first=not steps)
             if may:
                 step["may"] = True
             if subject == "opponent" and kind == "clause":
                 step["who"] = "opponent"
-            if cond is not None:
-                step["if"] = cond if n == 0 else "same"
-            if counted is not None and n == 0:
-                if step.setdefault("count", counted) != counted:
-                    raise ReadError("ambiguous: a step counts one thing, here its condition and its number both count")
+            _sentence_keys(step, n, cond, counted)
             if kind == "both":
                 other = {**step, "who": "opponent"}
                 step = {"either": [[step, other], [other, step]]}
             steps.append(step)
     return steps
+
+
+def _settle_it(step: dict[str, Any], cond: str | None, first: bool) -> None:
+    """ "it" is this card under a condition on this card, else the previous step's card (if it did);
+    "it", "that card" or "the same line" in the first step has nothing to point to."""
+    it = _pop_flag(step, "_it")
+    did = _pop_flag(step, "_did")
+    if it and cond in _THIS_CARD_CONDITIONS:
+        _set_count(step, "this")
+    elif (it or _points_back(step)) and first:
+        word = "it" if it else "that"
+        raise ReadError(f"ambiguous: '{word}' in the first sentence has nothing before it to point to")
+    elif it or did:
+        step.setdefault("if", "did")
+
+
+def _sentence_keys(step: dict[str, Any], n: int, cond: str | None, counted: dict[str, Any] | None) -> None:
+    """The sentence's condition on its n-th step ("same" after the first), and what the first counts."""
+    if cond is not None:
+        step["if"] = cond if n == 0 else "same"
+    if counted is not None and n == 0:
+        if step.setdefault("count", counted) != counted:
+            raise ReadError("ambiguous: a step counts one thing, here its condition and its number both count")
 
 
 def _said(key: str, value: Any) -> str:
@@ -581,14 +617,7 @@ def read_box(text: str, protocol: str) -> dict[str, Any]:
     words = [w for w, _, _ in spans]
     if not words:
         raise ReadError("the text is empty")
-    unknown = [(w, s, e) for w, s, e in spans if w not in gr.known_words() and not w.isdigit()]
-    if unknown:
-        first = {w: text[s:e] for w, s, e in reversed(unknown)}  # each word as first written
-        raise ReadError(
-            f"unknown word{'s' if len(first) > 1 else ''} "
-            + ", ".join(f"'{first[w]}'" for w in dict.fromkeys(w for w, _, _ in unknown)),
-            tuple((s, e) for _, s, e in unknown),
-        )
+    _known_words_only(text, spans)
     if words[-1] != ".":
         words.append(".")
     tree = _parse(words, _Source(text, spans))
@@ -600,6 +629,18 @@ def read_box(text: str, protocol: str) -> dict[str, Any]:
             raise inner from None
         raise
     return _box_of(parts, protocol)
+
+
+def _known_words_only(text: str, spans: list[tuple[str, int, int]]) -> None:
+    """Refuse the words the grammar does not know, each quoted as first written, all their spans marked."""
+    unknown = [(w, s, e) for w, s, e in spans if w not in gr.known_words() and not w.isdigit()]
+    if unknown:
+        first = {w: text[s:e] for w, s, e in reversed(unknown)}
+        raise ReadError(
+            f"unknown word{'s' if len(first) > 1 else ''} "
+            + ", ".join(f"'{first[w]}'" for w in dict.fromkeys(w for w, _, _ in unknown)),
+            tuple((s, e) for _, s, e in unknown),
+        )
 
 
 def _box_of(parts: list, protocol: str) -> dict[str, Any]:

@@ -140,37 +140,39 @@ class _Slots:
         k = self.keys
         whose = k.pop("whose", "any")
         pick = k.pop("pick", None)
-        adjs = []
-        if k.pop("other", False):
-            adjs.append("other")
-        if pick:
-            adjs.append(f"{pick} value")
-        if "face" in k:
-            adjs.append("face-" + k.pop("face"))
-        covered = k.pop("covered", False)
-        if covered is True:
-            adjs.append("covered")
-        elif covered == "any" and count != "all":
-            adjs.append("covered or uncovered")
-        elif covered is False and (count == "all" or pick):
-            adjs.append("uncovered")
-        proto = k.pop("protocol", None)
-        if proto:
-            adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
+        adjs = self._adjectives(count, pick)
         many = count == "all" or (isinstance(count, int) and count > 1)
         count = f"up to {count}" if k.pop("up_to", False) else count
-        poss = {"any": "", "you": "your", "opponent": "their" if self.who == "opponent" else "your opponent's"}[whose]
-        if pick:
-            head = poss or "the"
-        elif poss:
-            head = f"{count} of {poss}"
-            many = True
-        else:
-            head = "a" if count == 1 and "value" in k and isinstance(k["value"], list) else str(count)
+        head, many = self._head(whose, pick, count, many)
         words = [head, *adjs, "cards" if many else "card"]
         words += self._places()
         f = None if self.own_filter else self.filter()
         return " ".join(words + ([f] if f else [])) + self._per()
+
+    def _adjectives(self, count: Any, pick: str | None) -> list[str]:
+        """The selection's words before "card": other, highest value, face-down, covered, PROTOCOL."""
+        k = self.keys
+        adjs = ["other"] if k.pop("other", False) else []
+        if pick:
+            adjs.append(f"{pick} value")
+        if "face" in k:
+            adjs.append("face-" + k.pop("face"))
+        covered = _covered_word(k.pop("covered", False), count, pick)
+        adjs += [covered] if covered else []
+        proto = k.pop("protocol", None)
+        if proto:
+            adjs.append("PROTOCOL" if proto == "same" else "non-PROTOCOL")
+        return adjs
+
+    def _head(self, whose: str, pick: str | None, count: Any, many: bool) -> tuple[str, bool]:
+        """The selection's first words ("the", "2 of your", "a", "all") and whether it names several cards."""
+        poss = {"any": "", "you": "your", "opponent": "their" if self.who == "opponent" else "your opponent's"}[whose]
+        if pick:
+            return poss or "the", many
+        if poss:
+            return f"{count} of {poss}", True
+        k = self.keys
+        return "a" if count == 1 and "value" in k and isinstance(k["value"], list) else str(count), many
 
     def _places(self) -> list[str]:
         out = []
@@ -213,6 +215,17 @@ class _Slots:
         return " ".join(out) or None
 
 
+def _covered_word(covered: Any, count: Any, pick: str | None) -> str:
+    """How a selection says `covered`: only where it differs from what its count implies ("" if not)."""
+    if covered is True:
+        return "covered"
+    if covered == "any" and count != "all":
+        return "covered or uncovered"
+    if covered is False and (count == "all" or pick):
+        return "uncovered"
+    return ""
+
+
 def _phrase_text(p: ph.Phrase, step: dict[str, Any], who: str) -> tuple[str, bool] | None:
     """`step` in the words of phrase `p` and whether those words already say its `if` ("it", "the
     discarded card"); None if `p` cannot say all of it."""
@@ -223,6 +236,15 @@ def _phrase_text(p: ph.Phrase, step: dict[str, Any], who: str) -> tuple[str, boo
     for k in fixed:
         keys.pop(k)
     slots = _Slots(keys, vocab.engine_verb(_verb_key(step), step.get("from")).word, who, "<filter>?" in p.words)
+    out = _phrase_words(p, slots, who)
+    if out is None or set(keys) - {"if"}:
+        return None
+    return _join(out), "if" in step and "if" not in keys
+
+
+def _phrase_words(p: ph.Phrase, slots: _Slots, who: str) -> list[str] | None:
+    """The words of phrase `p`, its slots filled from the step's keys (which they take); None if a
+    slot that must be said cannot be."""
     out = []
     for w in p.words.split():
         if w.startswith("<"):
@@ -236,9 +258,7 @@ def _phrase_text(p: ph.Phrase, step: dict[str, Any], who: str) -> tuple[str, boo
             out.append("cards")
         else:
             out.append(w)
-    if set(keys) - {"if"}:
-        return None
-    return _join(out), "if" in step and "if" not in keys
+    return out
 
 
 def _join(words: list[str]) -> str:

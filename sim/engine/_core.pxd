@@ -17,7 +17,7 @@ cdef enum:
 # -- compiled card vocabulary (see docs/cards.md) ---------------------------------------------
 # The Verb and CountKind enums, the log kinds and their notes, the selector, trigger, passive,
 # zone, phase, end reason, decision, restriction and event enums, the Step struct and the bots'
-# default target per verb are generated from sim/cards/vocabulary.py (setup.py runs
+# default target per verb are generated from sim/cards/vocabulary/ (setup.py runs
 # sim/engine/vocab_gen.py).
 include "_vocab_decl.pxi"
 

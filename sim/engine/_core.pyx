@@ -723,12 +723,12 @@ def unpack_rearrange(int opt) -> tuple:
 
 
 def constants():
-    """Enum values shared with the Python side. The words and codes are sim/cards/vocabulary.py's
-    (verbs, counts, log kinds and ENUMS, which the build turns into _vocab_*.pxi); the values here
-    are the compiled ones."""
+    """Enum values shared with the Python side. The words and codes are the vocabulary's
+    (sim/cards/vocabulary/: verbs, counts, log kinds and ENUMS, which the build turns into
+    _vocab_*.pxi); the values here are the compiled ones."""
     words = {key: dict(codes) for key, codes in ENUM_WORDS.items()}
     return {
-        "verbs": dict(VERB_CODES),          # engine verb name -> code (sim/cards/vocabulary.py)
+        "verbs": dict(VERB_CODES),          # engine verb name -> code (sim/cards/vocabulary/verbs.py)
         "count": dict(COUNT_KINDS),
         **words,
         "cond_cmp": COND_CMP,

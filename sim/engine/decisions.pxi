@@ -4,7 +4,7 @@
 
 from libc.stdlib cimport realloc
 
-# Log kinds (LG_*) are generated from sim/cards/vocabulary.py with the verbs (_vocab_decl.pxi).
+# Log kinds (LG_*) are generated from sim/cards/vocabulary/ with the verbs (_vocab_decl.pxi).
 
 cdef void log_add(State* g, int kind, int player, int card, int target, int a, int b) noexcept nogil:
     cdef LogEntry* e

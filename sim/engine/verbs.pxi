@@ -1,4 +1,4 @@
-# The verbs of the card language (docs/cards.md), declared in sim/cards/vocabulary.py. Each verb
+# The verbs of the card language (docs/cards.md), declared in sim/cards/vocabulary/verbs.py. Each verb
 # NAME has `verb_NAME` (resolve the step; 1 if it changed the game) and `possible_NAME` (could it,
 # 6.2); a field verb has `act_NAME` (act on one chosen card) and shares verb_field/possible_field.
 # The engine dispatches to them by the tables _vocab_impl.pxi binds by these names.

@@ -1,4 +1,4 @@
-"""Generate the engine's Cython includes from the card vocabulary (sim/cards/vocabulary.py).
+"""Generate the engine's Cython includes from the card vocabulary (sim/cards/vocabulary/).
 
 setup.py runs this before every build, so the generated files (git-ignored) always match the
 table:

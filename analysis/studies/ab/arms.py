@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.pages.cells import pct, pts
-from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
+from analysis.pages.shell import fig_html, filter_bar, interval_bars, layout, render_page, table_html, warnings_html
 from analysis.runs.card_texts import card_texts
 from analysis.runs.open import Runs, arm_of, open_runs, split_arm
 from analysis.runs.provenance import as_html, of_runs
@@ -232,12 +232,7 @@ def fig_card_wr(c: Comparison, base: str, variant: str) -> go.Figure | None:
                 mode="markers",
                 name=f"{arm}: WR face-up",
                 marker={"size": 11, "color": colour},
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": u[f"up_wr_high_{side}"] - u[f"up_wr_{side}"],
-                    "arrayminus": u[f"up_wr_{side}"] - u[f"up_wr_low_{side}"],
-                },
+                error_y=interval_bars(u[f"up_wr_{side}"], u[f"up_wr_low_{side}"], u[f"up_wr_high_{side}"]),
             )
         )
         fig.add_trace(

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.runs.manifest import Manifest
+from analysis.runs.manifest import Manifest, SpecArm
 from analysis.runs.open import Runs, open_runs, peek_manifest
 from analysis.runs.schema import PROTOCOL_COLUMNS, SEATS
 from analysis.stats.proportions import Z95, adjust, norm_sf
@@ -78,26 +78,33 @@ def design_of(manifest: Manifest | None) -> Design | None:
     if spec is None or spec.draft is None or spec.draft.mode != "holding" or len(spec.arms) < 2 or not spec.swap:
         return None
     base = spec.arms[0]
-    strategy = base.strategies[0] if base.strategies else None
-    if base.strategies != (strategy, strategy) or strategy is None or base.name is None:
+    strategy = _on_both_seats(base)
+    if strategy is None or base.name is None:
         return None
-    tested = []
-    for arm in spec.arms[1:]:
-        restricted, other = (arm.strategies + ("", ""))[:2]
-        same_pool = arm.sets == base.sets and arm.cards == base.cards
-        kind, _, card = restricted[len(strategy) + 1 :].partition(":")
-        if (
-            other != strategy
-            or not restricted.startswith(strategy + "+")
-            or kind not in RESTRICTIONS
-            or not card.strip()
-            or "+" in card
-            or not same_pool
-            or arm.name is None
-        ):
-            return None
-        tested.append(Tested(arm.name, card.strip(), kind, restricted))
-    return Design(strategy, base.name, tuple(tested), spec.draft.protocols, spec.draft.samples)
+    tested = [_tested(arm, base, strategy) for arm in spec.arms[1:]]
+    if any(t is None for t in tested):
+        return None
+    return Design(
+        strategy, base.name, tuple(t for t in tested if t is not None), spec.draft.protocols, spec.draft.samples
+    )
+
+
+def _on_both_seats(arm: SpecArm) -> str | None:
+    """The strategy an arm plays on both seats, or None when its seats differ."""
+    strategy = arm.strategies[0] if arm.strategies else None
+    return strategy if arm.strategies == (strategy, strategy) else None
+
+
+def _tested(arm: SpecArm, base: SpecArm, strategy: str) -> Tested | None:
+    """What an arm after the baseline tests: the baseline's strategy with one card restricted on
+    seat 0 (`STRATEGY+KIND:CARD`), on the baseline's pool; None when the arm is not of that shape."""
+    restricted, other = (arm.strategies + ("", ""))[:2]
+    kind, _, card = restricted[len(strategy) + 1 :].partition(":")
+    shaped = restricted.startswith(strategy + "+") and kind in RESTRICTIONS and card.strip() and "+" not in card
+    same_pool = arm.sets == base.sets and arm.cards == base.cards
+    if other != strategy or not shaped or not same_pool or arm.name is None:
+        return None
+    return Tested(arm.name, card.strip(), kind, restricted)
 
 
 # -- the statistic ----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Which choices a card change touches: each card a pool defines differently from the official pool,
 and the choices a player makes inside its effects that the change reaches. Read from the compiled
 step records, field by field, with the fields' `chosen` marks of the vocabulary
-(sim/cards/vocabulary.py, STEP_RECORD) and each verb's pick (`Verb.picks`): no list of verbs here.
+(sim/cards/vocabulary/step_record.py, STEP_RECORD) and each verb's pick (`Verb.picks`): no list of verbs here.
 
 A step's choice is touched when a field marked with it differs (a `may`, an either/or's
 alternatives, the order of noted lines, a destination line, or what the verb's decider picks: its

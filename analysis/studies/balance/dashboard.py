@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.pages.cells import pct
-from analysis.pages.shell import fig_html, filter_bar, layout, render_page, table_html, warnings_html
+from analysis.pages.shell import fig_html, filter_bar, interval_bars, layout, render_page, table_html, warnings_html
 from analysis.pages.views import CSS as VIEW_CSS
 from analysis.pages.views import JS as VIEW_JS
 from analysis.pages.views import View, tabs, views_html
@@ -52,12 +52,7 @@ def fig_protocols(r: Report) -> go.Figure:
             marker={"size": 10, "color": "#222"},
             hovertext=text,
             hoverinfo="text",
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": p["win_rate_high"] - p["win_rate"],
-                "arrayminus": p["win_rate"] - p["win_rate_low"],
-            },
+            error_x=interval_bars(p["win_rate"], p["win_rate_low"], p["win_rate_high"]),
         )
     )
     byf = r.tables["protocols_by_first"]
@@ -183,12 +178,7 @@ def fig_compiles_by_protocol(r: Report) -> go.Figure | None:
             y=cp["protocol"],
             orientation="h",
             marker={"color": "#9467bd"},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": cp["compile_rate_high"] - cp["compile_rate"],
-                "arrayminus": cp["compile_rate"] - cp["compile_rate_low"],
-            },
+            error_x=interval_bars(cp["compile_rate"], cp["compile_rate_low"], cp["compile_rate_high"]),
             hovertext=[
                 f"{x.protocol}: compiled in {x.compile_rate:.1%} of {x.appearances:,} "
                 f"appearances, median turn {x.turn_median:.0f}"
@@ -216,12 +206,7 @@ def fig_strategies(r: Report) -> go.Figure | None:
             y=sr["strategy"],
             mode="markers",
             marker={"size": 10},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": sr["rating_high"] - sr["rating"],
-                "arrayminus": sr["rating"] - sr["rating_low"],
-            },
+            error_x=interval_bars(sr["rating"], sr["rating_low"], sr["rating_high"]),
         )
     )
     return layout(

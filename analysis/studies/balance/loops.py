@@ -12,7 +12,7 @@ from analysis.runs.schema import PROTOCOL_COLUMNS
 from analysis.stats.proportions import add_rate
 from analysis.studies.balance.queries import tally
 
-LOOP = "loop_guard"  # the end reason of the loop bound (sim/cards/vocabulary.py, EndReason)
+LOOP = "loop_guard"  # the end reason of the loop bound (sim/cards/vocabulary/engine_enums.py, EndReason)
 COLUMNS = ["kind", "name", "protocol", "games", "loops", "loop_rate", "loop_rate_low", "loop_rate_high"]
 
 

@@ -97,6 +97,16 @@ def print_meta(res: MetaResult, console, top: int = 15, moved: pd.DataFrame | No
         console.print(_moved_table(moved))
 
 
+def _bootstrap_cells(r: Any, frame: pd.DataFrame, weight: str, share: str) -> list[str]:
+    """An equilibrium weight's bootstrap interval and the share of resamples whose equilibrium uses
+    it; "-" for each when the metagame was solved without a bootstrap (no such columns)."""
+    low, high = f"{weight}_low", f"{weight}_high"
+    return [
+        ci(getattr(r, low), getattr(r, high)) if low in frame else "-",
+        pct(getattr(r, share)) if share in frame else "-",
+    ]
+
+
 def _protocols_table(res: MetaResult):
     boot = "95% bootstrap" if res.meta["bootstrap"] else "no bootstrap"
     p = res.protocols
@@ -104,8 +114,7 @@ def _protocols_table(res: MetaResult):
         [
             r.protocol,
             pct(r.nash_weight),
-            ci(r.nash_weight_low, r.nash_weight_high) if "nash_weight_low" in p else "-",
-            pct(r.used_share) if "used_share" in p else "-",
+            *_bootstrap_cells(r, p, "nash_weight", "used_share"),
             pts(r.best_trio_rating),
             pct(r.alpharank_weight),
             f"{r.effect:+.2f}",
@@ -138,8 +147,7 @@ def _trios_table(res: MetaResult, top: int):
         [
             r.trio,
             pct(r.nash_probability),
-            ci(r.nash_probability_low, r.nash_probability_high) if "nash_probability_low" in t else "-",
-            pct(r.in_support_share) if "in_support_share" in t else "-",
+            *_bootstrap_cells(r, t, "nash_probability", "in_support_share"),
             pts(r.nash_rating),
             pct(r.alpharank),
             pct(r.uniform_win_rate),

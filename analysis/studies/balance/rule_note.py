@@ -44,8 +44,9 @@ def _label(t: Touched) -> str:
     return '"may"' if t.decision == "may" else t.verb
 
 
-def _names(specs: list[str]) -> tuple[str, bool]:
-    return " and ".join(specs), len(specs) == 1
+def _clause(specs: list[str], verb: str, rest: str) -> str:
+    """`specs verb rest`, the verb agreeing with one player or several."""
+    return f"{' and '.join(specs)} {verb}{'s' if len(specs) == 1 else ''} {rest}"
 
 
 def _how(spec: str) -> str:
@@ -55,33 +56,29 @@ def _how(spec: str) -> str:
         return UNKNOWN
 
 
+def _by_how(strategies: list[str]) -> dict[str, list[str]]:
+    """The strategies (each once, in order) that take choices by the rule, at random and by a model."""
+    return {how: [s for s in dict.fromkeys(strategies) if _how(s) == how] for how in (RULE, RANDOM, MODEL)}
+
+
 def note_text(change: CardChange, strategies: list[str]) -> str | None:
     """The one-line note for a changed card played by these strategies, or None when the change
     touches no choice or no strategy takes its choices by the rule or at random."""
-    if not change.touched:
-        return None
-    by = {how: [s for s in dict.fromkeys(strategies) if _how(s) == how] for how in (RULE, RANDOM, MODEL)}
-    if not any(by.values()):
-        return None
     t = change.touched
-    what = " and ".join(_what(x) for x in t)
-    obj = "it" if len(t) == 1 else "them"
-    clauses = []
-    if by[RULE]:
-        names, one = _names(by[RULE])
-        clauses.append(f"{names} take{'s' if one else ''} by a fixed rule ({_answers(t)})")
-    if by[RANDOM]:
-        names, one = _names(by[RANDOM])
-        clauses.append(f"{names} take{'s' if one else ''} at random")
-    if not clauses:
+    if not t:
+        return None
+    by = _by_how(strategies)
+    if not (by[RULE] or by[RANDOM]):
         return None  # every player plans the choice with its model: nothing to note
+    clauses = [_clause(by[RULE], "take", f"by a fixed rule ({_answers(t)})")] if by[RULE] else []
+    clauses += [_clause(by[RANDOM], "take", "at random")] if by[RANDOM] else []
     if by[MODEL]:  # last: beside the rule's players, for contrast
-        names, one = _names(by[MODEL])
-        clauses.append(f"{names} plan{'s' if one else ''} {obj} with {'its' if one else 'their'} model")
+        their = "its" if len(by[MODEL]) == 1 else "their"
+        clauses.append(_clause(by[MODEL], "plan", f"{'it' if len(t) == 1 else 'them'} with {their} model"))
     tail = "" if by[MODEL] else "; judge it with learned to see it played"
     return (
-        f"note: {change.card}'s change touches {what} {'that' if len(t) == 1 else 'which'} "
-        f"{' and '.join(clauses)}{tail}"
+        f"note: {change.card}'s change touches {' and '.join(_what(x) for x in t)} "
+        f"{'that' if len(t) == 1 else 'which'} {' and '.join(clauses)}{tail}"
     )
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.pages.cells import pct, table
-from analysis.pages.shell import fig_html, layout, plain_table, render_page, warnings_html
+from analysis.pages.shell import fig_html, interval_bars, layout, plain_table, render_page, warnings_html
 from analysis.runs.open import Runs, arm_of, open_runs, peek_manifest, split_arm
 from analysis.runs.provenance import as_html, csv_header, of_runs, print_lines, tier_names
 from analysis.runs.runfolder import write_atomic
@@ -311,29 +311,30 @@ def verdict(status: dict[str, str | None]) -> str:
 
 def flag_verdicts(flags: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Every row flagged under at least one tier, with its status per tier and the verdict."""
-    tiers = list(flags)
     keyed = {t: f.set_index(["kind", "name"]) for t, f in flags.items()}
     names = sorted({k for f in keyed.values() for k in f.index[f["flagged"].to_numpy(dtype=bool)]})
-    rows = []
-    for kind, name in names:
-        status: dict[str, str | None] = {}
-        row: dict[str, Any] = {"kind": kind, "name": name}
-        for t in tiers:
-            f = keyed[t]
-            r = f.loc[(kind, name)] if (kind, name) in f.index else None
-            status[t] = r["direction"] if r is not None and bool(r["flagged"]) else None
-            row[f"{t}_win_rate"] = float(r["win_rate"]) if r is not None else math.nan
-            row[f"{t}_p_adjusted"] = float(r["p_adjusted"]) if r is not None else math.nan
-            row[f"{t}_flag"] = status[t] or ""
-        row["verdict"] = verdict(status)
-        row["holds_under_every_tier"] = row["verdict"] == "holds under every tier"
-        rows.append(row)
+    rows = [_verdict_row(kind, name, keyed) for kind, name in names]
     cols = ["kind", "name", "verdict", "holds_under_every_tier"]
     return (
         pd.DataFrame(rows)[cols + [c for c in (rows[0] if rows else {}) if c not in cols]]
         if rows
         else pd.DataFrame(columns=cols)
     )
+
+
+def _verdict_row(kind: str, name: str, keyed: dict[str, pd.DataFrame]) -> dict[str, Any]:
+    """One flagged row: its win rate, adjusted p and flag under each tier (tiers in order), and the verdict."""
+    status: dict[str, str | None] = {}
+    row: dict[str, Any] = {"kind": kind, "name": name}
+    for t, f in keyed.items():
+        r = f.loc[(kind, name)] if (kind, name) in f.index else None
+        status[t] = r["direction"] if r is not None and bool(r["flagged"]) else None
+        row[f"{t}_win_rate"] = float(r["win_rate"]) if r is not None else math.nan
+        row[f"{t}_p_adjusted"] = float(r["p_adjusted"]) if r is not None else math.nan
+        row[f"{t}_flag"] = status[t] or ""
+    row["verdict"] = verdict(status)
+    row["holds_under_every_tier"] = row["verdict"] == "holds under every tier"
+    return row
 
 
 def _values(table: pd.DataFrame, key: str, value: str, tier: str, items: list[str]) -> np.ndarray:
@@ -704,12 +705,7 @@ def fig_protocols(study: TierStudy) -> go.Figure:
                 mode="markers",
                 name=head,
                 marker={"size": 9},
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": d["win_rate_high"] - d["win_rate"],
-                    "arrayminus": d["win_rate"] - d["win_rate_low"],
-                },
+                error_x=interval_bars(d["win_rate"], d["win_rate_low"], d["win_rate_high"]),
             )
         )
     fig.add_vline(x=0.5, line={"color": "#999", "dash": "dot"})

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from rich.table import Table
 
 from analysis.pages.cells import pct
-from analysis.pages.shell import fig_html, layout, plain_table, render_page
+from analysis.pages.shell import fig_html, interval_bars, layout, plain_table, render_page
 from analysis.runs.provenance import as_html, csv_header, print_lines
 from analysis.studies.base import Options, Study, write_tables
 from analysis.studies.train import training
@@ -89,12 +89,7 @@ class Train(Study):
                     y=part["win_rate"],
                     mode="lines+markers",
                     name=str(opp),
-                    error_y={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": part["ci_high"] - part["win_rate"],
-                        "arrayminus": part["win_rate"] - part["ci_low"],
-                    },
+                    error_y=interval_bars(part["win_rate"], part["ci_low"], part["ci_high"]),
                 )
             )
         fig.add_hline(y=0.5, line_dash="dot", line_color="#888")

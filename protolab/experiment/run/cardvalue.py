@@ -33,7 +33,7 @@ from analysis.studies.balance.card_values import design_of, print_card_value, re
 from analysis.studies.balance.report import records
 from analysis.studies.cardvalue.study import CardValue
 from protolab.experiment.run.plan import load_arm_pool
-from protolab.experiment.run.runner import RunFailed, RunOptions, run
+from protolab.experiment.run.runner import RunFailed, RunOptions, RunResult, run
 from protolab.experiment.spec import MAX_ARMS, Spec, SpecError, check_strategy, parse_spec
 from protolab.experiment.spec.strategy import NOT_NAME
 from sim.pool import DEFAULT_SETS, CardInfo, Pool
@@ -204,25 +204,7 @@ def baseline_only(manifest: Manifest) -> Manifest:
 def main_cardvalue(args: argparse.Namespace, console: Console) -> int:
     """Validate, run on Ray, analyse, print; the exit status (1 when a restriction did not hold)."""
 
-    given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]
-    if args.resume and (args.targets or given):
-        raise SpecError(
-            f"--resume: a run keeps its own cards, strategy, games and seed; drop "
-            f"{', '.join(given) or ' '.join(args.targets)}"
-        )
-    spec = None
-    if args.resume:
-        check_resumable(args.resume)
-    else:
-        spec = card_value_spec(
-            args.targets,
-            args.strategy or "greedy",
-            DEFAULT_GAMES if args.games is None else args.games,
-            1 if args.seed is None else args.seed,
-            args.set,
-            args.cards,
-            args.out or "runs",
-        )
+    spec = _spec_of(args)
     opts = RunOptions(
         workers=args.workers,
         address=args.address,
@@ -241,9 +223,42 @@ def main_cardvalue(args: argparse.Namespace, console: Console) -> int:
     if result.status != "complete":
         return 128 + int(getattr(result, "signum", 2))
     table, dashboard = analyse(result.run_dir)
+    meta = _meta(result, table, dashboard, round(time.perf_counter() - t0, 1))
+    emit(table, args.format, meta, console)
+    problems = restriction_problems(table)
+    for p in problems:
+        print(f"protolab: error: restriction did not hold: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _spec_of(args: argparse.Namespace) -> Spec | None:
+    """The card-value spec the arguments ask for; None with --resume (the run's own spec), which
+    takes no other choice of cards, strategy, games or seed."""
+    given = [f"--{k}" for k in ("strategy", "games", "seed", "set", "cards") if getattr(args, k) is not None]
+    if args.resume and (args.targets or given):
+        raise SpecError(
+            f"--resume: a run keeps its own cards, strategy, games and seed; drop "
+            f"{', '.join(given) or ' '.join(args.targets)}"
+        )
+    if args.resume:
+        check_resumable(args.resume)
+        return None
+    return card_value_spec(
+        args.targets,
+        args.strategy or "greedy",
+        DEFAULT_GAMES if args.games is None else args.games,
+        1 if args.seed is None else args.seed,
+        args.set,
+        args.cards,
+        args.out or "runs",
+    )
+
+
+def _meta(result: RunResult, table: pd.DataFrame, dashboard: Path, seconds: float) -> dict[str, Any]:
+    """What the output says beside the table: the run, its design, the command's time and where its page is."""
     m = result.manifest
     assert m is not None and m.spec.draft is not None  # a complete card-value run: its run.json, its draft
-    meta = {
+    return {
         "run_dir": str(result.run_dir),
         "run_id": m.run_id,
         "strategy": table.attrs.get("strategy"),
@@ -251,13 +266,8 @@ def main_cardvalue(args: argparse.Namespace, console: Console) -> int:
         "seed": m.spec.seed,
         "games": result.games,
         "games_baseline": table.attrs.get("games_baseline"),
-        "seconds": round(time.perf_counter() - t0, 1),
+        "seconds": seconds,
         "correction": "holm",
         "dashboard": str(dashboard),
         "provenance": [provenance(baseline_only(m), result.run_dir)],
     }
-    emit(table, args.format, meta, console)
-    problems = restriction_problems(table)
-    for p in problems:
-        print(f"protolab: error: restriction did not hold: {p}", file=sys.stderr)
-    return 1 if problems else 0

@@ -167,53 +167,65 @@ class DisjointPairs:
 def expand_matchups(spec: Spec, pools: list[Pool]) -> list[Matchup]:
     """The matchups of the spec's draft mode, protocol names checked against every arm's pool."""
     d = spec.draft
-    src = spec.source
-
-    def trio(names: tuple[str, ...], key: str) -> Trio:
-        out = []
-        for j, n in enumerate(names):
-            canon = [_canon(p, n, src, f"{key}[{j}]", a.name) for p, a in zip(pools, spec.arms, strict=True)]
-            out.append(canon[0])
-        return tuple(out)  # type: ignore[return-value]
-
     if d.mode == "random":
         return []
     if d.mode == "fixed":
         return [
-            (trio(a, f"draft.matchups[{i}][0]"), trio(b, f"draft.matchups[{i}][1]"))
+            (_trio(spec, pools, a, f"draft.matchups[{i}][0]"), _trio(spec, pools, b, f"draft.matchups[{i}][1]"))
             for i, (a, b) in enumerate(d.matchups)
         ]
     if d.mode == "holding":
-        holders = [trio((n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)]
-        names = sorted(set.intersection(*(set(p.protocols) for p in pools)))
+        holders = [_trio(spec, pools, (n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)]
+        names = _common_protocols(pools)
         if len(names) < 6:
-            raise SpecError(f"{src}: key 'pool.sets': expected a pool of at least six protocols, got {names}")
+            raise SpecError(f"{spec.source}: key 'pool.sets': expected a pool of at least six protocols, got {names}")
         return holding_matchups(spec.seed, holders, names, d.samples)
-    if d.trios:
-        trios = [trio(t, f"draft.trios[{i}]") for i, t in enumerate(d.trios)]
-        if len(set(map(frozenset, trios))) != len(trios):
-            raise SpecError(f"{src}: key 'draft.trios': expected different trios, some are listed twice")
-    else:
-        if d.protocols:
-            names = sorted({trio((n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)})
-        else:
-            names = sorted(set.intersection(*(set(p.protocols) for p in pools)))
-        trios = list(itertools.combinations(names, 3))
+    trios = _drafted_trios(spec, pools)
     check_matchups(spec, len(trios) * (len(trios) - 1) // 2)
     pairs = DisjointPairs(trios)
     if not len(pairs):
         raise SpecError(
-            f"{src}: key 'draft.{'trios' if d.trios else 'protocols'}': expected at least one pair of "
+            f"{spec.source}: key 'draft.{'trios' if d.trios else 'protocols'}': expected at least one pair of "
             "trios without a common protocol"
         )
     if d.mode == "round_robin":
         return pairs.all()
     if d.samples > len(pairs):
         raise SpecError(
-            f"{src}: key 'draft.samples': expected at most {len(pairs):,} (the number of possible "
+            f"{spec.source}: key 'draft.samples': expected at most {len(pairs):,} (the number of possible "
             f"matchups), got {d.samples:,}"
         )
     return pairs.take(sample_order(spec.seed, len(pairs), first=d.samples))
+
+
+def _trio(spec: Spec, pools: list[Pool], names: tuple[str, ...], key: str) -> Trio:
+    """The protocols `names` as the first arm's pool spells them, each checked against every arm's pool."""
+    out = []
+    for j, n in enumerate(names):
+        canon = [_canon(p, n, spec.source, f"{key}[{j}]", a.name) for p, a in zip(pools, spec.arms, strict=True)]
+        out.append(canon[0])
+    return tuple(out)  # type: ignore[return-value]
+
+
+def _common_protocols(pools: list[Pool]) -> list[str]:
+    """The protocols every arm's pool has, sorted."""
+    return sorted(set.intersection(*(set(p.protocols) for p in pools)))
+
+
+def _drafted_trios(spec: Spec, pools: list[Pool]) -> list[Trio]:
+    """The trios a round robin or sampled draft pairs: those listed (each once), else every trio of
+    the protocols listed, or of the protocols every pool has."""
+    d = spec.draft
+    if d.trios:
+        trios = [_trio(spec, pools, t, f"draft.trios[{i}]") for i, t in enumerate(d.trios)]
+        if len(set(map(frozenset, trios))) != len(trios):
+            raise SpecError(f"{spec.source}: key 'draft.trios': expected different trios, some are listed twice")
+        return trios
+    if d.protocols:
+        names = sorted({_trio(spec, pools, (n,), f"draft.protocols[{i}]")[0] for i, n in enumerate(d.protocols)})
+    else:
+        names = _common_protocols(pools)
+    return list(itertools.combinations(names, 3))
 
 
 def holding_matchups(seed: int, holders: list[str], names: list[str], samples: int) -> list[Matchup]:

@@ -128,24 +128,37 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
     if not opts.connect_timeout > 0:
         raise SpecError(f"--connect-timeout: expected a number of seconds above 0, got {opts.connect_timeout:g}")
     if opts.resume is None:
-        if spec_arg is None:
-            raise SpecError(
-                "expected SPEC (an experiment file, e.g. datasets/experiments/demo.toml) or --resume RUN_DIR"
-            )
-        spec = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
-        if spec.meta:  # a [meta] loop plays one ordinary run per iteration (psro.py)
-            raise SpecError(
-                f"{spec.source}: key 'meta': a metagame loop, played by `protolab run SPEC` one run per "
-                "iteration; it cannot be played as one run"
-            )
-        if spec.tune:  # a [tune] search plays its own candidates (tune.py)
-            raise SpecError(f"{spec.source}: key 'tune': a balance search; run it with `protolab tune SPEC`")
-        return make_plan(spec, allow_code=opts.allow_code), None, None
+        return make_plan(_new_spec(spec_arg, opts), allow_code=opts.allow_code), None, None
     if opts.out is not None:
         raise SpecError("--out cannot be combined with --resume: a run stays in its folder")
     run_dir = runfolder.open_location(opts.resume)
     manifest = runfolder.read_manifest(run_dir)  # its keys and types checked (analysis/runs/manifest.py)
-    # exactly as stored; its card files come from the run's copies (card_texts), never from beside `base`
+    spec = _stored_spec(run_dir, manifest)
+    _check_resumed_as_given(spec_arg, opts, spec, run_dir)
+    # the layout the run was started with (runs made before shards were capped record none: uncapped)
+    plan = make_plan(spec, shard_games=manifest.shard_games or spec.shard_games, allow_code=opts.allow_code)
+    _check_layout(run_dir, manifest, plan)
+    return plan, run_dir, manifest
+
+
+def _new_spec(spec_arg: str | Spec | None, opts: RunOptions) -> Spec:
+    """The spec of a new run: one played as one run (not a [meta] loop or a [tune] search)."""
+    if spec_arg is None:
+        raise SpecError("expected SPEC (an experiment file, e.g. datasets/experiments/demo.toml) or --resume RUN_DIR")
+    spec = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
+    if spec.meta:  # a [meta] loop plays one ordinary run per iteration (psro.py)
+        raise SpecError(
+            f"{spec.source}: key 'meta': a metagame loop, played by `protolab run SPEC` one run per "
+            "iteration; it cannot be played as one run"
+        )
+    if spec.tune:  # a [tune] search plays its own candidates (tune.py)
+        raise SpecError(f"{spec.source}: key 'tune': a balance search; run it with `protolab tune SPEC`")
+    return spec
+
+
+def _stored_spec(run_dir: Location, manifest: Manifest) -> Spec:
+    """The spec a resumed run was started with, exactly as stored; its card files come from the run's
+    copies (card_texts), never from beside `base`."""
     spec = parse_spec(
         manifest.spec.stored,
         str(run_dir / runfolder.MANIFEST),
@@ -155,6 +168,11 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
     )
     if spec.hash != manifest.spec_hash:
         raise RunDirError(f"{run_dir}: run.json's spec does not match its spec_hash; the folder was edited")
+    return spec
+
+
+def _check_resumed_as_given(spec_arg: str | Spec | None, opts: RunOptions, spec: Spec, run_dir: Location) -> None:
+    """A SPEC or --games given with --resume must be the run's own."""
     if spec_arg is not None:
         given = spec_arg if isinstance(spec_arg, Spec) else load_spec(spec_arg, games=opts.games)
         if given.hash != spec.hash:
@@ -164,10 +182,6 @@ def prepare(spec_arg: str | Spec | None, opts: RunOptions) -> tuple[Plan, Locati
             )
     elif opts.games is not None and opts.games != spec.games:
         raise SpecError(f"--games: the run has {spec.games} games per matchup; a resumed run cannot change it")
-    # the layout the run was started with (runs made before shards were capped record none: uncapped)
-    plan = make_plan(spec, shard_games=manifest.shard_games or spec.shard_games, allow_code=opts.allow_code)
-    _check_layout(run_dir, manifest, plan)
-    return plan, run_dir, manifest
 
 
 def _check_layout(run_dir: Location, manifest: Manifest, plan: Plan) -> None:

@@ -223,6 +223,91 @@ def train_step(
     return loss
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """A fit's rows, standardised by the training value rows' mean and spread (`mu`, `sd`)."""
+
+    xt: np.ndarray  # the training value rows
+    yt: np.ndarray  # their results
+    xv: np.ndarray  # the held-out value rows
+    yv: np.ndarray  # their results
+    px: np.ndarray  # every policy row
+    share: np.ndarray  # their visit shares
+    score: np.ndarray | None  # their search values, with a search_value weight (else None)
+    train_decisions: np.ndarray  # the decisions not held out
+    mu: np.ndarray
+    sd: np.ndarray
+
+
+def _standardised_rows(x: np.ndarray, y: np.ndarray, held: np.ndarray, pol: PolicyRows, weight: float) -> _Rows:
+    xt = np.asarray(x[~held], np.float64)
+    mu, sd = xt.mean(axis=0), xt.std(axis=0)
+    sd[sd < 1e-9] = 1.0
+    return _Rows(
+        standardised(xt, mu, sd),
+        np.asarray(y[~held], np.float64),
+        standardised(x[held], mu, sd),
+        np.asarray(y[held], np.float64),
+        standardised(pol.x, mu, sd),
+        pol.share.astype(np.float64),
+        pol.score.astype(np.float64) if weight and pol.score is not None else None,
+        np.flatnonzero(~pol.held),
+        mu,
+        sd,
+    )
+
+
+def _epoch(net: Network, r: _Rows, pol: PolicyRows, settings: Any, rng: np.random.Generator) -> float:
+    """One pass over the training rows and decisions, each in a fresh order; the mean batch loss."""
+    steps = max(1, -(-len(r.yt) // settings.batch))
+    per_step = -(-len(r.train_decisions) // steps)
+    values, decisions = rng.permutation(len(r.yt)), rng.permutation(r.train_decisions)
+    total = 0.0
+    for k in range(steps):
+        vi = values[k * settings.batch : (k + 1) * settings.batch]
+        rows, offsets = gather(pol, decisions[k * per_step : (k + 1) * per_step])
+        scores = r.score[rows] if r.score is not None else None
+        total += train_step(net, r.xt[vi], r.yt[vi], r.px[rows], r.share[rows], offsets, settings, scores)
+    return total / steps
+
+
+def _selection_loss(val: dict[str, float], weight: float | None) -> float:
+    """The held-out loss an epoch is kept by: value + policy (0 without a held-out decision), plus
+    the weighted search value loss when the fit has one (`weight`)."""
+    both = val["value"] + (val["policy"] if np.isfinite(val["policy"]) else 0.0)
+    if weight is not None and np.isfinite(val["search_value"]):
+        both += weight * val["search_value"]
+    return both
+
+
+# The epoch kept: (its selection loss, epoch, training loss, held-out losses, exported layers).
+_Best = tuple[float, int, float, dict[str, float], list[Layer]]
+
+
+def _train(
+    net: Network, r: _Rows, pol: PolicyRows, settings: Any, rng: np.random.Generator
+) -> tuple[_Best, list[dict[str, float]]]:
+    """Epochs until `settings.epochs` or `patience` epochs without a better held-out loss: the best
+    epoch and the learning curve."""
+    weight = settings.search_value if r.score is not None else None
+    best: _Best | None = None
+    curve: list[dict[str, float]] = []
+    for epoch in range(1, settings.epochs + 1):
+        train_loss = _epoch(net, r, pol, settings, rng)
+        val = held_out_losses(net, r.xv, r.yv, pol, r.px)
+        both = _selection_loss(val, weight)
+        curve.append(
+            {"epoch": epoch, "train_loss": train_loss, "val_loss": val["value"], "val_policy": val["policy"]}
+            | ({"val_search_value": val["search_value"]} if weight is not None else {})
+        )
+        if best is None or both < best[0] - 1e-6:
+            best = (both, epoch, train_loss, val, net.export(r.mu, r.sd))
+        elif epoch - best[1] >= settings.patience:
+            break
+    assert best is not None
+    return best, curve
+
+
 def fit_policy_mlp(
     x: np.ndarray,
     y: np.ndarray,
@@ -240,47 +325,14 @@ def fit_policy_mlp(
     except ImportError:
         raise FitUnavailable(EXTRA_HINT) from None
     t0 = time.monotonic()
-    xt, yt = np.asarray(x[~held], np.float64), np.asarray(y[~held], np.float64)
-    mu, sd = xt.mean(axis=0), xt.std(axis=0)
-    sd[sd < 1e-9] = 1.0
-    xt_s, xv_s, px_s = standardised(xt, mu, sd), standardised(x[held], mu, sd), standardised(pol.x, mu, sd)
-    del xt
-    yv = np.asarray(y[held], np.float64)
-    share = pol.share.astype(np.float64)
-    weight = settings.search_value
-    score = pol.score.astype(np.float64) if weight and pol.score is not None else None
-    train_decisions = np.flatnonzero(~pol.held)
+    r = _standardised_rows(x, y, held, pol, settings.search_value)
     rng = np.random.default_rng(seed)
     net = Network([x.shape[1], *hidden, 2], activation, rng)
-    steps = max(1, -(-len(yt) // settings.batch))
-    per_step = -(-len(train_decisions) // steps)
-    best: tuple[float, int, float, dict[str, float], list[Layer]] | None = None
-    curve: list[dict[str, float]] = []
     with threadpool_limits(limits=1):
-        for epoch in range(1, settings.epochs + 1):
-            values, decisions = rng.permutation(len(yt)), rng.permutation(train_decisions)
-            total = 0.0
-            for k in range(steps):
-                vi = values[k * settings.batch : (k + 1) * settings.batch]
-                rows, offsets = gather(pol, decisions[k * per_step : (k + 1) * per_step])
-                scores = score[rows] if score is not None else None
-                total += train_step(net, xt_s[vi], yt[vi], px_s[rows], share[rows], offsets, settings, scores)
-            val = held_out_losses(net, xv_s, yv, pol, px_s)
-            both = val["value"] + (val["policy"] if np.isfinite(val["policy"]) else 0.0)  # no held decision: 0
-            if score is not None and np.isfinite(val["search_value"]):
-                both += weight * val["search_value"]
-            curve.append(
-                {"epoch": epoch, "train_loss": total / steps, "val_loss": val["value"], "val_policy": val["policy"]}
-                | ({"val_search_value": val["search_value"]} if score is not None else {})
-            )
-            if best is None or both < best[0] - 1e-6:
-                best = (both, epoch, total / steps, val, net.export(mu, sd))
-            elif epoch - best[1] >= settings.patience:
-                break
-    assert best is not None
+        best, curve = _train(net, r, pol, settings, rng)
     _, best_epoch, train_loss, val, layers = best
     zv = best_value_logits(layers, x[held])
-    base = log_loss(np.full(len(yv), float(np.mean(yt))), yv)
+    yv, searched = r.yv, r.score is not None
     return FitResult(
         layers,
         len(curve),
@@ -288,17 +340,17 @@ def fit_policy_mlp(
         train_loss,
         val["value"],
         float(np.mean((zv > 0) == (yv > 0.5))) if len(yv) else float("nan"),
-        base,
+        log_loss(np.full(len(yv), float(np.mean(r.yt))), yv),
         curve,
         round(time.monotonic() - t0, 2),
         {
-            "train": int(len(yt)),
+            "train": int(len(r.yt)),
             "held_out": int(len(yv)),
-            "policy_decisions": int(len(train_decisions)),
+            "policy_decisions": int(len(r.train_decisions)),
             "policy_held_out": int(pol.held.sum()),
         },
         policy={"val_loss": val["policy"], "uniform_loss": val["uniform"], "top_share": val["top_share"]}
-        | ({"search_value_loss": val["search_value"], "search_value": weight} if score is not None else {}),
+        | ({"search_value_loss": val["search_value"], "search_value": settings.search_value} if searched else {}),
     )
 
 

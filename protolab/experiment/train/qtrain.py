@@ -76,6 +76,18 @@ def parse_qtrain(raw: dict[str, Any], source: str) -> QTrainSpec:
     extra = [k for k in raw if k != "qtrain"]
     if not isinstance(table, dict) or extra:
         raise SpecError(f"{source}: key '{extra[0] if extra else 'qtrain'}': expected only a [qtrain] table")
+    _check_keys(table, source)
+    hidden = tuple(table.get("hidden", (64, 32)))
+    _check_values(table, hidden, source)
+    fields = {k: v for k, v in table.items() if k not in ("hidden", "opponents")}
+    return QTrainSpec(
+        **fields, hidden=hidden, opponents=tuple(table.get("opponents", ("greedy", "search"))), source=source
+    )
+
+
+def _check_keys(table: dict[str, Any], source: str) -> None:
+    """Every key declared (KEYS) and of its type (a whole number is a float, a bool is not a number);
+    the REQUIRED ones given."""
     for k, v in table.items():
         want = KEYS.get(k)
         if want is None:
@@ -86,17 +98,16 @@ def parse_qtrain(raw: dict[str, Any], source: str) -> QTrainSpec:
     for k in REQUIRED:
         if k not in table:
             raise SpecError(f"{source}: key 'qtrain.{k}': missing")
-    hidden = tuple(table.get("hidden", (64, 32)))
+
+
+def _check_values(table: dict[str, Any], hidden: tuple[Any, ...], source: str) -> None:
+    """The ranges: the hidden layers' count and sizes, the held-out share, the number of games."""
     if not 1 <= len(hidden) <= 3 or any(not isinstance(h, int) or not 1 <= h <= 64 for h in hidden):
         raise SpecError(f"{source}: key 'qtrain.hidden': expected 1 to 3 layer sizes of 1..64, got {list(hidden)}")
     if not 0.01 <= table.get("validation", 0.1) <= 0.5:
         raise SpecError(f"{source}: key 'qtrain.validation': expected a share 0.01..0.5, got {table['validation']}")
     if table["games"] < 2:
         raise SpecError(f"{source}: key 'qtrain.games': expected at least 2, got {table['games']}")
-    fields = {k: v for k, v in table.items() if k not in ("hidden", "opponents")}
-    return QTrainSpec(
-        **fields, hidden=hidden, opponents=tuple(table.get("opponents", ("greedy", "search"))), source=source
-    )
 
 
 def _torch():

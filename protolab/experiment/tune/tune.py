@@ -102,20 +102,9 @@ class Search:
 
 
 def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
-    names = t["cards"] or [f"{t['protocol']} *"]
-    chosen: list = []
-    for i, name in enumerate(names):
-        key = f"tune.cards[{i}]" if t["cards"] else "tune.protocol"
-        if name.endswith(" *"):
-            proto = name[:-2].strip()
-            found = [c for c in pool.specs if c.protocol.lower() == proto.lower()]
-            what = f"no protocol {proto!r} in the pool (sets {', '.join(spec.arms[0].sets)})"
-        else:
-            found = [c for c in pool.specs if c.name.lower() == name.lower()]
-            what = f'no card {name!r} in the pool; expected a card name or "Protocol *"'
-        if not found:
-            raise SpecError(f"{spec.source}: key '{key}': {what}")
-        chosen += [c for c in found if c not in chosen]
+    """The knob turns the search may propose: those of the named cards, of the kinds and steps
+    asked, without a turn that alone breaks the shipped constraints (unless they are off)."""
+    chosen = _named_cards(spec, pool, t)
     knobs = [k for c in chosen for k in card_knobs(c, t["kinds"], t["steps"])]
     offered = len(knobs)
     if t.get("constraints", True):  # a turn that alone breaks them could never be proposed
@@ -132,6 +121,26 @@ def _change_space(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Knob]:
             f"{', '.join(c.name for c in chosen)} have no knob of kinds {', '.join(t['kinds'])}{why}"
         )
     return knobs
+
+
+def _named_cards(spec: Spec, pool: Pool, t: dict[str, Any]) -> list[Any]:
+    """The cards `tune.cards` names (a card, or "Protocol *" for all of a protocol's), each once, in
+    order; without it, the target protocol's."""
+    names = t["cards"] or [f"{t['protocol']} *"]
+    chosen: list[Any] = []
+    for i, name in enumerate(names):
+        key = f"tune.cards[{i}]" if t["cards"] else "tune.protocol"
+        if name.endswith(" *"):
+            proto = name[:-2].strip()
+            found = [c for c in pool.specs if c.protocol.lower() == proto.lower()]
+            what = f"no protocol {proto!r} in the pool (sets {', '.join(spec.arms[0].sets)})"
+        else:
+            found = [c for c in pool.specs if c.name.lower() == name.lower()]
+            what = f'no card {name!r} in the pool; expected a card name or "Protocol *"'
+        if not found:
+            raise SpecError(f"{spec.source}: key '{key}': {what}")
+        chosen += [c for c in found if c not in chosen]
+    return chosen
 
 
 def prepare(spec: Spec) -> Search:
@@ -330,20 +339,9 @@ def search_trials(
     while number < t["trials"]:
         asked = [study.ask() for _ in range(min(t["generation"], t["trials"] - number))]
         cands = [Candidate(_knobs_of(tr, search)) for tr in asked]
-        fresh = []
+        fresh = []  # the candidates to judge: the others are given their known outcome
         for i, c in enumerate(cands):
-            if number + i < len(done):
-                c.reason, c.score = done[number + i]["stopped"], done[number + i]["imbalance"]
-                if done[number + i]["changes"] != [k.label() for k in c.knobs]:
-                    raise SpecError(
-                        f"{search.spec.source}: the recorded search in this folder proposed other "
-                        "candidates than this spec does; give a new --out"
-                    )
-            elif c.key in seen:
-                c.reason, c.score = seen[c.key].reason, seen[c.key].score
-            elif not c.knobs:
-                c.reason, c.score = "baseline", base_score
-            else:
+            if not _recalled(search, c, number + i, done, seen, base_score):
                 fresh.append(c)
         if fresh:
             judge(search, fresh, baseline, run, incumbent)
@@ -352,15 +350,47 @@ def search_trials(
                 warnings += _budget_warning(search, fresh, baseline)
                 for w in warnings:
                     say(f"[yellow]warning:[/yellow] {w}")
-        for i, (tr, c) in enumerate(zip(asked, cands, strict=True)):
-            study.tell(tr, [c.score, c.cards])
-            seen.setdefault(c.key, c)
-            if number + i >= len(done):
-                records.append(_record(c, number + i))
+        records += _told(study, asked, cands, seen, number, len(done))
         number += len(asked)
         save(records)
         say(f"  trials {number}/{t['trials']}: best imbalance so far {100 * incumbent:.1f} points")
     return _rebuild(search, records)
+
+
+def _told(
+    study: Any, asked: list[Any], cands: list[Candidate], seen: dict[str, Candidate], first: int, recorded: int
+) -> list[dict[str, Any]]:
+    """Tell Optuna each trial's (imbalance, changed cards), trials numbered from `first`; the records
+    of those the folder does not hold yet (its first `recorded`)."""
+    new = []
+    for i, (tr, c) in enumerate(zip(asked, cands, strict=True)):
+        study.tell(tr, [c.score, c.cards])
+        seen.setdefault(c.key, c)
+        if first + i >= recorded:
+            new.append(_record(c, first + i))
+    return new
+
+
+def _recalled(
+    search: Search, c: Candidate, number: int, done: list[dict[str, Any]], seen: dict[str, Candidate], base_score: float
+) -> bool:
+    """Give trial `number` its outcome without playing when it is known: recorded in the folder (a
+    resumed search, which must propose what it recorded), judged earlier in this search, or the
+    baseline (no turn). False: the candidate is to be judged."""
+    if number < len(done):
+        if done[number]["changes"] != [k.label() for k in c.knobs]:
+            raise SpecError(
+                f"{search.spec.source}: the recorded search in this folder proposed other "
+                "candidates than this spec does; give a new --out"
+            )
+        c.reason, c.score = done[number]["stopped"], done[number]["imbalance"]
+    elif c.key in seen:
+        c.reason, c.score = seen[c.key].reason, seen[c.key].score
+    elif not c.knobs:
+        c.reason, c.score = "baseline", base_score
+    else:
+        return False
+    return True
 
 
 def _rebuild(search: Search, records: list[dict[str, Any]]) -> list[Candidate]:
@@ -505,20 +535,7 @@ def verify(search: Search, kept: list[Candidate], run: Player) -> dict[str, Any]
     }
     entries = []
     for i, (c, r) in enumerate(zip(chosen, results[1:], strict=True)):
-        entry: dict[str, Any] = {
-            "rank": 0,
-            "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new} for k in c.knobs],
-            "cards": c.cards,
-            "search_games": c.games,
-            "search_imbalance": c.score,
-            "search_stopped": c.reason,
-            "imbalance": _score(search, r, base),
-            "games": len(r),
-            "protocols": _protocols(search, r, base),
-        }
-        if search.target is not None:
-            tc = paired_change(r, base, search.target, t["alpha"])
-            entry["target_change"] = {"change": tc.change, "low": tc.low, "high": tc.high, "games": tc.games}
+        entry = _fresh_entry(search, c, r, base)
         entry["loop_draws"] = {"candidate": int(loops[i + 1].sum()), "baseline": int(loops[0].sum())}
         why = (
             loop_rejection(loops[i + 1], loops[0], t["alpha"])
@@ -530,18 +547,42 @@ def verify(search: Search, kept: list[Candidate], run: Player) -> dict[str, Any]
         else:
             entry["knobs"] = c.knobs
             entries.append(entry)
-    entries = _without_padding(entries, out["rejected"])
-    # ranked first, then named: a candidate's name, its file and its rank are one number
-    entries.sort(key=lambda e: (e["imbalance"], e["cards"]))
+    out["candidates"] = _ranked(search, _without_padding(entries, out["rejected"]))
+    out["answer"] = answer_line(search, out)
+    return out
+
+
+def _fresh_entry(search: Search, c: Candidate, r: np.ndarray, base: np.ndarray) -> dict[str, Any]:
+    """A verified candidate's entry: its turns, what the search saw, and its figures on the fresh
+    seeds `r` against the baseline's `base` (with a target, its paired change on the target)."""
+    entry: dict[str, Any] = {
+        "rank": 0,
+        "changes": [{"card": k.card, "key": k.key, "kind": k.kind, "old": k.old, "new": k.new} for k in c.knobs],
+        "cards": c.cards,
+        "search_games": c.games,
+        "search_imbalance": c.score,
+        "search_stopped": c.reason,
+        "imbalance": _score(search, r, base),
+        "games": len(r),
+        "protocols": _protocols(search, r, base),
+    }
+    if search.target is not None:
+        tc = paired_change(r, base, search.target, search.settings["alpha"])
+        entry["target_change"] = {"change": tc.change, "low": tc.low, "high": tc.high, "games": tc.games}
+    return entry
+
+
+def _ranked(search: Search, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The proposed entries ranked first (imbalance, then changed cards), then named: a candidate's
+    name, its variant file and its rank are one number."""
+    entries = sorted(entries, key=lambda e: (e["imbalance"], e["cards"]))
     for rank, e in enumerate(entries, 1):
         knobs = e.pop("knobs")
         e["rank"] = rank
         e["variant_text"] = search.variant(knobs, f"{search.spec.name} candidate {rank}")
         e["rule_notes"] = _rule_notes(search, knobs, e["variant_text"])
         e["printed"] = printed_changes(search, knobs)
-    out["candidates"] = entries
-    out["answer"] = answer_line(search, out)
-    return out
+    return entries
 
 
 def printed_changes(search: Search, knobs: list[Knob]) -> list[dict[str, str]]:

@@ -18,7 +18,7 @@ from sim.enums import names
 from sim.pool import Pool
 from strategies.seats import play_games
 
-# the loop bound's end reason (sim/cards/vocabulary.py, EndReason)
+# the loop bound's end reason (sim/cards/vocabulary/engine_enums.py, EndReason)
 LOOP_CODE = {w: c for c, w in names("end_reason").items()}["loop_guard"]
 
 VERIFY_MATCHUP = 1 << 40  # fresh seeds: a matchup index no random-draft run or search look uses

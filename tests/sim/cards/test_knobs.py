@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from sim.cards.agreement import check_box
+from sim.cards.compiler import compile_card
 from sim.cards.knobs import KINDS, WHOSE, Knob, card_faults, card_knobs, toml_value, turned, variant_toml
-from sim.cards.loader import BOXES, CardDataError, CardSpec, compile_card, load_file, official_files
+from sim.cards.loader import BOXES, CardDataError, CardSpec, load_file, official_files
 from sim.cards.wording import wording_faults
 from sim.pool import load_pool
 

@@ -76,7 +76,7 @@ def test_a_play_restriction_names_no_cards():
 
 
 def test_the_selectors_compile_into_the_box_record(tmp_path):
-    from sim.cards.loader import compile_card
+    from sim.cards.compiler import compile_card
 
     passive = '{ deny = "delete", value = [0, 3], protocol = "same", covered = true }'
     rec = compile_card(load_file(_protocol(tmp_path, passive)).cards[0], 0, [])
@@ -92,7 +92,7 @@ def test_the_writer_leaves_defaults_out():
 
 def test_a_restriction_compiles_into_the_box_record(tmp_path):
     spec = load_file(_protocol(tmp_path, '{ deny = "flip_up", face = "down", by = "opponent", scope = "this_line" }'))
-    from sim.cards.loader import compile_card
+    from sim.cards.compiler import compile_card
 
     rec = compile_card(spec.cards[0], 0, [])
     assert rec["passive"][0] & K["passive"]["deny"]

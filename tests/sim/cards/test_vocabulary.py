@@ -1,4 +1,4 @@
-"""The card vocabulary is declared once (sim/cards/vocabulary.py): the engine, the loader, the pool
+"""The card vocabulary is declared once (sim/cards/vocabulary/): the engine, the loader, the pool
 hash and docs/cards.md all follow that one table."""
 
 from pathlib import Path
@@ -8,7 +8,8 @@ import pytest
 
 from sim import enums
 from sim.cards import vocabulary as vocab
-from sim.cards.loader import CardDataError, compile_card, load_file
+from sim.cards.compiler import compile_card
+from sim.cards.loader import CardDataError, load_file
 from sim.describe import FIELDS, OPTION_READERS
 from sim.engine import _core, vocab_gen
 from sim.pool import FIRST_BOX, load_pool
