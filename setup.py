@@ -9,7 +9,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, find_namespace_packages, setup
 
 # The engine's verb and step declarations are generated from the card vocabulary on every build
-# (sim/cards/vocabulary.py -> sim/engine/_vocab_*.pxi), so they cannot drift from the loader's.
+# (sim/cards/vocabulary/ -> sim/engine/_vocab_*.pxi), so they cannot drift from the loader's.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sim.engine.vocab_gen import write_includes  # noqa: E402
 from strategies.declared_gen import write_includes as write_player_includes  # noqa: E402

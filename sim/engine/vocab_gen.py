@@ -23,7 +23,7 @@ from sim.cards import vocabulary as V
 HERE = Path(__file__).resolve().parent
 DECL = HERE / "_vocab_decl.pxi"
 IMPL = HERE / "_vocab_impl.pxi"
-HEADER = "# Generated from sim/cards/vocabulary.py by sim/engine/vocab_gen.py on every build: do not edit.\n"
+HEADER = "# Generated from sim/cards/vocabulary/ by sim/engine/vocab_gen.py on every build: do not edit.\n"
 
 
 def _enum(name: str, members: list[tuple[str, int]]) -> list[str]:
