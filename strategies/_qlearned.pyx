@@ -72,13 +72,7 @@ def _fill_families():
 _fill_families()
 
 
-cdef struct QNet:
-    int32_t nl
-    int32_t nin[MAXL]
-    int32_t nout[MAXL]
-    int32_t act[MAXL]
-    float w[MAXL][MAXU * QMAXIN]    # by input: w[l][j * nout + i]
-    float b[MAXL][MAXU]
+# QNet: strategies/_qlearned.pxd (the learned player's pruning, prune=K, reads the same network)
 
 
 cdef inline float clip(float x, float lo, float hi) noexcept nogil:
