@@ -9,6 +9,7 @@ from sim.engine._core cimport State
 # MAXOUT (the last layer's outputs at most: declared.MODEL_OUTPUTS, the value and the policy logit)
 from strategies._declared cimport MAXL, MAXU, MAXIN, MAXPLAN, MAXTOP, MAXOUT
 from strategies._explain cimport Explanation
+from strategies._qlearned cimport QNet
 
 cdef struct Mlp:
     int32_t nl
@@ -55,6 +56,12 @@ cdef struct Settings:
     Explanation* said          # replays only (strategies/_learned_explain.pxi): the weighing told here; else NULL
     State ahead                # mutable: the determinized copy made at the turn's start (plan_ahead)
     int8_t pending             # 1: `ahead` is not planned yet (planned at the turn's first choice, if one comes)
+    int32_t prune              # candidates the action-value network keeps to be played out (0: every one)
+    const QNet* qnet           # that network (prune > 0; the seat object holds it)
+    # counts for the tests and docs: action decisions weighed, candidates played out there, the most at one
+    int64_t weighed
+    int64_t played
+    int32_t widest
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil

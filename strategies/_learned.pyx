@@ -50,6 +50,7 @@ cdef double RESULT_LOGIT = 1e6  # a finished line's policy logit per point of re
 
 include "_dense.pxi"          # one dense layer in C: dense_layer (a build for AVX2 and one for any x86-64)
 include "_layers.pxi"         # ACT_*, activate, copy_layers: a network's layers
+include "_learned_prune.pxi"  # prune=K: the action-value network keeps the candidates played out
 
 
 cdef double win_probability(const Mlp* m, State* g, int p) noexcept nogil:
@@ -311,6 +312,8 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     cdef bint policy = has_policy(&s.mlp)
     cdef const double* order_by = &total[0]
     cdef uint8_t picked[MAXOPT]
+    cdef uint8_t kept[MAXOPT]
+    cdef const uint8_t* legal = allowed
     cdef int32_t npoints[MAXOPT]
     cdef int32_t force[MAXPLAN]
     cdef int8_t kinds[MAXPLAN]
@@ -322,6 +325,8 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     cdef int n, i, k, r, order, nplanned = 0, best = -1, ties = 0, chosen_plan = -1
     cdef double sc, gain, bs = -1e18
     n = candidate_actions(g, cand)
+    allowed = prune_candidates(s, g, p, cand, n, legal, kept)
+    count_played(s, allowed, n)
     if policy:
         order_by = &logit[0]
     pl.p = p
@@ -343,6 +348,10 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
             else:
                 total[i] += play_line(s, &base, p, cand[i], &pl) / s.sims
             npoints[i] = pl.n if pl.n > npoints[i] else npoints[i]
+    if allowed != legal:
+        for i in range(n):
+            if (legal == NULL or legal[i]) and not allowed[i]:
+                total[i] = -1.0     # pruned: not played out (its explanation's value, as a reply's unchosen)
     if s.inner > 0 and s.branch > 0:
         planner_copy(g, &base, p)
         for order in range(s.top if s.top < MAXTOP else MAXTOP):
@@ -366,7 +375,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
                     plan_srcs[nplanned][i] = srcs[i]
                 nplanned += 1
     if s.said != NULL:
-        tell_weighing(s.said, s, cand, total, allowed, n, False)
+        tell_weighing(s.said, s, cand, total, legal, allowed, n, False)
     if s.reply > 0:
         rescore(s, g, p, &pl, cand, n, allowed, total, order_by, planned, plans, nplanned)
     for i in range(n):
@@ -392,7 +401,7 @@ cdef int learned_action(Settings* s, State* g, int p, const uint8_t* allowed, ui
     s.plan.seen = seen
     s.plan.next = 0
     if s.said != NULL:
-        tell_weighing(s.said, s, cand, total, allowed, n, True)
+        tell_weighing(s.said, s, cand, total, legal, allowed, n, True)
     return cand[best]
 
 
@@ -542,12 +551,24 @@ cdef class Learned:
     """A learned seat's context: the model's weights copied into C, the search settings and the
     seat's plan (the seat object plays one game at a time, as the batch loop does)."""
     cdef Settings s
+    cdef QNet qnet                # prune > 0: the action-value network that keeps the candidates
     cdef public str model_hash
+    cdef public str qmodel_hash   # that network's ("" without pruning)
 
     def __cinit__(self, layers, str model_hash, int sims, int depth, int inner, int branch, int top,
-                  int reply, double explore):
+                  int reply, double explore, int prune=0, qlayers=None, str qmodel_hash=""):
         fill_mlp(&self.s.mlp, layers)
         self.model_hash = model_hash
+        self.qmodel_hash = ""
+        self.s.prune = 0
+        self.s.qnet = NULL
+        if prune > 0:
+            if qlayers is None:
+                raise ValueError("prune > 0 needs the action-value network's layers")
+            fill_qnet(&self.qnet, qlayers)
+            self.s.prune = prune if prune < MAXOPT else MAXOPT
+            self.s.qnet = &self.qnet
+            self.qmodel_hash = qmodel_hash
         self.s.sims = sims
         self.s.depth = depth
         self.s.inner = inner if inner < MAXPLAN else MAXPLAN
@@ -564,6 +585,10 @@ cdef class Learned:
     def plan_counts(self) -> tuple[int, int]:
         """(planned answers followed, planned decisions that fell back to the default rule)."""
         return self.s.plan.followed, self.s.plan.fallback
+
+    def playout_counts(self) -> tuple[int, int, int]:
+        """(action decisions weighed, candidates played out at them, the most at one decision)."""
+        return self.s.weighed, self.s.played, self.s.widest
 
     def turn_plan_counts(self) -> tuple[int, int]:
         """Of the answers followed, those planned at a turn's start: (before its action on its own turn,

@@ -2,16 +2,17 @@
 # learned_action tells it through Settings.said, which is NULL in play (one test of a pointer per decision).
 
 cdef void tell_weighing(Explanation* out, const Settings* s, const int32_t* cand, const double* total,
-                        const uint8_t* allowed, int n, bint final) noexcept nogil:
+                        const uint8_t* allowed, const uint8_t* played, int n, bint final) noexcept nogil:
     """The candidates' model values into out: before the opponent's reply is weighed (final False:
     `first`, each candidate's value at the end of this turn) and when the choice is made (final:
-    `score`, the value the choice compared: after the reply for the `reply` best, -1 for the rest)."""
+    `score`, the value the choice compared: after the reply for the `reply` best, -1 for the rest).
+    A candidate pruned (prune=K; not in `played`) was not played out: count 0, values -1."""
     cdef int i
     out.n = n
     out.measure = M_MODEL
     for i in range(n):
         out.alt[i].option = cand[i]
-        out.alt[i].count = s.sims
+        out.alt[i].count = s.sims if played == NULL or played[i] else 0
         out.alt[i].allowed = 1 if allowed == NULL else allowed[i]
         if final:
             out.alt[i].score = total[i]

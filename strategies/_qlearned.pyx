@@ -51,13 +51,7 @@ assert len(ACTION_FEATURES) == NACT, (len(ACTION_FEATURES), NACT)
 include "_families.pxi"      # FAMILY_OF, clip, card_verbs: a card's verbs by family
 
 
-cdef struct QNet:
-    int32_t nl
-    int32_t nin[MAXL]
-    int32_t nout[MAXL]
-    int32_t act[MAXL]
-    float w[MAXL][MAXU * QMAXIN]    # by input: w[l][j * nout + i]
-    float b[MAXL][MAXU]
+# QNet: strategies/_qlearned.pxd (the learned player's pruning, prune=K, reads the same network)
 
 
 cdef inline float ready(int compiled, int v, int ov) noexcept nogil:

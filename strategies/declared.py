@@ -157,6 +157,7 @@ LEARNED: tuple[Param, ...] = (
     Param("top", 2, 0, 4, doc="candidate actions whose inner choices are branched (MAXTOP)"),
     Param("reply", 2, 0, 64, doc="best candidates scored again after the opponent's reply (0: none)"),
     Param("explore", 0.0, 0.0, 1.0, whole=False, doc="probability of a uniform action (examples)"),
+    Param("prune", 0, 0, 32, doc="candidates the action-value model (qmodel=) keeps to play out (0: all)"),
 )
 SEARCH: tuple[Param, ...] = (
     Param("sims", 50, 1, 100000, doc="simulations per decision"),

@@ -7,7 +7,8 @@ search:sims=50,depth=2      determinized flat Monte Carlo (these are the default
 ismcts:iters=3000,c=0.7,rollout=rules,leaf=rollout   information-set MCTS (the defaults; rollout=random;
                             leaf=model[,model=NAME]: new nodes scored by a model, not played out, c=0.2;
                             choices=model (leaf=model's default): every choice it is asked planned by the model)
-learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2   the model's player (the defaults)
+learned:model=learned,sims=1,depth=0,inner=3,branch=4,top=2,reply=2,prune=0   the model's player (the defaults;
+                            prune=K[,qmodel=NAME]: only the K candidates the action-value model ranks best played out)
 qlearned:model=qlearned,explore=0   the action-value network's player: one pass per legal action
 greedy+nodown               restricted play: never play face-down
 greedy+avoid:Fire 1         ... never play Fire 1;  +noup:Fire 1  never face-up
@@ -144,6 +145,9 @@ def _number(params: Params, k: str, default: float | None = None) -> float:
     return v
 
 
+DEFAULT_QMODEL = "qlearned"  # the shipped action-value model (qlearned's, and learned's with prune=K)
+
+
 def learned_player(params: Params) -> Learned:
     """The learned player's context for a spec's parameters (strategies/_learned.pyx): the model
     (shipped by name, or a file) and its search settings."""
@@ -155,6 +159,12 @@ def learned_player(params: Params) -> Learned:
             kind = "a whole number" if whole else "a number"
             raise StrategyError(f"strategy 'learned': {k} must be {kind} {lo}..{hi}, got {knobs[k]:g}")
     layers = [(lay.weights, lay.bias, lay.activation) for lay in model.layers]
+    qlayers, qhash = None, ""
+    if knobs["prune"] > 0:
+        qmodel = load_qmodel(str(params.get("qmodel", DEFAULT_QMODEL)))
+        qlayers, qhash = [(lay.weights, lay.bias, lay.activation) for lay in qmodel.layers], qmodel.hash
+    elif "qmodel" in params:
+        raise StrategyError("strategy 'learned': qmodel is used with prune=K (K > 0) only")
     return Learned(
         layers,
         model.hash,
@@ -165,6 +175,9 @@ def learned_player(params: Params) -> Learned:
         int(knobs["top"]),
         int(knobs["reply"]),
         float(knobs["explore"]),
+        int(knobs["prune"]),
+        qlayers,
+        qhash,
     )
 
 
@@ -174,7 +187,6 @@ def _learned(seat: SeatConfig, params: Params) -> None:
 
 
 QLEARNED_KNOBS = by_key(QLEARNED)
-DEFAULT_QMODEL = "qlearned"
 
 
 def qlearned_player(params: Params) -> QLearned:
@@ -205,7 +217,7 @@ PLAYERS: dict[str, Player] = {
     **{style: Player(WEIGHT_NAMES, _bot(style), RULE) for style in STYLE_WEIGHTS if style != "search"},
     "search": Player(("sims", "depth", *WEIGHT_NAMES), _bot("search"), RULE),
     "ismcts": Player(("iters", "c", "rollout", "leaf", "choices", "model"), _ismcts, _ismcts_choices),
-    "learned": Player(("model", *LEARNED_DEFAULTS), _learned, MODEL),
+    "learned": Player(("model", "qmodel", *LEARNED_DEFAULTS), _learned, MODEL),
     "qlearned": Player(("model", "explore"), _qlearned, RULE),
     HUMAN: Player((), _human, UNKNOWN),
 }
@@ -266,9 +278,9 @@ def _param(head: str, allowed: tuple[str, ...], kv: str) -> tuple[str, float | s
         if v not in WORDS[k]:
             raise StrategyError(f"strategy {head!r}: {k} must be one of {', '.join(WORDS[k])}, got {v!r}")
         return k, v
-    if k == "model":
+    if k in ("model", "qmodel"):
         if not v.strip():
-            raise StrategyError(f"strategy {head!r}: model needs a shipped model's name or a model file")
+            raise StrategyError(f"strategy {head!r}: {k} needs a shipped model's name or a model file")
         return k, v.strip()
     try:
         return k, float(v)

@@ -27,6 +27,7 @@ VARIANTS = [
     "learned:reply=2",
     "ismcts:iters=40,leaf=model,choices=rules",
     "ismcts:iters=40,choices=model",
+    "learned:prune=2",
 ]
 BUILTINS = [CHEAP.get(name, name) for name in PLAYERS if name != HUMAN] + VARIANTS
 
@@ -130,6 +131,8 @@ def test_guided_ismcts_scores_leaves_with_the_model(pool):
         ("ismcts:iters=30,leaf=model", "ismcts:iters=30,leaf=model,c=0.2", "ismcts:iters=30,leaf=model,c=0.7", 6),
         # reply=K (2 by default): the K best candidates are scored again after the opponent's reply
         ("learned", "learned:reply=2", "learned:reply=0", 8),
+        # prune=K (0 by default): only the K candidates the action-value model ranks best played out
+        ("learned", "learned:prune=0", "learned:prune=2", 8),
     ],
 )
 def test_a_setting_changes_play_and_repeats_for_a_seed(pool, spec, same, other, seeds):
