@@ -143,15 +143,12 @@ cdef int act_gain_control(State* g, Frame* fr, const Step* st, int c, int dec) n
 
 cdef bint possible_field(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t scratch[MAXCARDS]
-    cdef int v = st.verb
-    if st.count_kind == CK_THIS:
-        return (on_field(g, fr.src) and (v != V_SHIFT or shift_dests(g, fr, st, fr.src, scratch) > 0)
-                and (v != V_GAIN_CONTROL or g.side[fr.src] != dec)
-                and not (g.has_deny and field_denied(g, v, dec, fr.src, g.line[fr.src])))
-    if st.count_kind == CK_THAT:
-        return (fr.that >= 0 and on_field(g, fr.that) and (v != V_SHIFT or shift_dests(g, fr, st, fr.that, scratch) > 0)
-                and (v != V_GAIN_CONTROL or g.side[fr.that] != dec)
-                and not (g.has_deny and field_denied(g, v, dec, fr.that, g.line[fr.that])))
+    cdef int v = st.verb, c
+    if st.count_kind == CK_THIS or st.count_kind == CK_THAT:
+        c = fr.src if st.count_kind == CK_THIS else fr.that      # this card, or "that card"
+        return (c >= 0 and on_field(g, c) and (v != V_SHIFT or shift_dests(g, fr, st, c, scratch) > 0)
+                and (v != V_GAIN_CONTROL or g.side[c] != dec)
+                and not (g.has_deny and field_denied(g, v, dec, c, g.line[c])))
     return collect(g, fr, st, -1, scratch) > 0
 
 cdef inline int drop_acted(int32_t* cand, int n, uint64_t acted) noexcept nogil:
