@@ -32,13 +32,13 @@ ENV = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
 }
 
-# Two arms (official, a variant), 60 sampled matchups, seat-swapped pairs: 12,000 games in 12 shards
+# Two arms (official, a variant), 60 sampled matchups, seat-swapped pairs: 6,000 games in 12 shards
 # (the number of shards, not of games, is what the worker counts and faults below need).
 SPEC = """
 name = "ref"
 seed = 77
-games = 100
-shard_games = 1000
+games = 50
+shard_games = 500
 [seats]
 swap = true
 [draft]
@@ -50,7 +50,7 @@ name = "official"
 name = "fire1-worth-3"
 cards = ["fire1_worth_3.toml"]
 """
-SHARDS, GAMES = 12, 12_000
+SHARDS, GAMES = 12, 6_000
 
 
 def kept_files(run_dir: Path, entry) -> list[Path]:

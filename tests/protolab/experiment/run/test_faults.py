@@ -86,7 +86,7 @@ def test_only_a_signal_before_protolabs_first_line_is_counted_apart():
 def test_a_short_chaos_run_keeps_every_row(tmp_path):
     result = script(
         "chaos_run.py",
-        *("--games", "48000", "--shard-games", "2000", "--strategies", "greedy", "greedy"),
+        *("--games", "24000", "--shard-games", "1000", "--strategies", "greedy", "greedy"),
         *("--kill-every", "1", "--kills", "1", "--workers", "2"),
         tmp_path=tmp_path,
     )
