@@ -76,6 +76,7 @@ def test_a_small_experiment_runs_end_to_end_from_the_installed_wheel(wheel, tmp_
     (run_dir,) = (tmp_path / "runs").iterdir()
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["complete"] and manifest["games"] == 500, r.stdout
+    assert r.stdout.count("Protocol win rate") == 1 and "500 games" in r.stdout  # one report, not two
     report = wheel.run("protolab", "report", run_dir, "--format", "json", cwd=tmp_path).stdout
     assert json.loads(report)
     wheel.run("protolab", "dashboard", run_dir, "--out", "d.html", cwd=tmp_path)

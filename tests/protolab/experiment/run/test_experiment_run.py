@@ -213,16 +213,6 @@ def test_dataset_opens_in_duckdb_pandas_polars(ref):
     }
 
 
-@pytest.mark.slow
-def test_demo_command_prints_one_report(tmp_path):
-    p = cli("datasets/experiments/demo.toml", "--games", 1000, "--out", tmp_path / "runs", cwd=tmp_path)
-    out, err = p.communicate(timeout=300)
-    assert p.returncode == 0, err
-    assert out.count("Protocol win rate") == 1 and "1,000 games" in out  # one report, not two
-    m = json.loads((the_run(tmp_path / "runs") / "run.json").read_text())
-    assert m["complete"] and m["games"] == 1000
-
-
 # -- faults -----------------------------------------------------------------------------------------
 
 
