@@ -158,3 +158,33 @@ def wheel(tmp_path_factory):
     from fixtures_wheel import installed
 
     return installed(_shared(tmp_path_factory, "wheel"))
+
+
+# -- the card tests' small protocol files and one-line refusals (tests/sim/cards/) ---------------------
+
+
+def six_cards(box: str) -> str:
+    """A protocol file's text: protocol X of set S, its six cards (values 0 to 5) each given the same
+    `box` lines."""
+    return 'protocol = "X"\nset = "S"\n' + "".join(f"[[cards]]\nvalue = {v}\n{box}" for v in range(6))
+
+
+def load_refused(path: Path) -> str:
+    """The message of the CardDataError that loading `path` raises (it must raise one)."""
+    from sim.cards.loader import CardDataError, load_file
+
+    with pytest.raises(CardDataError) as e:
+        load_file(path)
+    return str(e.value)
+
+
+def read_refused(text: str, protocol: str) -> str:
+    """The message of the ReadError that reading `text` as a box of `protocol` raises (it must raise
+    one); the message is one line."""
+    from sim.cards.reader import ReadError, read_box
+
+    with pytest.raises(ReadError) as e:
+        read_box(text, protocol)
+    message = str(e.value)
+    assert "\n" not in message, message
+    return message

@@ -6,15 +6,14 @@ watched."""
 from __future__ import annotations
 
 import sys
-import textwrap
 
-import numpy as np
 import pytest
+from fixtures_strategies.positions import action_positions
+from fixtures_strategies.user_bots import write_user_bots
 from strategies._explain import watch
 
 from analysis.pages import board_why
 from protolab.experiment.run import replay
-from sim.state import State
 from strategies.spec import make_seat
 
 EXPLAINED = [
@@ -61,24 +60,6 @@ def test_greedy_scores_are_its_one_ply_evaluations(pool):
     assert aside == 1
 
 
-def action_positions(pool, n_games=5, stops=(8, 20, 34)):
-    """Mid-game positions pending at an action decision with several options, by random play."""
-    out = []
-    for seed in range(n_games):
-        for stop in stops:
-            g = State(pool, seed=seed)
-            rng = np.random.default_rng(seed * 100 + stop)
-            for _ in range(stop):
-                if g.pending() is None:
-                    break
-                g.answer(int(rng.integers(len(g.pending().options))))
-            while g.pending() is not None and (g.pending().kind != "action" or len(g.pending().options) < 3):
-                g.answer(0)
-            if g.pending() is not None:
-                out.append(g)
-    return out
-
-
 @pytest.mark.parametrize("spec", ["greedy", "search:sims=6,depth=1", "ismcts:iters=30", "learned"])
 def test_explanations_are_honest(pool, spec):
     """The engine's honesty hook re-deals what the mover cannot see: the explanation is the same."""
@@ -96,18 +77,8 @@ def test_explanations_are_honest(pool, spec):
     assert checked >= 8
 
 
-USER_BOT = textwrap.dedent("""
-    from strategies.user import Strategy
-
-    class First(Strategy):
-        def choose(self, observation, decision):
-            return 0
-""")
-
-
 def test_players_that_cannot_say_why_are_not_watched(pool, tmp_path, monkeypatch):
-    (tmp_path / "whybots.py").write_text(USER_BOT)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    write_user_bots(tmp_path, monkeypatch, "whybots")
     assert watch(make_seat("random", pool)) is None
     assert watch(make_seat("whybots:First", pool)) is None
     game = replay.new_game(pool, 3, ("random", "whybots:First"))

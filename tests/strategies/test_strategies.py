@@ -3,11 +3,11 @@ specs, user strategies, drafts and the ladder."""
 
 import json
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 from fixtures_strategies.positions import positions
+from fixtures_strategies.user_bots import write_user_bots
 from strategies._learned import dense_builds
 
 from protolab.cli import main
@@ -237,31 +237,8 @@ def test_spec_roundtrip():
     assert s.base == "ismcts" and s.params == {"iters": 300.0, "c": 1.2, "rollout": "random"}
 
 
-USER_BOT = textwrap.dedent('''
-    from strategies.user import Strategy
-
-    class Cautious(Strategy):
-        """Plays its highest card face-down, otherwise the first option."""
-        def __init__(self):
-            self.calls = 0
-
-        def choose(self, observation, decision):
-            self.calls += 1
-            assert "hand" in observation and "sides" in observation
-            for i, o in enumerate(decision.options):
-                if o.endswith("down left"):
-                    return i
-            return 0
-
-    class Broken(Strategy):
-        def choose(self, observation, decision):
-            return 99
-''')
-
-
 def test_user_strategy_plays_full_games(pool, tmp_path, monkeypatch):
-    (tmp_path / "mybots.py").write_text(USER_BOT)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    write_user_bots(tmp_path, monkeypatch, "mybots")
     c = play_games(pool, range(20), strategies=("mybots:Cautious", "random"))
     assert set(np.unique(c["end_reason"])) <= {1, 2}
     assert c["plays_down"][:, 0].sum() > c["plays_down"][:, 1].sum()
