@@ -20,36 +20,29 @@ END_REASONS = tuple(name for code, name in names("end_reason").items() if code)
 PROTOCOL_COLUMNS = tuple(f"seat{s}_protocol_{p}" for s in SEATS for p in POSITIONS)
 
 
-def _seat_fields(fmt: str, typ: pa.DataType) -> list[pa.Field]:
-    return [pa.field(fmt.format(s=s), typ) for s in SEATS]
+def _fields(typ: pa.DataType, *names: str) -> list[pa.Field]:
+    """Columns of one type, in the order named."""
+    return [pa.field(n, typ) for n in names]
 
+
+# A seat's counts in a game (the games table's seat0_NAME, seat1_NAME).
+SEAT_COUNTS = ("recompiles", "plays_face_up", "plays_face_down", "refreshes", "control_gains")
 
 GAMES_SCHEMA = pa.schema(
     [
         pa.field("run_id", DICT),
         pa.field("game_index", pa.int64()),
         pa.field("arm", DICT),
-        pa.field("matchup", pa.int32()),
-        pa.field("game_in_matchup", pa.int32()),
+        *_fields(pa.int32(), "matchup", "game_in_matchup"),
         pa.field("seed", pa.uint64()),
-        pa.field("pool_hash", DICT),
-        pa.field("spec_hash", DICT),
-        pa.field("engine_version", DICT),
-        pa.field("strategy_0", DICT),
-        pa.field("strategy_1", DICT),
-        *[pa.field(c, DICT) for c in PROTOCOL_COLUMNS],
-        pa.field("first_player", pa.int8()),
-        pa.field("winner", pa.int8()),
+        *_fields(DICT, "pool_hash", "spec_hash", "engine_version", "strategy_0", "strategy_1", *PROTOCOL_COLUMNS),
+        *_fields(pa.int8(), "first_player", "winner"),
         pa.field("end_reason", DICT),
         # the card whose text hit the loop bound (end_reason loop_guard: the card that repeated), else null
         pa.field("loop_card", DICT),
         pa.field("turns", pa.int16()),
-        *[pa.field(f"seat{s}_compile{k}_turn", pa.int16()) for s in SEATS for k in (1, 2, 3)],
-        *_seat_fields("seat{s}_recompiles", pa.int16()),
-        *_seat_fields("seat{s}_plays_face_up", pa.int16()),
-        *_seat_fields("seat{s}_plays_face_down", pa.int16()),
-        *_seat_fields("seat{s}_refreshes", pa.int16()),
-        *_seat_fields("seat{s}_control_gains", pa.int16()),
+        *_fields(pa.int16(), *(f"seat{s}_compile{k}_turn" for s in SEATS for k in (1, 2, 3))),
+        *_fields(pa.int16(), *(f"seat{s}_{count}" for count in SEAT_COUNTS for s in SEATS)),
         # the six protocols in pick order (picks 1 to 6: A, B, B, A, A, B with A the first player), null
         # when the game did not draft (fixed trios, and the seat-swapped replay 2k+1 of a drafted game 2k)
         pa.field("picks", pa.list_(pa.string())),
@@ -63,9 +56,7 @@ EVENTS_SCHEMA = pa.schema(
         pa.field("seq", pa.int32()),
         pa.field("turn", pa.int16()),
         pa.field("seat", pa.int8()),
-        pa.field("kind", DICT),
-        pa.field("card", DICT),
-        pa.field("protocol", DICT),
+        *_fields(DICT, "kind", "card", "protocol"),
         pa.field("line", pa.int8()),
         pa.field("by_effect", pa.bool_()),
     ]
@@ -75,11 +66,8 @@ EVENTS_SCHEMA = pa.schema(
 CARD_COUNTS = ("drawn", "drawn_wins", "up", "up_wins", "down", "down_wins", "played", "played_wins")
 CARDS_SCHEMA = pa.schema(
     [
-        pa.field("run_id", DICT),
-        pa.field("arm", DICT),
-        pa.field("card", DICT),
-        pa.field("protocol", DICT),
-        *[pa.field(c, pa.int64()) for c in CARD_COUNTS],
+        *_fields(DICT, "run_id", "arm", "card", "protocol"),
+        *_fields(pa.int64(), *CARD_COUNTS),
     ]
 )
 
@@ -87,12 +75,8 @@ CARDS_SCHEMA = pa.schema(
 # (docs/data.md, `compiles`); what the per-protocol and per-line compile tables sum.
 COMPILES_SCHEMA = pa.schema(
     [
-        pa.field("run_id", DICT),
-        pa.field("arm", DICT),
-        pa.field("kind", DICT),
-        pa.field("protocol", DICT),
-        pa.field("line", pa.int8()),
-        pa.field("ordinal", pa.int8()),
+        *_fields(DICT, "run_id", "arm", "kind", "protocol"),
+        *_fields(pa.int8(), "line", "ordinal"),
         pa.field("turn", pa.int16()),
         pa.field("n", pa.int64()),
     ]

@@ -19,7 +19,7 @@ from analysis.studies.balance.rule_note import csv_lines
 from protolab.commands.common import UsageError, add_format, check_range, console, serve_until_stopped
 from protolab.commands.game_links import MAX_EMBEDDED, example_section
 from protolab.commands.reading import MAX_THREADS, add_read_args, arms_of, open_given, warn
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 
 
 def _band(p: argparse.ArgumentParser) -> None:
@@ -222,7 +222,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register report, compare and dashboard on the `protolab` parser."""
 
-    p = sub.add_parser("report", help=summary("report"))
+    p = command_parser(sub, "report")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `protolab run`")
     add_format(p, "the key tables in the terminal; json: every table; csv: one table (--table) or all (--out)")
     p.add_argument("--table", metavar="NAME", help=f"only this table ({', '.join(TABLE_NAMES)})")
@@ -233,7 +233,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_read_args(p)
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("compare", help=summary("compare"))
+    p = command_parser(sub, "compare")
     p.add_argument("base", metavar="BASE_RUN")
     p.add_argument("variant", metavar="VARIANT_RUN")
     add_format(p, "the change of each protocol; json: with the summary and the cards that changed")
@@ -241,7 +241,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_read_args(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("dashboard", help=summary("dashboard"))
+    p = command_parser(sub, "dashboard")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--out", metavar="FILE.html", help="where to write it (default dashboard-RUN_ID.html)")
     p.add_argument("--serve", action="store_true", help="serve it on http://127.0.0.1:PORT/ until Ctrl-C")

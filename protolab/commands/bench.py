@@ -18,7 +18,7 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from strategies.seats import make_seats
 from strategies.spec import StrategyError, parse
 
@@ -67,7 +67,7 @@ def _default_bench_games(strategy: str) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help=summary("bench"))
+    p = command_parser(sub, "bench")
     p.add_argument("--games", type=int, default=None, help="games per timed run (default by strategy)")
     p.add_argument("--strategy", default="random", help="strategy spec playing both seats (default random)")
     p.add_argument("--seed", type=int, default=1)

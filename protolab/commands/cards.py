@@ -10,7 +10,7 @@ from rich.table import Table
 
 from protolab.commands.cardfiles import check_files, print_reports
 from protolab.commands.common import UsageError, add_format, add_pool_args, console, pool_from, print_csv
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from sim.cards.agreement import VERDICTS, BoxCheck, check_cards, read_all_seconds
 from sim.pool import official_protocols
 
@@ -150,7 +150,7 @@ def cmd_cards_check(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    cards = sub.add_parser("cards", help=summary("cards"))
+    cards = command_parser(sub, "cards")
     csub = cards.add_subparsers(dest="cards_command", required=True, metavar="SUBCOMMAND")
     p = csub.add_parser("list", help="list the cards of the pool")
     add_format(p, "one row per card")

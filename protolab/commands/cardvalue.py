@@ -6,17 +6,14 @@ from __future__ import annotations
 import argparse
 
 from protolab.commands.common import (
-    add_allow_code,
     add_format,
-    add_no_progress,
-    add_ray,
-    add_run_out,
+    add_run_folder,
     add_storage_timeout,
     check_ray,
     report_console,
     until_interrupted,
 )
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from protolab.experiment.run.cardvalue import DEFAULT_GAMES, main_cardvalue
 
 
@@ -28,9 +25,9 @@ def cmd_cardvalue(args: argparse.Namespace) -> int:
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
+    p = command_parser(
+        subparsers,
         "cardvalue",
-        help=summary("cardvalue"),
         description="Card value by restricted play (docs/strategies.md, Card value): for each card, the side "
         "holding its protocol plays S+avoid:CARD and S+noup:CARD against S on the seeds and trios of a "
         "baseline S vs S, seats swapped; the baseline plays every protocol's matchups once, a card's arms "
@@ -55,10 +52,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--set", action="append", metavar="SET", help="card set of the pool (repeatable; default all four)")
     p.add_argument("--cards", action="append", metavar="FILE", help="protocol or variant file to add (repeatable)")
     add_format(p, "the card values (json and csv on stdout, progress on stderr)")
-    add_ray(p, "every core here, or every CPU of the cluster")
-    add_run_out(p, "runs")
-    p.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted card-value run")
-    add_no_progress(p)
-    add_allow_code(p, "the spec of a --resume run names (--strategy needs no flag: named here, not in a file)")
+    add_run_folder(
+        p,
+        "runs",
+        "finish an interrupted card-value run",
+        "the spec of a --resume run names (--strategy needs no flag: named here, not in a file)",
+    )
     add_storage_timeout(p)
     p.set_defaults(func=cmd_cardvalue)

@@ -10,7 +10,8 @@ import csv
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -100,6 +101,16 @@ def ray_runner(args: argparse.Namespace, local_by_default: bool = False) -> Loca
     return OnRay(args.address, args.workers, args.connect_timeout)
 
 
+@contextmanager
+def ray_jobs(args: argparse.Namespace, local_by_default: bool = False) -> Iterator[Local | OnRay]:
+    """The ray_runner of a command's work, closed (its Ray stopped) however the work ends."""
+    runner = ray_runner(args, local_by_default)
+    try:
+        yield runner
+    finally:
+        runner.close()
+
+
 def add_run_out(p: argparse.ArgumentParser, default: str) -> None:
     """`--out DIR`, on every command that writes a run folder: where it is created."""
     p.add_argument("--out", metavar="DIR", help=f"folder to create the run folder in (default: {default})")
@@ -108,6 +119,17 @@ def add_run_out(p: argparse.ArgumentParser, default: str) -> None:
 def add_no_progress(p: argparse.ArgumentParser) -> None:
     """`--no-progress`, on every command that shows progress bars while it plays."""
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def add_run_folder(p: argparse.ArgumentParser, out: str, resume: str, code: str = "the spec names") -> None:
+    """The options of a command that plays a run folder on Ray (run, cardvalue; RunOptions.of_args
+    reads them): where it plays, where the folder goes (default `out`), `--resume` of an
+    interrupted one (`resume` says how), progress bars and `--allow-code` (for the `code`)."""
+    add_ray(p, "every core here, or every CPU of the cluster")
+    add_run_out(p, out)
+    p.add_argument("--resume", metavar="RUN_DIR", help=resume)
+    add_no_progress(p)
+    add_allow_code(p, code)
 
 
 def print_csv(rows: Sequence[dict]) -> None:

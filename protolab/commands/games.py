@@ -33,7 +33,7 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
-from protolab.commands.registry import DEFAULT_STRATEGIES, summary
+from protolab.commands.registry import DEFAULT_STRATEGIES, command_parser
 from protolab.experiment.run.replay import (
     ReplayError,
     ReplayMismatch,
@@ -273,14 +273,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register simulate, replay and scenario on the `protolab` parser."""
     _add_simulate(sub)
     _add_replay(sub)
-    p = sub.add_parser("scenario", help=summary("scenario"))
+    p = command_parser(sub, "scenario")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--log", action="store_true", help="print each scenario's game log")
     p.set_defaults(func=cmd_scenario)
 
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help=summary("simulate"))
+    p = command_parser(sub, "simulate")
     p.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
     p.add_argument(
         "--strategies",
@@ -300,7 +300,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_replay(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("replay", help=summary("replay"))
+    p = command_parser(sub, "replay")
     p.add_argument(
         "run",
         nargs="?",

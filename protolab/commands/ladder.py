@@ -18,14 +18,14 @@ from protolab.commands.common import (
     pool_from,
     print_csv,
 )
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from sim.pool import Pool
 from strategies.ladder import run_ladder
 from strategies.spec import StrategyError, make_seat, parse_draft
 
 
 def add_commands(sub) -> None:
-    p = sub.add_parser("ladder", help=summary("ladder"))
+    p = command_parser(sub, "ladder")
     p.add_argument(
         "strategies",
         nargs="+",

@@ -13,7 +13,7 @@ from analysis.studies.balance.meta_report import TABLES, moved_table, print_meta
 from analysis.studies.balance.picks import draft_section
 from protolab.commands.common import UsageError, add_format, add_storage_timeout, console
 from protolab.commands.reading import MAX_THREADS, arms_of, open_given, warn
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 
 MAX_BOOTSTRAP = 1000
 
@@ -98,9 +98,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register `protolab meta` (called from protolab/commands/analysis.py's add_commands)."""
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
         "meta",
-        help=summary("meta"),
         description="The symmetric zero-sum game 'choose a trio' over a run's trio-vs-trio games "
         "(unplayed pairs from a logistic payoff model): its Nash equilibrium, Nash-averaged "
         "ratings, alpha-rank and meta health, with bootstrap intervals over matchups "

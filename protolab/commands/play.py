@@ -11,7 +11,7 @@ from pathlib import Path
 from analysis.runs.played import read_played
 from analysis.runs.runfolder import RunDirError
 from protolab.commands.common import UsageError, add_pool_args, check_range, serve_until_stopped
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from protolab.experiment.spec import SpecError
 from protolab.play.playtest import Playtest, PlaytestError, create, reopen, spec_of
 from protolab.play.server import Table, make_server
@@ -121,7 +121,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("play", help=summary("play"))
+    p = command_parser(sub, "play")
     p.add_argument(
         "--opponent",
         metavar="SPEC",

@@ -20,19 +20,20 @@ from protolab.commands.common import (
     add_ray,
     check_range,
     check_ray,
-    ray_runner,
+    ray_jobs,
     report_console,
     until_interrupted,
 )
+from protolab.commands.registry import command_parser
 from protolab.experiment.pools import pool_of
 from protolab.experiment.spec import check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tuneplay import arm_files, arm_job, player, search_seeds
 
 
 def add_commands(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command_parser(
+        subparsers,
         "power",
-        help="how many games an experiment needs to see an effect (from a pilot)",
         description="Play a pilot of the spec's players on its pool (random drafts) and answer, per protocol: with "
         "[[arms]], how many games per arm a paired A/B needs to see a change of --effect points, and "
         "the smallest change the spec's `games` would see; without arms, the same for a protocol's "
@@ -86,13 +87,10 @@ def cmd_power(args: argparse.Namespace) -> int:
         )
 
     def work() -> int:
-        runner = ray_runner(args, local_by_default=True)
-        try:
+        with ray_jobs(args, local_by_default=True) as runner:
             seeds = search_seeds(spec.seed, 0, args.pilot)
             jobs = [arm_job(spec, a, seeds) for a in spec.arms]
             results = [np.asarray(r) for r in player(runner)(jobs)]
-        finally:
-            runner.close()
         names = pool_of(tuple(spec.arms[0].sets), arm_files(spec.arms[0])).protocols
         effect = args.effect / 100
         frames = (

@@ -6,7 +6,10 @@ the command line loads only the module of the command it runs (protolab/cli.py).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class Command(NamedTuple):
@@ -69,3 +72,9 @@ BY_NAME = {c.name: c for c in COMMANDS}
 def summary(name: str) -> str:
     """The one-line help of command `name`."""
     return BY_NAME[name].help
+
+
+def command_parser(sub: argparse._SubParsersAction, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """The parser of command `name`, its help the one line declared here (`kwargs`: the rest of
+    add_parser's, e.g. a description), so `protolab --help` says the same with or without the module."""
+    return sub.add_parser(name, help=summary(name), **kwargs)

@@ -5,26 +5,23 @@ from __future__ import annotations
 import argparse
 
 from protolab.commands.common import (
-    add_allow_code,
     add_decision_timeout,
-    add_no_progress,
-    add_ray,
-    add_run_out,
+    add_run_folder,
     add_storage_timeout,
     check_ray,
     report_console,
     until_interrupted,
 )
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from protolab.experiment.meta.psro import main_psro
 from protolab.experiment.run.runner import RunOptions, main_run
 from protolab.experiment.spec import Spec, load_spec
 
 
 def add_commands(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command_parser(
+        subparsers,
         "run",
-        help=summary("run"),
         description="Run an experiment (docs/experiments.md): every game seeded, shards on Ray, "
         "a run folder of Parquet files with a run.json manifest (docs/data.md). Without --address, "
         "a local Ray on 127.0.0.1 uses every core and stops afterwards.",
@@ -36,14 +33,7 @@ def add_commands(subparsers) -> None:
         help="experiment file, or the name of a shipped example (demo, protocol_balance, fire1_ab)",
     )
     p.add_argument("--games", type=int, metavar="N", help="games per matchup, instead of the spec's `games`")
-    add_ray(p, "every core here, or every CPU of the cluster")
-    add_run_out(p, "the spec's output")
-    p.add_argument(
-        "--resume", metavar="RUN_DIR", help="finish an interrupted run, replaying only missing or damaged shards"
-    )
-    add_no_progress(p)
-    add_allow_code(p)
-
+    add_run_folder(p, "the spec's output", "finish an interrupted run, replaying only missing or damaged shards")
     add_decision_timeout(p)
     add_storage_timeout(p)
     p.set_defaults(func=cmd_run)
@@ -51,16 +41,7 @@ def add_commands(subparsers) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     check_ray(args)
-    opts = RunOptions(
-        workers=args.workers,
-        address=args.address,
-        out=args.out,
-        resume=args.resume,
-        games=args.games,
-        show_progress=not args.no_progress,
-        allow_code=args.allow_code,
-        connect_timeout=args.connect_timeout,
-    )
+    opts = RunOptions.of_args(args, games=args.games, allow_code=args.allow_code)
     console = report_console(120)  # logs and pipes: room for the A/B table
 
     def work() -> int:

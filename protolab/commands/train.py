@@ -16,11 +16,11 @@ from protolab.commands.common import (
     add_no_progress,
     add_ray,
     check_ray,
-    ray_runner,
+    ray_jobs,
     report_console,
     until_interrupted,
 )
-from protolab.commands.registry import summary
+from protolab.commands.registry import command_parser
 from protolab.experiment.spec import check_code
 from protolab.experiment.spec.files import read_spec_file
 from protolab.experiment.train.fit import EXTRA_HINT, FitUnavailable, libraries
@@ -32,9 +32,9 @@ DEFAULT_MODELS = "datasets/models"
 
 
 def add_commands(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command_parser(
+        subparsers,
         "train",
-        help=summary("train"),
         description="Train a learned player (docs/training.md): each generation plays its example games on Ray "
         "(generation 0 by an expert, later ones by the current model against itself), keeps them as "
         "Parquet, fits the value network (scikit-learn, the [train] extra), measures the model with the "
@@ -104,19 +104,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
-        runner = ray_runner(args)
-        trainer = Trainer(spec, folder, runner, console.print, progress=not args.no_progress)
-        trainer.console = console
-        try:
-            main_train(trainer, models)
-        except KeyboardInterrupt:
-            print(
-                f"protolab: stopped; the finished generations are kept in {folder}/ (protolab train --resume {folder})",
-                file=sys.stderr,
-            )
-            return 130
-        finally:
-            runner.close()
+        with ray_jobs(args) as runner:
+            trainer = Trainer(spec, folder, runner, console.print, progress=not args.no_progress)
+            trainer.console = console
+            try:
+                main_train(trainer, models)
+            except KeyboardInterrupt:
+                print(
+                    f"protolab: stopped; the finished generations are kept in {folder}/ "
+                    f"(protolab train --resume {folder})",
+                    file=sys.stderr,
+                )
+                return 130
         study = open_study([str(folder)])
         write_page(folder / "dashboard.html", study.page())
         if args.format == "json":

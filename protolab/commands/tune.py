@@ -16,19 +16,20 @@ from protolab.commands.common import (
     add_ray,
     check_range,
     check_ray,
-    ray_runner,
+    ray_jobs,
     report_console,
     until_interrupted,
 )
+from protolab.commands.registry import command_parser
 from protolab.experiment.spec import SpecError, check_code, load_spec, spec_strategies
 from protolab.experiment.tune.tune import main_tune, read_done, tune_folder
 from protolab.experiment.tune.tuneplay import player
 
 
 def add_commands(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = command_parser(
+        subparsers,
         "tune",
-        help="search for the smallest card changes that bring protocols into balance",
         description='A balance search (docs/experiments.md, "Balance search"): candidates of at most '
         "tune.max_changes knob turns, proposed by Optuna, each judged against the baseline on the same "
         "seeds until its effect is settled (anytime-valid intervals), the Pareto front of imbalance and "
@@ -70,11 +71,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     console = report_console(120, stderr=args.format == "json")
 
     def work() -> int:
-        runner = ray_runner(args)
-        try:
+        with ray_jobs(args) as runner:
             main_tune(spec, folder, player(runner), console.print)
-        finally:
-            runner.close()
         study = open_study([str(folder)])
         if args.format == "json":
             print(study.to_json())

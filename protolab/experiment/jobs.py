@@ -121,39 +121,12 @@ def _one(_job: Any) -> int:
     return 1
 
 
-class Local:
-    """Jobs played one after another in this process (tests, `--workers 1`)."""
+class _Mapper:
+    """What Local and OnRay share behind `map`: the results in job order and the progress as jobs
+    finish; each plays its jobs its own way (`_played`)."""
 
-    workers, where = 1, "this process (no Ray)"
-
-    def map(
-        self,
-        fn: Callable[[Any], Any],
-        jobs: Sequence[Any],
-        progress: Progress | None = None,
-        size: Callable[[Any], int] = _one,
-    ) -> list[Any]:
-        """fn of each job, in job order; `progress` counts `size(job)` (games) per finished job."""
-        out, done = [], 0
-        for j in jobs:
-            out.append(fn(j))
-            done += size(j)
-            if progress:
-                progress.update(done)
-        return out
-
-    def close(self) -> None:
-        pass
-
-
-class OnRay:
-    """Jobs played as Ray tasks (one CPU each, `in_flight(workers)` at a time) on a local Ray this
-    starts or the cluster at `address`; results in job order, progress as they finish."""
-
-    def __init__(self, address: str | None, workers: int | None, connect_timeout: float = CONNECT_TIMEOUT):
-        self.workers, self.where = start_ray(address, workers, connect_timeout)
-        self.remotes: dict[Callable, Any] = {}
-        self.clean = True  # no map was left with calls in flight (a stop, a failure)
+    workers: int
+    where: str
 
     def map(
         self,
@@ -163,23 +136,54 @@ class OnRay:
         size: Callable[[Any], int] = _one,
     ) -> list[Any]:
         """fn of each job, in job order; `progress` counts `size(job)` (games) per finished job. A job
-        that raises raises here, at once, with Ray's exception (its `cause` the job's own)."""
+        that raises raises here, at once (on Ray with Ray's exception, its `cause` the job's own)."""
+        out: list[Any] = [None] * len(jobs)
+        done = 0
+        for i, result in self._played(fn, jobs):
+            out[i] = result
+            done += size(jobs[i])
+            if progress:
+                progress.update(done)
+        return out
+
+    def _played(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """(index, fn of the job) of each job, as each finishes."""
+        raise NotImplementedError
+
+
+class Local(_Mapper):
+    """Jobs played one after another in this process (tests, `--workers 1`)."""
+
+    workers, where = 1, "this process (no Ray)"
+
+    def _played(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        for i, j in enumerate(jobs):
+            yield i, fn(j)
+
+    def close(self) -> None:
+        pass
+
+
+class OnRay(_Mapper):
+    """Jobs played as Ray tasks (one CPU each, `in_flight(workers)` at a time) on a local Ray this
+    starts or the cluster at `address`; results in job order, progress as they finish."""
+
+    def __init__(self, address: str | None, workers: int | None, connect_timeout: float = CONNECT_TIMEOUT):
+        self.workers, self.where = start_ray(address, workers, connect_timeout)
+        self.remotes: dict[Callable, Any] = {}
+        self.clean = True  # no map was left with calls in flight (a stop, a failure)
+
+    def _played(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         if fn not in self.remotes:
             self.remotes[fn] = remote(fn)
-        out: list[Any] = [None] * len(jobs)
-        done, pending = 0, in_flight(self.workers)
+        pending = in_flight(self.workers)
         self.clean = False
         try:
             for batch in finished(self.remotes[fn], enumerate(jobs), pending, busy=pending, broken=local_ray_failure):
-                for i, result in batch:
-                    out[i] = result
-                    done += size(jobs[i])
-                    if progress:
-                        progress.update(done)
+                yield from batch
         except JobFailed as e:
             raise e.error from None
         self.clean = True
-        return out
 
     def close(self) -> None:
         stop_ray(clean=self.clean)

@@ -277,28 +277,26 @@ def _rows_table(c: Comparison, i: int) -> str:
     return table_html(t, cols, f"rows-{i}", ("_p", None))
 
 
+def _arm_columns(label: str, key: str, kind: str, base: str, variant: str) -> list[tuple[str, str, str]]:
+    """The table columns of one figure in each arm: `label base` (column key_base), then `label variant`."""
+    return [(f"{label} {base}", f"{key}_base", kind), (f"{label} {variant}", f"{key}_variant", kind)]
+
+
 def _cards_table(c: Comparison, base: str, variant: str, i: int) -> str:
     if c.cards.empty:
         why = "; ".join(c.meta.get("notes", [])) or "the arms use the same card files, or the run has no events"
         return f"<p class='muted'>No changed cards to show ({html.escape(why)}).</p>"
     cols = [
         ("card", "card", "text"),
-        (f"deck games {base}", "deck_games_base", "int"),
-        (f"deck games {variant}", "deck_games_variant", "int"),
-        (f"face-up {base}", "up_rate_base", "pct"),
-        (f"face-up {variant}", "up_rate_variant", "pct"),
+        *_arm_columns("deck games", "deck_games", "int", base, variant),
+        *_arm_columns("face-up", "up_rate", "pct", base, variant),
         ("face-up change, points (95% CI)", "up_rate_change", "diff"),
-        (f"face-down {base}", "down_rate_base", "pct"),
-        (f"face-down {variant}", "down_rate_variant", "pct"),
-        (f"never {base}", "never_rate_base", "pct"),
-        (f"never {variant}", "never_rate_variant", "pct"),
-        (f"WR face-up {base}", "up_wr_base", "pct"),
-        (f"WR face-up {variant}", "up_wr_variant", "pct"),
+        *_arm_columns("face-down", "down_rate", "pct", base, variant),
+        *_arm_columns("never", "never_rate", "pct", base, variant),
+        *_arm_columns("WR face-up", "up_wr", "pct", base, variant),
         ("WR face-up change, points (95% CI)", "up_wr_change", "diff"),
-        (f"WR played {base}", "played_wr_base", "pct"),
-        (f"WR played {variant}", "played_wr_variant", "pct"),
-        (f"WR never {base}", "never_wr_base", "pct"),
-        (f"WR never {variant}", "never_wr_variant", "pct"),
+        *_arm_columns("WR played", "played_wr", "pct", base, variant),
+        *_arm_columns("WR never", "never_wr", "pct", base, variant),
     ]
     return f'<div class="scroll">{table_html(c.cards, cols, f"changed-cards-{i}")}</div>'
 

@@ -18,39 +18,42 @@ def _md_table(df: pd.DataFrame) -> str:
     return head + "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in df.itertuples(index=False))
 
 
+def _shown_table(df: pd.DataFrame, columns: tuple[tuple[str, str, Any], ...]) -> str:
+    """A markdown table of the (heading, column, format) `columns` of `df`: each column as it is
+    where the format is None, else each value formatted by it."""
+    return _md_table(pd.DataFrame({head: df[c] if f is None else df[c].map(f) for head, c, f in columns}))
+
+
+_COUNT, _LOSS = "{:,}".format, "{:.4f}".format
+
+# The card's tables: what each generation fitted, and what each generation's ladder measured.
+GENERATION_COLUMNS = (
+    ("generation", "generation", None),
+    ("data played by", "players", None),
+    ("explore", "explore", None),
+    ("games", "games", _COUNT),
+    ("examples", "examples", _COUNT),
+    ("fit on generations", "data_generations", None),
+    ("epochs", "epochs", None),
+    ("held-out log loss", "val_loss", _LOSS),
+    ("constant", "constant_loss", _LOSS),
+    ("seconds", "seconds", None),
+    ("model", "model_hash", None),
+)
+LADDER_COLUMNS = (
+    ("generation", "generation", None),
+    ("opponent", "opponent", None),
+    ("games", "games", None),
+    ("win rate", "win_rate", pct),
+    ("95% interval", "interval", None),
+    ("model", "model_hash", None),
+)
+
+
 def _ladder_table(record: dict[str, Any]) -> str:
     df = training.ladder(record)
-    shown = pd.DataFrame(
-        {
-            "generation": df["generation"],
-            "opponent": df["opponent"],
-            "games": df["games"],
-            "win rate": df["win_rate"].map(pct),
-            "95% interval": [f"{pct(a)}-{pct(b)}" for a, b in zip(df["ci_low"], df["ci_high"], strict=True)],
-            "model": df["model_hash"],
-        }
-    )
-    return _md_table(shown)
-
-
-def _generations_table(record: dict[str, Any]) -> str:
-    df = training.generations(record)
-    shown = pd.DataFrame(
-        {
-            "generation": df["generation"],
-            "data played by": df["players"],
-            "explore": df["explore"],
-            "games": df["games"].map("{:,}".format),
-            "examples": df["examples"].map("{:,}".format),
-            "fit on generations": df["data_generations"],
-            "epochs": df["epochs"],
-            "held-out log loss": df["val_loss"].map("{:.4f}".format),
-            "constant": df["constant_loss"].map("{:.4f}".format),
-            "seconds": df["seconds"],
-            "model": df["model_hash"],
-        }
-    )
-    return _md_table(shown)
+    interval = [f"{pct(a)}-{pct(b)}" for a, b in zip(df["ci_low"], df["ci_high"], strict=True)]
+    return _shown_table(df.assign(interval=interval), LADDER_COLUMNS)
 
 
 def _spec_arg(source: str) -> str:
@@ -113,7 +116,7 @@ def model_card(record: dict[str, Any]) -> str:
         f"- training time: {record.get('seconds', 0):,.0f} s of generations (wall clock, this machine)",
         "- libraries: " + ", ".join(f"{k} {v}" for k, v in sorted(libs.items())) + "\n",
         "## Generations\n",
-        _generations_table(record),
+        _shown_table(training.generations(record), GENERATION_COLUMNS),
         "## Ladder (seats swapped on paired seeds, the same seeds every generation)\n",
         _ladder_table(record),
         "## Reproduce\n",

@@ -205,15 +205,8 @@ def main_cardvalue(args: argparse.Namespace, console: Console) -> int:
     """Validate, run on Ray, analyse, print; the exit status (1 when a restriction did not hold)."""
 
     spec = _spec_of(args)
-    opts = RunOptions(
-        workers=args.workers,
-        address=args.address,
-        connect_timeout=args.connect_timeout,
-        out=args.out,
-        resume=args.resume,
-        show_progress=not args.no_progress,  # --strategy: named here, not in a file
-        allow_code=not args.resume or args.allow_code,
-    )  # --resume: the run's spec, a file
+    # --strategy: named here, not in a file; --resume: the run's spec, a file
+    opts = RunOptions.of_args(args, allow_code=not args.resume or args.allow_code)
     t0 = time.perf_counter()
     try:
         result = run(spec, opts, console)

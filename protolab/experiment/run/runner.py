@@ -9,6 +9,7 @@ missing or damaged."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import signal
 import sys
@@ -100,6 +101,20 @@ class RunOptions:
     show_progress: bool = True
     connect_timeout: float = CONNECT_TIMEOUT
     allow_code: bool = False  # the spec may name Python user strategies (plan.check_seats)
+
+    @classmethod
+    def of_args(cls, args: argparse.Namespace, **given: Any) -> RunOptions:
+        """The options protolab.commands.common.add_run_folder declares, as the command line gave them; `given`: the
+        fields a command sets its own way (run's --games, cardvalue's allow_code)."""
+        return cls(
+            workers=args.workers,
+            address=args.address,
+            connect_timeout=args.connect_timeout,
+            out=args.out,
+            resume=args.resume,
+            show_progress=not args.no_progress,
+            **given,
+        )
 
 
 @dataclass
