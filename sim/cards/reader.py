@@ -76,14 +76,65 @@ class _Build:
     def counted_zone(self, c):
         return {"of": c[1], **({} if c[0] == {"whose": "you"} else c[0])}
 
+    def counted_lines(self, c):
+        return {"of": "lines"}
+
+    def counted_other_lines(self, c):
+        return {"of": "lines", "line": "other"}
+
     def counted_protocols(self, c):
         return {"of": "protocols", **next((p for p in c if isinstance(p, dict)), {})}
 
     def counted_compiled(self, c):
         return {"of": "compiled_protocols", **next((p for p in c if isinstance(p, dict)), {})}
 
+    def lines(self, c):
+        return None
+
+    def protocols(self, c):
+        return None
+
+    def poss_any(self, c):
+        return {"whose": "any"}
+
+    def zone_hand(self, c):
+        return "hand"
+
+    def zone_trash(self, c):
+        return "trash"
+
+    def zone_deck(self, c):
+        return "deck"
+
+    def in_other_lines(self, c):
+        return {"line": "other"}
+
+    def in_the_field(self, c):
+        return {"line": "any"}
+
     def dcount(self, c):
         return {"_count": _num(c[0]) if c else 1}
+
+    def deck_own(self, c):
+        return {"_deck": "own"}
+
+    def deck_opp(self, c):
+        return {"_deck": "opp"}
+
+    def deck_their(self, c):
+        return {"_deck": "their"}
+
+    def this_card(self, c):
+        return {"_count": "this"}
+
+    def even_covered(self, c):
+        return None
+
+    def that_card(self, c):
+        return {"_count": "that"}
+
+    def it(self, c):
+        return {"_count": "that", "_it": True}
 
     def selection(self, c):
         out: dict[str, Any] = {}
@@ -102,6 +153,12 @@ class _Build:
     def rcards_same(self, c):
         return self.selection([*c, {"protocol": "same"}])
 
+    def radj(self, c):
+        return c[0]
+
+    def rmod(self, c):
+        return c[0]
+
     def selection_one(self, c):
         return {"_count": 1, **self.selection(c)}
 
@@ -114,8 +171,77 @@ class _Build:
     def q_up_to(self, c):
         return {"_count": _num(c[0]), "up_to": True}
 
+    def q_one(self, c):
+        return {"_count": 1}
+
+    def q_all(self, c):
+        return {"_count": "all"}
+
+    def q_each(self, c):
+        return {"_count": "each"}
+
+    def poss_you(self, c):
+        return {"whose": "you"}
+
+    def poss_opp(self, c):
+        return {"whose": "opponent"}
+
+    def adj_other(self, c):
+        return {"other": True}
+
+    def adj_up(self, c):
+        return {"face": "up"}
+
+    def adj_down(self, c):
+        return {"face": "down"}
+
+    def adj_covered(self, c):
+        return {"covered": True}
+
+    def adj_uncovered(self, c):
+        return {"covered": False}
+
+    def adj_any_covered(self, c):
+        return {"covered": "any"}
+
+    def adj_other_protocol(self, c):
+        return {"protocol": "other"}
+
+    def adj_same_protocol(self, c):
+        return {"protocol": "same"}
+
     def adj_named_protocol(self, c):
         return {"protocol": self.named.pop(0)}
+
+    def adj_highest(self, c):
+        return {"pick": "highest"}
+
+    def adj_lowest(self, c):
+        return {"pick": "lowest"}
+
+    def mod(self, c):
+        return c[0]
+
+    def amount(self, c):
+        return c[0]
+
+    def place(self, c):
+        return c[0]
+
+    def filter(self, c):
+        return c[0]
+
+    def in_this_line(self, c):
+        return {"line": "this"}
+
+    def in_this_stack(self, c):
+        return {"line": "this_stack"}
+
+    def in_each_line(self, c):
+        return {"each": "line"}
+
+    def in_each_other_line(self, c):
+        return {"each": "other_line"}
 
     def in_chosen_line(self, c):
         return {"line": "chosen", "_one": _num(c[0])}
@@ -123,11 +249,26 @@ class _Build:
     def in_chosen_other_line(self, c):
         return {"line": "chosen_other", "_one": _num(c[0])}
 
+    def in_same_line(self, c):
+        return {"line": "that"}
+
+    def in_that_line(self, c):
+        return {"_that_line": True}
+
+    def in_opponent_ahead(self, c):
+        return {"line": "opponent_ahead"}
+
     def with_min_cards(self, c):
         return {"min_cards": _num(c[0])}
 
     def value_list(self, c):
         return {"value": sorted({_num(x) for x in c})}
+
+    def value_stated(self, c):
+        return {"value": "stated"}
+
+    def value_that(self, c):
+        return {"value": "that", "_did": True}
 
     def value_lt(self, c):
         return _compared("value_lt", c[0])
@@ -135,13 +276,58 @@ class _Build:
     def value_gt(self, c):
         return _compared("value_gt", c[0])
 
+    def to_this_line(self, c):
+        return {"to": "this_line"}
+
+    def to_other_line(self, c):
+        return {"to": "other_line"}
+
+    def to_or_from_this_line(self, c):
+        return {"to": "to_or_from_this_line"}
+
+    def to_opponent_highest(self, c):
+        return {"to": "opponent_highest"}
+
+    def to_line_with_facedown(self, c):
+        return {"to": "line_with_facedown"}
+
+    def to_this_stack(self, c):
+        return {"to": "this_stack"}
+
+    def under_this(self, c):
+        return {"under": "this"}
+
+    def on_opponent_side(self, c):
+        return {"side": "opponent"}
+
+    def each_line_with_your_card(self, c):
+        return {"each": "line_with_your_card"}
+
+    def each_other_line(self, c):
+        return {"each": "other_line"}
+
+    def each_line_with_facedown(self, c):
+        return {"each": "line_with_facedown"}
+
     def ptarget(self, c):
         return self.selection(c)
 
     def pdest(self, c):
         return self.selection(c)
 
+    def face_down(self, c):
+        return {"face": "down"}
+
+    def by_same(self, c):
+        return {"covered_by": "same_protocol"}
+
+    def where_here(self, c):
+        return {"where": "this_line"}
+
     # -- sentences
+    def phrase(self, c):
+        return c[0]
+
     def either(self, c):
         return {"either": [[c[0]], [c[1]]]}
 
@@ -150,6 +336,18 @@ class _Build:
         verb = _verb_of(other)
         other[c[0]] = other.pop(verb)
         return {"either": [[other], [c[1]]]}
+
+    def action(self, c):
+        return c[0]
+
+    def subject_you(self, c):
+        return "you"
+
+    def subject_opp(self, c):
+        return "opponent"
+
+    def may(self, c):
+        return "may"
 
     def clause(self, c):
         subject = next((x for x in c if x in ("you", "opponent")), None)
@@ -161,6 +359,12 @@ class _Build:
     def clauses(self, c):
         return [x for x in c if isinstance(x, tuple)]
 
+    def sep(self, c):
+        return None
+
+    def opener(self, c):
+        return None
+
     def sentence(self, c):
         cond = next((x for x in c if isinstance(x, (str, tuple))), None)
         return (cond, next(x for x in c if isinstance(x, list)))
@@ -170,6 +374,15 @@ class _Build:
 
     def passives(self, c):
         return ("passives", c)
+
+    def by_you(self, c):
+        return "you"
+
+    def by_opponent(self, c):
+        return "opponent"
+
+    def by_any(self, c):
+        return "any"
 
     def trigger(self, c):
         out = {"when": c[0]}
@@ -244,46 +457,6 @@ def _read_number(i: int, c: list) -> None:
         raise ReadError(f"expected the number {i}, got {c[0]}")
 
 
-# Grammar rules whose reading is one value whatever their words (a fresh copy at each use), and
-# those that read as their first child; the other rules have a _Build method or a table (_TABLE_RULES).
-def _sets(key: str, **rules: Any) -> dict[str, dict[str, Any]]:
-    """Rules that each read as the one step key `key`, with their value."""
-    return {rule: {key: value} for rule, value in rules.items()}
-
-
-_FIXED: dict[str, Any] = {
-    **dict.fromkeys(("lines", "protocols", "even_covered", "sep", "opener")),  # nothing
-    # words: a zone, the sentence's subject, `may`, a trigger's `by`
-    **{"zone_hand": "hand", "zone_trash": "trash", "zone_deck": "deck", "may": "may"},
-    **{"subject_you": "you", "subject_opp": "opponent", "by_you": "you", "by_opponent": "opponent", "by_any": "any"},
-    **_sets("_count", this_card="this", that_card="that", q_one=1, q_all="all", q_each="each"),
-    **_sets("_deck", deck_own="own", deck_opp="opp", deck_their="their"),
-    **_sets("whose", poss_any="any", poss_you="you", poss_opp="opponent"),
-    **_sets("face", adj_up="up", adj_down="down", face_down="down"),
-    **_sets("covered", adj_covered=True, adj_uncovered=False, adj_any_covered="any"),
-    **_sets("protocol", adj_other_protocol="other", adj_same_protocol="same"),
-    **_sets("pick", adj_highest="highest", adj_lowest="lowest"),
-    **_sets("line", in_other_lines="other", in_the_field="any", in_this_line="this", in_this_stack="this_stack"),
-    **_sets("line", in_same_line="that", in_opponent_ahead="opponent_ahead"),
-    **_sets("each", in_each_line="line", in_each_other_line="other_line", each_other_line="other_line"),
-    **_sets("each", each_line_with_your_card="line_with_your_card", each_line_with_facedown="line_with_facedown"),
-    **_sets("to", to_this_line="this_line", to_other_line="other_line", to_this_stack="this_stack"),
-    **_sets("to", to_or_from_this_line="to_or_from_this_line", to_opponent_highest="opponent_highest"),
-    **_sets("to", to_line_with_facedown="line_with_facedown"),
-    **_sets("value", value_stated="stated"),
-    **_sets("under", under_this="this"),
-    **_sets("side", on_opponent_side="opponent"),
-    **_sets("covered_by", by_same="same_protocol"),
-    **_sets("where", where_here="this_line"),
-    **_sets("other", adj_other=True),
-    **_sets("_that_line", in_that_line=True),
-    "counted_lines": {"of": "lines"},
-    "counted_other_lines": {"of": "lines", "line": "other"},
-    "it": {"_count": "that", "_it": True},
-    "value_that": {"value": "that", "_did": True},
-}
-_FIRST_CHILD = frozenset({"radj", "rmod", "mod", "amount", "place", "filter", "phrase", "action"})
-
 # The value of entry i of a generated table rule (`phrase_3`, `condition_0`, ...), by the rule's name.
 _TABLE_RULES: dict[str, Callable[[int, list], Any]] = {
     "phrase": _read_phrase,
@@ -327,10 +500,6 @@ def _transformer(named: list[str]):
 
     class Build(_Build, Transformer):
         def __default__(self, data, children, meta):
-            if data in _FIXED:
-                return copy.copy(_FIXED[data])
-            if data in _FIRST_CHILD:
-                return children[0]
             name, _, i = str(data).rpartition("_")
             if name and i.isdigit():
                 return _TABLE_RULES[name](int(i), children)
