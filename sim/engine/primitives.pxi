@@ -127,9 +127,11 @@ cdef int flip_card_ex(State* g, int c, int actor, bint with_middle) noexcept nog
         return 0
     if g.face_up[c]:
         box = has_trigger(g, c, TR_COVERED_OR_FLIPPED)
-        if box >= 0:
-            run_box(g, c, box)         # Metal 6: deletes itself, the flip is used up
-            return 1
+        if box >= 0:               # "First, ..." resolves before the flip (5.3); then the flip,
+            run_box(g, c, box)         # unless the card has left (Metal 6: the flip is used up)
+            if stopped(g) or not on_field(g, c) or not g.face_up[c] or unflippable(g, c) \
+                    or field_denied(g, V_FLIP, actor, c, g.line[c]):
+                return 1
     turn_over(g, c)
     bump(g, c)
     log_add(g, LG_FLIP, actor, g.cur_src, c, g.face_up[c], 0)

@@ -291,8 +291,8 @@ cdef int choose_action(State* g, int p) noexcept nogil:
 cdef void check_cache(State* g) noexcept nogil:
     cdef int p = g.active, n
     cdef Scope sc
-    if has_passive(g, p, PA_SKIP_CACHE, -1):
-        return
+    if has_passive(g, p, PA_SKIP_CACHE, -1) or denied(g, DN_DISCARD, p, -1, -1, -1):
+        return                          # "cannot discard" stops the cache's discard too: the card wins
     n = g.nhand[p] - 5
     if n <= 0:
         return

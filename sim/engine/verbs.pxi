@@ -287,7 +287,7 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             log_add(g, LG_RETURN, dec, fr.src, c, LN_RETURN_TO_HAND, 0)
         elif st.verb == V_FLIP:
             if g.face_up[c] and has_trigger(g, c, TR_COVERED_OR_FLIPPED) >= 0:
-                continue            # handled below: it deletes itself instead
+                continue            # handled below: its "First, ..." text before its flip
             if unflippable(g, c):
                 continue
             turn_over(g, c)
@@ -312,6 +312,10 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
             c = cand[i]
             if g.face_up[c] and on_field(g, c) and has_trigger(g, c, TR_COVERED_OR_FLIPPED) >= 0:
                 run_box(g, c, has_trigger(g, c, TR_COVERED_OR_FLIPPED))
+                if g.face_up[c] and on_field(g, c) and not unflippable(g, c):   # not Metal 6: flipped after
+                    turn_over(g, c)
+                    bump(g, c)
+                    log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
     resolve_new_tops(g, tops_before)
     return 1
 

@@ -268,7 +268,7 @@ ENUMS: tuple[EngineEnum, ...] = (
             M(
                 "COVERED_OR_FLIPPED",
                 "covered_or_flipped",
-                "also before the card would be flipped; a flip replaced this way is used up",
+                "also before the card would be flipped: the flip follows unless the card has left (Metal 6)",
                 "Metal 6",
             ),
             M(
