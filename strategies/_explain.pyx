@@ -19,7 +19,7 @@ from libc.string cimport memcpy
 from libc.stdint cimport int8_t, int32_t
 from strategies._declared cimport MAXPLAN
 from sim.engine._core cimport (
-    State, SeatConfig, decide_fn_t, D_ACTION, ST_EXTERNAL, HALT_PENDING, HALT_BAD_ANSWER,
+    State, SeatConfig, decide_fn_t, has_option, D_ACTION, ST_EXTERNAL, HALT_PENDING, HALT_BAD_ANSWER,
 )
 
 MEASURES = ("evaluation", "mean evaluation", "visits", "model")
@@ -146,14 +146,6 @@ cdef int watch_decide(const void* ctx, State* g, int p, int kind) noexcept nogil
     return choice
 
 
-cdef bint has_option(State* g, int32_t opt) noexcept nogil:
-    cdef int i
-    for i in range(g.nopts):
-        if g.opts[i] == opt:
-            return True
-    return False
-
-
 cdef int played(Watch* w, State* g, int p, int kind) noexcept nogil:
     """A coached seat's own decision: its decision function's, or the game's recorded answer (the
     engine's script, read as a scripted seat reads it: a missing answer halts the game pending, one
@@ -261,28 +253,39 @@ cdef class Watcher:
             self.owner = None
 
 
+cdef bint is_c_seat(object config):
+    """Whether config is a built seat of a C player (strategies/)."""
+    return isinstance(config, SeatConfig) and (<SeatConfig>config).strat == ST_EXTERNAL
+
+
+cdef explain_fn_t seat_explainer(object config):
+    """The explain function of a built C seat's kind of player (NULL: not a C seat, or its kind has none)."""
+    return explainer_of((<SeatConfig>config).decide) if is_c_seat(config) else NULL
+
+
+cdef Watcher new_watcher(SeatConfig seat, str who):
+    """A Watcher of `seat`'s decision function, explained by its kind's explain function, with its
+    copy of the game allocated (`who` names the caller in the MemoryError)."""
+    cdef Watcher watcher = Watcher.__new__(Watcher)
+    watcher.w.copy = <State*>malloc(sizeof(State))
+    if watcher.w.copy == NULL:
+        raise MemoryError(f"{who}: cannot allocate a copy of the game")
+    watcher.w.decide = seat.decide
+    watcher.w.ctx = seat.ctx
+    watcher.w.explain = explainer_of(seat.decide)
+    watcher.w.last_action = -1
+    return watcher
+
+
 def watch(object config):
     """Watch a seat (its decisions unchanged, its action decisions explained): a Watcher, or None
     when the seat's kind of player has no explain function."""
     cdef Watcher watcher
     cdef SeatConfig seat
-    cdef explain_fn_t explain
-    if not isinstance(config, SeatConfig):
+    if seat_explainer(config) == NULL:
         return None
     seat = config
-    if seat.strat != ST_EXTERNAL:
-        return None
-    explain = explainer_of(seat.decide)
-    if explain == NULL:
-        return None
-    watcher = Watcher.__new__(Watcher)
-    watcher.w.copy = <State*>malloc(sizeof(State))
-    if watcher.w.copy == NULL:
-        raise MemoryError("explain: cannot allocate a copy of the game")
-    watcher.w.decide = seat.decide
-    watcher.w.ctx = seat.ctx
-    watcher.w.explain = explain
-    watcher.w.last_action = -1
+    watcher = new_watcher(seat, "explain")
     watcher.seat = seat
     watcher.owner = seat.owner
     seat.set_decider(watch_decide, &watcher.w, watcher)
@@ -297,24 +300,13 @@ def coach(object adviser, object player=None):
     SeatConfig; None when the adviser cannot say why or the player is not a C seat."""
     cdef Watcher watcher
     cdef SeatConfig seat, own
-    cdef explain_fn_t explain
-    if not isinstance(adviser, SeatConfig):
+    if seat_explainer(adviser) == NULL:
         return None
     seat = adviser
-    explain = explainer_of(seat.decide) if seat.strat == ST_EXTERNAL else NULL
-    if explain == NULL:
-        return None
-    watcher = Watcher.__new__(Watcher)
-    watcher.w.copy = <State*>malloc(sizeof(State))
-    if watcher.w.copy == NULL:
-        raise MemoryError("coach: cannot allocate a copy of the game")
-    watcher.w.decide = seat.decide
-    watcher.w.ctx = seat.ctx
-    watcher.w.explain = explain
-    watcher.w.last_action = -1
+    watcher = new_watcher(seat, "coach")
     watcher.adviser = seat.owner
     if player is not None:
-        if not isinstance(player, SeatConfig) or (<SeatConfig>player).strat != ST_EXTERNAL:
+        if not is_c_seat(player):
             return None
         watcher.w.play = (<SeatConfig>player).decide
         watcher.w.play_ctx = (<SeatConfig>player).ctx

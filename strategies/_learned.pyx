@@ -27,7 +27,7 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from sim.engine._core cimport (
     State, SeatConfig, MAXOPT, MAXPROTO, NRECENT, decide_fn_t, game_run, copy_for_lookahead, bot_below,
-    seat_stream, D_ACTION, D_MAY, ST_EXTERNAL, NO_FORCED,
+    seat_stream, has_option, D_ACTION, D_MAY, ST_EXTERNAL, NO_FORCED,
 )
 from strategies._bots cimport (
     prepare_copy, candidate_actions, default_decide, default_choice, field_hash, seen_hash,
@@ -117,14 +117,6 @@ cdef struct Planner:
     int32_t nalt[MAXPLAN]
     int32_t alt[MAXPLAN][MAXALT]
     int32_t taken[MAXPLAN]
-
-
-cdef bint has_option(State* g, int32_t opt) noexcept nogil:
-    cdef int i
-    for i in range(g.nopts):
-        if g.opts[i] == opt:
-            return True
-    return False
 
 
 cdef int planner_decide(const void* ctx, State* g, int p, int kind) noexcept nogil:
@@ -465,6 +457,18 @@ cdef int follow_plan(Plan* plan, State* g, int kind) noexcept nogil:
     return NOANS
 
 
+cdef inline void clear_plan(Settings* s, State* g, int8_t origin) noexcept nogil:
+    """No plan yet for g's game and turn, one to be made at `origin` (PLAN_ACTION or PLAN_TURN), and
+    no turn-start copy pending."""
+    s.plan.n = 0
+    s.plan.seed = g.seed
+    s.plan.turn = g.turn
+    s.plan.origin = origin
+    s.plan.seen = 0
+    s.plan.next = 0
+    s.pending = 0
+
+
 cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil:
     """s.plan: the answers to p's choices inside this turn after `action` (chosen by another
     search: the guided ismcts) that the model scores best, tried as learned_action tries them
@@ -476,13 +480,7 @@ cdef void plan_turn(Settings* s, State* g, int p, int32_t action) noexcept nogil
     cdef int8_t kinds[MAXPLAN]
     cdef int8_t srcs[MAXPLAN]
     cdef double sc
-    s.plan.n = 0
-    s.plan.seed = g.seed
-    s.plan.turn = g.turn
-    s.plan.origin = PLAN_ACTION
-    s.plan.seen = 0
-    s.plan.next = 0
-    s.pending = 0
+    clear_plan(s, g, PLAN_ACTION)
     if s.inner <= 0 or s.branch <= 0:
         return
     pl.p = p
@@ -502,13 +500,7 @@ cdef void plan_ahead(Settings* s, State* g, int p) noexcept nogil:
     turn), and every choice the opponent's turn asks of p. Here only the determinized copy is made
     (s.ahead); the plan is made from it at the turn's first such choice (settle_plan), so a turn
     that asks p nothing before its action costs one re-deal and no play-out."""
-    s.plan.n = 0
-    s.plan.seed = g.seed
-    s.plan.turn = g.turn
-    s.plan.origin = PLAN_TURN
-    s.plan.seen = 0
-    s.plan.next = 0
-    s.pending = 0
+    clear_plan(s, g, PLAN_TURN)
     if s.inner <= 0 or s.branch <= 0 or g.winner >= 0:
         return
     planner_copy(g, &s.ahead, p)

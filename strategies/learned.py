@@ -49,22 +49,36 @@ def examples(
     games unchanged."""
     if every not in EVERY:
         raise ValueError(f"every={every!r}: expected one of {', '.join(EVERY)}")
-    if not 0.0 <= explore <= 1.0:
-        raise ValueError(f"explore={explore!r}: expected a probability 0..1")
-    seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
-    if len(np.unique(seeds)) != len(seeds):
-        raise ValueError("examples: seeds must be distinct (a row names its game by its seed)")
+    seeds = checked_seeds(seeds, explore, "examples")
     if policy and any(parse(s).base != POLICY_PLAYER for s in strategies):
         raise ValueError(
             f"examples: policy rows are the root visits of {POLICY_PLAYER} on both seats, got {strategies}"
         )
     seats = make_seats(pool, strategies, draft)
     recorder = Recorder(float(explore), policy)
+    rows = recorded_rows(pool, seeds, seats, recorder, turn_cap)
+    if policy:
+        rows["policy"] = recorder.policy_rows()
+    return rows
+
+
+def checked_seeds(seeds: Sequence[int] | np.ndarray, explore: float, who: str) -> np.ndarray:
+    """An example generator's seeds as uint64, checked distinct (a row names its game by its seed),
+    after checking its `explore` is a probability; `who` names the generator in the error."""
+    if not 0.0 <= explore <= 1.0:
+        raise ValueError(f"explore={explore!r}: expected a probability 0..1")
+    seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
+    if len(np.unique(seeds)) != len(seeds):
+        raise ValueError(f"{who}: seeds must be distinct (a row names its game by its seed)")
+    return seeds
+
+
+def recorded_rows(pool: Pool, seeds: np.ndarray, seats, recorder: Any, turn_cap: int) -> dict[str, Any]:
+    """The rows of a C recorder (Recorder, QRecorder) installed on the seats, one game per seed, each
+    with `outcome`: its game's result for the row's `player` (1 won, 0 lost, 0.5 a draw)."""
     recorder.install(*seats.configs)
     cols = play_columns_for(pool, seeds, seats, turn_cap)
     rows: dict[str, Any] = recorder.rows()
-    if policy:
-        rows["policy"] = recorder.policy_rows()
     order = np.argsort(seeds)
     game = order[np.searchsorted(seeds[order], rows["seed"])]
     winner = cols["winner"][game]

@@ -110,11 +110,7 @@ class Model:
         return self._last(x)[..., 1].astype(np.float64)
 
     def _last(self, x: np.ndarray) -> np.ndarray:
-        h = np.asarray(x, np.float32)
-        for lay in self.layers:
-            h = h @ lay.weights.T + lay.bias
-            h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
-        return h
+        return forward(self.layers, x)
 
     @classmethod
     def from_arrays(
@@ -131,10 +127,7 @@ class Model:
             "version": VERSION,
             "features": list(FEATURES),
             "feature_digest": FEATURE_DIGEST,
-            "layers": [
-                {"weights": np.asarray(w).tolist(), "bias": np.asarray(b).tolist(), "activation": a}
-                for w, b, a in layers
-            ],
+            "layers": layer_records(layers),
             "meta": meta or {},
         }
         return parse(raw, "<memory>")
@@ -150,6 +143,25 @@ class Model:
             "of about 0.4 MB)",
         )
         return parse(raw, str(path))
+
+
+def forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
+    """The reference computation of a network (numpy, float32 layer by layer): its last layer's
+    outputs for rows of inputs, for every kind of model."""
+    h = np.asarray(x, np.float32)
+    for lay in layers:
+        h = h @ lay.weights.T + lay.bias
+        h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
+    return h
+
+
+def layer_records(layers: list[tuple[np.ndarray, np.ndarray, str]], dtype: Any = None) -> list[dict[str, Any]]:
+    """(weights [out][in], bias, activation) triples as a model file writes its layers (the arrays
+    as lists, of `dtype` when given), for `from_arrays` of every kind of model."""
+    return [
+        {"weights": np.asarray(w, dtype).tolist(), "bias": np.asarray(b, dtype).tolist(), "activation": a}
+        for w, b, a in layers
+    ]
 
 
 def read_model_json(path: str | Path, missing: str, invalid: str, large: str = "") -> Any:

@@ -17,7 +17,7 @@ import numpy as np
 
 from sim.pool import Pool
 from strategies._qlearned import QRecorder
-from strategies.learned import play_columns_for
+from strategies.learned import checked_seeds, recorded_rows
 from strategies.seats import make_seats
 
 
@@ -31,18 +31,6 @@ def qexamples(
 ) -> dict[str, Any]:
     """Play one game per seed (distinct seeds) and return its rows (module docstring). `explore`: the
     probability of a uniform action at a decision, from the seat's own stream (a seed is one game)."""
-    if not 0.0 <= explore <= 1.0:
-        raise ValueError(f"explore={explore!r}: expected a probability 0..1")
-    seeds = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
-    if len(np.unique(seeds)) != len(seeds):
-        raise ValueError("qexamples: seeds must be distinct (a row names its game by its seed)")
+    seeds = checked_seeds(seeds, explore, "qexamples")
     seats = make_seats(pool, strategies, draft)
-    recorder = QRecorder(float(explore))
-    recorder.install(*seats.configs)
-    cols = play_columns_for(pool, seeds, seats, turn_cap)
-    rows: dict[str, Any] = recorder.rows()
-    order = np.argsort(seeds)
-    game = order[np.searchsorted(seeds[order], rows["seed"])]
-    winner = cols["winner"][game]
-    rows["outcome"] = np.where(winner == 2, 0.5, (winner == rows["player"]).astype(np.float32)).astype(np.float32)
-    return rows
+    return recorded_rows(pool, seeds, seats, QRecorder(float(explore)), turn_cap)

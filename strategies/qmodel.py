@@ -27,6 +27,8 @@ from strategies.model import (
     FORMAT,
     Layer,
     ModelError,
+    forward,
+    layer_records,
     model_error,
     names_mismatch,
     parse_layer,
@@ -72,24 +74,13 @@ class QModel:
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         """The reference computation (numpy, float32 layer by layer) for rows of joined inputs."""
-        h = np.asarray(x, np.float32)
-        for lay in self.layers:
-            h = h @ lay.weights.T + lay.bias
-            h = np.maximum(h, 0) if lay.activation == "relu" else np.tanh(h) if lay.activation == "tanh" else h
-        return h[..., 0].astype(np.float64)
+        return forward(self.layers, x)[..., 0].astype(np.float64)
 
     @classmethod
     def from_arrays(cls, layers: list[tuple[np.ndarray, np.ndarray, str]], meta: dict | None = None) -> QModel:
         raw = {
             **{k: v for k, v in cls([]).function().items() if k != "layers"},
-            "layers": [
-                {
-                    "weights": np.asarray(w, np.float32).tolist(),
-                    "bias": np.asarray(b, np.float32).tolist(),
-                    "activation": a,
-                }
-                for w, b, a in layers
-            ],
+            "layers": layer_records(layers, np.float32),
             "meta": meta or {},
         }
         return parse(raw, "<memory>")

@@ -281,6 +281,17 @@ cdef inline int bot_below(State* g, int stream, int n) noexcept nogil:
     return word_below(next_word(g.seed, &g.ctr[stream], KEY_BOT + stream), n)
 
 
+# -- the pending decision ------------------------------------------------------------------------
+
+cdef inline bint has_option(State* g, int32_t opt) noexcept nogil:
+    """Whether opt is one of the pending decision's options (a planned or recorded answer still legal)."""
+    cdef int i
+    for i in range(g.nopts):
+        if g.opts[i] == opt:
+            return True
+    return False
+
+
 cdef class SeatConfig:
     """How one seat decides: the engine's random player, a decision function with its context
     (a C bot of strategies/), or a Python object; plus the restrictions wrapped around it and a
