@@ -122,14 +122,15 @@ cdef int flip_card(State* g, int c, int actor) noexcept nogil:
     return flip_card_ex(g, c, actor, True)
 
 cdef int flip_card_ex(State* g, int c, int actor, bint with_middle) noexcept nogil:
-    cdef int box
+    cdef int box, epoch
     if not on_field(g, c) or unflippable(g, c) or field_denied(g, V_FLIP, actor, c, g.line[c]):
         return 0
     if g.face_up[c]:
         box = has_trigger(g, c, TR_COVERED_OR_FLIPPED)
         if box >= 0:               # "First, ..." resolves before the flip (5.3); then the flip,
-            run_box(g, c, box)         # unless the card has left (Metal 6: the flip is used up)
-            if stopped(g) or not on_field(g, c) or not g.face_up[c] or unflippable(g, c) \
+            epoch = g.epoch[c]         # unless its text moved, flipped or covered it (Metal 6 left:
+            run_box(g, c, box)         # the flip is used up, even on a card played back from the trash)
+            if stopped(g) or g.epoch[c] != epoch or not on_field(g, c) or unflippable(g, c) \
                     or field_denied(g, V_FLIP, actor, c, g.line[c]):
                 return 1
     turn_over(g, c)

@@ -235,7 +235,7 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
     cdef int32_t cand[MAXCARDS]
     cdef int32_t lines[3]
     cdef int32_t tops_before[6]
-    cdef int n, i, c, l, nl = 0, chosen = -1, s, dest = -1
+    cdef int n, i, c, l, nl = 0, chosen = -1, s, dest = -1, epoch
     cdef int tl = this_line(g, fr)
     if st.line == L_CHOSEN or st.line == L_CHOSEN_OTHER:
         for l in range(3):
@@ -311,8 +311,9 @@ cdef int verb_all(State* g, Frame* fr, const Step* st, int dec) noexcept nogil:
         for i in range(n):
             c = cand[i]
             if g.face_up[c] and on_field(g, c) and has_trigger(g, c, TR_COVERED_OR_FLIPPED) >= 0:
+                epoch = g.epoch[c]
                 run_box(g, c, has_trigger(g, c, TR_COVERED_OR_FLIPPED))
-                if g.face_up[c] and on_field(g, c) and not unflippable(g, c):   # not Metal 6: flipped after
+                if g.epoch[c] == epoch and on_field(g, c) and not unflippable(g, c):   # not Metal 6: flipped after
                     turn_over(g, c)
                     bump(g, c)
                     log_add(g, LG_FLIP, dec, fr.src, c, g.face_up[c], 0)
