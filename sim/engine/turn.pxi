@@ -291,11 +291,11 @@ cdef int choose_action(State* g, int p) noexcept nogil:
 cdef void check_cache(State* g) noexcept nogil:
     cdef int p = g.active, n
     cdef Scope sc
-    if has_passive(g, p, PA_SKIP_CACHE, -1) or denied(g, DN_DISCARD, p, -1, -1, -1):
-        return                          # "cannot discard" stops the cache's discard too: the card wins
-    n = g.nhand[p] - 5
-    if n <= 0:
+    if has_passive(g, p, PA_SKIP_CACHE, -1):
         return
+    n = g.nhand[p] - 5
+    if n <= 0 or denied(g, DN_DISCARD, p, -1, -1, -1):
+        return                          # "cannot discard" stops the cache's discard too: the card wins
     sc = scope_open(g)
     if discard_cards(g, p, n, False) > 0:
         g.ev[p] |= EV_CLEAR_CACHE
